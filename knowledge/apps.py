@@ -1,0 +1,8 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class KnowledgeConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "knowledge"

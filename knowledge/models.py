@@ -1,0 +1,184 @@
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from pgvector.django import VectorField
+
+from licenses.models import License
+
+
+class SourceType(models.TextChoices):
+    REGULATION = "regulation", "Regulation"
+    POLICY = "policy", "Policy"
+    MINUTES = "minutes", "Minutes"
+    DECISION = "decision", "Decision"
+    RECORD = "record", "Record"
+    MANUAL = "manual", "Manual"
+    NOTE = "note", "Note"
+    OTHER = "other", "Other"
+
+
+class Language(models.TextChoices):
+    AUTO = "auto", "Detect"
+    SPANISH = "es", "Spanish"
+    PORTUGUESE = "pt", "Portuguese"
+    ENGLISH = "en", "English"
+    OTHER = "other", "Other"
+
+
+# Text-search configuration per language (migration 0001: unaccent, then the stemmer).
+# "pb_simple" folds accents but does not stem.
+TS_CONFIG = {"es": "pb_spanish", "pt": "pb_portuguese", "en": "pb_english", "other": "pb_simple"}
+
+
+class DocumentStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    PROCESSING = "processing", "Processing"
+    READY = "ready", "Ready"
+    FAILED = "failed", "Failed"
+
+
+class FileKind(models.TextChoices):
+    PDF = "pdf", "PDF"
+    TXT = "txt", "Text"
+    MD = "md", "Markdown"
+
+
+class Document(models.Model):
+    """An uploaded file and its ingestion state. ``license`` null means global knowledge."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    license = models.ForeignKey(
+        License, null=True, blank=True, on_delete=models.PROTECT, related_name="documents"
+    )
+    file = models.FileField(upload_to="documents/%Y/%m/", max_length=255)
+    filename = models.CharField(max_length=255)
+    kind = models.CharField(max_length=8, choices=FileKind.choices)
+    size_bytes = models.BigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    source_type = models.CharField(
+        max_length=20, choices=SourceType.choices, default=SourceType.OTHER
+    )
+    language = models.CharField(max_length=8, choices=Language.choices, default=Language.AUTO)
+    status = models.CharField(
+        max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED
+    )
+    stage = models.CharField(max_length=32, blank=True)
+    progress = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    chunk_count = models.PositiveIntegerField(default=0)
+    page_count = models.PositiveIntegerField(null=True, blank=True)
+    # Only for encrypted PDFs, and cleared as soon as ingestion ends either way.
+    pdf_password = models.CharField(max_length=255, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # Same bytes in the same scope are one document (NULL license = the global scope).
+            models.UniqueConstraint(
+                fields=["license", "sha256"],
+                name="document_unique_file_per_scope",
+                nulls_distinct=False,
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "updated_at"])]
+
+    def __str__(self) -> str:
+        return self.filename
+
+    @property
+    def scope_label(self) -> str:
+        return self.license.machine_id if self.license_id else "Global"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {DocumentStatus.READY, DocumentStatus.FAILED}
+
+
+class Chunk(models.Model):
+    """A piece of a document, already redacted. Carries the document's scope for direct filtering."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    license = models.ForeignKey(License, null=True, on_delete=models.CASCADE, related_name="+")
+    ordinal = models.PositiveIntegerField()
+    content = models.TextField()
+    content_hash = models.CharField(max_length=64)
+    token_count = models.PositiveIntegerField()
+    heading = models.TextField(blank=True)
+    page_start = models.PositiveIntegerField(null=True)
+    page_end = models.PositiveIntegerField(null=True)
+    ts_config = models.CharField(max_length=16, default="pb_simple")
+    # Filled in SQL at insert: to_tsvector(ts_config, heading + content).
+    search_vector = SearchVectorField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["document", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["license", "content_hash"],
+                name="chunk_unique_content_per_scope",
+                nulls_distinct=False,
+            ),
+        ]
+        indexes = [
+            GinIndex(fields=["search_vector"], name="chunk_search_vector_gin"),
+            models.Index(fields=["license"], name="chunk_license_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}#{self.ordinal}"
+
+
+class Embedding(models.Model):
+    """One vector per chunk and model (``model`` = ``name@dimensions``).
+
+    The column is an untyped ``vector`` so several models can live side by side while a
+    re-embedding runs; each model gets its own partial HNSW index over a cast to its
+    dimension (see knowledge.vector_index)."""
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="embeddings")
+    license = models.ForeignKey(License, null=True, on_delete=models.CASCADE, related_name="+")
+    model = models.CharField(max_length=100)
+    vector = VectorField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["chunk", "model"], name="embedding_unique_per_model"),
+        ]
+        indexes = [models.Index(fields=["model", "license"], name="embedding_model_license_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.model} of chunk {self.chunk_id}"
+
+
+class EmbeddingSpace(models.Model):
+    """A model's vectors in the database: whether its index is built and whether search uses it."""
+
+    model = models.CharField(max_length=100, unique=True)
+    dimensions = models.PositiveIntegerField()
+    is_active = models.BooleanField(default=False)
+    index_ready = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    activated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["is_active"],
+                condition=models.Q(is_active=True),
+                name="embedding_space_one_active",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.model

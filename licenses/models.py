@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+# The scope name of knowledge every license sees; no license may take it.
+GLOBAL_SCOPE = "global"
+
+
+class LicenseStatus(models.TextChoices):
+    ACTIVE = "active", "Active"
+    REVOKED = "revoked", "Revoked"
+
+
+class License(models.Model):
+    """One machine running the product. Its key is stored only as a hash (shown once at forging)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    machine_id = models.SlugField(max_length=64, unique=True)
+    user_name = models.CharField(max_length=120)
+    key_prefix = models.CharField(max_length=16, unique=True)
+    key_hash = models.CharField(max_length=128)
+    status = models.CharField(
+        max_length=16, choices=LicenseStatus.choices, default=LicenseStatus.ACTIVE
+    )
+    expires_at = models.DateTimeField(null=True, blank=True)
+    allowed_origins = ArrayField(models.CharField(max_length=255), default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(machine_id__iexact=GLOBAL_SCOPE),
+                name="license_machine_id_not_global",
+                violation_error_message="'global' is reserved for knowledge shared by every license.",
+            ),
+            models.UniqueConstraint(Lower("machine_id"), name="license_machine_id_ci_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} ({self.user_name})"
+
+    def is_expired(self, now: timezone.datetime | None = None) -> bool:
+        return self.expires_at is not None and self.expires_at <= (now or timezone.now())
+
+    def is_usable(self, now: timezone.datetime | None = None) -> bool:
+        return self.status == LicenseStatus.ACTIVE and not self.is_expired(now)
+
+    @property
+    def display_status(self) -> str:
+        if self.status == LicenseStatus.REVOKED:
+            return "revoked"
+        return "expired" if self.is_expired() else "active"

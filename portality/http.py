@@ -1,0 +1,35 @@
+"""Request types and the staff gate shared by the admin pages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.decorators import user_passes_test
+from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import HttpRequest
+from django_htmx.middleware import HtmxDetails
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+class StaffAuthenticationForm(AuthenticationForm):
+    """The admin pages are for staff only: say so at the door instead of looping on login."""
+
+    def confirm_login_allowed(self, user: AbstractBaseUser) -> None:
+        super().confirm_login_allowed(user)
+        if not getattr(user, "is_staff", False):
+            raise forms.ValidationError(
+                "This account is not a Portality admin (staff).", code="not_staff"
+            )
+
+
+def staff_required(view: Callable[..., Any]) -> Callable[..., Any]:
+    return user_passes_test(
+        lambda user: user.is_active and user.is_staff, login_url=settings.LOGIN_URL
+    )(view)

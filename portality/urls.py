@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from portality import health, views
+from portality.http import StaffAuthenticationForm
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", health.healthz, name="healthz"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(authentication_form=StaffAuthenticationForm),
+        name="login",
+    ),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("django-admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]

@@ -1,0 +1,98 @@
+"""Session-wide real parts: the embedded PostgreSQL and Redis come up through tests.settings;
+this file adds a real Celery worker process and a clean Redis for each session."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+
+from portality.celery import app as celery_app
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "e2e: drives a real Chromium")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _clean_redis():
+    # The test Redis is the tests' own (var/test); stale queued tasks from an aborted run
+    # would otherwise reach this session's worker.
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+
+
+def database_url_for_test_db() -> str:
+    db = connection.settings_dict
+    host = db["HOST"]
+    if host.startswith("/"):
+        return f"postgresql://{db['USER']}@/{db['NAME']}?host={host}"
+    return f"postgresql://{db['USER']}:{db['PASSWORD']}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def worker_env(**extra: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "DATABASE_URL": database_url_for_test_db(),
+        "REDIS_URL": settings.REDIS_URL,
+        **extra,
+    }
+
+
+def start_worker(env: dict[str, str], *, name: str = "test") -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "portality",
+            "worker",
+            "--loglevel=WARNING",
+            "--concurrency=1",
+            f"--hostname={name}@%h",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"Celery worker exited with {process.returncode}")
+        replies = celery_app.control.ping(timeout=0.5) or []
+        if any(f"{name}@" in next(iter(reply)) for reply in replies):
+            return process
+    process.kill()
+    raise RuntimeError("Celery worker did not answer a ping within 60 s")
+
+
+def stop_worker(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker):
+    """A real worker process on the real Redis, reading the session's test database.
+
+    Tests that use it must commit their rows (TransactionTestCase / transactional_db):
+    the worker is another connection and cannot see a TestCase's open transaction."""
+    process = start_worker(worker_env())
+    yield process
+    stop_worker(process)

@@ -1,0 +1,131 @@
+"""The embedded servers' life cycle, across real processes sharing one data dir."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from portality.embedded import EmbeddedServices
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A process that attaches to the data dir's servers, says its URLs, waits for a line on
+# stdin, then exits (its atexit hook releases the servers).
+HOLDER = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from portality.embedded import attach
+    urls = attach(Path(sys.argv[1]), postgres=True, redis=True)
+    print(json.dumps(urls.__dict__), flush=True)
+    sys.stdin.readline()
+    """
+)
+
+
+def start_holder(data_dir: Path) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(data_dir)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    line = process.stdout.readline()
+    assert line, "the holder process died before attaching"
+    return process, json.loads(line)
+
+
+def finish(process: subprocess.Popen[str]) -> None:
+    process.stdin.write("\n")
+    process.stdin.flush()
+    assert process.wait(60) == 0
+
+
+def postmaster_pid(data_dir: Path) -> int | None:
+    pid_file = data_dir / "postgres" / "postmaster.pid"
+    if not pid_file.exists():
+        return None
+    pid = int(pid_file.read_text().split()[0])
+    return pid if psutil.pid_exists(pid) else None
+
+
+def redis_pid(data_dir: Path) -> int | None:
+    pid_file = data_dir / "redis" / "redis.pid"
+    if not pid_file.exists():
+        return None
+    pid = int(pid_file.read_text().split()[0])
+    return pid if psutil.pid_exists(pid) else None
+
+
+def psql(url: str, sql: str) -> str:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        cursor = conn.execute(sql)
+        return str(cursor.fetchall()) if cursor.description else ""
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    yield tmp_path / "data"
+    EmbeddedServices(tmp_path / "data").stop_all()
+
+
+def test_second_process_reuses_and_last_one_out_stops(data_dir):
+    first, urls = start_holder(data_dir)
+    pg_pid, rd_pid = postmaster_pid(data_dir), redis_pid(data_dir)
+    assert pg_pid and rd_pid
+
+    second, second_urls = start_holder(data_dir)
+    assert second_urls == urls
+    assert (postmaster_pid(data_dir), redis_pid(data_dir)) == (pg_pid, rd_pid)
+
+    finish(first)
+    assert postmaster_pid(data_dir) == pg_pid, "still in use by the second process"
+    finish(second)
+    assert postmaster_pid(data_dir) is None
+    assert redis_pid(data_dir) is None
+
+
+def test_restart_keeps_the_data(data_dir):
+    first, urls = start_holder(data_dir)
+    psql(
+        urls["database_url"],
+        "CREATE TABLE kept (value text); INSERT INTO kept VALUES ('still here')",
+    )
+    finish(first)
+
+    again, urls = start_holder(data_dir)
+    try:
+        assert "still here" in psql(urls["database_url"], "SELECT value FROM kept")
+    finally:
+        finish(again)
+
+
+def test_crashed_user_and_stale_files_are_recovered(data_dir):
+    crashed, urls = start_holder(data_dir)
+    crashed.kill()  # no atexit: its pid stays in the registry, the servers keep running
+    crashed.wait()
+    rd_pid = redis_pid(data_dir)
+    os.kill(rd_pid, 9)  # a dead Redis leaves its pid file and socket behind
+    while psutil.pid_exists(rd_pid):
+        time.sleep(0.05)
+
+    survivor, urls_after = start_holder(data_dir)
+    assert urls_after == urls
+    assert redis_pid(data_dir) not in (None, rd_pid)
+    users = json.loads((data_dir / "run" / "users.json").read_text())
+    assert list(users) == [str(survivor.pid)]
+
+    finish(survivor)
+    assert postmaster_pid(data_dir) is None
+    assert redis_pid(data_dir) is None

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from django.test import override_settings
+
+from portality.embedded import EmbeddedServices
+
+
+@pytest.fixture
+def throwaway_redis():
+    """A Redis server of its own, so stopping it does not disturb the rest of the session."""
+    with tempfile.TemporaryDirectory(prefix="pb-redis-") as tmp:
+        services = EmbeddedServices(Path(tmp))
+        url = services.acquire(postgres=False, redis=True).redis_url
+        yield services, url
+        services.stop_all()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_healthz_reports_every_part_up(client, celery_worker):
+    response = client.get("/healthz")
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["database"] == "ok"
+    assert body["redis"] == "ok"
+    assert body["worker"] == "ok"
+    assert body["pgvector"].startswith("0.8")
+
+
+@pytest.mark.django_db
+def test_healthz_is_503_naming_redis_when_it_is_stopped(client, throwaway_redis):
+    services, url = throwaway_redis
+    services.stop_all()
+
+    with override_settings(REDIS_URL=url):
+        response = client.get("/healthz")
+
+    assert response.status_code == 503
+    body = response.json()
+    assert body["database"] == "ok"
+    assert body["redis"].startswith("unreachable")
+    assert body["worker"].startswith("unknown")
+
+
+@pytest.mark.django_db
+def test_healthz_is_503_when_no_worker_listens(client, throwaway_redis):
+    _services, url = throwaway_redis
+
+    with override_settings(REDIS_URL=url):
+        response = client.get("/healthz")
+
+    assert response.status_code == 503
+    assert response.json()["redis"] == "ok"
+    assert response.json()["worker"] == "no Celery worker answered a ping within 1 s"
+
+
+@pytest.mark.django_db
+def test_home_needs_a_staff_login(client, django_user_model):
+    assert client.get("/").status_code == 302
+    django_user_model.objects.create_user("reader", password="pw-reader-123")
+    client.login(username="reader", password="pw-reader-123")
+    assert client.get("/").status_code == 302
+
+    response = client.post("/accounts/login/", {"username": "reader", "password": "pw-reader-123"})
+    assert "not a Portality admin" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_login_page_is_served_with_local_htmx(client):
+    response = client.get("/accounts/login/")
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "/static/django_htmx/htmx" in html
+    assert "https://" not in html

@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.test import SimpleTestCase
+
+from portality.env import celery_broker_url, env_bool, env_int, parse_database_url
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    full_env.update({"DJANGO_SETTINGS_MODULE": "portality.settings", "SECRET_KEY": "x" * 50, **env})
+    return subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DEBUG", "maybe"),
+        ("DATABASE_URL", "mysql://root@localhost/portality"),
+        ("REDIS_URL", "http://localhost:6379"),
+        ("KNOWLEDGE_MAX_UPLOAD_MB", "fifty"),
+        ("EMBEDDING_PROVIDER", "word2vec"),
+        ("SEARCH_VECTOR_WEIGHT", "heavy"),
+    ],
+)
+def test_malformed_value_stops_start_naming_the_variable(name, value):
+    env = {"DATABASE_URL": "postgresql://u@127.0.0.1:1/db", "REDIS_URL": "redis://127.0.0.1:1/0"}
+    result = load_settings(**{**env, name: value})
+
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert name in result.stderr.strip().splitlines()[-1]
+
+
+def test_missing_secret_key_outside_debug_is_refused():
+    result = load_settings(
+        SECRET_KEY="",
+        DEBUG="0",
+        DATABASE_URL="postgresql://u@127.0.0.1:1/db",
+        REDIS_URL="redis://127.0.0.1:1/0",
+    )
+
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr.strip().splitlines()[-1]
+
+
+class EnvHelperTests(SimpleTestCase):
+    def test_bool_accepts_the_usual_spellings(self):
+        for raw, expected in [("1", True), ("yes", True), ("off", False), ("", False)]:
+            os.environ["PB_TEST_BOOL"] = raw
+            assert env_bool("PB_TEST_BOOL") is expected
+        del os.environ["PB_TEST_BOOL"]
+
+    def test_int_enforces_its_minimum(self):
+        os.environ["PB_TEST_INT"] = "0"
+        with self.assertRaisesMessage(ImproperlyConfigured, "PB_TEST_INT must be at least 1"):
+            env_int("PB_TEST_INT", 5, minimum=1)
+        del os.environ["PB_TEST_INT"]
+
+    def test_database_url_with_a_unix_socket(self):
+        config = parse_database_url("DATABASE_URL", "postgresql://postgres@/portality?host=/tmp/pg")
+        assert (config.name, config.user, config.host) == ("portality", "postgres", "/tmp/pg")
+
+    def test_database_url_needs_a_database_name(self):
+        with self.assertRaisesMessage(ImproperlyConfigured, "no database name"):
+            parse_database_url("DATABASE_URL", "postgresql://u@host:5432/")
+
+    def test_celery_spells_unix_sockets_its_own_way(self):
+        assert (
+            celery_broker_url("unix:///tmp/r.sock?db=2")
+            == "redis+socket:///tmp/r.sock?virtual_host=2"
+        )
+        assert celery_broker_url("redis://h:6379/1") == "redis://h:6379/1"

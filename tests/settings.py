@@ -1,0 +1,23 @@
+"""Test settings: the real embedded PostgreSQL and Redis, in a data dir of their own."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# Tests never touch the data of `make run`: their embedded servers live in var/test
+# (unless DATABASE_URL / REDIS_URL point at servers of your own).
+os.environ["PORTALITY_DATA_DIR"] = os.environ.get(
+    "PORTALITY_TEST_DATA_DIR", str(Path(__file__).resolve().parent.parent / "var" / "test")
+)
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production-use-0123456789")
+
+from portality.settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES["staticfiles"] = {  # noqa: F405
+    "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+}
+WHITENOISE_USE_FINDERS = True
+MEDIA_ROOT = DATA_DIR / "media"  # noqa: F405
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
