@@ -75,7 +75,7 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
 
 
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
-    value = env_str(name, default).lower()
+    value = (env_str(name) or default).lower()  # empty (as compose passes it) = unset
     if value not in choices:
         raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}; got {value!r}")
     return value

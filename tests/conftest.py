@@ -49,24 +49,14 @@ def worker_env(**extra: str) -> dict[str, str]:
     }
 
 
-def start_worker(env: dict[str, str], *, name: str = "test") -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "portality",
-            "worker",
-            "--loglevel=WARNING",
-            "--concurrency=1",
-            f"--hostname={name}@%h",
-            "--without-gossip",
-            "--without-mingle",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
+def start_worker(
+    env: dict[str, str], *, name: str = "test", queues: str = "celery"
+) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "celery", "-A", "portality", "worker"]
+    command += ["--loglevel=WARNING", "--concurrency=1", f"--hostname={name}@%h"]
+    command += ["--without-gossip", "--without-mingle", f"--queues={queues}"]
+    # Its own process group, so a test can kill the main process and its pool at once.
+    process = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -96,3 +86,23 @@ def celery_worker(django_db_setup, django_db_blocker):
     process = start_worker(worker_env())
     yield process
     stop_worker(process)
+
+
+@pytest.fixture
+def fake_embedder(monkeypatch):
+    """Deterministic hashed vectors in place of the local model (unit tests only)."""
+    from knowledge import embeddings
+    from tests.fakes import FakeEmbedder
+
+    fake = FakeEmbedder()
+    monkeypatch.setattr(embeddings, "_providers", {"local": fake})
+    return fake
+
+
+@pytest.fixture
+def media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+PDFS = SHARED / "bench" / "pdfs"

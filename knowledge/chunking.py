@@ -1,0 +1,179 @@
+"""Split text into chunks by structure: Markdown headings, paragraphs, sentences.
+
+Sizes and overlaps per source type follow seed 004 §3.2, measured in the embedder's own
+tokens and capped by its input limit (heading included, since it is embedded with the
+chunk). A chunk never ends mid-sentence unless one sentence alone exceeds the limit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from knowledge.extraction import PageText
+
+
+@dataclass(frozen=True)
+class ChunkSize:
+    target: int
+    overlap: int
+
+
+# seed 004 §3.2 (tokens). Types the seed does not list take the middle ground of seed 002
+# (1000 characters with 200 overlap is about 250/50 tokens).
+CHUNK_SIZES: dict[str, ChunkSize] = {
+    "regulation": ChunkSize(650, 100),
+    "policy": ChunkSize(650, 100),
+    "minutes": ChunkSize(400, 50),
+    "record": ChunkSize(150, 0),
+    "decision": ChunkSize(300, 0),
+    "manual": ChunkSize(400, 50),
+    "note": ChunkSize(300, 50),
+    "other": ChunkSize(350, 50),
+}
+
+
+@dataclass
+class Block:
+    """A paragraph with the heading path above it and the page it sits on."""
+
+    text: str
+    heading: str
+    page: int | None
+
+
+@dataclass
+class Piece:
+    text: str
+    heading: str
+    page_start: int | None
+    page_end: int | None
+    token_count: int
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+# Sentence end: . ! ? … (optionally closing quotes/brackets) then space and a capital,
+# digit, opening quote/bracket or Spanish inverted mark.
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'»)\]]*\s+(?=[A-ZÁÉÍÓÚÑÇÀÂÊÔÃÕÜ0-9¿¡\"'«(\[])")
+
+
+def blocks_from_pages(pages: list[PageText], *, markdown: bool) -> Iterator[Block]:
+    path: list[str] = []
+    for page in pages:
+        for paragraph in re.split(r"\n\s*\n", page.text):
+            lines = paragraph.strip().split("\n")
+            body: list[str] = []
+            for line in lines:
+                match = _HEADING.match(line) if markdown else None
+                if match:
+                    if body:
+                        yield Block(" ".join(body), " > ".join(path), page.number)
+                        body = []
+                    level = len(match.group(1))
+                    path = [*path[: level - 1], match.group(2).strip()]
+                elif line.strip():
+                    body.append(line.strip())
+            if body:
+                yield Block(
+                    " ".join(body) if not markdown else "\n".join(body),
+                    " > ".join(path),
+                    page.number,
+                )
+
+
+# Abbreviations (es/pt/en) after which a period does not end the sentence.
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:art|arts|núm|num|nº|pág|pag|págs|sr|sra|srta|dr|dra|prof|profa|av|avda|ex|cf|"
+    r"vol|cap|fig|ej|etc|ltda|cía|inc|no|nos|p|pp|mr|mrs|ms|st|vs|e\.g|i\.e)|\b[A-Za-z])\.$",
+    re.IGNORECASE,
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    sentences: list[str] = []
+    for part in _SENTENCE_END.split(text):
+        part = part.strip()
+        if not part:
+            continue
+        if sentences and _ABBREVIATION.search(sentences[-1]):
+            sentences[-1] = f"{sentences[-1]} {part}"
+        else:
+            sentences.append(part)
+    return sentences
+
+
+class Chunker:
+    def __init__(self, *, count_tokens: Callable[[str], int], max_tokens: int, size: ChunkSize):
+        self.count_tokens = count_tokens
+        self.max_tokens = max_tokens
+        self.target = min(size.target, max_tokens)
+        self.overlap = min(size.overlap, self.target // 3)
+
+    def chunk(self, blocks: Iterator[Block]) -> list[Piece]:
+        pieces: list[Piece] = []
+        current: list[tuple[str, int, int | None]] = []  # (sentence, tokens, page)
+        heading = ""
+        for block in blocks:
+            if block.heading != heading and current:
+                pieces.append(self._piece(current, heading))
+                current = []
+            heading = block.heading
+            budget = self.target - self._heading_tokens(heading)
+            for sentence in self._sentences(block.text, budget):
+                tokens = self.count_tokens(sentence)
+                if current and sum(t for _, t, _ in current) + tokens > budget:
+                    pieces.append(self._piece(current, heading))
+                    current = self._overlap_tail(current, budget - tokens)
+                current.append((sentence, tokens, block.page))
+        if current:
+            pieces.append(self._piece(current, heading))
+        return [piece for piece in pieces if piece.text.strip()]
+
+    def _heading_tokens(self, heading: str) -> int:
+        return self.count_tokens(heading) if heading else 0
+
+    def _sentences(self, text: str, budget: int) -> Iterator[str]:
+        for sentence in split_sentences(text):
+            if self.count_tokens(sentence) <= budget:
+                yield sentence
+            else:
+                yield from self._split_long(sentence, budget)
+
+    def _split_long(self, sentence: str, budget: int) -> Iterator[str]:
+        """A sentence over the limit is cut at word boundaries (the only mid-sentence cut)."""
+        words, part = sentence.split(), []
+        for word in words:
+            if part and self.count_tokens(" ".join([*part, word])) > budget:
+                yield " ".join(part)
+                part = []
+            part.append(word)
+        if part:
+            yield " ".join(part)
+
+    def _overlap_tail(self, sentences: list[tuple[str, int, int | None]], room: int):  # noqa: ANN202
+        tail: list[tuple[str, int, int | None]] = []
+        total = 0
+        for sentence in reversed(sentences):
+            if total + sentence[1] > min(self.overlap, room):
+                break
+            tail.insert(0, sentence)
+            total += sentence[1]
+        return tail
+
+    def _piece(self, sentences: list[tuple[str, int, int | None]], heading: str) -> Piece:
+        text = " ".join(sentence for sentence, _, _ in sentences)
+        pages = [page for _, _, page in sentences if page is not None]
+        tokens = self.count_tokens(f"{heading}\n{text}" if heading else text)
+        return Piece(
+            text=text,
+            heading=heading,
+            page_start=min(pages) if pages else None,
+            page_end=max(pages) if pages else None,
+            token_count=tokens,
+        )
+
+
+def embedding_text(heading: str, content: str) -> str:
+    """What is embedded: the heading path gives a chunk its context."""
+    return f"{heading}\n{content}" if heading else content

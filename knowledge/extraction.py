@@ -1,0 +1,227 @@
+"""Turn an uploaded file into page texts: type by content, PDF page by page, text by encoding.
+
+Every failure a person can fix or should know about is an ``IngestionError`` with a message
+written for the admin who uploaded the file. PDF JavaScript is never run: pypdf only parses.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from charset_normalizer import from_bytes
+
+from knowledge.models import FileKind
+from portality.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
+
+_BINARY_SIGNATURES = {
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"GIF8": "a GIF image",
+    b"PK\x03\x04": "a ZIP archive (Word, Excel and OpenDocument files are ZIP archives)",
+    b"\xd0\xcf\x11\xe0": "an old Microsoft Office file",
+    b"\x7fELF": "a program",
+    b"{\\rtf": "an RTF document",
+}
+_MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown")
+ACCEPTED_DESCRIPTION = "PDF, plain text (.txt) or Markdown (.md)"
+
+
+class IngestionError(ApplicationError):
+    """Bad input: the document fails with this message and nothing of it is searchable."""
+
+
+@dataclass
+class PageText:
+    number: int | None
+    text: str
+
+
+@dataclass
+class Extraction:
+    pages: list[PageText]
+    page_count: int | None
+    details: dict[str, object] = field(default_factory=dict)
+
+
+def detect_kind(head: bytes, filename: str) -> FileKind:
+    """Decide the type from the first bytes; the name only tells Markdown from plain text."""
+    if b"%PDF-" in head[:1024]:
+        return FileKind.PDF
+    for signature, description in _BINARY_SIGNATURES.items():
+        if head.startswith(signature):
+            raise IngestionError(
+                f"This file is {description}, not a supported type. Upload {ACCEPTED_DESCRIPTION}."
+            )
+    if b"\x00" in head and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise IngestionError(f"This file is binary, not text. Upload {ACCEPTED_DESCRIPTION}.")
+    return FileKind.MD if filename.lower().endswith(_MARKDOWN_SUFFIXES) else FileKind.TXT
+
+
+# -- text files ---------------------------------------------------------------------------
+
+
+def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
+    """UTF-8 (with or without BOM), UTF-16 with BOM, else the detected legacy encoding."""
+    if data.startswith(codecs.BOM_UTF8):
+        return data[3:].decode("utf-8", errors="replace"), {"encoding": "utf-8-sig"}
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", errors="replace"), {"encoding": "utf-16"}
+    try:
+        return data.decode("utf-8"), {"encoding": "utf-8"}
+    except UnicodeDecodeError:
+        pass
+    best = from_bytes(data).best()
+    if best is None:
+        raise IngestionError(
+            "The text's character encoding could not be recognised. Save it as UTF-8 and upload it again."
+        )
+    return str(best), {"encoding": best.encoding, "encoding_detected": True}
+
+
+def extract_text_file(path: Path) -> Extraction:
+    text, details = decode_text(path.read_bytes())
+    return Extraction(pages=[PageText(number=None, text=text)], page_count=None, details=details)
+
+
+# -- PDF ------------------------------------------------------------------------------------
+
+
+def extract_pdf(path: Path, *, password: str, max_pages: int, ocr_languages: str) -> Extraction:
+    from pypdf.errors import PdfReadError
+
+    try:
+        with open(path, "rb") as stream:  # a file handle: pypdf reads it lazily, no copy
+            reader = _open_pdf(stream, password)
+            page_count = _page_count(reader, max_pages)
+            pages = list(_pdf_pages(reader))
+            details: dict[str, object] = {}
+            if not any(page.text.strip() for page in pages):
+                pages = _ocr_pages(reader, ocr_languages)
+                details["ocr"] = True
+    except IngestionError:
+        raise
+    except PdfReadError as exc:
+        raise IngestionError(_damaged_pdf_message(str(exc))) from exc
+    except (RecursionError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
+        # pypdf reports some structural damage only through generic exceptions.
+        raise IngestionError(_damaged_pdf_message(f"{type(exc).__name__}: {exc}")) from exc
+    return Extraction(pages=pages, page_count=page_count, details=details)
+
+
+def _open_pdf(stream: BinaryIO, password: str):  # noqa: ANN202 - pypdf's PdfReader
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError
+
+    reader = PdfReader(stream, strict=False)
+    if not reader.is_encrypted:
+        return reader
+    if not password:
+        raise IngestionError(
+            "This PDF is encrypted. Upload it again with its password (the password field of the upload form)."
+        )
+    try:
+        unlocked = reader.decrypt(password)
+    except DependencyError as exc:
+        raise IngestionError(f"This PDF's encryption is not supported: {exc}") from exc
+    if not unlocked:
+        raise IngestionError("The password given for this encrypted PDF is not correct.")
+    return reader
+
+
+def _page_count(reader, max_pages: int) -> int:  # noqa: ANN001
+    count = len(reader.pages)
+    if count == 0:
+        raise IngestionError("This PDF has no pages.")
+    if count > max_pages:
+        raise IngestionError(
+            f"This PDF has {count} pages; the limit is {max_pages}. Split it into smaller files."
+        )
+    return count
+
+
+def _pdf_pages(reader) -> Iterator[PageText]:  # noqa: ANN001
+    for number, page in enumerate(reader.pages, start=1):
+        yield PageText(number=number, text=page.extract_text() or "")
+
+
+def _damaged_pdf_message(detail: str) -> str:
+    if "cyclic" in detail.lower():
+        return (
+            "This PDF is damaged: its page tree loops back on itself, so its pages cannot be read."
+        )
+    return f"This PDF is damaged or incomplete and could not be read ({detail})."
+
+
+# -- OCR for PDFs without a text layer ----------------------------------------------------------
+
+
+def tesseract_languages() -> set[str]:
+    binary = shutil.which("tesseract")
+    if not binary:
+        return set()
+    result = subprocess.run(
+        [binary, "--list-langs"], capture_output=True, text=True, timeout=30, check=False
+    )
+    return {line.strip() for line in result.stdout.splitlines()[1:] if line.strip()}
+
+
+def _ocr_pages(reader, wanted_languages: str) -> list[PageText]:  # noqa: ANN001
+    available = tesseract_languages()
+    if not available:
+        raise IngestionError(
+            "This PDF has no text layer (it is a scan or its text is drawn as images or curves), "
+            "and OCR is not installed on this server. Install Tesseract "
+            "(Debian: tesseract-ocr tesseract-ocr-spa tesseract-ocr-por) and retry."
+        )
+    languages = "+".join(lang for lang in wanted_languages.split("+") if lang in available) or "eng"
+    pages = [
+        PageText(number=n, text=_ocr_page(page, languages))
+        for n, page in enumerate(reader.pages, 1)
+    ]
+    if not any(page.text.strip() for page in pages):
+        raise IngestionError(
+            "This PDF has no text layer and OCR found no text in it (its text may be drawn as "
+            "curves, or it holds no text at all)."
+        )
+    return pages
+
+
+def _ocr_page(page, languages: str) -> str:  # noqa: ANN001
+    texts = []
+    with tempfile.TemporaryDirectory(prefix="pb-ocr-") as tmp:
+        for index, image in enumerate(page.images):
+            target = Path(tmp) / f"image-{index}.png"
+            try:
+                image.image.save(target)
+            except Exception as exc:  # noqa: BLE001 - Pillow raises many types for odd images
+                logger.info("skipping an image pypdf could not decode: %s", exc)
+                continue
+            result = subprocess.run(
+                ["tesseract", str(target), "stdout", "-l", languages],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            texts.append(result.stdout)
+    return "\n\n".join(texts)
+
+
+def extract(
+    path: Path, kind: str, *, password: str, max_pages: int, ocr_languages: str
+) -> Extraction:
+    if kind == FileKind.PDF:
+        return extract_pdf(
+            path, password=password, max_pages=max_pages, ocr_languages=ocr_languages
+        )
+    return extract_text_file(path)

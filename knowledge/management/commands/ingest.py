@@ -1,0 +1,135 @@
+"""manage.py ingest PATH... — bulk-load files through the same pipeline as uploads."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from knowledge import services
+from knowledge.models import Document, DocumentStatus, Language, SourceType
+from licenses.models import License
+from portality.exceptions import ApplicationError
+
+
+class Command(BaseCommand):
+    help = (
+        "Ingest PDF, TXT and MD files (in this process with a progress bar, or --async to queue)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("paths", nargs="*", type=Path)
+        parser.add_argument(
+            "--license", dest="machine_id", help="machine_id of the license; global when omitted"
+        )
+        parser.add_argument("--source-type", default=SourceType.OTHER, choices=SourceType.values)
+        parser.add_argument("--language", default=Language.AUTO, choices=Language.values)
+        parser.add_argument("--password", default="", help="password of encrypted PDFs")
+        parser.add_argument("--json", action="store_true", help="one JSON line per file")
+        parser.add_argument(
+            "--async", dest="run_async", action="store_true", help="queue for the workers"
+        )
+        parser.add_argument(
+            "--retry-stuck", action="store_true", help="requeue documents stuck in processing"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["retry_stuck"]:
+            requeued = services.documents_requeue_stuck()
+            self.stdout.write(f"Requeued {len(requeued)} stuck document(s).")
+            if not options["paths"]:
+                return
+        if not options["paths"]:
+            raise CommandError("Give at least one file to ingest (or --retry-stuck).")
+        license = self._license(options["machine_id"])
+        outcomes = [self._ingest_one(path, license, options) for path in options["paths"]]
+        if any(outcome["status"] == DocumentStatus.FAILED for outcome in outcomes):
+            sys.exit(1)
+
+    def _license(self, machine_id: str | None) -> License | None:
+        if not machine_id:
+            return None
+        license = License.objects.filter(machine_id__iexact=machine_id).first()
+        if license is None:
+            raise CommandError(f"No license with machine_id {machine_id!r}.")
+        return license
+
+    def _ingest_one(
+        self, path: Path, license: License | None, options: dict[str, Any]
+    ) -> dict[str, Any]:
+        outcome: dict[str, Any] = {
+            "file": str(path),
+            "document_id": None,
+            "status": DocumentStatus.FAILED,
+            "chunks": 0,
+            "error": "",
+        }
+        try:
+            document = self._create(path, license, options)
+            outcome["document_id"] = str(document.pk)
+            if not options["run_async"] and not document.is_finished:
+                document = self._run_with_progress(document, quiet=options["json"])
+            outcome.update(
+                status=document.status, chunks=document.chunk_count, error=document.error
+            )
+        except (ApplicationError, OSError) as exc:
+            outcome["error"] = getattr(exc, "message", None) or str(exc)
+        self._report(outcome, as_json=options["json"])
+        return outcome
+
+    def _create(self, path: Path, license: License | None, options: dict[str, Any]) -> Document:
+        with open(path, "rb") as handle:
+            creation = services.document_create(
+                file=handle,
+                filename=path.name,
+                license=license,
+                source_type=options["source_type"],
+                language=options["language"],
+                pdf_password=options["password"],
+                enqueue=options["run_async"],
+            )
+        return creation.document
+
+    def _run_with_progress(self, document: Document, *, quiet: bool) -> Document:
+        done = threading.Event()
+        if not quiet:
+            threading.Thread(
+                target=self._draw_progress, args=(document.pk, done), daemon=True
+            ).start()
+        try:
+            result = services.document_ingest(document_id=document.pk)
+        except Exception as exc:
+            services.document_mark_failed(
+                document_id=document.pk, message=f"{type(exc).__name__}: {exc}"
+            )
+            result = None
+        finally:
+            done.set()
+        return result or Document.objects.get(pk=document.pk)
+
+    def _draw_progress(self, document_id: object, done: threading.Event) -> None:
+        from django.db import connection
+
+        try:
+            while not done.wait(0.5):
+                row = Document.objects.filter(pk=document_id).values("progress", "stage").first()
+                if row:
+                    bar = "#" * (row["progress"] // 4)
+                    self.stderr.write(
+                        f"\r  [{bar:<25}] {row['progress']:3d}% {row['stage']:<12}", ending=""
+                    )
+            self.stderr.write("\r" + " " * 60 + "\r", ending="")
+        finally:
+            connection.close()
+
+    def _report(self, outcome: dict[str, Any], *, as_json: bool) -> None:
+        if as_json:
+            self.stdout.write(json.dumps(outcome, ensure_ascii=False))
+        elif outcome["status"] == DocumentStatus.FAILED:
+            self.stdout.write(self.style.ERROR(f"{outcome['file']}: failed — {outcome['error']}"))
+        else:
+            self.stdout.write(f"{outcome['file']}: {outcome['status']}, {outcome['chunks']} chunks")

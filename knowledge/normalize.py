@@ -1,0 +1,180 @@
+"""Clean extracted text before it is redacted, chunked and embedded."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+
+from knowledge.extraction import IngestionError, PageText
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\u00ad]")
+_HYPHEN_BREAK = re.compile(r"(\w)-\n(?=[a-záéíóúàâêôãõçñü])")
+# A single line break inside a paragraph (next line starts lower-case or with a digit) is
+# a soft wrap from the PDF's layout, not a break the author wrote.
+_SOFT_WRAP = re.compile(r"(?<=[^\n.!?:;])\n(?=[a-záéíóúàâêôãõçñü0-9(])")
+_SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u3000]+")
+_BLANK_LINES = re.compile(r"\n\s*\n\s*(\n\s*)+")
+_DIGITS = re.compile(r"\d+")
+
+_STOPWORDS = {
+    "es": {
+        "el",
+        "la",
+        "los",
+        "las",
+        "de",
+        "del",
+        "que",
+        "y",
+        "en",
+        "un",
+        "una",
+        "por",
+        "con",
+        "para",
+        "es",
+        "se",
+        "su",
+        "al",
+        "lo",
+        "como",
+        "más",
+        "pero",
+        "sus",
+        "le",
+        "ya",
+        "muy",
+    },
+    "pt": {
+        "o",
+        "a",
+        "os",
+        "as",
+        "de",
+        "do",
+        "da",
+        "dos",
+        "das",
+        "que",
+        "e",
+        "em",
+        "um",
+        "uma",
+        "para",
+        "com",
+        "não",
+        "se",
+        "na",
+        "no",
+        "por",
+        "mais",
+        "ao",
+        "é",
+        "foi",
+        "pelo",
+        "pela",
+    },
+    "en": {
+        "the",
+        "of",
+        "and",
+        "to",
+        "in",
+        "is",
+        "that",
+        "for",
+        "it",
+        "with",
+        "as",
+        "was",
+        "on",
+        "be",
+        "by",
+        "this",
+        "are",
+        "or",
+        "from",
+        "at",
+        "which",
+        "an",
+        "have",
+        "not",
+    },
+}
+
+
+def normalize_text(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)  # ligatures ("ﬂ" -> "fl"), full-width forms
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub("", text)
+    text = _HYPHEN_BREAK.sub(r"\1", text)
+    text = _SOFT_WRAP.sub(" ", text)
+    text = _SPACES.sub(" ", text)
+    text = "\n".join(line.strip() for line in text.split("\n"))
+    return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+def remove_repeated_margins(pages: list[PageText]) -> list[PageText]:
+    """Drop header and footer lines that repeat on most pages (page numbers folded)."""
+    if len(pages) < 3:
+        return pages
+    edge_lines: Counter[str] = Counter()
+    for page in pages:
+        lines = [line for line in page.text.split("\n") if line.strip()]
+        edge_lines.update({_margin_key(line) for line in _edge_lines(lines)})
+    repeated = {key for key, count in edge_lines.items() if count >= max(3, 0.6 * len(pages))}
+    if not repeated:
+        return pages
+    return [PageText(page.number, _strip_margins(page.text, repeated)) for page in pages]
+
+
+def _edge_lines(lines: list[str]) -> list[str]:
+    # Two lines at each end on full pages, one on short ones; margins are short lines.
+    depth = 2 if len(lines) > 6 else 1
+    edges = lines[:depth] + lines[-depth:] if len(lines) > 2 * depth else []
+    return [line for line in edges if len(line) <= 120]
+
+
+def _margin_key(line: str) -> str:
+    return _DIGITS.sub("#", line.strip().lower())
+
+
+def _strip_margins(text: str, repeated: set[str]) -> str:
+    lines = text.split("\n")
+    content = [i for i, line in enumerate(lines) if line.strip()]
+    depth = 2 if len(content) > 6 else 1
+    edges = set(content[:depth] + content[-depth:]) if len(content) > 2 * depth else set()
+    return "\n".join(
+        line for i, line in enumerate(lines) if i not in edges or _margin_key(line) not in repeated
+    )
+
+
+def check_quality(text: str) -> None:
+    """Refuse text that is empty or not language (fonts without a Unicode map extract as symbols)."""
+    visible = [ch for ch in text if not ch.isspace()]
+    if not visible:
+        raise IngestionError("No text could be extracted: the document is empty.")
+    letters = sum(1 for ch in visible if ch.isalpha())
+    unusable = sum(
+        1 for ch in visible if ch == "\ufffd" or unicodedata.category(ch) in {"Co", "Cn", "Cs"}
+    )
+    words = re.findall(r"\w+", text)
+    glyph_names = sum(1 for word in words if re.fullmatch(r"g\d+", word))
+    if (
+        letters < 0.5 * len(visible)
+        or unusable > 0.1 * len(visible)
+        or glyph_names > 0.3 * len(words)
+    ):
+        raise IngestionError(
+            "The extracted text is unreadable (the PDF's fonts have no character mapping, so "
+            "text comes out as symbols). Upload a version with real text, or a scan for OCR."
+        )
+
+
+def detect_language(text: str) -> str:
+    """es, pt or en by stopword counts; "other" when none of them dominates."""
+    words = re.findall(r"[^\W\d_]+", text[:20000].lower())
+    counts = {lang: sum(1 for word in words if word in stop) for lang, stop in _STOPWORDS.items()}
+    best = max(counts, key=counts.__getitem__)
+    return best if counts[best] >= max(3, 0.05 * len(words)) else "other"

@@ -1,0 +1,438 @@
+"""Knowledge writes: accept an upload, ingest it (extract → normalise → redact → chunk →
+dedupe → embed → store), forget it, retry it.
+
+Idempotency lives here (STYLE §6): ``document_ingest`` claims the document with a
+conditional update and stores its chunks in one transaction that first deletes whatever
+an earlier, interrupted run left, so a redelivered task leaves exactly one copy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import default_storage
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from knowledge import vector_index
+from knowledge.chunking import CHUNK_SIZES, Chunker, Piece, blocks_from_pages, embedding_text
+from knowledge.embeddings import EmbeddingProvider, get_provider, provider_for_model
+from knowledge.extraction import IngestionError, PageText, detect_kind, extract
+from knowledge.models import (
+    TS_CONFIG,
+    Chunk,
+    Document,
+    DocumentStatus,
+    Embedding,
+    FileKind,
+    Language,
+    SourceType,
+)
+from knowledge.normalize import (
+    check_quality,
+    detect_language,
+    normalize_text,
+    remove_repeated_margins,
+)
+from knowledge.redaction import redact
+from licenses.models import License
+from portality.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
+
+_HEAD_BYTES = 4096
+
+
+@dataclass
+class DocumentCreation:
+    document: Document
+    created: bool
+
+
+# -- accepting an upload -------------------------------------------------------------------
+
+
+def document_create(
+    *,
+    file: IO[bytes],
+    filename: str,
+    license: License | None,
+    source_type: str = SourceType.OTHER,
+    language: str = Language.AUTO,
+    pdf_password: str = "",
+    enqueue: bool = True,
+) -> DocumentCreation:
+    """Store an upload as a queued document, or return the same file already in this scope."""
+    filename = Path(filename).name[:255] or "document"
+    _check_choices(source_type=source_type, language=language)
+    size = _file_size(file)
+    if size == 0:
+        raise IngestionError(f"{filename} is empty.")
+    if size > settings.KNOWLEDGE_MAX_UPLOAD_BYTES:
+        limit_mb = settings.KNOWLEDGE_MAX_UPLOAD_BYTES // (1024 * 1024)
+        raise IngestionError(f"{filename} is {size / 1048576:.1f} MB; the limit is {limit_mb} MB.")
+    file.seek(0)
+    kind = detect_kind(file.read(_HEAD_BYTES), filename)
+    sha256 = _sha256(file)
+    existing = Document.objects.filter(license=license, sha256=sha256).first()
+    if existing:
+        return DocumentCreation(existing, created=False)
+    try:
+        document = _document_save(
+            file,
+            filename=filename,
+            license=license,
+            kind=kind,
+            size_bytes=size,
+            sha256=sha256,
+            source_type=source_type,
+            language=language,
+            pdf_password=pdf_password,
+        )
+    except IntegrityError:  # the same file arrived twice at once: the first one wins
+        return DocumentCreation(Document.objects.get(license=license, sha256=sha256), created=False)
+    if enqueue:
+        transaction.on_commit(lambda: _enqueue(document.pk))
+    return DocumentCreation(document, created=True)
+
+
+def _check_choices(*, source_type: str, language: str) -> None:
+    if source_type not in SourceType.values:
+        raise ApplicationError(
+            f"Unknown source type {source_type!r}; use one of {', '.join(SourceType.values)}."
+        )
+    if language not in Language.values:
+        raise ApplicationError(
+            f"Unknown language {language!r}; use one of {', '.join(Language.values)}."
+        )
+
+
+def _file_size(file: IO[bytes]) -> int:
+    size = getattr(file, "size", None)
+    if size is None:
+        file.seek(0, 2)
+        size = file.tell()
+    return int(size)
+
+
+def _sha256(file: IO[bytes]) -> str:
+    digest = hashlib.sha256()
+    file.seek(0)
+    for block in iter(lambda: file.read(1024 * 1024), b""):
+        digest.update(block)
+    file.seek(0)
+    return digest.hexdigest()
+
+
+def _document_save(file: IO[bytes], **fields: object) -> Document:
+    document = Document(id=uuid.uuid4(), **fields)
+    stored_name = f"{document.id}{Path(str(fields['filename'])).suffix.lower()[:10]}"
+    document.file.save(stored_name, File(file), save=False)
+    try:
+        with transaction.atomic():
+            document.save(force_insert=True)
+    except Exception:
+        default_storage.delete(document.file.name)  # no orphan file when the row is refused
+        raise
+    return document
+
+
+def _enqueue(document_id: uuid.UUID) -> None:
+    from knowledge.tasks import document_ingest_task
+
+    document_ingest_task.delay(str(document_id))
+
+
+# -- ingestion ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Prepared:
+    pieces: list[Piece]
+    page_count: int | None
+    language: str
+    details: dict[str, object] = field(default_factory=dict)
+
+
+def document_ingest(*, document_id: uuid.UUID | str) -> Document | None:
+    """Run the whole pipeline for one document. Returns None when there was nothing to do.
+
+    Bad input ends as ``failed`` with its message; transient provider errors propagate so
+    the task retries them."""
+    if not _claim(document_id):
+        return None
+    document = Document.objects.select_related("license").get(pk=document_id)
+    try:
+        provider = _ingest_provider()
+        prepared = _prepare(document, provider)
+        pieces, duplicates = _new_pieces(document, prepared.pieces)
+        vectors = _embed(document, pieces, provider)
+        vector_index.space_ensure(model=provider.model)
+        prepared.details["duplicate_chunks_skipped"] = duplicates
+        _store(document, prepared, pieces, vectors, provider.model)
+    except IngestionError as exc:
+        document_mark_failed(document_id=document.pk, message=exc.message)
+    return Document.objects.filter(pk=document_id).first()
+
+
+def _claim(document_id: uuid.UUID | str) -> bool:
+    # PROCESSING is claimable too: that is a redelivery after the previous worker died.
+    claimed = Document.objects.filter(
+        pk=document_id, status__in=[DocumentStatus.QUEUED, DocumentStatus.PROCESSING]
+    ).update(
+        status=DocumentStatus.PROCESSING,
+        stage="extracting",
+        progress=2,
+        error="",
+        started_at=timezone.now(),
+        updated_at=timezone.now(),
+    )
+    return claimed == 1
+
+
+def _progress(document: Document, stage: str, progress: int) -> None:
+    Document.objects.filter(pk=document.pk, status=DocumentStatus.PROCESSING).update(
+        stage=stage, progress=progress, updated_at=timezone.now()
+    )
+
+
+def _ingest_provider() -> EmbeddingProvider:
+    model = vector_index.active_model()
+    return provider_for_model(model) if model else get_provider()
+
+
+def _prepare(document: Document, provider: EmbeddingProvider) -> Prepared:
+    extraction = extract(
+        Path(document.file.path),
+        document.kind,
+        password=document.pdf_password,
+        max_pages=settings.KNOWLEDGE_MAX_PDF_PAGES,
+        ocr_languages=settings.KNOWLEDGE_OCR_LANGUAGES,
+    )
+    _progress(document, "normalising", 12)
+    pages = [PageText(p.number, normalize_text(p.text)) for p in extraction.pages]
+    pages = remove_repeated_margins(pages)
+    full_text = "\n\n".join(page.text for page in pages)
+    check_quality(full_text)
+    language = (
+        document.language if document.language != Language.AUTO else detect_language(full_text)
+    )
+    _progress(document, "redacting", 18)
+    pages, pii = _redact_pages(pages)
+    _progress(document, "chunking", 24)
+    chunker = Chunker(
+        count_tokens=provider.count_tokens,
+        max_tokens=provider.max_input_tokens,
+        size=CHUNK_SIZES.get(document.source_type, CHUNK_SIZES["other"]),
+    )
+    pieces = chunker.chunk(blocks_from_pages(pages, markdown=document.kind == FileKind.MD))
+    if not pieces:
+        raise IngestionError("No text could be extracted: the document is empty.")
+    details = {**extraction.details, "pii_redacted": dict(pii), "language": language}
+    return Prepared(pieces, extraction.page_count, language, details)
+
+
+def _redact_pages(pages: list[PageText]) -> tuple[list[PageText], Counter[str]]:
+    if not settings.KNOWLEDGE_REDACT_PII:
+        return pages, Counter()
+    total: Counter[str] = Counter()
+    redacted = []
+    for page in pages:
+        result = redact(page.text)
+        total.update(result.counts)
+        redacted.append(PageText(page.number, result.text))
+    return redacted, total
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
+
+
+def scope_filter(license_id: object) -> Q:
+    return Q(license_id=license_id) if license_id else Q(license__isnull=True)
+
+
+def _new_pieces(document: Document, pieces: list[Piece]) -> tuple[list[Piece], int]:
+    """Drop pieces whose content already exists in this scope (another document, or repeated here)."""
+    hashes = [content_hash(piece.text) for piece in pieces]
+    taken = set(
+        Chunk.objects.filter(scope_filter(document.license_id), content_hash__in=hashes)
+        .exclude(document=document)
+        .values_list("content_hash", flat=True)
+    )
+    fresh: list[Piece] = []
+    for piece, digest in zip(pieces, hashes, strict=True):
+        if digest not in taken:
+            taken.add(digest)
+            fresh.append(piece)
+    return fresh, len(pieces) - len(fresh)
+
+
+def _embed(
+    document: Document, pieces: list[Piece], provider: EmbeddingProvider
+) -> list[list[float]]:
+    vectors: list[list[float]] = []
+    batch = settings.EMBEDDING_BATCH_SIZE
+    _progress(document, "embedding", 30)
+    for start in range(0, len(pieces), batch):
+        texts = [embedding_text(p.heading, p.text) for p in pieces[start : start + batch]]
+        vectors += provider.embed_passages(texts)
+        _progress(document, "embedding", 30 + int(60 * (start + len(texts)) / len(pieces)))
+    return vectors
+
+
+def _store(
+    document: Document,
+    prepared: Prepared,
+    pieces: list[Piece],
+    vectors: list[list[float]],
+    model: str,
+) -> None:
+    _progress(document, "storing", 94)
+    with transaction.atomic():
+        locked = Document.objects.select_for_update().filter(pk=document.pk).first()
+        if locked is None or locked.status != DocumentStatus.PROCESSING:
+            return  # forgotten or finished by another run meanwhile
+        Chunk.objects.filter(document=locked).delete()  # whatever an interrupted run left
+        chunks = Chunk.objects.bulk_create(
+            _chunk_rows(locked, pieces, TS_CONFIG.get(prepared.language, "pb_simple"))
+        )
+        Embedding.objects.bulk_create(
+            Embedding(chunk=chunk, license_id=locked.license_id, model=model, vector=vector)
+            for chunk, vector in zip(chunks, vectors, strict=True)
+        )
+        _fill_search_vectors(locked.pk)
+        Document.objects.filter(pk=locked.pk).update(
+            status=DocumentStatus.READY,
+            stage="",
+            progress=100,
+            chunk_count=len(chunks),
+            page_count=prepared.page_count,
+            language=prepared.language,
+            pdf_password="",
+            metadata={**locked.metadata, **prepared.details},
+            finished_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
+
+
+def _chunk_rows(document: Document, pieces: list[Piece], ts_config: str) -> list[Chunk]:
+    return [
+        Chunk(
+            document=document,
+            license_id=document.license_id,
+            ordinal=ordinal,
+            content=piece.text,
+            content_hash=content_hash(piece.text),
+            token_count=piece.token_count,
+            heading=piece.heading[:2000],
+            page_start=piece.page_start,
+            page_end=piece.page_end,
+            ts_config=ts_config,
+        )
+        for ordinal, piece in enumerate(pieces)
+    ]
+
+
+def _fill_search_vectors(document_id: uuid.UUID) -> None:
+    # Headings weigh more (A) than body text (B). Done in SQL because the configuration
+    # (pb_spanish, pb_portuguese, ...) is per row, which the ORM's SearchVector cannot cast.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            UPDATE knowledge_chunk
+               SET search_vector =
+                   setweight(to_tsvector(ts_config::regconfig, heading), 'A')
+                   || setweight(to_tsvector(ts_config::regconfig, content), 'B')
+             WHERE document_id = %s
+            """,
+            [document_id],
+        )
+
+
+def document_mark_failed(*, document_id: uuid.UUID | str, message: str) -> None:
+    """Record why ingestion failed; nothing of the document stays searchable."""
+    with transaction.atomic():
+        Chunk.objects.filter(document_id=document_id).delete()
+        Document.objects.filter(pk=document_id).update(
+            status=DocumentStatus.FAILED,
+            stage="",
+            error=message[:2000],
+            chunk_count=0,
+            pdf_password="",
+            finished_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
+
+
+# -- forgetting and retrying -----------------------------------------------------------------
+
+
+def document_forget(*, document: Document) -> None:
+    """Delete a document with its chunks and embeddings (one transaction), then its file."""
+    file_name = document.file.name
+    with transaction.atomic():
+        document.delete()
+        transaction.on_commit(lambda: default_storage.delete(file_name))
+
+
+def documents_forget(*, documents: list[Document]) -> int:
+    with transaction.atomic():
+        for document in documents:
+            document_forget(document=document)
+    return len(documents)
+
+
+def chunk_forget(*, chunk: Chunk) -> None:
+    with transaction.atomic():
+        document_id = chunk.document_id
+        chunk.delete()
+        Document.objects.filter(pk=document_id).update(
+            chunk_count=Chunk.objects.filter(document_id=document_id).count(),
+            updated_at=timezone.now(),
+        )
+
+
+def document_is_stuck(document: Document) -> bool:
+    limit = timezone.now() - settings.KNOWLEDGE_STUCK_AFTER
+    return document.status == DocumentStatus.PROCESSING and document.updated_at < limit
+
+
+def document_retry(
+    *, document: Document, pdf_password: str | None = None, enqueue: bool = True
+) -> Document:
+    """Queue a document again: failed, stuck, or ready (re-ingest; its chunks stay searchable
+    until the new ones replace them in one transaction)."""
+    if document.status == DocumentStatus.PROCESSING and not document_is_stuck(document):
+        raise ApplicationError(
+            f"{document.filename} is still being processed; wait for it to finish."
+        )
+    if document.status == DocumentStatus.QUEUED:
+        raise ApplicationError(f"{document.filename} is already queued.")
+    Document.objects.filter(pk=document.pk).update(
+        status=DocumentStatus.QUEUED,
+        stage="",
+        progress=0,
+        error="",
+        pdf_password=pdf_password if pdf_password is not None else document.pdf_password,
+        updated_at=timezone.now(),
+    )
+    if enqueue:
+        transaction.on_commit(lambda: _enqueue(document.pk))
+    document.refresh_from_db()
+    return document
+
+
+def documents_requeue_stuck(*, enqueue: bool = True) -> list[Document]:
+    limit = timezone.now() - settings.KNOWLEDGE_STUCK_AFTER
+    stuck = list(Document.objects.filter(status=DocumentStatus.PROCESSING, updated_at__lt=limit))
+    return [document_retry(document=document, enqueue=enqueue) for document in stuck]

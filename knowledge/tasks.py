@@ -1,0 +1,46 @@
+"""Thin Celery wrappers: take ids, call one service. Retries only for transient errors."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import Task, shared_task
+from django.db import IntegrityError, OperationalError
+
+from knowledge import services
+from knowledge.embeddings import EmbeddingUnavailable
+
+logger = logging.getLogger(__name__)
+
+
+class IngestTask(Task):
+    def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        # Retries are exhausted or the error was not transient: say so on the document.
+        document_id = kwargs.get("document_id") or (args[0] if args else None)
+        if document_id:
+            services.document_mark_failed(
+                document_id=document_id,
+                message=f"Ingestion stopped by an unexpected error: {type(exc).__name__}: {exc}",
+            )
+
+
+@shared_task(
+    base=IngestTask,
+    bind=True,
+    autoretry_for=(EmbeddingUnavailable, OperationalError, IntegrityError),
+    retry_backoff=5,
+    retry_backoff_max=300,
+    max_retries=5,
+)
+def document_ingest_task(self: Task, document_id: str) -> str | None:
+    document = services.document_ingest(document_id=document_id)
+    if document is None:
+        logger.info("document %s: nothing to ingest (gone, or already finished)", document_id)
+        return None
+    return document.status
+
+
+@shared_task(expires=600)
+def documents_requeue_stuck_task() -> int:
+    return len(services.documents_requeue_stuck())

@@ -1,0 +1,42 @@
+"""Plain ``make_<model>`` helpers (STYLE §10)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import itertools
+
+from knowledge import services
+from knowledge.models import Document
+from licenses.models import License
+
+_counter = itertools.count(1)
+
+
+def make_license(**overrides) -> License:
+    n = next(_counter)
+    fields = {
+        "machine_id": f"machine-{n}",
+        "user_name": f"User {n}",
+        "key_prefix": f"pbk_{n:06d}",
+        "key_hash": hashlib.sha256(f"key-{n}".encode()).hexdigest(),
+    }
+    fields.update(overrides)
+    return License.objects.create(**fields)
+
+
+def make_document(
+    text: str | bytes = "Texto de prueba.",
+    *,
+    filename: str = "note.txt",
+    license: License | None = None,
+    ingest: bool = True,
+    **options,
+) -> Document:
+    data = text.encode() if isinstance(text, str) else text
+    creation = services.document_create(
+        file=io.BytesIO(data), filename=filename, license=license, enqueue=False, **options
+    )
+    if ingest:
+        services.document_ingest(document_id=creation.document.pk)
+    return Document.objects.get(pk=creation.document.pk)

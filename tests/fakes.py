@@ -1,0 +1,119 @@
+"""Fakes for the boundaries we do not own: the embedder (unit tests) and Gemini's REST API."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+
+
+def hashed_vector(text: str, dimensions: int, *, normalise: bool = True) -> list[float]:
+    """Bag of hashed words: texts sharing words get similar vectors, deterministically."""
+    vector = np.zeros(dimensions)
+    for word in re.findall(r"\w+", text.lower()):
+        digest = hashlib.blake2b(word.encode(), digest_size=8).digest()
+        vector[int.from_bytes(digest[:4], "little") % dimensions] += 1.0
+    vector[0] += 0.01  # never all zeros
+    if normalise:
+        vector /= np.linalg.norm(vector)
+    return vector.tolist()
+
+
+class FakeEmbedder:
+    model = "fake-hash@384"
+    dimensions = 384
+    max_input_tokens = 500
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def embed_passages(self, texts):
+        self.calls += 1
+        return [hashed_vector(text, self.dimensions) for text in texts]
+
+    def embed_query(self, text):
+        return hashed_vector(text, self.dimensions)
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+
+class FakeGemini:
+    """A local HTTP server speaking the parts of the Gemini REST API the product uses.
+
+    ``fail_next(status, times)`` scripts errors (429 quota, 500, ...); ``requests`` records
+    what arrived. Vectors come back un-normalised, as truncated Matryoshka vectors do."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+        self.failures: deque[int] = deque()
+        self.generate_text = "Respuesta de prueba."
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                fake.requests.append(
+                    {"path": self.path, "body": body, "key": self.headers.get("x-goog-api-key")}
+                )
+                if fake.failures:
+                    return self._send(
+                        fake.failures.popleft(),
+                        {
+                            "error": {
+                                "code": 0,
+                                "message": "scripted failure",
+                                "status": "UNAVAILABLE",
+                            }
+                        },
+                    )
+                if ":batchEmbedContents" in self.path:
+                    return self._send(
+                        200, {"embeddings": [fake.embed(r) for r in body["requests"]]}
+                    )
+                if ":embedContent" in self.path:
+                    return self._send(200, {"embedding": fake.embed(body)})
+                return self._send(404, {"error": {"code": 404, "message": f"no route {self.path}"}})
+
+            def _send(self, status, payload):
+                if status >= 400 and "error" in payload:
+                    payload["error"]["code"] = status
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @staticmethod
+    def embed(request: dict) -> dict:
+        text = " ".join(part.get("text", "") for part in request["content"]["parts"])
+        dims = request.get("outputDimensionality") or 3072
+        return {"values": [v * 3.0 for v in hashed_vector(text, dims)]}
+
+    def fail_next(self, status: int, times: int = 1) -> None:
+        self.failures.extend([status] * times)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_port}"
+
+    def __enter__(self) -> FakeGemini:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from django.test import SimpleTestCase
+
+from knowledge.chunking import Chunker, ChunkSize, blocks_from_pages, split_sentences
+from knowledge.extraction import PageText
+
+
+def words(text):
+    return len(text.split())
+
+
+def chunker(target=40, overlap=10, max_tokens=60):
+    return Chunker(count_tokens=words, max_tokens=max_tokens, size=ChunkSize(target, overlap))
+
+
+def sentence(n, length=9):
+    return "Frase número " + " ".join(f"w{n}x{i}" for i in range(length - 3)) + " fin."
+
+
+class SentenceTests(SimpleTestCase):
+    def test_splits_on_sentence_ends_including_spanish_marks(self):
+        assert split_sentences("Hola. ¿Qué tal? Bien, gracias! «Vale», dijo. 3 casos.") == [
+            "Hola.",
+            "¿Qué tal?",
+            "Bien, gracias!",
+            "«Vale», dijo.",
+            "3 casos.",
+        ]
+
+    def test_abbreviations_and_decimals_do_not_split(self):
+        assert split_sentences("El art. 3.2 dice 1.5 metros. Fin.") == [
+            "El art. 3.2 dice 1.5 metros.",
+            "Fin.",
+        ]
+
+
+class ChunkerTests(SimpleTestCase):
+    def test_markdown_heading_path_is_kept_and_sections_never_mix(self):
+        text = "# Reglamento\n\n## Piscina\n\nHorario de 8 a 20. Niños acompañados.\n\n## Gimnasio\n\nReservar antes."
+        pieces = chunker().chunk(blocks_from_pages([PageText(None, text)], markdown=True))
+        assert [(p.heading, p.text) for p in pieces] == [
+            ("Reglamento > Piscina", "Horario de 8 a 20. Niños acompañados."),
+            ("Reglamento > Gimnasio", "Reservar antes."),
+        ]
+
+    def test_chunks_end_at_sentence_ends_within_budget_with_overlap(self):
+        text = " ".join(sentence(n) for n in range(12))
+        pieces = chunker().chunk(blocks_from_pages([PageText(1, text)], markdown=False))
+        assert len(pieces) > 2
+        for piece in pieces:
+            assert piece.text.endswith("fin.")
+            assert piece.token_count <= 40
+        # consecutive chunks share their boundary sentence (overlap of <= 10 tokens)
+        assert pieces[1].text.split(" fin. ")[0] in pieces[0].text
+
+    def test_a_sentence_longer_than_the_limit_is_cut_at_words(self):
+        text = "palabra " * 130 + "fin."
+        pieces = chunker(target=50, overlap=0, max_tokens=50).chunk(
+            blocks_from_pages([PageText(1, text)], markdown=False)
+        )
+        assert len(pieces) == 3
+        assert all(p.token_count <= 50 for p in pieces)
+
+    def test_page_span_follows_the_sentences(self):
+        pages = [PageText(1, sentence(1)), PageText(2, sentence(2)), PageText(3, sentence(3, 40))]
+        pieces = chunker(target=40, overlap=0).chunk(blocks_from_pages(pages, markdown=False))
+        assert (pieces[0].page_start, pieces[0].page_end) == (1, 2)
+        assert (pieces[1].page_start, pieces[1].page_end) == (3, 3)
+
+    def test_target_never_exceeds_the_embedder_limit(self):
+        assert chunker(target=800, max_tokens=500).target == 500

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from django.test import SimpleTestCase
+
+from knowledge.extraction import IngestionError, PageText
+from knowledge.normalize import (
+    check_quality,
+    detect_language,
+    normalize_text,
+    remove_repeated_margins,
+)
+
+
+class NormalizeTests(SimpleTestCase):
+    def test_ligatures_fold_with_nfkc(self):
+        assert normalize_text("2. Auﬂage, ﬁnal") == "2. Auflage, final"
+
+    def test_hyphenated_line_breaks_join(self):
+        assert normalize_text("la configu-\nración del sistema") == "la configuración del sistema"
+
+    def test_soft_wraps_join_but_paragraphs_stay(self):
+        assert normalize_text("una línea\ncontinúa aquí.\n\n\n\nOtro párrafo.") == (
+            "una línea continúa aquí.\n\nOtro párrafo."
+        )
+
+    def test_whitespace_and_control_characters(self):
+        assert normalize_text("a\u00a0\u00a0b\t\tc\x07 d\u200b") == "a b c d"
+
+    def test_repeated_headers_and_page_numbers_are_removed(self):
+        pages = [
+            PageText(
+                n, f"Manual de Operaciones\nContenido propio de la página {n}.\nPágina {n} de 5"
+            )
+            for n in range(1, 6)
+        ]
+        cleaned = remove_repeated_margins(pages)
+        assert all("Manual de Operaciones" not in page.text for page in cleaned)
+        assert all("de 5" not in page.text for page in cleaned)
+        assert "Contenido propio de la página 3." in cleaned[2].text
+
+
+class QualityGateTests(SimpleTestCase):
+    def test_empty_text_is_refused(self):
+        with self.assertRaisesMessage(IngestionError, "empty"):
+            check_quality("  \n ")
+
+    def test_symbol_garbage_is_refused(self):
+        for garbage in ['"7+%-', "/g437/g258", "\ue000\ue001\ue002 abc"]:
+            with self.assertRaisesMessage(IngestionError, "unreadable"):
+                check_quality(garbage)
+
+    def test_short_real_text_passes(self):
+        check_quality("JavaScript example")
+
+
+class LanguageTests(SimpleTestCase):
+    def test_detects_spanish_portuguese_english(self):
+        assert (
+            detect_language(
+                "El reglamento de la piscina establece que los usuarios deben ducharse."
+            )
+            == "es"
+        )
+        assert (
+            detect_language("O regulamento da piscina diz que os moradores não podem levar vidro.")
+            == "pt"
+        )
+        assert (
+            detect_language("The pool rules say that residents are not allowed to bring glass.")
+            == "en"
+        )
+        assert detect_language("Einführung in die Geometrie und Topologie") == "other"

@@ -1,0 +1,91 @@
+"""Ingestion through real Celery workers, the real Redis and the real local embedder."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import time
+
+import pytest
+from django.db.models import Count
+
+from knowledge import services
+from knowledge.models import Chunk, Document, DocumentStatus, Embedding
+from knowledge.tasks import document_ingest_task
+from tests.conftest import start_worker, stop_worker, worker_env
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def wait_for(document_id, statuses, timeout=180):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        document = Document.objects.get(pk=document_id)
+        if document.status in statuses:
+            return document
+        time.sleep(0.2)
+    raise AssertionError(
+        f"document stayed {document.status} ({document.stage} {document.progress}%)"
+    )
+
+
+def test_upload_is_ingested_by_the_worker_with_the_local_model(
+    celery_worker, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        creation = services.document_create(
+            file=io.BytesIO(
+                "El gimnasio abre a las siete de la mañana. Hay que reservar la sauna.".encode()
+            ),
+            filename="gimnasio.txt",
+            license=None,
+        )
+
+    document = wait_for(
+        creation.document.pk, {DocumentStatus.READY, DocumentStatus.FAILED}, timeout=60
+    )
+
+    assert document.status == DocumentStatus.READY, document.error
+    assert Embedding.objects.filter(chunk__document=document, model="e5-small@384").count() == 1
+
+
+def long_spanish_text(paragraphs=40):
+    return "\n\n".join(
+        f"Artículo {n}. El reglamento interno número {n} regula el uso de la zona común {n} del "
+        f"condominio, los horarios de apertura y las sanciones por incumplimiento de la norma {n}. "
+        f"Los residentes deben reservar con antelación y respetar el aforo máximo del espacio {n}."
+        for n in range(paragraphs)
+    )
+
+
+def test_a_worker_killed_mid_ingestion_leaves_exactly_one_copy_after_redelivery():
+    creation = services.document_create(
+        file=io.BytesIO(long_spanish_text().encode()),
+        filename="largo.txt",
+        license=None,
+        enqueue=False,
+    )
+    queue = "redelivery-test"
+    env = worker_env(CELERY_VISIBILITY_TIMEOUT="4", CELERY_UNACKED_RESTORE_INTERVAL="1")
+    first = start_worker(env, name="doomed", queues=queue)
+    document_ingest_task.apply_async(args=[str(creation.document.pk)], queue=queue)
+
+    document = wait_for(creation.document.pk, {DocumentStatus.PROCESSING}, timeout=60)
+    while Document.objects.get(pk=document.pk).stage != "embedding":
+        time.sleep(0.05)
+    os.killpg(first.pid, signal.SIGKILL)  # the whole worker dies: no ack, no cleanup
+    first.wait()
+    assert Document.objects.get(pk=document.pk).status == DocumentStatus.PROCESSING
+
+    second = start_worker(env, name="rescuer", queues=queue)
+    try:
+        document = wait_for(document.pk, {DocumentStatus.READY, DocumentStatus.FAILED}, timeout=240)
+    finally:
+        stop_worker(second)
+
+    assert document.status == DocumentStatus.READY, document.error
+    chunks = Chunk.objects.filter(document=document)
+    assert chunks.count() == document.chunk_count > 1
+    assert not chunks.values("content_hash").annotate(n=Count("id")).filter(n__gt=1).exists()
+    assert Embedding.objects.filter(chunk__document=document).count() == chunks.count()
