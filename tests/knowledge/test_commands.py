@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from knowledge.models import Chunk, Document, Embedding, EmbeddingSpace
+from tests.conftest import PDFS
+from tests.factories import make_document, make_license
+from tests.fakes import FakeGemini
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fake_embedder", "media_root")]
+
+
+def run_ingest(*args):
+    out = StringIO()
+    try:
+        call_command("ingest", *args, stdout=out, stderr=StringIO())
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code
+    return code, [json.loads(line) for line in out.getvalue().splitlines() if line.strip()]
+
+
+def test_ingest_json_reports_each_file_and_exits_1_when_any_failed(tmp_path):
+    good = tmp_path / "nota.md"
+    good.write_text("# Nota\n\nEl ascensor se revisa cada lunes.")
+    code, lines = run_ingest(str(good), str(PDFS / "invalid.pdf"), "--json")
+
+    assert code == 1
+    assert [(line["file"].rsplit("/", 1)[-1], line["status"]) for line in lines] == [
+        ("nota.md", "ready"),
+        ("invalid.pdf", "failed"),
+    ]
+    assert lines[0]["chunks"] == 1 and lines[0]["error"] == ""
+    assert "damaged" in lines[1]["error"]
+    assert set(lines[0]) == {"file", "document_id", "status", "chunks", "error"}
+
+
+def test_ingest_into_a_license_scope_exits_0_when_all_ready(tmp_path):
+    license = make_license(machine_id="sala-01")
+    note = tmp_path / "n.txt"
+    note.write_text("Texto de la licencia.")
+
+    code, lines = run_ingest(str(note), "--license", "sala-01", "--json")
+
+    assert code == 0
+    assert Document.objects.get(pk=lines[0]["document_id"]).license == license
+
+
+def test_unreadable_and_unknown_inputs_fail_cleanly(tmp_path):
+    code, lines = run_ingest(str(tmp_path / "missing.txt"), "--json")
+    assert code == 1 and "No such file" in lines[0]["error"] and lines[0]["document_id"] is None
+
+    with pytest.raises(CommandError, match="No license with machine_id 'nope'"):
+        call_command("ingest", str(PDFS / "javascript.pdf"), "--license", "nope")
+
+
+def test_reembed_moves_every_chunk_to_the_new_model_and_drops_the_old(settings, monkeypatch):
+    make_document("# Uno\n\nPrimer texto.\n\n# Dos\n\nSegundo texto.", filename="a.md")
+    make_document("Tercer texto, de otro documento.", filename="b.txt")
+    assert EmbeddingSpace.objects.get(is_active=True).model == "fake-hash@384"
+
+    with FakeGemini() as gemini:
+        settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL = "k", gemini.url
+        out = StringIO()
+        call_command("reembed", "--model", "gemini", stdout=out, stderr=StringIO())
+
+    assert EmbeddingSpace.objects.get(is_active=True).model == "gemini-embedding-001@768"
+    assert set(Embedding.objects.values_list("model", flat=True)) == {"gemini-embedding-001@768"}
+    assert Embedding.objects.count() == Chunk.objects.count() == 3
+    assert "recall@10 on a sample: 1.000" in out.getvalue()
+    assert not EmbeddingSpace.objects.filter(model="fake-hash@384").exists()
+
+
+def test_reembed_rejects_an_unknown_model():
+    with pytest.raises(CommandError, match="Unknown model"):
+        call_command("reembed", "--model", "word2vec")
