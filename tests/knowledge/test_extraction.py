@@ -123,3 +123,46 @@ class OcrTests(SimpleTestCase):
     def test_text_drawn_as_curves_fails_even_with_ocr(self):
         with pytest.raises(IngestionError, match="no text layer"):
             pdf("vector.pdf")
+
+
+# Every file of the shared corpus and what must become of it (extraction + quality gate).
+# OCR-dependent outcomes are checked in OcrTests, where Tesseract's presence is known.
+CORPUS = {
+    "pdflatex-4-pages.pdf": "ok",
+    "multicolumn.pdf": "ok",
+    "google-doc-document.pdf": "ok",
+    "GeoTopo-komprimiert.pdf": "ok",
+    "habibi.pdf": "ok",
+    "test_fontArialNotEmbedded.pdf": "ok",
+    "javascript.pdf": "ok",
+    "T04_006_premature-EOF.pdf": "ok",
+    "libreoffice-writer-password.pdf": "encrypted",
+    "encryption_openpassword.pdf": "encrypted",
+    "invalid.pdf": "damaged",
+    "T02-02_002_page-tree-kids-links-recursive.pdf": "loops back",
+    "truetype_font_nomapping.pdf": "unreadable",
+    "type3_font_nomapping.pdf": "unreadable",
+}
+
+
+@pytest.mark.parametrize(("name", "outcome"), sorted(CORPUS.items()))
+def test_corpus_outcomes(name, outcome):
+    from knowledge.normalize import check_quality, normalize_text
+
+    try:
+        check_quality(normalize_text(text_of(pdf(name))))
+        result = "ok"
+    except IngestionError as exc:
+        result = exc.message
+    assert outcome in result if outcome != "ok" else result == "ok"
+
+
+def test_the_corpus_table_covers_every_file():
+    ocr_cases = {
+        "francais.pdf",
+        "epson.pdf",
+        "c02-22.pdf",
+        "vector.pdf",
+        "veraPDFHiResWrongObjectID.pdf",
+    }
+    assert {p.name for p in PDFS.glob("*.pdf")} == set(CORPUS) | ocr_cases
