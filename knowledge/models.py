@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
@@ -182,3 +183,34 @@ class EmbeddingSpace(models.Model):
 
     def __str__(self) -> str:
         return self.model
+
+
+class SearchLog(models.Model):
+    """One retrieval (seed 004 §7 ai_data_access_logs): who, in which scope, what came back, how fast.
+
+    The query is stored redacted, like everything else that is kept."""
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    actor = models.CharField(max_length=200)
+    license = models.ForeignKey(
+        License, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    scope_label = models.CharField(max_length=64)
+    query = models.TextField()
+    strategy = models.CharField(max_length=16)
+    top_k = models.PositiveSmallIntegerField()
+    min_score = models.FloatField()
+    latency_ms = models.FloatField()
+    candidates = models.PositiveIntegerField()
+    cut_by_threshold = models.PositiveIntegerField()
+    result_count = models.PositiveSmallIntegerField()
+    chunk_ids = ArrayField(models.BigIntegerField(), default=list)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["license", "created_at"], name="searchlog_license_time_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.actor}: {self.query[:40]}"

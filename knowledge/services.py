@@ -14,7 +14,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from django.conf import settings
 from django.core.files import File
@@ -35,6 +35,7 @@ from knowledge.models import (
     Embedding,
     FileKind,
     Language,
+    SearchLog,
     SourceType,
 )
 from knowledge.normalize import (
@@ -45,7 +46,11 @@ from knowledge.normalize import (
 )
 from knowledge.redaction import redact
 from licenses.models import License
+from licenses.principals import Principal
 from portality.exceptions import ApplicationError
+
+if TYPE_CHECKING:
+    from knowledge.selectors import SearchResponse
 
 logger = logging.getLogger(__name__)
 
@@ -436,3 +441,23 @@ def documents_requeue_stuck(*, enqueue: bool = True) -> list[Document]:
     limit = timezone.now() - settings.KNOWLEDGE_STUCK_AFTER
     stuck = list(Document.objects.filter(status=DocumentStatus.PROCESSING, updated_at__lt=limit))
     return [document_retry(document=document, enqueue=enqueue) for document in stuck]
+
+
+def search_log_record(
+    *, principal: Principal, response: SearchResponse, using: str = "default"
+) -> SearchLog:
+    """The access log of seed 004 §7: every retrieval, with its scope, results and latency."""
+    return SearchLog.objects.using(using).create(
+        actor=principal.actor[:200],
+        license_id=principal.license_id,
+        scope_label=principal.scope_label,
+        query=redact(response.query).text,
+        strategy=response.options.strategy,
+        top_k=response.options.top_k,
+        min_score=response.options.min_score or 0.0,
+        latency_ms=response.latency_ms,
+        candidates=response.candidates,
+        cut_by_threshold=response.cut_by_threshold,
+        result_count=len(response.results),
+        chunk_ids=[result.chunk_id for result in response.results],
+    )

@@ -141,3 +141,20 @@ def celery_broker_url(redis_url: str) -> str:
         return redis_url
     db = parse_qs(parts.query).get("db", ["0"])[0]
     return f"redis+socket://{parts.path}?virtual_host={db}"
+
+
+def env_weights(name: str) -> dict[str, float]:
+    """``type:weight`` pairs, e.g. ``record:0.4,regulation:0.75`` (vector share per source type)."""
+    weights: dict[str, float] = {}
+    for item in env_list(name):
+        key, _, raw = item.partition(":")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name}: {item!r} is not type:weight (e.g. record:0.4)"
+            ) from None
+        if not 0 <= value <= 1:
+            raise ImproperlyConfigured(f"{name}: the weight of {key!r} must be between 0 and 1")
+        weights[key.strip()] = value
+    return weights

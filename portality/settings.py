@@ -21,6 +21,7 @@ from portality.env import (
     env_list,
     env_secret,
     env_str,
+    env_weights,
     parse_database_url,
 )
 
@@ -233,6 +234,10 @@ SEARCH_STRATEGY = env_choice(
     "SEARCH_STRATEGY", "weighted", ("rrf", "weighted", "average", "vector", "keyword")
 )
 SEARCH_VECTOR_WEIGHT = env_float("SEARCH_VECTOR_WEIGHT", 0.7)
+# Per source type (seed 003 "ajuste por tipo de conteúdo"): records and decisions are
+# identifier-heavy, where exact words matter more than meaning.
+SEARCH_WEIGHTS_BY_SOURCE_TYPE = env_weights("SEARCH_WEIGHTS_BY_SOURCE_TYPE")
+SEARCH_RERANK = env_bool("SEARCH_RERANK", False)
 SEARCH_HNSW_EF_SEARCH = env_int("SEARCH_HNSW_EF_SEARCH", 100, minimum=10)
 
 LOGGING = {

@@ -79,6 +79,8 @@ class FakeGemini:
                     )
                 if ":embedContent" in self.path:
                     return self._send(200, {"embedding": fake.embed(body)})
+                if ":generateContent" in self.path:
+                    return self._send(200, fake.generation(fake.generate_text))
                 return self._send(404, {"error": {"code": 404, "message": f"no route {self.path}"}})
 
             def _send(self, status, payload):
@@ -102,6 +104,19 @@ class FakeGemini:
         text = " ".join(part.get("text", "") for part in request["content"]["parts"])
         dims = request.get("outputDimensionality") or 3072
         return {"values": [v * 3.0 for v in hashed_vector(text, dims)]}
+
+    @staticmethod
+    def generation(text: str, finish: str = "STOP") -> dict:
+        return {
+            "candidates": [
+                {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": finish}
+            ],
+            "usageMetadata": {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": 5,
+                "totalTokenCount": 15,
+            },
+        }
 
     def fail_next(self, status: int, times: int = 1) -> None:
         self.failures.extend([status] * times)

@@ -1,0 +1,374 @@
+"""Knowledge reads: hybrid chunk search, document lists, search metrics."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db import connections, transaction
+from django.db.models import Aggregate, Avg, Count, FloatField, QuerySet, Sum
+
+from knowledge import vector_index
+from knowledge.embeddings import provider_for_model
+from knowledge.models import Document, SearchLog
+from licenses.principals import Principal
+from portality.exceptions import ApplicationError
+
+STRATEGIES = ("weighted", "rrf", "average", "vector", "keyword")
+RRF_K = 60
+MAX_QUERY_CHARS = 4000
+
+# Cosine similarity below which a chunk without an exact keyword match is not relevant,
+# per embedding model: e5 similarities crowd between 0.7 and 0.9, Gemini's spread wider,
+# so one bare number cannot serve both. e5 is calibrated on the dev splits (BENCHMARKS.md,
+# "Threshold calibration"); Gemini could not be measured here (no network), so its value
+# is the same rule applied to Google's published similarity range and must be re-checked.
+DEFAULT_MIN_SCORE = {"e5-small@384": 0.80, "gemini-embedding-001@768": 0.60}
+FALLBACK_MIN_SCORE = 0.75  # seed 004 §3.4, for models without a calibration
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    strategy: str = ""
+    top_k: int = 0
+    min_score: float | None = None
+    candidates: int = 0
+    vector_weight: float | None = None
+    rerank: bool = False
+
+    def resolved(self, model: str) -> SearchOptions:
+        """Fill defaults from settings and check ranges; raise a clear error for bad values."""
+        options = replace(
+            self,
+            strategy=self.strategy or settings.SEARCH_STRATEGY,
+            top_k=self.top_k or settings.SEARCH_TOP_K,
+            candidates=self.candidates or settings.SEARCH_CANDIDATES,
+            min_score=self.min_score if self.min_score is not None else default_min_score(model),
+        )
+        if options.strategy not in STRATEGIES:
+            raise ApplicationError(
+                f"Unknown strategy {options.strategy!r}; use one of {', '.join(STRATEGIES)}."
+            )
+        _check_range("top_k", options.top_k, 1, 50)
+        _check_range("candidates", options.candidates, 5, 500)
+        _check_range("min_score", options.min_score, -1.0, 1.0)
+        if options.vector_weight is not None:
+            _check_range("vector_weight", options.vector_weight, 0.0, 1.0)
+        return options
+
+
+def _check_range(name: str, value: float, low: float, high: float) -> None:
+    if not low <= value <= high:
+        raise ApplicationError(f"{name} must be between {low} and {high}; got {value}.")
+
+
+def default_min_score(model: str) -> float:
+    return DEFAULT_MIN_SCORE.get(model, FALLBACK_MIN_SCORE)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    chunk_id: int
+    document_id: UUID
+    filename: str
+    source_type: str
+    scope: str
+    page_start: int | None
+    page_end: int | None
+    heading: str
+    content: str
+    vector_score: float | None
+    keyword_score: float | None
+    vector_rank: int | None
+    keyword_rank: int | None
+    fused_score: float
+    exact_match: bool
+    rerank_score: float | None = None
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    scope: str
+    model: str | None
+    options: SearchOptions
+    results: list[SearchResult] = field(default_factory=list)
+    candidates: int = 0
+    cut_by_threshold: int = 0
+    latency_ms: float = 0.0
+
+
+def chunk_search(
+    *,
+    principal: Principal,
+    query: str,
+    options: SearchOptions | None = None,
+    using: str = "default",
+) -> SearchResponse:
+    """Hybrid search inside the principal's scope; every call is written to the access log."""
+    started = time.perf_counter()
+    query = _clean_query(query)
+    model = vector_index.active_model()
+    options = (options or SearchOptions()).resolved(model or "")
+    response = SearchResponse(
+        query=query, scope=principal.scope_label, model=model, options=options
+    )
+    if model:
+        vector = provider_for_model(model).embed_query(query)
+        rows = _hybrid_rows(principal.license_id, query, vector, model, options, using)
+        response.results = [_result(row) for row in rows if row["passes"]]
+        response.candidates = rows[0]["candidate_count"] if rows else 0
+        response.cut_by_threshold = rows[0]["cut_count"] if rows else 0
+        if options.rerank:
+            from knowledge.rerank import rerank
+
+            response.results = rerank(query, response.results)
+        response.results = response.results[: options.top_k]
+    response.latency_ms = (time.perf_counter() - started) * 1000
+    from knowledge.services import search_log_record
+
+    search_log_record(principal=principal, response=response, using=using)
+    return response
+
+
+def _clean_query(query: str) -> str:
+    query = " ".join((query or "").split())
+    if not query:
+        raise ApplicationError("Write something to search for.")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ApplicationError(
+            f"The query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}."
+        )
+    return query.replace("\x00", "")
+
+
+# Why raw SQL (STYLE §9): the two retrievers, their fusion and the threshold must run as one
+# statement over one snapshot, with the kNN in a MATERIALIZED CTE (pgvector's relaxed
+# iterative scan returns rows slightly out of order, so they are re-ranked after the scan),
+# the vector cast and model predicate repeated exactly as in the partial HNSW index, and
+# full-text queries built per language; the ORM can express none of these together.
+#
+# Plan notes: the semantic CTE walks the model's HNSW index with the scope as a filter;
+# hnsw.iterative_scan keeps scanning until enough rows pass it, so a license with 20 chunks
+# among a million global ones still gets its k rows. The keyword CTE is a bitmap scan of the
+# GIN index; its cost grows with the number of matching rows (a very common word is the slow
+# case), which is why it is cut to the candidate pool before joining.
+_HYBRID_SQL = """
+WITH
+terms AS (
+    SELECT
+        -- loose: any query term, stemmed per language and OR-ed; the rank rewards chunks
+        -- sharing more terms. Stopwords of all three languages are left out.
+        (SELECT string_agg(DISTINCT quote_literal(lexeme), ' | ')
+           FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
+                unnest(tsvector_to_array(to_tsvector(cfg, %(q)s))) AS lexeme
+        )::tsquery AS loose,
+        -- strict: every term present (websearch syntax: quotes, OR, -word): an exact hit.
+        websearch_to_tsquery('pb_spanish', %(q)s) || websearch_to_tsquery('pb_portuguese', %(q)s)
+            || websearch_to_tsquery('pb_english', %(q)s) || websearch_to_tsquery('pb_simple', %(q)s)
+            AS strict
+),
+semantic AS MATERIALIZED (
+    SELECT e.chunk_id, (e.vector::halfvec({dims})) <=> %(vector)s::halfvec({dims}) AS distance
+      FROM knowledge_embedding e
+     WHERE e.model = %(model)s
+       AND (e.license_id IS NULL OR e.license_id = %(license)s)
+     ORDER BY distance
+     LIMIT %(candidates)s
+),
+keyword AS MATERIALIZED (
+    SELECT c.id AS chunk_id, ts_rank(c.search_vector, t.loose) AS score
+      FROM knowledge_chunk c, terms t
+     WHERE c.search_vector @@ t.loose
+       AND (c.license_id IS NULL OR c.license_id = %(license)s)
+     ORDER BY score DESC
+     LIMIT %(candidates)s
+),
+candidates AS (
+    SELECT COALESCE(s.chunk_id, k.chunk_id) AS chunk_id,
+           1 - s.distance AS vector_score, s.rank AS vector_rank,
+           k.score AS keyword_score, k.rank AS keyword_rank
+      FROM (SELECT chunk_id, distance, row_number() OVER (ORDER BY distance) AS rank FROM semantic) s
+      FULL OUTER JOIN (SELECT chunk_id, score, row_number() OVER (ORDER BY score DESC) AS rank FROM keyword) k
+        ON k.chunk_id = s.chunk_id
+),
+scored AS (
+    SELECT cand.*, c.document_id, d.created_at AS document_created_at,
+           c.search_vector @@ t.strict AS exact_match,
+           -- min-max over each retriever's own list; missing from a list counts 0
+           CASE WHEN vector_score IS NULL THEN 0 ELSE COALESCE(
+               (vector_score - min(vector_score) OVER ())
+               / NULLIF(max(vector_score) OVER () - min(vector_score) OVER (), 0), 1) END AS vector_norm,
+           CASE WHEN keyword_score IS NULL THEN 0 ELSE COALESCE(
+               (keyword_score - min(keyword_score) OVER ())
+               / NULLIF(max(keyword_score) OVER () - min(keyword_score) OVER (), 0), 1) END AS keyword_norm,
+           COALESCE((%(type_weights)s::jsonb ->> d.source_type)::float, %(vector_weight)s) AS w
+      FROM candidates cand
+      JOIN knowledge_chunk c ON c.id = cand.chunk_id
+      JOIN knowledge_document d ON d.id = c.document_id,
+           terms t
+),
+fused AS (
+    SELECT *,
+           CASE %(strategy)s
+               WHEN 'rrf' THEN COALESCE(1.0 / ({rrf_k} + vector_rank), 0) + COALESCE(1.0 / ({rrf_k} + keyword_rank), 0)
+               WHEN 'weighted' THEN w * vector_norm + (1 - w) * keyword_norm
+               WHEN 'average' THEN (vector_norm + keyword_norm) / 2
+               WHEN 'vector' THEN vector_score
+               WHEN 'keyword' THEN keyword_score
+           END AS fused_score,
+           CASE %(strategy)s
+               WHEN 'vector' THEN COALESCE(vector_score >= %(min_score)s, false)
+               WHEN 'keyword' THEN keyword_score IS NOT NULL
+               ELSE COALESCE(vector_score >= %(min_score)s, false) OR exact_match
+           END AS passes
+      FROM scored
+)
+SELECT f.chunk_id, f.document_id, f.vector_score, f.vector_rank, f.keyword_score, f.keyword_rank,
+       f.fused_score, f.exact_match, f.passes,
+       c.content, c.heading, c.page_start, c.page_end, d.filename, d.source_type,
+       COALESCE(l.machine_id, 'global') AS scope,
+       count(*) OVER () AS candidate_count,
+       count(*) FILTER (WHERE NOT f.passes) OVER () AS cut_count
+  FROM fused f
+  JOIN knowledge_chunk c ON c.id = f.chunk_id
+  JOIN knowledge_document d ON d.id = c.document_id
+  LEFT JOIN licenses_license l ON l.id = d.license_id
+ WHERE f.fused_score IS NOT NULL
+ ORDER BY f.passes DESC, f.fused_score DESC, f.document_created_at DESC, f.chunk_id
+ LIMIT %(limit)s
+"""
+
+
+def _hybrid_rows(
+    license_id: UUID | None,
+    query: str,
+    vector: list[float],
+    model: str,
+    options: SearchOptions,
+    using: str,
+) -> list[dict[str, Any]]:
+    dims = vector_index.model_dimensions(model)
+    sql = _HYBRID_SQL.format(dims=dims, rrf_k=RRF_K)
+    params = {
+        "q": query,
+        "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
+        "model": model,
+        "license": license_id,
+        "candidates": options.candidates,
+        "strategy": options.strategy,
+        "min_score": options.min_score,
+        "vector_weight": options.vector_weight
+        if options.vector_weight is not None
+        else settings.SEARCH_VECTOR_WEIGHT,
+        "type_weights": json.dumps(
+            {} if options.vector_weight is not None else settings.SEARCH_WEIGHTS_BY_SOURCE_TYPE
+        ),
+        "limit": max(options.top_k, 20) if options.rerank else options.top_k,
+    }
+    connection = connections[using]
+    with transaction.atomic(using=using), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute("SET LOCAL hnsw.ef_search = %s", [settings.SEARCH_HNSW_EF_SEARCH])
+        cursor.execute(sql, params)
+        columns = [col.name for col in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _result(row: dict[str, Any]) -> SearchResult:
+    return SearchResult(
+        chunk_id=row["chunk_id"],
+        document_id=row["document_id"],
+        filename=row["filename"],
+        source_type=row["source_type"],
+        scope=row["scope"],
+        page_start=row["page_start"],
+        page_end=row["page_end"],
+        heading=row["heading"],
+        content=row["content"],
+        vector_score=_rounded(row["vector_score"]),
+        keyword_score=_rounded(row["keyword_score"]),
+        vector_rank=row["vector_rank"],
+        keyword_rank=row["keyword_rank"],
+        fused_score=_rounded(row["fused_score"]) or 0.0,
+        exact_match=bool(row["exact_match"]),
+    )
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 6)
+
+
+# -- metrics ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SearchMetrics:
+    queries: int
+    latency_p50_ms: float | None
+    latency_p95_ms: float | None
+    latency_p99_ms: float | None
+    average_results: float | None
+    share_cut_by_threshold: float | None
+
+
+def search_logs(
+    *, since: datetime, until: datetime | None = None, license_id: UUID | None = None
+) -> QuerySet[SearchLog]:
+    logs = SearchLog.objects.filter(created_at__gte=since)
+    if until:
+        logs = logs.filter(created_at__lt=until)
+    if license_id:
+        logs = logs.filter(license_id=license_id)
+    return logs
+
+
+class Percentile(Aggregate):
+    function = "percentile_cont"
+    template = "%(function)s(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = FloatField()
+
+    def __init__(self, expression: str, fraction: float) -> None:
+        super().__init__(expression, fraction=fraction)
+
+
+def search_metrics(
+    *, since: datetime, until: datetime | None = None, license_id: UUID | None = None
+) -> SearchMetrics:
+    """Seed 004 §8.1: query count, latency percentiles, results per query, share cut by threshold."""
+    totals = search_logs(since=since, until=until, license_id=license_id).aggregate(
+        queries=Count("id"),
+        average_results=Avg("result_count"),
+        cut=Sum("cut_by_threshold"),
+        candidates=Sum("candidates"),
+        p50=Percentile("latency_ms", 0.5),
+        p95=Percentile("latency_ms", 0.95),
+        p99=Percentile("latency_ms", 0.99),
+    )
+    return SearchMetrics(
+        queries=totals["queries"],
+        latency_p50_ms=_round2(totals["p50"]),
+        latency_p95_ms=_round2(totals["p95"]),
+        latency_p99_ms=_round2(totals["p99"]),
+        average_results=_round2(totals["average_results"]),
+        share_cut_by_threshold=_round2(totals["cut"] / totals["candidates"])
+        if totals["candidates"]
+        else None,
+    )
+
+
+def _round2(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 2)
+
+
+def documents_for_scope(*, license_id: UUID | None) -> QuerySet[Document]:
+    return (
+        Document.objects.filter(license_id=license_id)
+        if license_id
+        else Document.objects.filter(license__isnull=True)
+    )

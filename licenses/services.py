@@ -1,0 +1,95 @@
+"""License writes: forging (the key is returned once and stored only as a hash), revoking."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.utils.text import slugify
+
+from licenses.models import GLOBAL_SCOPE, License, LicenseStatus
+from portality.exceptions import ApplicationError
+
+KEY_PREFIX = "pbk_"
+_PREFIX_LENGTH = 12  # "pbk_" + 8 characters: shown in the UI, indexed for lookup
+
+
+@dataclass(frozen=True)
+class ForgedLicense:
+    license: License
+    key: str  # shown once; only its hash is stored
+
+
+def hash_key(key: str) -> str:
+    # Keys are 256-bit random tokens, so a fast hash is enough (no dictionary to attack).
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _machine_id(requested: str | None) -> str:
+    if not requested:
+        return f"machine-{secrets.token_hex(4)}"
+    machine_id = slugify(requested)[:64]
+    if not machine_id or not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", machine_id):
+        raise ApplicationError(
+            "machine_id must contain letters or digits (a slug such as sala-01)."
+        )
+    if machine_id == GLOBAL_SCOPE:
+        raise ApplicationError("'global' is reserved for knowledge shared by every license.")
+    return machine_id
+
+
+def license_forge(
+    *,
+    user_name: str,
+    machine_id: str | None = None,
+    expires_at: datetime | None = None,
+    allowed_origins: list[str] | None = None,
+) -> ForgedLicense:
+    user_name = user_name.strip()
+    if not user_name:
+        raise ApplicationError("user_name is required: the assistant greets the user by it.")
+    machine_id = _machine_id(machine_id)
+    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    try:
+        with transaction.atomic():
+            license = License.objects.create(
+                machine_id=machine_id,
+                user_name=user_name,
+                key_prefix=key[:_PREFIX_LENGTH],
+                key_hash=hash_key(key),
+                expires_at=expires_at,
+                allowed_origins=[o.strip().rstrip("/") for o in allowed_origins or [] if o.strip()],
+                metadata={"user_name": user_name},  # seed 002 §3.3: Savara reads it from metadata
+            )
+    except IntegrityError:
+        raise ApplicationError(
+            f"A license with machine_id {machine_id!r} already exists."
+        ) from None
+    return ForgedLicense(license=license, key=key)
+
+
+def license_get_for_key(key: str) -> License | None:
+    """The license a key belongs to, whatever its status (callers decide what revoked means)."""
+    if not key.startswith(KEY_PREFIX) or len(key) < _PREFIX_LENGTH + 8:
+        return None
+    license = License.objects.filter(key_prefix=key[:_PREFIX_LENGTH]).first()
+    if license and hmac.compare_digest(license.key_hash, hash_key(key)):
+        return license
+    return None
+
+
+def license_revoke(*, license: License) -> License:
+    License.objects.filter(pk=license.pk).update(status=LicenseStatus.REVOKED)
+    license.refresh_from_db()
+    return license
+
+
+def license_reactivate(*, license: License) -> License:
+    License.objects.filter(pk=license.pk).update(status=LicenseStatus.ACTIVE)
+    license.refresh_from_db()
+    return license

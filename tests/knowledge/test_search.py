@@ -1,0 +1,241 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from knowledge.models import SearchLog
+from knowledge.rerank import rerank
+from knowledge.selectors import SearchOptions, chunk_search, search_metrics
+from licenses.principals import principal_for_admin, principal_for_license
+from portality.exceptions import ApplicationError
+from tests.factories import make_document, make_license
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
+
+PISCINA = "# Piscina\n\nLa piscina del condominio abre de ocho a veinte horas todos los días."
+MEDICACION = "# Botiquín\n\nLa medicación de primeros auxilios está en recepción. Alergia a Amoxicilina del residente."
+GIMNASIO = "# Gimnasio\n\nEl gimnasio del condominio requiere reserva previa los fines de semana."
+
+
+def search(principal, query, **options):
+    return chunk_search(principal=principal, query=query, options=SearchOptions(**options))
+
+
+@pytest.fixture
+def corpus(fake_embedder):
+    alpha, beta = make_license(machine_id="alpha"), make_license(machine_id="beta")
+    make_document(PISCINA, filename="piscina.md")
+    make_document(MEDICACION, filename="botiquin.md", license=alpha)
+    make_document(GIMNASIO, filename="gimnasio.md", license=beta)
+    return alpha, beta
+
+
+def filenames(response):
+    return [r.filename for r in response.results]
+
+
+class TestScope:
+    def test_a_license_sees_global_knowledge_and_its_own_never_anothers(self, corpus):
+        alpha, beta = corpus
+        for query in ["condominio", "piscina", "gimnasio reserva", "medicación"]:
+            seen = set(filenames(search(principal_for_license(alpha), query, min_score=-1)))
+            assert "gimnasio.md" not in seen
+        assert "botiquin.md" in filenames(
+            search(principal_for_license(alpha), "medicación", min_score=-1)
+        )
+        assert "piscina.md" in filenames(
+            search(principal_for_license(alpha), "piscina", min_score=-1)
+        )
+
+    def test_an_admin_chooses_the_scope_explicitly(self, corpus):
+        alpha, beta = corpus
+        as_global = principal_for_admin("root", license=None)
+        assert set(filenames(search(as_global, "condominio", min_score=-1))) == {"piscina.md"}
+        as_beta = principal_for_admin("root", license=beta)
+        assert set(filenames(search(as_beta, "condominio", min_score=-1))) == {
+            "piscina.md",
+            "gimnasio.md",
+        }
+
+    def test_every_result_says_its_scope(self, corpus):
+        alpha, _ = corpus
+        scopes = {
+            r.filename: r.scope
+            for r in search(
+                principal_for_license(alpha), "condominio medicación", min_score=-1
+            ).results
+        }
+        assert scopes == {"piscina.md": "global", "botiquin.md": "alpha"}
+
+
+class TestStrategies:
+    @pytest.mark.parametrize("strategy", ["weighted", "rrf", "average", "vector", "keyword"])
+    def test_each_strategy_finds_the_obvious_passage_with_explained_scores(self, corpus, strategy):
+        alpha, _ = corpus
+        response = search(
+            principal_for_license(alpha), "horario de la piscina", strategy=strategy, min_score=-1
+        )
+
+        top = response.results[0]
+        assert top.filename == "piscina.md"
+        assert top.heading == "Piscina" and top.content.startswith("La piscina")
+        assert top.fused_score > 0
+        if strategy != "keyword":
+            assert top.vector_score is not None and top.vector_rank == 1
+        if strategy != "vector":
+            assert top.keyword_score is not None and top.keyword_rank == 1
+
+    def test_rrf_uses_k_60(self, corpus):
+        alpha, _ = corpus
+        top = search(principal_for_license(alpha), "piscina", strategy="rrf", min_score=-1).results[
+            0
+        ]
+        assert top.fused_score == pytest.approx(2 / 61, abs=1e-6)
+
+    def test_top_k_limits_results(self, corpus):
+        alpha, _ = corpus
+        assert (
+            len(search(principal_for_license(alpha), "condominio", top_k=1, min_score=-1).results)
+            == 1
+        )
+
+
+class TestThresholdAndExactTerms:
+    def test_threshold_cuts_weak_vector_matches_and_counts_them(self, corpus):
+        alpha, _ = corpus
+        response = search(principal_for_license(alpha), "horario piscina", min_score=0.999)
+
+        assert response.results == []
+        assert response.cut_by_threshold == response.candidates > 0
+
+    def test_an_exact_term_is_found_even_when_the_vector_misses(self, corpus):
+        alpha, _ = corpus
+        response = search(principal_for_license(alpha), "Amoxicilina", min_score=0.999)
+
+        assert filenames(response) == ["botiquin.md"]
+        assert response.results[0].exact_match
+
+    def test_accents_do_not_matter(self, corpus):
+        alpha, _ = corpus
+        assert filenames(search(principal_for_license(alpha), "medicacion", min_score=0.999)) == [
+            "botiquin.md"
+        ]
+        assert filenames(search(principal_for_license(alpha), "MEDICACIÓN", min_score=0.999)) == [
+            "botiquin.md"
+        ]
+
+
+class TestHostileInput:
+    @pytest.mark.parametrize(
+        "query",
+        ["'); drop table knowledge_chunk; --", '" OR 1=1 --', "!!! & | <-> :*", "de la el que"],
+    )
+    def test_odd_queries_return_a_clean_result(self, corpus, query):
+        alpha, _ = corpus
+        search(principal_for_license(alpha), query, min_score=-1)
+
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM knowledge_chunk")
+            assert cursor.fetchone()[0] == 3
+
+    def test_empty_and_oversized_queries_get_a_clear_error(self, corpus):
+        alpha, _ = corpus
+        with pytest.raises(ApplicationError, match="Write something"):
+            search(principal_for_license(alpha), "   ")
+        with pytest.raises(ApplicationError, match="limit is 4000"):
+            search(principal_for_license(alpha), "palabra " * 1300)
+
+    @pytest.mark.parametrize(
+        ("options", "message"),
+        [
+            ({"strategy": "magic"}, "Unknown strategy"),
+            ({"top_k": 500}, "top_k"),
+            ({"min_score": 7}, "min_score"),
+        ],
+    )
+    def test_bad_options_get_a_clear_error(self, corpus, options, message):
+        with pytest.raises(ApplicationError, match=message):
+            search(principal_for_admin("root", license=None), "piscina", **options)
+
+    def test_no_documents_yet_is_an_empty_answer(self, fake_embedder):
+        response = search(principal_for_admin("root", license=None), "piscina")
+        assert response.results == [] and response.model is None
+
+
+class TestAccessLog:
+    def test_every_search_is_logged_with_scope_results_and_latency(self, corpus):
+        alpha, _ = corpus
+        response = search(
+            principal_for_license(alpha), "Amoxicilina, llamar a ana@example.com", min_score=-1
+        )
+
+        log = SearchLog.objects.get()
+        assert (
+            log.actor == "license:alpha"
+            and log.license_id == alpha.pk
+            and log.scope_label == "alpha"
+        )
+        assert log.chunk_ids == [r.chunk_id for r in response.results]
+        assert log.latency_ms > 0 and log.result_count == len(response.results)
+        assert "ana@example.com" not in log.query and "[EMAIL]" in log.query
+
+    def test_metrics_per_period_and_license(self, corpus):
+        alpha, beta = corpus
+        for _ in range(3):
+            search(principal_for_license(alpha), "piscina", min_score=-1)
+        search(principal_for_license(beta), "nadar temprano", min_score=0.999)  # no exact hit: all cut
+        since = timezone.now() - timedelta(hours=1)
+
+        everyone = search_metrics(since=since)
+        assert everyone.queries == 4
+        assert everyone.latency_p50_ms <= everyone.latency_p95_ms <= everyone.latency_p99_ms
+        only_beta = search_metrics(since=since, license_id=beta.pk)
+        assert only_beta.queries == 1 and only_beta.share_cut_by_threshold == 1.0
+        assert search_metrics(since=timezone.now() + timedelta(hours=1)).queries == 0
+
+
+class TestRerank:
+    def test_a_reranker_reorders_and_reports_its_score(self, corpus):
+        alpha, _ = corpus
+        results = search(principal_for_license(alpha), "condominio", min_score=-1).results
+
+        class Reverse:
+            def scores(self, query, passages):
+                return [i / len(passages) for i in range(len(passages))]
+
+        reranked = rerank("condominio", results, Reverse())
+        assert [r.chunk_id for r in reranked] == [r.chunk_id for r in reversed(results)]
+        assert reranked[0].rerank_score is not None
+
+    def test_gemini_reranker_against_the_fake_server(self, corpus, settings):
+        from tests.fakes import FakeGemini
+
+        alpha, _ = corpus
+        results = search(principal_for_license(alpha), "condominio", min_score=-1).results
+        with FakeGemini() as gemini:
+            settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL = "k", gemini.url
+            gemini.generate_text = "[0.1, 0.9]" if len(results) == 2 else "[]"
+            reranked = rerank("condominio", results)
+
+        assert [r.chunk_id for r in reranked] == [results[1].chunk_id, results[0].chunk_id]
+        assert ":generateContent" in gemini.requests[0]["path"]
+
+
+def test_with_the_real_local_embedder(settings):
+    """No fake: multilingual-e5-small, the halfvec HNSW index and Spanish full text together."""
+    make_document(
+        "El ascensor del edificio se revisa cada lunes por la mañana.", filename="ascensor.txt"
+    )
+    make_document(
+        "O salão de festas precisa ser reservado com sete dias de antecedência.",
+        filename="salao.txt",
+    )
+    principal = principal_for_admin("root", license=None)
+
+    response = search(principal, "¿Cuándo hacen el mantenimiento del elevador?")
+    assert filenames(response)[:1] == ["ascensor.txt"]
+    assert response.results[0].vector_score > 0.8
+    assert filenames(search(principal, "reserva do salão de festas"))[:1] == ["salao.txt"]
