@@ -186,7 +186,9 @@ class TestAccessLog:
         alpha, beta = corpus
         for _ in range(3):
             search(principal_for_license(alpha), "piscina", min_score=-1)
-        search(principal_for_license(beta), "nadar temprano", min_score=0.999)  # no exact hit: all cut
+        search(
+            principal_for_license(beta), "nadar temprano", min_score=0.999
+        )  # no exact hit: all cut
         since = timezone.now() - timedelta(hours=1)
 
         everyone = search_metrics(since=since)

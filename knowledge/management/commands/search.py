@@ -1,0 +1,66 @@
+"""manage.py search "QUERY" — the hybrid search from the command line, with every score."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from knowledge.selectors import STRATEGIES, SearchOptions, chunk_search
+from licenses.models import License
+from licenses.principals import principal_for_admin, principal_for_license
+from portality.exceptions import ApplicationError
+
+
+class Command(BaseCommand):
+    help = "Search the knowledge base as a license sees it (or global knowledge only)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("query")
+        parser.add_argument(
+            "--license", dest="machine_id", help="search as this license (global + its own)"
+        )
+        parser.add_argument("--strategy", choices=STRATEGIES)
+        parser.add_argument("--top-k", type=int, default=0)
+        parser.add_argument("--min-score", type=float)
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        principal = principal_for_admin("cli", license=None)
+        if options["machine_id"]:
+            license = License.objects.filter(machine_id__iexact=options["machine_id"]).first()
+            if license is None:
+                raise CommandError(f"No license with machine_id {options['machine_id']!r}.")
+            principal = principal_for_license(license)
+        search_options = SearchOptions(
+            strategy=options["strategy"] or "",
+            top_k=options["top_k"],
+            min_score=options["min_score"],
+        )
+        try:
+            response = chunk_search(
+                principal=principal, query=options["query"], options=search_options
+            )
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from exc
+        if options["json"]:
+            payload = {**asdict(response), "options": asdict(response.options)}
+            self.stdout.write(json.dumps(payload, default=str, ensure_ascii=False))
+            return
+        self._print(response)
+
+    def _print(self, response) -> None:  # noqa: ANN001
+        self.stdout.write(
+            f"{len(response.results)} result(s) in {response.scope} scope, {response.options.strategy}, "
+            f"{response.latency_ms:.0f} ms ({response.cut_by_threshold} of {response.candidates} "
+            f"candidates under the {response.options.min_score} threshold)"
+        )
+        for n, r in enumerate(response.results, 1):
+            pages = f" p.{r.page_start}" if r.page_start else ""
+            self.stdout.write(
+                f"\n{n}. {r.filename}{pages} [{r.scope}] fused {r.fused_score:.3f} "
+                f"(vector {r.vector_score} #{r.vector_rank}, keyword {r.keyword_score} #{r.keyword_rank})"
+            )
+            self.stdout.write(f"   {r.heading + ' — ' if r.heading else ''}{r.content[:240]}")

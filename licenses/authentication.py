@@ -1,0 +1,63 @@
+"""API authentication with a license key: the scope of every call comes from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+from rest_framework import authentication, exceptions
+
+from licenses.models import License
+from licenses.services import KEY_PREFIX, license_get_for_key
+
+
+@dataclass
+class LicenseUser:
+    """The caller behind a license key: authenticated, never staff."""
+
+    license: License
+    is_authenticated: bool = True
+    is_staff: bool = False
+    is_active: bool = True
+    is_anonymous: bool = False
+
+    @property
+    def username(self) -> str:
+        return f"license:{self.license.machine_id}"
+
+
+def usable_license_or_401(license: License | None) -> License:
+    if license is None:
+        raise exceptions.AuthenticationFailed(_("Unknown license key."))
+    if license.display_status == "revoked":
+        raise exceptions.AuthenticationFailed(
+            _("This license has been revoked. Contact your administrator.")
+        )
+    if license.display_status == "expired":
+        raise exceptions.AuthenticationFailed(
+            _("This license has expired. Contact your administrator.")
+        )
+    return license
+
+
+class LicenseKeyAuthentication(authentication.BaseAuthentication):
+    """``Authorization: Bearer pbk_…`` (or ``X-License-Key``) from a product install's backend."""
+
+    def authenticate(self, request: HttpRequest) -> tuple[LicenseUser, License] | None:
+        key = self._key(request)
+        if key is None:
+            return None
+        license = usable_license_or_401(license_get_for_key(key))
+        return LicenseUser(license), license
+
+    def _key(self, request: HttpRequest) -> str | None:
+        header = request.META.get("HTTP_AUTHORIZATION", "")
+        scheme, _, value = header.partition(" ")
+        if scheme.lower() == "bearer" and value.startswith(KEY_PREFIX):
+            return value.strip()
+        key = request.META.get("HTTP_X_LICENSE_KEY", "")
+        return key.strip() or None
+
+    def authenticate_header(self, request: HttpRequest) -> str:
+        return "Bearer"

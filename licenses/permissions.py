@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from licenses.models import License
+
+
+class IsAdminOrLicense(BasePermission):
+    message = "Authenticate with a license key (Authorization: Bearer pbk_…) or as an admin."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if isinstance(request.auth, License):
+            return True
+        user = request.user
+        return bool(user and user.is_authenticated and user.is_staff)
