@@ -28,7 +28,7 @@ MAX_QUERY_CHARS = 4000
 # so one bare number cannot serve both. e5 is calibrated on the dev splits (BENCHMARKS.md,
 # "Threshold calibration"); Gemini could not be measured here (no network), so its value
 # is the same rule applied to Google's published similarity range and must be re-checked.
-DEFAULT_MIN_SCORE = {"e5-small@384": 0.80, "gemini-embedding-001@768": 0.60}
+DEFAULT_MIN_SCORE = {"e5-small@384": 0.82, "gemini-embedding-001@768": 0.60}
 FALLBACK_MIN_SCORE = 0.75  # seed 004 §3.4, for models without a calibration
 
 
@@ -182,7 +182,10 @@ semantic AS MATERIALIZED (
      LIMIT %(candidates)s
 ),
 keyword AS MATERIALIZED (
-    SELECT c.id AS chunk_id, ts_rank(c.search_vector, t.loose) AS score
+    -- Headings (A) and body (B) count alike; normalisation 1 divides by 1 + log(length).
+    -- Tuned on the dev splits (BENCHMARKS.md): ts_rank_cd, which scores proximity, is far
+    -- worse for OR-ed terms, and so are normalisations 2 and 8.
+    SELECT c.id AS chunk_id, ts_rank('{{0.1, 0.2, 1.0, 1.0}}', c.search_vector, t.loose, 1) AS score
       FROM knowledge_chunk c, terms t
      WHERE c.search_vector @@ t.loose
        AND (c.license_id IS NULL OR c.license_id = %(license)s)

@@ -1,0 +1,27 @@
+"""Point this process at a separate benchmark database, so product data is never touched."""
+
+from __future__ import annotations
+
+import psycopg
+from django.core.management import call_command
+from django.db import connections
+
+
+def use_bench_database(name: str) -> None:
+    """Create (if needed) and migrate database ``name`` on the configured server, then make it
+    this process's default database."""
+    db = connections["default"].settings_dict
+    params = {
+        "host": db["HOST"],
+        "port": db["PORT"] or None,
+        "user": db["USER"],
+        "password": db["PASSWORD"],
+    }
+    with psycopg.connect(
+        dbname="postgres", autocommit=True, **{k: v for k, v in params.items() if v}
+    ) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+    connections["default"].close()
+    db["NAME"] = name
+    call_command("migrate", verbosity=0, interactive=False)

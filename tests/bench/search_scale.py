@@ -1,0 +1,279 @@
+"""Hybrid search latency and kNN recall at scale, on synthetic data in a separate database.
+
+Data (as in ../shared/bench/PGVECTOR-NOTES.md): unit 384-d vectors from a Gaussian mixture
+of 200 centres; 60-140-word pseudo-Spanish chunks from a 20k-word Zipf vocabulary plus 35%
+topic words of the chunk's centre; licenses of Zipf sizes, 20% global rows, plus one tiny
+license of 20 chunks. Timings are of the product's own statement (knowledge.selectors).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+import time
+import uuid
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection, transaction
+from django.utils import timezone
+
+from knowledge.models import EmbeddingSpace
+from knowledge.selectors import SearchOptions, _hybrid_rows
+from knowledge.vector_index import ensure_index
+
+MODEL = "e5-small@384"
+DIMS = 384
+CENTRES = 200
+rng = np.random.default_rng(7)
+
+
+@dataclass
+class World:
+    centres: np.ndarray
+    vocabulary: list[str]
+    topic_words: list[list[str]]
+    licenses: list[uuid.UUID]
+    tiny: uuid.UUID
+
+
+def _vocabulary(size: int = 20000) -> list[str]:
+    syllables = [
+        "ca",
+        "de",
+        "la",
+        "mo",
+        "ri",
+        "sa",
+        "to",
+        "ne",
+        "pu",
+        "ran",
+        "cion",
+        "mien",
+        "tor",
+        "bal",
+        "que",
+        "lo",
+        "es",
+        "ta",
+        "ga",
+        "vi",
+    ]
+    words = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(syllables, size=rng.integers(2, 5))))
+    return sorted(words)
+
+
+def make_world(licenses: int) -> World:
+    vocabulary = _vocabulary()
+    centres = rng.normal(size=(CENTRES, DIMS))
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    topic_words = [list(rng.choice(vocabulary, size=30, replace=False)) for _ in range(CENTRES)]
+    return World(
+        centres, vocabulary, topic_words, [uuid.uuid4() for _ in range(licenses)], uuid.uuid4()
+    )
+
+
+def _text(world: World, centre: int, zipf: np.ndarray) -> str:
+    length = int(rng.integers(60, 140))
+    common = [world.vocabulary[i] for i in rng.choice(len(world.vocabulary), size=length, p=zipf)]
+    topic = list(rng.choice(world.topic_words[centre], size=int(length * 0.35)))
+    words = common + topic
+    rng.shuffle(words)
+    return " ".join(words)
+
+
+def _vectors(world: World, centres: np.ndarray) -> np.ndarray:
+    noise = rng.normal(scale=0.045, size=(len(centres), DIMS))
+    vectors = world.centres[centres] + noise
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _scopes(world: World, n: int) -> list[uuid.UUID | None]:
+    """20% global; the rest over licenses with Zipf sizes; 20 rows for the tiny license."""
+    weights = 1 / np.arange(1, len(world.licenses) + 1) ** 1.1
+    weights /= weights.sum()
+    owners = rng.choice(len(world.licenses), size=n, p=weights)
+    scopes: list[uuid.UUID | None] = [world.licenses[i] for i in owners]
+    for i in rng.choice(n, size=n // 5, replace=False):
+        scopes[i] = None
+    for i in rng.choice(n, size=20, replace=False):
+        scopes[i] = world.tiny
+    return scopes
+
+
+def fill(world: World, n: int, progress) -> None:  # noqa: ANN001
+    from pgvector.psycopg import register_vector
+
+    now = timezone.now()
+    zipf = 1 / np.arange(1, len(world.vocabulary) + 1) ** 1.07
+    zipf /= zipf.sum()
+    with connection.cursor() as cursor:
+        raw = cursor.connection
+        register_vector(raw)
+        cursor.execute(
+            "TRUNCATE knowledge_embedding, knowledge_chunk, knowledge_document, knowledge_embeddingspace, licenses_license CASCADE"
+        )
+        _insert_licenses(cursor, world, now)
+        documents = _insert_documents(cursor, world, now)
+        scopes = _scopes(world, n)
+        batch = 20000
+        for start in range(0, n, batch):
+            size = min(batch, n - start)
+            centres = rng.integers(0, CENTRES, size=size)
+            vectors = _vectors(world, centres)
+            _copy_chunks(
+                raw, world, documents, scopes[start : start + size], centres, zipf, start, now
+            )
+            _copy_embeddings(raw, scopes[start : start + size], vectors, start, now)
+            progress(start + size, n)
+        cursor.execute(
+            "UPDATE knowledge_chunk SET search_vector = to_tsvector('pb_spanish', content)"
+        )
+        cursor.execute("SET maintenance_work_mem = '2GB'")
+        cursor.execute("SET max_parallel_maintenance_workers = 2")
+    ensure_index(MODEL)
+    EmbeddingSpace.objects.create(model=MODEL, dimensions=DIMS, is_active=True, index_ready=True)
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE knowledge_chunk")
+        cursor.execute("VACUUM ANALYZE knowledge_embedding")
+
+
+def _insert_licenses(cursor, world: World, now) -> None:  # noqa: ANN001
+    for n, license_id in enumerate([*world.licenses, world.tiny]):
+        cursor.execute(
+            "INSERT INTO licenses_license (id, machine_id, user_name, key_prefix, key_hash, status, "
+            "allowed_origins, metadata, created_at, updated_at) VALUES (%s, %s, 'bench', %s, '', 'active', "
+            "'{}', '{}', %s, %s)",
+            [license_id, f"bench-{n}", f"pbk_b{n:07d}", now, now],
+        )
+
+
+def _insert_documents(cursor, world: World, now) -> dict:  # noqa: ANN001
+    documents = {}
+    for scope in [None, *world.licenses, world.tiny]:
+        document_id = uuid.uuid4()
+        cursor.execute(
+            "INSERT INTO knowledge_document (id, license_id, file, filename, kind, size_bytes, sha256, "
+            "source_type, language, status, stage, progress, error, chunk_count, pdf_password, metadata, "
+            "created_at, updated_at) VALUES (%s, %s, '', 'synthetic.txt', 'txt', 0, %s, 'other', 'es', "
+            "'ready', '', 100, '', 0, '', '{}', %s, %s)",
+            [document_id, scope, uuid.uuid4().hex, now, now],
+        )
+        documents[scope] = document_id
+    return documents
+
+
+def _copy_chunks(raw, world, documents, scopes, centres, zipf, offset, now) -> None:  # noqa: ANN001
+    with raw.cursor().copy(
+        "COPY knowledge_chunk (id, document_id, license_id, ordinal, content, content_hash, token_count, "
+        "heading, ts_config, created_at) FROM STDIN"
+    ) as copy:
+        for i, (scope, centre) in enumerate(zip(scopes, centres, strict=True)):
+            chunk_id = offset + i + 1
+            copy.write_row(
+                [
+                    chunk_id,
+                    documents[scope],
+                    scope,
+                    chunk_id,
+                    _text(world, int(centre), zipf),
+                    hashlib.sha256(str(chunk_id).encode()).hexdigest(),
+                    120,
+                    "",
+                    "pb_spanish",
+                    now,
+                ]
+            )
+
+
+def _copy_embeddings(raw, scopes, vectors, offset, now) -> None:  # noqa: ANN001
+    with raw.cursor().copy(
+        "COPY knowledge_embedding (chunk_id, license_id, model, vector, created_at) FROM STDIN WITH (FORMAT BINARY)"
+    ) as copy:
+        copy.set_types(["int8", "uuid", "varchar", "vector", "timestamptz"])
+        for i, (scope, vector) in enumerate(zip(scopes, vectors, strict=True)):
+            copy.write_row([offset + i + 1, scope, MODEL, vector, now])
+
+
+def scope_vectors(license_id: uuid.UUID | None) -> tuple[np.ndarray, np.ndarray]:
+    """Every vector a scope sees (global + own), for exact ground truth."""
+    from pgvector.psycopg import register_vector
+
+    with connection.cursor() as cursor:
+        register_vector(cursor.connection)
+        cursor.execute(
+            "SELECT chunk_id, vector FROM knowledge_embedding WHERE model = %s AND (license_id IS NULL OR license_id = %s)",
+            [MODEL, license_id],
+        )
+        rows = cursor.fetchall()
+    return np.array([r[0] for r in rows]), np.array([r[1] for r in rows], dtype=np.float32)
+
+
+def measure(world: World, license_id: uuid.UUID | None, queries: int = 100) -> dict:
+    ids, matrix = scope_vectors(license_id)
+    common = world.vocabulary[0]
+    latencies: dict[str, list[float]] = {"typical": [], "common_word": []}
+    recalls = []
+    for q in range(queries):
+        centre = int(rng.integers(0, CENTRES))
+        vector = _vectors(world, np.array([centre]))[0]
+        words = list(rng.choice(world.topic_words[centre], size=2))
+        kind = "typical" if q % 2 == 0 else "common_word"
+        text = " ".join(words) if kind == "typical" else common
+        options = SearchOptions(
+            strategy="weighted", top_k=10, min_score=-1.0, candidates=50
+        ).resolved(MODEL)
+        started = time.perf_counter()
+        _hybrid_rows(license_id, text, vector.tolist(), MODEL, options, "default")
+        latencies[kind].append((time.perf_counter() - started) * 1000)
+        vector_options = SearchOptions(
+            strategy="vector", top_k=10, min_score=-1.0, candidates=50
+        ).resolved(MODEL)
+        got = [
+            r["chunk_id"]
+            for r in _hybrid_rows(
+                license_id, text, vector.tolist(), MODEL, vector_options, "default"
+            )
+        ]
+        exact = ids[np.argsort(-(matrix @ vector))[:10]]
+        recalls.append(len(set(got) & set(exact.tolist())) / min(10, len(exact)))
+    return {
+        "scope_rows": int(len(ids)),
+        **{f"{kind}_p50_ms": round(statistics.median(v), 2) for kind, v in latencies.items()},
+        **{
+            f"{kind}_p95_ms": round(sorted(v)[int(len(v) * 0.95) - 1], 2)
+            for kind, v in latencies.items()
+        },
+        "knn_recall@10": round(statistics.fmean(recalls), 3),
+        "knn_recall@10_min": round(min(recalls), 2),
+    }
+
+
+def run(chunks: int, licenses: int, progress, refill: bool) -> dict:  # noqa: ANN001
+    global rng
+    rng = np.random.default_rng(7)
+    world = make_world(licenses)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM knowledge_embedding")
+        present = cursor.fetchone()[0]
+    started = time.perf_counter()
+    if refill or present != chunks:
+        fill(world, chunks, progress)
+    fill_seconds = round(time.perf_counter() - started, 1)
+    with connection.cursor() as cursor:  # which license is median-sized, which the biggest
+        cursor.execute(
+            "SELECT license_id, count(*) FROM knowledge_chunk WHERE license_id IS NOT NULL GROUP BY 1 ORDER BY 2 DESC"
+        )
+        sizes = cursor.fetchall()
+    scopes = {
+        "big_license": sizes[0][0],
+        "median_license": sizes[len(sizes) // 2][0],
+        "tiny_license": world.tiny,
+        "global_only": None,
+    }
+    with transaction.atomic():
+        results = {name: measure(world, license_id) for name, license_id in scopes.items()}
+    return {"chunks": chunks, "licenses": licenses, "fill_seconds": fill_seconds, "scopes": results}
