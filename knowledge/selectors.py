@@ -21,6 +21,7 @@ from portality.exceptions import ApplicationError
 
 STRATEGIES = ("weighted", "rrf", "average", "vector", "keyword")
 RRF_K = 60
+KEYWORD_RANK_CAP = 2000
 MAX_QUERY_CHARS = 4000
 
 # Cosine similarity below which a chunk without an exact keyword match is not relevant,
@@ -160,13 +161,24 @@ def _clean_query(query: str) -> str:
 # case), which is why it is cut to the candidate pool before joining.
 _HYBRID_SQL = """
 WITH
+common_lexemes AS (
+    -- Lexemes in more than 5%% of chunks carry as little information as stopwords (BM25 gives
+    -- them almost no weight) and are the slow case: ranking every chunk that contains them.
+    -- ANALYZE's element statistics of the tsvector column name them without a scan.
+    SELECT e.lexeme
+      FROM pg_stats s,
+           unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq)
+     WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunk'
+       AND s.attname = 'search_vector' AND e.lexeme IS NOT NULL AND e.freq > 0.05
+),
 terms AS (
     SELECT
-        -- loose: any query term, stemmed per language and OR-ed; the rank rewards chunks
-        -- sharing more terms. Stopwords of all three languages are left out.
+        -- loose: any informative query term, stemmed per language and OR-ed; the rank
+        -- rewards chunks sharing more terms. Stopwords of all three languages are left out.
         (SELECT string_agg(DISTINCT quote_literal(lexeme), ' | ')
            FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
                 unnest(tsvector_to_array(to_tsvector(cfg, %(q)s))) AS lexeme
+          WHERE lexeme NOT IN (SELECT lexeme FROM common_lexemes)
         )::tsquery AS loose,
         -- strict: every term present (websearch syntax: quotes, OR, -word): an exact hit.
         websearch_to_tsquery('pb_spanish', %(q)s) || websearch_to_tsquery('pb_portuguese', %(q)s)
@@ -184,11 +196,14 @@ semantic AS MATERIALIZED (
 keyword AS MATERIALIZED (
     -- Headings (A) and body (B) count alike; normalisation 1 divides by 1 + log(length).
     -- Tuned on the dev splits (BENCHMARKS.md): ts_rank_cd, which scores proximity, is far
-    -- worse for OR-ed terms, and so are normalisations 2 and 8.
-    SELECT c.id AS chunk_id, ts_rank('{{0.1, 0.2, 1.0, 1.0}}', c.search_vector, t.loose, 1) AS score
-      FROM knowledge_chunk c, terms t
-     WHERE c.search_vector @@ t.loose
-       AND (c.license_id IS NULL OR c.license_id = %(license)s)
+    -- worse for OR-ed terms, and so are normalisations 2 and 8. At most {rank_cap} matches
+    -- are ranked: a safety cap on the cost of a query whose terms are all frequent.
+    SELECT m.chunk_id, ts_rank('{{0.1, 0.2, 1.0, 1.0}}', m.search_vector, t.loose, 1) AS score
+      FROM (SELECT c.id AS chunk_id, c.search_vector
+              FROM knowledge_chunk c, terms t
+             WHERE c.search_vector @@ t.loose
+               AND (c.license_id IS NULL OR c.license_id = %(license)s)
+             LIMIT {rank_cap}) m, terms t
      ORDER BY score DESC
      LIMIT %(candidates)s
 ),
@@ -257,7 +272,7 @@ def _hybrid_rows(
     using: str,
 ) -> list[dict[str, Any]]:
     dims = vector_index.model_dimensions(model)
-    sql = _HYBRID_SQL.format(dims=dims, rrf_k=RRF_K)
+    sql = _HYBRID_SQL.format(dims=dims, rrf_k=RRF_K, rank_cap=KEYWORD_RANK_CAP)
     params = {
         "q": query,
         "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
@@ -375,3 +390,84 @@ def documents_for_scope(*, license_id: UUID | None) -> QuerySet[Document]:
         if license_id
         else Document.objects.filter(license__isnull=True)
     )
+
+
+# -- admin lists and dashboard ---------------------------------------------------------------
+
+DOCUMENT_SORTS = (
+    "-created_at",
+    "created_at",
+    "filename",
+    "-filename",
+    "-size_bytes",
+    "-chunk_count",
+    "status",
+)
+
+
+def document_list(
+    *, q: str = "", scope: str = "", status: str = "", kind: str = "", sort: str = "-created_at"
+) -> QuerySet[Document]:
+    documents = Document.objects.select_related("license")
+    if q:
+        documents = documents.filter(filename__icontains=q)
+    if scope == "global":
+        documents = documents.filter(license__isnull=True)
+    elif scope:
+        documents = documents.filter(license__machine_id=scope)
+    if status:
+        documents = documents.filter(status=status)
+    if kind:
+        documents = documents.filter(kind=kind)
+    return documents.order_by(sort if sort in DOCUMENT_SORTS else "-created_at", "-created_at")
+
+
+@dataclass(frozen=True)
+class DailyPoint:
+    day: datetime
+    value_a: float
+    value_b: float
+    value_c: float
+
+
+def ingestion_activity(*, days: int = 14) -> list[DailyPoint]:
+    """Documents uploaded, made ready and failed per day."""
+    from django.db.models import Q
+    from django.db.models.functions import TruncDate
+    from django.utils import timezone
+
+    since = timezone.now() - timezone.timedelta(days=days)
+    rows = (
+        Document.objects.filter(created_at__gte=since)
+        .annotate(day=TruncDate("created_at"))
+        .values("day")
+        .annotate(
+            uploaded=Count("id"),
+            ready=Count("id", filter=Q(status="ready")),
+            failed=Count("id", filter=Q(status="failed")),
+        )
+        .order_by("day")
+    )
+    return [DailyPoint(r["day"], r["uploaded"], r["ready"], r["failed"]) for r in rows]
+
+
+def search_latency_by_day(*, days: int = 14, license_id: UUID | None = None) -> list[DailyPoint]:
+    """p50 / p95 / p99 search latency per day, for the dashboard chart."""
+    from django.db.models.functions import TruncDate
+    from django.utils import timezone
+
+    logs = search_logs(since=timezone.now() - timezone.timedelta(days=days), license_id=license_id)
+    rows = (
+        logs.annotate(day=TruncDate("created_at"))
+        .values("day")
+        .annotate(
+            p50=Percentile("latency_ms", 0.5),
+            p95=Percentile("latency_ms", 0.95),
+            p99=Percentile("latency_ms", 0.99),
+        )
+        .order_by("day")
+    )
+    return [
+        DailyPoint(r["day"], round(r["p50"], 1), round(r["p95"], 1), round(r["p99"], 1))
+        for r in rows
+    ]

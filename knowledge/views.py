@@ -1,0 +1,253 @@
+"""Admin pages for knowledge: dashboard, knowledge table with DropZone, detail, playground."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from uuid import UUID
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from knowledge import selectors, services
+from knowledge.forms import DocumentFilterForm, PlaygroundForm, UploadForm, license_choices
+from knowledge.models import (
+    Chunk,
+    Document,
+    DocumentStatus,
+    FileKind,
+    Language,
+    SearchLog,
+    SourceType,
+)
+from licenses.models import License, LicenseStatus
+from licenses.principals import principal_for_admin
+from portality.exceptions import ApplicationError
+from portality.health import is_healthy, system_health
+from portality.http import HtmxHttpRequest, staff_required
+
+PAGE_SIZE = 25
+
+
+def _get_document(pk: UUID) -> Document:
+    return get_object_or_404(Document.objects.select_related("license"), pk=pk)
+
+
+@staff_required
+@require_GET
+def dashboard(request: HtmxHttpRequest) -> HttpResponse:
+    now = timezone.now()
+    by_status = dict(Document.objects.values_list("status").annotate(n=Count("id")))
+    context = {
+        "health": (report := system_health()),
+        "healthy": is_healthy(report),
+        "by_status": [
+            (label, by_status.get(value, 0), value) for value, label in DocumentStatus.choices
+        ],
+        "documents": sum(by_status.values()),
+        "chunks": Chunk.objects.count(),
+        "licenses_active": License.objects.filter(status=LicenseStatus.ACTIVE).count(),
+        "licenses_total": License.objects.count(),
+        "activity": selectors.ingestion_activity(days=14),
+        "metrics_day": selectors.search_metrics(since=now - timedelta(days=1)),
+        "metrics_week": selectors.search_metrics(since=now - timedelta(days=7)),
+        "latency": selectors.search_latency_by_day(days=14),
+        "failures": Document.objects.filter(status=DocumentStatus.FAILED).select_related("license")[
+            :8
+        ],
+    }
+    return render(request, "knowledge/dashboard.html", context)
+
+
+@staff_required
+@require_GET
+def document_list(request: HtmxHttpRequest) -> HttpResponse:
+    filters = DocumentFilterForm(request.GET)
+    filters.is_valid()
+    documents = selectors.document_list(**{k: v for k, v in filters.cleaned_data.items() if v})
+    page = Paginator(documents, PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "page": page,
+        "filters": filters,
+        "query_string": _query_string(request, exclude="page"),
+        "licenses": license_choices(),
+        "source_types": SourceType.choices,
+        "languages": Language.choices,
+        "statuses": DocumentStatus.choices,
+        "kinds": FileKind.choices,
+        "max_upload_mb": settings.KNOWLEDGE_MAX_UPLOAD_BYTES // (1024 * 1024),
+        "max_pages": settings.KNOWLEDGE_MAX_PDF_PAGES,
+        "any_documents": Document.objects.exists(),
+    }
+    template = "knowledge/document_list.html"
+    if request.htmx and request.htmx.target == "document-table":
+        template += "#table"
+    return render(request, template, context)
+
+
+def _query_string(request: HtmxHttpRequest, *, exclude: str) -> str:
+    params = request.GET.copy()
+    params.pop(exclude, None)
+    return params.urlencode()
+
+
+def _status_payload(document: Document) -> dict[str, object]:
+    return {
+        "id": str(document.pk),
+        "filename": document.filename,
+        "status": document.status,
+        "stage": document.stage,
+        "progress": document.progress,
+        "error": document.error,
+        "chunks": document.chunk_count,
+        "stuck": services.document_is_stuck(document),
+        "detail_url": reverse("knowledge:document-detail", args=[document.pk]),
+        "retry_url": reverse("knowledge:document-retry", args=[document.pk]),
+    }
+
+
+@staff_required
+@require_POST
+def document_upload(request: HtmxHttpRequest) -> JsonResponse:
+    """One file per request, so the DropZone can show a progress bar per file."""
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        errors = [e for errs in form.errors.values() for e in errs]
+        return JsonResponse({"error": " ".join(errors)}, status=400)
+    data = form.cleaned_data
+    try:
+        creation = services.document_create(
+            file=data["file"],
+            filename=data["file"].name,
+            license=data["license_obj"],
+            source_type=data["source_type"],
+            language=data["language"],
+            pdf_password=data["pdf_password"],
+        )
+    except ApplicationError as exc:
+        return JsonResponse({"error": exc.message}, status=400)
+    payload = _status_payload(creation.document)
+    payload["duplicate"] = not creation.created
+    return JsonResponse(payload, status=201 if creation.created else 200)
+
+
+@staff_required
+@require_GET
+def document_status(request: HtmxHttpRequest, pk: UUID) -> JsonResponse:
+    return JsonResponse(_status_payload(_get_document(pk)))
+
+
+@staff_required
+@require_GET
+def document_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    document = _get_document(pk)
+    chunks = Paginator(document.chunks.order_by("ordinal"), 50).get_page(request.GET.get("page"))
+    context = {
+        "document": document,
+        "chunks": chunks,
+        "stuck": services.document_is_stuck(document),
+    }
+    return render(request, "knowledge/document_detail.html", context)
+
+
+@staff_required
+@require_POST
+def document_forget(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    document = _get_document(pk)
+    services.document_forget(document=document)
+    messages.success(request, f"Forgot {document.filename}: its chunks are no longer searchable.")
+    if request.htmx:
+        return HttpResponse(status=204, headers={"HX-Trigger": "documentsChanged"})
+    return redirect("knowledge:document-list")
+
+
+@staff_required
+@require_POST
+def documents_forget_selected(request: HtmxHttpRequest) -> HttpResponse:
+    ids = request.POST.getlist("documents")
+    documents = list(Document.objects.filter(pk__in=[i for i in ids if _is_uuid(i)]))
+    if not documents:
+        messages.error(request, "Select at least one document to forget.")
+    else:
+        services.documents_forget(documents=documents)
+        messages.success(request, f"Forgot {len(documents)} document(s).")
+    return redirect(f"{reverse('knowledge:document-list')}?{request.POST.get('return_query', '')}")
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+@staff_required
+@require_POST
+def document_retry(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    document = _get_document(pk)
+    password = request.POST.get("pdf_password") or None
+    try:
+        document = services.document_retry(document=document, pdf_password=password)
+    except ApplicationError as exc:
+        if request.headers.get("Accept") == "application/json":
+            return JsonResponse({"error": exc.message}, status=409)
+        messages.error(request, exc.message)
+        return redirect("knowledge:document-detail", pk=pk)
+    if request.headers.get("Accept") == "application/json":
+        return JsonResponse(_status_payload(document))
+    messages.success(request, f"{document.filename} is queued for ingestion again.")
+    return redirect("knowledge:document-detail", pk=pk)
+
+
+@staff_required
+@require_POST
+def chunk_forget(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    chunk = get_object_or_404(Chunk, pk=pk)
+    document_id = chunk.document_id
+    services.chunk_forget(chunk=chunk)
+    if request.htmx:
+        return HttpResponse("")  # the row disappears
+    messages.success(request, "Chunk forgotten.")
+    return redirect("knowledge:document-detail", pk=document_id)
+
+
+@staff_required
+def playground(request: HtmxHttpRequest) -> HttpResponse:
+    form = PlaygroundForm(request.GET or None)
+    response = error = None
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        license = (
+            License.objects.filter(machine_id=data["scope"]).first()
+            if data["scope"] != "global"
+            else None
+        )
+        options = selectors.SearchOptions(
+            strategy=data["strategy"] or "",
+            top_k=data["top_k"] or 0,
+            min_score=data["min_score"],
+            vector_weight=data["vector_weight"],
+        )
+        try:
+            response = selectors.chunk_search(
+                principal=principal_for_admin(request.user.get_username(), license=license),
+                query=data["query"],
+                options=options,
+            )
+        except ApplicationError as exc:
+            error = exc.message
+    context = {
+        "form": form,
+        "response": response,
+        "error": error,
+        "recent": SearchLog.objects.select_related("license")[:15],
+    }
+    template = "knowledge/playground.html#results" if request.htmx else "knowledge/playground.html"
+    return render(request, template, context)

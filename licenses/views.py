@@ -1,0 +1,69 @@
+"""Admin pages for licenses: list, forge (the key is shown once), detail, revoke/reactivate."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from knowledge.models import Document
+from licenses import services
+from licenses.forms import ForgeLicenseForm
+from licenses.models import License
+from portality.exceptions import ApplicationError
+from portality.http import HtmxHttpRequest, staff_required
+
+
+def _get_license(pk: UUID) -> License:
+    return get_object_or_404(License, pk=pk)
+
+
+@staff_required
+def license_list(request: HtmxHttpRequest) -> HttpResponse:
+    form = ForgeLicenseForm(request.POST or None)
+    forged = None
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            forged = services.license_forge(
+                user_name=data["user_name"],
+                machine_id=data["machine_id"] or None,
+                expires_at=data["expires_on"],
+                allowed_origins=data["allowed_origins"],
+            )
+        except ApplicationError as exc:
+            form.add_error(None, exc.message)
+        else:
+            form = ForgeLicenseForm()
+    context = {"licenses": License.objects.all(), "form": form, "forged": forged}
+    response = render(request, "licenses/license_list.html", context)
+    response["Cache-Control"] = "no-store"  # the page that shows a key must not be cached
+    return response
+
+
+@staff_required
+def license_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    license = _get_license(pk)
+    documents = Document.objects.filter(license=license).order_by("-created_at")
+    return render(
+        request, "licenses/license_detail.html", {"license": license, "documents": documents}
+    )
+
+
+@staff_required
+@require_POST
+def license_revoke(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    license = services.license_revoke(license=_get_license(pk))
+    messages.success(request, f"License {license.machine_id} revoked: its key stops working now.")
+    return redirect("licenses:license-detail", pk=pk)
+
+
+@staff_required
+@require_POST
+def license_reactivate(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    license = services.license_reactivate(license=_get_license(pk))
+    messages.success(request, f"License {license.machine_id} is active again.")
+    return redirect("licenses:license-detail", pk=pk)

@@ -1,0 +1,150 @@
+// DropZone: drag and drop (or click / Enter / Space) several files; each uploads on its own
+// XHR with a progress bar, then its ingestion stage and progress are polled until it is
+// ready or failed. Text from the server is inserted with textContent, never as HTML.
+(function () {
+  "use strict";
+  const form = document.getElementById("upload-form");
+  const zone = document.getElementById("dropzone");
+  const input = document.getElementById("upload-files");
+  const list = document.getElementById("upload-list");
+  if (!form || !zone || !input || !list) return;
+
+  const csrf = form.querySelector("[name=csrfmiddlewaretoken]").value;
+  const licenseSelect = document.getElementById("upload-license");
+
+  function syncScope() {
+    const scope = form.querySelector("[name=scope]:checked").value;
+    licenseSelect.disabled = scope !== "license" || licenseSelect.options.length === 0;
+  }
+  form.querySelectorAll("[name=scope]").forEach((radio) => radio.addEventListener("change", syncScope));
+  syncScope();
+
+  zone.addEventListener("click", () => input.click());
+  zone.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      input.click();
+    }
+  });
+  ["dragenter", "dragover"].forEach((type) =>
+    zone.addEventListener(type, (event) => {
+      event.preventDefault();
+      zone.classList.add("dragging");
+    })
+  );
+  ["dragleave", "drop"].forEach((type) =>
+    zone.addEventListener(type, (event) => {
+      event.preventDefault();
+      zone.classList.remove("dragging");
+    })
+  );
+  zone.addEventListener("drop", (event) => uploadAll(event.dataTransfer.files));
+  input.addEventListener("change", () => {
+    uploadAll(input.files);
+    input.value = "";
+  });
+
+  function uploadAll(files) {
+    Array.from(files).forEach((file) => upload(file, makeItem(file)));
+  }
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function makeItem(file) {
+    const item = el("li", "upload-item");
+    const name = el("span", "upload-name", file.name);
+    const bar = el("progress", "upload-bar");
+    bar.max = 100;
+    bar.value = 0;
+    bar.setAttribute("aria-label", "Progress of " + file.name);
+    const state = el("span", "upload-state", "uploading…");
+    const actions = el("span", "upload-actions");
+    item.append(name, bar, state, actions);
+    list.prepend(item);
+    return { item, bar, state, actions, name };
+  }
+
+  function upload(file, ui) {
+    const data = new FormData(form);
+    data.delete("file");
+    data.append("file", file, file.name);
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", form.action);
+    xhr.setRequestHeader("X-CSRFToken", csrf);
+    xhr.setRequestHeader("Accept", "application/json");
+    xhr.upload.addEventListener("progress", (event) => {
+      if (event.lengthComputable) ui.bar.value = Math.round((event.loaded / event.total) * 100);
+    });
+    xhr.addEventListener("load", () => {
+      let payload = {};
+      try { payload = JSON.parse(xhr.responseText); } catch (e) { payload = { error: "Unexpected server answer (" + xhr.status + ")." }; }
+      if (xhr.status >= 400) return fail(ui, payload.error || "Upload failed.");
+      if (payload.duplicate) ui.state.textContent = "already uploaded to this scope";
+      follow(ui, payload);
+    });
+    xhr.addEventListener("error", () => fail(ui, "Network error: the upload did not reach the server."));
+    xhr.send(data);
+  }
+
+  function fail(ui, message) {
+    ui.item.classList.add("failed");
+    ui.state.textContent = "failed: " + message;
+    ui.state.setAttribute("role", "alert");
+  }
+
+  function show(ui, payload) {
+    ui.item.dataset.status = payload.status;
+    ui.item.dataset.documentId = payload.id;
+    ui.bar.value = payload.status === "ready" ? 100 : payload.progress;
+    ui.actions.replaceChildren();
+    const link = el("a", "", "details");
+    link.href = payload.detail_url;
+    if (payload.status === "ready") {
+      ui.state.textContent = "ready · " + payload.chunks + " chunks";
+      ui.actions.append(link);
+    } else if (payload.status === "failed") {
+      fail(ui, payload.error);
+      ui.actions.append(retryButton(ui, payload), link);
+    } else {
+      ui.state.textContent = payload.status === "queued" ? "queued" : (payload.stage || "processing") + " · " + payload.progress + "%";
+      if (payload.stuck) ui.actions.append(retryButton(ui, payload));
+    }
+  }
+
+  function retryButton(ui, payload) {
+    const button = el("button", "secondary small", "Retry");
+    button.type = "button";
+    button.addEventListener("click", () => {
+      const body = new FormData();
+      body.append("pdf_password", document.getElementById("upload-password").value);
+      fetch(payload.retry_url, { method: "POST", body, headers: { "X-CSRFToken": csrf, Accept: "application/json" } })
+        .then((r) => r.json().then((json) => ({ ok: r.ok, json })))
+        .then(({ ok, json }) => {
+          if (!ok) return fail(ui, json.error || "Retry refused.");
+          ui.item.classList.remove("failed");
+          ui.state.removeAttribute("role");
+          follow(ui, json);
+        });
+    });
+    return button;
+  }
+
+  function follow(ui, payload) {
+    show(ui, payload);
+    if (payload.status === "ready" || payload.status === "failed") {
+      document.body.dispatchEvent(new CustomEvent("documentsChanged", { bubbles: true }));
+      return;
+    }
+    setTimeout(() => {
+      fetch(payload.detail_url + "status", { headers: { Accept: "application/json" } })
+        .then((r) => r.json())
+        .then((next) => follow(ui, next))
+        .catch(() => setTimeout(() => follow(ui, payload), 2000));
+    }, 700);
+  }
+})();

@@ -1,0 +1,44 @@
+"""Debian's Chromium driven by Playwright; never a downloaded browser."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# The flags the workplace's probe uses: headless, no sandbox as root, and no background
+# networking (this machine's closed network refuses those connections).
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@contextlib.contextmanager
+def chromium_page() -> Iterator[object]:
+    if not os.path.exists(CHROMIUM):
+        pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run installs it).")
+    # pytest-django's live server runs in this process; Playwright's sync API must not
+    # think it is inside an event loop, and Django must allow sync DB access from here.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    # launch() gives every browser a fresh, temporary profile of its own.
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(30_000)
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+            browser.close()

@@ -1,0 +1,236 @@
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from knowledge.models import Chunk, Document, DocumentStatus
+from licenses.models import License
+from tests.conftest import PDFS
+from tests.factories import make_document, make_license
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
+
+HOSTILE = '<script>alert("x")</script>'
+
+
+@pytest.fixture
+def admin_client(client, django_user_model):
+    django_user_model.objects.create_user("admin", password="pw", is_staff=True)
+    client.login(username="admin", password="pw")
+    return client
+
+
+def upload(client, name, data, **fields):
+    return client.post(
+        "/knowledge/upload",
+        {
+            "file": SimpleUploadedFile(name, data),
+            "scope": "global",
+            "source_type": "other",
+            "language": "auto",
+            **fields,
+        },
+        HTTP_ACCEPT="application/json",
+    )
+
+
+class TestPagesNeedStaff:
+    @pytest.mark.parametrize("url", ["/", "/knowledge/", "/knowledge/search/", "/licenses/"])
+    def test_anonymous_is_sent_to_login(self, client, url):
+        response = client.get(url)
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+    @pytest.mark.parametrize("url", ["/", "/knowledge/", "/knowledge/search/", "/licenses/"])
+    def test_every_screen_renders(self, admin_client, url):
+        assert admin_client.get(url).status_code == 200
+
+
+class TestKnowledgePage:
+    def test_empty_state_tells_a_new_admin_what_to_do(self, admin_client):
+        html = admin_client.get("/knowledge/").content.decode()
+        assert "No knowledge yet" in html and "Drop a PDF" in html
+
+    def test_upload_queues_a_document_and_reports_its_status(
+        self, admin_client, django_capture_on_commit_callbacks
+    ):
+        response = upload(admin_client, "nota.txt", "El portón se cierra a las 22 h.".encode())
+
+        assert response.status_code == 201
+        payload = response.json()
+        assert payload["status"] == "queued" and payload["filename"] == "nota.txt"
+        status = admin_client.get(f"/knowledge/{payload['id']}/status").json()
+        assert status["status"] == "queued"
+
+    def test_upload_into_a_license_scope(self, admin_client):
+        license = make_license(machine_id="sala-1")
+        response = upload(admin_client, "n.txt", b"Texto.", scope="license", license="sala-1")
+
+        assert Document.objects.get(pk=response.json()["id"]).license == license
+
+    @pytest.mark.parametrize(
+        ("name", "data", "message"),
+        [
+            ("vacio.txt", b"", "empty"),
+            ("foto.pdf", b"\x89PNG\r\n\x1a\n" + b"\x00" * 40, "PNG image"),
+        ],
+    )
+    def test_bad_uploads_get_a_clear_error_and_store_nothing(
+        self, admin_client, name, data, message
+    ):
+        response = upload(admin_client, name, data)
+
+        assert response.status_code == 400 and message in response.json()["error"]
+        assert not Document.objects.exists()
+
+    def test_license_scope_without_a_license_is_refused(self, admin_client):
+        response = upload(admin_client, "n.txt", b"Texto.", scope="license", license="")
+        assert response.status_code == 400 and "Choose the license" in response.json()["error"]
+
+    def test_the_table_filters_sorts_and_escapes_file_names(self, admin_client):
+        make_document("Uno.", filename=f"{HOSTILE}.txt")
+        make_document((PDFS / "invalid.pdf").read_bytes(), filename="invalid.pdf")
+
+        html = admin_client.get("/knowledge/?status=failed&sort=filename").content.decode()
+        assert "invalid.pdf" in html and "startxref" in html
+        assert HOSTILE not in html
+        assert (
+            admin_client.get("/knowledge/?q=nothing-like-this")
+            .content.decode()
+            .count("No entries match")
+            == 1
+        )
+
+    def test_htmx_gets_only_the_table(self, admin_client):
+        make_document("Uno.", filename="uno.txt")
+        html = admin_client.get(
+            "/knowledge/", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="document-table"
+        ).content.decode()
+        assert "uno.txt" in html and "<html" not in html
+
+    def test_forget_one_and_forget_selected(self, admin_client):
+        first, second, third = (make_document(f"Texto {n}.", filename=f"{n}.txt") for n in range(3))
+
+        response = admin_client.post(f"/knowledge/{first.pk}/forget", HTTP_HX_REQUEST="true")
+        assert response.status_code == 204 and response["HX-Trigger"] == "documentsChanged"
+        admin_client.post("/knowledge/forget", {"documents": [str(second.pk), str(third.pk)]})
+        assert not Document.objects.exists() and not Chunk.objects.exists()
+
+    def test_forms_need_csrf(self, client, django_user_model):
+        from django.test import Client
+
+        django_user_model.objects.create_user("strict", password="pw", is_staff=True)
+        strict = Client(enforce_csrf_checks=True)
+        strict.login(username="strict", password="pw")
+        assert strict.post("/knowledge/forget", {"documents": []}).status_code == 403
+
+
+class TestDocumentDetail:
+    def test_shows_metadata_pii_and_escaped_chunks(self, admin_client):
+        document = make_document(
+            f"# Título\n\nEscriba a ana@example.com. {HOSTILE}", filename="d.md"
+        )
+        html = admin_client.get(f"/knowledge/{document.pk}/").content.decode()
+
+        assert "EMAIL × 1" in html and "Título" in html
+        assert HOSTILE not in html and "&lt;script&gt;" in html
+
+    def test_forget_a_chunk(self, admin_client):
+        document = make_document("# A\n\nUno.\n\n# B\n\nDos.", filename="d.md")
+        chunk = document.chunks.first()
+
+        assert (
+            admin_client.post(
+                f"/knowledge/chunks/{chunk.pk}/forget", HTTP_HX_REQUEST="true"
+            ).status_code
+            == 200
+        )
+        document.refresh_from_db()
+        assert document.chunk_count == 1 and not Chunk.objects.filter(pk=chunk.pk).exists()
+
+    def test_retry_a_failed_document(self, admin_client):
+        document = make_document(
+            (PDFS / "libreoffice-writer-password.pdf").read_bytes(), filename="p.pdf"
+        )
+        assert document.status == DocumentStatus.FAILED
+
+        response = admin_client.post(
+            f"/knowledge/{document.pk}/retry",
+            {"pdf_password": "openpassword"},
+            HTTP_ACCEPT="application/json",
+        )
+        assert response.json()["status"] == "queued"
+
+
+class TestPlayground:
+    def test_results_show_scores_latency_and_highlighted_terms(self, admin_client):
+        make_document("# Piscina\n\nLa piscina abre a las ocho.", filename="p.md")
+        html = admin_client.get(
+            "/knowledge/search/", {"query": "piscina", "scope": "global", "min_score": "-1"}
+        ).content.decode()
+
+        assert "<mark>piscina</mark>" in html and "fused" in html and " ms" in html
+        assert "p.md" in html
+
+    def test_bad_parameters_show_an_error(self, admin_client):
+        html = admin_client.get(
+            "/knowledge/search/", {"query": "x", "scope": "nope"}
+        ).content.decode()
+        assert "scope" in html and 'role="alert"' in html
+
+
+class TestLicenses:
+    def test_forge_shows_the_key_once(self, admin_client):
+        response = admin_client.post("/licenses/", {"user_name": "Ana", "machine_id": "sala-9"})
+        html = response.content.decode()
+        license = License.objects.get(machine_id="sala-9")
+
+        assert "only time the key is shown" in html and response["Cache-Control"] == "no-store"
+        key = html.split('id="forged-key" readonly value="')[1].split('"')[0]
+        assert key.startswith(license.key_prefix) and license.metadata == {"user_name": "Ana"}
+        assert key not in admin_client.get("/licenses/").content.decode()
+        assert key not in admin_client.get(f"/licenses/{license.pk}/").content.decode()
+
+    def test_forge_errors(self, admin_client):
+        make_license(machine_id="taken")
+        html = admin_client.post(
+            "/licenses/", {"user_name": "Ana", "machine_id": "taken"}
+        ).content.decode()
+        assert "already exists" in html
+        html = admin_client.post(
+            "/licenses/", {"user_name": "Ana", "allowed_origins": "not an origin"}
+        ).content.decode()
+        assert "Not an origin" in html
+
+    def test_revoke_and_reactivate(self, admin_client):
+        license = make_license()
+        admin_client.post(f"/licenses/{license.pk}/revoke")
+        license.refresh_from_db()
+        assert license.status == "revoked"
+        admin_client.post(f"/licenses/{license.pk}/reactivate")
+        license.refresh_from_db()
+        assert license.status == "active"
+
+
+def test_forge_license_command_json():
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command(
+        "forge_license",
+        "--user-name",
+        "Bea",
+        "--machine-id",
+        "caja-2",
+        "--expires",
+        "2030-01-31",
+        "--json",
+        stdout=out,
+    )
+    payload = json.loads(out.getvalue())
+
+    assert set(payload) == {"machine_id", "user_name", "key", "expires_at"}
+    assert payload["machine_id"] == "caja-2" and payload["key"].startswith("pbk_")
+    assert payload["expires_at"].startswith("2030-01-31")
