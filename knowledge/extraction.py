@@ -88,7 +88,16 @@ def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
     return str(best), {"encoding": best.encoding, "encoding_detected": True}
 
 
+def stored_file_missing(path: Path) -> str:
+    return (
+        f"The uploaded file is missing from storage ({path.name}); check MEDIA_ROOT on the "
+        "worker, or upload the file again."
+    )
+
+
 def extract_text_file(path: Path) -> Extraction:
+    if not path.exists():
+        raise IngestionError(stored_file_missing(path))
     text, details = decode_text(path.read_bytes())
     return Extraction(pages=[PageText(number=None, text=text)], page_count=None, details=details)
 
@@ -99,6 +108,8 @@ def extract_text_file(path: Path) -> Extraction:
 def extract_pdf(path: Path, *, password: str, max_pages: int, ocr_languages: str) -> Extraction:
     from pypdf.errors import PdfReadError
 
+    if not path.exists():
+        raise IngestionError(stored_file_missing(path))
     try:
         with open(path, "rb") as stream:  # a file handle: pypdf reads it lazily, no copy
             reader = _open_pdf(stream, password)

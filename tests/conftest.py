@@ -105,4 +105,5 @@ def media_root(settings, tmp_path):
     return settings.MEDIA_ROOT
 
 
-PDFS = SHARED / "bench" / "pdfs"
+# The shared PDF corpus, vendored (with its README and licences) so a clean clone tests anywhere.
+PDFS = ROOT / "tests" / "data" / "pdfs"

@@ -166,3 +166,11 @@ def test_the_corpus_table_covers_every_file():
         "veraPDFHiResWrongObjectID.pdf",
     }
     assert {p.name for p in PDFS.glob("*.pdf")} == set(CORPUS) | ocr_cases
+
+
+def test_a_file_missing_from_storage_is_not_called_damaged(tmp_path):
+    from knowledge.extraction import extract
+
+    for kind in ("pdf", "txt"):
+        with pytest.raises(IngestionError, match="missing from storage"):
+            extract(tmp_path / "gone", kind, password="", max_pages=10, ocr_languages="eng")
