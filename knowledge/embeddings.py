@@ -18,6 +18,7 @@ import numpy as np
 from django.conf import settings
 
 from portality.exceptions import ApplicationError
+from portality.gemini import gemini_client
 
 logger = logging.getLogger(__name__)
 
@@ -99,15 +100,9 @@ class GeminiEmbeddings:
     retries = 5
 
     def __init__(self) -> None:
-        from google import genai
         from google.genai import types
 
-        options = (
-            types.HttpOptions(base_url=settings.GEMINI_BASE_URL)
-            if settings.GEMINI_BASE_URL
-            else None
-        )
-        self._client = genai.Client(api_key=settings.GEMINI_API_KEY, http_options=options)
+        self._client = gemini_client()
         self._types = types
         self.name = settings.GEMINI_EMBEDDING_MODEL
         self.dimensions = settings.GEMINI_EMBEDDING_DIMENSIONS

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from django.conf import settings
 
+from portality.gemini import gemini_client
+
 if TYPE_CHECKING:
     from knowledge.selectors import SearchResult
 
@@ -33,15 +35,9 @@ class GeminiReranker:
     )
 
     def __init__(self) -> None:
-        from google import genai
         from google.genai import types
 
-        options = (
-            types.HttpOptions(base_url=settings.GEMINI_BASE_URL)
-            if settings.GEMINI_BASE_URL
-            else None
-        )
-        self._client = genai.Client(api_key=settings.GEMINI_API_KEY, http_options=options)
+        self._client = gemini_client()
         self._types = types
 
     def scores(self, query: str, passages: Sequence[str]) -> list[float]:
