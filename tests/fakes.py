@@ -79,6 +79,10 @@ class FakeGemini:
                     )
                 if ":embedContent" in self.path:
                     return self._send(200, {"embedding": fake.embed(body)})
+                if ":streamGenerateContent" in self.path:
+                    return self._stream(
+                        [fake.generation(piece, fake.finish) for piece in fake.stream_pieces]
+                    )
                 if ":generateContent" in self.path:
                     return self._send(200, fake.generation(fake.generate_text))
                 return self._send(404, {"error": {"code": 404, "message": f"no route {self.path}"}})
@@ -93,9 +97,19 @@ class FakeGemini:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _stream(self, events):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for event in events:
+                    self.wfile.write(f"data: {json.dumps(event)}\r\n\r\n".encode())
+                    self.wfile.flush()
+
             def log_message(self, *args):
                 pass
 
+        self.stream_pieces = ["Hola, ", "la piscina abre ", "a las ocho [1]."]
+        self.finish = "STOP"
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -126,6 +140,55 @@ class FakeGemini:
         return f"http://127.0.0.1:{self.server.server_port}"
 
     def __enter__(self) -> FakeGemini:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class FakeOpenAI:
+    """A local server speaking the OpenAI chat-completions API with streaming (as Ollama does)."""
+
+    def __init__(self, pieces: list[str] | None = None, status: int = 200) -> None:
+        self.requests: list[dict] = []
+        fake = self
+        fake.pieces = pieces or ["Olá, ", "a piscina abre ", "às oito [1]."]
+        fake.status = status
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                fake.requests.append(
+                    {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+                )
+                if fake.status != 200:
+                    data = json.dumps({"error": {"message": "model not loaded"}}).encode()
+                    self.send_response(fake.status)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for piece in fake.pieces:
+                    chunk = {"choices": [{"index": 0, "delta": {"content": piece}}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_port}/v1"
+
+    def __enter__(self) -> FakeOpenAI:
         self.thread.start()
         return self
 

@@ -1,0 +1,118 @@
+"""Chat API: a whole answer, or Server-Sent Events (deltas, then citations, then done)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import asdict
+
+from django.http import StreamingHttpResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from chat.llm import LLMError
+from chat.services import ChatTurn, chat_prepare, chat_stream
+from knowledge.apis import principal_from_request
+from licenses.permissions import IsAdminOrLicense
+from licenses.principals import Principal
+
+
+class ChatInputSerializer(serializers.Serializer):
+    message = serializers.CharField(max_length=4000, trim_whitespace=True)
+    session_id = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    user = serializers.CharField(
+        max_length=120,
+        required=False,
+        default="default",
+        help_text="The end user's reference within the license (sessions are per user).",
+    )
+    license = serializers.CharField(
+        required=False, help_text="Admins only: speak as this machine_id."
+    )
+
+
+class CitationSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    document = serializers.CharField()
+    document_id = serializers.CharField()
+    page = serializers.IntegerField(allow_null=True)
+    chunk_id = serializers.IntegerField()
+    score = serializers.FloatField()
+
+
+class ChatOutputSerializer(serializers.Serializer):
+    answer = serializers.CharField()
+    citations = CitationSerializer(many=True)
+    session_id = serializers.CharField()
+
+
+def _prepare(request: Request) -> tuple[Principal, ChatTurn, str]:
+    data = ChatInputSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    values = data.validated_data
+    principal = principal_from_request(request, as_license=values.get("license"))
+    user_ref = values["user"]
+    turn = chat_prepare(
+        principal=principal,
+        question=values["message"],
+        session_id=values.get("session_id") or None,
+        user_ref=user_ref,
+    )
+    return principal, turn, user_ref
+
+
+class ChatApi(APIView):
+    permission_classes = [IsAdminOrLicense]
+
+    @extend_schema(
+        request=ChatInputSerializer, responses=ChatOutputSerializer, summary="Ask the assistant"
+    )
+    def post(self, request: Request) -> Response:
+        principal, turn, user_ref = _prepare(request)
+        answer = "".join(chat_stream(turn, principal=principal, user_ref=user_ref))
+        payload = {
+            "answer": answer,
+            "citations": [asdict(c) for c in turn.citations],
+            "session_id": turn.session_id,
+        }
+        return Response(ChatOutputSerializer(payload).data)
+
+
+def _event(name: str, data: object) -> str:
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def _sse(turn: ChatTurn, principal: Principal, user_ref: str) -> Iterator[str]:
+    try:
+        for delta in chat_stream(turn, principal=principal, user_ref=user_ref):
+            yield _event("delta", {"text": delta})
+    except LLMError as exc:
+        yield _event("error", {"detail": exc.message})
+        return
+    yield _event("citations", [asdict(c) for c in turn.citations])
+    yield _event("done", {"session_id": turn.session_id})
+
+
+class ChatStreamApi(APIView):
+    permission_classes = [IsAdminOrLicense]
+
+    @extend_schema(
+        request=ChatInputSerializer,
+        responses={
+            200: OpenApiResponse(
+                description="text/event-stream: delta*, citations, done (or error)"
+            )
+        },
+        summary="Ask the assistant, streamed as Server-Sent Events",
+    )
+    def post(self, request: Request) -> StreamingHttpResponse:
+        principal, turn, user_ref = _prepare(request)
+        response = StreamingHttpResponse(
+            _sse(turn, principal, user_ref), content_type="text/event-stream"
+        )
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
+        return response

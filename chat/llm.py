@@ -1,0 +1,208 @@
+"""LLM providers behind one small streaming interface: the one place tests replace.
+
+* ``GeminiLLM`` — google-genai, streaming, system instruction; safety blocks and quota
+  errors become clear messages.
+* ``OpenAICompatibleLLM`` — any ``/v1/chat/completions`` server (Ollama, vLLM, LM Studio).
+* ``ExtractiveLLM`` — the offline default: quotes the retrieved sentences that best match
+  the question, with their citation numbers, and says it is in offline mode.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from django.conf import settings
+
+from portality.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
+
+
+class LLMError(ApplicationError):
+    """The model could not answer (blocked, quota, unreachable); the message says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, status=502)
+
+
+@dataclass(frozen=True)
+class Source:
+    number: int
+    label: str  # "manual.pdf, p. 3"
+    text: str
+
+
+@dataclass
+class Prompt:
+    system: str
+    messages: list[
+        dict[str, str]
+    ]  # {"role": "user" | "model", "text": ...}, last one is the question
+    question: str
+    language: str
+    sources: list[Source] = field(default_factory=list)
+
+    def as_text(self) -> str:
+        """The exact prompt, for the admin chat view's explainability."""
+        turns = "\n\n".join(f"[{m['role']}]\n{m['text']}" for m in self.messages)
+        return f"[system]\n{self.system}\n\n{turns}"
+
+
+class LLM(Protocol):
+    name: str
+
+    def stream(self, prompt: Prompt) -> Iterator[str]: ...
+
+
+# -- Gemini ---------------------------------------------------------------------------------
+
+
+class GeminiLLM:
+    def __init__(self) -> None:
+        from google.genai import types
+
+        from portality.gemini import gemini_client
+
+        self._client = gemini_client()
+        self._types = types
+        self.name = f"gemini:{settings.GEMINI_CHAT_MODEL}"
+
+    def stream(self, prompt: Prompt) -> Iterator[str]:
+        from google.genai import errors
+
+        types = self._types
+        contents = [
+            types.Content(role=m["role"], parts=[types.Part(text=m["text"])])
+            for m in prompt.messages
+        ]
+        config = types.GenerateContentConfig(system_instruction=prompt.system, temperature=0.2)
+        try:
+            for chunk in self._client.models.generate_content_stream(
+                model=settings.GEMINI_CHAT_MODEL, contents=contents, config=config
+            ):
+                _raise_if_blocked(chunk)
+                if chunk.text:
+                    yield chunk.text
+        except errors.APIError as exc:
+            if exc.code == 429:
+                raise LLMError(
+                    "Gemini's quota is exhausted for now; try again in a minute."
+                ) from exc
+            raise LLMError(f"Gemini could not answer ({exc.code}): {exc.message}") from exc
+
+
+def _raise_if_blocked(chunk: object) -> None:
+    feedback = getattr(chunk, "prompt_feedback", None)
+    if feedback is not None and getattr(feedback, "block_reason", None):
+        raise LLMError(f"Gemini refused the question for safety reasons ({feedback.block_reason}).")
+    for candidate in getattr(chunk, "candidates", None) or []:
+        reason = str(getattr(candidate, "finish_reason", "") or "")
+        if reason.endswith(("SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII")):
+            raise LLMError("Gemini stopped the answer for safety reasons.")
+
+
+# -- OpenAI-compatible -------------------------------------------------------------------------
+
+
+class OpenAICompatibleLLM:
+    def __init__(self) -> None:
+        self.base_url = settings.OPENAI_BASE_URL.rstrip("/")
+        self.model = settings.OPENAI_MODEL
+        self.name = f"openai:{self.model}"
+
+    def stream(self, prompt: Prompt) -> Iterator[str]:
+        import urllib.error
+        import urllib.request
+
+        roles = {"user": "user", "model": "assistant"}
+        body = {
+            "model": self.model,
+            "stream": True,
+            "temperature": 0.2,
+            "messages": [{"role": "system", "content": prompt.system}]
+            + [{"role": roles[m["role"]], "content": m["text"]} for m in prompt.messages],
+        }
+        headers = {"Content-Type": "application/json"}
+        if settings.OPENAI_API_KEY:
+            headers["Authorization"] = f"Bearer {settings.OPENAI_API_KEY}"
+        request = urllib.request.Request(
+            f"{self.base_url}/chat/completions", data=json.dumps(body).encode(), headers=headers
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 - admin-set URL
+                yield from _sse_deltas(line.decode("utf-8").strip() for line in response)
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode("utf-8", "replace")[:200]
+            raise LLMError(f"The model server answered {exc.code}: {detail}") from exc
+        except (urllib.error.URLError, OSError) as exc:
+            raise LLMError(f"The model server at {self.base_url} is unreachable: {exc}") from exc
+
+
+def _sse_deltas(lines: Iterator[str]) -> Iterator[str]:
+    for line in lines:
+        if not line.startswith("data:"):
+            continue
+        data = line[5:].strip()
+        if data == "[DONE]":
+            return
+        choices = json.loads(data).get("choices") or [{}]
+        text = (choices[0].get("delta") or {}).get("content")
+        if text:
+            yield text
+
+
+# -- offline extractive ------------------------------------------------------------------------
+
+OFFLINE_LABEL = {
+    "es": "Modo sin conexión: cito los pasajes más relevantes de la base de conocimiento.",
+    "pt": "Modo offline: cito os trechos mais relevantes da base de conhecimento.",
+    "en": "Offline mode: quoting the most relevant passages of the knowledge base.",
+}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")  # sentences, and headings on lines of their own
+
+
+def _fold_words(text: str) -> set[str]:
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return {w[:6] for w in re.findall(r"\w+", plain) if len(w) > 3}
+
+
+class ExtractiveLLM:
+    """No model: picks the sentences sharing most words with the question, cites them."""
+
+    name = "extractive"
+    max_sentences = 3
+
+    def stream(self, prompt: Prompt) -> Iterator[str]:
+        label = OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
+        yield label + "\n\n"
+        for sentence, number in self._best_sentences(prompt):
+            yield f"«{sentence}» [{number}]\n"
+
+    def _best_sentences(self, prompt: Prompt) -> list[tuple[str, int]]:
+        wanted = _fold_words(prompt.question)
+        scored = []
+        for rank, source in enumerate(prompt.sources):
+            for position, sentence in enumerate(_SENTENCE.split(source.text)):
+                overlap = len(wanted & _fold_words(sentence))
+                scored.append((-overlap, rank, position, sentence.strip(), source.number))
+        scored.sort()
+        # Headings and fragments (fewer than 4 words) are not worth quoting on their own.
+        best = [(s, n) for overlap, _, _, s, n in scored if len(s.split()) >= 4][
+            : self.max_sentences
+        ]
+        return best or [(prompt.sources[0].text[:300], prompt.sources[0].number)]
+
+
+def get_llm() -> LLM:
+    if settings.LLM_PROVIDER == "gemini":
+        return GeminiLLM()
+    if settings.LLM_PROVIDER == "openai":
+        return OpenAICompatibleLLM()
+    return ExtractiveLLM()

@@ -1,0 +1,119 @@
+"""Session context in Redis (seed 004 §5): the current conversation only, short-lived.
+
+Key ``pb:session:{license}:{user}:{session}`` holds the turns and a running summary.
+TTL 10 minutes renewed by activity, 2 hours absolute; at most 3 sessions per user (the
+least recently used one is dropped). If Redis is unreachable the chat still answers,
+without context, and logs it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+
+import redis
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+IDLE_TTL_SECONDS = 10 * 60
+ABSOLUTE_SECONDS = 2 * 60 * 60
+MAX_SESSIONS_PER_USER = 3
+SUMMARY_CHARS = 1200
+
+
+@dataclass
+class Session:
+    id: str
+    turns: list[dict[str, str]] = field(default_factory=list)  # {"role": "user"|"model", "text"}
+    summary: str = ""
+    started_at: float = field(default_factory=time.time)
+    available: bool = True  # False when Redis could not be reached
+
+    def window(self) -> list[dict[str, str]]:
+        """Short: every turn; 10-30: the last 10 (+ summary); longer: the last 5 (+ summary)."""
+        count = len(self.turns)
+        if count < 10:
+            return list(self.turns)
+        return self.turns[-10:] if count <= 30 else self.turns[-5:]
+
+
+def _client() -> redis.Redis:
+    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
+
+
+def _key(license_id: object, user_ref: str, session_id: str) -> str:
+    return f"pb:session:{license_id or 'admin'}:{user_ref}:{session_id}"
+
+
+def _index_key(license_id: object, user_ref: str) -> str:
+    return f"pb:sessions:{license_id or 'admin'}:{user_ref}"
+
+
+def session_load(*, license_id: object, user_ref: str, session_id: str | None) -> Session:
+    fresh = Session(id=session_id or secrets.token_urlsafe(12))
+    if not session_id:
+        return fresh
+    try:
+        raw = _client().get(_key(license_id, user_ref, session_id))
+    except redis.RedisError as exc:
+        logger.warning("session context unavailable (Redis: %s); answering without it", exc)
+        return Session(id=session_id, available=False)
+    if not raw:
+        return fresh
+    data = json.loads(raw)
+    session = Session(
+        id=session_id, turns=data["turns"], summary=data["summary"], started_at=data["started_at"]
+    )
+    if time.time() - session.started_at > ABSOLUTE_SECONDS:
+        return Session(id=secrets.token_urlsafe(12))  # past 2 hours: a new conversation
+    return session
+
+
+def session_append(
+    *, license_id: object, user_ref: str, session: Session, question: str, answer: str
+) -> None:
+    session.turns += [{"role": "user", "text": question}, {"role": "model", "text": answer}]
+    if len(session.turns) > 30:
+        dropped, session.turns = session.turns[:-30], session.turns[-30:]
+        session.summary = _summarise(session.summary, dropped)
+    elif len(session.turns) >= 10:
+        session.summary = _summarise("", session.turns[:-10])
+    _save(license_id, user_ref, session)
+
+
+def _summarise(summary: str, turns: list[dict[str, str]]) -> str:
+    # A running summary without a model: what the user asked earlier, newest last.
+    asked = [t["text"].split("\n")[0][:160] for t in turns if t["role"] == "user"]
+    text = "; ".join(filter(None, [summary, *asked]))
+    return text[-SUMMARY_CHARS:]
+
+
+def _save(license_id: object, user_ref: str, session: Session) -> None:
+    payload = json.dumps(
+        {"turns": session.turns, "summary": session.summary, "started_at": session.started_at}
+    )
+    remaining = ABSOLUTE_SECONDS - (time.time() - session.started_at)
+    ttl = max(1, int(min(IDLE_TTL_SECONDS, remaining)))
+    index = _index_key(license_id, user_ref)
+    try:
+        client = _client()
+        with client.pipeline() as pipe:
+            pipe.set(_key(license_id, user_ref, session.id), payload, ex=ttl)
+            pipe.zadd(index, {session.id: time.time()})
+            pipe.expire(index, ABSOLUTE_SECONDS)
+            pipe.execute()
+        _evict_extra_sessions(client, license_id, user_ref)
+    except redis.RedisError as exc:
+        logger.warning("session context not saved (Redis: %s)", exc)
+
+
+def _evict_extra_sessions(client: redis.Redis, license_id: object, user_ref: str) -> None:
+    index = _index_key(license_id, user_ref)
+    extra = client.zrange(index, 0, -(MAX_SESSIONS_PER_USER + 1))  # oldest first
+    for session_id in extra:
+        client.delete(_key(license_id, user_ref, session_id.decode()))
+        client.zrem(index, session_id)

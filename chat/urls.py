@@ -1,0 +1,12 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from chat import apis
+
+app_name = "chat-api"
+
+urlpatterns = [
+    path("chat", apis.ChatApi.as_view(), name="chat"),
+    path("chat/stream", apis.ChatStreamApi.as_view(), name="chat-stream"),
+]

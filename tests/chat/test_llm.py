@@ -1,0 +1,85 @@
+"""LLM providers against local servers speaking the Gemini and OpenAI REST APIs."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.llm import ExtractiveLLM, GeminiLLM, LLMError, OpenAICompatibleLLM, Prompt, Source
+from tests.fakes import FakeGemini, FakeOpenAI
+
+PROMPT = Prompt(
+    system="Answer from the documents.",
+    messages=[{"role": "user", "text": "¿A qué hora abre la piscina?"}],
+    question="¿A qué hora abre la piscina?",
+    language="es",
+    sources=[
+        Source(
+            1,
+            "reglamento.md",
+            "El gimnasio cierra los domingos. La piscina abre a las ocho de la mañana.",
+        ),
+        Source(2, "avisos.txt", "La reunión de vecinos es el jueves."),
+    ],
+)
+
+
+@pytest.fixture
+def gemini(settings):
+    with FakeGemini() as fake:
+        settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL = "test-key", fake.url
+        yield fake
+
+
+def test_gemini_streams_with_the_system_instruction(gemini):
+    pieces = list(GeminiLLM().stream(PROMPT))
+
+    assert pieces == gemini.stream_pieces
+    request = gemini.requests[0]
+    assert ":streamGenerateContent" in request["path"] and "alt=sse" in request["path"]
+    assert request["body"]["systemInstruction"]["parts"][0]["text"] == "Answer from the documents."
+    assert request["body"]["contents"][0]["parts"][0]["text"] == "¿A qué hora abre la piscina?"
+
+
+def test_gemini_safety_block_is_a_clear_error(gemini):
+    gemini.finish = "SAFETY"
+    with pytest.raises(LLMError, match="safety"):
+        list(GeminiLLM().stream(PROMPT))
+
+
+def test_gemini_quota_is_a_clear_error(gemini):
+    gemini.fail_next(429)
+    with pytest.raises(LLMError, match="quota"):
+        list(GeminiLLM().stream(PROMPT))
+
+
+def test_openai_compatible_server_streams(settings):
+    with FakeOpenAI() as server:
+        settings.OPENAI_BASE_URL, settings.OPENAI_MODEL, settings.OPENAI_API_KEY = (
+            server.url,
+            "llama3",
+            "k",
+        )
+        pieces = list(OpenAICompatibleLLM().stream(PROMPT))
+
+    assert "".join(pieces) == "Olá, a piscina abre às oito [1]."
+    body = server.requests[0]["body"]
+    assert server.requests[0]["path"] == "/v1/chat/completions" and body["stream"] is True
+    assert body["messages"][0] == {"role": "system", "content": "Answer from the documents."}
+    assert server.requests[0]["auth"] == "Bearer k"
+
+
+def test_openai_compatible_errors_are_clear(settings):
+    with FakeOpenAI(status=503) as server:
+        settings.OPENAI_BASE_URL, settings.OPENAI_MODEL = server.url, "llama3"
+        with pytest.raises(LLMError, match="503"):
+            list(OpenAICompatibleLLM().stream(PROMPT))
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"
+    with pytest.raises(LLMError, match="unreachable"):
+        list(OpenAICompatibleLLM().stream(PROMPT))
+
+
+def test_extractive_quotes_the_best_sentence_with_its_citation_and_says_offline():
+    answer = "".join(ExtractiveLLM().stream(PROMPT))
+
+    assert answer.startswith("Modo sin conexión")
+    assert "«La piscina abre a las ocho de la mañana.» [1]" in answer.splitlines()[2]
