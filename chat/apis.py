@@ -15,7 +15,11 @@ from rest_framework.views import APIView
 
 from chat.llm import LLMError
 from chat.services import ChatTurn, chat_prepare, chat_stream
+from chat.throttles import ChatRateThrottle
+from chat.widget import widget_token_issue
 from knowledge.apis import principal_from_request
+from licenses.authentication import LicenseKeyAuthentication
+from licenses.models import License
 from licenses.permissions import IsAdminOrLicense
 from licenses.principals import Principal
 
@@ -54,7 +58,8 @@ def _prepare(request: Request) -> tuple[Principal, ChatTurn, str]:
     data.is_valid(raise_exception=True)
     values = data.validated_data
     principal = principal_from_request(request, as_license=values.get("license"))
-    user_ref = values["user"]
+    # A widget token names its end user; only a license key's backend may say which user.
+    user_ref = getattr(request.user, "user_ref", None) or values["user"]
     turn = chat_prepare(
         principal=principal,
         question=values["message"],
@@ -66,6 +71,7 @@ def _prepare(request: Request) -> tuple[Principal, ChatTurn, str]:
 
 class ChatApi(APIView):
     permission_classes = [IsAdminOrLicense]
+    throttle_classes = [ChatRateThrottle]
 
     @extend_schema(
         request=ChatInputSerializer, responses=ChatOutputSerializer, summary="Ask the assistant"
@@ -98,6 +104,7 @@ def _sse(turn: ChatTurn, principal: Principal, user_ref: str) -> Iterator[str]:
 
 class ChatStreamApi(APIView):
     permission_classes = [IsAdminOrLicense]
+    throttle_classes = [ChatRateThrottle]
 
     @extend_schema(
         request=ChatInputSerializer,
@@ -116,3 +123,39 @@ class ChatStreamApi(APIView):
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
         return response
+
+
+class WidgetTokenApi(APIView):
+    """For a product's backend (license key only): a token the page's widget can hold."""
+
+    authentication_classes = [LicenseKeyAuthentication]
+    permission_classes = [IsAdminOrLicense]
+
+    class InputSerializer(serializers.Serializer):
+        user = serializers.CharField(
+            max_length=120, help_text="The end user's reference in your product."
+        )
+        origin = serializers.CharField(
+            max_length=255, help_text="The page origin the widget runs on."
+        )
+
+    class OutputSerializer(serializers.Serializer):
+        token = serializers.CharField()
+        expires_at = serializers.DateTimeField()
+
+    @extend_schema(
+        request=InputSerializer,
+        responses=OutputSerializer,
+        summary="Exchange a license key for a widget token",
+    )
+    def post(self, request: Request) -> Response:
+        if not isinstance(request.auth, License):
+            return Response({"detail": "Authenticate with the license key."}, status=403)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        token, expires_at = widget_token_issue(
+            license=request.auth,
+            user_ref=data.validated_data["user"],
+            origin=data.validated_data["origin"],
+        )
+        return Response(self.OutputSerializer({"token": token, "expires_at": expires_at}).data)

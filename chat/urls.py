@@ -9,4 +9,5 @@ app_name = "chat-api"
 urlpatterns = [
     path("chat", apis.ChatApi.as_view(), name="chat"),
     path("chat/stream", apis.ChatStreamApi.as_view(), name="chat-stream"),
+    path("widget/token", apis.WidgetTokenApi.as_view(), name="widget-token"),
 ]

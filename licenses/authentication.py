@@ -61,3 +61,39 @@ class LicenseKeyAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request: HttpRequest) -> str:
         return "Bearer"
+
+
+@dataclass
+class WidgetUser(LicenseUser):
+    """An end user of a license, speaking through the embedded widget."""
+
+    user_ref: str = "default"
+
+
+class WidgetTokenAuthentication(authentication.BaseAuthentication):
+    """``Authorization: Widget pbw_…``: the short-lived token the widget holds.
+
+    The scope is the token's license, the end user is the token's; a browser call must
+    come from the token's origin."""
+
+    def authenticate(self, request: HttpRequest) -> tuple[WidgetUser, License] | None:
+        scheme, _, token = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+        if scheme.lower() != "widget" or not token:
+            return None
+        from chat.widget import widget_token_read
+        from portality.exceptions import ApplicationError
+
+        try:
+            claims = widget_token_read(token.strip())
+        except ApplicationError as exc:
+            raise exceptions.AuthenticationFailed(exc.message) from exc
+        license = usable_license_or_401(License.objects.filter(pk=claims.license_id).first())
+        origin = request.META.get("HTTP_ORIGIN")
+        if origin and origin.rstrip("/") != claims.origin:
+            raise exceptions.PermissionDenied(
+                f"This widget token is for {claims.origin}, not {origin}."
+            )
+        return WidgetUser(license=license, user_ref=claims.user_ref), license
+
+    def authenticate_header(self, request: HttpRequest) -> str:
+        return "Widget"

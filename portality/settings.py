@@ -87,6 +87,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "chat.cors.WidgetCorsMiddleware",
 ]
 
 ROOT_URLCONF = "portality.urls"
@@ -158,6 +159,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "licenses.authentication.LicenseKeyAuthentication",
+        "licenses.authentication.WidgetTokenAuthentication",
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
@@ -243,6 +245,11 @@ SEARCH_VECTOR_WEIGHT = env_float("SEARCH_VECTOR_WEIGHT", 0.55)
 SEARCH_WEIGHTS_BY_SOURCE_TYPE = env_weights("SEARCH_WEIGHTS_BY_SOURCE_TYPE")
 SEARCH_RERANK = env_bool("SEARCH_RERANK", False)
 SEARCH_HNSW_EF_SEARCH = env_int("SEARCH_HNSW_EF_SEARCH", 100, minimum=10)
+
+# -- Chat widget -------------------------------------------------------------------------
+WIDGET_TOKEN_TTL_SECONDS = env_int("WIDGET_TOKEN_TTL_SECONDS", 3600, minimum=60)
+CHAT_RATE_PER_LICENSE_PER_MINUTE = env_int("CHAT_RATE_PER_LICENSE_PER_MINUTE", 120, minimum=1)
+CHAT_RATE_PER_USER_PER_MINUTE = env_int("CHAT_RATE_PER_USER_PER_MINUTE", 20, minimum=1)
 
 LOGGING = {
     "version": 1,

@@ -1,0 +1,60 @@
+"""Widget tokens: a product's backend exchanges its license key for a short-lived signed
+token bound to the license, one end user and one allowed origin. The key never reaches a
+web page; the widget only ever holds the token."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.core import signing
+from django.utils import timezone
+
+from licenses.models import License
+from portality.exceptions import ApplicationError
+
+_SALT = "portality.widget-token"
+TOKEN_PREFIX = "pbw_"
+
+
+@dataclass(frozen=True)
+class WidgetToken:
+    license_id: str
+    user_ref: str
+    origin: str
+
+
+def widget_token_issue(*, license: License, user_ref: str, origin: str) -> tuple[str, datetime]:
+    origin = origin.strip().rstrip("/")
+    if origin not in license.allowed_origins:
+        raise ApplicationError(
+            f"{origin or 'That origin'} is not among this license's widget origins; an admin adds it on the license page."
+        )
+    if not user_ref.strip():
+        raise ApplicationError("user is required: sessions and memories are kept per end user.")
+    payload = {"l": str(license.pk), "u": user_ref.strip()[:120], "o": origin}
+    token = TOKEN_PREFIX + signing.dumps(payload, salt=_SALT, compress=True)
+    return token, timezone.now() + timedelta(seconds=settings.WIDGET_TOKEN_TTL_SECONDS)
+
+
+def widget_token_read(token: str) -> WidgetToken:
+    if not token.startswith(TOKEN_PREFIX):
+        raise ApplicationError("Not a widget token.", status=401)
+    try:
+        payload = signing.loads(
+            token[len(TOKEN_PREFIX) :], salt=_SALT, max_age=settings.WIDGET_TOKEN_TTL_SECONDS
+        )
+    except signing.SignatureExpired:
+        raise ApplicationError("The chat session expired; reload the page.", status=401) from None
+    except signing.BadSignature:
+        raise ApplicationError("Invalid widget token.", status=401) from None
+    return WidgetToken(license_id=payload["l"], user_ref=payload["u"], origin=payload["o"])
+
+
+def known_widget_origins() -> set[str]:
+    """Every origin some license allows; CORS preflights carry no credentials to decide by."""
+    origins: set[str] = set()
+    for allowed in License.objects.values_list("allowed_origins", flat=True):
+        origins.update(allowed)
+    return origins

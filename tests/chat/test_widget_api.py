@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+import pytest
+import redis
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from licenses.services import license_forge, license_revoke
+from tests.factories import make_document
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
+SITE = "https://app.example.com"
+
+
+@pytest.fixture
+def forged():
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    forged = license_forge(user_name="Ana", machine_id="sala-w", allowed_origins=[SITE])
+    make_document(
+        "# Piscina\n\nLa piscina abre a las ocho.", filename="p.md", license=forged.license
+    )
+    return forged
+
+
+def mint(forged, origin=SITE, user="user-42"):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {forged.key}")
+    return client.post("/api/v1/widget/token", {"user": user, "origin": origin}, format="json")
+
+
+def widget_client(token):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Widget {token}")
+    return client
+
+
+def test_backend_exchanges_its_key_for_a_token_bound_to_an_allowed_origin(forged):
+    response = mint(forged)
+
+    assert response.status_code == 200
+    assert response.json()["token"].startswith("pbw_") and response.json()["expires_at"]
+    assert forged.key not in response.json()["token"]
+    refused = mint(forged, origin="https://evil.example")
+    assert (
+        refused.status_code == 400
+        and "not among this license's widget origins" in refused.json()["detail"]
+    )
+
+
+def test_a_token_cannot_mint_tokens_and_anonymous_cannot_either(forged):
+    token = mint(forged).json()["token"]
+    assert widget_client(token).post(
+        "/api/v1/widget/token", {"user": "x", "origin": SITE}, format="json"
+    ).status_code in (401, 403)
+    assert APIClient().post(
+        "/api/v1/widget/token", {"user": "x", "origin": SITE}, format="json"
+    ).status_code in (401, 403)
+
+
+def test_the_widget_chats_with_its_token_from_its_origin(forged):
+    token = mint(forged).json()["token"]
+    response = widget_client(token).post(
+        "/api/v1/chat",
+        {"message": "piscina abre", "user": "someone-else"},
+        format="json",
+        HTTP_ORIGIN=SITE,
+    )
+
+    assert response.status_code == 200
+    assert response["Access-Control-Allow-Origin"] == SITE
+    keys = redis.Redis.from_url(settings.REDIS_URL).keys("pb:session:*")
+    assert keys and all(b":user-42:" in key for key in keys)  # the token's user, not the body's
+
+
+def test_calls_from_another_origin_are_refused(forged):
+    token = mint(forged).json()["token"]
+    response = widget_client(token).post(
+        "/api/v1/chat", {"message": "hola"}, format="json", HTTP_ORIGIN="https://evil.example"
+    )
+
+    assert response.status_code == 403
+    assert "Access-Control-Allow-Origin" not in response
+
+
+def test_preflight_is_answered_only_for_known_origins(forged):
+    client = APIClient()
+    ok = client.options(
+        "/api/v1/chat/stream", HTTP_ORIGIN=SITE, HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+    )
+    evil = client.options(
+        "/api/v1/chat/stream",
+        HTTP_ORIGIN="https://evil.example",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+    )
+
+    assert ok.status_code == 204 and ok["Access-Control-Allow-Origin"] == SITE
+    assert "Authorization" in ok["Access-Control-Allow-Headers"]
+    assert evil.status_code == 403 and "Access-Control-Allow-Origin" not in evil
+
+
+@pytest.mark.parametrize("problem", ["revoked", "tampered"])
+def test_revoked_licenses_and_tampered_tokens_get_401(forged, problem):
+    token = mint(forged).json()["token"]
+    if problem == "revoked":
+        license_revoke(license=forged.license)
+    else:
+        token = token[:-4] + "AAAA"
+    response = widget_client(token).post(
+        "/api/v1/chat", {"message": "hola"}, format="json", HTTP_ORIGIN=SITE
+    )
+
+    assert response.status_code == 401
+    assert ("revoked" if problem == "revoked" else "Invalid") in response.json()["detail"]
+
+
+def test_rate_limit_answers_429_with_retry_after(forged, settings):
+    settings.CHAT_RATE_PER_USER_PER_MINUTE = 2
+    client = widget_client(mint(forged).json()["token"])
+    codes = [
+        client.post("/api/v1/chat", {"message": "piscina"}, format="json", HTTP_ORIGIN=SITE)
+        for _ in range(3)
+    ]
+
+    assert [r.status_code for r in codes] == [200, 200, 429]
+    assert 1 <= int(codes[-1]["Retry-After"]) <= 60
