@@ -91,7 +91,12 @@ def _event(name: str, data: object) -> str:
     return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
-def _sse(turn: ChatTurn, principal: Principal, user_ref: str) -> Iterator[str]:
+def _sse(turn: ChatTurn, principal: Principal, user_ref: str, *, explain: bool) -> Iterator[str]:
+    if explain:  # admins see what was retrieved, with every score, and the exact prompt
+        yield _event(
+            "sources", [asdict(r) | {"document_id": str(r.document_id)} for r in turn.results]
+        )
+        yield _event("prompt", {"text": turn.prompt.as_text()})
     try:
         for delta in chat_stream(turn, principal=principal, user_ref=user_ref):
             yield _event("delta", {"text": delta})
@@ -117,8 +122,9 @@ class ChatStreamApi(APIView):
     )
     def post(self, request: Request) -> StreamingHttpResponse:
         principal, turn, user_ref = _prepare(request)
+        explain = bool(getattr(request.user, "is_staff", False))
         response = StreamingHttpResponse(
-            _sse(turn, principal, user_ref), content_type="text/event-stream"
+            _sse(turn, principal, user_ref, explain=explain), content_type="text/event-stream"
         )
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come

@@ -93,3 +93,13 @@ def license_reactivate(*, license: License) -> License:
     License.objects.filter(pk=license.pk).update(status=LicenseStatus.ACTIVE)
     license.refresh_from_db()
     return license
+
+
+def license_rotate_key(*, license: License) -> ForgedLicense:
+    """A new key for the same license (the old one stops working at once)."""
+    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    License.objects.filter(pk=license.pk).update(
+        key_prefix=key[:_PREFIX_LENGTH], key_hash=hash_key(key)
+    )
+    license.refresh_from_db()
+    return ForgedLicense(license=license, key=key)

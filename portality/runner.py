@@ -41,9 +41,14 @@ def main() -> int:
     supervisor = Supervisor(_child_env(settings))
     supervisor.start("worker", _worker_command(settings.DATA_DIR))
     supervisor.start("web", _web_command(port))
+    demo_port = int(os.environ.get("DEMO_PORT", str(port + 1)))
+    supervisor.start("demo", _demo_command(settings.DATA_DIR, port, demo_port))
     url = f"http://127.0.0.1:{port}/"
     print(f"\nPortality Brain is starting at {url}  (Ctrl-C stops everything)\n", flush=True)
     _announce_when_healthy(url, supervisor)
+    print(
+        f"Chat widget demo, embedded from another origin: http://127.0.0.1:{demo_port}/", flush=True
+    )
     return supervisor.wait()
 
 
@@ -102,6 +107,39 @@ def _worker_command(data_dir: Path) -> list[str]:
         "--concurrency=1",
         "--hostname=worker@%h",
     ]
+
+
+def _demo_command(data_dir: Path, port: int, demo_port: int) -> list[str]:
+    key_file = _ensure_demo_license(data_dir, demo_port)
+    return [
+        sys.executable,
+        "-m",
+        "chat.demo",
+        f"--api=http://127.0.0.1:{port}",
+        f"--port={demo_port}",
+        f"--key-file={key_file}",
+    ]
+
+
+def _ensure_demo_license(data_dir: Path, demo_port: int) -> Path:
+    """A license for the demo page; its key lives in a 0600 file, as a product's backend keeps it."""
+    from licenses.models import License
+    from licenses.services import license_forge, license_rotate_key
+
+    key_file = data_dir / "demo-license.key"
+    origin = f"http://127.0.0.1:{demo_port}"
+    license = License.objects.filter(machine_id="demo").first()
+    if license is None:
+        forged = license_forge(user_name="Demo", machine_id="demo", allowed_origins=[origin])
+    elif not key_file.exists():  # the key cannot be recovered from its hash: issue a new one
+        forged = license_rotate_key(license=license)
+    else:
+        forged = None
+    if forged:
+        key_file.write_text(forged.key)
+        key_file.chmod(0o600)
+    License.objects.filter(machine_id="demo").update(allowed_origins=[origin])
+    return key_file
 
 
 def _web_command(port: int) -> list[str]:

@@ -5,6 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from chat import views as chat_views
 from knowledge import views as knowledge_views
 from portality import health
 from portality.http import StaffAuthenticationForm
@@ -13,6 +14,7 @@ urlpatterns = [
     path("", knowledge_views.dashboard, name="home"),
     path("knowledge/", include("knowledge.admin_urls")),
     path("licenses/", include("licenses.urls")),
+    path("chat/", chat_views.chat_view, name="chat"),
     path("healthz", health.healthz, name="healthz"),
     path(
         "accounts/login/",

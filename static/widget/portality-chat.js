@@ -1,0 +1,175 @@
+/*! Portality Brain chat widget.
+ * <script src="https://HOST/static/widget/portality-chat.js" data-token="pbw_…" async></script>
+ * Optional: data-api (default: this script's origin), data-title, data-accent, data-lang.
+ * Everything lives in a Shadow DOM: the host page's CSS cannot reach it and it cannot reach
+ * the host's. Server text is always inserted as text, never as HTML. Nothing is loaded
+ * from other hosts.
+ */
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  if (!script || !script.dataset.token) return;
+
+  var token = script.dataset.token;
+  var api = (script.dataset.api || new URL(script.src).origin).replace(/\/$/, "");
+  var lang = (script.dataset.lang || document.documentElement.lang || navigator.language || "es").slice(0, 2);
+  var accent = /^#[0-9a-f]{3,8}$/i.test(script.dataset.accent || "") ? script.dataset.accent : "#3355cc";
+  var TEXT = {
+    es: { open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", title: "Asistente" },
+    pt: { open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", title: "Assistente" },
+    en: { open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" }
+  }[lang] || null;
+  TEXT = TEXT || { open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" };
+  var title = script.dataset.title || TEXT.title;
+  var sessionKey = "portality-chat-session:" + api;
+
+  var host = document.createElement("div");
+  host.setAttribute("data-portality-chat", "");
+  var root = host.attachShadow({ mode: "open" });
+  root.innerHTML =
+    "<style>" +
+    ":host{all:initial}*{box-sizing:border-box;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif}" +
+    ".fab{position:fixed;right:20px;bottom:20px;width:56px;height:56px;border-radius:50%;border:0;background:var(--accent);color:#fff;font-size:26px;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25);z-index:2147483646}" +
+    ".fab:focus-visible,button:focus-visible,textarea:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}" +
+    ".panel{position:fixed;right:20px;bottom:88px;width:min(380px,calc(100vw - 24px));height:min(560px,calc(100vh - 110px));background:#fff;color:#1c2430;border-radius:12px;box-shadow:0 10px 40px rgba(0,0,0,.3);display:flex;flex-direction:column;overflow:hidden;z-index:2147483647}" +
+    ".panel[hidden]{display:none}" +
+    "header{display:flex;align-items:center;justify-content:space-between;padding:10px 14px;background:var(--accent);color:#fff;font-weight:600}" +
+    "header button{background:none;border:0;color:#fff;font-size:20px;cursor:pointer}" +
+    ".log{flex:1;overflow-y:auto;padding:12px;display:flex;flex-direction:column;gap:10px;font-size:14px;line-height:1.45}" +
+    ".msg{max-width:88%;padding:8px 11px;border-radius:10px;white-space:pre-wrap;overflow-wrap:anywhere}" +
+    ".user{align-self:flex-end;background:#eef3ff}.bot{align-self:flex-start;background:#f3f4f6}" +
+    ".error{align-self:stretch;background:#fdecea;color:#8a1c12}" +
+    ".sources{font-size:12px;color:#475467;margin-top:6px}.sources ol{margin:4px 0 0 18px;padding:0}" +
+    "form{display:flex;gap:8px;padding:10px;border-top:1px solid #e5e7eb}" +
+    "textarea{flex:1;resize:none;height:42px;padding:9px;border:1px solid #cbd2dc;border-radius:8px;font-size:14px}" +
+    "form button{border:0;border-radius:8px;background:var(--accent);color:#fff;padding:0 14px;cursor:pointer}" +
+    "@media (max-width:480px){.panel{right:6px;left:6px;width:auto;bottom:80px;height:calc(100vh - 96px)}}" +
+    "</style>" +
+    '<button class="fab" type="button" aria-haspopup="dialog" aria-expanded="false"></button>' +
+    '<section class="panel" role="dialog" aria-modal="false" hidden>' +
+    '<header><span class="title"></span><button type="button" class="close"></button></header>' +
+    '<div class="log" role="log" aria-live="polite" aria-relevant="additions"></div>' +
+    '<form><label class="sr" style="position:absolute;left:-9999px" for="pb-input"></label>' +
+    '<textarea id="pb-input" rows="1"></textarea><button type="submit"></button></form>' +
+    "</section>";
+  root.host.style.setProperty("--accent", accent);
+  root.querySelector(".panel").style.setProperty("--accent", accent);
+
+  var fab = root.querySelector(".fab");
+  var panel = root.querySelector(".panel");
+  var log = root.querySelector(".log");
+  var form = root.querySelector("form");
+  var input = root.querySelector("textarea");
+  var close = root.querySelector(".close");
+  fab.textContent = "\u{1F4AC}";
+  fab.setAttribute("aria-label", TEXT.open);
+  root.querySelector(".title").textContent = title;
+  panel.setAttribute("aria-label", title);
+  close.textContent = "\u00D7";
+  close.setAttribute("aria-label", TEXT.close);
+  root.querySelector("label").textContent = TEXT.placeholder;
+  input.placeholder = TEXT.placeholder;
+  form.querySelector("button").textContent = TEXT.send;
+
+  function toggle(open) {
+    panel.hidden = !open;
+    fab.setAttribute("aria-expanded", String(open));
+    if (open) input.focus(); else fab.focus();
+  }
+  fab.addEventListener("click", function () { toggle(panel.hidden); });
+  close.addEventListener("click", function () { toggle(false); });
+  panel.addEventListener("keydown", function (e) { if (e.key === "Escape") toggle(false); });
+  input.addEventListener("keydown", function (e) {
+    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
+  });
+
+  function bubble(kind, text) {
+    var node = document.createElement("div");
+    node.className = "msg " + kind;
+    node.textContent = text;
+    if (kind === "error") node.setAttribute("role", "alert");
+    log.appendChild(node);
+    log.scrollTop = log.scrollHeight;
+    return node;
+  }
+
+  function showSources(node, citations) {
+    if (!citations.length) return;
+    var box = document.createElement("div");
+    box.className = "sources";
+    box.textContent = TEXT.sources + ":";
+    var list = document.createElement("ol");
+    citations.forEach(function (c) {
+      var item = document.createElement("li");
+      item.textContent = c.document + (c.page ? ", p. " + c.page : "");
+      list.appendChild(item);
+    });
+    box.appendChild(list);
+    node.appendChild(box);
+  }
+
+  function handle(event, node, state) {
+    if (event.name === "delta") { state.text += event.data.text; node.firstChild.textContent = state.text; }
+    else if (event.name === "citations") showSources(node, event.data);
+    else if (event.name === "done") { try { localStorage.setItem(sessionKey, event.data.session_id); } catch (e) {} }
+    else if (event.name === "error") { node.className = "msg error"; node.setAttribute("role", "alert"); node.firstChild.textContent = TEXT.error + ": " + event.data.detail; }
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function parse(block) {
+    var name = "message", data = "";
+    block.split("\n").forEach(function (line) {
+      if (line.indexOf("event:") === 0) name = line.slice(6).trim();
+      else if (line.indexOf("data:") === 0) data += line.slice(5).trim();
+    });
+    return { name: name, data: data ? JSON.parse(data) : {} };
+  }
+
+  function ask(message) {
+    bubble("user", message);
+    var node = bubble("bot", "");
+    node.appendChild(document.createTextNode(""));
+    node.setAttribute("aria-busy", "true");
+    var state = { text: "" };
+    var session = null;
+    try { session = localStorage.getItem(sessionKey); } catch (e) {}
+    return fetch(api + "/api/v1/chat/stream", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: "Widget " + token },
+      body: JSON.stringify({ message: message, session_id: session || "" })
+    }).then(function (response) {
+      if (!response.ok) {
+        return response.json().catch(function () { return {}; }).then(function (body) {
+          handle({ name: "error", data: { detail: body.detail || response.status + " " + response.statusText } }, node, state);
+        });
+      }
+      var reader = response.body.getReader();
+      var decoder = new TextDecoder();
+      var buffer = "";
+      function pump() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) return;
+          buffer += decoder.decode(chunk.value, { stream: true });
+          var blocks = buffer.split("\n\n");
+          buffer = blocks.pop();
+          blocks.forEach(function (block) { if (block.trim()) handle(parse(block), node, state); });
+          return pump();
+        });
+      }
+      return pump();
+    }).catch(function (error) {
+      handle({ name: "error", data: { detail: String(error.message || error) } }, node, state);
+    }).then(function () { node.removeAttribute("aria-busy"); });
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var message = input.value.trim();
+    if (!message) return;
+    input.value = "";
+    form.querySelector("button").disabled = true;
+    ask(message).then(function () { form.querySelector("button").disabled = false; input.focus(); });
+  });
+
+  (document.body || document.documentElement).appendChild(host);
+})();
