@@ -1,0 +1,92 @@
+"""The chat widget embedded in a page of another origin, in a real Chromium.
+
+The host page is served by chat.demo (what `make run` starts on its second port): it plays
+the product's backend, minting a widget token with the license key server-side.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+
+from chat.demo import make_server
+from licenses.services import license_forge, license_revoke
+from tests.e2e.browser import chromium_page
+from tests.e2e.test_admin_journey import shot
+from tests.factories import make_document
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+RULE = (
+    "# Salón de fiestas\n\nEl salón de fiestas del condominio se reserva con siete días de "
+    "antelación en la conserjería. La reserva cuesta veinte euros."
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def host_page(live_server, settings):
+    port = free_port()
+    forged = license_forge(
+        user_name="Lucía", machine_id="alamos", allowed_origins=[f"http://127.0.0.1:{port}"]
+    )
+    make_document(RULE, filename="reglamento-salon.md", license=forged.license)
+    server = make_server(api=live_server.url, key=forged.key, port=port)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield forged, f"http://127.0.0.1:{port}/"
+    server.shutdown()
+    server.server_close()
+
+
+def ask(page, question: str):
+    page.fill("#pb-input", question)
+    page.press("#pb-input", "Enter")
+
+
+def test_widget_on_another_origin_streams_an_answer_with_its_source(host_page, celery_worker):
+    forged, url = host_page
+    with chromium_page() as page:
+        page.goto(url)
+        page.click(".fab")  # Playwright's CSS pierces the widget's open shadow root
+        assert page.get_attribute(".fab", "aria-expanded") == "true"
+        ask(page, "¿Con cuánta antelación se reserva el salón de fiestas?")
+        page.wait_for_selector(".msg.bot .sources", timeout=60_000)
+        answer = page.inner_text(".msg.bot")
+        assert "siete días de antelación" in answer
+        assert "reglamento-salon.md" in page.inner_text(".sources")
+        assert page.evaluate(
+            "() => localStorage.getItem('portality-chat-session:' + document.querySelector('script[data-token]').dataset.api)"
+        )
+        shot(page, "08-widget-answer")
+
+        license_revoke(license=forged.license)
+        ask(page, "¿Cuánto cuesta la reserva?")
+        page.wait_for_selector(".msg.error", timeout=30_000)
+        assert "revoked" in page.inner_text(".msg.error")
+        shot(page, "09-widget-revoked")
+
+
+def test_admin_chat_view_streams_and_explains(live_server, django_user_model, celery_worker):
+    django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True)
+    forged = license_forge(user_name="Lucía", machine_id="alamos")
+    make_document(RULE, filename="reglamento-salon.md", license=forged.license)
+    with chromium_page() as page:
+        page.goto(f"{live_server.url}/chat/")
+        page.fill("#id_username", "admin")
+        page.fill("#id_password", "s3cret-pass")
+        page.click("button[type=submit]")
+        page.select_option("#chat-license", "alamos")
+        page.fill("#chat-message", "¿Con cuánta antelación se reserva el salón de fiestas?")
+        page.click("#admin-chat button[type=submit]")
+        page.wait_for_selector("text=Cited:", timeout=60_000)
+        assert "siete días" in page.inner_text("#chat-log")
+        assert "reglamento-salon.md" in page.inner_text("#chat-sources")
+        assert "Lucía" in page.inner_text("#chat-prompt")
+        shot(page, "10-admin-chat")
