@@ -228,15 +228,11 @@ def measure(world: World, license_id: uuid.UUID | None, queries: int = 100) -> d
         words = list(rng.choice(world.topic_words[centre], size=2))
         kind = "typical" if q % 2 == 0 else "common_word"
         text = " ".join(words) if kind == "typical" else common
-        options = SearchOptions(
-            strategy="weighted", top_k=10, min_score=-1.0, candidates=50
-        ).resolved(MODEL)
+        options = SearchOptions(strategy="weighted", top_k=10, min_score=-1.0).resolved(MODEL)
         started = time.perf_counter()
         _hybrid_rows(license_id, text, vector.tolist(), MODEL, options, "default")
         latencies[kind].append((time.perf_counter() - started) * 1000)
-        vector_options = SearchOptions(
-            strategy="vector", top_k=10, min_score=-1.0, candidates=50
-        ).resolved(MODEL)
+        vector_options = SearchOptions(strategy="vector", top_k=10, min_score=-1.0).resolved(MODEL)
         got = [
             r["chunk_id"]
             for r in _hybrid_rows(
@@ -258,6 +254,14 @@ def measure(world: World, license_id: uuid.UUID | None, queries: int = 100) -> d
 
 
 def run(chunks: int, licenses: int, progress, refill: bool) -> dict:  # noqa: ANN001
+    import os
+
+    from knowledge import selectors
+
+    # Experiments only: try another cap on ranked keyword matches without editing the product.
+    selectors.KEYWORD_RANK_CAP = int(
+        os.environ.get("BENCH_KEYWORD_RANK_CAP", selectors.KEYWORD_RANK_CAP)
+    )
     global rng
     rng = np.random.default_rng(7)
     world = make_world(licenses)
