@@ -234,3 +234,15 @@ def test_forge_license_command_json():
     assert set(payload) == {"machine_id", "user_name", "key", "expires_at"}
     assert payload["machine_id"] == "caja-2" and payload["key"].startswith("pbk_")
     assert payload["expires_at"].startswith("2030-01-31")
+
+
+def test_license_detail_shows_the_widget_snippet_without_the_key(admin_client):
+    from licenses.services import license_forge
+
+    forged = license_forge(
+        user_name="Ana", machine_id="sala-x", allowed_origins=["https://app.example.com"]
+    )
+    html = admin_client.get(f"/licenses/{forged.license.pk}/").content.decode()
+
+    assert "portality-chat.js" in html and "/api/v1/widget/token" in html
+    assert "https://app.example.com" in html and forged.key not in html
