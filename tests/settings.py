@@ -21,3 +21,6 @@ STORAGES["staticfiles"] = {  # noqa: F405
 WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = DATA_DIR / "media"  # noqa: F405
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
+# The live server answers each request in a short-lived thread; persistent connections
+# left by those threads would keep the test database busy at teardown.
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
