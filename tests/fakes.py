@@ -43,7 +43,26 @@ class FakeEmbedder:
         return len(text.split())
 
 
-class FakeGemini:
+class _LocalServer:
+    """Start/stop and address of a fake HTTP server (subclasses set self.server)."""
+
+    server: ThreadingHTTPServer
+    path = ""
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_port}{self.path}"
+
+    def __enter__(self):
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class FakeGemini(_LocalServer):
     """A local HTTP server speaking the parts of the Gemini REST API the product uses.
 
     ``fail_next(status, times)`` scripts errors (429 quota, 500, ...); ``requests`` records
@@ -111,7 +130,6 @@ class FakeGemini:
         self.stream_pieces = ["Hola, ", "la piscina abre ", "a las ocho [1]."]
         self.finish = "STOP"
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @staticmethod
     def embed(request: dict) -> dict:
@@ -135,21 +153,11 @@ class FakeGemini:
     def fail_next(self, status: int, times: int = 1) -> None:
         self.failures.extend([status] * times)
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_port}"
 
-    def __enter__(self) -> FakeGemini:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-class FakeOpenAI:
+class FakeOpenAI(_LocalServer):
     """A local server speaking the OpenAI chat-completions API with streaming (as Ollama does)."""
+
+    path = "/v1"
 
     def __init__(self, pieces: list[str] | None = None, status: int = 200) -> None:
         self.requests: list[dict] = []
@@ -182,16 +190,3 @@ class FakeOpenAI:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_port}/v1"
-
-    def __enter__(self) -> FakeOpenAI:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
