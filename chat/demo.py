@@ -68,7 +68,7 @@ def make_server(*, api: str, key: str, port: int, user: str = "demo-user") -> Th
             self.wfile.write(body)
 
         def log_message(self, *args: object) -> None:
-            pass
+            pass  # keep make run's console for the product's own logs
 
     return ThreadingHTTPServer(("127.0.0.1", port), Handler)
 

@@ -79,7 +79,7 @@ def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
     try:
         return data.decode("utf-8"), {"encoding": "utf-8"}
     except UnicodeDecodeError:
-        pass
+        pass  # not UTF-8: detect the legacy encoding below
     best = from_bytes(data).best()
     if best is None:
         raise IngestionError(

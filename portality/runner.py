@@ -216,7 +216,7 @@ def _announce_when_healthy(url: str, supervisor: Supervisor) -> None:
                     print(f"\nReady: {url}  (health: {url}healthz)\n", flush=True)
                     return
         except (urllib.error.URLError, OSError):
-            pass
+            pass  # not listening yet: poll again
         time.sleep(0.5)
 
 
