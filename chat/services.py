@@ -1,6 +1,6 @@
 """The RAG orchestrator (seed 002 §4, seed 004 §6):
 
-principal → session context → memories (seam: the memory issue fills it) → hybrid
+principal → session context → memories (an explicit "remember that…" is saved first) → hybrid
 retrieval in the principal's scope → prompt → LLM (streamed) → answer with citations →
 session update.
 
@@ -20,6 +20,7 @@ from chat.llm import LLM, Prompt, Source, get_llm
 from knowledge.normalize import detect_language
 from knowledge.selectors import SearchOptions, SearchResult, chunk_search
 from licenses.principals import Principal
+from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
 
 SYSTEM_PROMPT = (
     "You are Savara, the assistant of this organisation. Answer in the user's language "
@@ -32,6 +33,11 @@ SYSTEM_PROMPT = (
 GREETING = (
     "The user's name is {user_name}. In the first answer of a conversation, greet them by name."
 )
+REMEMBERED = {
+    "es": "Entendido, lo recordaré: «{}».",
+    "pt": "Entendido, vou lembrar: «{}».",
+    "en": "Understood, I will remember: «{}».",
+}
 NO_INFORMATION = {
     "es": "No tengo información sobre eso en la base de conocimiento.",
     "pt": "Não tenho informações sobre isso na base de conhecimento.",
@@ -55,6 +61,8 @@ class ChatTurn:
     prompt: Prompt
     citations: list[Citation] = field(default_factory=list)
     results: list[SearchResult] = field(default_factory=list)
+    remembered: str = ""  # what an explicit "remember that…" saved
+    memory_refusal: str = ""  # or why it was not saved
 
     @property
     def session_id(self) -> str:
@@ -114,7 +122,8 @@ def chat_prepare(
     session = sessions.session_load(
         license_id=principal.license_id, user_ref=user_ref, session_id=session_id
     )
-    memories: list[str] = []  # the curated-memory issue plugs memory_for_prompt() in here
+    remembered, refusal = _remember_explicit(principal, question, user_ref, session.id)
+    memories = _memories(principal, question, user_ref)
     response = chunk_search(principal=principal, query=question, options=options)
     prompt = build_prompt(
         principal=principal,
@@ -128,7 +137,33 @@ def chat_prepare(
         Citation(n, r.filename, str(r.document_id), r.page_start, r.chunk_id, r.fused_score)
         for n, r in enumerate(response.results, 1)
     ]
-    return ChatTurn(session, prompt, citations, response.results)
+    return ChatTurn(session, prompt, citations, response.results, remembered, refusal)
+
+
+def _remember_explicit(
+    principal: Principal, question: str, user_ref: str, session_id: str
+) -> tuple[str, str]:
+    """ "recuerda que…" / "lembre que…" / "remember that…" becomes a validated memory."""
+    proposal = explicit_proposal(question, session_id=session_id)
+    if proposal is None or principal.license is None:
+        return "", ""
+    try:
+        memory = memory_propose(
+            license=principal.license,
+            user_ref=user_ref,
+            proposal=proposal,
+            actor=f"user:{user_ref}",
+        )
+    except MemoryRejected as exc:
+        return "", exc.message
+    return memory.description, ""
+
+
+def _memories(principal: Principal, question: str, user_ref: str) -> list[str]:
+    if principal.license is None:
+        return []
+    chosen = memories_for_prompt(license=principal.license, user_ref=user_ref, question=question)
+    return [m.description for m in chosen]
 
 
 def chat_stream(
@@ -136,7 +171,7 @@ def chat_stream(
 ) -> Iterator[str]:
     """Yield the answer's text deltas, then record the exchange in the session."""
     if not turn.citations:
-        answer = NO_INFORMATION[turn.prompt.language]
+        answer = _answer_without_sources(turn)
         yield answer
     else:
         parts = []
@@ -151,6 +186,15 @@ def chat_stream(
         question=turn.prompt.question,
         answer=answer,
     )
+
+
+def _answer_without_sources(turn: ChatTurn) -> str:
+    language = turn.prompt.language
+    if turn.remembered:
+        return REMEMBERED[language].format(turn.remembered)
+    if turn.memory_refusal:
+        return turn.memory_refusal
+    return NO_INFORMATION[language]
 
 
 @dataclass

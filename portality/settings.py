@@ -197,6 +197,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_interval": env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10, minimum=1),
 }
 CELERY_BEAT_SCHEDULE = {
+    "memory-decay-daily": {
+        "task": "memory.tasks.memories_decay_task",
+        "schedule": crontab(hour=3, minute=30),
+    },
     "knowledge-requeue-stuck": {
         "task": "knowledge.tasks.documents_requeue_stuck_task",
         "schedule": crontab(minute="*/15"),

@@ -25,6 +25,7 @@ urlpatterns = [
     path("django-admin/", admin.site.urls),
     path("api/v1/", include("knowledge.urls")),
     path("api/v1/", include("chat.urls")),
+    path("api/v1/", include("memory.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

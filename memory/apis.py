@@ -1,0 +1,151 @@
+"""/api/v1/me/memories: an end user reviews, edits, exports and forgets their memories.
+
+The user is the widget token's (or, for a product backend holding the license key, the
+``user`` it names); nothing in the request can reach another user's memories."""
+
+from __future__ import annotations
+
+import json
+from uuid import UUID
+
+from django.http import HttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from licenses.models import License
+from licenses.permissions import IsAdminOrLicense
+from memory import selectors, services
+from memory.models import Memory
+
+
+def _owner(request: Request) -> tuple[License, str]:
+    if not isinstance(request.auth, License):
+        raise exceptions.PermissionDenied(
+            "Memories belong to a license's end user: use a widget token."
+        )
+    user_ref = getattr(request.user, "user_ref", None) or request.query_params.get("user", "")
+    if not user_ref:
+        raise exceptions.ValidationError(
+            {"user": "Name the end user (?user=…) when calling with the license key."}
+        )
+    return request.auth, user_ref
+
+
+def _memory_or_404(request: Request, pk: UUID) -> tuple[Memory, str]:
+    license, user_ref = _owner(request)
+    memory = selectors.memory_get_for_user(license=license, user_ref=user_ref, memory_id=pk)
+    if memory is None:
+        raise exceptions.NotFound("No such memory.")
+    return memory, user_ref
+
+
+class MemorySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Memory
+        fields = [
+            "id",
+            "memory_type",
+            "description",
+            "confidence",
+            "source",
+            "source_reference",
+            "source_message",
+            "active",
+            "created_at",
+            "updated_at",
+            "expires_at",
+            "last_accessed_at",
+        ]
+
+
+class MemoryListApi(APIView):
+    permission_classes = [IsAdminOrLicense]
+
+    @extend_schema(responses=MemorySerializer(many=True), summary="My memories")
+    def get(self, request: Request) -> Response:
+        license, user_ref = _owner(request)
+        memories = selectors.memory_list_for_user(license=license, user_ref=user_ref)
+        consent = services.consent_given(license=license, user_ref=user_ref)
+        return Response(
+            {"consent": consent, "memories": MemorySerializer(memories, many=True).data}
+        )
+
+    @extend_schema(responses={200: None}, summary="Forget all my memories")
+    def delete(self, request: Request) -> Response:
+        license, user_ref = _owner(request)
+        count = services.memories_forget_all(
+            license=license, user_ref=user_ref, actor=f"user:{user_ref}"
+        )
+        return Response({"forgotten": count})
+
+
+class MemoryDetailApi(APIView):
+    permission_classes = [IsAdminOrLicense]
+
+    class EditSerializer(serializers.Serializer):
+        description = serializers.CharField(max_length=500)
+
+    @extend_schema(
+        request=EditSerializer, responses=MemorySerializer, summary="Edit one of my memories"
+    )
+    def patch(self, request: Request, pk: UUID) -> Response:
+        memory, user_ref = _memory_or_404(request, pk)
+        data = self.EditSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        memory = services.memory_edit(
+            memory=memory, description=data.validated_data["description"], actor=f"user:{user_ref}"
+        )
+        return Response(MemorySerializer(memory).data)
+
+    @extend_schema(responses={204: None}, summary="Forget one of my memories")
+    def delete(self, request: Request, pk: UUID) -> Response:
+        memory, user_ref = _memory_or_404(request, pk)
+        services.memory_forget(memory=memory, actor=f"user:{user_ref}")
+        return Response(status=204)
+
+
+class MemoryExportApi(APIView):
+    permission_classes = [IsAdminOrLicense]
+
+    @extend_schema(
+        responses=MemorySerializer(many=True), summary="Download all my memories as JSON"
+    )
+    def get(self, request: Request) -> HttpResponse:
+        license, user_ref = _owner(request)
+        memories = selectors.memory_list_for_user(license=license, user_ref=user_ref)
+        body = json.dumps(
+            {"user": user_ref, "memories": MemorySerializer(memories, many=True).data},
+            default=str,
+            ensure_ascii=False,
+            indent=2,
+        )
+        response = HttpResponse(body, content_type="application/json")
+        response["Content-Disposition"] = 'attachment; filename="my-memories.json"'
+        return response
+
+
+class ConsentApi(APIView):
+    permission_classes = [IsAdminOrLicense]
+
+    class InputSerializer(serializers.Serializer):
+        given = serializers.BooleanField()
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: None},
+        summary="Agree to (or withdraw from) memories",
+    )
+    def post(self, request: Request) -> Response:
+        license, user_ref = _owner(request)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        consent = services.memory_consent_set(
+            license=license,
+            user_ref=user_ref,
+            given=data.validated_data["given"],
+            actor=f"user:{user_ref}",
+        )
+        return Response({"consent": consent.given})

@@ -1,0 +1,376 @@
+"""Memory writes (seed 004 §4.6–4.7, §7.2): validate, save or update, use, decay, forget.
+
+Every decision is an event. Rejections are recorded with their reason, never dropped in
+silence. Forgetting is real: the row and its vector go, and the events that mentioned it
+keep only what happened, when and by whom.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from knowledge import vector_index
+from knowledge.embeddings import get_provider, provider_for_model
+from knowledge.redaction import redact
+from licenses.models import License
+from memory.models import (
+    Memory,
+    MemoryConsent,
+    MemoryEvent,
+    MemoryEventKind,
+    MemorySource,
+    MemoryType,
+)
+from portality.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
+
+MAX_ACTIVE_PER_USER = 50
+MIN_CONFIDENCE = 0.6
+NEAR_DUPLICATE_SIMILARITY = 0.92  # e5 cosine: paraphrases of one preference score above it
+RELEVANT_SIMILARITY = 0.80
+PROMPT_LIMIT = 5
+DECAY_AFTER = timedelta(days=90)
+DECAY_STEP = 0.1
+DEACTIVATE_BELOW = 0.3
+
+# Seed 004 §4.4: what a memory may never hold. Word stems, matched accent-free; a heuristic
+# that errs on refusing (a refused memory is only a recorded rejection).
+FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
+    "medical data": re.compile(
+        r"\b(alergi|medic|diagnost|enfermedad|doenc|tratamient|tratament|embaraz|gravid|psiqui|"
+        r"terapia|sintoma|hospital|disease|illness|allerg|pregnan)\w*"
+    ),
+    "financial data": re.compile(
+        r"\b(salari|sueldo|deuda|divida|prestamo|emprestimo|cuenta bancaria|conta bancaria|"
+        r"hipoteca|saldo|ingresos|renda mensal|debt|salary|bank account|mortgage)\w*"
+    ),
+    "opinions about other people": re.compile(
+        r"\b(vecin[oa]s?|vizinh[oa]s?|neighbou?rs?|morador[ae]s?|sindico|conserje)\b.*"
+        r"\b(es|son|e|sao|is|are)\b"
+    ),
+    "scores or ratings of the user": re.compile(
+        r"\b(puntuacion|calificacion|pontuacao|nota do usuario|score|rating|ranking)\w*"
+    ),
+}
+_EXPLICIT = re.compile(
+    r"\b(?:recuerda(?:me)?|recorda|no olvides|lembre(?:-se)?|lembra|nao esqueca|remember|don't forget)"
+    r"\s*,?\s*(?:que|de que|that)?\s+(?P<what>[^.!?\n]{3,300})",
+)
+_STYLE_WORDS = re.compile(
+    r"\b(respuest|respost|answer|repl|corto|curt|short|formal|breve|detallad|detalhad)\w*"
+)
+
+
+class MemoryRejected(ApplicationError):
+    """A proposal that failed validation; the reason was recorded as an event."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    memory_type: str
+    description: str
+    confidence: float
+    source: str
+    source_reference: str = ""
+    source_message: str = ""
+    expires_at: datetime | None = None
+
+
+def fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def explicit_proposal(message: str, *, session_id: str = "") -> Proposal | None:
+    """ "recuerda que prefiero reservas por la mañana" → a user_explicit memory proposal."""
+    folded = fold(message)
+    match = _EXPLICIT.search(folded)
+    if not match:
+        return None
+    start, end = match.span("what")
+    # Folding keeps the length of Latin text (accents are dropped, not expanded), so the
+    # offsets point into the original; ligatures and the like fall back to the folded text.
+    what = (message[start:end] if len(folded) == len(message) else match.group("what")).strip(
+        " ,;:"
+    )
+    description = what[:1].upper() + what[1:]
+    kind = MemoryType.STYLE if _STYLE_WORDS.search(fold(what)) else MemoryType.PREFERENCE
+    return Proposal(kind, description, 0.9, MemorySource.USER_EXPLICIT, session_id, message[:1000])
+
+
+def _event(
+    license: License,
+    user_ref: str,
+    kind: str,
+    actor: str,
+    *,
+    memory: Memory | None = None,
+    reason: str = "",
+    detail: dict[str, Any] | None = None,
+) -> None:
+    MemoryEvent.objects.create(
+        memory_id=memory.pk if memory else None,
+        license=license,
+        user_ref=user_ref,
+        kind=kind,
+        actor=actor[:150],
+        reason=reason[:200],
+        detail=detail or {},
+    )
+
+
+def _reject(
+    license: License, user_ref: str, actor: str, reason: str, proposal: Proposal
+) -> MemoryRejected:
+    # The rejected text is not kept: it may be exactly what must not be stored.
+    _event(
+        license,
+        user_ref,
+        MemoryEventKind.REJECTED,
+        actor,
+        reason=reason,
+        detail={"source": proposal.source, "memory_type": proposal.memory_type},
+    )
+    return MemoryRejected(f"Not remembered: {reason}.")
+
+
+# -- consent -----------------------------------------------------------------------------------
+
+
+def consent_given(*, license: License, user_ref: str) -> bool:
+    return MemoryConsent.objects.filter(license=license, user_ref=user_ref, given=True).exists()
+
+
+def memory_consent_set(
+    *, license: License, user_ref: str, given: bool, actor: str
+) -> MemoryConsent:
+    consent, _ = MemoryConsent.objects.get_or_create(license=license, user_ref=user_ref)
+    now = timezone.now()
+    if given:
+        consent.given, consent.given_at, consent.withdrawn_at = True, now, None
+        _event(license, user_ref, MemoryEventKind.CONSENT_GIVEN, actor)
+    else:
+        consent.given, consent.withdrawn_at = False, now
+        memories_forget_all(
+            license=license, user_ref=user_ref, actor=actor
+        )  # withdrawing forgets all
+        _event(license, user_ref, MemoryEventKind.CONSENT_WITHDRAWN, actor)
+    consent.save()
+    return consent
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def forbidden_reason(text: str) -> str | None:
+    if redact(text).counts:
+        return "it contains personal data (identity numbers, phone, e-mail, cards or accounts)"
+    folded = fold(text)
+    for topic, pattern in FORBIDDEN_TOPICS.items():
+        if pattern.search(folded):
+            return f"memories may not hold {topic}"
+    return None
+
+
+def _embed(text: str) -> tuple[list[float], str]:
+    model = vector_index.active_model()
+    provider = provider_for_model(model) if model else get_provider()
+    return provider.embed_query(text), provider.model
+
+
+def _similar(memory: Memory, vector: list[float], model: str) -> float:
+    if memory.embedding is None or memory.embedding_model != model:
+        return 0.0
+    return float(np.dot(np.asarray(memory.embedding, dtype=float), np.asarray(vector, dtype=float)))
+
+
+def memory_propose(*, license: License, user_ref: str, proposal: Proposal, actor: str) -> Memory:
+    """Validate and save a proposal (or update the near-duplicate it repeats)."""
+    if not consent_given(license=license, user_ref=user_ref):
+        raise _reject(license, user_ref, actor, "the user has not agreed to memories", proposal)
+    if proposal.confidence < MIN_CONFIDENCE:
+        raise _reject(
+            license,
+            user_ref,
+            actor,
+            f"confidence {proposal.confidence:.2f} is under {MIN_CONFIDENCE}",
+            proposal,
+        )
+    if reason := forbidden_reason(proposal.description):
+        raise _reject(license, user_ref, actor, reason, proposal)
+    vector, model = _embed(proposal.description)
+    with transaction.atomic():
+        active = list(
+            Memory.objects.select_for_update().filter(
+                license=license, user_ref=user_ref, active=True
+            )
+        )
+        twin = max(active, key=lambda m: _similar(m, vector, model), default=None)
+        if twin and _similar(twin, vector, model) >= NEAR_DUPLICATE_SIMILARITY:
+            return _update(twin, proposal, vector, model, actor)
+        if len(active) >= MAX_ACTIVE_PER_USER:
+            raise _reject(
+                license,
+                user_ref,
+                actor,
+                f"the limit of {MAX_ACTIVE_PER_USER} memories is reached",
+                proposal,
+            )
+        memory = Memory.objects.create(
+            license=license,
+            user_ref=user_ref,
+            memory_type=proposal.memory_type,
+            description=proposal.description[:500],
+            confidence=proposal.confidence,
+            source=proposal.source,
+            source_reference=proposal.source_reference[:64],
+            source_message=proposal.source_message,
+            expires_at=proposal.expires_at,
+            embedding=vector,
+            embedding_model=model,
+        )
+        _event(
+            license,
+            user_ref,
+            MemoryEventKind.CREATED,
+            actor,
+            memory=memory,
+            detail={"description": memory.description, "source": memory.source},
+        )
+    return memory
+
+
+def _update(
+    memory: Memory, proposal: Proposal, vector: list[float], model: str, actor: str
+) -> Memory:
+    memory.description = proposal.description[:500]
+    memory.confidence = max(memory.confidence, proposal.confidence)
+    memory.embedding, memory.embedding_model = vector, model
+    memory.source_message = proposal.source_message or memory.source_message
+    memory.save()
+    _event(
+        memory.license,
+        memory.user_ref,
+        MemoryEventKind.UPDATED,
+        actor,
+        memory=memory,
+        reason="near-duplicate of an existing memory",
+        detail={"description": memory.description},
+    )
+    return memory
+
+
+def memory_edit(*, memory: Memory, description: str, actor: str) -> Memory:
+    description = " ".join(description.split())
+    if not description:
+        raise ApplicationError("A memory needs some text.")
+    if reason := forbidden_reason(description):
+        raise ApplicationError(f"Not saved: {reason}.")
+    vector, model = _embed(description)
+    memory.description, memory.embedding, memory.embedding_model = description[:500], vector, model
+    memory.save()
+    _event(
+        memory.license,
+        memory.user_ref,
+        MemoryEventKind.UPDATED,
+        actor,
+        memory=memory,
+        reason="edited",
+        detail={"description": memory.description},
+    )
+    return memory
+
+
+# -- forgetting ------------------------------------------------------------------------------
+
+
+def memory_forget(*, memory: Memory, actor: str) -> None:
+    with transaction.atomic():
+        MemoryEvent.objects.filter(memory_id=memory.pk).update(memory_id=None, detail={})
+        license, user_ref = memory.license, memory.user_ref
+        memory.delete()
+        _event(license, user_ref, MemoryEventKind.FORGOTTEN, actor)
+
+
+def memories_forget_all(*, license: License, user_ref: str, actor: str) -> int:
+    """Forget every memory of this user of this license, and nobody else's."""
+    with transaction.atomic():
+        memories = list(Memory.objects.filter(license=license, user_ref=user_ref))
+        for memory in memories:
+            memory_forget(memory=memory, actor=actor)
+    return len(memories)
+
+
+# -- using -------------------------------------------------------------------------------------
+
+
+def memories_for_prompt(*, license: License, user_ref: str, question: str) -> list[Memory]:
+    """Style memories always; others when similar to the question. Marks them used."""
+    active = list(Memory.objects.filter(license=license, user_ref=user_ref, active=True))
+    if not active:
+        return []
+    vector, model = _embed(question)
+    scored = sorted(((_similar(m, vector, model), m) for m in active), key=lambda pair: -pair[0])
+    chosen = [
+        m for s, m in scored if m.memory_type == MemoryType.STYLE or s >= RELEVANT_SIMILARITY
+    ][:PROMPT_LIMIT]
+    now = timezone.now()
+    Memory.objects.filter(pk__in=[m.pk for m in chosen]).update(last_accessed_at=now)
+    MemoryEvent.objects.bulk_create(
+        MemoryEvent(
+            memory_id=m.pk,
+            license=license,
+            user_ref=user_ref,
+            kind=MemoryEventKind.USED,
+            actor="assistant",
+        )
+        for m in chosen
+    )
+    return chosen
+
+
+# -- decay and expiry (Celery beat, daily) -------------------------------------------------------
+
+
+def memories_decay(*, now: datetime | None = None) -> dict[str, int]:
+    now = now or timezone.now()
+    counts = {"expired": 0, "decayed": 0, "deactivated": 0}
+    for memory in Memory.objects.filter(active=True, expires_at__lte=now):
+        _deactivate(memory, MemoryEventKind.EXPIRED, "expires_at reached")
+        counts["expired"] += 1
+    stale = Memory.objects.filter(active=True).exclude(source=MemorySource.USER_EXPLICIT)
+    for memory in stale:
+        last = max(d for d in (memory.created_at, memory.last_accessed_at, memory.decayed_at) if d)
+        if now - last < DECAY_AFTER:
+            continue
+        memory.confidence = round(max(0.0, memory.confidence - DECAY_STEP), 2)
+        memory.decayed_at = now
+        memory.save(update_fields=["confidence", "decayed_at", "updated_at"])
+        _event(
+            memory.license,
+            memory.user_ref,
+            MemoryEventKind.DECAYED,
+            "decay",
+            memory=memory,
+            detail={"confidence": memory.confidence},
+        )
+        counts["decayed"] += 1
+        if memory.confidence < DEACTIVATE_BELOW:
+            _deactivate(memory, MemoryEventKind.DEACTIVATED, f"confidence under {DEACTIVATE_BELOW}")
+            counts["deactivated"] += 1
+    return counts
+
+
+def _deactivate(memory: Memory, kind: str, reason: str) -> None:
+    Memory.objects.filter(pk=memory.pk).update(active=False)
+    _event(memory.license, memory.user_ref, kind, "decay", memory=memory, reason=reason)
