@@ -13,6 +13,7 @@ from knowledge.models import Document
 from licenses import services
 from licenses.forms import ForgeLicenseForm
 from licenses.models import License
+from memory.models import Memory
 from portality.exceptions import ApplicationError
 from portality.http import HtmxHttpRequest, staff_required
 
@@ -48,9 +49,14 @@ def license_list(request: HtmxHttpRequest) -> HttpResponse:
 def license_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     license = _get_license(pk)
     documents = Document.objects.filter(license=license).order_by("-created_at")
-    return render(
-        request, "licenses/license_detail.html", {"license": license, "documents": documents}
-    )
+    memories = Memory.objects.filter(license=license)
+    context = {
+        "license": license,
+        "documents": documents,
+        "memory_count": memories.filter(active=True).count(),
+        "memory_users": memories.values("user_ref").distinct().count(),
+    }
+    return render(request, "licenses/license_detail.html", context)
 
 
 @staff_required

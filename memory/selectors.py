@@ -17,3 +17,50 @@ def memory_get_for_user(*, license: License, user_ref: str, memory_id: object) -
 
 def memory_events(*, memory: Memory) -> QuerySet[MemoryEvent]:
     return MemoryEvent.objects.filter(memory_id=memory.pk)
+
+
+def memory_list_for_admin(
+    *, license: str = "", user: str = "", memory_type: str = "", status: str = "", source: str = ""
+) -> QuerySet[Memory]:
+    memories = Memory.objects.select_related("license").order_by("-updated_at")
+    if license:
+        memories = memories.filter(license__machine_id=license)
+    if user:
+        memories = memories.filter(user_ref__icontains=user)
+    if memory_type:
+        memories = memories.filter(memory_type=memory_type)
+    if status in ("active", "inactive"):
+        memories = memories.filter(active=status == "active")
+    if source:
+        memories = memories.filter(source=source)
+    return memories
+
+
+def memory_metrics(*, since: object) -> dict[str, object]:
+    """Seed 004 §8.2: active per license, writes, decayed, deleted by users (in the period)."""
+    from django.db.models import Count
+
+    events = MemoryEvent.objects.filter(created_at__gte=since)
+    return {
+        "active_total": Memory.objects.filter(active=True).count(),
+        "active_per_license": list(
+            Memory.objects.filter(active=True)
+            .values("license__machine_id")
+            .annotate(n=Count("id"))
+            .order_by("-n")[:10]
+        ),
+        "writes": events.filter(kind="created").count(),
+        "decayed": events.filter(kind__in=["decayed", "deactivated", "expired"]).count(),
+        "user_deleted": events.filter(kind="forgotten", actor__startswith="user:").count(),
+        "rejected": events.filter(kind="rejected").count(),
+    }
+
+
+def memory_events_for(*, memories: list[Memory]) -> dict[object, list[MemoryEvent]]:
+    """Events of a page of memories in one query (for the admin list)."""
+    grouped: dict[object, list[MemoryEvent]] = {}
+    for event in MemoryEvent.objects.filter(memory_id__in=[m.pk for m in memories]).order_by(
+        "created_at"
+    ):
+        grouped.setdefault(event.memory_id, []).append(event)
+    return grouped

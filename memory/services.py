@@ -374,3 +374,12 @@ def memories_decay(*, now: datetime | None = None) -> dict[str, int]:
 def _deactivate(memory: Memory, kind: str, reason: str) -> None:
     Memory.objects.filter(pk=memory.pk).update(active=False)
     _event(memory.license, memory.user_ref, kind, "decay", memory=memory, reason=reason)
+
+
+def memory_set_active(*, memory: Memory, active: bool, actor: str) -> Memory:
+    """An admin deactivates (or restores) a memory without deleting it."""
+    Memory.objects.filter(pk=memory.pk).update(active=active, updated_at=timezone.now())
+    kind = MemoryEventKind.UPDATED if active else MemoryEventKind.DEACTIVATED
+    _event(memory.license, memory.user_ref, kind, actor, memory=memory, reason="by an admin")
+    memory.refresh_from_db()
+    return memory

@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from chat import views as chat_views
 from knowledge import views as knowledge_views
+from memory import views as memory_views
 from portality import health
 from portality.http import StaffAuthenticationForm
 
@@ -15,6 +16,9 @@ urlpatterns = [
     path("knowledge/", include("knowledge.admin_urls")),
     path("licenses/", include("licenses.urls")),
     path("chat/", chat_views.chat_view, name="chat"),
+    path("memories/", memory_views.memory_list, name="memory-list"),
+    path("memories/<uuid:pk>/toggle", memory_views.memory_toggle, name="memory-toggle"),
+    path("memories/<uuid:pk>/delete", memory_views.memory_delete, name="memory-delete"),
     path("healthz", health.healthz, name="healthz"),
     path(
         "accounts/login/",

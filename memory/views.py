@@ -1,0 +1,60 @@
+"""Admin review of user memories: filter, see each memory's events, deactivate or delete."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from uuid import UUID
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from knowledge.forms import license_choices
+from memory import selectors, services
+from memory.models import Memory, MemorySource, MemoryType
+from portality.http import HtmxHttpRequest, staff_required
+
+FILTERS = ("license", "user", "memory_type", "status", "source")
+
+
+@staff_required
+def memory_list(request: HtmxHttpRequest) -> HttpResponse:
+    filters = {name: request.GET.get(name, "") for name in FILTERS}
+    memories = Paginator(selectors.memory_list_for_admin(**filters), 25).get_page(
+        request.GET.get("page")
+    )
+    events = selectors.memory_events_for(memories=list(memories.object_list))
+    for memory in memories.object_list:
+        memory.events = events.get(memory.pk, [])
+    context = {
+        "memories": memories,
+        "filters": filters,
+        "licenses": license_choices(),
+        "types": MemoryType.choices,
+        "sources": MemorySource.choices,
+        "metrics": selectors.memory_metrics(since=timezone.now() - timedelta(days=30)),
+    }
+    return render(request, "memory/memory_list.html", context)
+
+
+@staff_required
+@require_POST
+def memory_toggle(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    memory = get_object_or_404(Memory, pk=pk)
+    services.memory_set_active(
+        memory=memory, active=not memory.active, actor=f"admin:{request.user.get_username()}"
+    )
+    messages.success(request, f"Memory {'restored' if not memory.active else 'deactivated'}.")
+    return redirect(request.POST.get("next") or "memory-list")
+
+
+@staff_required
+@require_POST
+def memory_delete(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    memory = get_object_or_404(Memory, pk=pk)
+    services.memory_forget(memory=memory, actor=f"admin:{request.user.get_username()}")
+    messages.success(request, "Memory deleted; its events keep only that it was forgotten.")
+    return redirect(request.POST.get("next") or "memory-list")
