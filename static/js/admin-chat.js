@@ -51,7 +51,7 @@
     const response = await fetch(form.dataset.endpoint, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
-      body: JSON.stringify({ message, license: form.license.value || undefined, session_id: sessionId }),
+      body: JSON.stringify({ message, license: form.license.value || undefined, user: form.user.value || "default", session_id: sessionId }),
     });
     if (!response.ok) {
       const body = await response.json().catch(() => ({}));
@@ -75,4 +75,5 @@
   });
   document.getElementById("chat-new").addEventListener("click", () => { sessionId = ""; log.replaceChildren(); });
   form.license.addEventListener("change", () => { sessionId = ""; });
+  form.user.addEventListener("change", () => { sessionId = ""; });
 })();

@@ -15,11 +15,11 @@
   var lang = (script.dataset.lang || document.documentElement.lang || navigator.language || "es").slice(0, 2);
   var accent = /^#[0-9a-f]{3,8}$/i.test(script.dataset.accent || "") ? script.dataset.accent : "#3355cc";
   var TEXT = {
-    es: { open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", title: "Asistente" },
-    pt: { open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", title: "Assistente" },
-    en: { open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" }
+    es: { memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", download: "Descargar (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", title: "Asistente" },
+    pt: { memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", download: "Baixar (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", title: "Assistente" },
+    en: { memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" }
   }[lang] || null;
-  TEXT = TEXT || { open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" };
+  TEXT = TEXT || { memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" };
   var title = script.dataset.title || TEXT.title;
   var sessionKey = "portality-chat-session:" + api;
 
@@ -43,11 +43,16 @@
     "form{display:flex;gap:8px;padding:10px;border-top:1px solid #e5e7eb}" +
     "textarea{flex:1;resize:none;height:42px;padding:9px;border:1px solid #cbd2dc;border-radius:8px;font-size:14px}" +
     "form button{border:0;border-radius:8px;background:var(--accent);color:#fff;padding:0 14px;cursor:pointer}" +
+    ".mem{flex:1;overflow-y:auto;padding:12px;font-size:14px}.mem[hidden]{display:none}.mem ul{list-style:none;padding:0;margin:0}" +
+    ".mem li{border-bottom:1px solid #e5e7eb;padding:8px 0}.mem small{color:#475467;display:block}" +
+    ".mem .row{display:flex;gap:6px;flex-wrap:wrap;margin-top:6px}.mem button,.memtoggle{border:1px solid var(--accent);background:#fff;color:var(--accent);border-radius:6px;padding:3px 8px;cursor:pointer;font-size:12px}" +
+    ".mem input[type=text]{width:100%;padding:6px;border:1px solid #cbd2dc;border-radius:6px}.memtoggle{background:transparent;color:#fff;border-color:#fff}" +
     "@media (max-width:480px){.panel{right:6px;left:6px;width:auto;bottom:80px;height:calc(100vh - 96px)}}" +
     "</style>" +
     '<button class="fab" type="button" aria-haspopup="dialog" aria-expanded="false"></button>' +
     '<section class="panel" role="dialog" aria-modal="false" hidden>' +
-    '<header><span class="title"></span><button type="button" class="close"></button></header>' +
+    '<header><span class="title"></span><span><button type="button" class="memtoggle"></button> <button type="button" class="close"></button></span></header>' +
+    '<div class="mem" hidden></div>' +
     '<div class="log" role="log" aria-live="polite" aria-relevant="additions"></div>' +
     '<form><label class="sr" style="position:absolute;left:-9999px" for="pb-input"></label>' +
     '<textarea id="pb-input" rows="1"></textarea><button type="submit"></button></form>' +
@@ -171,6 +176,98 @@
     form.querySelector("button").disabled = true;
     ask(message).then(function () { form.querySelector("button").disabled = false; input.focus(); });
   });
+
+  // -- My memories ---------------------------------------------------------------------
+  var memView = root.querySelector(".mem");
+  var memToggle = root.querySelector(".memtoggle");
+  memToggle.textContent = TEXT.memories;
+
+  function meApi(path, options) {
+    options = options || {};
+    options.headers = Object.assign({ Authorization: "Widget " + token, "Content-Type": "application/json" }, options.headers || {});
+    return fetch(api + "/api/v1/me/" + path, options).then(function (r) {
+      if (r.status === 204) return {};
+      return r.json().then(function (body) { if (!r.ok) throw new Error(body.detail || r.statusText); return body; });
+    });
+  }
+  function button(text, onClick) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.textContent = text;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+  function showMemories(open) {
+    memView.hidden = !open;
+    log.hidden = open;
+    form.hidden = open;
+    memToggle.textContent = open ? TEXT.back : TEXT.memories;
+    if (open) loadMemories();
+  }
+  memToggle.addEventListener("click", function () { showMemories(memView.hidden); });
+
+  function loadMemories() {
+    meApi("memories").then(renderMemories).catch(function (e) { memView.textContent = TEXT.error + ": " + e.message; });
+  }
+  function renderMemories(data) {
+    memView.replaceChildren();
+    var label = document.createElement("label");
+    var box = document.createElement("input");
+    box.type = "checkbox";
+    box.checked = data.consent;
+    box.addEventListener("change", function () {
+      if (!box.checked && !confirm(TEXT.forgetAll + "?")) { box.checked = true; return; }
+      meApi("consent", { method: "POST", body: JSON.stringify({ given: box.checked }) }).then(loadMemories);
+    });
+    label.append(box, document.createTextNode(" " + TEXT.consent));
+    memView.appendChild(label);
+    var list = document.createElement("ul");
+    if (!data.memories.length) list.appendChild(Object.assign(document.createElement("li"), { textContent: TEXT.none }));
+    data.memories.forEach(function (m) {
+      var item = document.createElement("li");
+      var what = document.createElement("div");
+      what.textContent = m.description;
+      var when = document.createElement("small");
+      when.textContent = new Date(m.created_at).toLocaleString(lang) + (m.source_message ? " · " + TEXT.said + ": “" + m.source_message + "”" : "");
+      var row = document.createElement("div");
+      row.className = "row";
+      row.append(
+        button(TEXT.edit, function () {
+          var input = document.createElement("input");
+          input.type = "text";
+          input.value = m.description;
+          input.setAttribute("aria-label", TEXT.edit);
+          what.replaceChildren(input, button(TEXT.save, function () {
+            meApi("memories/" + m.id, { method: "PATCH", body: JSON.stringify({ description: input.value }) })
+              .then(loadMemories).catch(function (e) { alert(e.message); });
+          }));
+          input.focus();
+        }),
+        button(TEXT.forget, function () { meApi("memories/" + m.id, { method: "DELETE" }).then(loadMemories); })
+      );
+      item.append(what, when, row);
+      list.appendChild(item);
+    });
+    memView.appendChild(list);
+    var actions = document.createElement("div");
+    actions.className = "row";
+    actions.append(
+      button(TEXT.forgetAll, function () { if (confirm(TEXT.forgetAll + "?")) meApi("memories", { method: "DELETE" }).then(loadMemories); }),
+      button(TEXT.download, function () {
+        fetch(api + "/api/v1/me/memories/export", { headers: { Authorization: "Widget " + token } })
+          .then(function (r) { return r.blob(); })
+          .then(function (blob) {
+            var link = document.createElement("a");
+            link.href = URL.createObjectURL(blob);
+            link.download = "my-memories.json";
+            root.appendChild(link);
+            link.click();
+            link.remove();
+          });
+      })
+    );
+    memView.appendChild(actions);
+  }
 
   (document.body || document.documentElement).appendChild(host);
 })();
