@@ -15,6 +15,9 @@ import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from django.conf import settings
+from django.db import transaction
+
 from chat import session as sessions
 from chat.llm import LLM, Prompt, Source, get_llm
 from knowledge.normalize import detect_language
@@ -185,6 +188,21 @@ def chat_stream(
         session=turn.session,
         question=turn.prompt.question,
         answer=answer,
+    )
+    _queue_memory_proposals(principal, user_ref, turn)
+
+
+def _queue_memory_proposals(principal: Principal, user_ref: str, turn: ChatTurn) -> None:
+    """With Gemini, the conversation's user messages go to a background proposal task."""
+    if principal.license is None or not settings.GEMINI_API_KEY or turn.remembered:
+        return
+    from memory.tasks import memories_propose_task
+
+    messages = [t["text"] for t in turn.session.turns if t["role"] == "user"][-10:]
+    transaction.on_commit(
+        lambda: memories_propose_task.delay(
+            str(principal.license_id), user_ref, turn.session_id, messages
+        )
     )
 
 

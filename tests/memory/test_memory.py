@@ -325,3 +325,44 @@ class TestAdminPage:
             "1 active</a> of 1 user"
             in admin_client.get(f"/licenses/{license.pk}/").content.decode()
         )
+
+
+def test_gemini_proposals_are_validated_like_any_memory(license, settings):
+    import json as _json
+
+    from memory.models import MemoryEvent as Event
+    from memory.proposals import memories_propose_from_conversation
+    from tests.fakes import FakeGemini
+
+    consent(license)
+    candidates = [
+        {
+            "memory_type": "preference",
+            "description": "Prefiere reservar por la mañana",
+            "confidence": 0.8,
+            "message": "siempre reservo temprano, por la mañana",
+        },
+        {
+            "memory_type": "preference",
+            "description": "Tiene alergia al polen",
+            "confidence": 0.9,
+            "message": "soy alérgico",
+        },
+        {"memory_type": "style", "description": "Usa emojis", "confidence": 0.4, "message": "😀"},
+    ]
+    with FakeGemini() as gemini:
+        settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL = "k", gemini.url
+        gemini.generate_text = _json.dumps(candidates)
+        remembered = memories_propose_from_conversation(
+            license=license,
+            user_ref="ana",
+            session_id="s1",
+            messages=["siempre reservo temprano, por la mañana"],
+        )
+
+    assert remembered == ["Prefiere reservar por la mañana"]
+    memory = Memory.objects.get()
+    assert memory.source == "conversation" and memory.source_reference == "s1"
+    assert Event.objects.filter(kind="rejected").count() == 2
+    config = gemini.requests[0]["body"]["generationConfig"]
+    assert config["responseMimeType"] == "application/json" and "responseSchema" in config
