@@ -54,6 +54,7 @@ class MemorySerializer(serializers.ModelSerializer):
             "source_reference",
             "source_message",
             "active",
+            "pending",
             "created_at",
             "updated_at",
             "expires_at",
@@ -149,3 +150,16 @@ class ConsentApi(APIView):
             actor=f"user:{user_ref}",
         )
         return Response({"consent": consent.given})
+
+
+class MemoryConfirmApi(APIView):
+    permission_classes = [IsAdminOrLicense]
+
+    @extend_schema(
+        request=None, responses=MemorySerializer, summary="Confirm a memory the assistant proposed"
+    )
+    def post(self, request: Request, pk: UUID) -> Response:
+        memory, user_ref = _memory_or_404(request, pk)
+        return Response(
+            MemorySerializer(services.memory_confirm(memory=memory, actor=f"user:{user_ref}")).data
+        )

@@ -35,6 +35,9 @@ class Memory(models.Model):
     source_reference = models.CharField(max_length=64, blank=True)  # the conversation (session id)
     source_message = models.TextField(blank=True)  # what the user said, shown when reviewing
     active = models.BooleanField(default=True)
+    # A model's proposal waiting for the user's confirmation (MEMORY_CONFIRM_PROPOSALS):
+    # shown in "My memories", never used in a prompt until confirmed.
+    pending = models.BooleanField(default=False)
     # For relevance and near-duplicate checks; the model that produced it is recorded so a
     # change of embedding model never compares vectors of different spaces.
     embedding = VectorField(null=True)

@@ -71,7 +71,11 @@ def memories_propose_from_conversation(
         )
         try:
             memory = memory_propose(
-                license=license, user_ref=user_ref, proposal=proposal, actor="assistant"
+                license=license,
+                user_ref=user_ref,
+                proposal=proposal,
+                actor="assistant",
+                pending=settings.MEMORY_CONFIRM_PROPOSALS,  # the widget asks the user first
             )
         except MemoryRejected as exc:
             logger.info("memory proposal rejected: %s", exc.message)

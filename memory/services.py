@@ -194,7 +194,9 @@ def _similar(memory: Memory, vector: list[float], model: str) -> float:
     return float(np.dot(np.asarray(memory.embedding, dtype=float), np.asarray(vector, dtype=float)))
 
 
-def memory_propose(*, license: License, user_ref: str, proposal: Proposal, actor: str) -> Memory:
+def memory_propose(
+    *, license: License, user_ref: str, proposal: Proposal, actor: str, pending: bool = False
+) -> Memory:
     """Validate and save a proposal (or update the near-duplicate it repeats)."""
     if not consent_given(license=license, user_ref=user_ref):
         raise _reject(license, user_ref, actor, "the user has not agreed to memories", proposal)
@@ -238,6 +240,7 @@ def memory_propose(*, license: License, user_ref: str, proposal: Proposal, actor
             expires_at=proposal.expires_at,
             embedding=vector,
             embedding_model=model,
+            pending=pending,
         )
         _event(
             license,
@@ -245,6 +248,7 @@ def memory_propose(*, license: License, user_ref: str, proposal: Proposal, actor
             MemoryEventKind.CREATED,
             actor,
             memory=memory,
+            reason="awaiting the user's confirmation" if pending else "",
             detail={"description": memory.description, "source": memory.source},
         )
     return memory
@@ -267,6 +271,21 @@ def _update(
         reason="near-duplicate of an existing memory",
         detail={"description": memory.description},
     )
+    return memory
+
+
+def memory_confirm(*, memory: Memory, actor: str) -> Memory:
+    """The user agrees to a proposed memory: from now on it may be used."""
+    Memory.objects.filter(pk=memory.pk).update(pending=False, updated_at=timezone.now())
+    _event(
+        memory.license,
+        memory.user_ref,
+        MemoryEventKind.UPDATED,
+        actor,
+        memory=memory,
+        reason="confirmed by the user",
+    )
+    memory.refresh_from_db()
     return memory
 
 
@@ -316,7 +335,9 @@ def memories_forget_all(*, license: License, user_ref: str, actor: str) -> int:
 
 def memories_for_prompt(*, license: License, user_ref: str, question: str) -> list[Memory]:
     """Style memories always; others when similar to the question. Marks them used."""
-    active = list(Memory.objects.filter(license=license, user_ref=user_ref, active=True))
+    active = list(
+        Memory.objects.filter(license=license, user_ref=user_ref, active=True, pending=False)
+    )
     if not active:
         return []
     vector, model = _embed(question)

@@ -10,5 +10,6 @@ urlpatterns = [
     path("me/memories", apis.MemoryListApi.as_view(), name="memory-list"),
     path("me/memories/export", apis.MemoryExportApi.as_view(), name="memory-export"),
     path("me/memories/<uuid:pk>", apis.MemoryDetailApi.as_view(), name="memory-detail"),
+    path("me/memories/<uuid:pk>/confirm", apis.MemoryConfirmApi.as_view(), name="memory-confirm"),
     path("me/consent", apis.ConsentApi.as_view(), name="consent"),
 ]

@@ -250,6 +250,9 @@ SEARCH_WEIGHTS_BY_SOURCE_TYPE = env_weights("SEARCH_WEIGHTS_BY_SOURCE_TYPE")
 SEARCH_RERANK = env_bool("SEARCH_RERANK", False)
 SEARCH_HNSW_EF_SEARCH = env_int("SEARCH_HNSW_EF_SEARCH", 100, minimum=10)
 
+# Ask the widget user to confirm memories the model proposes before they are used.
+MEMORY_CONFIRM_PROPOSALS = env_bool("MEMORY_CONFIRM_PROPOSALS", False)
+
 # -- Chat widget -------------------------------------------------------------------------
 WIDGET_TOKEN_TTL_SECONDS = env_int("WIDGET_TOKEN_TTL_SECONDS", 3600, minimum=60)
 CHAT_RATE_PER_LICENSE_PER_MINUTE = env_int("CHAT_RATE_PER_LICENSE_PER_MINUTE", 120, minimum=1)

@@ -15,11 +15,11 @@
   var lang = (script.dataset.lang || document.documentElement.lang || navigator.language || "es").slice(0, 2);
   var accent = /^#[0-9a-f]{3,8}$/i.test(script.dataset.accent || "") ? script.dataset.accent : "#3355cc";
   var TEXT = {
-    es: { memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", download: "Descargar (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", title: "Asistente" },
-    pt: { memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", download: "Baixar (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", title: "Assistente" },
-    en: { memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" }
+    es: { pending: "Propuesto por el asistente: ¿lo confirmas?", confirm: "Confirmar", memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", download: "Descargar (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", title: "Asistente" },
+    pt: { pending: "Sugerido pelo assistente: confirma?", confirm: "Confirmar", memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", download: "Baixar (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", title: "Assistente" },
+    en: { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" }
   }[lang] || null;
-  TEXT = TEXT || { memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" };
+  TEXT = TEXT || { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" };
   var title = script.dataset.title || TEXT.title;
   var sessionKey = "portality-chat-session:" + api;
 
@@ -231,6 +231,12 @@
       when.textContent = new Date(m.created_at).toLocaleString(lang) + (m.source_message ? " · " + TEXT.said + ": “" + m.source_message + "”" : "");
       var row = document.createElement("div");
       row.className = "row";
+      if (m.pending) {
+        var note = document.createElement("small");
+        note.textContent = TEXT.pending;
+        item.appendChild(note);
+        row.append(button(TEXT.confirm, function () { meApi("memories/" + m.id + "/confirm", { method: "POST" }).then(loadMemories); }));
+      }
       row.append(
         button(TEXT.edit, function () {
           var input = document.createElement("input");

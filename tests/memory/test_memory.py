@@ -366,3 +366,43 @@ def test_gemini_proposals_are_validated_like_any_memory(license, settings):
     assert Event.objects.filter(kind="rejected").count() == 2
     config = gemini.requests[0]["body"]["generationConfig"]
     assert config["responseMimeType"] == "application/json" and "responseSchema" in config
+
+
+def test_with_confirmation_on_a_proposed_memory_waits_for_the_user(license, settings):
+    import json as _json
+
+    from memory.proposals import memories_propose_from_conversation
+    from tests.fakes import FakeGemini
+
+    settings.MEMORY_CONFIRM_PROPOSALS = True
+    consent(license, "default")
+    candidate = {
+        "memory_type": "style",
+        "description": "Prefiere respuestas muy breves",
+        "confidence": 0.8,
+        "message": "sé breve, por favor",
+    }
+    with FakeGemini() as gemini:
+        settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL = "k", gemini.url
+        gemini.generate_text = _json.dumps([candidate])
+        memories_propose_from_conversation(
+            license=license, user_ref="default", session_id="s", messages=["sé breve"]
+        )
+    memory = Memory.objects.get()
+    assert memory.pending
+    principal = principal_for_license(license)
+    assert (
+        "muy breves"
+        not in chat_prepare(
+            principal=principal, question="¿horario?", session_id=None
+        ).prompt.system
+    )
+
+    client = token_client(license, "default")
+    listed = client.get("/api/v1/me/memories").json()["memories"][0]
+    assert listed["pending"] is True and listed["source_message"] == "sé breve, por favor"
+    assert client.post(f"/api/v1/me/memories/{memory.pk}/confirm").json()["pending"] is False
+    assert (
+        "muy breves"
+        in chat_prepare(principal=principal, question="¿horario?", session_id=None).prompt.system
+    )
