@@ -129,6 +129,31 @@ def _event(
     )
 
 
+def _memory_event(
+    memory: Memory, kind: str, actor: str, *, reason: str = "", detail: dict[str, Any] | None = None
+) -> None:
+    _event(
+        memory.license, memory.user_ref, kind, actor, memory=memory, reason=reason, detail=detail
+    )
+
+
+def _rewrite(
+    memory: Memory, description: str, vector: list[float], model: str, actor: str, reason: str
+) -> Memory:
+    """New text (and its vector) for an existing memory, recorded as an update."""
+    memory.description = description[:500]
+    memory.embedding, memory.embedding_model = vector, model
+    memory.save()
+    _memory_event(
+        memory,
+        MemoryEventKind.UPDATED,
+        actor,
+        reason=reason,
+        detail={"description": memory.description},
+    )
+    return memory
+
+
 def _reject(
     license: License, user_ref: str, actor: str, reason: str, proposal: Proposal
 ) -> MemoryRejected:
@@ -242,12 +267,10 @@ def memory_propose(
             embedding_model=model,
             pending=pending,
         )
-        _event(
-            license,
-            user_ref,
+        _memory_event(
+            memory,
             MemoryEventKind.CREATED,
             actor,
-            memory=memory,
             reason="awaiting the user's confirmation" if pending else "",
             detail={"description": memory.description, "source": memory.source},
         )
@@ -257,34 +280,17 @@ def memory_propose(
 def _update(
     memory: Memory, proposal: Proposal, vector: list[float], model: str, actor: str
 ) -> Memory:
-    memory.description = proposal.description[:500]
     memory.confidence = max(memory.confidence, proposal.confidence)
-    memory.embedding, memory.embedding_model = vector, model
     memory.source_message = proposal.source_message or memory.source_message
-    memory.save()
-    _event(
-        memory.license,
-        memory.user_ref,
-        MemoryEventKind.UPDATED,
-        actor,
-        memory=memory,
-        reason="near-duplicate of an existing memory",
-        detail={"description": memory.description},
+    return _rewrite(
+        memory, proposal.description, vector, model, actor, "near-duplicate of an existing memory"
     )
-    return memory
 
 
 def memory_confirm(*, memory: Memory, actor: str) -> Memory:
     """The user agrees to a proposed memory: from now on it may be used."""
     Memory.objects.filter(pk=memory.pk).update(pending=False, updated_at=timezone.now())
-    _event(
-        memory.license,
-        memory.user_ref,
-        MemoryEventKind.UPDATED,
-        actor,
-        memory=memory,
-        reason="confirmed by the user",
-    )
+    _memory_event(memory, MemoryEventKind.UPDATED, actor, reason="confirmed by the user")
     memory.refresh_from_db()
     return memory
 
@@ -296,18 +302,7 @@ def memory_edit(*, memory: Memory, description: str, actor: str) -> Memory:
     if reason := forbidden_reason(description):
         raise ApplicationError(f"Not saved: {reason}.")
     vector, model = _embed(description)
-    memory.description, memory.embedding, memory.embedding_model = description[:500], vector, model
-    memory.save()
-    _event(
-        memory.license,
-        memory.user_ref,
-        MemoryEventKind.UPDATED,
-        actor,
-        memory=memory,
-        reason="edited",
-        detail={"description": memory.description},
-    )
-    return memory
+    return _rewrite(memory, description, vector, model, actor, "edited")
 
 
 # -- forgetting ------------------------------------------------------------------------------
@@ -377,13 +372,8 @@ def memories_decay(*, now: datetime | None = None) -> dict[str, int]:
         memory.confidence = round(max(0.0, memory.confidence - DECAY_STEP), 2)
         memory.decayed_at = now
         memory.save(update_fields=["confidence", "decayed_at", "updated_at"])
-        _event(
-            memory.license,
-            memory.user_ref,
-            MemoryEventKind.DECAYED,
-            "decay",
-            memory=memory,
-            detail={"confidence": memory.confidence},
+        _memory_event(
+            memory, MemoryEventKind.DECAYED, "decay", detail={"confidence": memory.confidence}
         )
         counts["decayed"] += 1
         if memory.confidence < DEACTIVATE_BELOW:
@@ -394,13 +384,13 @@ def memories_decay(*, now: datetime | None = None) -> dict[str, int]:
 
 def _deactivate(memory: Memory, kind: str, reason: str) -> None:
     Memory.objects.filter(pk=memory.pk).update(active=False)
-    _event(memory.license, memory.user_ref, kind, "decay", memory=memory, reason=reason)
+    _memory_event(memory, kind, "decay", reason=reason)
 
 
 def memory_set_active(*, memory: Memory, active: bool, actor: str) -> Memory:
     """An admin deactivates (or restores) a memory without deleting it."""
     Memory.objects.filter(pk=memory.pk).update(active=active, updated_at=timezone.now())
     kind = MemoryEventKind.UPDATED if active else MemoryEventKind.DEACTIVATED
-    _event(memory.license, memory.user_ref, kind, actor, memory=memory, reason="by an admin")
+    _memory_event(memory, kind, actor, reason="by an admin")
     memory.refresh_from_db()
     return memory
