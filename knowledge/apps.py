@@ -1,8 +1,36 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.apps import AppConfig
+from django.db.backends.signals import connection_created
 
 
 class KnowledgeConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "knowledge"
+
+    def ready(self) -> None:
+        connection_created.connect(search_session_settings, dispatch_uid="hnsw-search-settings")
+
+
+def search_session_settings(sender: Any, connection: Any, **kwargs: Any) -> None:
+    """Set pgvector's scan settings once per database session rather than per search.
+
+    Iterative scans keep a filtered kNN returning k rows (a license with 20 chunks among a
+    million global ones); ef_search is chosen by measurement (BENCHMARKS.md). Setting them
+    per search cost a transaction and two more round trips: 0.65 ms of a ~7 ms search. They
+    are set when the connection opens, outside any transaction, so no rollback undoes them.
+    Behind a transaction-pooling proxy (PgBouncer) set them per database instead:
+    ``ALTER DATABASE … SET hnsw.iterative_scan = relaxed_order``.
+    """
+    if connection.vendor != "postgresql":
+        return
+    from django.conf import settings
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false),"
+            " set_config('hnsw.ef_search', %s, false)",
+            [str(settings.SEARCH_HNSW_EF_SEARCH)],
+        )

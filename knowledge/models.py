@@ -6,9 +6,13 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from django.db.models.functions import Coalesce
 from pgvector.django import VectorField
 
 from licenses.models import License
+
+# The scope of global rows in NOT NULL scope columns: license ids are random UUIDs (never 0).
+GLOBAL_SCOPE_KEY = uuid.UUID(int=0)
 
 
 class SourceType(models.TextChoices):
@@ -119,6 +123,14 @@ class Chunk(models.Model):
     ts_config = models.CharField(max_length=16, default="pb_simple")
     # Filled in SQL at insert: to_tsvector(ts_config, heading + content).
     search_vector = SearchVectorField(null=True)
+    # The license, or GLOBAL_SCOPE_KEY for global chunks: a NOT NULL copy of the scope that
+    # can lead the keyword GIN index, so a keyword search reads only the matches inside the
+    # caller's scope (a nullable column cannot: `IS NULL` is not a GIN operator).
+    scope_key = models.GeneratedField(
+        expression=Coalesce("license", models.Value(GLOBAL_SCOPE_KEY)),
+        output_field=models.UUIDField(),
+        db_persist=True,
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -131,7 +143,9 @@ class Chunk(models.Model):
             ),
         ]
         indexes = [
-            GinIndex(fields=["search_vector"], name="chunk_search_vector_gin"),
+            # btree_gin lets the scope lead: `scope_key IN (global, license) AND search_vector
+            # @@ q` is answered inside the index (BENCHMARKS.md, "Retrieval latency at scale").
+            GinIndex(fields=["scope_key", "search_vector"], name="chunk_scope_search_gin"),
             models.Index(fields=["license"], name="chunk_license_idx"),
         ]
 

@@ -10,12 +10,12 @@ from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.db import connections, transaction
+from django.db import connections
 from django.db.models import Aggregate, Avg, Count, FloatField, QuerySet, Sum
 
 from knowledge import vector_index
 from knowledge.embeddings import provider_for_model
-from knowledge.models import Document, SearchLog
+from knowledge.models import GLOBAL_SCOPE_KEY, Document, SearchLog
 from licenses.principals import Principal
 from portality.exceptions import ApplicationError
 
@@ -158,19 +158,10 @@ def _clean_query(query: str) -> str:
 # hnsw.iterative_scan keeps scanning until enough rows pass it, so a license with 20 chunks
 # among a million global ones still gets its k rows. The keyword CTE is a bitmap scan of the
 # GIN index; its cost grows with the number of matching rows (a very common word is the slow
-# case), which is why it is cut to the candidate pool before joining.
+# case), which is why it is cut to the candidate pool before joining. The scope leads that
+# GIN index (Chunk.scope_key), so only matches inside the scope are read.
 _HYBRID_SQL = """
 WITH
-common_lexemes AS (
-    -- Lexemes in more than 5%% of chunks carry as little information as stopwords (BM25 gives
-    -- them almost no weight) and are the slow case: ranking every chunk that contains them.
-    -- ANALYZE's element statistics of the tsvector column name them without a scan.
-    SELECT e.lexeme
-      FROM pg_stats s,
-           unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq)
-     WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunk'
-       AND s.attname = 'search_vector' AND e.lexeme IS NOT NULL AND e.freq > 0.05
-),
 terms AS (
     SELECT
         -- loose: any informative query term, stemmed per language and OR-ed; the rank
@@ -178,7 +169,7 @@ terms AS (
         (SELECT string_agg(DISTINCT quote_literal(lexeme), ' | ')
            FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
                 unnest(tsvector_to_array(to_tsvector(cfg, %(q)s))) AS lexeme
-          WHERE lexeme NOT IN (SELECT lexeme FROM common_lexemes)
+          WHERE lexeme <> ALL (%(common_lexemes)s::text[])
         )::tsquery AS loose,
         -- strict: every term present (websearch syntax: quotes, OR, -word): an exact hit.
         websearch_to_tsquery('pb_spanish', %(q)s) || websearch_to_tsquery('pb_portuguese', %(q)s)
@@ -201,8 +192,8 @@ keyword AS MATERIALIZED (
     SELECT m.chunk_id, ts_rank('{{0.1, 0.2, 1.0, 1.0}}', m.search_vector, t.loose, 1) AS score
       FROM (SELECT c.id AS chunk_id, c.search_vector
               FROM knowledge_chunk c, terms t
-             WHERE c.search_vector @@ t.loose
-               AND (c.license_id IS NULL OR c.license_id = %(license)s)
+             WHERE c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
+               AND c.search_vector @@ t.loose
              LIMIT {rank_cap}) m, terms t
      ORDER BY score DESC
      LIMIT %(candidates)s
@@ -278,6 +269,9 @@ def _hybrid_rows(
         "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
         "model": model,
         "license": license_id,
+        "scope": license_id or GLOBAL_SCOPE_KEY,
+        "global_scope": GLOBAL_SCOPE_KEY,
+        "common_lexemes": common_lexemes(using),
         "candidates": options.candidates,
         "strategy": options.strategy,
         "min_score": options.min_score,
@@ -289,13 +283,51 @@ def _hybrid_rows(
         ),
         "limit": max(options.top_k, 20) if options.rerank else options.top_k,
     }
-    connection = connections[using]
-    with transaction.atomic(using=using), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute("SET LOCAL hnsw.ef_search = %s", [settings.SEARCH_HNSW_EF_SEARCH])
+    # hnsw.iterative_scan and hnsw.ef_search are set per session (knowledge.apps).
+    with connections[using].cursor() as cursor:
         cursor.execute(sql, params)
         columns = [col.name for col in cursor.description]
         return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+COMMON_LEXEME_SHARE = 0.05
+COMMON_LEXEMES_TTL_SECONDS = 300.0
+_common_lexemes_cache: dict[str, tuple[float, list[str]]] = {}
+
+
+def common_lexemes(using: str = "default") -> list[str]:
+    """Lexemes found in more than 5% of chunks, which the keyword branch leaves out of queries.
+
+    They carry as little information as stopwords (BM25 gives them almost no weight) and are
+    the slow case: ranking every chunk that contains them. ANALYZE's element statistics of
+    the tsvector column name them without a scan. They change only when ANALYZE runs, so
+    each process keeps them for a few minutes: reading pg_stats in the search statement cost
+    about 1 ms of planning and execution per search (BENCHMARKS.md).
+    """
+    key = f"{using}:{connections[using].settings_dict['NAME']}"
+    cached = _common_lexemes_cache.get(key)
+    if cached and cached[0] > time.monotonic():
+        return cached[1]
+    with connections[using].cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT coalesce(array_agg(e.lexeme), '{}')
+              FROM pg_stats s,
+                   unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)
+                       AS e(lexeme, freq)
+             WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunk'
+               AND s.attname = 'search_vector' AND e.lexeme IS NOT NULL AND e.freq > %s
+            """,
+            [COMMON_LEXEME_SHARE],
+        )
+        lexemes = list(cursor.fetchone()[0])
+    _common_lexemes_cache[key] = (time.monotonic() + COMMON_LEXEMES_TTL_SECONDS, lexemes)
+    return lexemes
+
+
+def common_lexemes_forget() -> None:
+    """Drop the cached lists (after ANALYZE in tests and benchmarks)."""
+    _common_lexemes_cache.clear()
 
 
 def _result(row: dict[str, Any]) -> SearchResult:

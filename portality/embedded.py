@@ -224,17 +224,32 @@ class EmbeddedServices:
             process.wait(30)
 
 
-# Server settings for the embedded PostgreSQL (the defaults are sized for a tiny machine:
-# 128 MB of shared buffers cannot hold a 100k-chunk HNSW index). BENCHMARKS.md has the effect.
+def _memory_share(fraction: float, floor_mb: int, cap_mb: int) -> str:
+    """A share of this machine's memory as a PostgreSQL size, in whole GB from 1 GB up (SHOW
+    prints sizes that way, and the comparison below must not see a change that is none)."""
+    megabytes = int(psutil.virtual_memory().total * fraction / 2**20)
+    megabytes = max(floor_mb, min(cap_mb, megabytes))
+    return f"{megabytes // 1024}GB" if megabytes >= 1024 else f"{megabytes}MB"
+
+
+# Server settings for the embedded PostgreSQL. The defaults are sized for a tiny machine
+# (128 MB of shared buffers): searching re-reads evicted HNSW, GIN and heap pages from the
+# OS on every query. A quarter of the memory (PostgreSQL's usual advice) holds the working
+# set of a million chunks. BENCHMARKS.md has the effect of each.
 TUNING = {
-    "shared_buffers": os.environ.get("PORTALITY_PG_SHARED_BUFFERS", "512MB"),
-    "effective_cache_size": "4GB",
+    "shared_buffers": os.environ.get("PORTALITY_PG_SHARED_BUFFERS")
+    or _memory_share(0.25, floor_mb=128, cap_mb=8192),
+    "effective_cache_size": _memory_share(0.5, floor_mb=512, cap_mb=32768),
     "work_mem": "32MB",
     "maintenance_work_mem": "1GB",  # HNSW builds are 3x slower when the graph does not fit
     "max_parallel_maintenance_workers": "2",
     "random_page_cost": "1.1",
     "jit": "off",  # JIT compilation costs more than it saves on these short statements
+    # autoprewarm: after a restart, reload the pages that were in shared buffers (the HNSW
+    # and GIN indexes above all), so the first searches do not pay for reading them back.
+    "shared_preload_libraries": "pg_prewarm",
 }
+RESTART_SETTINGS = {"shared_buffers", "shared_preload_libraries"}
 
 
 def _apply_tuning(socket_dir: str) -> bool:
@@ -257,7 +272,7 @@ def _apply_tuning(socket_dir: str) -> bool:
                 pending.append(name)
         if pending:
             conn.execute("SELECT pg_reload_conf()")
-    return "shared_buffers" in pending
+    return bool(RESTART_SETTINGS & set(pending))
 
 
 def _ensure_database(socket_dir: str) -> None:

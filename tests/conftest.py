@@ -31,6 +31,15 @@ def _clean_redis():
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_common_lexemes():
+    # Search keeps ANALYZE's frequent words for a few minutes per process; each test has
+    # its own data, so none may inherit another's list.
+    from knowledge.selectors import common_lexemes_forget
+
+    common_lexemes_forget()
+
+
 def database_url_for_test_db() -> str:
     db = connection.settings_dict
     host = db["HOST"]

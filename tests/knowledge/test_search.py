@@ -8,7 +8,13 @@ from django.utils import timezone
 
 from knowledge.models import SearchLog
 from knowledge.rerank import rerank
-from knowledge.selectors import SearchOptions, chunk_search, search_metrics
+from knowledge.selectors import (
+    SearchOptions,
+    chunk_search,
+    common_lexemes,
+    common_lexemes_forget,
+    search_metrics,
+)
 from licenses.principals import principal_for_admin, principal_for_license
 from portality.exceptions import ApplicationError
 from tests.factories import make_document, make_license
@@ -59,6 +65,18 @@ class TestScope:
             "piscina.md",
             "gimnasio.md",
         }
+
+    @pytest.mark.parametrize("strategy", ["weighted", "rrf", "average", "vector", "keyword"])
+    def test_no_strategy_reaches_another_licenses_chunks(self, corpus, strategy):
+        alpha, beta = corpus
+        for principal, foreign in [
+            (principal_for_license(alpha), "gimnasio.md"),
+            (principal_for_license(beta), "botiquin.md"),
+            (principal_for_admin("root", license=None), "botiquin.md"),
+        ]:
+            for query in ["gimnasio reserva condominio", "medicación Amoxicilina condominio"]:
+                found = search(principal, query, strategy=strategy, min_score=-1, top_k=50)
+                assert foreign not in filenames(found)
 
     def test_every_result_says_its_scope(self, corpus):
         alpha, _ = corpus
@@ -126,6 +144,52 @@ class TestThresholdAndExactTerms:
         assert filenames(search(principal_for_license(alpha), "MEDICACIÓN", min_score=0.999)) == [
             "botiquin.md"
         ]
+
+
+class TestFrequentWords:
+    @pytest.fixture
+    def common_word_corpus(self, fake_embedder):
+        for n in range(30):
+            make_document(
+                f"El condominio número {n} tiene reglas propias.",
+                filename=f"c{n}.md",
+                language="es",
+            )
+        make_document(
+            "El condominio tiene una piscina climatizada.", filename="piscina.md", language="es"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE knowledge_chunk")
+            cursor.execute("SELECT tsvector_to_array(to_tsvector('pb_spanish', 'condominio'))")
+            (lexeme,) = cursor.fetchone()[0]
+        common_lexemes_forget()
+        return lexeme
+
+    def test_words_in_most_chunks_are_named_by_the_statistics(self, common_word_corpus):
+        assert common_word_corpus in common_lexemes()
+        assert "piscin" not in common_lexemes()
+
+    def test_a_frequent_word_does_not_decide_the_keyword_ranking(self, common_word_corpus):
+        response = search(
+            principal_for_admin("root", license=None),
+            "condominio piscina",
+            strategy="keyword",
+            top_k=50,
+        )
+        # Only the informative word matches: 31 chunks contain "condominio", one "piscina".
+        assert filenames(response) == ["piscina.md"]
+
+    def test_a_query_of_only_frequent_words_still_answers(self, common_word_corpus):
+        response = search(principal_for_admin("root", license=None), "condominio", min_score=-1)
+        assert len(response.results) == 5
+
+
+def test_pgvector_scan_settings_are_set_on_every_connection(settings):
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW hnsw.iterative_scan")
+        assert cursor.fetchone()[0] == "relaxed_order"
+        cursor.execute("SHOW hnsw.ef_search")
+        assert int(cursor.fetchone()[0]) == settings.SEARCH_HNSW_EF_SEARCH
 
 
 class TestHostileInput:

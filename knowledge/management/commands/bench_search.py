@@ -1,7 +1,8 @@
-"""manage.py bench_search --chunks N --licenses 200 [--json] — hybrid latency and kNN recall at scale.
+"""manage.py bench_search --chunks N --licenses 200 [--shape e5|islands] [--json] — hybrid
+latency and kNN recall at scale.
 
-Fills a separate database (portality_bench_search_<N>) with synthetic chunks; a second run
-with the same N reuses them. Logic in tests/bench/search_scale.py."""
+Fills a separate database (portality_bench_search_<shape>_<N>) with synthetic chunks; a
+second run with the same N and shape reuses them. Logic in tests/bench/search_scale.py."""
 
 from __future__ import annotations
 
@@ -20,14 +21,26 @@ class Command(BaseCommand):
         parser.add_argument(
             "--refill", action="store_true", help="rebuild the data even if present"
         )
+        parser.add_argument(
+            "--shape",
+            choices=["e5", "islands"],
+            default="e5",
+            help="vector geometry: e5-like (default) or orthogonal islands (stress case)",
+        )
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **options: Any) -> None:
         from tests.bench.database import use_bench_database
         from tests.bench.search_scale import run
 
-        use_bench_database(f"portality_bench_search_{options['chunks']}")
-        report = run(options["chunks"], options["licenses"], self._progress, options["refill"])
+        use_bench_database(f"portality_bench_search_{options['shape']}_{options['chunks']}")
+        report = run(
+            options["chunks"],
+            options["licenses"],
+            self._progress,
+            options["refill"],
+            options["shape"],
+        )
         self.stderr.write("")
         self.stdout.write(json.dumps(report, indent=None if options["json"] else 2))
 
