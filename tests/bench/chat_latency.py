@@ -1,8 +1,8 @@
 """Server time before the first LLM byte, at scale (issue: RAG chat). Not part of make test.
 
-    DEBUG=1 .venv/bin/python -m tests.bench.chat_latency [--chunks 100000]
+    DEBUG=1 .venv/bin/python -m tests.bench.chat_latency [--chunks 100000] [--shape e5]
 
-Runs against the database `manage.py bench_search --chunks N` filled (synthetic chunks, a
+Runs against the database `manage.py bench_search --chunks N [--shape S]` filled (synthetic chunks, a
 real e5 query embedding per question). Each request goes through the whole Django stack
 with a widget token: auth, rate limit, Redis session, query embedding, hybrid retrieval,
 prompt. The clock stops when the LLM is handed the prompt. Distinct questions (XQuAD dev),
@@ -23,6 +23,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=120)
+    parser.add_argument("--shape", choices=["e5", "islands"], default="e5")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
     import django
@@ -31,8 +32,11 @@ def main() -> None:
     from django.conf import settings
 
     from tests.bench.database import use_bench_database
+    from tests.bench.search_scale import prewarm
 
-    use_bench_database(f"portality_bench_search_{args.chunks}")
+    use_bench_database(f"portality_bench_search_{args.shape}_{args.chunks}")
+    prewarm()
+    settings.DEBUG = False  # as in production: with DEBUG, Django records every statement
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     settings.CHAT_RATE_PER_USER_PER_MINUTE = settings.CHAT_RATE_PER_LICENSE_PER_MINUTE = 10**6
     print(json.dumps(measure(args.queries), indent=2))

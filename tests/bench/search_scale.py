@@ -30,7 +30,7 @@ from django.utils import timezone
 from knowledge import selectors
 from knowledge.models import EmbeddingSpace
 from knowledge.selectors import SearchOptions, _hybrid_rows
-from knowledge.vector_index import ensure_index, index_name
+from knowledge.vector_index import drop_index, ensure_index, index_name
 
 MODEL = "e5-small@384"
 DIMS = 384
@@ -141,7 +141,16 @@ def _scopes(world: World, n: int) -> list[uuid.UUID | None]:
     return scopes
 
 
+CHUNK_COLUMNS = (
+    "id, document_id, license_id, ordinal, content, content_hash, token_count, heading, "
+    "ts_config, created_at"
+)
+
+
 def fill(world: World, n: int, progress) -> None:  # noqa: ANN001
+    """Chunks first (COPY to a staging table, then one INSERT that computes the tsvector, so
+    each row is written once as the product writes it), then embeddings; the search indexes
+    are dropped during the load and built once at the end."""
     from pgvector.psycopg import register_vector
 
     now = timezone.now()
@@ -153,24 +162,38 @@ def fill(world: World, n: int, progress) -> None:  # noqa: ANN001
         cursor.execute(
             "TRUNCATE knowledge_embedding, knowledge_chunk, knowledge_document, knowledge_embeddingspace, licenses_license CASCADE"
         )
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_scope_search_gin'")
+        (gin_definition,) = cursor.fetchone()
+        cursor.execute("DROP INDEX chunk_scope_search_gin")
+        drop_index(MODEL)
         _insert_licenses(cursor, world, now)
         documents = _insert_documents(cursor, world, now)
         scopes = _scopes(world, n)
+        centres = rng.integers(0, CENTRES, size=n)
+        cursor.execute(
+            f"CREATE TEMP TABLE chunk_staging AS SELECT {CHUNK_COLUMNS} FROM knowledge_chunk WITH NO DATA"
+        )
         batch = 20000
         for start in range(0, n, batch):
-            size = min(batch, n - start)
-            centres = rng.integers(0, CENTRES, size=size)
-            vectors = _vectors(world, centres)
+            end = min(start + batch, n)
             _copy_chunks(
-                raw, world, documents, scopes[start : start + size], centres, zipf, start, now
+                raw, world, documents, scopes[start:end], centres[start:end], zipf, start, now
             )
-            _copy_embeddings(raw, scopes[start : start + size], vectors, start, now)
-            progress(start + size, n)
+            progress(end // 2, n)
         cursor.execute(
-            "UPDATE knowledge_chunk SET search_vector = to_tsvector('pb_spanish', content)"
+            f"INSERT INTO knowledge_chunk ({CHUNK_COLUMNS}, search_vector) "
+            f"SELECT {CHUNK_COLUMNS}, to_tsvector('pb_spanish', content) FROM chunk_staging"
         )
+        cursor.execute("DROP TABLE chunk_staging")
+        for start in range(0, n, batch):
+            end = min(start + batch, n)
+            _copy_embeddings(
+                raw, scopes[start:end], _vectors(world, centres[start:end]), start, now
+            )
+            progress(n // 2 + end // 2, n)
         cursor.execute("SET maintenance_work_mem = '2GB'")
         cursor.execute("SET max_parallel_maintenance_workers = 2")
+        cursor.execute(gin_definition)
     ensure_index(MODEL)
     EmbeddingSpace.objects.create(model=MODEL, dimensions=DIMS, is_active=True, index_ready=True)
     with connection.cursor() as cursor:
@@ -208,10 +231,7 @@ def _copy_chunks(raw, world, documents, scopes, centres, zipf, offset, now) -> N
     lengths = rng.integers(60, 140, size=len(scopes))
     words = rng.choice(len(world.vocabulary), size=int(lengths.sum()), p=zipf)  # one draw per batch
     ends = np.cumsum(lengths)
-    sql = (
-        "COPY knowledge_chunk (id, document_id, license_id, ordinal, content, content_hash, "
-        "token_count, heading, ts_config, created_at) FROM STDIN"
-    )
+    sql = f"COPY chunk_staging ({CHUNK_COLUMNS}) FROM STDIN"
     with raw.cursor().copy(sql) as copy:
         for i, (scope, centre) in enumerate(zip(scopes, centres, strict=True)):
             chunk_id = offset + i + 1
@@ -255,7 +275,7 @@ def scope_vectors(license_id: uuid.UUID | None) -> tuple[np.ndarray, np.ndarray]
     return np.array([r[0] for r in rows]), matrix
 
 
-def measure(world: World, license_id: uuid.UUID | None, queries: int = 100) -> dict:
+def measure(world: World, license_id: uuid.UUID | None, queries: int = 200) -> dict:
     ids, matrix = scope_vectors(license_id)
     common = world.vocabulary[0]
     latencies: dict[str, list[float]] = {"typical": [], "common_word": []}
