@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connection, transaction
 
 from knowledge import vector_index
@@ -64,9 +65,11 @@ def embed_missing(
 
 
 def index_recall(
-    model: str, *, sample: int = 50, k: int = 10, ef_search: int = 100
+    model: str, *, sample: int = 50, k: int = 10, ef_search: int | None = None
 ) -> float | None:
-    """Recall@k of the model's HNSW index against exact search, using stored vectors as queries."""
+    """Recall@k of the model's HNSW index against exact search, using stored vectors as queries
+    (at the search's own ef_search unless told otherwise)."""
+    ef_search = ef_search or settings.SEARCH_HNSW_EF_SEARCH
     dimensions = vector_index.model_dimensions(model)
     queries = list(
         Embedding.objects.filter(model=model)

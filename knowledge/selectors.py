@@ -291,18 +291,22 @@ def _hybrid_rows(
 
 
 COMMON_LEXEME_SHARE = 0.05
+COMMON_LEXEME_MIN_ROWS = KEYWORD_RANK_CAP
 COMMON_LEXEMES_TTL_SECONDS = 300.0
 _common_lexemes_cache: dict[str, tuple[float, list[str]]] = {}
 
 
 def common_lexemes(using: str = "default") -> list[str]:
-    """Lexemes found in more than 5% of chunks, which the keyword branch leaves out of queries.
+    """Lexemes the keyword branch leaves out of queries: in more than 5% of chunks, and in
+    more chunks than the rank cap.
 
-    They carry as little information as stopwords (BM25 gives them almost no weight) and are
-    the slow case: ranking every chunk that contains them. ANALYZE's element statistics of
-    the tsvector column name them without a scan. They change only when ANALYZE runs, so
-    each process keeps them for a few minutes: reading pg_stats in the search statement cost
-    about 1 ms of planning and execution per search (BENCHMARKS.md).
+    Such words carry as little information as stopwords (BM25 gives them almost no weight)
+    and are the slow case: ranking every chunk that contains them. Both conditions matter:
+    in a small corpus a topical word easily reaches 5% (FaQuAD's 250 passages: 156 such
+    lexemes, and dropping them cost 0.10 of keyword R@1), yet ranking its few matches costs
+    nothing. ANALYZE's element statistics of the tsvector column name them without a scan;
+    they change only when ANALYZE runs, so each process keeps them for a few minutes
+    (reading pg_stats in the search statement cost ~1 ms per search, BENCHMARKS.md).
     """
     key = f"{using}:{connections[using].settings_dict['NAME']}"
     cached = _common_lexemes_cache.get(key)
@@ -317,8 +321,10 @@ def common_lexemes(using: str = "default") -> list[str]:
                        AS e(lexeme, freq)
              WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunk'
                AND s.attname = 'search_vector' AND e.lexeme IS NOT NULL AND e.freq > %s
+               AND e.freq * (SELECT reltuples FROM pg_class
+                              WHERE oid = 'knowledge_chunk'::regclass) > %s
             """,
-            [COMMON_LEXEME_SHARE],
+            [COMMON_LEXEME_SHARE, COMMON_LEXEME_MIN_ROWS],
         )
         lexemes = list(cursor.fetchone()[0])
     _common_lexemes_cache[key] = (time.monotonic() + COMMON_LEXEMES_TTL_SECONDS, lexemes)

@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from knowledge import selectors
 from knowledge.models import SearchLog
 from knowledge.rerank import rerank
 from knowledge.selectors import (
@@ -148,7 +149,9 @@ class TestThresholdAndExactTerms:
 
 class TestFrequentWords:
     @pytest.fixture
-    def common_word_corpus(self, fake_embedder):
+    def common_word_corpus(self, fake_embedder, monkeypatch):
+        # 31 chunks stand for a big corpus: a word counts as frequent from 10 chunks on.
+        monkeypatch.setattr(selectors, "COMMON_LEXEME_MIN_ROWS", 10)
         for n in range(30):
             make_document(
                 f"El condominio número {n} tiene reglas propias.",
@@ -178,6 +181,17 @@ class TestFrequentWords:
         )
         # Only the informative word matches: 31 chunks contain "condominio", one "piscina".
         assert filenames(response) == ["piscina.md"]
+
+    def test_in_a_small_corpus_a_word_in_many_chunks_still_counts(self, common_word_corpus):
+        # With the default floor (the rank cap), 31 matches are cheap to rank: nothing is
+        # dropped, and "condominio" ranks like any other word.
+        selectors.COMMON_LEXEME_MIN_ROWS = selectors.KEYWORD_RANK_CAP
+        common_lexemes_forget()
+        assert common_lexemes() == []
+        response = search(
+            principal_for_admin("root", license=None), "condominio", strategy="keyword", top_k=50
+        )
+        assert len(response.results) == 31
 
     def test_a_query_of_only_frequent_words_still_answers(self, common_word_corpus):
         response = search(principal_for_admin("root", license=None), "condominio", min_score=-1)
