@@ -15,7 +15,8 @@ import time
 from dataclasses import dataclass, field
 
 import redis
-from django.conf import settings
+
+from portality.redis_pool import shared_redis
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ class Session:
 
 
 def _client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5)
+    return shared_redis()
 
 
 def _key(license_id: object, user_ref: str, session_id: str) -> str:

@@ -15,6 +15,7 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from licenses.models import License
+from portality.redis_pool import shared_redis
 
 logger = logging.getLogger(__name__)
 WINDOW = 60
@@ -40,10 +41,7 @@ class ChatRateThrottle(BaseThrottle):
             ),
         ]
         try:
-            client = redis.Redis.from_url(
-                settings.REDIS_URL, socket_timeout=0.5, socket_connect_timeout=0.5
-            )
-            with client.pipeline() as pipe:
+            with shared_redis().pipeline() as pipe:
                 for key, _ in limits:
                     pipe.incr(key)
                     pipe.expire(key, WINDOW * 2)
