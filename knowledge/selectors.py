@@ -207,7 +207,11 @@ candidates AS (
         ON k.chunk_id = s.chunk_id
 ),
 scored AS (
+    -- Everything the results show is read here, once per candidate; the final SELECT only
+    -- adds the license name (a second chunk and document lookup cost ~0.5 ms, BENCHMARKS.md).
     SELECT cand.*, c.document_id, d.created_at AS document_created_at,
+           c.content, c.heading, c.page_start, c.page_end, d.filename, d.source_type,
+           d.license_id AS document_license_id,
            c.search_vector @@ t.strict AS exact_match,
            -- min-max over each retriever's own list; missing from a list counts 0
            CASE WHEN vector_score IS NULL THEN 0 ELSE COALESCE(
@@ -240,14 +244,12 @@ fused AS (
 )
 SELECT f.chunk_id, f.document_id, f.vector_score, f.vector_rank, f.keyword_score, f.keyword_rank,
        f.fused_score, f.exact_match, f.passes,
-       c.content, c.heading, c.page_start, c.page_end, d.filename, d.source_type,
+       f.content, f.heading, f.page_start, f.page_end, f.filename, f.source_type,
        COALESCE(l.machine_id, 'global') AS scope,
        count(*) OVER () AS candidate_count,
        count(*) FILTER (WHERE NOT f.passes) OVER () AS cut_count
   FROM fused f
-  JOIN knowledge_chunk c ON c.id = f.chunk_id
-  JOIN knowledge_document d ON d.id = c.document_id
-  LEFT JOIN licenses_license l ON l.id = d.license_id
+  LEFT JOIN licenses_license l ON l.id = f.document_license_id
  WHERE f.fused_score IS NOT NULL
  ORDER BY f.passes DESC, f.fused_score DESC, f.document_created_at DESC, f.chunk_id
  LIMIT %(limit)s
