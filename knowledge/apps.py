@@ -23,14 +23,19 @@ def search_session_settings(sender: Any, connection: Any, **kwargs: Any) -> None
     are set when the connection opens, outside any transaction, so no rollback undoes them.
     Behind a transaction-pooling proxy (PgBouncer) set them per database instead:
     ``ALTER DATABASE … SET hnsw.iterative_scan = relaxed_order``.
+
+    ``plan_cache_mode = force_generic_plan`` makes the prepared search statement plan once
+    per session (knowledge/prepared.py says why that is safe: nothing else is prepared).
     """
     if connection.vendor != "postgresql":
         return
     from django.conf import settings
 
+    plan_cache_mode = "force_generic_plan" if settings.SEARCH_PREPARED_STATEMENTS else "auto"
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false),"
-            " set_config('hnsw.ef_search', %s, false)",
-            [str(settings.SEARCH_HNSW_EF_SEARCH)],
+            " set_config('hnsw.ef_search', %s, false),"
+            " set_config('plan_cache_mode', %s, false)",
+            [str(settings.SEARCH_HNSW_EF_SEARCH), plan_cache_mode],
         )

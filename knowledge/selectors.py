@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import connections
 from django.db.models import Aggregate, Avg, Count, FloatField, QuerySet, Sum
 
-from knowledge import vector_index
+from knowledge import prepared, vector_index
 from knowledge.embeddings import provider_for_model
 from knowledge.models import GLOBAL_SCOPE_KEY, Document, SearchLog
 from licenses.principals import Principal
@@ -179,7 +179,7 @@ terms AS (
 semantic AS MATERIALIZED (
     SELECT e.chunk_id, (e.vector::halfvec({dims})) <=> %(vector)s::halfvec({dims}) AS distance
       FROM knowledge_embedding e
-     WHERE e.model = %(model)s
+     WHERE e.model = '{model}'
        AND (e.license_id IS NULL OR e.license_id = %(license)s)
      ORDER BY distance
      LIMIT %(candidates)s
@@ -264,12 +264,13 @@ def _hybrid_rows(
     options: SearchOptions,
     using: str,
 ) -> list[dict[str, Any]]:
-    dims = vector_index.model_dimensions(model)
-    sql = _HYBRID_SQL.format(dims=dims, rrf_k=RRF_K, rank_cap=KEYWORD_RANK_CAP)
+    dims = vector_index.model_dimensions(model)  # also vouches for the model name's shape
+    # The model is written into the text: the planner uses a partial HNSW index only when
+    # the query's predicate matches the index's literally, even in a generic plan.
+    sql = _HYBRID_SQL.format(dims=dims, model=model, rrf_k=RRF_K, rank_cap=KEYWORD_RANK_CAP)
     params = {
         "q": query,
         "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
-        "model": model,
         "license": license_id,
         "scope": license_id or GLOBAL_SCOPE_KEY,
         "global_scope": GLOBAL_SCOPE_KEY,
@@ -285,11 +286,10 @@ def _hybrid_rows(
         ),
         "limit": max(options.top_k, 20) if options.rerank else options.top_k,
     }
-    # hnsw.iterative_scan and hnsw.ef_search are set per session (knowledge.apps).
-    with connections[using].cursor() as cursor:
-        cursor.execute(sql, params)
-        columns = [col.name for col in cursor.description]
-        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    # hnsw.iterative_scan, hnsw.ef_search and plan_cache_mode are set per session (knowledge.apps).
+    if settings.SEARCH_PREPARED_STATEMENTS:
+        return prepared.fetch_prepared(sql, params, using)
+    return prepared.fetch(sql, params, using)
 
 
 COMMON_LEXEME_SHARE = 0.05

@@ -252,6 +252,10 @@ SEARCH_RERANK = env_bool("SEARCH_RERANK", False)
 # twenty in a neighbouring cluster (recall@10 0.94); 200 reaches 0.98 at about the same
 # cost, since the scan stops once the candidate pool is full (BENCHMARKS.md).
 SEARCH_HNSW_EF_SEARCH = env_int("SEARCH_HNSW_EF_SEARCH", 200, minimum=10)
+# The search statement is prepared once per database session with a generic plan (~2 ms of
+# parsing and planning saved per search, knowledge/prepared.py). Turn off behind a
+# transaction-pooling proxy, where consecutive statements may reach different sessions.
+SEARCH_PREPARED_STATEMENTS = env_bool("SEARCH_PREPARED_STATEMENTS", True)
 
 # Ask the widget user to confirm memories the model proposes before they are used.
 MEMORY_CONFIRM_PROPOSALS = env_bool("MEMORY_CONFIRM_PROPOSALS", False)

@@ -198,12 +198,64 @@ class TestFrequentWords:
         assert len(response.results) == 5
 
 
-def test_pgvector_scan_settings_are_set_on_every_connection(settings):
+def test_search_settings_are_set_on_every_connection(settings):
     with connection.cursor() as cursor:
         cursor.execute("SHOW hnsw.iterative_scan")
         assert cursor.fetchone()[0] == "relaxed_order"
         cursor.execute("SHOW hnsw.ef_search")
         assert int(cursor.fetchone()[0]) == settings.SEARCH_HNSW_EF_SEARCH
+        cursor.execute("SHOW plan_cache_mode")
+        assert cursor.fetchone()[0] == "force_generic_plan"
+
+
+class TestPreparedStatement:
+    def _search_statements(self):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements"
+                " WHERE statement LIKE %s",
+                ["%knowledge_embedding%"],
+            )
+            return cursor.fetchall()
+
+    def test_searches_reuse_one_generic_plan(self, corpus):
+        alpha, beta = corpus
+        for principal in [principal_for_license(alpha), principal_for_license(beta)]:
+            for query in ["piscina", "medicación alergia", "gimnasio"]:
+                search(principal, query, min_score=-1)
+
+        [(_, generic_plans, custom_plans)] = self._search_statements()
+        assert generic_plans >= 6 and custom_plans == 0
+
+    def test_prepared_and_one_off_statements_give_the_same_results(self, corpus, settings):
+        alpha, beta = corpus
+        cases = [
+            (principal, query, strategy)
+            for principal in [
+                principal_for_license(alpha),
+                principal_for_license(beta),
+                principal_for_admin("root", license=None),
+            ]
+            for query in ["piscina", "Alergia a Amoxicilina", "condominio reserva"]
+            for strategy in ["weighted", "rrf", "vector", "keyword"]
+        ]
+
+        def run_all():
+            return [search(p, q, strategy=s, min_score=-1).results for p, q, s in cases]
+
+        prepared_results = run_all()
+        settings.SEARCH_PREPARED_STATEMENTS = False
+        assert run_all() == prepared_results
+
+    def test_a_rolled_back_transaction_keeps_the_statement(self, corpus):
+        from django.db import transaction
+
+        alpha, _ = corpus
+        with pytest.raises(RuntimeError), transaction.atomic():
+            search(principal_for_license(alpha), "piscina", min_score=-1)
+            raise RuntimeError("rolled back")
+
+        assert filenames(search(principal_for_license(alpha), "piscina", min_score=-1))
 
 
 class TestHostileInput:

@@ -1,0 +1,76 @@
+"""Run a hot read statement as a server-side prepared statement with a generic plan.
+
+Why: the hybrid search statement is ~10 KB of SQL. Parsing it and planning it again for every
+search cost ~2 ms of a ~8.5 ms search at 100k chunks (BENCHMARKS.md, "Prepared statement");
+a prepared statement is parsed once per database session, and with a generic plan it is
+planned once too. The generic plan suits this statement: whatever the scope, vector or
+words, the best plan is the same (HNSW scan, GIN bitmap scan, fusion over ~100 rows), and
+PostgreSQL replans by itself when an index or the table's statistics change.
+
+The session runs with ``plan_cache_mode = force_generic_plan`` (set in knowledge.apps):
+left to choose, PostgreSQL kept planning custom plans. The setting only affects prepared
+statements, and this module is the only thing that prepares any — Django's psycopg backend
+binds parameters on the client (``server_side_binding`` is not configurable here).
+
+Prepared statements live in the database session. Behind a transaction-pooling proxy
+(PgBouncer in transaction mode) the next search may reach another session: set
+``SEARCH_PREPARED_STATEMENTS=false`` there.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import weakref
+from typing import Any
+
+from django.db import connections
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+# Statements prepared in each open database session (keyed by the driver's connection
+# object, which is replaced when Django reconnects, so a new session starts empty).
+_prepared: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+@functools.lru_cache(maxsize=32)
+def prepared_form(sql: str) -> tuple[str, str, tuple[str, ...]]:
+    """(statement name, PREPARE command, parameter names in $n order) for a statement
+    written with ``%(name)s`` placeholders. The name is a digest of the text, so a changed
+    statement is prepared anew rather than run in its old form."""
+    names: list[str] = []
+
+    def number(match: re.Match[str]) -> str:
+        if match.group(1) not in names:
+            names.append(match.group(1))
+        return f"${names.index(match.group(1)) + 1}"
+
+    body = _PLACEHOLDER.sub(number, sql).replace("%%", "%")
+    name = "portality_" + hashlib.sha256(sql.encode()).hexdigest()[:20]
+    return name, f"PREPARE {name} AS {body}", tuple(names)
+
+
+def fetch_prepared(sql: str, params: dict[str, Any], using: str = "default") -> list[dict]:
+    """Rows of ``sql`` (``%(name)s`` placeholders) as dicts, through a prepared statement."""
+    name, prepare, names = prepared_form(sql)
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        session = connection.connection
+        done = _prepared.setdefault(session, set())
+        if name not in done:
+            # PREPARE is not transactional: a rollback of the surrounding transaction does
+            # not undo it, so remembering it here stays true.
+            cursor.execute(prepare)
+            done.add(name)
+        placeholders = ", ".join(["%s"] * len(names))
+        cursor.execute(f"EXECUTE {name}({placeholders})", [params[n] for n in names])
+        columns = [col.name for col in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def fetch(sql: str, params: dict[str, Any], using: str = "default") -> list[dict]:
+    """Rows of ``sql`` as dicts, parsed and planned for this call only."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, params)
+        columns = [col.name for col in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]

@@ -1,0 +1,108 @@
+"""The search statement prepared once per session (generic plan) against parsed and planned
+for every call, side by side in one run. Not part of make test.
+
+    DEBUG=1 .venv/bin/python -m tests.bench.prepared_ab [--chunks 100000] [--shape e5]
+
+Runs against the database `manage.py bench_search --chunks N [--shape S]` filled, with the
+same queries as that benchmark (two topic words, or one very common word), alternating the
+two ways query by query so that the machine's drift hits both alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--licenses", type=int, default=200)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--shape", choices=["e5", "islands"], default="e5")
+    args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    from tests.bench.database import use_bench_database
+    from tests.bench.search_scale import prewarm
+
+    use_bench_database(f"portality_bench_search_{args.shape}_{args.chunks}")
+    settings.DEBUG = False  # as in production: with DEBUG, Django records every statement
+    prewarm()
+    print(json.dumps(measure(args), indent=2))
+
+
+def measure(args: argparse.Namespace) -> dict:
+    import numpy as np
+    from django.conf import settings
+
+    from knowledge.selectors import SearchOptions, _hybrid_rows
+    from tests.bench import search_scale
+
+    search_scale.rng = np.random.default_rng(7)  # the world bench_search filled the data from
+    world = search_scale.make_world(args.licenses, args.shape)
+    options = SearchOptions(strategy="weighted", top_k=10, min_score=-1.0).resolved(
+        search_scale.MODEL
+    )
+    report = {}
+    for scope, license_id in _scopes(args.licenses).items():
+        timings: dict[str, list[float]] = {}
+        for q in range(args.queries + 20):  # the first 20 warm caches and the plan
+            centre = int(search_scale.rng.integers(0, search_scale.CENTRES))
+            vector = search_scale._vectors(world, np.array([centre]))[0].tolist()
+            kind = "typical" if q % 2 == 0 else "common_word"
+            words = search_scale.rng.choice(world.topic_words[centre], size=2)
+            text = " ".join(words) if kind == "typical" else world.vocabulary[0]
+            for way in ("prepared", "one_off"):
+                settings.SEARCH_PREPARED_STATEMENTS = way == "prepared"
+                started = time.perf_counter()
+                _hybrid_rows(license_id, text, vector, search_scale.MODEL, options, "default")
+                if q >= 20:
+                    timings.setdefault(f"{kind}_{way}", []).append(
+                        (time.perf_counter() - started) * 1000
+                    )
+        report[scope] = _summary(timings)
+    return report
+
+
+def _scopes(licenses: int) -> dict:
+    from django.db import connection
+
+    from tests.bench.search_scale import _tiny_license
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT license_id FROM knowledge_chunk WHERE license_id IS NOT NULL"
+            " GROUP BY 1 ORDER BY count(*) DESC"
+        )
+        sizes = [row[0] for row in cursor.fetchall()]
+    return {
+        "big_license": sizes[0],
+        "median_license": sizes[len(sizes) // 2],
+        "tiny_license": _tiny_license(licenses),
+        "global_only": None,
+    }
+
+
+def _summary(timings: dict[str, list[float]]) -> dict:
+    summary = {}
+    for name, values in timings.items():
+        values.sort()
+        summary[f"{name}_p50_ms"] = round(statistics.median(values), 2)
+        summary[f"{name}_p95_ms"] = round(values[int(len(values) * 0.95) - 1], 2)
+    for kind in ("typical", "common_word"):
+        summary[f"{kind}_p50_ratio"] = round(
+            summary[f"{kind}_prepared_p50_ms"] / summary[f"{kind}_one_off_p50_ms"], 2
+        )
+    return summary
+
+
+if __name__ == "__main__":
+    main()
