@@ -14,7 +14,9 @@ binds parameters on the client (``server_side_binding`` is not configurable here
 
 Prepared statements live in the database session. Behind a transaction-pooling proxy
 (PgBouncer in transaction mode) the next search may reach another session: set
-``SEARCH_PREPARED_STATEMENTS=false`` there.
+``SEARCH_PREPARED_STATEMENTS=false`` there. A session that lost the statement (``DISCARD
+ALL``) or a migration that changed a returned column's type is met by preparing again when
+no transaction is open; inside one, the error is raised (the transaction is already lost).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ import re
 import weakref
 from typing import Any
 
-from django.db import connections
+from django.db import DatabaseError, connections
+from psycopg.errors import FeatureNotSupported, InvalidSqlStatementName
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 # Statements prepared in each open database session (keyed by the driver's connection
@@ -55,17 +58,38 @@ def fetch_prepared(sql: str, params: dict[str, Any], using: str = "default") -> 
     name, prepare, names = prepared_form(sql)
     connection = connections[using]
     with connection.cursor() as cursor:
-        session = connection.connection
-        done = _prepared.setdefault(session, set())
+        done = _prepared.setdefault(connection.connection, set())
         if name not in done:
             # PREPARE is not transactional: a rollback of the surrounding transaction does
             # not undo it, so remembering it here stays true.
             cursor.execute(prepare)
             done.add(name)
         placeholders = ", ".join(["%s"] * len(names))
-        cursor.execute(f"EXECUTE {name}({placeholders})", [params[n] for n in names])
+        execute = f"EXECUTE {name}({placeholders})"
+        values = [params[n] for n in names]
+        try:
+            cursor.execute(execute, values)
+        except DatabaseError as error:
+            if not _stale(error) or connection.in_atomic_block:
+                raise
+            # Outside a transaction the session is still usable: prepare again, once.
+            if _exists(cursor, name):
+                cursor.execute(f"DEALLOCATE {name}")
+            cursor.execute(prepare)
+            cursor.execute(execute, values)
         columns = [col.name for col in cursor.description]
         return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _stale(error: DatabaseError) -> bool:
+    """The session lost the statement (``DEALLOCATE ALL``/``DISCARD ALL``, as poolers send),
+    or a migration changed the type of a column it returns."""
+    return isinstance(error.__cause__, InvalidSqlStatementName | FeatureNotSupported)
+
+
+def _exists(cursor: Any, name: str) -> bool:
+    cursor.execute("SELECT 1 FROM pg_prepared_statements WHERE name = %s", [name])
+    return cursor.fetchone() is not None
 
 
 def fetch(sql: str, params: dict[str, Any], using: str = "default") -> list[dict]:

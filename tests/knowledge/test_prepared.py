@@ -38,3 +38,24 @@ def test_a_new_database_session_prepares_again():
     connection.close()
 
     assert fetch_prepared(SQL, {"a": 2, "b": 2})[0]["total"] == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_statement_the_session_lost_is_prepared_again():
+    assert fetch_prepared(SQL, {"a": 1, "b": 1})[0]["total"] == 2
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")  # as a connection pooler resetting the session does
+
+    assert fetch_prepared(SQL, {"a": 2, "b": 2})[0]["total"] == 4
+
+
+@pytest.mark.django_db
+def test_inside_a_transaction_a_lost_statement_is_a_clear_database_error():
+    from django.db import DatabaseError
+
+    fetch_prepared(SQL, {"a": 1, "b": 1})
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+
+    with pytest.raises(DatabaseError, match="does not exist"):
+        fetch_prepared(SQL, {"a": 2, "b": 2})
