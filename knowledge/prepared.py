@@ -16,7 +16,8 @@ Prepared statements live in the database session. Behind a transaction-pooling p
 (PgBouncer in transaction mode) the next search may reach another session: set
 ``SEARCH_PREPARED_STATEMENTS=false`` there. A session that lost the statement (``DISCARD
 ALL``) or a migration that changed a returned column's type is met by preparing again when
-no transaction is open; inside one, the error is raised (the transaction is already lost).
+no transaction is open; inside one, the error is raised (the transaction is already lost)
+and the next call prepares again.
 """
 
 from __future__ import annotations
@@ -70,12 +71,18 @@ def fetch_prepared(sql: str, params: dict[str, Any], using: str = "default") -> 
         try:
             cursor.execute(execute, values)
         except DatabaseError as error:
-            if not _stale(error) or connection.in_atomic_block:
+            if not _stale(error):
+                raise
+            # What this session holds is unknown now (DEALLOCATE ALL drops every statement):
+            # forget it all, so the next call prepares again even if this one cannot.
+            _prepared.pop(connection.connection, None)
+            if connection.in_atomic_block:
                 raise
             # Outside a transaction the session is still usable: prepare again, once.
             if _exists(cursor, name):
                 cursor.execute(f"DEALLOCATE {name}")
             cursor.execute(prepare)
+            _prepared.setdefault(connection.connection, set()).add(name)
             cursor.execute(execute, values)
         columns = [col.name for col in cursor.description]
         return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]

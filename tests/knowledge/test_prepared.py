@@ -49,13 +49,15 @@ def test_a_statement_the_session_lost_is_prepared_again():
     assert fetch_prepared(SQL, {"a": 2, "b": 2})[0]["total"] == 4
 
 
-@pytest.mark.django_db
-def test_inside_a_transaction_a_lost_statement_is_a_clear_database_error():
-    from django.db import DatabaseError
+@pytest.mark.django_db(transaction=True)
+def test_inside_a_transaction_a_lost_statement_fails_that_call_only():
+    from django.db import DatabaseError, transaction
 
     fetch_prepared(SQL, {"a": 1, "b": 1})
     with connection.cursor() as cursor:
         cursor.execute("DEALLOCATE ALL")
 
-    with pytest.raises(DatabaseError, match="does not exist"):
+    with pytest.raises(DatabaseError, match="does not exist"), transaction.atomic():
         fetch_prepared(SQL, {"a": 2, "b": 2})
+    with transaction.atomic():
+        assert fetch_prepared(SQL, {"a": 3, "b": 3})[0]["total"] == 6
