@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import time
 from pathlib import Path
@@ -25,18 +24,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=120)
     parser.add_argument("--shape", choices=["e5", "islands"], default="e5")
     args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
-    import django
+    from tests.bench.database import open_search_bench
 
-    django.setup()
+    open_search_bench(args.shape, args.chunks)
     from django.conf import settings
 
-    from tests.bench.database import use_bench_database
-    from tests.bench.search_scale import prewarm
-
-    use_bench_database(f"portality_bench_search_{args.shape}_{args.chunks}")
-    prewarm()
-    settings.DEBUG = False  # as in production: with DEBUG, Django records every statement
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
     settings.CHAT_RATE_PER_USER_PER_MINUTE = settings.CHAT_RATE_PER_LICENSE_PER_MINUTE = 10**6
     print(json.dumps(measure(args.queries), indent=2))

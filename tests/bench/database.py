@@ -25,3 +25,22 @@ def use_bench_database(name: str) -> None:
     connections["default"].close()
     db["NAME"] = name
     call_command("migrate", verbosity=0, interactive=False)
+
+
+def open_search_bench(shape: str, chunks: int) -> None:
+    """For scripts run with ``python -m``: set Django up on the database ``manage.py
+    bench_search --chunks N --shape S`` filled, DEBUG off (as in production: with DEBUG,
+    Django records every statement) and the search's relations prewarmed."""
+    import os
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    from tests.bench.search_scale import prewarm
+
+    use_bench_database(f"portality_bench_search_{shape}_{chunks}")
+    settings.DEBUG = False
+    prewarm()

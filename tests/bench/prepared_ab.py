@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import time
 
@@ -25,18 +24,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--shape", choices=["e5", "islands"], default="e5")
     args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
-    import django
+    from tests.bench.database import open_search_bench
 
-    django.setup()
-    from django.conf import settings
-
-    from tests.bench.database import use_bench_database
-    from tests.bench.search_scale import prewarm
-
-    use_bench_database(f"portality_bench_search_{args.shape}_{args.chunks}")
-    settings.DEBUG = False  # as in production: with DEBUG, Django records every statement
-    prewarm()
+    open_search_bench(args.shape, args.chunks)
     print(json.dumps(measure(args), indent=2))
 
 
