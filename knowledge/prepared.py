@@ -1,7 +1,7 @@
 """Run a hot read statement as a server-side prepared statement with a generic plan.
 
 Why: the hybrid search statement is ~10 KB of SQL. Parsing it and planning it again for every
-search cost ~2 ms of a ~8.5 ms search at 100k chunks (BENCHMARKS.md, "Prepared statement");
+search cost ~2 ms of a ~8.5 ms search at 100k chunks (BENCHMARKS.md, "What changed");
 a prepared statement is parsed once per database session, and with a generic plan it is
 planned once too. The generic plan suits this statement: whatever the scope, vector or
 words, the best plan is the same (HNSW scan, GIN bitmap scan, fusion over ~100 rows), and
@@ -79,13 +79,17 @@ def fetch_prepared(sql: str, params: dict[str, Any], using: str = "default") -> 
             if connection.in_atomic_block:
                 raise
             # Outside a transaction the session is still usable: prepare again, once.
-            if _exists(cursor, name):
-                cursor.execute(f"DEALLOCATE {name}")
-            cursor.execute(prepare)
+            _prepare_again(cursor, name, prepare)
             _prepared.setdefault(connection.connection, set()).add(name)
             cursor.execute(execute, values)
-        columns = [col.name for col in cursor.description]
-        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+        return _dict_rows(cursor)
+
+
+def _prepare_again(cursor: Any, name: str, prepare: str) -> None:
+    cursor.execute("SELECT 1 FROM pg_prepared_statements WHERE name = %s", [name])
+    if cursor.fetchone() is not None:
+        cursor.execute(f"DEALLOCATE {name}")
+    cursor.execute(prepare)
 
 
 def _stale(error: DatabaseError) -> bool:
@@ -94,14 +98,13 @@ def _stale(error: DatabaseError) -> bool:
     return isinstance(error.__cause__, InvalidSqlStatementName | FeatureNotSupported)
 
 
-def _exists(cursor: Any, name: str) -> bool:
-    cursor.execute("SELECT 1 FROM pg_prepared_statements WHERE name = %s", [name])
-    return cursor.fetchone() is not None
-
-
 def fetch(sql: str, params: dict[str, Any], using: str = "default") -> list[dict]:
     """Rows of ``sql`` as dicts, parsed and planned for this call only."""
     with connections[using].cursor() as cursor:
         cursor.execute(sql, params)
-        columns = [col.name for col in cursor.description]
-        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+        return _dict_rows(cursor)
+
+
+def _dict_rows(cursor: Any) -> list[dict]:
+    columns = [col.name for col in cursor.description]
+    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
