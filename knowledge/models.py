@@ -6,6 +6,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
+from django.db.models import F, Func
 from django.db.models.functions import Coalesce
 from pgvector.django import VectorField
 
@@ -124,8 +125,7 @@ class Chunk(models.Model):
     # Filled in SQL at insert: to_tsvector(ts_config, heading + content).
     search_vector = SearchVectorField(null=True)
     # The license, or GLOBAL_SCOPE_KEY for global chunks: a NOT NULL copy of the scope that
-    # can lead the keyword GIN index, so a keyword search reads only the matches inside the
-    # caller's scope (a nullable column cannot: `IS NULL` is not a GIN operator).
+    # keys the keyword GIN index (see Meta.indexes).
     scope_key = models.GeneratedField(
         expression=Coalesce("license", models.Value(GLOBAL_SCOPE_KEY)),
         output_field=models.UUIDField(),
@@ -143,9 +143,17 @@ class Chunk(models.Model):
             ),
         ]
         indexes = [
-            # btree_gin lets the scope lead: `scope_key IN (global, license) AND search_vector
-            # @@ q` is answered inside the index (BENCHMARKS.md, "Retrieval latency at scale").
-            GinIndex(fields=["scope_key", "search_vector"], name="chunk_scope_search_gin"),
+            # Keys are (scope, lexeme) pairs, so a keyword search reads only the posting lists
+            # of its own scope (migration 0007; BENCHMARKS.md, "Retrieval latency at scale").
+            GinIndex(
+                Func(
+                    F("scope_key"),
+                    F("search_vector"),
+                    function="pb_scoped_lexemes",
+                    output_field=SearchVectorField(),
+                ),
+                name="chunk_scoped_lexemes_gin",
+            ),
             models.Index(fields=["license"], name="chunk_license_idx"),
         ]
 

@@ -22,6 +22,10 @@ from portality.exceptions import ApplicationError
 STRATEGIES = ("weighted", "rrf", "average", "vector", "keyword")
 RRF_K = 60
 KEYWORD_RANK_CAP = 2000
+# When at least this many chunks in scope (and at least as many as the caller asked for)
+# contain every informative query word, only they are ranked by the keyword branch (see
+# _HYBRID_SQL, some_term).
+KEYWORD_EVERY_TERM_MIN = 20
 MAX_QUERY_CHARS = 4000
 
 # Cosine similarity below which a chunk without an exact keyword match is not relevant,
@@ -156,21 +160,43 @@ def _clean_query(query: str) -> str:
 #
 # Plan notes: the semantic CTE walks the model's HNSW index with the scope as a filter;
 # hnsw.iterative_scan keeps scanning until enough rows pass it, so a license with 20 chunks
-# among a million global ones still gets its k rows. The keyword CTE is a bitmap scan of the
-# GIN index; its cost grows with the number of matching rows (a very common word is the slow
-# case), which is why it is cut to the candidate pool before joining. The scope leads that
-# GIN index (Chunk.scope_key), so only matches inside the scope are read.
+# among a million global ones still gets its k rows. The keyword CTEs are bitmap scans of a
+# GIN index whose keys are (scope, lexeme) pairs (migration 0007), so only the posting lists
+# of the caller's scope are read. Their cost grows with the number of rows they rank, so
+# words in over 5% of chunks are left out, chunks with every word are ranked alone when
+# there are enough of them, and at most KEYWORD_RANK_CAP rows are ranked per branch.
 _HYBRID_SQL = """
 WITH
+query_words AS MATERIALIZED (
+    -- The query's words as each language stems them; the parser is the same for all three,
+    -- so a word has the same position in each. Stopwords of any language are left out.
+    SELECT u.lexeme, w.position, cfg, u.lexeme = ANY (%(common_lexemes)s::text[]) AS common
+      FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
+           unnest(to_tsvector(cfg, %(q)s)) AS u,
+           unnest(u.positions) AS w(position)
+),
+informative_words AS (
+    -- A word every language keeps (no stopword anywhere) and none finds common, with the
+    -- stems it may take inside the scope's keys (see pb_scoped_lexemes, migration 0007).
+    SELECT DISTINCT '(' || string_agg(DISTINCT quote_literal(p.prefix || qw.lexeme), ' | ') || ')' AS stems
+      FROM query_words qw,
+           (VALUES (pb_scope_prefix(%(global_scope)s::uuid)), (pb_scope_prefix(%(scope)s::uuid))) AS p(prefix)
+     GROUP BY qw.position
+    HAVING count(DISTINCT qw.cfg) = 3 AND NOT bool_or(qw.common)
+),
 terms AS (
     SELECT
         -- loose: any informative query term, stemmed per language and OR-ed; the rank
-        -- rewards chunks sharing more terms. Stopwords of all three languages are left out.
-        (SELECT string_agg(DISTINCT quote_literal(lexeme), ' | ')
-           FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
-                unnest(tsvector_to_array(to_tsvector(cfg, %(q)s))) AS lexeme
-          WHERE lexeme <> ALL (%(common_lexemes)s::text[])
+        -- rewards chunks sharing more terms.
+        (SELECT string_agg(DISTINCT quote_literal(lexeme), ' | ') FROM query_words WHERE NOT common
         )::tsquery AS loose,
+        -- the same, and every informative word, as keys of the caller's scope
+        (SELECT string_agg(DISTINCT quote_literal(p.prefix || lexeme), ' | ')
+           FROM query_words,
+                (VALUES (pb_scope_prefix(%(global_scope)s::uuid)), (pb_scope_prefix(%(scope)s::uuid))) AS p(prefix)
+          WHERE NOT common
+        )::tsquery AS any_in_scope,
+        (SELECT string_agg(stems, ' & ') FROM informative_words)::tsquery AS every_in_scope,
         -- strict: every term present (websearch syntax: quotes, OR, -word): an exact hit.
         websearch_to_tsquery('pb_spanish', %(q)s) || websearch_to_tsquery('pb_portuguese', %(q)s)
             || websearch_to_tsquery('pb_english', %(q)s) || websearch_to_tsquery('pb_simple', %(q)s)
@@ -184,17 +210,36 @@ semantic AS MATERIALIZED (
      ORDER BY distance
      LIMIT %(candidates)s
 ),
-keyword AS MATERIALIZED (
-    -- Headings (A) and body (B) count alike; normalisation 1 divides by 1 + log(length).
-    -- Tuned on the dev splits (BENCHMARKS.md): ts_rank_cd, which scores proximity, is far
-    -- worse for OR-ed terms, and so are normalisations 2 and 8. At most {rank_cap} matches
-    -- are ranked: a safety cap on the cost of a query whose terms are all frequent.
+-- Headings (A) and body (B) count alike; normalisation 1 divides by 1 + log(length).
+-- Tuned on the dev splits (BENCHMARKS.md): ts_rank_cd, which scores proximity, is far
+-- worse for OR-ed terms, and so are normalisations 2 and 8. At most {rank_cap} matches
+-- are ranked per branch: a safety cap on the cost of a query whose terms are all frequent.
+-- The keys carry the scope; scope_key is still checked on the row, so even two scopes
+-- whose key prefixes collided could not see each other's chunks.
+every_term AS MATERIALIZED (
     SELECT m.chunk_id, ts_rank('{{0.1, 0.2, 1.0, 1.0}}', m.search_vector, t.loose, 1) AS score
       FROM (SELECT c.id AS chunk_id, c.search_vector
               FROM knowledge_chunk c, terms t
-             WHERE c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
-               AND c.search_vector @@ t.loose
+             WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ t.every_in_scope
+               AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
              LIMIT {rank_cap}) m, terms t
+),
+some_term AS MATERIALIZED (
+    -- Chunks with only some of the words compete only when too few have them all: ranking
+    -- every chunk that shares one frequent word with the query is the slow case at scale,
+    -- and such chunks rarely outrank those with every word.
+    SELECT m.chunk_id, ts_rank('{{0.1, 0.2, 1.0, 1.0}}', m.search_vector, t.loose, 1) AS score
+      FROM (SELECT c.id AS chunk_id, c.search_vector
+              FROM knowledge_chunk c, terms t
+             WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ t.any_in_scope
+               AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
+               AND (SELECT count(*) FROM every_term) < %(every_term_min)s
+             LIMIT {rank_cap}) m, terms t
+),
+keyword AS MATERIALIZED (
+    SELECT chunk_id, score FROM every_term
+     UNION
+    SELECT chunk_id, score FROM some_term
      ORDER BY score DESC
      LIMIT %(candidates)s
 ),
@@ -268,6 +313,7 @@ def _hybrid_rows(
     # The model is written into the text: the planner uses a partial HNSW index only when
     # the query's predicate matches the index's literally, even in a generic plan.
     sql = _HYBRID_SQL.format(dims=dims, model=model, rrf_k=RRF_K, rank_cap=KEYWORD_RANK_CAP)
+    limit = max(options.top_k, 20) if options.rerank else options.top_k
     params = {
         "q": query,
         "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
@@ -275,6 +321,7 @@ def _hybrid_rows(
         "scope": license_id or GLOBAL_SCOPE_KEY,
         "global_scope": GLOBAL_SCOPE_KEY,
         "common_lexemes": common_lexemes(using),
+        "every_term_min": max(KEYWORD_EVERY_TERM_MIN, limit),
         "candidates": options.candidates,
         "strategy": options.strategy,
         "min_score": options.min_score,
@@ -284,7 +331,7 @@ def _hybrid_rows(
         "type_weights": json.dumps(
             {} if options.vector_weight is not None else settings.SEARCH_WEIGHTS_BY_SOURCE_TYPE
         ),
-        "limit": max(options.top_k, 20) if options.rerank else options.top_k,
+        "limit": limit,
     }
     # hnsw.iterative_scan, hnsw.ef_search and plan_cache_mode are set per session (knowledge.apps).
     if settings.SEARCH_PREPARED_STATEMENTS:

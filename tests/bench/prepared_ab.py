@@ -62,7 +62,7 @@ def measure(args: argparse.Namespace) -> dict:
                     timings.setdefault(f"{kind}_{way}", []).append(
                         (time.perf_counter() - started) * 1000
                     )
-        report[scope] = _summary(timings)
+        report[scope] = summary(timings)
     return report
 
 
@@ -85,17 +85,18 @@ def _scopes(licenses: int) -> dict:
     }
 
 
-def _summary(timings: dict[str, list[float]]) -> dict:
-    summary = {}
-    for name, values in timings.items():
+def summary(timings: dict[str, list[float]], new: str = "prepared", old: str = "one_off") -> dict:
+    """p50 and p95 per ``<kind>_<way>`` series, and each kind's p50 ratio new / old."""
+    figures = {}
+    for name, values in sorted(timings.items()):
         values.sort()
-        summary[f"{name}_p50_ms"] = round(statistics.median(values), 2)
-        summary[f"{name}_p95_ms"] = round(values[int(len(values) * 0.95) - 1], 2)
+        figures[f"{name}_p50_ms"] = round(statistics.median(values), 2)
+        figures[f"{name}_p95_ms"] = round(values[int(len(values) * 0.95) - 1], 2)
     for kind in ("typical", "common_word"):
-        summary[f"{kind}_p50_ratio"] = round(
-            summary[f"{kind}_prepared_p50_ms"] / summary[f"{kind}_one_off_p50_ms"], 2
+        figures[f"{kind}_p50_ratio"] = round(
+            figures[f"{kind}_{new}_p50_ms"] / figures[f"{kind}_{old}_p50_ms"], 2
         )
-    return summary
+    return figures
 
 
 if __name__ == "__main__":

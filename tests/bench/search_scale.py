@@ -37,6 +37,7 @@ DIMS = 384
 CENTRES = 200
 SUBTOPICS = 20
 SHAPES = ("e5", "islands")
+KEYWORD_INDEX = "chunk_scoped_lexemes_gin"
 # Squared norms of the e5 shape's parts, next to a unit common direction: unrelated vectors
 # meet at 1 / (1 + 0.282) = 0.78, same centre at 0.84, same sub-topic at ~0.90 (see above).
 E5_CENTRE, E5_SUBTOPIC, E5_NOISE = 0.08, 0.08, 0.122
@@ -162,9 +163,9 @@ def fill(world: World, n: int, progress) -> None:  # noqa: ANN001
         cursor.execute(
             "TRUNCATE knowledge_embedding, knowledge_chunk, knowledge_document, knowledge_embeddingspace, licenses_license CASCADE"
         )
-        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_scope_search_gin'")
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [KEYWORD_INDEX])
         (gin_definition,) = cursor.fetchone()
-        cursor.execute("DROP INDEX chunk_scope_search_gin")
+        cursor.execute(f"DROP INDEX {KEYWORD_INDEX}")
         drop_index(MODEL)
         _insert_licenses(cursor, world, now)
         documents = _insert_documents(cursor, world, now)
@@ -351,7 +352,7 @@ PREWARM_ORDER = (  # last loaded, last evicted: the indexes every query walks co
     "knowledge_chunk",
     "knowledge_embedding",
     "knowledge_chunk_pkey",
-    "chunk_scope_search_gin",
+    KEYWORD_INDEX,
 )
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -88,6 +89,18 @@ class TestScope:
             ).results
         }
         assert scopes == {"piscina.md": "global", "botiquin.md": "alpha"}
+
+
+def test_scopes_whose_index_keys_share_a_prefix_stay_apart(fake_embedder):
+    # The keyword index keys lexemes by 12 hex digits of the scope (migration 0007); two
+    # licenses that share them must still not see each other's chunks.
+    first = make_license(id=uuid.UUID("12345678-9abc-4def-8000-000000000001"))
+    second = make_license(id=uuid.UUID("12345678-9abc-4def-8000-000000000002"))
+    make_document("Clave del portón: siete.", filename="first.md", license=first)
+    make_document("Clave del portón: ocho.", filename="second.md", license=second)
+    for strategy in ("keyword", "weighted"):
+        response = search(principal_for_license(first), "clave portón", strategy=strategy)
+        assert filenames(response) == ["first.md"]
 
 
 class TestStrategies:
@@ -196,6 +209,43 @@ class TestFrequentWords:
     def test_a_query_of_only_frequent_words_still_answers(self, common_word_corpus):
         response = search(principal_for_admin("root", license=None), "condominio", min_score=-1)
         assert len(response.results) == 5
+
+
+class TestEveryWord:
+    """When enough chunks contain every informative query word (at least as many as asked
+    for), the keyword branch ranks only them: ranking every chunk that shares one frequent
+    word with the query is the slow case at scale."""
+
+    QUERY = "la alergia del paciente"  # "la" and "del": Spanish stopwords, not English ones
+
+    @pytest.fixture(autouse=True)
+    def allergy_notes(self, fake_embedder, monkeypatch):
+        monkeypatch.setattr(selectors, "KEYWORD_EVERY_TERM_MIN", 2)
+        # Both words in long chunks, one word in a short one: ts_rank divides by the log of
+        # the length, so the short chunk outranks the long ones whenever it competes.
+        filler = " Los ascensores del edificio se revisan cada mes." * 40
+        for n in range(2):
+            make_document(
+                f"Nota {n}: alergia del paciente.{filler}", filename=f"both{n}.md", language="es"
+            )
+        make_document("Alergia alergia.", filename="allergy.md", language="es")
+
+    def test_chunks_with_some_words_outrank_when_they_compete(self):
+        selectors.KEYWORD_EVERY_TERM_MIN = 3
+        response = search(admin(), self.QUERY, strategy="keyword", top_k=2)
+        assert filenames(response)[0] == "allergy.md"
+
+    def test_only_chunks_with_every_word_compete_when_there_are_enough(self):
+        response = search(admin(), self.QUERY, strategy="keyword", top_k=2)
+        assert sorted(filenames(response)) == ["both0.md", "both1.md"]
+
+    def test_enough_means_at_least_as_many_as_asked_for(self):
+        response = search(admin(), self.QUERY, strategy="keyword", top_k=3)
+        assert filenames(response)[0] == "allergy.md"
+
+
+def admin():
+    return principal_for_admin("root", license=None)
 
 
 def test_search_settings_are_set_on_every_connection(settings):
