@@ -8,7 +8,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import F, Func
 from django.db.models.functions import Coalesce
-from pgvector.django import VectorField
+from pgvector.django import HalfVectorField
 
 from licenses.models import License
 
@@ -164,14 +164,16 @@ class Chunk(models.Model):
 class Embedding(models.Model):
     """One vector per chunk and model (``model`` = ``name@dimensions``).
 
-    The column is an untyped ``vector`` so several models can live side by side while a
+    The column is an untyped ``halfvec`` so several models can live side by side while a
     re-embedding runs; each model gets its own partial HNSW index over a cast to its
-    dimension (see knowledge.vector_index)."""
+    dimension (see knowledge.vector_index). Half precision, because the search compares
+    half-precision vectors anyway (the index's own), and the heap every kNN search reads
+    is half as big (migration 0008)."""
 
     chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="embeddings")
     license = models.ForeignKey(License, null=True, on_delete=models.CASCADE, related_name="+")
     model = models.CharField(max_length=100)
-    vector = VectorField()
+    vector = HalfVectorField()
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

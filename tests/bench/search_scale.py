@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import connection, transaction
 from django.utils import timezone
+from pgvector import HalfVector
 
 from knowledge import selectors
 from knowledge.models import EmbeddingSpace
@@ -258,9 +259,9 @@ def _copy_embeddings(raw, scopes, vectors, offset, now) -> None:  # noqa: ANN001
     with raw.cursor().copy(
         "COPY knowledge_embedding (chunk_id, license_id, model, vector, created_at) FROM STDIN WITH (FORMAT BINARY)"
     ) as copy:
-        copy.set_types(["int8", "uuid", "varchar", "vector", "timestamptz"])
+        copy.set_types(["int8", "uuid", "varchar", "halfvec", "timestamptz"])
         for i, (scope, vector) in enumerate(zip(scopes, vectors, strict=True)):
-            copy.write_row([offset + i + 1, scope, MODEL, vector, now])
+            copy.write_row([offset + i + 1, scope, MODEL, HalfVector(vector), now])
 
 
 def scope_vectors(license_id: uuid.UUID | None) -> tuple[np.ndarray, np.ndarray]:

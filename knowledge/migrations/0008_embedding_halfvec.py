@@ -1,0 +1,39 @@
+import pgvector.django.halfvec
+from django.db import migrations
+
+TO_HALFVEC = """
+ALTER TABLE knowledge_embedding
+    ALTER COLUMN vector TYPE halfvec USING vector::halfvec,
+    ALTER COLUMN vector SET STORAGE PLAIN;
+"""
+TO_VECTOR = """
+ALTER TABLE knowledge_embedding
+    ALTER COLUMN vector TYPE vector USING vector::vector,
+    ALTER COLUMN vector SET STORAGE PLAIN;
+"""
+
+
+class Migration(migrations.Migration):
+    """Store embeddings in half precision.
+
+    Every search already compares `vector::halfvec(d)` (the HNSW indexes are built over that
+    cast), so nothing a search returns changes; the kNN branch reads each candidate's row
+    for its scope and distance, and at a million chunks that heap drops from 1.5 GB to
+    0.8 GB, which is what lets the search's working set stay in shared buffers
+    (BENCHMARKS.md, "Retrieval latency at scale"). The table is rewritten and its HNSW
+    indexes rebuilt: minutes at a million chunks, during which ingestion waits."""
+
+    dependencies = [("knowledge", "0007_chunk_scoped_lexemes")]
+
+    operations = [
+        migrations.SeparateDatabaseAndState(
+            database_operations=[migrations.RunSQL(TO_HALFVEC, TO_VECTOR)],
+            state_operations=[
+                migrations.AlterField(
+                    model_name="embedding",
+                    name="vector",
+                    field=pgvector.django.halfvec.HalfVectorField(),
+                ),
+            ],
+        ),
+    ]
