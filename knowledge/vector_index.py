@@ -20,7 +20,11 @@ from portality.exceptions import ApplicationError
 # so they are held to this shape.
 _MODEL_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*@(\d{2,4})$")
 HNSW_M = 16
-HNSW_EF_CONSTRUCTION = 64
+# 128 rather than pgvector's 64: on a million chunks, one search in twenty ended in a
+# neighbouring cluster with a graph built at 64, whatever hnsw.ef_search (recall@10
+# 0.94-0.965 per scope at ef_search 200-400); at 128, 0.98-0.987 and no slower to search.
+# The build takes 1.5x as long (BENCHMARKS.md, "Retrieval latency at scale").
+HNSW_EF_CONSTRUCTION = 128
 
 
 def model_dimensions(model: str) -> int:

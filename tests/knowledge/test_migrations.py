@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from knowledge.vector_index import index_name
+from tests.factories import make_document
+from tests.fakes import FakeEmbedder
+
+BEFORE_HALFVEC = [("knowledge", "0007_chunk_scoped_lexemes")]
+INDEX = index_name(FakeEmbedder.model)
+
+
+def migrate(targets: list[tuple[str, str]]) -> None:
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(targets)
+
+
+def latest() -> list[tuple[str, str]]:
+    executor = MigrationExecutor(connection)
+    return executor.loader.graph.leaf_nodes("knowledge")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_single_precision_vectors_become_half_precision_and_the_graph_is_rebuilt(
+    fake_embedder, media_root
+):
+    document = make_document("La piscina abre a las ocho.", filename="piscina.md")
+    migrate(BEFORE_HALFVEC)
+    try:
+        with connection.cursor() as cursor:
+            # As an installation upgraded from 0007 has it: vectors and a graph built at 64.
+            cursor.execute(
+                "SELECT format_type(atttypid, NULL) FROM pg_attribute"
+                " WHERE attrelid = 'knowledge_embedding'::regclass AND attname = 'vector'"
+            )
+            assert cursor.fetchone()[0] == "vector"
+            cursor.execute(f"ALTER INDEX {INDEX} SET (ef_construction = 64)")
+            cursor.execute("SELECT vector::text FROM knowledge_embedding")
+            before = [float(x) for x in cursor.fetchone()[0][1:-1].split(",")]
+    finally:
+        migrate(latest())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT format_type(atttypid, NULL), attstorage FROM pg_attribute"
+            " WHERE attrelid = 'knowledge_embedding'::regclass AND attname = 'vector'"
+        )
+        assert cursor.fetchone() == ("halfvec", "p")
+        cursor.execute("SELECT vector::text FROM knowledge_embedding")
+        after = [float(x) for x in cursor.fetchone()[0][1:-1].split(",")]
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = %s", [INDEX])
+        assert "ef_construction=128" in cursor.fetchone()[0]
+    assert len(after) == len(before)
+    assert max(abs(a - b) for a, b in zip(after, before, strict=True)) < 1e-3
+    assert document.chunks.count() == 1
