@@ -8,6 +8,7 @@ import shutil
 from collections.abc import Iterator
 
 import pytest
+from django.db import connections
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # The flags the workplace's probe uses: headless, no sandbox as root, and no background
@@ -42,3 +43,7 @@ def chromium_page() -> Iterator[object]:
         finally:
             context.close()
             browser.close()
+            # Inside Playwright's event loop Django keeps connections per async context:
+            # one the test body opened would outlive the test and keep the test database
+            # from being dropped at the end of the session.
+            connections.close_all()

@@ -311,7 +311,14 @@ class TestPreparedStatement:
 class TestHostileInput:
     @pytest.mark.parametrize(
         "query",
-        ["'); drop table knowledge_chunk; --", '" OR 1=1 --', "!!! & | <-> :*", "de la el que"],
+        [
+            "'); drop table knowledge_chunk; --",
+            '" OR 1=1 --',
+            "!!! & | <-> :*",
+            "de la el que",
+            "C:\\Users\\ana\\piscina",
+            "l'eau d'été, O''Brien «piscina»",
+        ],
     )
     def test_odd_queries_return_a_clean_result(self, corpus, query):
         alpha, _ = corpus
