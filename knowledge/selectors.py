@@ -175,12 +175,17 @@ query_words AS MATERIALIZED (
            unnest(to_tsvector(cfg, %(q)s)) AS u,
            unnest(u.positions) AS w(position)
 ),
+scope_prefixes AS (
+    -- How the caller's scopes begin their keyword index keys (pb_scoped_lexemes, migration 0007).
+    SELECT pb_scope_prefix(%(global_scope)s::uuid) AS prefix
+     UNION ALL
+    SELECT pb_scope_prefix(%(scope)s::uuid)
+),
 informative_words AS (
     -- A word every language keeps (no stopword anywhere) and none finds common, with the
-    -- stems it may take inside the scope's keys (see pb_scoped_lexemes, migration 0007).
+    -- stems it may take inside the scope's keys.
     SELECT DISTINCT '(' || string_agg(DISTINCT quote_literal(p.prefix || qw.lexeme), ' | ') || ')' AS stems
-      FROM query_words qw,
-           (VALUES (pb_scope_prefix(%(global_scope)s::uuid)), (pb_scope_prefix(%(scope)s::uuid))) AS p(prefix)
+      FROM query_words qw, scope_prefixes p
      GROUP BY qw.position
     HAVING count(DISTINCT qw.cfg) = 3 AND NOT bool_or(qw.common)
 ),
@@ -192,8 +197,7 @@ terms AS (
         )::tsquery AS loose,
         -- the same, and every informative word, as keys of the caller's scope
         (SELECT string_agg(DISTINCT quote_literal(p.prefix || lexeme), ' | ')
-           FROM query_words,
-                (VALUES (pb_scope_prefix(%(global_scope)s::uuid)), (pb_scope_prefix(%(scope)s::uuid))) AS p(prefix)
+           FROM query_words, scope_prefixes p
           WHERE NOT common
         )::tsquery AS any_in_scope,
         (SELECT string_agg(stems, ' & ') FROM informative_words)::tsquery AS every_in_scope,
