@@ -1,7 +1,7 @@
 import django.contrib.postgres.indexes
 import django.contrib.postgres.search
 import django.db.models.expressions
-from django.contrib.postgres.operations import AddIndexConcurrently, RemoveIndexConcurrently
+from django.contrib.postgres.operations import RemoveIndexConcurrently
 from django.db import migrations
 
 # Each lexeme prefixed with 12 hex digits of the chunk's scope: one GIN key per scope and
@@ -9,19 +9,19 @@ from django.db import migrations
 # collisions between scopes vanishingly rare, and harmless: searches still filter
 # scope_key on the row.
 CREATE_FUNCTIONS = """
-CREATE FUNCTION pb_scope_prefix(scope uuid) RETURNS text
+CREATE OR REPLACE FUNCTION pb_scope_prefix(scope uuid) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN left(replace(scope::text, '-', ''), 12);
 
-CREATE FUNCTION pb_scoped_lexemes(scope uuid, document tsvector) RETURNS tsvector
+CREATE OR REPLACE FUNCTION pb_scoped_lexemes(scope uuid, document tsvector) RETURNS tsvector
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     RETURN array_to_tsvector(ARRAY(
         SELECT pb_scope_prefix(scope) || lexeme FROM unnest(tsvector_to_array(document)) AS lexeme
     ));
 """
 DROP_FUNCTIONS = """
-DROP FUNCTION pb_scoped_lexemes(uuid, tsvector);
-DROP FUNCTION pb_scope_prefix(uuid);
+DROP FUNCTION IF EXISTS pb_scoped_lexemes(uuid, tsvector);
+DROP FUNCTION IF EXISTS pb_scope_prefix(uuid);
 """
 
 
@@ -40,17 +40,33 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(CREATE_FUNCTIONS, DROP_FUNCTIONS),
-        AddIndexConcurrently(
-            model_name="chunk",
-            index=django.contrib.postgres.indexes.GinIndex(
-                django.db.models.expressions.Func(
-                    django.db.models.expressions.F("scope_key"),
-                    django.db.models.expressions.F("search_vector"),
-                    function="pb_scoped_lexemes",
-                    output_field=django.contrib.postgres.search.SearchVectorField(),
-                ),
-                name="chunk_scoped_lexemes_gin",
-            ),
+        # Not AddIndexConcurrently: a build that fails leaves an invalid index behind, and
+        # the retry must replace it rather than stop at "already exists".
+        migrations.SeparateDatabaseAndState(
+            database_operations=[
+                migrations.RunSQL(
+                    [
+                        "DROP INDEX CONCURRENTLY IF EXISTS chunk_scoped_lexemes_gin",
+                        "CREATE INDEX CONCURRENTLY chunk_scoped_lexemes_gin ON knowledge_chunk"
+                        " USING gin (pb_scoped_lexemes(scope_key, search_vector))",
+                    ],
+                    "DROP INDEX CONCURRENTLY IF EXISTS chunk_scoped_lexemes_gin",
+                )
+            ],
+            state_operations=[
+                migrations.AddIndex(
+                    model_name="chunk",
+                    index=django.contrib.postgres.indexes.GinIndex(
+                        django.db.models.expressions.Func(
+                            django.db.models.expressions.F("scope_key"),
+                            django.db.models.expressions.F("search_vector"),
+                            function="pb_scoped_lexemes",
+                            output_field=django.contrib.postgres.search.SearchVectorField(),
+                        ),
+                        name="chunk_scoped_lexemes_gin",
+                    ),
+                )
+            ],
         ),
         RemoveIndexConcurrently(model_name="chunk", name="chunk_scope_search_gin"),
     ]

@@ -4,7 +4,9 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from knowledge.selectors import SearchOptions, chunk_search
 from knowledge.vector_index import index_name
+from licenses.principals import principal_for_admin
 from tests.factories import make_document
 from tests.fakes import FakeEmbedder
 
@@ -55,3 +57,34 @@ def test_single_precision_vectors_become_half_precision_and_the_graph_is_rebuilt
     assert len(after) == len(before)
     assert max(abs(a - b) for a, b in zip(after, before, strict=True)) < 1e-3
     assert document.chunks.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_keyword_index_migration_can_be_run_again_after_a_partial_run(
+    fake_embedder, media_root
+):
+    make_document("La piscina abre a las ocho.", filename="piscina.md")
+    migrate([("knowledge", "0006_chunk_scope_key")])
+    try:
+        with connection.cursor() as cursor:
+            # What an interrupted run leaves: the functions and (part of) the new index.
+            cursor.execute(
+                "CREATE FUNCTION pb_scope_prefix(scope uuid) RETURNS text LANGUAGE sql"
+                " IMMUTABLE RETURN 'stale'"
+            )
+            cursor.execute("CREATE INDEX chunk_scoped_lexemes_gin ON knowledge_chunk (scope_key)")
+    finally:
+        migrate(latest())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_scoped_lexemes_gin'"
+        )
+        assert "pb_scoped_lexemes(scope_key, search_vector)" in cursor.fetchone()[0]
+        cursor.execute("SELECT pb_scope_prefix(%s::uuid)", ["12345678-9abc-4def-8000-000000000001"])
+        assert cursor.fetchone()[0] == "123456789abc"
+    response = chunk_search(
+        principal=principal_for_admin("root", license=None),
+        query="piscina",
+        options=SearchOptions(strategy="keyword"),
+    )
+    assert [r.filename for r in response.results] == ["piscina.md"]
