@@ -22,8 +22,9 @@ _MODEL_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*@(\d{2,4})$")
 HNSW_M = 16
 # 128 rather than pgvector's 64: on a million chunks, one search in twenty ended in a
 # neighbouring cluster with a graph built at 64, whatever hnsw.ef_search (recall@10
-# 0.94-0.965 per scope at ef_search 200-400); at 128, 0.98-0.987 and no slower to search.
-# The build takes 1.5x as long (BENCHMARKS.md, "Retrieval latency at scale").
+# 0.94-0.965 per scope at ef_search 200-400); at 128, 0.98-0.987, and searches as fast at
+# 100k and 1M chunks (slower on a 20k corpus, where a scope's kNN walk leaves its topic
+# cluster). The build takes 1.5x as long (BENCHMARKS.md, "Retrieval latency at scale").
 HNSW_EF_CONSTRUCTION = 128
 
 
