@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: install install-dev run test lint check bench clean-data
+.PHONY: install install-dev system-packages run test lint check bench
 
 install: $(VENV)/.installed
 
@@ -32,7 +32,11 @@ lint: install-dev
 check: install-dev
 	DJANGO_SETTINGS_MODULE=tests.settings $(PY) manage.py makemigrations --check --dry-run
 
-test: install-dev lint check
+# Chromium and Tesseract (spa, por, eng) through apt when missing: scripts/system-packages.sh
+system-packages:
+	@scripts/system-packages.sh
+
+test: install-dev system-packages lint check
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 bench: install-dev

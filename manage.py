@@ -9,6 +9,9 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
     from django.core.management import execute_from_command_line
 
+    from portality.cli import prepare
+
+    prepare(sys.argv)
     execute_from_command_line(sys.argv)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
@@ -514,14 +514,22 @@ def document_list(
 
 
 @dataclass(frozen=True)
-class DailyPoint:
-    day: datetime
-    value_a: float
-    value_b: float
-    value_c: float
+class IngestionDay:
+    day: date
+    uploaded: int
+    ready: int
+    failed: int
 
 
-def ingestion_activity(*, days: int = 14) -> list[DailyPoint]:
+@dataclass(frozen=True)
+class LatencyDay:
+    day: date
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+
+
+def ingestion_activity(*, days: int = 14) -> list[IngestionDay]:
     """Documents uploaded, made ready and failed per day."""
     from django.db.models import Q
     from django.db.models.functions import TruncDate
@@ -539,10 +547,10 @@ def ingestion_activity(*, days: int = 14) -> list[DailyPoint]:
         )
         .order_by("day")
     )
-    return [DailyPoint(r["day"], r["uploaded"], r["ready"], r["failed"]) for r in rows]
+    return [IngestionDay(r["day"], r["uploaded"], r["ready"], r["failed"]) for r in rows]
 
 
-def search_latency_by_day(*, days: int = 14, license_id: UUID | None = None) -> list[DailyPoint]:
+def search_latency_by_day(*, days: int = 14, license_id: UUID | None = None) -> list[LatencyDay]:
     """p50 / p95 / p99 search latency per day, for the dashboard chart."""
     from django.db.models.functions import TruncDate
     from django.utils import timezone
@@ -559,6 +567,6 @@ def search_latency_by_day(*, days: int = 14, license_id: UUID | None = None) -> 
         .order_by("day")
     )
     return [
-        DailyPoint(r["day"], round(r["p50"], 1), round(r["p95"], 1), round(r["p99"], 1))
+        LatencyDay(r["day"], round(r["p50"], 1), round(r["p95"], 1), round(r["p99"], 1))
         for r in rows
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from uuid import UUID
 
@@ -41,7 +42,11 @@ def _get_document(pk: UUID) -> Document:
 
 @staff_required
 @require_GET
-def dashboard(request: HtmxHttpRequest) -> HttpResponse:
+def dashboard(
+    request: HtmxHttpRequest, memory_metrics: Callable[..., dict[str, object]] | None = None
+) -> HttpResponse:
+    """``memory_metrics`` comes from the URL wiring: memory sits above knowledge, so this
+    view may show its figures but must not import it."""
     now = timezone.now()
     by_status = dict(Document.objects.values_list("status").annotate(n=Count("id")))
     context = {
@@ -61,6 +66,7 @@ def dashboard(request: HtmxHttpRequest) -> HttpResponse:
         "failures": Document.objects.filter(status=DocumentStatus.FAILED).select_related("license")[
             :8
         ],
+        "memory": memory_metrics(since=now - timedelta(days=7)) if memory_metrics else None,
     }
     return render(request, "knowledge/dashboard.html", context)
 

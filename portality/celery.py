@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 from celery import Celery
+from celery.exceptions import SecurityWarning
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
+
+# Celery warns at every start as root because a root worker that unpickles messages can be
+# made to run code. This worker accepts JSON only (CELERY_ACCEPT_CONTENT), and Celery itself
+# refuses to start as root with pickle enabled, so the warning says nothing here.
+warnings.filterwarnings(
+    "ignore", message="You're running the worker with superuser", category=SecurityWarning
+)
 
 app = Celery("portality")
 app.config_from_object("django.conf:settings", namespace="CELERY")

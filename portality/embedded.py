@@ -69,13 +69,15 @@ class EmbeddedServices:
             self._write_users(users)
         return EmbeddedUrls(database_url=database_url, redis_url=redis_url)
 
-    def release(self) -> None:
+    def release(self) -> bool:
+        """Leave the servers; stop them if nobody else uses them. True when they stopped."""
         with self._locked():
             users = self._live_users()
             users.pop(str(os.getpid()), None)
             self._write_users(users)
             if not users:
                 self.stop_all()
+            return not users
 
     def stop_all(self) -> None:
         self._stop_redis()
@@ -341,6 +343,14 @@ def attach(data_dir: Path, *, postgres: bool, redis: bool) -> EmbeddedUrls:
         owner = os.getpid()
         # Forked children (Celery prefork, gunicorn workers) inherit atexit hooks; only
         # the process that registered may release.
-        atexit.register(lambda: os.getpid() == owner and services.release())
+        atexit.register(lambda: os.getpid() == owner and detach())
         _attached = services
     return urls
+
+
+def detach() -> bool | None:
+    """Leave the servers now (at exit otherwise). True when they stopped, False when other
+    processes still use them, None when this process had not attached."""
+    global _attached
+    services, _attached = _attached, None
+    return services.release() if services else None

@@ -8,6 +8,7 @@ process at start with a message that names the variable, instead of failing late
 from __future__ import annotations
 
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -158,3 +159,32 @@ def env_weights(name: str) -> dict[str, float]:
             raise ImproperlyConfigured(f"{name}: the weight of {key!r} must be between 0 and 1")
         weights[key.strip()] = value
     return weights
+
+
+def data_dir_secret(path: Path) -> str:
+    """The secret stored at ``path``, generated (mode 600) on first use.
+
+    Every process of one data dir (``make run``, its workers, any ``manage.py`` command)
+    reads the same key. Created under a temporary name and linked into place, so two
+    processes starting at once never see a half-written file and agree on one key."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f".{path.name}.{os.getpid()}")
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as file:
+            file.write(secrets.token_urlsafe(50))
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass  # another process linked its key first: use that one
+        finally:
+            draft.unlink()
+    try:
+        key = path.read_text().strip()
+    except OSError as exc:
+        raise ImproperlyConfigured(f"cannot read the generated secret key {path}: {exc}") from exc
+    if len(key) < 32:
+        raise ImproperlyConfigured(
+            f"{path} holds no usable secret key: delete it to make a new one"
+        )
+    return key

@@ -28,14 +28,14 @@ _PR_SET_PDEATHSIG = 1
 
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
-    os.environ.setdefault("DEBUG", "1")
-    _ensure_secret_key()
     django.setup()
 
     from django.conf import settings
     from django.core.management import call_command
 
     call_command("migrate", interactive=False, verbosity=1)
+    # DEBUG off serves hashed, compressed files (WhiteNoise's manifest); collect them first.
+    call_command("collectstatic", interactive=False, verbosity=0)
     _ensure_first_admin()
     port = int(os.environ.get("PORT", "8000"))
     supervisor = Supervisor(_child_env(settings))
@@ -49,19 +49,22 @@ def main() -> int:
     print(
         f"Chat widget demo, embedded from another origin: http://127.0.0.1:{demo_port}/", flush=True
     )
-    return supervisor.wait()
+    status = supervisor.wait()
+    print(_stopped_line(settings.DATA_DIR), flush=True)
+    return status
 
 
-def _ensure_secret_key() -> None:
-    if os.environ.get("SECRET_KEY") or os.environ.get("SECRET_KEY_FILE"):
-        return
-    data_dir = Path(os.environ.get("PORTALITY_DATA_DIR") or Path(__file__).parent.parent / "var")
-    data_dir.mkdir(parents=True, exist_ok=True)
-    key_file = data_dir / "secret_key"
-    if not key_file.exists():
-        key_file.write_text(secrets.token_urlsafe(50))
-        key_file.chmod(0o600)
-    os.environ["SECRET_KEY"] = key_file.read_text().strip()
+def _stopped_line(data_dir: Path) -> str:
+    from portality.embedded import detach
+
+    servers_stopped = detach()
+    if servers_stopped is False:
+        servers = "PostgreSQL and Redis keep running for other processes of this data dir"
+    else:
+        servers = "embedded PostgreSQL and Redis stopped"
+    return (
+        f"Portality Brain stopped: worker, web server and demo; {servers}. Data kept in {data_dir}."
+    )
 
 
 def _ensure_first_admin() -> None:
@@ -90,6 +93,9 @@ def _child_env(settings: object) -> dict[str, str]:
     # Children use the servers this process attached; they must not start their own.
     env["DATABASE_URL"] = settings.DATABASE_URL  # type: ignore[attr-defined]
     env["REDIS_URL"] = settings.REDIS_URL  # type: ignore[attr-defined]
+    # ...and the same secret key (with DATABASE_URL set they would otherwise refuse to start).
+    env["SECRET_KEY"] = settings.SECRET_KEY  # type: ignore[attr-defined]
+    env.pop("SECRET_KEY_FILE", None)
     return env
 
 
@@ -206,18 +212,28 @@ class Supervisor:
 
 
 def _announce_when_healthy(url: str, supervisor: Supervisor) -> None:
+    """Print the URL once everything is up. Checks in this process until the worker answers,
+    so a normal start does not fill the web server's log with 503s from /healthz."""
+    from portality.health import is_healthy, system_health
+
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and not supervisor.stopping:
         if supervisor.exited_child():
             return
-        try:
-            with urllib.request.urlopen(url + "healthz", timeout=3) as response:
-                if response.status == 200:
-                    print(f"\nReady: {url}  (health: {url}healthz)\n", flush=True)
-                    return
-        except (urllib.error.URLError, OSError):
-            pass  # not listening yet: poll again
+        if is_healthy(system_health()) and _web_answers(url + "healthz"):
+            print(f"\nReady: {url}  (health: {url}healthz)\n", flush=True)
+            return
         time.sleep(0.5)
+    if not supervisor.stopping:
+        print(f"Not healthy after 90 s: see {url}healthz", file=sys.stderr, flush=True)
+
+
+def _web_answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=3) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False  # not listening yet: poll again
 
 
 if __name__ == "__main__":

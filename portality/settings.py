@@ -14,6 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from portality.env import (
     celery_broker_url,
     check_redis_url,
+    data_dir_secret,
     env_bool,
     env_choice,
     env_float,
@@ -29,19 +30,26 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("PORTALITY_DATA_DIR") or BASE_DIR / "var").resolve()
 
 DEBUG = env_bool("DEBUG", False)
+DATABASE_URL = env_secret("DATABASE_URL")
+REDIS_URL = env_secret("REDIS_URL")
+# An external database means a deployment of its own (production); otherwise `make run`'s
+# embedded servers on one machine, served over plain HTTP on loopback.
+EXTERNAL_DATABASE = bool(DATABASE_URL)
+# Embedded defaults mean one machine: every process of the data dir shares a generated key.
+# With an external database (production) and DEBUG off, a missing key is a mistake.
 SECRET_KEY = env_secret("SECRET_KEY")
 if not SECRET_KEY:
-    if not DEBUG:
+    if EXTERNAL_DATABASE and not DEBUG:
         raise ImproperlyConfigured(
-            "SECRET_KEY is not set. Set it to a long random string (make run sets one for you)."
+            "SECRET_KEY is not set. With an external DATABASE_URL, set SECRET_KEY (or "
+            "SECRET_KEY_FILE) to a long random string, e.g. the output of "
+            "`python -c 'import secrets; print(secrets.token_urlsafe(50))'`."
         )
-    SECRET_KEY = "insecure-dev-only-key-set-SECRET_KEY-in-production"
+    SECRET_KEY = data_dir_secret(DATA_DIR / "secret_key")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 # -- Services: external when the URL is given, embedded (under DATA_DIR) otherwise ---------
-DATABASE_URL = env_secret("DATABASE_URL")
-REDIS_URL = env_secret("REDIS_URL")
 if DATABASE_URL:
     parse_database_url("DATABASE_URL", DATABASE_URL)  # fail now, naming the variable
 if REDIS_URL:
@@ -71,6 +79,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served from here (no CDN)
     "licenses",
     "knowledge",
     "memory",
@@ -139,12 +148,15 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"  # /favicon.ico
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
 SESSION_COOKIE_HTTPONLY = True
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY") else None
-SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool(
+    "SECURE_COOKIES", EXTERNAL_DATABASE and not DEBUG
+)
 
 CACHES = {
     "default": {
@@ -171,6 +183,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Long-term memory for an AI assistant: knowledge search, chat, memories.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # -- Celery ------------------------------------------------------------------------------

@@ -7,12 +7,19 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from chat import views as chat_views
 from knowledge import views as knowledge_views
+from memory import selectors as memory_selectors
 from memory import views as memory_views
 from portality import health
 from portality.http import StaffAuthenticationForm
 
 urlpatterns = [
-    path("", knowledge_views.dashboard, name="home"),
+    # Lower apps' pages get the upper apps' figures here, in the wiring, not by importing them.
+    path(
+        "",
+        knowledge_views.dashboard,
+        {"memory_metrics": memory_selectors.memory_metrics},
+        name="home",
+    ),
     path("knowledge/", include("knowledge.admin_urls")),
     path("licenses/", include("licenses.urls")),
     path("chat/", chat_views.chat_view, name="chat"),
@@ -33,3 +40,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]
+
+handler400 = "portality.errors.bad_request"
+handler403 = "portality.errors.permission_denied"
+handler404 = "portality.errors.page_not_found"
+handler500 = "portality.errors.server_error"

@@ -58,27 +58,46 @@ def score(value: float | None) -> str:
 
 
 @register.inclusion_tag("knowledge/partials/latency_chart.html")
-def latency_chart(points: list, width: int = 560, height: int = 160) -> dict:
-    """A server-drawn SVG line chart of p50/p95/p99 per day: no JavaScript library needed."""
-    if not points:
-        return {"points": []}
-    top = max(max(p.value_a, p.value_b, p.value_c) for p in points) or 1.0
-    step = (width - 40) / max(1, len(points) - 1)
+def latency_chart(days: list, width: int = 560, height: int = 170) -> dict:
+    """A server-drawn SVG chart of p50/p95/p99 per day (no JavaScript library): a line per
+    percentile with a dot on each day, so one day of data is still a readable chart."""
+    if not days:
+        return {"days": []}
+    top = max(max(d.p50_ms, d.p95_ms, d.p99_ms) for d in days) or 1.0
+    left, right, floor, ceiling = 40, width - 12, height - 24, 14
 
-    def line(attr: str) -> str:
-        return " ".join(
-            f"{30 + i * step:.1f},{height - 20 - (getattr(p, attr) / top) * (height - 40):.1f}"
-            for i, p in enumerate(points)
+    def x(i: int) -> float:
+        return (left + right) / 2 if len(days) == 1 else left + i * (right - left) / (len(days) - 1)
+
+    def y(value: float) -> float:
+        return floor - value / top * (floor - ceiling)
+
+    series = []
+    for name, attr in (("p99", "p99_ms"), ("p95", "p95_ms"), ("p50", "p50_ms")):
+        dots = [
+            {
+                "x": f"{x(i):.1f}",
+                "y": f"{y(getattr(d, attr)):.1f}",
+                "value": getattr(d, attr),
+                "day": d.day,
+            }
+            for i, d in enumerate(days)
+        ]
+        series.append(
+            {"name": name, "dots": dots, "line": " ".join(f"{d['x']},{d['y']}" for d in dots)}
         )
-
+    labelled = range(len(days)) if len(days) <= 7 else (0, len(days) - 1)
     return {
-        "points": points,
+        "days": days,
+        "series": series,
+        "labels": [{"x": f"{x(i):.1f}", "day": days[i].day} for i in labelled],
         "width": width,
         "height": height,
+        "left": left,
+        "right": right,
+        "floor": floor,
+        "ceiling": ceiling,
         "top": round(top, 1),
-        "p50": line("value_a"),
-        "p95": line("value_b"),
-        "p99": line("value_c"),
-        "first": points[0].day,
-        "last": points[-1].day,
+        "first": days[0].day,
+        "last": days[-1].day,
     }

@@ -36,7 +36,25 @@ def test_ingest_json_reports_each_file_and_exits_1_when_any_failed(tmp_path):
     ]
     assert lines[0]["chunks"] == 1 and lines[0]["error"] == ""
     assert "damaged" in lines[1]["error"]
-    assert set(lines[0]) == {"file", "document_id", "status", "chunks", "error"}
+    assert set(lines[0]) == {"file", "document_id", "status", "chunks", "error", "duplicate"}
+    assert lines[0]["duplicate"] is False
+
+
+def test_ingesting_the_same_file_again_says_duplicate(tmp_path):
+    make_license(machine_id="sala-01")
+    first, again = tmp_path / "normas.md", tmp_path / "copia.md"
+    first.write_text("# Normas\n\nLa piscina abre a las nueve.")
+    again.write_text(first.read_text())
+    run_ingest(str(first), "--json")
+
+    code, lines = run_ingest(str(again), "--json")
+    assert code == 0
+    assert lines[0]["duplicate"] is True and lines[0]["duplicate_of"] == "normas.md"
+    assert Document.objects.count() == 1
+
+    # Another scope is not a duplicate: each license may hold its own copy.
+    code, lines = run_ingest(str(again), "--license", "sala-01", "--json")
+    assert lines[0]["duplicate"] is False and Document.objects.count() == 2
 
 
 def test_ingest_into_a_license_scope_exits_0_when_all_ready(tmp_path):

@@ -67,10 +67,14 @@ class Command(BaseCommand):
             "status": DocumentStatus.FAILED,
             "chunks": 0,
             "error": "",
+            "duplicate": False,
         }
         try:
-            document = self._create(path, license, options)
+            creation = self._create(path, license, options)
+            document = creation.document
             outcome["document_id"] = str(document.pk)
+            if not creation.created:  # the same bytes are already in this scope
+                outcome.update(duplicate=True, duplicate_of=document.filename)
             if not options["run_async"] and not document.is_finished:
                 document = self._run_with_progress(document, quiet=options["json"])
             outcome.update(
@@ -81,9 +85,11 @@ class Command(BaseCommand):
         self._report(outcome, as_json=options["json"])
         return outcome
 
-    def _create(self, path: Path, license: License | None, options: dict[str, Any]) -> Document:
+    def _create(
+        self, path: Path, license: License | None, options: dict[str, Any]
+    ) -> services.DocumentCreation:
         with open(path, "rb") as handle:
-            creation = services.document_create(
+            return services.document_create(
                 file=handle,
                 filename=path.name,
                 license=license,
@@ -92,7 +98,6 @@ class Command(BaseCommand):
                 pdf_password=options["password"],
                 enqueue=options["run_async"],
             )
-        return creation.document
 
     def _run_with_progress(self, document: Document, *, quiet: bool) -> Document:
         done = threading.Event()
@@ -131,5 +136,13 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(outcome, ensure_ascii=False))
         elif outcome["status"] == DocumentStatus.FAILED:
             self.stdout.write(self.style.ERROR(f"{outcome['file']}: failed — {outcome['error']}"))
+        elif outcome["duplicate"]:
+            self.stdout.write(
+                f"{outcome['file']}: duplicate of {outcome['duplicate_of']} in this scope "
+                f"({outcome['status']}), not stored again"
+            )
         else:
-            self.stdout.write(f"{outcome['file']}: {outcome['status']}, {outcome['chunks']} chunks")
+            chunks = outcome["chunks"]
+            self.stdout.write(
+                f"{outcome['file']}: {outcome['status']}, {chunks} chunk{'s' if chunks != 1 else ''}"
+            )

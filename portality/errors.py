@@ -1,0 +1,42 @@
+"""Error responses for the whole site: friendly pages in the console's style, JSON under /api/.
+
+Django calls these for errors no view handled (DEBUG off): a missing page, a permission
+refused, a malformed request, an unexpected exception. API clients get the same
+``{"detail": ...}`` body that every API view returns."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template import loader
+from django.views.decorators.csrf import requires_csrf_token
+
+API_PREFIX = "/api/"
+
+
+def _respond(request: HttpRequest, status: int, detail: str, template: str) -> HttpResponse:
+    if request.path.startswith(API_PREFIX):
+        return JsonResponse({"detail": detail}, status=status)
+    return HttpResponse(loader.render_to_string(template, request=request), status=status)
+
+
+@requires_csrf_token
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _respond(request, 400, "Bad request.", "400.html")
+
+
+@requires_csrf_token
+def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _respond(request, 403, "You do not have permission to do this.", "403.html")
+
+
+@requires_csrf_token
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    return _respond(request, 404, "Not found.", "404.html")
+
+
+@requires_csrf_token
+def server_error(request: HttpRequest) -> HttpResponse:
+    # No request context: the failure may lie in a context processor or the session.
+    if request.path.startswith(API_PREFIX):
+        return JsonResponse({"detail": "Internal error: it has been logged."}, status=500)
+    return HttpResponse(loader.render_to_string("500.html"), status=500)
