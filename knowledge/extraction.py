@@ -138,7 +138,8 @@ def _open_pdf(stream: BinaryIO, password: str):  # noqa: ANN202 - pypdf's PdfRea
         return reader
     if not password:
         raise IngestionError(
-            "This PDF is encrypted. Upload it again with its password (the password field of the upload form)."
+            "This PDF is encrypted: type its password in the PDF password field of the knowledge page "
+            "(or pass --password to manage.py ingest), then press Retry."
         )
     try:
         unlocked = reader.decrypt(password)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import timedelta
 from uuid import UUID
@@ -113,6 +114,7 @@ def _status_payload(document: Document) -> dict[str, object]:
         "error": document.error,
         "chunks": document.chunk_count,
         "stuck": services.document_is_stuck(document),
+        "scope": document.scope_label,
         "detail_url": reverse("knowledge:document-detail", args=[document.pk]),
         "retry_url": reverse("knowledge:document-retry", args=[document.pk]),
     }
@@ -199,17 +201,32 @@ def _is_uuid(value: str) -> bool:
 def document_retry(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     document = _get_document(pk)
     password = request.POST.get("pdf_password") or None
+    wants_json = request.headers.get("Accept") == "application/json"
     try:
         document = services.document_retry(document=document, pdf_password=password)
     except ApplicationError as exc:
-        if request.headers.get("Accept") == "application/json":
+        if wants_json:
             return JsonResponse({"error": exc.message}, status=409)
+        if request.htmx:  # a row of the knowledge table: say it there, change nothing
+            return HttpResponse(status=204, headers=_notify(exc.message, level="error"))
         messages.error(request, exc.message)
         return redirect("knowledge:document-detail", pk=pk)
-    if request.headers.get("Accept") == "application/json":
+    if wants_json:
         return JsonResponse(_status_payload(document))
-    messages.success(request, f"{document.filename} is queued for ingestion again.")
+    message = f"{document.filename} is queued for ingestion again."
+    if request.htmx:
+        return HttpResponse(status=204, headers=_notify(message, changed=True))
+    messages.success(request, message)
     return redirect("knowledge:document-detail", pk=pk)
+
+
+def _notify(message: str, *, level: str = "success", changed: bool = False) -> dict[str, str]:
+    """HX-Trigger headers: a message for the page's live region (static/js/console.js), and
+    documentsChanged to reload the knowledge table."""
+    events: dict[str, object] = {"showMessage": {"text": message, "level": level}}
+    if changed:
+        events["documentsChanged"] = True
+    return {"HX-Trigger": json.dumps(events)}
 
 
 @staff_required

@@ -53,6 +53,14 @@ def filesize(num_bytes: int) -> str:
 
 
 @register.filter
+def is_stuck(document: object) -> bool:
+    """Processing for longer than KNOWLEDGE_STUCK_AFTER: the table offers Retry."""
+    from knowledge.services import document_is_stuck
+
+    return document_is_stuck(document)  # type: ignore[arg-type]
+
+
+@register.filter
 def score(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 

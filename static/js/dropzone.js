@@ -45,7 +45,14 @@
   });
 
   function uploadAll(files) {
-    Array.from(files).forEach((file) => upload(file, makeItem(file)));
+    Array.from(files).forEach((file) => upload(file, makeItem(file, scopeLabel())));
+  }
+
+  // The scope each file goes to, as chosen when it was dropped.
+  function scopeLabel() {
+    const scope = form.querySelector("[name=scope]:checked").value;
+    if (scope !== "license" || licenseSelect.selectedIndex < 0) return "Global";
+    return licenseSelect.options[licenseSelect.selectedIndex].textContent;
   }
 
   function el(tag, className, text) {
@@ -55,9 +62,10 @@
     return node;
   }
 
-  function makeItem(file) {
+  function makeItem(file, scope) {
     const item = el("li", "upload-item");
     const name = el("span", "upload-name", file.name);
+    name.append(" ", el("span", "upload-scope", "→ " + scope));
     const bar = el("progress", "upload-bar");
     bar.max = 100;
     bar.value = 0;
@@ -84,7 +92,10 @@
       let payload = {};
       try { payload = JSON.parse(xhr.responseText); } catch (e) { payload = { error: "Unexpected server answer (" + xhr.status + ")." }; }
       if (xhr.status >= 400) return fail(ui, payload.error || "Upload failed.");
-      if (payload.duplicate) ui.state.textContent = "already uploaded to this scope";
+      if (payload.duplicate) {
+        ui.duplicateOf = payload.filename;
+        ui.item.dataset.duplicate = "true";
+      }
       follow(ui, payload);
     });
     xhr.addEventListener("error", () => fail(ui, "Network error: the upload did not reach the server."));
@@ -104,8 +115,18 @@
     ui.actions.replaceChildren();
     const link = el("a", "", "details");
     link.href = payload.detail_url;
-    if (payload.status === "ready") {
-      ui.state.textContent = "ready · " + payload.chunks + " chunks";
+    if (ui.duplicateOf !== undefined) {
+      // Same bytes already in this scope: nothing new was stored.
+      ui.bar.value = 100;
+      if (payload.status === "failed") {
+        fail(ui, "duplicate of " + ui.duplicateOf + ", which failed: " + payload.error);
+        ui.actions.append(retryButton(ui, payload), link);
+      } else {
+        ui.state.textContent = "duplicate of " + ui.duplicateOf + " (" + payload.status + "), not stored again";
+        ui.actions.append(link);
+      }
+    } else if (payload.status === "ready") {
+      ui.state.textContent = "ready · " + payload.chunks + (payload.chunks === 1 ? " chunk" : " chunks");
       ui.actions.append(link);
     } else if (payload.status === "failed") {
       fail(ui, payload.error);
@@ -126,6 +147,8 @@
         .then((r) => r.json().then((json) => ({ ok: r.ok, json })))
         .then(({ ok, json }) => {
           if (!ok) return fail(ui, json.error || "Retry refused.");
+          delete ui.duplicateOf;
+          delete ui.item.dataset.duplicate;
           ui.item.classList.remove("failed");
           ui.state.removeAttribute("role");
           follow(ui, json);
@@ -136,7 +159,7 @@
 
   function follow(ui, payload) {
     show(ui, payload);
-    if (payload.status === "ready" || payload.status === "failed") {
+    if (payload.status === "ready" || payload.status === "failed" || ui.duplicateOf !== undefined) {
       document.body.dispatchEvent(new CustomEvent("documentsChanged", { bubbles: true }));
       return;
     }

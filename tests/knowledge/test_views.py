@@ -115,6 +115,53 @@ class TestKnowledgePage:
         admin_client.post("/knowledge/forget", {"documents": [str(second.pk), str(third.pk)]})
         assert not Document.objects.exists() and not Chunk.objects.exists()
 
+    def test_failed_and_stuck_rows_offer_retry_and_bulk_forget_waits_for_a_selection(
+        self, admin_client, settings
+    ):
+        from django.utils import timezone
+
+        failed = make_document(b"%PDF-1.4 broken", filename="roto.pdf")
+        ready = make_document("Listo.", filename="listo.txt")
+        stuck = make_document("Atascado.", filename="atascado.txt")
+        Document.objects.filter(pk=stuck.pk).update(
+            status=DocumentStatus.PROCESSING,
+            updated_at=timezone.now() - settings.KNOWLEDGE_STUCK_AFTER * 2,
+        )
+        html = admin_client.get("/knowledge/").content.decode()
+
+        assert f'hx-post="/knowledge/{failed.pk}/retry"' in html
+        assert f'hx-post="/knowledge/{stuck.pk}/retry"' in html
+        assert f'hx-post="/knowledge/{ready.pk}/retry"' not in html
+        assert 'class="select-all"' in html
+        assert '<button type="submit" class="danger forget-selected" disabled>' in html
+        assert "3 entries" in html
+
+    def test_retry_from_the_table_reloads_it_or_says_why_not(
+        self, admin_client, django_capture_on_commit_callbacks
+    ):
+        import json
+
+        failed = make_document(b"%PDF-1.4 broken", filename="roto.pdf")
+        with django_capture_on_commit_callbacks():
+            response = admin_client.post(f"/knowledge/{failed.pk}/retry", HTTP_HX_REQUEST="true")
+        events = json.loads(response["HX-Trigger"])
+        assert response.status_code == 204 and events["documentsChanged"] is True
+        assert "roto.pdf is queued" in events["showMessage"]["text"]
+
+        response = admin_client.post(f"/knowledge/{failed.pk}/retry", HTTP_HX_REQUEST="true")
+        events = json.loads(response["HX-Trigger"])
+        assert "documentsChanged" not in events
+        assert events["showMessage"] == {"text": "roto.pdf is already queued.", "level": "error"}
+
+    def test_a_duplicate_upload_names_the_document_it_repeats(self, admin_client):
+        make_document("La piscina abre a las nueve.", filename="normas.txt")
+        response = upload(admin_client, "copia.txt", b"La piscina abre a las nueve.")
+
+        payload = response.json()
+        assert response.status_code == 200 and payload["duplicate"] is True
+        assert payload["filename"] == "normas.txt" and payload["scope"] == "Global"
+        assert Document.objects.count() == 1
+
     def test_forms_need_csrf(self, client, django_user_model):
         from django.test import Client
 
@@ -122,6 +169,44 @@ class TestKnowledgePage:
         strict = Client(enforce_csrf_checks=True)
         strict.login(username="strict", password="pw")
         assert strict.post("/knowledge/forget", {"documents": []}).status_code == 403
+
+
+class TestDashboard:
+    def test_memory_figures_and_plurals(self, admin_client):
+        from memory.models import MemoryType
+        from memory.proposals import Proposal
+        from memory.services import memory_consent_set, memory_propose
+
+        license = make_license(machine_id="sala-d")
+        make_document("Uno.", filename="uno.txt")
+        memory_consent_set(license=license, user_ref="ana", given=True, actor="user:ana")
+        proposal = Proposal(MemoryType.PREFERENCE, "Prefiere respuestas cortas", 0.9, "explicit")
+        memory_propose(license=license, user_ref="ana", proposal=proposal, actor="user:ana")
+
+        html = " ".join(admin_client.get("/").content.decode().split())
+        assert '<span class="figure">1</span> document</a>' in html
+        assert '<span class="figure">1</span> chunk</div>' in html
+        assert '<span class="figure">1</span> active memory</a>' in html
+        assert "1 written" in html and "sala-d 1" in html
+
+    def test_one_day_of_searches_draws_dots_with_the_day(self, admin_client):
+        from knowledge.models import SearchLog
+
+        SearchLog.objects.create(
+            actor="admin",
+            scope_label="Global",
+            query="q",
+            strategy="weighted",
+            top_k=5,
+            min_score=0.8,
+            latency_ms=4.2,
+            candidates=10,
+            cut_by_threshold=2,
+            result_count=1,
+        )
+        html = admin_client.get("/").content.decode()
+        assert html.count("<circle") == 3  # p50, p95 and p99 of the one day
+        assert "<polyline" in html and "ms per day" in html
 
 
 class TestDocumentDetail:

@@ -1,0 +1,78 @@
+// Behaviour shared by the console's pages. Event delegation on the document, so tables that
+// htmx swaps in keep working. No inline handlers anywhere (a strict CSP forbids them).
+(function () {
+  "use strict";
+
+  function boxes(form) {
+    return Array.from(form.querySelectorAll("tbody input[type=checkbox]"));
+  }
+
+  // Select-all and "act on selected" buttons, which stay disabled until something is selected.
+  function syncSelection(form) {
+    const all = boxes(form);
+    const checked = all.filter((box) => box.checked).length;
+    const head = form.querySelector(".select-all");
+    if (head) {
+      head.checked = all.length > 0 && checked === all.length;
+      head.indeterminate = checked > 0 && checked < all.length;
+    }
+    form.querySelectorAll(".forget-selected").forEach((button) => {
+      button.disabled = checked === 0;
+      button.textContent = checked ? "Forget selected (" + checked + ")" : "Forget selected";
+    });
+  }
+
+  document.addEventListener("change", (event) => {
+    const form = event.target.closest("form.selectable");
+    if (!form) return;
+    if (event.target.classList.contains("select-all")) {
+      boxes(form).forEach((box) => { box.checked = event.target.checked; });
+    }
+    syncSelection(form);
+  });
+
+  // Forms that destroy something ask first.
+  document.addEventListener("submit", (event) => {
+    const question = event.target.dataset.confirm;
+    if (question && !window.confirm(question)) event.preventDefault();
+  });
+
+  // Messages sent by the server with HX-Trigger: {"showMessage": {"text", "level"}}.
+  document.body.addEventListener("showMessage", (event) => {
+    const region = document.getElementById("messages");
+    if (!region) return;
+    const line = document.createElement("p");
+    line.className = "message message-" + (event.detail.level || "info");
+    line.textContent = event.detail.text;
+    region.replaceChildren(line);
+  });
+
+  // Copy buttons: <button data-copy="#id-of-the-text">.
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("[data-copy]");
+    if (!button) return;
+    const source = document.querySelector(button.dataset.copy);
+    if (!source) return;
+    const text = source.value !== undefined ? source.value : source.textContent;
+    const done = () => {
+      const label = button.textContent;
+      button.textContent = "Copied";
+      setTimeout(() => { button.textContent = label; }, 1500);
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, () => fallbackCopy(source, done));
+    } else {
+      fallbackCopy(source, done);
+    }
+  });
+
+  // http:// pages other than localhost have no Clipboard API: select the text and copy it.
+  function fallbackCopy(source, done) {
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    if (document.execCommand("copy")) done();
+  }
+})();

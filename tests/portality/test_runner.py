@@ -1,0 +1,128 @@
+"""`make run` as people run it: a real runner process on a fresh data dir, nothing exported."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.browser import chromium_page
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRUBBED = {"SECRET_KEY", "SECRET_KEY_FILE", "DEBUG", "DATABASE_URL", "REDIS_URL"}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def get(url: str) -> tuple[int, str, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return (
+                response.status,
+                response.headers.get("Content-Type", ""),
+                response.read().decode(errors="replace"),
+            )
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("Content-Type", ""), error.read().decode()
+
+
+@pytest.fixture(scope="module")
+def product(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("run")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("DJANGO")}
+    env.update(
+        PORTALITY_DATA_DIR=str(data_dir),
+        PORT=str(port),
+        DEMO_PORT=str(free_port()),
+        ADMIN_PASSWORD="first-admin-pass",
+        PYTHONUNBUFFERED="1",
+    )
+    log_path = data_dir / "run.log"
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "portality.runner"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + 180
+    while "Ready:" not in log_path.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"make run did not become ready:\n{log_path.read_text()[-3000:]}")
+        time.sleep(0.5)
+    yield {"url": f"http://127.0.0.1:{port}", "process": process, "log": log_path}
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_a_healthy_start_prints_no_error_lines(product):
+    started = product["log"].read_text()
+    assert "ERROR" not in started and "Traceback" not in started
+    assert "superuser privileges" not in started  # Celery's root warning (JSON-only worker)
+    assert get(product["url"] + "/healthz")[0] == 200
+
+
+def test_a_missing_page_is_friendly_and_shows_no_debug_text(product):
+    status, content_type, body = get(product["url"] + "/no-such-page/")
+    assert status == 404 and content_type.startswith("text/html")
+    assert "Page not found" in body and "Go to the dashboard" in body
+    assert "URLconf" not in body and "DEBUG = True" not in body and "Traceback" not in body
+
+    status, content_type, body = get(product["url"] + "/api/v1/no-such-endpoint")
+    assert (status, content_type) == (404, "application/json") and '"detail"' in body
+
+
+def test_favicon_and_hashed_static_files_are_served(product):
+    status, content_type, _ = get(product["url"] + "/favicon.ico")
+    assert status == 200 and "icon" in content_type
+    status, _, login = get(product["url"] + "/accounts/login/")
+    assert status == 200
+    css = login.split('href="/static/css/')[1].split('"')[0]
+    assert css.count(".") == 2  # app.<hash>.css: DEBUG off serves the collected, hashed files
+    assert get(product["url"] + "/static/css/" + css)[0] == 200
+
+
+def test_api_docs_render_with_other_hosts_blocked(product):
+    blocked = []
+
+    def only_this_host(route):
+        if route.request.url.startswith(product["url"]):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    with chromium_page() as page:
+        page.route("**/*", only_this_host)
+        page.goto(product["url"] + "/api/docs/")
+        page.wait_for_selector(".swagger-ui .info .title", timeout=30_000)
+        assert "Portality Brain API" in page.inner_text(".swagger-ui .info .title")
+        assert page.locator(".opblock").count() > 5  # the operations were read from the schema
+    assert blocked == []
+
+
+def test_ctrl_c_stops_everything_and_says_so(product):
+    process = product["process"]
+    process.send_signal(signal.SIGINT)
+    assert process.wait(60) == 0
+    log = product["log"].read_text()
+    assert log.rstrip().splitlines()[-1].startswith("Portality Brain stopped:")
+    assert "embedded PostgreSQL and Redis stopped" in log
+    with pytest.raises(OSError):
+        urllib.request.urlopen(product["url"] + "/healthz", timeout=2)
