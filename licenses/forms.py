@@ -5,15 +5,22 @@ from datetime import datetime, time
 from django import forms
 from django.utils import timezone
 
+from licenses.models import License
+from licenses.services import origins_clean
+from portality.exceptions import ApplicationError
 
-class ForgeLicenseForm(forms.Form):
+
+class _LicenseFieldsForm(forms.Form):
+    """The fields an admin sets when forging and may change afterwards."""
+
     user_name = forms.CharField(
         max_length=120, help_text="The assistant greets the user by this name."
     )
-    machine_id = forms.SlugField(
-        max_length=64, required=False, help_text="Leave empty to generate one."
+    expires_on = forms.DateField(
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text="Empty: never expires.",
     )
-    expires_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     allowed_origins = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
@@ -29,16 +36,32 @@ class ForgeLicenseForm(forms.Form):
         return timezone.make_aware(datetime.combine(day, time.max))
 
     def clean_allowed_origins(self) -> list[str]:
-        origins = [
-            line.strip().rstrip("/")
-            for line in self.cleaned_data["allowed_origins"].splitlines()
-            if line.strip()
-        ]
-        bad = [
-            o
-            for o in origins
-            if not o.startswith(("http://", "https://")) or "/" in o.split("://", 1)[1]
-        ]
-        if bad:
-            raise forms.ValidationError(f"Not an origin (scheme://host[:port]): {', '.join(bad)}")
-        return origins
+        try:
+            return origins_clean(self.cleaned_data["allowed_origins"].splitlines())
+        except ApplicationError as exc:
+            raise forms.ValidationError(exc.message) from None
+
+
+class ForgeLicenseForm(_LicenseFieldsForm):
+    machine_id = forms.SlugField(
+        max_length=64, required=False, help_text="Leave empty to generate one."
+    )
+    field_order = ["user_name", "machine_id", "expires_on", "allowed_origins"]
+
+
+class LicenseEditForm(_LicenseFieldsForm):
+    def __init__(self, *args: object, license: License, **kwargs: object) -> None:
+        expires_at = license.expires_at
+        self.current_expiry = timezone.localtime(expires_at).date() if expires_at else None
+        initial = {
+            "user_name": license.user_name,
+            "expires_on": self.current_expiry,
+            "allowed_origins": "\n".join(license.allowed_origins),
+        }
+        super().__init__(*args, initial=initial, auto_id="edit_%s", **kwargs)  # type: ignore[arg-type]
+
+    def clean_expires_on(self) -> datetime | None:
+        day = self.cleaned_data.get("expires_on")
+        if day is not None and day == self.current_expiry:  # unchanged, even if already past
+            return timezone.make_aware(datetime.combine(day, time.max))
+        return super().clean_expires_on()

@@ -8,6 +8,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
@@ -43,6 +44,49 @@ def _machine_id(requested: str | None) -> str:
     return machine_id
 
 
+# A host name (letters, digits, dots, hyphens), an IPv4 address, or an IPv6 one in brackets.
+_HOST = re.compile(r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?|\[[0-9a-f:.]+\]")
+
+
+def origin_clean(value: str) -> str:
+    """``value`` as an origin, scheme://host[:port] in lower case; ApplicationError otherwise.
+
+    The widget compares origins byte for byte with the browser's Origin header, and the
+    console shows them in pages: anything else (a path, credentials, markup) is refused."""
+    text = value.strip().rstrip("/")
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    host = (parts.netloc.rsplit(":", 1)[0] if port else parts.netloc).lower() if parts else ""
+    if (
+        parts is None
+        or parts.scheme.lower() not in {"http", "https"}
+        or parts.path
+        or parts.query
+        or parts.fragment
+        or "@" in parts.netloc
+        or not _HOST.fullmatch(host)
+        or len(text) > 255
+    ):
+        raise ApplicationError(f"Not an origin (scheme://host[:port]): {value.strip()[:80]}")
+    return f"{parts.scheme.lower()}://{host}" + (f":{port}" if port else "")
+
+
+def origins_clean(values: list[str]) -> list[str]:
+    """Every origin cleaned (all errors in one message), duplicates dropped, order kept."""
+    cleaned, bad = [], []
+    for value in (v for v in values if v.strip()):
+        try:
+            cleaned.append(origin_clean(value))
+        except ApplicationError:
+            bad.append(value.strip()[:80])
+    if bad:
+        raise ApplicationError(f"Not an origin (scheme://host[:port]): {', '.join(bad)}")
+    return list(dict.fromkeys(cleaned))
+
+
 def license_forge(
     *,
     user_name: str,
@@ -50,10 +94,9 @@ def license_forge(
     expires_at: datetime | None = None,
     allowed_origins: list[str] | None = None,
 ) -> ForgedLicense:
-    user_name = user_name.strip()
-    if not user_name:
-        raise ApplicationError("user_name is required: the assistant greets the user by it.")
+    user_name = _user_name(user_name)
     machine_id = _machine_id(machine_id)
+    origins = origins_clean(allowed_origins or [])
     key = KEY_PREFIX + secrets.token_urlsafe(32)
     try:
         with transaction.atomic():
@@ -63,7 +106,7 @@ def license_forge(
                 key_prefix=key[:_PREFIX_LENGTH],
                 key_hash=hash_key(key),
                 expires_at=expires_at,
-                allowed_origins=[o.strip().rstrip("/") for o in allowed_origins or [] if o.strip()],
+                allowed_origins=origins,
                 metadata={"user_name": user_name},  # seed 002 §3.3: Savara reads it from metadata
             )
     except IntegrityError:
@@ -71,6 +114,33 @@ def license_forge(
             f"A license with machine_id {machine_id!r} already exists."
         ) from None
     return ForgedLicense(license=license, key=key)
+
+
+def _user_name(value: str) -> str:
+    user_name = value.strip()
+    if not user_name:
+        raise ApplicationError("user_name is required: the assistant greets the user by it.")
+    if len(user_name) > 120:
+        raise ApplicationError("user_name is at most 120 characters.")
+    return user_name
+
+
+def license_update(
+    *,
+    license: License,
+    user_name: str,
+    allowed_origins: list[str],
+    expires_at: datetime | None,
+) -> License:
+    """Change what an admin may change after forging; the key and machine_id stay."""
+    user_name = _user_name(user_name)
+    origins = origins_clean(allowed_origins)
+    metadata = {**license.metadata, "user_name": user_name}
+    License.objects.filter(pk=license.pk).update(
+        user_name=user_name, allowed_origins=origins, expires_at=expires_at, metadata=metadata
+    )
+    license.refresh_from_db()
+    return license
 
 
 def license_get_for_key(key: str) -> License | None:

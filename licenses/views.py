@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from knowledge.models import Document
 from licenses import services
-from licenses.forms import ForgeLicenseForm
+from licenses.forms import ForgeLicenseForm, LicenseEditForm
 from licenses.models import License
 from memory.models import Memory
 from portality.exceptions import ApplicationError
@@ -48,10 +48,26 @@ def license_list(request: HtmxHttpRequest) -> HttpResponse:
 @staff_required
 def license_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     license = _get_license(pk)
+    form = LicenseEditForm(request.POST or None, license=license)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            services.license_update(
+                license=license,
+                user_name=data["user_name"],
+                allowed_origins=data["allowed_origins"],
+                expires_at=data["expires_on"],
+            )
+        except ApplicationError as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, f"License {license.machine_id} saved.")
+            return redirect("licenses:license-detail", pk=pk)
     documents = Document.objects.filter(license=license).order_by("-created_at")
     memories = Memory.objects.filter(license=license)
     context = {
         "license": license,
+        "form": form,
         "documents": documents,
         "memory_count": memories.filter(active=True).count(),
         "memory_users": memories.values("user_ref").distinct().count(),

@@ -68,11 +68,15 @@
 
   // http:// pages other than localhost have no Clipboard API: select the text and copy it.
   function fallbackCopy(source, done) {
-    const range = document.createRange();
-    range.selectNodeContents(source);
-    const selection = window.getSelection();
-    selection.removeAllRanges();
-    selection.addRange(range);
+    if (source.select) {
+      source.select();
+    } else {
+      const range = document.createRange();
+      range.selectNodeContents(source);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+    }
     if (document.execCommand("copy")) done();
   }
 })();

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from licenses.models import License
 from licenses.services import license_forge
 from tests.conftest import PDFS, ROOT
 from tests.e2e.browser import chromium_page
@@ -49,6 +50,16 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
+def make_memory(license: License) -> None:
+    from memory.models import MemoryType
+    from memory.proposals import Proposal
+    from memory.services import memory_consent_set, memory_propose
+
+    memory_consent_set(license=license, user_ref="ana", given=True, actor="user:ana")
+    proposal = Proposal(MemoryType.PREFERENCE, "Prefiere respuestas cortas", 0.9, "explicit")
+    memory_propose(license=license, user_ref="ana", proposal=proposal, actor="user:ana")
+
+
 def search_in_playground(page, base: str, query: str) -> str:
     page.goto(f"{base}/knowledge/search/")
     page.fill("#id_query", query)
@@ -82,6 +93,26 @@ def test_admin_uploads_searches_forges_and_forgets(live_server, celery_worker, d
         assert GOOD_PDF in ready.inner_text() and "chunks" in ready.inner_text()
         assert "invalid.pdf" in failed.inner_text() and "damaged" in failed.inner_text()
         page.wait_for_selector(f"#document-table >> text={GOOD_PDF}")
+        assert "→ sala-e2e" in ready.inner_text()  # each file says where it went
+
+        # The same file again, same scope: named as a duplicate, not a second ready document.
+        drop_files(page, "#dropzone", [GOOD_PDF])
+        duplicate = page.locator(".upload-item[data-duplicate]")
+        duplicate.wait_for()
+        page.wait_for_function(
+            "document.querySelector('.upload-item[data-duplicate]').textContent.includes('ready')"
+        )
+        assert f"duplicate of {GOOD_PDF}" in duplicate.inner_text()
+
+        # The table: Retry where it helps, Forget selected only once something is selected.
+        assert page.locator("tr:has-text('invalid.pdf') button:has-text('Retry')").count() == 1
+        assert page.locator(f"tr:has-text('{GOOD_PDF}') button:has-text('Retry')").count() == 0
+        forget_selected = page.locator("button.forget-selected")
+        assert forget_selected.is_disabled()
+        page.check("#document-table .select-all")
+        assert forget_selected.is_enabled() and "(2)" in forget_selected.inner_text()
+        page.uncheck("#document-table .select-all")
+        assert forget_selected.is_disabled()
         shot(page, "02-knowledge-uploaded")
 
         page.click(f"#document-table a:has-text('{GOOD_PDF}')")
@@ -103,13 +134,52 @@ def test_admin_uploads_searches_forges_and_forgets(live_server, celery_worker, d
         page.goto(f"{base}/licenses/")
         assert key not in page.content()
 
+        # Edit a license's widget origins after forging: a bad one is refused, a good one saved.
+        page.click("a:has-text('sala-e2e')")
+        page.fill("#edit_allowed_origins", 'http://x"><img src=x>')
+        page.click("form.license-form button[type=submit]")
+        assert "Not an origin" in page.inner_text("#edit-title ~ form")
+        page.fill("#edit_allowed_origins", "https://app.example.com\nhttp://localhost:3000")
+        page.click("form.license-form button[type=submit]")
+        page.wait_for_selector("text=License sala-e2e saved.")
+        assert "https://app.example.com" in page.inner_text("dl.meta")
+        assert "http://localhost:3000" in page.inner_text("dl.meta")
+        assert page.locator("[data-copy='#snippet-tag']").count() == 1
+        shot(page, "05b-license-edited")
+
+        # The admin chat: Shift+Enter adds a line, Enter sends; the answer cites its sources.
+        page.goto(f"{base}/chat/")
+        page.select_option("#chat-license", "sala-e2e")
+        page.click("#chat-message")
+        page.keyboard.type("What is Huardest")
+        page.keyboard.press("Shift+Enter")
+        page.keyboard.type("gefburn?")
+        assert page.input_value("#chat-message") == "What is Huardest\ngefburn?"
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".chat-turn .chat-citations", timeout=60_000)
+        assert page.input_value("#chat-message") == ""
+        assert GOOD_PDF in page.text_content(".chat-turn .chat-citations")
+        assert GOOD_PDF in page.inner_text("#chat-sources")
+        shot(page, "05c-admin-chat")
+
         page.goto(f"{base}/knowledge/")
         page.click(f"tr:has-text('{GOOD_PDF}') >> button:has-text('Forget')")
         page.wait_for_selector(f"#document-table >> text={GOOD_PDF}", state="detached")
         assert GOOD_PDF not in search_in_playground(page, base, PHRASE)
 
+        # A user memory exists: the dashboard counts it.
+        make_memory(License.objects.get(machine_id="sala-e2e"))
         page.goto(f"{base}/")
+        assert " ".join(page.inner_text("#memory-tile").split()) == "1 active memory"
         shot(page, "06-dashboard")
+
+        # A phone: each knowledge entry is a card whose status, scope and Forget are visible.
         page.set_viewport_size({"width": 390, "height": 844})
         page.goto(f"{base}/knowledge/")
+        row = page.locator("tr:has-text('invalid.pdf')")
+        for part in ("td.status", "td[data-label=Scope]", "button:has-text('Forget')"):
+            box = row.locator(part).bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, part
+        assert "Failed" in row.locator("td.status").inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
         shot(page, "07-knowledge-phone")

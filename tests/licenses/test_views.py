@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import pytest
+
+from licenses.models import License
+from licenses.services import license_forge
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client(client, django_user_model):
+    django_user_model.objects.create_user("admin", password="pw", is_staff=True)
+    client.login(username="admin", password="pw")
+    return client
+
+
+def test_an_admin_edits_name_origins_and_expiry(admin_client):
+    license = license_forge(user_name="Ana", machine_id="sala-e").license
+    response = admin_client.post(
+        f"/licenses/{license.pk}/",
+        {
+            "user_name": "Ana María",
+            "allowed_origins": "https://app.example.com\nhttp://127.0.0.1:8001/",
+            "expires_on": "2099-12-31",
+        },
+    )
+    assert response.status_code == 302
+    license.refresh_from_db()
+    assert license.user_name == "Ana María"
+    assert license.allowed_origins == ["https://app.example.com", "http://127.0.0.1:8001"]
+    assert license.expires_at.year == 2099
+
+    html = admin_client.get(f"/licenses/{license.pk}/").content.decode()
+    assert "License sala-e saved." in html
+    assert 'data-copy="#snippet-token"' in html and 'data-copy="#snippet-tag"' in html
+
+
+def test_markup_in_an_origin_is_refused_and_nothing_changes(admin_client):
+    license = license_forge(user_name="Ana", machine_id="sala-f").license
+    hostile = 'http://x"><img src=x onerror=alert(1)>'
+    response = admin_client.post(
+        f"/licenses/{license.pk}/", {"user_name": "Otra", "allowed_origins": hostile}
+    )
+    html = response.content.decode()
+    assert response.status_code == 200 and "Not an origin" in html
+    assert "<img src=x" not in html  # shown escaped, never as markup
+    license.refresh_from_db()
+    assert license.user_name == "Ana" and license.allowed_origins == []
+
+
+def test_expiry_can_be_cleared_and_an_unchanged_past_expiry_is_kept(admin_client):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    license = license_forge(user_name="Ana", machine_id="sala-g").license
+    past = timezone.now() - timedelta(days=3)
+    License.objects.filter(pk=license.pk).update(expires_at=past)
+    day = timezone.localtime(past).date().isoformat()
+
+    admin_client.post(f"/licenses/{license.pk}/", {"user_name": "Bea", "expires_on": day})
+    license.refresh_from_db()
+    assert license.user_name == "Bea" and license.expires_at.date() == past.date()
+
+    admin_client.post(f"/licenses/{license.pk}/", {"user_name": "Bea", "expires_on": ""})
+    license.refresh_from_db()
+    assert license.expires_at is None
