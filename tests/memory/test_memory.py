@@ -320,7 +320,8 @@ class TestAdminPage:
     def test_dashboard_and_license_page_show_memory_figures(self, admin_client, license):
         consent(license)
         propose(license, "Prefiere la piscina")
-        assert "active memories" in admin_client.get("/").content.decode()
+        dashboard = " ".join(admin_client.get("/").content.decode().split())
+        assert '<span class="figure">1</span> active memory' in dashboard
         assert (
             "1 active</a> of 1 user"
             in admin_client.get(f"/licenses/{license.pk}/").content.decode()
