@@ -21,7 +21,7 @@ class WidgetCorsMiddleware:
         origin = request.headers.get("Origin", "").rstrip("/")
         if not origin or not request.path.startswith(WIDGET_PATHS):
             return self.get_response(request)
-        from chat.widget import known_widget_origins
+        from licenses.widget_tokens import known_widget_origins
 
         allowed = origin in known_widget_origins()
         if request.method == "OPTIONS":

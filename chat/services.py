@@ -21,7 +21,8 @@ from django.db import transaction
 from chat import session as sessions
 from chat.llm import LLM, Prompt, Source, get_llm
 from knowledge.normalize import detect_language
-from knowledge.selectors import SearchOptions, SearchResult, chunk_search
+from knowledge.search_types import SearchOptions, SearchResult
+from knowledge.services import knowledge_search
 from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
 
@@ -127,7 +128,7 @@ def chat_prepare(
     )
     remembered, refusal = _remember_explicit(principal, question, user_ref, session.id)
     memories = _memories(principal, question, user_ref)
-    response = chunk_search(principal=principal, query=question, options=options)
+    response = knowledge_search(principal=principal, query=question, options=options)
     prompt = build_prompt(
         principal=principal,
         question=question,

@@ -6,7 +6,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from knowledge.forms import license_choices
+from licenses.selectors import license_choices
 from portality.http import HtmxHttpRequest, staff_required
 
 

@@ -10,24 +10,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from knowledge.selectors import MAX_QUERY_CHARS, STRATEGIES, SearchOptions, chunk_search
-from licenses.models import License
+from knowledge.search_types import MAX_QUERY_CHARS, STRATEGIES, SearchOptions
+from knowledge.services import knowledge_search
 from licenses.permissions import IsAdminOrLicense
-from licenses.principals import Principal, principal_for_admin, principal_for_license
-from portality.exceptions import ApplicationError
-
-
-def principal_from_request(request: Request, *, as_license: str | None = None) -> Principal:
-    """A license key decides its own scope; any scope in the request is ignored for it.
-    Only an admin may name a license to search as (``as_license``)."""
-    if isinstance(request.auth, License):
-        return principal_for_license(request.auth)
-    license = None
-    if as_license:
-        license = License.objects.filter(machine_id__iexact=as_license).first()
-        if license is None:
-            raise ApplicationError(f"No license with machine_id {as_license!r}.", status=404)
-    return principal_for_admin(request.user.get_username(), license=license)
+from licenses.principals import principal_from_request
 
 
 class SearchApi(APIView):
@@ -86,5 +72,7 @@ class SearchApi(APIView):
         values = dict(data.validated_data)
         principal = principal_from_request(request, as_license=values.pop("license", None))
         query = values.pop("query")
-        response = chunk_search(principal=principal, query=query, options=SearchOptions(**values))
+        response = knowledge_search(
+            principal=principal, query=query, options=SearchOptions(**values)
+        )
         return Response(self.OutputSerializer(response).data)

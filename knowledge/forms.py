@@ -4,15 +4,8 @@ from django import forms
 from django.conf import settings
 
 from knowledge.models import DocumentStatus, FileKind, Language, SourceType
-from knowledge.selectors import STRATEGIES
-from licenses.models import License
-
-
-def license_choices() -> list[tuple[str, str]]:
-    return [
-        (lic.machine_id, f"{lic.machine_id} — {lic.user_name}")
-        for lic in License.objects.order_by("machine_id")
-    ]
+from knowledge.search_types import STRATEGIES
+from licenses.selectors import license_choices, license_get_for_machine_id
 
 
 class ScopeField(forms.ChoiceField):
@@ -22,7 +15,7 @@ class ScopeField(forms.ChoiceField):
         super().__init__(choices=(), **kwargs)
 
     def valid_value(self, value: str) -> bool:
-        return value == "global" or License.objects.filter(machine_id=value).exists()
+        return value == "global" or license_get_for_machine_id(value) is not None
 
 
 class UploadForm(forms.Form):
@@ -39,7 +32,7 @@ class UploadForm(forms.Form):
         data = super().clean()
         data["license_obj"] = None
         if data.get("scope") == "license":
-            license = License.objects.filter(machine_id=data.get("license") or "").first()
+            license = license_get_for_machine_id(data.get("license") or "")
             if license is None:
                 raise forms.ValidationError("Choose the license this knowledge belongs to.")
             data["license_obj"] = license

@@ -70,7 +70,6 @@ def index_recall(
     """Recall@k of the model's HNSW index against exact search, using stored vectors as queries
     (at the search's own ef_search unless told otherwise)."""
     ef_search = ef_search or settings.SEARCH_HNSW_EF_SEARCH
-    dimensions = vector_index.model_dimensions(model)
     queries = list(
         Embedding.objects.filter(model=model)
         .order_by("?")
@@ -81,16 +80,14 @@ def index_recall(
     hits = 0
     for query in queries:
         literal = "[" + ",".join(str(float(x)) for x in query) + "]"
-        approximate = _top_ids(model, dimensions, literal, k, exact=False, ef_search=ef_search)
-        exact = _top_ids(model, dimensions, literal, k, exact=True, ef_search=ef_search)
+        approximate = _top_ids(model, literal, k, exact=False, ef_search=ef_search)
+        exact = _top_ids(model, literal, k, exact=True, ef_search=ef_search)
         hits += len(set(approximate) & set(exact))
         expected = len(exact)
     return hits / (len(queries) * expected) if expected else None
 
 
-def _top_ids(
-    model: str, dimensions: int, literal: str, k: int, *, exact: bool, ef_search: int
-) -> list[int]:
+def _top_ids(model: str, literal: str, k: int, *, exact: bool, ef_search: int) -> list[int]:
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.ef_search = %s", [ef_search])
         if exact:  # force the sequential scan that defines ground truth
@@ -98,9 +95,10 @@ def _top_ids(
             cursor.execute("SET LOCAL enable_bitmapscan = off")
         # Same cast and predicate as the partial index, or the planner cannot use it.
         cursor.execute(
-            f"SELECT id FROM knowledge_embedding WHERE model = %s "
-            f"ORDER BY vector::halfvec({dimensions}) <=> %s::halfvec({dimensions}) LIMIT %s",
-            [model, literal, k],
+            f"SELECT id FROM knowledge_embedding WHERE {vector_index.model_predicate(model)} "
+            f"ORDER BY {vector_index.indexed_vector(model)} <=> "
+            f"{vector_index.query_vector(model, '%s')} LIMIT %s",
+            [literal, k],
         )
         return [row[0] for row in cursor.fetchall()]
 

@@ -11,14 +11,12 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from django.conf import settings
 
+from knowledge.search_types import SearchResult
 from portality.gemini import gemini_client
-
-if TYPE_CHECKING:
-    from knowledge.selectors import SearchResult
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 from uuid import UUID
@@ -15,97 +15,22 @@ from django.db.models import Aggregate, Avg, Count, FloatField, QuerySet, Sum
 
 from knowledge import prepared, vector_index
 from knowledge.embeddings import provider_for_model
-from knowledge.models import GLOBAL_SCOPE_KEY, Document, SearchLog
+from knowledge.models import GLOBAL_SCOPE_KEY, Chunk, Document, DocumentStatus, SearchLog
+from knowledge.search_types import (
+    MAX_QUERY_CHARS,
+    SearchOptions,
+    SearchResponse,
+    SearchResult,
+)
 from licenses.principals import Principal
 from portality.exceptions import ApplicationError
 
-STRATEGIES = ("weighted", "rrf", "average", "vector", "keyword")
 RRF_K = 60
 KEYWORD_RANK_CAP = 2000
 # When at least this many chunks in scope (and at least as many as the caller asked for)
 # contain every informative query word, only they are ranked by the keyword branch (see
 # _HYBRID_SQL, some_term).
 KEYWORD_EVERY_TERM_MIN = 20
-MAX_QUERY_CHARS = 4000
-
-# Cosine similarity below which a chunk without an exact keyword match is not relevant,
-# per embedding model: e5 similarities crowd between 0.7 and 0.9, Gemini's spread wider,
-# so one bare number cannot serve both. e5 is calibrated on the dev splits (BENCHMARKS.md,
-# "Threshold calibration"); Gemini could not be measured here (no network), so its value
-# is the same rule applied to Google's published similarity range and must be re-checked.
-DEFAULT_MIN_SCORE = {"e5-small@384": 0.82, "gemini-embedding-001@768": 0.60}
-FALLBACK_MIN_SCORE = 0.75  # seed 004 §3.4, for models without a calibration
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    strategy: str = ""
-    top_k: int = 0
-    min_score: float | None = None
-    candidates: int = 0
-    vector_weight: float | None = None
-    rerank: bool = False
-
-    def resolved(self, model: str) -> SearchOptions:
-        """Fill defaults from settings and check ranges; raise a clear error for bad values."""
-        options = replace(
-            self,
-            strategy=self.strategy or settings.SEARCH_STRATEGY,
-            top_k=self.top_k or settings.SEARCH_TOP_K,
-            candidates=self.candidates or settings.SEARCH_CANDIDATES,
-            min_score=self.min_score if self.min_score is not None else default_min_score(model),
-        )
-        if options.strategy not in STRATEGIES:
-            raise ApplicationError(
-                f"Unknown strategy {options.strategy!r}; use one of {', '.join(STRATEGIES)}."
-            )
-        _check_range("top_k", options.top_k, 1, 50)
-        _check_range("candidates", options.candidates, 5, 500)
-        _check_range("min_score", options.min_score, -1.0, 1.0)
-        if options.vector_weight is not None:
-            _check_range("vector_weight", options.vector_weight, 0.0, 1.0)
-        return options
-
-
-def _check_range(name: str, value: float, low: float, high: float) -> None:
-    if not low <= value <= high:
-        raise ApplicationError(f"{name} must be between {low} and {high}; got {value}.")
-
-
-def default_min_score(model: str) -> float:
-    return DEFAULT_MIN_SCORE.get(model, FALLBACK_MIN_SCORE)
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    chunk_id: int
-    document_id: UUID
-    filename: str
-    source_type: str
-    scope: str
-    page_start: int | None
-    page_end: int | None
-    heading: str
-    content: str
-    vector_score: float | None
-    keyword_score: float | None
-    vector_rank: int | None
-    keyword_rank: int | None
-    fused_score: float
-    exact_match: bool
-    rerank_score: float | None = None
-
-
-@dataclass
-class SearchResponse:
-    query: str
-    scope: str
-    model: str | None
-    options: SearchOptions
-    results: list[SearchResult] = field(default_factory=list)
-    candidates: int = 0
-    cut_by_threshold: int = 0
-    latency_ms: float = 0.0
 
 
 def chunk_search(
@@ -115,7 +40,8 @@ def chunk_search(
     options: SearchOptions | None = None,
     using: str = "default",
 ) -> SearchResponse:
-    """Hybrid search inside the principal's scope; every call is written to the access log."""
+    """Hybrid search inside the principal's scope. Reads only: the logged search every entry
+    point uses is ``knowledge.services.knowledge_search``."""
     started = time.perf_counter()
     query = _clean_query(query)
     model = vector_index.active_model()
@@ -135,9 +61,6 @@ def chunk_search(
             response.results = rerank(query, response.results)
         response.results = response.results[: options.top_k]
     response.latency_ms = (time.perf_counter() - started) * 1000
-    from knowledge.services import search_log_record
-
-    search_log_record(principal=principal, response=response, using=using)
     return response
 
 
@@ -207,9 +130,9 @@ terms AS (
             AS strict
 ),
 semantic AS MATERIALIZED (
-    SELECT e.chunk_id, (e.vector::halfvec({dims})) <=> %(vector)s::halfvec({dims}) AS distance
+    SELECT e.chunk_id, {indexed_vector} <=> {query_vector} AS distance
       FROM knowledge_embedding e
-     WHERE e.model = '{model}'
+     WHERE {model_predicate}
        AND (e.license_id IS NULL OR e.license_id = %(license)s)
      ORDER BY distance
      LIMIT %(candidates)s
@@ -313,10 +236,16 @@ def _hybrid_rows(
     options: SearchOptions,
     using: str,
 ) -> list[dict[str, Any]]:
-    dims = vector_index.model_dimensions(model)  # also vouches for the model name's shape
     # The model is written into the text: the planner uses a partial HNSW index only when
-    # the query's predicate matches the index's literally, even in a generic plan.
-    sql = _HYBRID_SQL.format(dims=dims, model=model, rrf_k=RRF_K, rank_cap=KEYWORD_RANK_CAP)
+    # the query's predicate matches the index's literally, even in a generic plan. Only
+    # these vouched-for fragments and constants are formatted in; values are parameters.
+    sql = _HYBRID_SQL.format(
+        indexed_vector=vector_index.indexed_vector(model, alias="e."),
+        query_vector=vector_index.query_vector(model, "%(vector)s"),
+        model_predicate=vector_index.model_predicate(model, alias="e."),
+        rrf_k=RRF_K,
+        rank_cap=KEYWORD_RANK_CAP,
+    )
     limit = max(options.top_k, 20) if options.rerank else options.top_k
     params = {
         "q": query,
@@ -570,3 +499,28 @@ def search_latency_by_day(*, days: int = 14, license_id: UUID | None = None) -> 
         LatencyDay(r["day"], round(r["p50"], 1), round(r["p95"], 1), round(r["p99"], 1))
         for r in rows
     ]
+
+
+@dataclass(frozen=True)
+class StatusCount:
+    status: str
+    label: str
+    count: int
+
+
+def document_counts_by_status() -> list[StatusCount]:
+    """Every status, in the order of the pipeline, with how many documents have it."""
+    counts = dict(Document.objects.values_list("status").annotate(n=Count("id")))
+    return [
+        StatusCount(value, str(label), counts.get(value, 0))
+        for value, label in DocumentStatus.choices
+    ]
+
+
+def chunk_count() -> int:
+    return Chunk.objects.count()
+
+
+def documents_failed_recently(*, limit: int) -> list[Document]:
+    failed = Document.objects.filter(status=DocumentStatus.FAILED).select_related("license")
+    return list(failed.order_by("-updated_at")[:limit])

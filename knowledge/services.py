@@ -14,7 +14,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from django.conf import settings
 from django.contrib.postgres.search import CombinedSearchVector, SearchVector
@@ -46,12 +46,11 @@ from knowledge.normalize import (
     remove_repeated_margins,
 )
 from knowledge.redaction import redact
+from knowledge.search_types import SearchOptions, SearchResponse
+from knowledge.selectors import chunk_search
 from licenses.models import License
 from licenses.principals import Principal
 from portality.exceptions import ApplicationError
-
-if TYPE_CHECKING:
-    from knowledge.selectors import SearchResponse
 
 logger = logging.getLogger(__name__)
 
@@ -436,6 +435,20 @@ def documents_requeue_stuck(*, enqueue: bool = True) -> list[Document]:
     limit = timezone.now() - settings.KNOWLEDGE_STUCK_AFTER
     stuck = list(Document.objects.filter(status=DocumentStatus.PROCESSING, updated_at__lt=limit))
     return [document_retry(document=document, enqueue=enqueue) for document in stuck]
+
+
+def knowledge_search(
+    *,
+    principal: Principal,
+    query: str,
+    options: SearchOptions | None = None,
+    using: str = "default",
+) -> SearchResponse:
+    """The search every entry point runs: hybrid retrieval in the principal's scope, written
+    to the access log (seed 004 §7)."""
+    response = chunk_search(principal=principal, query=query, options=options, using=using)
+    search_log_record(principal=principal, response=response, using=using)
+    return response
 
 
 def search_log_record(

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge.selectors import STRATEGIES, SearchOptions, chunk_search
+from knowledge.search_types import STRATEGIES, SearchOptions
+from knowledge.services import knowledge_search
 from licenses.principals import Principal
 from portality.exceptions import ApplicationError
 
@@ -32,7 +33,7 @@ MEMORY_SEARCH_TOOL: dict[str, Any] = {
 def run_memory_search(*, principal: Principal, arguments: dict[str, Any]) -> dict[str, Any]:
     """Execute a tool call. The scope is the principal's; nothing in ``arguments`` can widen it."""
     try:
-        response = chunk_search(
+        response = knowledge_search(
             principal=principal,
             query=str(arguments.get("query", "")),
             options=SearchOptions(

@@ -35,12 +35,27 @@ def model_dimensions(model: str) -> int:
     return int(match.group(1))
 
 
+def indexed_vector(model: str, alias: str = "") -> str:
+    """The expression the model's HNSW index is built over. A query must repeat it, and
+    ``model_predicate``, word for word, or the planner cannot use the partial index."""
+    return f"({alias}vector::halfvec({model_dimensions(model)}))"
+
+
+def model_predicate(model: str, alias: str = "") -> str:
+    model_dimensions(model)  # vouches for the name's shape before it goes into SQL
+    return f"{alias}model = '{model}'"
+
+
+def query_vector(model: str, placeholder: str) -> str:
+    """A query vector parameter cast like the indexed column."""
+    return f"{placeholder}::halfvec({model_dimensions(model)})"
+
+
 def index_name(model: str) -> str:
     return "embedding_hnsw_" + re.sub(r"[^a-z0-9]+", "_", model)
 
 
 def ensure_index(model: str) -> None:
-    dimensions = model_dimensions(model)
     # CONCURRENTLY keeps ingestion and search running while a big index builds; it cannot
     # run inside a transaction (tests wrap each test in one).
     concurrently = "" if connection.in_atomic_block else "CONCURRENTLY"
@@ -50,9 +65,9 @@ def ensure_index(model: str) -> None:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute(
             f"CREATE INDEX {concurrently} IF NOT EXISTS {index_name(model)} "
-            f"ON knowledge_embedding USING hnsw ((vector::halfvec({dimensions})) halfvec_cosine_ops) "
+            f"ON knowledge_embedding USING hnsw ({indexed_vector(model)} halfvec_cosine_ops) "
             f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) "
-            f"WHERE model = '{model}'"
+            f"WHERE {model_predicate(model)}"
         )
 
 

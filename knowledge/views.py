@@ -10,7 +10,6 @@ from uuid import UUID
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.db.models import Count
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -18,7 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from knowledge import selectors, services
-from knowledge.forms import DocumentFilterForm, PlaygroundForm, UploadForm, license_choices
+from knowledge.forms import DocumentFilterForm, PlaygroundForm, UploadForm
 from knowledge.models import (
     Chunk,
     Document,
@@ -28,8 +27,9 @@ from knowledge.models import (
     SearchLog,
     SourceType,
 )
-from licenses.models import License, LicenseStatus
+from knowledge.search_types import SearchOptions
 from licenses.principals import principal_for_admin
+from licenses.selectors import license_choices, license_counts, license_get_for_machine_id
 from portality.exceptions import ApplicationError
 from portality.health import is_healthy, system_health
 from portality.http import HtmxHttpRequest, staff_required
@@ -49,24 +49,19 @@ def dashboard(
     """``memory_metrics`` comes from the URL wiring: memory sits above knowledge, so this
     view may show its figures but must not import it."""
     now = timezone.now()
-    by_status = dict(Document.objects.values_list("status").annotate(n=Count("id")))
+    by_status = selectors.document_counts_by_status()
     context = {
         "health": (report := system_health()),
         "healthy": is_healthy(report),
-        "by_status": [
-            (label, by_status.get(value, 0), value) for value, label in DocumentStatus.choices
-        ],
-        "documents": sum(by_status.values()),
-        "chunks": Chunk.objects.count(),
-        "licenses_active": License.objects.filter(status=LicenseStatus.ACTIVE).count(),
-        "licenses_total": License.objects.count(),
+        "by_status": by_status,
+        "documents": sum(row.count for row in by_status),
+        "chunks": selectors.chunk_count(),
+        "licenses": license_counts(),
         "activity": selectors.ingestion_activity(days=14),
         "metrics_day": selectors.search_metrics(since=now - timedelta(days=1)),
         "metrics_week": selectors.search_metrics(since=now - timedelta(days=7)),
         "latency": selectors.search_latency_by_day(days=14),
-        "failures": Document.objects.filter(status=DocumentStatus.FAILED).select_related("license")[
-            :8
-        ],
+        "failures": selectors.documents_failed_recently(limit=8),
         "memory": memory_metrics(since=now - timedelta(days=7)) if memory_metrics else None,
     }
     return render(request, "knowledge/dashboard.html", context)
@@ -247,19 +242,15 @@ def playground(request: HtmxHttpRequest) -> HttpResponse:
     response = error = None
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
-        license = (
-            License.objects.filter(machine_id=data["scope"]).first()
-            if data["scope"] != "global"
-            else None
-        )
-        options = selectors.SearchOptions(
+        license = license_get_for_machine_id(data["scope"]) if data["scope"] != "global" else None
+        options = SearchOptions(
             strategy=data["strategy"] or "",
             top_k=data["top_k"] or 0,
             min_score=data["min_score"],
             vector_weight=data["vector_weight"],
         )
         try:
-            response = selectors.chunk_search(
+            response = services.knowledge_search(
                 principal=principal_for_admin(request.user.get_username(), license=license),
                 query=data["query"],
                 options=options,

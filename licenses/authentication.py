@@ -8,8 +8,11 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 
+from licenses.keys import KEY_PREFIX
 from licenses.models import License
-from licenses.services import KEY_PREFIX, license_get_for_key
+from licenses.selectors import license_get_for_key
+from licenses.widget_tokens import widget_token_read
+from portality.exceptions import ApplicationError
 
 
 @dataclass
@@ -80,9 +83,6 @@ class WidgetTokenAuthentication(authentication.BaseAuthentication):
         scheme, _, token = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
         if scheme.lower() != "widget" or not token:
             return None
-        from chat.widget import widget_token_read
-        from portality.exceptions import ApplicationError
-
         try:
             claims = widget_token_read(token.strip())
         except ApplicationError as exc:

@@ -10,7 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from uuid import UUID
 
+from rest_framework.request import Request
+
 from licenses.models import License
+from licenses.selectors import license_get_for_machine_id
+from portality.exceptions import ApplicationError
 
 
 @dataclass(frozen=True)
@@ -19,10 +23,6 @@ class Principal:
     license_id: UUID | None  # the scope: None = global knowledge only
     scope_label: str
     license: License | None = None
-
-    @property
-    def is_license(self) -> bool:
-        return self.actor.startswith("license:")
 
 
 def principal_for_license(license: License) -> Principal:
@@ -42,3 +42,16 @@ def principal_for_admin(username: str, *, license: License | None) -> Principal:
         scope_label=license.machine_id if license else "global",
         license=license,
     )
+
+
+def principal_from_request(request: Request, *, as_license: str | None = None) -> Principal:
+    """A license key decides its own scope; any scope in the request is ignored for it.
+    Only an admin may name a license to speak as (``as_license``)."""
+    if isinstance(request.auth, License):
+        return principal_for_license(request.auth)
+    license = None
+    if as_license:
+        license = license_get_for_machine_id(as_license)
+        if license is None:
+            raise ApplicationError(f"No license with machine_id {as_license!r}.", status=404)
+    return principal_for_admin(request.user.get_username(), license=license)

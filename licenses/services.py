@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
 import secrets
 from dataclasses import dataclass
@@ -13,22 +11,15 @@ from urllib.parse import urlsplit
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 
+from licenses.keys import PREFIX_LENGTH, hash_key, new_key
 from licenses.models import GLOBAL_SCOPE, License, LicenseStatus
 from portality.exceptions import ApplicationError
-
-KEY_PREFIX = "pbk_"
-_PREFIX_LENGTH = 12  # "pbk_" + 8 characters: shown in the UI, indexed for lookup
 
 
 @dataclass(frozen=True)
 class ForgedLicense:
     license: License
     key: str  # shown once; only its hash is stored
-
-
-def hash_key(key: str) -> str:
-    # Keys are 256-bit random tokens, so a fast hash is enough (no dictionary to attack).
-    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def _machine_id(requested: str | None) -> str:
@@ -97,13 +88,13 @@ def license_forge(
     user_name = _user_name(user_name)
     machine_id = _machine_id(machine_id)
     origins = origins_clean(allowed_origins or [])
-    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    key = new_key()
     try:
         with transaction.atomic():
             license = License.objects.create(
                 machine_id=machine_id,
                 user_name=user_name,
-                key_prefix=key[:_PREFIX_LENGTH],
+                key_prefix=key[:PREFIX_LENGTH],
                 key_hash=hash_key(key),
                 expires_at=expires_at,
                 allowed_origins=origins,
@@ -143,16 +134,6 @@ def license_update(
     return license
 
 
-def license_get_for_key(key: str) -> License | None:
-    """The license a key belongs to, whatever its status (callers decide what revoked means)."""
-    if not key.startswith(KEY_PREFIX) or len(key) < _PREFIX_LENGTH + 8:
-        return None
-    license = License.objects.filter(key_prefix=key[:_PREFIX_LENGTH]).first()
-    if license and hmac.compare_digest(license.key_hash, hash_key(key)):
-        return license
-    return None
-
-
 def license_revoke(*, license: License) -> License:
     License.objects.filter(pk=license.pk).update(status=LicenseStatus.REVOKED)
     license.refresh_from_db()
@@ -167,9 +148,9 @@ def license_reactivate(*, license: License) -> License:
 
 def license_rotate_key(*, license: License) -> ForgedLicense:
     """A new key for the same license (the old one stops working at once)."""
-    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    key = new_key()
     License.objects.filter(pk=license.pk).update(
-        key_prefix=key[:_PREFIX_LENGTH], key_hash=hash_key(key)
+        key_prefix=key[:PREFIX_LENGTH], key_hash=hash_key(key)
     )
     license.refresh_from_db()
     return ForgedLicense(license=license, key=key)

@@ -9,11 +9,9 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from knowledge.models import Document
-from licenses import services
+from licenses import selectors, services
 from licenses.forms import ForgeLicenseForm, LicenseEditForm
 from licenses.models import License
-from memory.models import Memory
 from portality.exceptions import ApplicationError
 from portality.http import HtmxHttpRequest, staff_required
 
@@ -63,15 +61,7 @@ def license_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
         else:
             messages.success(request, f"License {license.machine_id} saved.")
             return redirect("licenses:license-detail", pk=pk)
-    documents = Document.objects.filter(license=license).order_by("-created_at")
-    memories = Memory.objects.filter(license=license)
-    context = {
-        "license": license,
-        "form": form,
-        "documents": documents,
-        "memory_count": memories.filter(active=True).count(),
-        "memory_users": memories.values("user_ref").distinct().count(),
-    }
+    context = {"license": license, "form": form, "page": selectors.license_page(license)}
     return render(request, "licenses/license_detail.html", context)
 
 

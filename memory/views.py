@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from knowledge.forms import license_choices
+from licenses.selectors import license_choices
 from memory import selectors, services
 from memory.models import Memory, MemorySource, MemoryType
 from portality.http import HtmxHttpRequest, staff_required

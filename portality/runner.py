@@ -120,7 +120,7 @@ def _demo_command(data_dir: Path, port: int, demo_port: int) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "chat.demo",
+        "portality.demo",
         f"--api=http://127.0.0.1:{port}",
         f"--port={demo_port}",
         f"--key-file={key_file}",
@@ -128,23 +128,12 @@ def _demo_command(data_dir: Path, port: int, demo_port: int) -> list[str]:
 
 
 def _ensure_demo_license(data_dir: Path, demo_port: int) -> Path:
-    """A license for the demo page; its key lives in a 0600 file, as a product's backend keeps it."""
-    from licenses.models import License
-    from licenses.services import license_forge, license_rotate_key
+    """The demo page's license (manage.py demo_license: the licenses app owns licenses)."""
+    from django.core.management import call_command
 
     key_file = data_dir / "demo-license.key"
     origin = f"http://127.0.0.1:{demo_port}"
-    license = License.objects.filter(machine_id="demo").first()
-    if license is None:
-        forged = license_forge(user_name="Demo", machine_id="demo", allowed_origins=[origin])
-    elif not key_file.exists():  # the key cannot be recovered from its hash: issue a new one
-        forged = license_rotate_key(license=license)
-    else:
-        forged = None
-    if forged:
-        key_file.write_text(forged.key)
-        key_file.chmod(0o600)
-    License.objects.filter(machine_id="demo").update(allowed_origins=[origin])
+    call_command("demo_license", f"--origin={origin}", f"--key-file={key_file}", verbosity=0)
     return key_file
 
 

@@ -24,7 +24,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=120)
     parser.add_argument("--shape", choices=["e5", "islands"], default="e5")
     args = parser.parse_args()
-    from tests.bench.database import open_search_bench
+    from knowledge.bench.database import open_search_bench
 
     open_search_bench(args.shape, args.chunks)
     from django.conf import settings
@@ -45,8 +45,8 @@ def measure(queries: int) -> dict:
     from rest_framework.test import APIClient
 
     import chat.services
-    from chat.widget import widget_token_issue
     from licenses.models import License
+    from licenses.widget_tokens import widget_token_issue
 
     license = License.objects.filter(machine_id__startswith="bench-").order_by("machine_id")[100]
     origin = "https://bench.example"

@@ -34,7 +34,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--against", default="8c6995e", help="revision of the old statement")
     args = parser.parse_args()
-    from tests.bench.database import open_search_bench
+    from knowledge.bench.database import open_search_bench
 
     open_search_bench("e5", args.chunks)
     from django.db import connection
@@ -54,7 +54,7 @@ def main() -> None:
 
 def statements(against: str) -> dict[str, str]:
     from knowledge import selectors
-    from tests.bench.search_scale import MODEL
+    from knowledge.bench.search_scale import MODEL
 
     source = subprocess.run(
         ["git", "show", f"{against}:knowledge/selectors.py"],
@@ -75,7 +75,7 @@ def measure(args: argparse.Namespace) -> dict:
     import numpy as np
 
     from knowledge import prepared, selectors
-    from tests.bench import search_scale
+    from knowledge.bench import search_scale
     from tests.bench.prepared_ab import _scopes, summary
 
     sql = statements(args.against)
@@ -133,7 +133,7 @@ def keyword_agreement(sql: dict[str, str], world, license_id, queries: int) -> d
     from django.db import connection
 
     from knowledge import prepared, selectors
-    from tests.bench import search_scale
+    from knowledge.bench import search_scale
 
     agreement: dict[str, list[float]] = {"old": [], "new": []}
     for _ in range(queries):

@@ -24,7 +24,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--shape", choices=["e5", "islands"], default="e5")
     args = parser.parse_args()
-    from tests.bench.database import open_search_bench
+    from knowledge.bench.database import open_search_bench
 
     open_search_bench(args.shape, args.chunks)
     print(json.dumps(measure(args), indent=2))
@@ -34,8 +34,9 @@ def measure(args: argparse.Namespace) -> dict:
     import numpy as np
     from django.conf import settings
 
-    from knowledge.selectors import SearchOptions, _hybrid_rows
-    from tests.bench import search_scale
+    from knowledge.bench import search_scale
+    from knowledge.search_types import SearchOptions
+    from knowledge.selectors import _hybrid_rows
 
     search_scale.rng = np.random.default_rng(7)  # the world bench_search filled the data from
     world = search_scale.make_world(args.licenses, args.shape)
@@ -69,7 +70,7 @@ def measure(args: argparse.Namespace) -> dict:
 def _scopes(licenses: int) -> dict:
     from django.db import connection
 
-    from tests.bench.search_scale import _tiny_license
+    from knowledge.bench.search_scale import _tiny_license
 
     with connection.cursor() as cursor:
         cursor.execute(

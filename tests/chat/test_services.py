@@ -40,11 +40,11 @@ class SpyLLM:
 
 @pytest.fixture
 def marta(settings, monkeypatch):
-    from knowledge import selectors
+    from knowledge import search_types
 
     # The fake embedder's cosines sit far lower than e5's: a related question scores about
     # 0.6, an unrelated one under 0.2 (threshold calibration is per model, as in production).
-    monkeypatch.setattr(selectors, "FALLBACK_MIN_SCORE", 0.4)
+    monkeypatch.setattr(search_types, "FALLBACK_MIN_SCORE", 0.4)
     settings.SEARCH_TOP_K = 3
     forged = license_forge(user_name="Marta", machine_id="sala-chat")
     make_document(

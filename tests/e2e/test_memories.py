@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from chat.demo import make_server
 from licenses.services import license_forge
 from memory.models import Memory
+from portality.demo import make_server
 from tests.e2e.browser import chromium_page
 from tests.e2e.test_admin_journey import shot
 from tests.e2e.test_widget import free_port

@@ -1,6 +1,6 @@
 """The chat widget embedded in a page of another origin, in a real Chromium.
 
-The host page is served by chat.demo (what `make run` starts on its second port): it plays
+The host page is served by portality.demo (what `make run` starts on its second port): it plays
 the product's backend, minting a widget token with the license key server-side.
 """
 
@@ -11,8 +11,8 @@ import threading
 
 import pytest
 
-from chat.demo import make_server
 from licenses.services import license_forge, license_revoke
+from portality.demo import make_server
 from tests.e2e.browser import chromium_page
 from tests.e2e.test_admin_journey import shot
 from tests.factories import make_document

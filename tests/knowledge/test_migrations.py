@@ -4,7 +4,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from knowledge.selectors import SearchOptions, chunk_search
+from knowledge.search_types import SearchOptions
+from knowledge.selectors import chunk_search
 from knowledge.vector_index import index_name
 from licenses.principals import principal_for_admin
 from tests.factories import make_document

@@ -10,13 +10,14 @@ from django.utils import timezone
 from knowledge import selectors
 from knowledge.models import SearchLog
 from knowledge.rerank import rerank
+from knowledge.search_types import SearchOptions
 from knowledge.selectors import (
-    SearchOptions,
     chunk_search,
     common_lexemes,
     common_lexemes_forget,
     search_metrics,
 )
+from knowledge.services import knowledge_search
 from licenses.principals import principal_for_admin, principal_for_license
 from portality.exceptions import ApplicationError
 from tests.factories import make_document, make_license
@@ -30,6 +31,10 @@ GIMNASIO = "# Gimnasio\n\nEl gimnasio del condominio requiere reserva previa los
 
 def search(principal, query, **options):
     return chunk_search(principal=principal, query=query, options=SearchOptions(**options))
+
+
+def logged_search(principal, query, **options):
+    return knowledge_search(principal=principal, query=query, options=SearchOptions(**options))
 
 
 @pytest.fixture
@@ -353,10 +358,17 @@ class TestHostileInput:
 
 
 class TestAccessLog:
+    def test_the_selector_only_reads(self, corpus):
+        alpha, _ = corpus
+        search(principal_for_license(alpha), "piscina", min_score=-1)
+        assert not SearchLog.objects.exists()
+
     def test_every_search_is_logged_with_scope_results_and_latency(self, corpus):
         alpha, _ = corpus
-        response = search(
-            principal_for_license(alpha), "Amoxicilina, llamar a ana@example.com", min_score=-1
+        response = knowledge_search(
+            principal=principal_for_license(alpha),
+            query="Amoxicilina, llamar a ana@example.com",
+            options=SearchOptions(min_score=-1),
         )
 
         log = SearchLog.objects.get()
@@ -372,8 +384,8 @@ class TestAccessLog:
     def test_metrics_per_period_and_license(self, corpus):
         alpha, beta = corpus
         for _ in range(3):
-            search(principal_for_license(alpha), "piscina", min_score=-1)
-        search(
+            logged_search(principal_for_license(alpha), "piscina", min_score=-1)
+        logged_search(
             principal_for_license(beta), "nadar temprano", min_score=0.999
         )  # no exact hit: all cut
         since = timezone.now() - timedelta(hours=1)

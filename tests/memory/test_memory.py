@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from chat.services import chat_answer, chat_prepare
-from chat.widget import widget_token_issue
 from licenses.principals import principal_for_license
 from licenses.services import license_forge
+from licenses.widget_tokens import widget_token_issue
 from memory import services
 from memory.models import Memory, MemoryEvent, MemorySource, MemoryType
 from memory.services import MemoryRejected, Proposal

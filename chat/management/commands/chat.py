@@ -10,8 +10,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from chat.services import chat_prepare, chat_stream
-from licenses.models import License
 from licenses.principals import principal_for_license
+from licenses.selectors import license_get_for_machine_id
 from portality.exceptions import ApplicationError
 
 
@@ -28,7 +28,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the API's answer shape")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        license = License.objects.filter(machine_id__iexact=options["machine_id"]).first()
+        license = license_get_for_machine_id(options["machine_id"])
         if license is None:
             raise CommandError(f"No license with machine_id {options['machine_id']!r}.")
         principal = principal_for_license(license)

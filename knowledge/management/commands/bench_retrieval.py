@@ -1,7 +1,7 @@
 """manage.py bench_retrieval DATASET_DIR --split dev [--json] — retrieval quality per strategy.
 
 Runs in a separate database (portality_bench), so product data is never touched. The logic
-lives with the other benchmarks, in tests/bench/retrieval.py."""
+lives in knowledge/bench/retrieval.py, beside the other benchmark runners."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ class Command(BaseCommand):
         parser.add_argument("--database", default="portality_bench", help="benchmark database name")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from tests.bench.database import use_bench_database
-        from tests.bench.retrieval import run
+        from knowledge.bench.database import use_bench_database
+        from knowledge.bench.retrieval import run
 
         directory = options["dataset_dir"]
         if (

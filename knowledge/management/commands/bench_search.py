@@ -2,7 +2,7 @@
 latency and kNN recall at scale.
 
 Fills a separate database (portality_bench_search_<shape>_<N>) with synthetic chunks; a
-second run with the same N and shape reuses them. Logic in tests/bench/search_scale.py."""
+second run with the same N and shape reuses them. Logic in knowledge/bench/search_scale.py."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from tests.bench.database import use_bench_database
-        from tests.bench.search_scale import run
+        from knowledge.bench.database import use_bench_database
+        from knowledge.bench.search_scale import run
 
         use_bench_database(f"portality_bench_search_{options['shape']}_{options['chunks']}")
         report = run(

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from knowledge import services
 from knowledge.models import Document, DocumentStatus, Language, SourceType
 from licenses.models import License
+from licenses.selectors import license_get_for_machine_id
 from portality.exceptions import ApplicationError
 
 
@@ -53,7 +54,7 @@ class Command(BaseCommand):
     def _license(self, machine_id: str | None) -> License | None:
         if not machine_id:
             return None
-        license = License.objects.filter(machine_id__iexact=machine_id).first()
+        license = license_get_for_machine_id(machine_id)
         if license is None:
             raise CommandError(f"No license with machine_id {machine_id!r}.")
         return license

@@ -8,9 +8,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge.selectors import STRATEGIES, SearchOptions, chunk_search
-from licenses.models import License
+from knowledge.search_types import STRATEGIES, SearchOptions
+from knowledge.services import knowledge_search
 from licenses.principals import principal_for_admin, principal_for_license
+from licenses.selectors import license_get_for_machine_id
 from portality.exceptions import ApplicationError
 
 
@@ -30,7 +31,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         principal = principal_for_admin("cli", license=None)
         if options["machine_id"]:
-            license = License.objects.filter(machine_id__iexact=options["machine_id"]).first()
+            license = license_get_for_machine_id(options["machine_id"])
             if license is None:
                 raise CommandError(f"No license with machine_id {options['machine_id']!r}.")
             principal = principal_for_license(license)
@@ -40,7 +41,7 @@ class Command(BaseCommand):
             min_score=options["min_score"],
         )
         try:
-            response = chunk_search(
+            response = knowledge_search(
                 principal=principal, query=options["query"], options=search_options
             )
         except ApplicationError as exc:

@@ -30,7 +30,8 @@ from pgvector import HalfVector
 
 from knowledge import selectors
 from knowledge.models import EmbeddingSpace
-from knowledge.selectors import SearchOptions, _hybrid_rows
+from knowledge.search_types import SearchOptions
+from knowledge.selectors import _hybrid_rows
 from knowledge.vector_index import drop_index, ensure_index, index_name
 
 MODEL = "e5-small@384"

@@ -39,7 +39,7 @@ def open_search_bench(shape: str, chunks: int) -> None:
     django.setup()
     from django.conf import settings
 
-    from tests.bench.search_scale import prewarm
+    from knowledge.bench.search_scale import prewarm
 
     use_bench_database(f"portality_bench_search_{shape}_{chunks}")
     settings.DEBUG = False

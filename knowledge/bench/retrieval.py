@@ -20,7 +20,8 @@ import numpy as np
 
 from knowledge import services
 from knowledge.models import Document, DocumentStatus
-from knowledge.selectors import STRATEGIES, SearchOptions, chunk_search
+from knowledge.search_types import STRATEGIES, SearchOptions
+from knowledge.selectors import chunk_search
 from licenses.models import License
 from licenses.principals import principal_for_license
 from licenses.services import license_forge

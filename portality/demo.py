@@ -3,7 +3,7 @@
 It plays the product's backend: with a license key kept server-side it mints a widget
 token for each page view, then serves a page whose only tie to Portality is the script tag.
 
-    python -m chat.demo --api http://127.0.0.1:8000 --port 8001 --key-file var/demo-license.key
+    python -m portality.demo --api http://127.0.0.1:8000 --port 8001 --key-file var/demo-license.key
 """
 
 from __future__ import annotations
