@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: install install-dev system-packages run test lint check bench
+.PHONY: install install-dev system-packages run test test-fast lint check bench
 
 install: $(VENV)/.installed
 
@@ -28,6 +28,7 @@ run: install
 lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 check: install-dev
 	DJANGO_SETTINGS_MODULE=tests.settings $(PY) manage.py makemigrations --check --dry-run
@@ -38,6 +39,10 @@ system-packages:
 
 test: install-dev system-packages lint check
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# The inner loop: no browser, no Celery worker process, no make run / manage.py processes.
+test-fast: install-dev
+	$(VENV)/bin/pytest -m "not e2e and not worker and not process" $(PYTEST_ARGS)
 
 bench: install-dev
 	$(VENV)/bin/pytest tests/bench -s $(PYTEST_ARGS)

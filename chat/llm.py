@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -20,6 +19,7 @@ from typing import Protocol
 from django.conf import settings
 
 from portality.exceptions import ApplicationError
+from portality.text import fold
 
 logger = logging.getLogger(__name__)
 
@@ -168,9 +168,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")  # sentences, and headings on lines
 
 
 def _fold_words(text: str) -> set[str]:
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return {w[:6] for w in re.findall(r"\w+", plain) if len(w) > 3}
+    return {w[:6] for w in re.findall(r"\w+", fold(text)) if len(w) > 3}
 
 
 class ExtractiveLLM:

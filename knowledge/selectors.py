@@ -404,14 +404,6 @@ def _round2(value: float | None) -> float | None:
     return None if value is None else round(float(value), 2)
 
 
-def documents_for_scope(*, license_id: UUID | None) -> QuerySet[Document]:
-    return (
-        Document.objects.filter(license_id=license_id)
-        if license_id
-        else Document.objects.filter(license__isnull=True)
-    )
-
-
 # -- admin lists and dashboard ---------------------------------------------------------------
 
 DOCUMENT_SORTS = (

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from knowledge import vector_index
 from knowledge.chunking import CHUNK_SIZES, Chunker, Piece, blocks_from_pages, embedding_text
-from knowledge.embeddings import EmbeddingProvider, get_provider, provider_for_model
+from knowledge.embeddings import EmbeddingProvider
 from knowledge.extraction import IngestionError, PageText, detect_kind, extract
 from knowledge.models import (
     TS_CONFIG,
@@ -177,7 +177,7 @@ def document_ingest(*, document_id: uuid.UUID | str) -> Document | None:
         return None
     document = Document.objects.select_related("license").get(pk=document_id)
     try:
-        provider = _ingest_provider()
+        provider = vector_index.active_provider()
         prepared = _prepare(document, provider)
         pieces, duplicates = _new_pieces(document, prepared.pieces)
         vectors = _embed(document, pieces, provider)
@@ -208,11 +208,6 @@ def _progress(document: Document, stage: str, progress: int) -> None:
     Document.objects.filter(pk=document.pk, status=DocumentStatus.PROCESSING).update(
         stage=stage, progress=progress, updated_at=timezone.now()
     )
-
-
-def _ingest_provider() -> EmbeddingProvider:
-    model = vector_index.active_model()
-    return provider_for_model(model) if model else get_provider()
 
 
 def _prepare(document: Document, provider: EmbeddingProvider) -> Prepared:
@@ -355,6 +350,15 @@ def search_vector_for(ts_config: str, heading: str, content: str) -> CombinedSea
     versions bloating the table that every keyword search reads)."""
     return SearchVector(Value(heading), config=ts_config, weight="A") + SearchVector(
         Value(content), config=ts_config, weight="B"
+    )
+
+
+def document_mark_crashed(*, document_id: uuid.UUID | str, error: BaseException) -> None:
+    """Ingestion stopped by an error no stage expected (a bug, a dependency failing): the
+    worker's final failure and the command line's in-process run say it the same way."""
+    document_mark_failed(
+        document_id=document_id,
+        message=f"Ingestion stopped by an unexpected error: {type(error).__name__}: {error}",
     )
 
 

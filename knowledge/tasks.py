@@ -19,10 +19,7 @@ class IngestTask(Task):
         # Retries are exhausted or the error was not transient: say so on the document.
         document_id = kwargs.get("document_id") or (args[0] if args else None)
         if document_id:
-            services.document_mark_failed(
-                document_id=document_id,
-                message=f"Ingestion stopped by an unexpected error: {type(exc).__name__}: {exc}",
-            )
+            services.document_mark_crashed(document_id=document_id, error=exc)
 
 
 @shared_task(

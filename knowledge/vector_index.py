@@ -13,6 +13,7 @@ import re
 from django.db import connection, transaction
 from django.utils import timezone
 
+from knowledge.embeddings import EmbeddingProvider, get_provider, provider_for_model
 from knowledge.models import EmbeddingSpace
 from portality.exceptions import ApplicationError
 
@@ -102,3 +103,10 @@ def space_activate(*, space: EmbeddingSpace) -> None:
 
 def active_model() -> str | None:
     return EmbeddingSpace.objects.filter(is_active=True).values_list("model", flat=True).first()
+
+
+def active_provider() -> EmbeddingProvider:
+    """The provider of the vectors searches compare against: the active space's model, or
+    the configured provider before anything has been embedded."""
+    model = active_model()
+    return provider_for_model(model) if model else get_provider()

@@ -50,9 +50,6 @@ class License(models.Model):
     def is_expired(self, now: timezone.datetime | None = None) -> bool:
         return self.expires_at is not None and self.expires_at <= (now or timezone.now())
 
-    def is_usable(self, now: timezone.datetime | None = None) -> bool:
-        return self.status == LicenseStatus.ACTIVE and not self.is_expired(now)
-
     @property
     def display_status(self) -> str:
         if self.status == LicenseStatus.REVOKED:

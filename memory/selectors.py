@@ -15,10 +15,6 @@ def memory_get_for_user(*, license: License, user_ref: str, memory_id: object) -
     return memory_list_for_user(license=license, user_ref=user_ref).filter(pk=memory_id).first()
 
 
-def memory_events(*, memory: Memory) -> QuerySet[MemoryEvent]:
-    return MemoryEvent.objects.filter(memory_id=memory.pk)
-
-
 def memory_list_for_admin(
     *, license: str = "", user: str = "", memory_type: str = "", status: str = "", source: str = ""
 ) -> QuerySet[Memory]:

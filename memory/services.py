@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import re
-import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -19,7 +18,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from knowledge import vector_index
-from knowledge.embeddings import get_provider, provider_for_model
 from knowledge.redaction import redact
 from licenses.models import License
 from memory.models import (
@@ -31,6 +29,7 @@ from memory.models import (
     MemoryType,
 )
 from portality.exceptions import ApplicationError
+from portality.text import fold
 
 logger = logging.getLogger(__name__)
 
@@ -84,11 +83,6 @@ class Proposal:
     source_reference: str = ""
     source_message: str = ""
     expires_at: datetime | None = None
-
-
-def fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def explicit_proposal(message: str, *, session_id: str = "") -> Proposal | None:
@@ -208,8 +202,7 @@ def forbidden_reason(text: str) -> str | None:
 
 
 def _embed(text: str) -> tuple[list[float], str]:
-    model = vector_index.active_model()
-    provider = provider_for_model(model) if model else get_provider()
+    provider = vector_index.active_provider()
     return provider.embed_query(text), provider.model
 
 

@@ -14,15 +14,14 @@ from django.views.decorators.http import require_POST
 
 from licenses.selectors import license_choices
 from memory import selectors, services
+from memory.forms import MemoryFilterForm
 from memory.models import Memory, MemorySource, MemoryType
-from portality.http import HtmxHttpRequest, staff_required
-
-FILTERS = ("license", "user", "memory_type", "status", "source")
+from portality.http import HtmxHttpRequest, safe_next, staff_required
 
 
 @staff_required
 def memory_list(request: HtmxHttpRequest) -> HttpResponse:
-    filters = {name: request.GET.get(name, "") for name in FILTERS}
+    filters = MemoryFilterForm(request.GET).filters()
     memories = Paginator(selectors.memory_list_for_admin(**filters), 25).get_page(
         request.GET.get("page")
     )
@@ -48,7 +47,7 @@ def memory_toggle(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
         memory=memory, active=not memory.active, actor=f"admin:{request.user.get_username()}"
     )
     messages.success(request, f"Memory {'restored' if not memory.active else 'deactivated'}.")
-    return redirect(request.POST.get("next") or "memory-list")
+    return redirect(safe_next(request, fallback="memory-list"))
 
 
 @staff_required
@@ -57,4 +56,4 @@ def memory_delete(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     memory = get_object_or_404(Memory, pk=pk)
     services.memory_forget(memory=memory, actor=f"admin:{request.user.get_username()}")
     messages.success(request, "Memory deleted; its events keep only that it was forgotten.")
-    return redirect(request.POST.get("next") or "memory-list")
+    return redirect(safe_next(request, fallback="memory-list"))

@@ -22,6 +22,18 @@ SHARED = ROOT.parent / "shared"
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "e2e: drives a real Chromium")
+    config.addinivalue_line("markers", "worker: needs a real Celery worker process")
+    config.addinivalue_line("markers", "process: starts make run or manage.py as processes")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Marked by what they use, so a new test cannot forget: `make test-fast` leaves these out.
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if "celery_worker" in fixtures or "worker_process" in fixtures:
+            item.add_marker(pytest.mark.worker)
+        if "chromium_page" in getattr(item.module, "__dict__", {}):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,20 +1,16 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from portality.text import fold
+
 register = template.Library()
 
 _WORD = re.compile(r"\w+")
-
-
-def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def _stem(word: str) -> str:
@@ -26,10 +22,10 @@ def _stem(word: str) -> str:
 @register.filter
 def highlight(text: str, query: str) -> SafeString:
     """Escape ``text`` and wrap words matching the query (accent- and case-insensitive) in <mark>."""
-    stems = {_stem(_fold(w)) for w in _WORD.findall(query or "") if len(w) >= 3}
+    stems = {_stem(fold(w)) for w in _WORD.findall(query or "") if len(w) >= 3}
     pieces, last = [], 0
     for match in _WORD.finditer(text or ""):
-        folded = _fold(match.group(0))
+        folded = fold(match.group(0))
         if len(folded) >= 3 and any(folded.startswith(stem) for stem in stems):
             pieces += [
                 escape(text[last : match.start()]),

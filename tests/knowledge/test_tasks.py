@@ -59,6 +59,7 @@ def long_spanish_text(paragraphs=40):
     )
 
 
+@pytest.mark.worker
 def test_a_worker_killed_mid_ingestion_leaves_exactly_one_copy_after_redelivery():
     creation = services.document_create(
         file=io.BytesIO(long_spanish_text().encode()),

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -259,8 +260,10 @@ def test_no_sequence_of_calls_by_one_user_reveals_or_changes_anothers_memories(l
     """Property: user A (token for A) can never see or touch B's (same license) or C's
     (another license) memories, whatever A asks and whichever ids A tries."""
     Memory.objects.all().delete()
+    # A fresh machine_id per example: hypothesis runs them all in one test transaction, and
+    # id(operations) could repeat once an earlier list was freed (a flaky IntegrityError).
     other_license = license_forge(
-        user_name="Otro", machine_id=f"otra-{Memory.objects.count()}-{id(operations)}"
+        user_name="Otro", machine_id=f"otra-{uuid.uuid4().hex[:12]}"
     ).license
     for who, lic in (("ana", license), ("bea", license), ("carla", other_license)):
         consent(lic, who)

@@ -16,6 +16,7 @@ import pytest
 from portality.embedded import EmbeddedServices
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.process  # starts embedded servers in processes of their own
 
 # A process that attaches to the data dir's servers, says its URLs, waits for a line on
 # stdin, then exits (its atexit hook releases the servers).

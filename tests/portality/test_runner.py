@@ -17,6 +17,7 @@ import pytest
 from tests.e2e.browser import chromium_page
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.process
 SCRUBBED = {"SECRET_KEY", "SECRET_KEY_FILE", "DEBUG", "DATABASE_URL", "REDIS_URL"}
 
 

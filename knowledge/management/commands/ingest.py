@@ -109,9 +109,7 @@ class Command(BaseCommand):
         try:
             result = services.document_ingest(document_id=document.pk)
         except Exception as exc:
-            services.document_mark_failed(
-                document_id=document.pk, message=f"{type(exc).__name__}: {exc}"
-            )
+            services.document_mark_crashed(document_id=document.pk, error=exc)
             result = None
         finally:
             done.set()
