@@ -190,3 +190,15 @@ class FakeOpenAI(_LocalServer):
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+
+
+class SpyLLM:
+    name = "spy"
+
+    def __init__(self, answer="La piscina abre a las ocho [1]."):
+        self.prompts = []
+        self.answer = answer
+
+    def stream(self, prompt):
+        self.prompts.append(prompt)
+        yield from re.findall(r"\S+\s*", self.answer)  # deltas, spaces kept

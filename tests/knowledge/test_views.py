@@ -4,7 +4,6 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from knowledge.models import Chunk, Document, DocumentStatus
-from licenses.models import License
 from tests.conftest import PDFS
 from tests.factories import make_document, make_license
 
@@ -261,73 +260,3 @@ class TestPlayground:
             "/knowledge/search/", {"query": "x", "scope": "nope"}
         ).content.decode()
         assert "scope" in html and 'role="alert"' in html
-
-
-class TestLicenses:
-    def test_forge_shows_the_key_once(self, admin_client):
-        response = admin_client.post("/licenses/", {"user_name": "Ana", "machine_id": "sala-9"})
-        html = response.content.decode()
-        license = License.objects.get(machine_id="sala-9")
-
-        assert "only time the key is shown" in html and response["Cache-Control"] == "no-store"
-        key = html.split('id="forged-key" readonly value="')[1].split('"')[0]
-        assert key.startswith(license.key_prefix) and license.metadata == {"user_name": "Ana"}
-        assert key not in admin_client.get("/licenses/").content.decode()
-        assert key not in admin_client.get(f"/licenses/{license.pk}/").content.decode()
-
-    def test_forge_errors(self, admin_client):
-        make_license(machine_id="taken")
-        html = admin_client.post(
-            "/licenses/", {"user_name": "Ana", "machine_id": "taken"}
-        ).content.decode()
-        assert "already exists" in html
-        html = admin_client.post(
-            "/licenses/", {"user_name": "Ana", "allowed_origins": "not an origin"}
-        ).content.decode()
-        assert "Not an origin" in html
-
-    def test_revoke_and_reactivate(self, admin_client):
-        license = make_license()
-        admin_client.post(f"/licenses/{license.pk}/revoke")
-        license.refresh_from_db()
-        assert license.status == "revoked"
-        admin_client.post(f"/licenses/{license.pk}/reactivate")
-        license.refresh_from_db()
-        assert license.status == "active"
-
-
-def test_forge_license_command_json():
-    import json
-    from io import StringIO
-
-    from django.core.management import call_command
-
-    out = StringIO()
-    call_command(
-        "forge_license",
-        "--user-name",
-        "Bea",
-        "--machine-id",
-        "caja-2",
-        "--expires",
-        "2030-01-31",
-        "--json",
-        stdout=out,
-    )
-    payload = json.loads(out.getvalue())
-
-    assert set(payload) == {"machine_id", "user_name", "key", "expires_at"}
-    assert payload["machine_id"] == "caja-2" and payload["key"].startswith("pbk_")
-    assert payload["expires_at"].startswith("2030-01-31")
-
-
-def test_license_detail_shows_the_widget_snippet_without_the_key(admin_client):
-    from licenses.services import license_forge
-
-    forged = license_forge(
-        user_name="Ana", machine_id="sala-x", allowed_origins=["https://app.example.com"]
-    )
-    html = admin_client.get(f"/licenses/{forged.license.pk}/").content.decode()
-
-    assert "portality-chat.js" in html and "/api/v1/widget/token" in html
-    assert "https://app.example.com" in html and forged.key not in html

@@ -4,6 +4,7 @@ import pytest
 
 from licenses.models import License
 from licenses.services import license_forge
+from tests.factories import make_license
 
 pytestmark = pytest.mark.django_db
 
@@ -66,3 +67,46 @@ def test_expiry_can_be_cleared_and_an_unchanged_past_expiry_is_kept(admin_client
     admin_client.post(f"/licenses/{license.pk}/", {"user_name": "Bea", "expires_on": ""})
     license.refresh_from_db()
     assert license.expires_at is None
+
+
+class TestLicenses:
+    def test_forge_shows_the_key_once(self, admin_client):
+        response = admin_client.post("/licenses/", {"user_name": "Ana", "machine_id": "sala-9"})
+        html = response.content.decode()
+        license = License.objects.get(machine_id="sala-9")
+
+        assert "only time the key is shown" in html and response["Cache-Control"] == "no-store"
+        key = html.split('id="forged-key" readonly value="')[1].split('"')[0]
+        assert key.startswith(license.key_prefix) and license.metadata == {"user_name": "Ana"}
+        assert key not in admin_client.get("/licenses/").content.decode()
+        assert key not in admin_client.get(f"/licenses/{license.pk}/").content.decode()
+
+    def test_forge_errors(self, admin_client):
+        make_license(machine_id="taken")
+        html = admin_client.post(
+            "/licenses/", {"user_name": "Ana", "machine_id": "taken"}
+        ).content.decode()
+        assert "already exists" in html
+        html = admin_client.post(
+            "/licenses/", {"user_name": "Ana", "allowed_origins": "not an origin"}
+        ).content.decode()
+        assert "Not an origin" in html
+
+    def test_revoke_and_reactivate(self, admin_client):
+        license = make_license()
+        admin_client.post(f"/licenses/{license.pk}/revoke")
+        license.refresh_from_db()
+        assert license.status == "revoked"
+        admin_client.post(f"/licenses/{license.pk}/reactivate")
+        license.refresh_from_db()
+        assert license.status == "active"
+
+
+def test_license_detail_shows_the_widget_snippet_without_the_key(admin_client):
+    forged = license_forge(
+        user_name="Ana", machine_id="sala-x", allowed_origins=["https://app.example.com"]
+    )
+    html = admin_client.get(f"/licenses/{forged.license.pk}/").content.decode()
+
+    assert "portality-chat.js" in html and "/api/v1/widget/token" in html
+    assert "https://app.example.com" in html and forged.key not in html

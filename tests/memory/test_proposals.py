@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+import pytest
+
+from chat.services import chat_answer, chat_prepare
+from licenses.principals import principal_for_license
+from memory import services
+from memory.models import Memory, MemoryEvent
+from tests.memory.support import consent, token_client
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
+
+
+class TestInTheChat:
+    def test_explicit_statement_becomes_a_memory_used_in_later_prompts_until_forgotten(
+        self, license
+    ):
+        consent(license, "default")
+        principal = principal_for_license(license)
+
+        answer = chat_answer(
+            principal=principal, question="Recuerda que prefiero respuestas cortas y directas."
+        )
+        assert answer.answer == "Entendido, lo recordaré: «Prefiero respuestas cortas y directas»."
+        memory = Memory.objects.get()
+        assert memory.source == "user_explicit" and memory.memory_type == "style"
+        assert "respuestas cortas" in memory.source_message
+
+        turn = chat_prepare(
+            principal=principal, question="¿Qué horario tiene la piscina?", session_id=None
+        )
+        assert "Prefiero respuestas cortas y directas" in turn.prompt.system
+        memory.refresh_from_db()
+        assert memory.last_accessed_at is not None
+        assert MemoryEvent.objects.filter(memory_id=memory.pk, kind="used").exists()
+
+        services.memory_forget(memory=memory, actor="user:default")
+        turn = chat_prepare(
+            principal=principal, question="¿Qué horario tiene la piscina?", session_id=None
+        )
+        assert "respuestas cortas" not in turn.prompt.as_text()
+
+    def test_without_consent_the_user_is_told_why(self, license):
+        answer = chat_answer(
+            principal=principal_for_license(license), question="lembre que prefiro respostas curtas"
+        )
+        assert "not agreed" in answer.answer and not Memory.objects.exists()
+
+
+def test_gemini_proposals_are_validated_like_any_memory(license, settings):
+    import json as _json
+
+    from memory.models import MemoryEvent as Event
+    from memory.proposals import memories_propose_from_conversation
+    from tests.fakes import FakeGemini
+
+    consent(license)
+    candidates = [
+        {
+            "memory_type": "preference",
+            "description": "Prefiere reservar por la mañana",
+            "confidence": 0.8,
+            "message": "siempre reservo temprano, por la mañana",
+        },
+        {
+            "memory_type": "preference",
+            "description": "Tiene alergia al polen",
+            "confidence": 0.9,
+            "message": "soy alérgico",
+        },
+        {"memory_type": "style", "description": "Usa emojis", "confidence": 0.4, "message": "😀"},
+    ]
+    with FakeGemini() as gemini:
+        settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL = "k", gemini.url
+        gemini.generate_text = _json.dumps(candidates)
+        remembered = memories_propose_from_conversation(
+            license=license,
+            user_ref="ana",
+            session_id="s1",
+            messages=["siempre reservo temprano, por la mañana"],
+        )
+
+    assert remembered == ["Prefiere reservar por la mañana"]
+    memory = Memory.objects.get()
+    assert memory.source == "conversation" and memory.source_reference == "s1"
+    assert Event.objects.filter(kind="rejected").count() == 2
+    config = gemini.requests[0]["body"]["generationConfig"]
+    assert config["responseMimeType"] == "application/json" and "responseSchema" in config
+
+
+def test_with_confirmation_on_a_proposed_memory_waits_for_the_user(license, settings):
+    import json as _json
+
+    from memory.proposals import memories_propose_from_conversation
+    from tests.fakes import FakeGemini
+
+    settings.MEMORY_CONFIRM_PROPOSALS = True
+    consent(license, "default")
+    candidate = {
+        "memory_type": "style",
+        "description": "Prefiere respuestas muy breves",
+        "confidence": 0.8,
+        "message": "sé breve, por favor",
+    }
+    with FakeGemini() as gemini:
+        settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL = "k", gemini.url
+        gemini.generate_text = _json.dumps([candidate])
+        memories_propose_from_conversation(
+            license=license, user_ref="default", session_id="s", messages=["sé breve"]
+        )
+    memory = Memory.objects.get()
+    assert memory.pending
+    principal = principal_for_license(license)
+    assert (
+        "muy breves"
+        not in chat_prepare(
+            principal=principal, question="¿horario?", session_id=None
+        ).prompt.system
+    )
+
+    client = token_client(license, "default")
+    listed = client.get("/api/v1/me/memories").json()["memories"][0]
+    assert listed["pending"] is True and listed["source_message"] == "sé breve, por favor"
+    assert client.post(f"/api/v1/me/memories/{memory.pk}/confirm").json()["pending"] is False
+    assert (
+        "muy breves"
+        in chat_prepare(principal=principal, question="¿horario?", session_id=None).prompt.system
+    )

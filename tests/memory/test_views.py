@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+import pytest
+
+from memory.models import Memory
+from tests.memory.support import consent, propose
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
+
+
+class TestAdminPage:
+    @pytest.fixture
+    def admin_client(self, client, django_user_model):
+        django_user_model.objects.create_user("admin", password="pw", is_staff=True)
+        client.login(username="admin", password="pw")
+        return client
+
+    def test_filter_see_events_deactivate_and_delete(self, admin_client, license):
+        consent(license)
+        memory = propose(license, "Prefiere <b>la piscina</b>")
+        html = admin_client.get("/memories/?license=sala-m&status=active").content.decode()
+        assert "Prefiere &lt;b&gt;la piscina&lt;/b&gt;" in html and "Created by test" in html
+
+        admin_client.post(f"/memories/{memory.pk}/toggle")
+        memory.refresh_from_db()
+        assert not memory.active
+        admin_client.post(f"/memories/{memory.pk}/delete")
+        assert not Memory.objects.exists()
+
+    def test_dashboard_and_license_page_show_memory_figures(self, admin_client, license):
+        consent(license)
+        propose(license, "Prefiere la piscina")
+        dashboard = " ".join(admin_client.get("/").content.decode().split())
+        assert '<span class="figure">1</span> active memory' in dashboard
+        assert (
+            "1 active</a> of 1 user"
+            in admin_client.get(f"/licenses/{license.pk}/").content.decode()
+        )
