@@ -23,4 +23,6 @@ RUN useradd --system --home /app portality && mkdir -p /data && chown portality 
        SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
 USER portality
 EXPOSE 8000
-CMD ["gunicorn", "portality.wsgi", "--bind=0.0.0.0:8000", "--worker-class=gthread", "--workers=2", "--threads=8", "--timeout=120"]
+# The front door (portality/web.py) reads whole requests within deadlines, then hands them
+# to gunicorn on a unix socket: slow or half-open clients cannot hold gunicorn's threads.
+CMD ["python", "-m", "portality.web", "--bind=0.0.0.0:8000", "--socket=/tmp/portality-web.sock"]

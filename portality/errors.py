@@ -6,6 +6,8 @@ refused, a malformed request, an unexpected exception. API clients get the same
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.views.decorators.csrf import requires_csrf_token
@@ -21,6 +23,10 @@ def _respond(request: HttpRequest, status: int, detail: str, template: str) -> H
 
 @requires_csrf_token
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if isinstance(exception, RequestDataTooBig):
+        limit_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1048576
+        detail = f"The request body is larger than {limit_mb:.1f} MB."
+        return JsonResponse({"detail": detail}, status=413)
     return _respond(request, 400, "Bad request.", "400.html")
 
 

@@ -8,8 +8,6 @@ which stop when no other process of the same data dir still uses them.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
 import secrets
 import signal
@@ -23,7 +21,7 @@ from types import FrameType
 
 import django
 
-_PR_SET_PDEATHSIG = 1
+from portality.processes import die_with_parent
 
 
 def main() -> int:
@@ -40,7 +38,7 @@ def main() -> int:
     port = int(os.environ.get("PORT", "8000"))
     supervisor = Supervisor(_child_env(settings))
     supervisor.start("worker", _worker_command(settings.DATA_DIR))
-    supervisor.start("web", _web_command(port))
+    supervisor.start("web", _web_command(port, settings.DATA_DIR))
     demo_port = int(os.environ.get("DEMO_PORT", str(port + 1)))
     supervisor.start("demo", _demo_command(settings.DATA_DIR, port, demo_port))
     url = f"http://127.0.0.1:{port}/"
@@ -137,25 +135,11 @@ def _ensure_demo_license(data_dir: Path, demo_port: int) -> Path:
     return key_file
 
 
-def _web_command(port: int) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "gunicorn",
-        "portality.wsgi",
-        f"--bind=127.0.0.1:{port}",
-        "--worker-class=gthread",
-        "--workers=2",
-        "--threads=8",
-        "--timeout=120",
-        "--access-logfile=-",
-    ]
+def _web_command(port: int, data_dir: Path) -> list[str]:
+    from portality.web import socket_path_for
 
-
-def _set_parent_death_signal() -> None:
-    # If the runner is killed outright (SIGKILL), the kernel still stops its children.
-    with contextlib.suppress(OSError):
-        ctypes.CDLL("libc.so.6").prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    socket = socket_path_for(data_dir)
+    return [sys.executable, "-m", "portality.web", f"--bind=127.0.0.1:{port}", f"--socket={socket}"]
 
 
 class Supervisor:
@@ -168,7 +152,7 @@ class Supervisor:
 
     def start(self, name: str, command: list[str]) -> None:
         self.children[name] = subprocess.Popen(
-            command, env=self.env, start_new_session=True, preexec_fn=_set_parent_death_signal
+            command, env=self.env, start_new_session=True, preexec_fn=die_with_parent
         )
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:

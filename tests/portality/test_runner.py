@@ -50,6 +50,7 @@ def product(tmp_path_factory):
         DEMO_PORT=str(free_port()),
         ADMIN_PASSWORD="first-admin-pass",
         PYTHONUNBUFFERED="1",
+        WEB_HEADER_TIMEOUT="3",  # the slow-client test waits for its 408
     )
     log_path = data_dir / "run.log"
     with open(log_path, "w") as log:
@@ -67,7 +68,12 @@ def product(tmp_path_factory):
             process.kill()
             pytest.fail(f"make run did not become ready:\n{log_path.read_text()[-3000:]}")
         time.sleep(0.5)
-    yield {"url": f"http://127.0.0.1:{port}", "process": process, "log": log_path}
+    yield {
+        "url": f"http://127.0.0.1:{port}",
+        "process": process,
+        "log": log_path,
+        "data_dir": data_dir,
+    }
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)
 
@@ -116,6 +122,52 @@ def test_api_docs_render_with_other_hosts_blocked(product):
         assert "Portality Brain API" in page.inner_text(".swagger-ui .info .title")
         assert page.locator(".opblock").count() > 5  # the operations were read from the schema
     assert blocked == []
+
+
+def test_slow_clients_do_not_starve_the_server(product):
+    """64 sockets that send half a request and wait (16 froze gunicorn on its own)."""
+    host, port = product["url"].removeprefix("http://").split(":")
+    idle = []
+    try:
+        for _ in range(64):
+            sock = socket.create_connection((host, int(port)), timeout=5)
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finished
+            idle.append(sock)
+        for _ in range(10):
+            started = time.monotonic()
+            assert get(product["url"] + "/healthz")[0] == 200
+            assert time.monotonic() - started < 1.0
+        # The half-sent requests are answered 408 once their header deadline passes.
+        idle[0].settimeout(30)
+        assert idle[0].recv(100).startswith(b"HTTP/1.1 408")
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_oversized_bodies_get_a_json_413(product):
+    host, port = product["url"].removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(
+            b"POST /api/v1/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 200000000\r\n\r\n"
+        )
+        answer = sock.recv(4096).decode()
+    assert answer.startswith("HTTP/1.1 413") and '"detail"' in answer and "limit" in answer
+
+    big = b'{"query": "' + b"a" * (10 * 1024 * 1024) + b'"}'
+    key = (product["data_dir"] / "demo-license.key").read_text()  # make run's demo license
+    request = urllib.request.Request(
+        product["url"] + "/api/v1/search",
+        data=big,
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"},
+    )
+    try:
+        urllib.request.urlopen(request, timeout=30)
+    except urllib.error.HTTPError as error:
+        assert error.code == 413 and "detail" in error.read().decode()
+    else:
+        pytest.fail("a 10 MB JSON body was accepted")
 
 
 def test_ctrl_c_stops_everything_and_says_so(product):
