@@ -15,11 +15,11 @@ from rest_framework.views import APIView
 
 from chat.llm import LLMError
 from chat.services import ChatTurn, chat_prepare, chat_stream
-from chat.throttles import ChatRateThrottle
 from licenses.authentication import LicenseKeyAuthentication
 from licenses.models import License
 from licenses.permissions import IsAdminOrLicense
 from licenses.principals import Principal, principal_from_request
+from licenses.throttles import ChatRateThrottle
 from licenses.widget_tokens import widget_token_issue
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import redis
 
+from portality.keys import redis_key
 from portality.redis_pool import shared_redis
 
 logger = logging.getLogger(__name__)
@@ -47,11 +48,11 @@ def _client() -> redis.Redis:
 
 
 def _key(license_id: object, user_ref: str, session_id: str) -> str:
-    return f"pb:session:{license_id or 'admin'}:{user_ref}:{session_id}"
+    return redis_key("pb:session", license_id or "admin", user_ref, session_id)
 
 
 def _index_key(license_id: object, user_ref: str) -> str:
-    return f"pb:sessions:{license_id or 'admin'}:{user_ref}"
+    return redis_key("pb:sessions", license_id or "admin", user_ref)
 
 
 def session_load(*, license_id: object, user_ref: str, session_id: str | None) -> Session:

@@ -14,10 +14,12 @@ from knowledge.search_types import MAX_QUERY_CHARS, STRATEGIES, SearchOptions
 from knowledge.services import knowledge_search
 from licenses.permissions import IsAdminOrLicense
 from licenses.principals import principal_from_request
+from licenses.throttles import SearchRateThrottle
 
 
 class SearchApi(APIView):
     permission_classes = [IsAdminOrLicense]
+    throttle_classes = [SearchRateThrottle]
 
     class InputSerializer(serializers.Serializer):
         query = serializers.CharField(max_length=MAX_QUERY_CHARS, trim_whitespace=True)

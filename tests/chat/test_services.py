@@ -71,7 +71,7 @@ def test_session_context_carries_the_conversation(marta):
     history = [m["text"] for m in llm.prompts[0].messages[:-1]]
     assert history == ["¿A qué hora abre la piscina?", "La piscina abre a las ocho [1]."]
     ttl = redis.Redis.from_url(settings.REDIS_URL).ttl(
-        f"pb:session:{marta.license.pk}:default:{first.session_id}"
+        sessions._key(marta.license.pk, "default", first.session_id)
     )
     assert 0 < ttl <= sessions.IDLE_TTL_SECONDS
 
@@ -89,10 +89,10 @@ def test_long_conversations_keep_the_last_turns_and_a_summary():
 
 def test_at_most_three_sessions_per_user(marta):
     ids = [ask(marta, "piscina").session_id for _ in range(4)]
-    keys = redis.Redis.from_url(settings.REDIS_URL).keys(f"pb:session:{marta.license.pk}:default:*")
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    alive = [client.exists(sessions._key(marta.license.pk, "default", i)) for i in ids]
 
-    assert len(keys) == 3
-    assert not any(ids[0] in key.decode() for key in keys)
+    assert alive == [0, 1, 1, 1]  # the oldest was dropped
 
 
 def test_redis_down_still_answers_without_context(marta, settings, caplog):
@@ -122,3 +122,11 @@ def test_a_license_never_gets_another_licenses_documents(marta):
         principal=principal_for_license(marta.license), question="clave del portón", session_id=None
     )
     assert all(c.document != "secreto.md" for c in turn.citations)
+
+
+def test_session_keys_of_different_users_never_collide():
+    from chat.session import _index_key, _key
+
+    assert _key("lic", "u1:s1", "x") != _key("lic", "u1", "s1:x")
+    assert _key("lic", "u1", "s1:S") != _key("lic", "u1:s1", "S")
+    assert _index_key("lic", "a:b") != _index_key("lic:a", "b")

@@ -68,8 +68,12 @@ def test_the_widget_chats_with_its_token_from_its_origin(forged):
 
     assert response.status_code == 200
     assert response["Access-Control-Allow-Origin"] == SITE
-    keys = redis.Redis.from_url(settings.REDIS_URL).keys("pb:session:*")
-    assert keys and all(b":user-42:" in key for key in keys)  # the token's user, not the body's
+    from chat.session import _key
+
+    session_id = response.json()["session_id"]
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    assert client.exists(_key(forged.license.pk, "user-42", session_id))  # the token's user
+    assert not client.exists(_key(forged.license.pk, "someone-else", session_id))
 
 
 def test_calls_from_another_origin_are_refused(forged):

@@ -1,0 +1,101 @@
+"""Rate limits per license and per (license, end user), for keys and widget tokens alike."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import redis
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from licenses.services import license_forge
+from licenses.widget_tokens import widget_token_issue
+from tests.factories import make_document
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
+SITE = "https://app.example.com"
+
+
+@pytest.fixture
+def forged():
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    forged = license_forge(user_name="Ana", machine_id="sala-r", allowed_origins=[SITE])
+    make_document(
+        "# Piscina\n\nLa piscina abre a las ocho.", filename="p.md", license=forged.license
+    )
+    return forged
+
+
+def key_client(forged):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {forged.key}")
+    return client
+
+
+def chat_as(client, user=None):
+    body = {"message": "piscina"} | ({"user": user} if user else {})
+    return client.post("/api/v1/chat", body, format="json").status_code
+
+
+def test_a_backend_key_gets_one_bucket_per_end_user_not_one_for_everyone(forged, settings):
+    settings.CHAT_RATE_PER_USER_PER_MINUTE = 2
+    client = key_client(forged)
+    # 25 end users, one message each, through one license key: nobody is refused.
+    assert {chat_as(client, f"resident-{n}") for n in range(25)} == {200}
+    # One end user is still held to the per-user limit.
+    assert [chat_as(client, "resident-0") for _ in range(2)] == [200, 429]
+
+
+def test_the_license_bucket_caps_all_its_users_together(forged, settings):
+    settings.CHAT_RATE_PER_LICENSE_PER_MINUTE = 3
+    client = key_client(forged)
+    codes = [chat_as(client, f"u{n}") for n in range(4)]
+    assert codes == [200, 200, 200, 429]
+
+
+def test_widget_users_of_one_license_have_buckets_of_their_own(forged, settings):
+    settings.CHAT_RATE_PER_USER_PER_MINUTE = 1
+    for user in ("ana", "bea"):
+        token, _ = widget_token_issue(license=forged.license, user_ref=user, origin=SITE)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Widget {token}")
+        assert (
+            client.post(
+                "/api/v1/chat", {"message": "piscina"}, format="json", HTTP_ORIGIN=SITE
+            ).status_code
+            == 200
+        )
+
+
+def test_search_is_limited_per_license_with_a_json_429(forged, settings):
+    settings.SEARCH_RATE_PER_LICENSE_PER_MINUTE = 2
+    client = key_client(forged)
+    responses = [
+        client.post("/api/v1/search", {"query": "piscina"}, format="json") for _ in range(3)
+    ]
+    assert [r.status_code for r in responses] == [200, 200, 429]
+    assert 1 <= int(responses[-1]["Retry-After"]) <= 60
+    assert "detail" in responses[-1].json()
+
+
+def test_while_redis_is_down_requests_are_served_and_that_is_logged_once(
+    forged, monkeypatch, caplog
+):
+    from licenses import throttles
+
+    class Down:
+        def pipeline(self):
+            raise redis.ConnectionError("connection refused")
+
+    monkeypatch.setattr(throttles, "shared_redis", lambda: Down())
+    monkeypatch.setattr(throttles, "_last_warning", 0.0)
+    client = key_client(forged)
+    with caplog.at_level(logging.WARNING, logger="licenses.throttles"):
+        codes = [
+            client.post("/api/v1/search", {"query": "piscina"}, format="json").status_code
+            for _ in range(3)
+        ]
+    assert codes == [200, 200, 200]
+    warnings = [r for r in caplog.records if "rate limits not enforced" in r.getMessage()]
+    assert len(warnings) == 1
