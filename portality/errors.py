@@ -15,7 +15,7 @@ from django.views.decorators.csrf import requires_csrf_token
 API_PREFIX = "/api/"
 
 
-def _respond(request: HttpRequest, status: int, detail: str, template: str) -> HttpResponse:
+def respond(request: HttpRequest, status: int, detail: str, template: str) -> HttpResponse:
     if request.path.startswith(API_PREFIX):
         return JsonResponse({"detail": detail}, status=status)
     return HttpResponse(loader.render_to_string(template, request=request), status=status)
@@ -27,17 +27,17 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
         limit_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1048576
         detail = f"The request body is larger than {limit_mb:.1f} MB."
         return JsonResponse({"detail": detail}, status=413)
-    return _respond(request, 400, "Bad request.", "400.html")
+    return respond(request, 400, "Bad request.", "400.html")
 
 
 @requires_csrf_token
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _respond(request, 403, "You do not have permission to do this.", "403.html")
+    return respond(request, 403, "You do not have permission to do this.", "403.html")
 
 
 @requires_csrf_token
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return _respond(request, 404, "Not found.", "404.html")
+    return respond(request, 404, "Not found.", "404.html")
 
 
 @requires_csrf_token

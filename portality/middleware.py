@@ -1,0 +1,26 @@
+"""Requests refused before any view: a NUL character in the address or its query string.
+
+PostgreSQL cannot store or compare text with NUL, so ``?user=a%00b`` reached the database
+and failed there (a 500). No page or API takes NUL anywhere, so it is a 400 at the door."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import unquote
+
+from django.http import HttpRequest, HttpResponse
+
+from portality.errors import respond
+
+
+class RejectNulMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        query = unquote(request.META.get("QUERY_STRING", ""))
+        if "\x00" in request.path or "\x00" in query:
+            return respond(
+                request, 400, "The address may not contain NUL characters (%00).", "400.html"
+            )
+        return self.get_response(request)
