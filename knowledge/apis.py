@@ -6,18 +6,26 @@ from dataclasses import asdict
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from knowledge.search_types import MAX_QUERY_CHARS, STRATEGIES, SearchOptions
 from knowledge.services import knowledge_search
+from licenses.authentication import LicenseKeyAuthentication
 from licenses.permissions import IsAdminOrLicense
 from licenses.principals import principal_from_request
 from licenses.throttles import SearchRateThrottle
 
 
 class SearchApi(APIView):
+    # Not widget tokens: an end user's page may chat, never dump raw chunks.
+    authentication_classes = [
+        LicenseKeyAuthentication,
+        TokenAuthentication,
+        SessionAuthentication,
+    ]
     permission_classes = [IsAdminOrLicense]
     throttle_classes = [SearchRateThrottle]
 

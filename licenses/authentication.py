@@ -88,8 +88,16 @@ class WidgetTokenAuthentication(authentication.BaseAuthentication):
         except ApplicationError as exc:
             raise exceptions.AuthenticationFailed(exc.message) from exc
         license = usable_license_or_401(License.objects.filter(pk=claims.license_id).first())
-        origin = request.META.get("HTTP_ORIGIN")
-        if origin and origin.rstrip("/") != claims.origin:
+        if claims.origin not in license.allowed_origins:  # an admin removed it since
+            raise exceptions.AuthenticationFailed(
+                f"{claims.origin} is no longer allowed to embed this license's chat."
+            )
+        origin = request.META.get("HTTP_ORIGIN", "").rstrip("/")
+        if not origin:  # browsers always send it; a copied token replayed by a script does not
+            raise exceptions.PermissionDenied(
+                "Widget tokens work only from the widget, in a page of an allowed origin."
+            )
+        if origin != claims.origin:
             raise exceptions.PermissionDenied(
                 f"This widget token is for {claims.origin}, not {origin}."
             )

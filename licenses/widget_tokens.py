@@ -9,9 +9,10 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core import signing
+from django.db.models import Q
 from django.utils import timezone
 
-from licenses.models import License
+from licenses.models import License, LicenseStatus
 from portality.exceptions import ApplicationError
 
 _SALT = "portality.widget-token"
@@ -53,8 +54,12 @@ def widget_token_read(token: str) -> WidgetToken:
 
 
 def known_widget_origins() -> set[str]:
-    """Every origin some license allows; CORS preflights carry no credentials to decide by."""
+    """Every origin some usable license allows; CORS preflights carry no credentials to
+    decide by. A revoked or expired license's origins get no CORS answer."""
+    usable = License.objects.filter(status=LicenseStatus.ACTIVE).filter(
+        Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
+    )
     origins: set[str] = set()
-    for allowed in License.objects.values_list("allowed_origins", flat=True):
+    for allowed in usable.values_list("allowed_origins", flat=True):
         origins.update(allowed)
     return origins

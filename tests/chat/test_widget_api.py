@@ -28,9 +28,12 @@ def mint(forged, origin=SITE, user="user-42"):
     return client.post("/api/v1/widget/token", {"user": user, "origin": origin}, format="json")
 
 
-def widget_client(token):
+def widget_client(token, origin=SITE):
+    """As the widget's browser calls: the token, and the page's Origin (None: a script)."""
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Widget {token}")
+    if origin:
+        client.credentials(HTTP_AUTHORIZATION=f"Widget {token}", HTTP_ORIGIN=origin)
     return client
 
 
@@ -78,8 +81,8 @@ def test_the_widget_chats_with_its_token_from_its_origin(forged):
 
 def test_calls_from_another_origin_are_refused(forged):
     token = mint(forged).json()["token"]
-    response = widget_client(token).post(
-        "/api/v1/chat", {"message": "hola"}, format="json", HTTP_ORIGIN="https://evil.example"
+    response = widget_client(token, origin="https://evil.example").post(
+        "/api/v1/chat", {"message": "hola"}, format="json"
     )
 
     assert response.status_code == 403
@@ -127,3 +130,45 @@ def test_rate_limit_answers_429_with_retry_after(forged, settings):
 
     assert [r.status_code for r in codes] == [200, 200, 429]
     assert 1 <= int(codes[-1]["Retry-After"]) <= 60
+
+
+class TestOrigins:
+    def test_a_token_stops_working_once_its_origin_is_removed(self, forged):
+        from licenses.services import license_update
+
+        token = mint(forged).json()["token"]
+        license_update(license=forged.license, user_name="Ana", allowed_origins=[], expires_at=None)
+        response = widget_client(token).post(
+            "/api/v1/chat", {"message": "piscina"}, format="json", HTTP_ORIGIN=SITE
+        )
+        assert response.status_code == 401 and "no longer allowed" in response.json()["detail"]
+
+    def test_a_token_without_an_origin_header_is_refused(self, forged):
+        token = mint(forged).json()["token"]
+        response = widget_client(token, origin=None).post(
+            "/api/v1/chat", {"message": "piscina"}, format="json"
+        )
+        assert response.status_code == 403 and "only from the widget" in response.json()["detail"]
+
+    def test_no_cors_for_a_revoked_licenses_origin(self, forged):
+        client = APIClient()
+        allowed = client.options(
+            "/api/v1/chat", HTTP_ORIGIN=SITE, HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+        )
+        assert allowed.status_code == 204 and allowed["Access-Control-Allow-Origin"] == SITE
+        license_revoke(license=forged.license)
+        refused = client.options(
+            "/api/v1/chat", HTTP_ORIGIN=SITE, HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+        )
+        assert refused.status_code == 403 and "Access-Control-Allow-Origin" not in refused
+
+    def test_a_widget_token_cannot_search(self, forged):
+        token = mint(forged).json()["token"]
+        response = widget_client(token).post(
+            "/api/v1/search",
+            {"query": "piscina", "min_score": -1, "top_k": 50},
+            format="json",
+            HTTP_ORIGIN=SITE,
+        )
+        assert response.status_code in {401, 403}
+        assert "results" not in response.json()

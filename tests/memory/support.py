@@ -26,5 +26,5 @@ def propose(
 def token_client(license, user):
     token, _ = widget_token_issue(license=license, user_ref=user, origin=ORIGIN)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Widget {token}")
+    client.credentials(HTTP_AUTHORIZATION=f"Widget {token}", HTTP_ORIGIN=ORIGIN)  # as a browser
     return client
