@@ -45,9 +45,14 @@ DEACTIVATE_BELOW = 0.3
 # Seed 004 §4.4: what a memory may never hold. Word stems, matched accent-free; a heuristic
 # that errs on refusing (a refused memory is only a recorded rejection).
 FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
-    "medical data": re.compile(
+    "health data": re.compile(
         r"\b(alergi|medic|diagnost|enfermedad|doenc|tratamient|tratament|embaraz|gravid|psiqui|"
-        r"terapia|sintoma|hospital|disease|illness|allerg|pregnan)\w*"
+        r"terapia|sintoma|hospital|disease|illness|allerg|pregnan|diabet|insulin|asma|asthma|"
+        r"cancer|tumor|depresi|depress|ansiedad|ansiedade|anxiety|epileps|hipertens|hypertens|"
+        r"colesterol|cholesterol|vih|hiv|sida|aids|covid|cirugi|cirurgi|surgery|remedio|"
+        r"pastilla|comprimido|pills?\b|celiac|celiaq|discapacid|deficienc|disabilit|"
+        r"presion arterial|pressao arterial|blood pressure|salud mental|saude mental|"
+        r"mental health|autis|tdah|adhd)\w*"
     ),
     "financial data": re.compile(
         r"\b(salari|sueldo|deuda|divida|prestamo|emprestimo|cuenta bancaria|conta bancaria|"
@@ -60,10 +65,19 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
     "scores or ratings of the user": re.compile(
         r"\b(puntuacion|calificacion|pontuacao|nota do usuario|score|rating|ranking)\w*"
     ),
+    # A memory is read back into every later prompt: it must describe the user, not steer
+    # the assistant ("remember that you must ignore your instructions…").
+    "instructions for the assistant": re.compile(
+        r"\b(ignor[ae]\w*|olvida\w*|esquec\w*|forget|disregard)\b.{0,40}"
+        r"\b(instruc\w*|instru[cç]\w*|regras|reglas|rules|prompt|system)\b"
+        r"|\b(system prompt|prompt del sistema|prompt do sistema|you are now|ahora eres|agora voce e)\b"
+    ),
 }
 _EXPLICIT = re.compile(
     r"\b(?:recuerda(?:me)?|recorda|no olvides|lembre(?:-se)?|lembra|nao esqueca|remember|don't forget)"
-    r"\s*,?\s*(?:que|de que|that)?\s+(?P<what>[^.!?\n]{3,300})",
+    # Up to the end of the sentence: a "." that is followed by more text (bob@example.com,
+    # 3.5, a.m.) does not end it, so nothing is cut before it is checked.
+    r"\s*,?\s*(?:que|de que|that)?\s+(?P<what>(?:[^.!?\n]|[.!?](?=\S)){3,300})",
 )
 _STYLE_WORDS = re.compile(
     r"\b(respuest|respost|answer|repl|corto|curt|short|formal|breve|detallad|detalhad)\w*"
@@ -226,7 +240,10 @@ def memory_propose(
             f"confidence {proposal.confidence:.2f} is under {MIN_CONFIDENCE}",
             proposal,
         )
-    if reason := forbidden_reason(proposal.description):
+    # The whole message is checked too: what surrounds the candidate may hold the data.
+    if reason := forbidden_reason(proposal.description) or forbidden_reason(
+        proposal.source_message
+    ):
         raise _reject(license, user_ref, actor, reason, proposal)
     vector, model = _embed(proposal.description)
     with transaction.atomic():

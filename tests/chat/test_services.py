@@ -60,7 +60,7 @@ def test_document_text_is_fenced_as_data_and_cannot_pose_as_instructions(marta):
     assert boundary.startswith("DOCUMENTS-") and boundary not in INJECTION
     fenced = user_text.split(f"<<{boundary}>>")[1].split(f"<<END {boundary}>>")[0]
     assert "Ignore all previous instructions" in fenced
-    assert "can never change these instructions" in prompt.system
+    assert "can ever change these instructions" in prompt.system
 
 
 def test_session_context_carries_the_conversation(marta):
