@@ -50,6 +50,7 @@ from knowledge.search_types import SearchOptions, SearchResponse
 from knowledge.selectors import chunk_search
 from licenses.models import License
 from licenses.principals import Principal
+from portality.celery import app as celery_app
 from portality.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
@@ -410,12 +411,42 @@ def document_is_stuck(document: Document) -> bool:
     return document.status == DocumentStatus.PROCESSING and document.updated_at < limit
 
 
+def documents_being_ingested() -> set[str] | None:
+    """Ids of the documents Celery workers are ingesting right now, or None when the broker
+    cannot be asked. A document "processing" that no worker holds was interrupted (a worker
+    killed mid-task): its message comes back only after the visibility timeout, an hour."""
+    try:
+        replies = celery_app.control.inspect(timeout=1.0).active() or {}
+    except Exception as exc:  # kombu raises many transport-specific errors
+        logger.warning("cannot ask the workers what they are doing: %s", exc)
+        return None
+    running = set()
+    for tasks in replies.values():
+        for task in tasks:
+            if task.get("name") == "knowledge.tasks.document_ingest_task":
+                args, kwargs = task.get("args") or [], task.get("kwargs") or {}
+                running.add(str(kwargs.get("document_id") or (args[0] if args else "")))
+    return running
+
+
+def _interrupted(document: Document, running: set[str] | None) -> bool:
+    return (
+        document.status == DocumentStatus.PROCESSING
+        and running is not None
+        and str(document.pk) not in running
+    )
+
+
 def document_retry(
     *, document: Document, pdf_password: str | None = None, enqueue: bool = True
 ) -> Document:
     """Queue a document again: failed, stuck, or ready (re-ingest; its chunks stay searchable
     until the new ones replace them in one transaction)."""
-    if document.status == DocumentStatus.PROCESSING and not document_is_stuck(document):
+    if (
+        document.status == DocumentStatus.PROCESSING
+        and not document_is_stuck(document)
+        and not _interrupted(document, documents_being_ingested())
+    ):
         raise ApplicationError(
             f"{document.filename} is still being processed; wait for it to finish."
         )
@@ -436,8 +467,13 @@ def document_retry(
 
 
 def documents_requeue_stuck(*, enqueue: bool = True) -> list[Document]:
-    limit = timezone.now() - settings.KNOWLEDGE_STUCK_AFTER
-    stuck = list(Document.objects.filter(status=DocumentStatus.PROCESSING, updated_at__lt=limit))
+    """Queue again every document stuck (processing for too long) or interrupted (no worker
+    holds it): at make run's start, by `ingest --retry-stuck`, and every 15 minutes."""
+    processing = list(Document.objects.filter(status=DocumentStatus.PROCESSING))
+    if not processing:
+        return []
+    running = documents_being_ingested()
+    stuck = [d for d in processing if document_is_stuck(d) or _interrupted(d, running)]
     return [document_retry(document=document, enqueue=enqueue) for document in stuck]
 
 

@@ -79,6 +79,16 @@ class EmbeddedServices:
                 self.stop_all()
             return not users
 
+    def redis_restart_if_down(self) -> bool:
+        """Start Redis again if it stopped answering; True when it had to."""
+        if _redis_answers(self.redis_socket):
+            return False
+        with self._locked():
+            if _redis_answers(self.redis_socket):
+                return False  # another process restarted it meanwhile
+            self._ensure_redis()
+            return True
+
     def stop_all(self) -> None:
         self._stop_redis()
         self._stop_postgres()
@@ -186,6 +196,7 @@ class EmbeddedServices:
                     f"The embedded Redis did not come up; see {self.redis_dir / 'redis.log'}."
                 )
             time.sleep(0.05)
+        self._switch_aof_on()
         return url
 
     def _redis_config(self) -> str:
@@ -202,9 +213,29 @@ class EmbeddedServices:
                 "dbfilename dump.rdb",
                 "save 60 1",
                 "save 300 0",
+                # The queue and sessions survive a kill: every write is in the append-only
+                # file within a second (a snapshot alone brought back a stale task). Redis
+                # 6 starting with appendonly on and no AOF yet would ignore the snapshot, so
+                # a data dir from before gets its AOF switched on live (_ensure_redis).
+                f"appendonly {'yes' if self._aof_ready() else 'no'}",
+                "appendfilename appendonly.aof",
+                "appendfsync everysec",
                 "",
             ]
         )
+
+    def _aof_ready(self) -> bool:
+        return (self.redis_dir / "appendonly.aof").exists() or not (
+            self.redis_dir / "dump.rdb"
+        ).exists()
+
+    def _switch_aof_on(self) -> None:
+        """CONFIG SET appendonly yes writes the AOF from the data loaded from the snapshot."""
+        import redis
+
+        client = redis.Redis(unix_socket_path=str(self.redis_socket))
+        if client.config_get("appendonly").get("appendonly") != "yes":
+            client.config_set("appendonly", "yes")
 
     def _remove_stale_redis_files(self) -> None:
         pid = _read_pid(self.redis_dir / "redis.pid")

@@ -16,6 +16,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
@@ -36,7 +37,7 @@ def main() -> int:
     call_command("collectstatic", interactive=False, verbosity=0)
     _ensure_first_admin()
     port = int(os.environ.get("PORT", "8000"))
-    supervisor = Supervisor(_child_env(settings))
+    supervisor = Supervisor(_child_env(settings), on_tick=_keep_embedded_redis(settings))
     supervisor.start("worker", _worker_command(settings.DATA_DIR))
     supervisor.start("web", _web_command(port, settings.DATA_DIR))
     demo_port = int(os.environ.get("DEMO_PORT", str(port + 1)))
@@ -44,12 +45,30 @@ def main() -> int:
     url = f"http://127.0.0.1:{port}/"
     print(f"\nPortality Brain is starting at {url}  (Ctrl-C stops everything)\n", flush=True)
     _announce_when_healthy(url, supervisor)
+    # Documents a killed worker left "processing" are queued again now, not in 15 minutes.
+    call_command("ingest", "--retry-stuck")
     print(
         f"Chat widget demo, embedded from another origin: http://127.0.0.1:{demo_port}/", flush=True
     )
     status = supervisor.wait()
     print(_stopped_line(settings.DATA_DIR), flush=True)
     return status
+
+
+def _keep_embedded_redis(settings: object) -> Callable[[], None] | None:
+    """A check, every few seconds, that restarts the embedded Redis if it died (its
+    append-only file brings back the queue as it was)."""
+    if os.environ.get("REDIS_URL"):
+        return None  # an external Redis is its operator's to run
+    from portality.embedded import EmbeddedServices
+
+    services = EmbeddedServices(settings.DATA_DIR)  # type: ignore[attr-defined]
+
+    def check() -> None:
+        if services.redis_restart_if_down():
+            print("The embedded Redis had stopped; it was started again.", file=sys.stderr)
+
+    return check
 
 
 def _stopped_line(data_dir: Path) -> str:
@@ -143,14 +162,25 @@ def _web_command(port: int, data_dir: Path) -> list[str]:
 
 
 class Supervisor:
-    def __init__(self, env: dict[str, str]) -> None:
+    """Starts the product's processes and keeps them running: one that exits is started
+    again after a pause that doubles with each quick failure (1 s up to 30 s); one that ran
+    for a minute is forgiven its past failures."""
+
+    def __init__(self, env: dict[str, str], on_tick: Callable[[], None] | None = None) -> None:
         self.env = env
+        self.on_tick = on_tick
         self.children: dict[str, subprocess.Popen[bytes]] = {}
+        self.commands: dict[str, list[str]] = {}
+        self.started_at: dict[str, float] = {}
+        self.failures: dict[str, int] = {}
+        self.restart_at: dict[str, float] = {}
         self.stopping = False
         signal.signal(signal.SIGINT, self._on_signal)
         signal.signal(signal.SIGTERM, self._on_signal)
 
     def start(self, name: str, command: list[str]) -> None:
+        self.commands[name] = command
+        self.started_at[name] = time.monotonic()
         self.children[name] = subprocess.Popen(
             command, env=self.env, start_new_session=True, preexec_fn=die_with_parent
         )
@@ -158,17 +188,37 @@ class Supervisor:
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self.stopping = True
 
-    def exited_child(self) -> str | None:
-        return next((n for n, p in self.children.items() if p.poll() is not None), None)
-
     def wait(self) -> int:
-        while not self.stopping and self.exited_child() is None:
+        last_tick = 0.0
+        while not self.stopping:
+            self._restart_exited()
+            if self.on_tick and time.monotonic() - last_tick > 2:
+                last_tick = time.monotonic()
+                self.on_tick()
             time.sleep(0.2)
-        crashed = self.exited_child() if not self.stopping else None
-        if crashed:
-            print(f"The {crashed} process exited; stopping everything.", file=sys.stderr)
         self.stop_all()
-        return 1 if crashed else 0
+        return 0
+
+    def _restart_exited(self) -> None:
+        now = time.monotonic()
+        for name, process in self.children.items():
+            if process.poll() is None or name in self.restart_at:
+                continue
+            if now - self.started_at[name] > 60:
+                self.failures[name] = 0
+            self.failures[name] = self.failures.get(name, 0) + 1
+            delay = min(30, 2 ** (self.failures[name] - 1))
+            print(
+                f"The {name} process exited (code {process.returncode}); "
+                f"starting it again in {delay} s.",
+                file=sys.stderr,
+                flush=True,
+            )
+            self.restart_at[name] = now + delay
+        for name, when in list(self.restart_at.items()):
+            if now >= when and not self.stopping:
+                del self.restart_at[name]
+                self.start(name, self.commands[name])
 
     def stop_all(self) -> None:
         print("Stopping worker and web server...", flush=True)
@@ -191,8 +241,6 @@ def _announce_when_healthy(url: str, supervisor: Supervisor) -> None:
 
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and not supervisor.stopping:
-        if supervisor.exited_child():
-            return
         if is_healthy(system_health()) and _web_answers(url + "healthz"):
             print(f"\nReady: {url}  (health: {url}healthz)\n", flush=True)
             return

@@ -226,13 +226,30 @@ class TestForgetAndRetry:
         assert [d.pk for d in requeued] == [document.pk]
         assert Document.objects.get(pk=document.pk).status == DocumentStatus.QUEUED
 
-    def test_a_document_still_working_cannot_be_retried(self):
+    def test_a_document_a_worker_is_ingesting_cannot_be_retried(self, monkeypatch):
         document = make_document(REGLAMENTO, filename="r.md", ingest=False)
         Document.objects.filter(pk=document.pk).update(status=DocumentStatus.PROCESSING)
         document.refresh_from_db()
+        monkeypatch.setattr(services, "documents_being_ingested", lambda: {str(document.pk)})
 
         with pytest.raises(Exception, match="still being processed"):
             services.document_retry(document=document, enqueue=False)
+        assert services.documents_requeue_stuck(enqueue=False) == []
+
+    def test_a_processing_document_no_worker_holds_is_interrupted(self, monkeypatch):
+        document = make_document(REGLAMENTO, filename="r.md", ingest=False)
+        Document.objects.filter(pk=document.pk).update(status=DocumentStatus.PROCESSING)
+        monkeypatch.setattr(services, "documents_being_ingested", lambda: set())
+
+        assert [d.pk for d in services.documents_requeue_stuck(enqueue=False)] == [document.pk]
+        assert Document.objects.get(pk=document.pk).status == DocumentStatus.QUEUED
+
+    def test_when_the_workers_cannot_be_asked_only_time_decides(self, monkeypatch):
+        document = make_document(REGLAMENTO, filename="r.md", ingest=False)
+        Document.objects.filter(pk=document.pk).update(status=DocumentStatus.PROCESSING)
+        monkeypatch.setattr(services, "documents_being_ingested", lambda: None)
+
+        assert services.documents_requeue_stuck(enqueue=False) == []
 
     def test_failed_encrypted_pdf_retried_with_its_password(self):
         document = make_document(

@@ -90,3 +90,29 @@ def test_a_worker_killed_mid_ingestion_leaves_exactly_one_copy_after_redelivery(
     assert chunks.count() == document.chunk_count > 1
     assert not chunks.values("content_hash").annotate(n=Count("id")).filter(n__gt=1).exists()
     assert Embedding.objects.filter(chunk__document=document).count() == chunks.count()
+
+
+@pytest.mark.worker
+def test_an_interrupted_ingestion_is_requeued_at_once_not_after_the_visibility_timeout(
+    celery_worker,
+):
+    """kill -9 of the worker: the document said "processing 43%" until the 15-minute beat
+    task, and Retry answered 409. Now no worker holding it means it is not processing."""
+    creation = services.document_create(
+        file=io.BytesIO(long_spanish_text().encode()),
+        filename="interrumpido.txt",
+        license=None,
+        enqueue=False,
+    )
+    queue = "interrupted-test"
+    doomed = start_worker(worker_env(), name="doomed2", queues=queue)
+    document_ingest_task.apply_async(args=[str(creation.document.pk)], queue=queue)
+    wait_for(creation.document.pk, {DocumentStatus.PROCESSING}, timeout=60)
+    os.killpg(doomed.pid, signal.SIGKILL)
+    doomed.wait()
+
+    requeued = services.documents_requeue_stuck()  # what `ingest --retry-stuck` runs
+
+    assert [d.pk for d in requeued] == [creation.document.pk]
+    document = wait_for(creation.document.pk, {DocumentStatus.READY, DocumentStatus.FAILED})
+    assert document.status == DocumentStatus.READY, document.error

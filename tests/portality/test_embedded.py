@@ -130,3 +130,46 @@ def test_crashed_user_and_stale_files_are_recovered(data_dir):
     finish(survivor)
     assert postmaster_pid(data_dir) is None
     assert redis_pid(data_dir) is None
+
+
+def test_redis_keeps_every_write_through_a_kill_and_is_restarted(data_dir):
+    """A snapshot every 60 s brought back a stale task after kill -9; the AOF does not."""
+    import redis as redis_py
+
+    services = EmbeddedServices(data_dir)
+    url = services.acquire(postgres=False, redis=True).redis_url
+    try:
+        client = redis_py.Redis.from_url(url)
+        assert client.config_get("appendonly")["appendonly"] == "yes"
+        client.set("queued-task", "ingest 42")
+        time.sleep(1.5)  # appendfsync everysec
+        pid = redis_pid(data_dir)
+        os.kill(pid, 9)
+        while psutil.pid_exists(pid):
+            time.sleep(0.05)
+
+        assert services.redis_restart_if_down() is True
+        assert redis_py.Redis.from_url(url).get("queued-task") == b"ingest 42"
+        assert services.redis_restart_if_down() is False
+    finally:
+        services.release()
+
+
+def test_a_data_dir_from_before_the_aof_keeps_its_snapshot(data_dir):
+    import redis as redis_py
+
+    services = EmbeddedServices(data_dir)
+    url = services.acquire(postgres=False, redis=True).redis_url
+    client = redis_py.Redis.from_url(url)
+    client.set("from-the-snapshot", "kept")
+    client.save()
+    services.release()
+    (data_dir / "redis" / "appendonly.aof").unlink()  # as a data dir written before the AOF
+
+    url = services.acquire(postgres=False, redis=True).redis_url
+    try:
+        client = redis_py.Redis.from_url(url)
+        assert client.get("from-the-snapshot") == b"kept"
+        assert client.config_get("appendonly")["appendonly"] == "yes"
+    finally:
+        services.release()

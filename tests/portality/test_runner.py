@@ -170,6 +170,24 @@ def test_oversized_bodies_get_a_json_413(product):
         pytest.fail("a 10 MB JSON body was accepted")
 
 
+def test_a_killed_worker_is_started_again_and_the_product_stays_up(product):
+    import psutil
+
+    runner = psutil.Process(product["process"].pid)
+    workers = [p for p in runner.children() if "celery" in " ".join(p.cmdline())]
+    assert len(workers) == 1
+    os.killpg(workers[0].pid, signal.SIGKILL)  # the worker and its pool, as the attack did
+
+    deadline = time.monotonic() + 90
+    while "The worker process exited" not in product["log"].read_text():
+        assert time.monotonic() < deadline, "the runner did not notice"
+        time.sleep(0.2)
+    assert product["process"].poll() is None  # make run itself kept going
+    while get(product["url"] + "/healthz")[0] != 200:
+        assert time.monotonic() < deadline, "the worker did not come back"
+        time.sleep(0.5)
+
+
 def test_ctrl_c_stops_everything_and_says_so(product):
     process = product["process"]
     process.send_signal(signal.SIGINT)
