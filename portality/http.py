@@ -45,3 +45,15 @@ def safe_next(request: HttpRequest, *, fallback: str) -> str:
     ):
         return target
     return fallback
+
+
+def login_locked_out(request: HttpRequest, credentials: object, *args: object, **kwargs: object):  # noqa: ANN201
+    """django-axes' answer once a username is locked out from an address: a page in the
+    console's style (429), saying for how long."""
+    from django.shortcuts import render
+
+    context = {
+        "failure_limit": settings.AXES_FAILURE_LIMIT,
+        "cooloff_minutes": int(settings.AXES_COOLOFF_TIME.total_seconds() // 60),
+    }
+    return render(request, "registration/locked.html", context, status=429)

@@ -28,7 +28,7 @@ def queries(action) -> int:
 @pytest.fixture
 def admin_client(client, django_user_model):
     django_user_model.objects.create_user("admin", password="pw", is_staff=True)
-    client.login(username="admin", password="pw")
+    client.force_login(django_user_model.objects.get(username="admin"))
     client.get("/")  # the session and the user are loaded once per request either way
     return client
 

@@ -15,11 +15,11 @@
   var lang = (script.dataset.lang || document.documentElement.lang || navigator.language || "es").slice(0, 2);
   var accent = /^#[0-9a-f]{3,8}$/i.test(script.dataset.accent || "") ? script.dataset.accent : "#3355cc";
   var TEXT = {
-    es: { pending: "Propuesto por el asistente: ¿lo confirmas?", confirm: "Confirmar", memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", download: "Descargar (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", title: "Asistente" },
-    pt: { pending: "Sugerido pelo assistente: confirma?", confirm: "Confirmar", memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", download: "Baixar (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", title: "Assistente" },
-    en: { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" }
+    es: { pending: "Propuesto por el asistente: ¿lo confirmas?", confirm: "Confirmar", memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", download: "Descargar (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", unavailable: "El asistente no está disponible en esta página ahora mismo.", title: "Asistente" },
+    pt: { pending: "Sugerido pelo assistente: confirma?", confirm: "Confirmar", memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", download: "Baixar (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", unavailable: "O assistente não está disponível nesta página agora.", title: "Assistente" },
+    en: { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant" }
   }[lang] || null;
-  TEXT = TEXT || { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", title: "Assistant" };
+  TEXT = TEXT || { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant" };
   var title = script.dataset.title || TEXT.title;
   var sessionKey = "portality-chat-session:" + api;
 
@@ -163,8 +163,9 @@
         });
       }
       return pump();
-    }).catch(function (error) {
-      handle({ name: "error", data: { detail: String(error.message || error) } }, node, state);
+    }).catch(function () {
+      // The browser hides why (CORS refused for a revoked license, the network down).
+      node.className = "msg error"; node.setAttribute("role", "alert"); node.firstChild.textContent = TEXT.unavailable;
     }).then(function () { node.removeAttribute("aria-busy"); });
   }
 

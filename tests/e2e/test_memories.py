@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from playwright.sync_api import expect
 
 from licenses.services import license_forge
 from memory.models import Memory
@@ -24,7 +25,8 @@ def admin_prompt(page, base: str) -> str:
     page.fill("#chat-user", "demo-user")
     page.fill("#chat-message", "¿Qué horario tiene la piscina?")
     page.click("#admin-chat button[type=submit]")
-    page.wait_for_function("document.querySelector('#chat-prompt').textContent.length > 5")
+    # Not wait_for_function: the page's CSP forbids the eval Playwright would use for it.
+    expect(page.locator("#chat-prompt")).not_to_have_text("—", timeout=30_000)
     return page.inner_text("#chat-prompt")
 
 

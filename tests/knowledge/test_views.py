@@ -15,7 +15,7 @@ HOSTILE = '<script>alert("x")</script>'
 @pytest.fixture
 def admin_client(client, django_user_model):
     django_user_model.objects.create_user("admin", password="pw", is_staff=True)
-    client.login(username="admin", password="pw")
+    client.force_login(django_user_model.objects.get(username="admin"))
     return client
 
 
@@ -166,7 +166,7 @@ class TestKnowledgePage:
 
         django_user_model.objects.create_user("strict", password="pw", is_staff=True)
         strict = Client(enforce_csrf_checks=True)
-        strict.login(username="strict", password="pw")
+        strict.force_login(django_user_model.objects.get(username="strict"))
         assert strict.post("/knowledge/forget", {"documents": []}).status_code == 403
 
 

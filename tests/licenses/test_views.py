@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def admin_client(client, django_user_model):
     django_user_model.objects.create_user("admin", password="pw", is_staff=True)
-    client.login(username="admin", password="pw")
+    client.force_login(django_user_model.objects.get(username="admin"))
     return client
 
 

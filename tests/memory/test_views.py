@@ -12,7 +12,7 @@ class TestAdminPage:
     @pytest.fixture
     def admin_client(self, client, django_user_model):
         django_user_model.objects.create_user("admin", password="pw", is_staff=True)
-        client.login(username="admin", password="pw")
+        client.force_login(django_user_model.objects.get(username="admin"))
         return client
 
     def test_filter_see_events_deactivate_and_delete(self, admin_client, license):

@@ -62,7 +62,7 @@ def test_healthz_is_503_when_no_worker_listens(client, throwaway_redis):
 def test_home_needs_a_staff_login(client, django_user_model):
     assert client.get("/").status_code == 302
     django_user_model.objects.create_user("reader", password="pw-reader-123")
-    client.login(username="reader", password="pw-reader-123")
+    client.force_login(django_user_model.objects.get(username="reader"))
     assert client.get("/").status_code == 302
 
     response = client.post("/accounts/login/", {"username": "reader", "password": "pw-reader-123"})

@@ -1,0 +1,63 @@
+"""Login throttling and the Content-Security-Policy of the console."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin(django_user_model):
+    return django_user_model.objects.create_user("admin", password="right-pass-123", is_staff=True)
+
+
+def login(client, password):
+    return client.post("/accounts/login/", {"username": "admin", "password": password})
+
+
+def test_after_five_wrong_passwords_even_the_right_one_is_refused(admin, settings):
+    client = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert login(client, "wrong").status_code == 200  # the form again, with its error
+    locked = login(client, "wrong")
+    assert locked.status_code == 429 and "Too many attempts" in locked.content.decode()
+
+    refused = login(client, "right-pass-123")
+    assert refused.status_code == 429
+    assert "_auth_user_id" not in client.session
+
+
+def test_a_right_password_before_the_limit_logs_in_and_resets_the_count(admin, settings):
+    client = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        login(client, "wrong")
+    assert login(client, "right-pass-123").status_code == 302
+    client.logout()
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        login(client, "wrong")
+    assert login(client, "right-pass-123").status_code == 302
+
+
+def test_console_pages_carry_a_strict_csp(admin):
+    client = Client()
+    client.force_login(admin)
+    for url in ["/", "/knowledge/", "/chat/", "/licenses/", "/accounts/login/", "/api/docs/"]:
+        policy = client.get(url)["Content-Security-Policy"]
+        assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy, url
+        assert "frame-ancestors 'none'" in policy
+
+
+def test_no_template_has_inline_script_or_style():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "templates"
+    for template in root.rglob("*.html"):
+        text = template.read_text()
+        assert "<style" not in text, template
+        assert " style=" not in text, template
+        for tag in text.split("<script")[1:]:
+            assert "src=" in tag.split(">")[0], template
+        assert not re.search(r"\son[a-z]+=", text), template  # onclick=, onsubmit=…
