@@ -1,0 +1,37 @@
+"""The API's error answers, documented once for every operation.
+
+Every endpoint can refuse: bad input (400), no or bad credentials (401), not allowed (403),
+nothing there (404), a body too large (413), too many requests (429, with Retry-After).
+Each answers ``{"detail": "a sentence a person can act on"}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+ERRORS = {
+    "400": "The request is malformed or a field is invalid (detail names it).",
+    "401": "Missing, unknown, expired or revoked credentials.",
+    "403": "These credentials may not do this (an admin-only option, another origin).",
+    "404": "Nothing with that id or machine_id in your scope.",
+    "413": "The request body is larger than the limit.",
+    "429": "Too many requests; wait the seconds in Retry-After.",
+}
+ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {"detail": {"type": "string"}},
+    "required": ["detail"],
+}
+
+
+def add_error_responses(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"])."""
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    reference = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for path, operations in result.get("paths", {}).items():
+        if not path.startswith("/api/v1/"):
+            continue
+        for operation in operations.values():
+            responses = operation.setdefault("responses", {})
+            for status, description in ERRORS.items():
+                responses.setdefault(status, {"description": description, "content": reference})
+    return result
