@@ -71,6 +71,10 @@ class Limits:
     max_connections: int = 1000
     response_idle_timeout: float = 600.0  # between two pieces of an answer (LLM streams pause)
     response_buffer_bytes: int = 16 * 1024 * 1024
+    # Requests handed to gunicorn at once (0: no limit). The rest wait here, where waiting
+    # is cheap; gunicorn keeps threads free for /healthz, which never waits (a monitor must
+    # hear "up" while the product is busy, not time out behind a burst of searches).
+    upstream_slots: int = 0
 
 
 class ClientError(Exception):
@@ -93,6 +97,7 @@ class FrontDoor:
         self.upstream = upstream
         self.limits = limits
         self.open_connections = 0
+        self.slots = asyncio.Semaphore(limits.upstream_slots) if limits.upstream_slots else None
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.open_connections += 1
@@ -100,7 +105,11 @@ class FrontDoor:
             if self.open_connections > self.limits.max_connections:
                 raise ClientError(503, "The server is busy; try again in a moment.")
             request = await self._read_request(reader, writer)
-            await self._forward(request, writer)
+            if self.slots is None or request.head.startswith(b"GET /healthz "):
+                await self._forward(request, writer)
+            else:
+                async with self.slots:
+                    await self._forward(request, writer)
         except ClientError as error:
             await _answer(writer, error.status, error.detail)
         except (ConnectionError, asyncio.IncompleteReadError, TimeoutError):
@@ -261,7 +270,17 @@ def limits_from_environment() -> Limits:
         body_max_bytes=(upload_mb + 1) * 1024 * 1024,  # the form fields around the file
         body_min_rate=int(os.environ.get("WEB_BODY_MIN_RATE_KB") or 50) * 1024,
         max_connections=int(os.environ.get("WEB_MAX_CONNECTIONS") or 1000),
+        upstream_slots=upstream_slots(),
     )
+
+
+def upstream_slots() -> int:
+    """gunicorn's threads less two kept for /healthz; WEB_UPSTREAM_SLOTS overrides (0: off)."""
+    configured = os.environ.get("WEB_UPSTREAM_SLOTS")
+    if configured is not None and configured.strip():
+        return int(configured)
+    threads = int(os.environ.get("WEB_WORKERS") or 2) * int(os.environ.get("WEB_THREADS") or 8)
+    return max(1, threads - 2)
 
 
 def gunicorn_command(socket_path: Path) -> list[str]:
