@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from chat.language import accept_language_hints
 from chat.llm import LLMError
 from chat.services import ChatTurn, chat_prepare, chat_stream
 from licenses.authentication import LicenseKeyAuthentication
@@ -34,6 +35,12 @@ class ChatInputSerializer(serializers.Serializer):
     )
     license = serializers.CharField(
         required=False, help_text="Admins only: speak as this machine_id."
+    )
+    lang = serializers.ChoiceField(
+        choices=["es", "pt", "en"],
+        required=False,
+        help_text="The page's language: answers follow the question's language, and this "
+        "one when a short question does not tell.",
     )
 
 
@@ -64,6 +71,10 @@ def _prepare(request: Request) -> tuple[Principal, ChatTurn, str]:
         question=values["message"],
         session_id=values.get("session_id") or None,
         user_ref=user_ref,
+        language_hints=[
+            values.get("lang"),
+            *accept_language_hints(request.headers.get("Accept-Language", "")),
+        ],
     )
     return principal, turn, user_ref
 

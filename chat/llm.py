@@ -35,7 +35,8 @@ class LLMError(ApplicationError):
 class Source:
     number: int
     label: str  # "manual.pdf, p. 3"
-    text: str
+    text: str  # heading path and body: what the model reads
+    body: str = ""  # the passage without its heading path: what may be quoted
 
 
 @dataclass
@@ -187,15 +188,22 @@ class ExtractiveLLM:
         wanted = _fold_words(prompt.question)
         scored = []
         for rank, source in enumerate(prompt.sources):
-            for position, sentence in enumerate(_SENTENCE.split(source.text)):
+            # The body only: a heading path ("Normas > Comedor") is a title, not a fact.
+            for position, sentence in enumerate(_SENTENCE.split(source.body or source.text)):
                 overlap = len(wanted & _fold_words(sentence))
                 scored.append((-overlap, rank, position, sentence.strip(), source.number))
         scored.sort()
-        # Headings and fragments (fewer than 4 words) are not worth quoting on their own.
-        best = [(s, n) for overlap, _, _, s, n in scored if len(s.split()) >= 4][
-            : self.max_sentences
-        ]
-        return best or [(prompt.sources[0].text[:300], prompt.sources[0].number)]
+        # Fragments (fewer than 4 words) are not worth quoting on their own, and a sentence
+        # repeated across sources is quoted once.
+        best, seen = [], set()
+        for _, _, _, sentence, number in scored:
+            if len(sentence.split()) >= 4 and fold(sentence) not in seen:
+                seen.add(fold(sentence))
+                best.append((sentence, number))
+            if len(best) == self.max_sentences:
+                break
+        first = prompt.sources[0]
+        return best or [((first.body or first.text)[:300], first.number)]
 
 
 def get_llm() -> LLM:

@@ -45,7 +45,7 @@ DEACTIVATE_BELOW = 0.3
 # Seed 004 §4.4: what a memory may never hold. Word stems, matched accent-free; a heuristic
 # that errs on refusing (a refused memory is only a recorded rejection).
 FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
-    "health data": re.compile(
+    "health": re.compile(
         r"\b(alergi|medic|diagnost|enfermedad|doenc|tratamient|tratament|embaraz|gravid|psiqui|"
         r"terapia|sintoma|hospital|disease|illness|allerg|pregnan|diabet|insulin|asma|asthma|"
         r"cancer|tumor|depresi|depress|ansiedad|ansiedade|anxiety|epileps|hipertens|hypertens|"
@@ -54,24 +54,37 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
         r"presion arterial|pressao arterial|blood pressure|salud mental|saude mental|"
         r"mental health|autis|tdah|adhd)\w*"
     ),
-    "financial data": re.compile(
+    "financial": re.compile(
         r"\b(salari|sueldo|deuda|divida|prestamo|emprestimo|cuenta bancaria|conta bancaria|"
         r"hipoteca|saldo|ingresos|renda mensal|debt|salary|bank account|mortgage)\w*"
     ),
-    "opinions about other people": re.compile(
+    "other_people": re.compile(
         r"\b(vecin[oa]s?|vizinh[oa]s?|neighbou?rs?|morador[ae]s?|sindico|conserje)\b.*"
         r"\b(es|son|e|sao|is|are)\b"
     ),
-    "scores or ratings of the user": re.compile(
+    "scores": re.compile(
         r"\b(puntuacion|calificacion|pontuacao|nota do usuario|score|rating|ranking)\w*"
     ),
     # A memory is read back into every later prompt: it must describe the user, not steer
     # the assistant ("remember that you must ignore your instructions…").
-    "instructions for the assistant": re.compile(
+    "instructions": re.compile(
         r"\b(ignor[ae]\w*|olvida\w*|esquec\w*|forget|disregard)\b.{0,40}"
         r"\b(instruc\w*|instru[cç]\w*|regras|reglas|rules|prompt|system)\b"
         r"|\b(system prompt|prompt del sistema|prompt do sistema|you are now|ahora eres|agora voce e)\b"
     ),
+}
+# Why a proposal was refused, by code (MemoryRejected.code): the chat words each one in the
+# user's language; the audit trail keeps the English reason.
+REFUSAL_REASONS = {
+    "no_consent": "the user has not agreed to memories",
+    "low_confidence": f"confidence is under {MIN_CONFIDENCE}",
+    "limit": f"the limit of {MAX_ACTIVE_PER_USER} memories is reached",
+    "personal_data": "it contains personal data (identity numbers, phone, e-mail, cards or accounts)",
+    "health": "memories may not hold health data",
+    "financial": "memories may not hold financial data",
+    "other_people": "memories may not hold opinions about other people",
+    "scores": "memories may not hold scores or ratings of the user",
+    "instructions": "memories may not hold instructions for the assistant",
 }
 _EXPLICIT = re.compile(
     r"\b(?:recuerda(?:me)?|recorda|no olvides|lembre(?:-se)?|lembra|nao esqueca|remember|don't forget)"
@@ -86,6 +99,10 @@ _STYLE_WORDS = re.compile(
 
 class MemoryRejected(ApplicationError):
     """A proposal that failed validation; the reason was recorded as an event."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(f"Not remembered: {REFUSAL_REASONS[code]}.", extra={"code": code})
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -163,7 +180,7 @@ def _rewrite(
 
 
 def _reject(
-    license: License, user_ref: str, actor: str, reason: str, proposal: Proposal
+    license: License, user_ref: str, actor: str, code: str, proposal: Proposal
 ) -> MemoryRejected:
     # The rejected text is not kept: it may be exactly what must not be stored.
     _event(
@@ -171,10 +188,10 @@ def _reject(
         user_ref,
         MemoryEventKind.REJECTED,
         actor,
-        reason=reason,
+        reason=REFUSAL_REASONS[code],
         detail={"source": proposal.source, "memory_type": proposal.memory_type},
     )
-    return MemoryRejected(f"Not remembered: {reason}.")
+    return MemoryRejected(code)
 
 
 # -- consent -----------------------------------------------------------------------------------
@@ -205,14 +222,19 @@ def memory_consent_set(
 # -- writing ---------------------------------------------------------------------------------
 
 
-def forbidden_reason(text: str) -> str | None:
+def forbidden_category(text: str) -> str | None:
+    """The REFUSAL_REASONS code of what ``text`` may not hold, or None."""
     if redact(text).counts:
-        return "it contains personal data (identity numbers, phone, e-mail, cards or accounts)"
+        return "personal_data"
     folded = fold(text)
-    for topic, pattern in FORBIDDEN_TOPICS.items():
-        if pattern.search(folded):
-            return f"memories may not hold {topic}"
-    return None
+    return next(
+        (code for code, pattern in FORBIDDEN_TOPICS.items() if pattern.search(folded)), None
+    )
+
+
+def forbidden_reason(text: str) -> str | None:
+    code = forbidden_category(text)
+    return REFUSAL_REASONS[code] if code else None
 
 
 def _embed(text: str) -> tuple[list[float], str]:
@@ -231,20 +253,14 @@ def memory_propose(
 ) -> Memory:
     """Validate and save a proposal (or update the near-duplicate it repeats)."""
     if not consent_given(license=license, user_ref=user_ref):
-        raise _reject(license, user_ref, actor, "the user has not agreed to memories", proposal)
+        raise _reject(license, user_ref, actor, "no_consent", proposal)
     if proposal.confidence < MIN_CONFIDENCE:
-        raise _reject(
-            license,
-            user_ref,
-            actor,
-            f"confidence {proposal.confidence:.2f} is under {MIN_CONFIDENCE}",
-            proposal,
-        )
+        raise _reject(license, user_ref, actor, "low_confidence", proposal)
     # The whole message is checked too: what surrounds the candidate may hold the data.
-    if reason := forbidden_reason(proposal.description) or forbidden_reason(
+    if code := forbidden_category(proposal.description) or forbidden_category(
         proposal.source_message
     ):
-        raise _reject(license, user_ref, actor, reason, proposal)
+        raise _reject(license, user_ref, actor, code, proposal)
     vector, model = _embed(proposal.description)
     with transaction.atomic():
         active = list(
@@ -256,13 +272,7 @@ def memory_propose(
         if twin and _similar(twin, vector, model) >= NEAR_DUPLICATE_SIMILARITY:
             return _update(twin, proposal, vector, model, actor)
         if len(active) >= MAX_ACTIVE_PER_USER:
-            raise _reject(
-                license,
-                user_ref,
-                actor,
-                f"the limit of {MAX_ACTIVE_PER_USER} memories is reached",
-                proposal,
-            )
+            raise _reject(license, user_ref, actor, "limit", proposal)
         memory = Memory.objects.create(
             license=license,
             user_ref=user_ref,

@@ -142,7 +142,7 @@
     return fetch(api + "/api/v1/chat/stream", {
       method: "POST",
       headers: { "Content-Type": "application/json", Authorization: "Widget " + token },
-      body: JSON.stringify({ message: message, session_id: session || "" })
+      body: JSON.stringify({ message: message, session_id: session || "", lang: ["es", "pt", "en"].indexOf(lang) >= 0 ? lang : undefined })
     }).then(function (response) {
       if (!response.ok) {
         return response.json().catch(function () { return {}; }).then(function (body) {

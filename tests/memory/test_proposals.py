@@ -22,7 +22,10 @@ class TestInTheChat:
         answer = chat_answer(
             principal=principal, question="Recuerda que prefiero respuestas cortas y directas."
         )
-        assert answer.answer == "Entendido, lo recordaré: «Prefiero respuestas cortas y directas»."
+        assert answer.answer.startswith(
+            "Entendido, lo recordaré: «Prefiero respuestas cortas y directas»."
+        )
+        assert answer.citations == []  # a memory command is a turn of its own: no sources
         memory = Memory.objects.get()
         assert memory.source == "user_explicit" and memory.memory_type == "style"
         assert "respuestas cortas" in memory.source_message
@@ -79,7 +82,8 @@ class TestInTheChat:
         answer = chat_answer(
             principal=principal_for_license(license), question="lembre que prefiro respostas curtas"
         )
-        assert "not agreed" in answer.answer and not Memory.objects.exists()
+        assert "Minhas memórias" in answer.answer and not Memory.objects.exists()
+        assert "«Permitir que o assistente lembre o que eu pedir»" in answer.answer
 
 
 def test_gemini_proposals_are_validated_like_any_memory(license, settings):

@@ -1,0 +1,84 @@
+"""What the assistant itself says (not the model): in the user's language, es, pt or en."""
+
+from __future__ import annotations
+
+LANGUAGE_NAMES = {"es": "Spanish", "pt": "Portuguese (Brazil)", "en": "English"}
+
+REMEMBERED = {
+    "es": "Entendido, lo recordaré: «{}». Puedes verlo, cambiarlo u olvidarlo en «Mis recuerdos».",
+    "pt": "Entendido, vou lembrar: «{}». Você pode ver, mudar ou esquecer em «Minhas memórias».",
+    "en": "Understood, I will remember: «{}». You can see, change or forget it in «My memories».",
+}
+NO_INFORMATION = {
+    "es": "No tengo información sobre eso en la base de conocimiento.",
+    "pt": "Não tenho informações sobre isso na base de conhecimento.",
+    "en": "I have no information about that in the knowledge base.",
+}
+NEEDS_CONSENT = {
+    "es": (
+        "Todavía no me has permitido recordar cosas, así que no lo he guardado. Para hacerlo, "
+        "abre «Mis recuerdos» y marca «Permitir que el asistente recuerde lo que le pida»; "
+        "luego pídemelo otra vez."
+    ),
+    "pt": (
+        "Você ainda não me permitiu lembrar coisas, então não guardei. Para isso, abra "
+        "«Minhas memórias» e marque «Permitir que o assistente lembre o que eu pedir»; depois "
+        "peça de novo."
+    ),
+    "en": (
+        "You have not allowed me to remember things yet, so I did not keep it. To do so, open "
+        "«My memories» and tick «Let the assistant remember what I ask it to»; then ask again."
+    ),
+}
+NOT_HERE = {
+    "es": "Los recuerdos son de cada usuario de una licencia; en esta conversación no guardo ninguno.",
+    "pt": "As memórias são de cada usuário de uma licença; nesta conversa não guardo nenhuma.",
+    "en": "Memories belong to each user of a license; I keep none in this conversation.",
+}
+REFUSED = {
+    "es": "No lo he guardado: no puedo recordar {}.",
+    "pt": "Não guardei: não posso lembrar {}.",
+    "en": "I did not keep it: I cannot remember {}.",
+}
+# What a memory may not hold, by memory.services.REFUSAL_REASONS code.
+REFUSAL_CATEGORIES = {
+    "personal_data": {
+        "es": "datos personales (documentos, teléfonos, correos, tarjetas o cuentas)",
+        "pt": "dados pessoais (documentos, telefones, e-mails, cartões ou contas)",
+        "en": "personal data (identity numbers, phones, e-mails, cards or accounts)",
+    },
+    "health": {"es": "datos de salud", "pt": "dados de saúde", "en": "health data"},
+    "financial": {"es": "datos financieros", "pt": "dados financeiros", "en": "financial data"},
+    "other_people": {
+        "es": "opiniones sobre otras personas",
+        "pt": "opiniões sobre outras pessoas",
+        "en": "opinions about other people",
+    },
+    "scores": {
+        "es": "puntuaciones o valoraciones tuyas",
+        "pt": "pontuações ou avaliações suas",
+        "en": "scores or ratings of you",
+    },
+    "instructions": {
+        "es": "instrucciones sobre cómo debo comportarme",
+        "pt": "instruções sobre como devo me comportar",
+        "en": "instructions about how I should behave",
+    },
+    "limit": {
+        "es": "más cosas: ya tienes 50 recuerdos (olvida alguno en «Mis recuerdos»)",
+        "pt": "mais coisas: você já tem 50 memórias (esqueça alguma em «Minhas memórias»)",
+        "en": "more things: you already have 50 memories (forget one in «My memories»)",
+    },
+    "low_confidence": {
+        "es": "algo tan poco claro",
+        "pt": "algo tão pouco claro",
+        "en": "something this unclear",
+    },
+}
+
+
+def refusal(code: str, language: str) -> str:
+    if code == "no_consent":
+        return NEEDS_CONSENT[language]
+    category = REFUSAL_CATEGORIES.get(code, REFUSAL_CATEGORIES["low_confidence"])[language]
+    return REFUSED[language].format(category)
