@@ -212,6 +212,8 @@ _ONLY = {
 # (Portuguese writes "como" too, but "onde"/"quando" are its own), so "como" is left out.
 _ONLY["es"].discard("como")
 _LETTERS = {"es": set("ñ¿¡"), "pt": set("ãõçêôâà")}
+# Phrases only one language uses: Spanish asks "¿a qué hora…?", Portuguese "que horas…?".
+_PHRASES = {"pt": re.compile(r"\bque horas\b"), "es": re.compile(r"\bqu[eé] hora\b")}
 _WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -225,6 +227,8 @@ def question_language(text: str) -> str | None:
                 scores[language] += 1
     for language, letters in _LETTERS.items():
         scores[language] += 2 * sum(1 for char in lowered if char in letters)
+    for language, phrase in _PHRASES.items():
+        scores[language] += 2 * len(phrase.findall(lowered))
     ranked = sorted(scores.items(), key=lambda item: item[1], reverse=True)
     (best, top), (_, second) = ranked[0], ranked[1]
     return best if top >= 1 and top > second else None
