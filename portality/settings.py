@@ -11,6 +11,8 @@ from pathlib import Path
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
+# The wiring may read an app's constants: the strategy names live with the search.
+from knowledge.search_types import STRATEGIES
 from portality.env import (
     celery_broker_url,
     check_redis_url,
@@ -280,9 +282,7 @@ if LLM_PROVIDER == "openai" and not (OPENAI_BASE_URL and OPENAI_MODEL):
 # -- Retrieval ---------------------------------------------------------------------------
 SEARCH_TOP_K = env_int("SEARCH_TOP_K", 5, minimum=1)
 SEARCH_CANDIDATES = env_int("SEARCH_CANDIDATES", 50, minimum=5)
-SEARCH_STRATEGY = env_choice(
-    "SEARCH_STRATEGY", "weighted", ("rrf", "weighted", "average", "vector", "keyword")
-)
+SEARCH_STRATEGY = env_choice("SEARCH_STRATEGY", "weighted", STRATEGIES)
 # 0.55 rather than seed 003's 0.7: best nDCG@10 on both dev splits (BENCHMARKS.md).
 SEARCH_VECTOR_WEIGHT = env_float("SEARCH_VECTOR_WEIGHT", 0.55)
 # Per source type (seed 003 "ajuste por tipo de conteúdo"): records and decisions are
@@ -320,5 +320,6 @@ LOGGING = {
         "pypdf": {"level": "ERROR"},
         "httpx": {"level": "WARNING"},
         "httpx2": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},  # its start banner on every process
     },
 }
