@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 
 from django.http import StreamingHttpResponse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from chat.language import accept_language_hints
 from chat.llm import LLMError
 from chat.services import ChatTurn, chat_prepare, chat_stream
+from chat.session import session_transcript
 from licenses.authentication import LicenseKeyAuthentication
 from licenses.models import License
 from licenses.permissions import IsAdminOrLicense
@@ -51,6 +52,7 @@ class CitationSerializer(serializers.Serializer):
     page = serializers.IntegerField(allow_null=True)
     chunk_id = serializers.IntegerField()
     score = serializers.FloatField()
+    excerpt = serializers.CharField(allow_blank=True)
 
 
 class ChatOutputSerializer(serializers.Serializer):
@@ -139,6 +141,47 @@ class ChatStreamApi(APIView):
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
         return response
+
+
+class ChatSessionApi(APIView):
+    """The conversation so far, for a widget reopened after a page reload, and the name the
+    assistant greets the user by. Only the caller's own session: the key is per license and
+    end user, so another user's session id finds nothing."""
+
+    permission_classes = [IsAdminOrLicense]
+
+    class OutputSerializer(serializers.Serializer):
+        session_id = serializers.CharField(allow_null=True)
+        user_name = serializers.CharField(allow_blank=True)
+        turns = serializers.ListField(child=serializers.DictField())
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("session_id", str, description="The widget's stored session id."),
+            OpenApiParameter("user", str, description="License keys only: the end user."),
+        ],
+        responses=OutputSerializer,
+        summary="My conversation so far",
+    )
+    def get(self, request: Request) -> Response:
+        principal = principal_from_request(request)
+        user_ref = getattr(request.user, "user_ref", None) or request.query_params.get("user", "")
+        session_id = request.query_params.get("session_id", "")[:64]
+        session = (
+            session_transcript(
+                license_id=principal.license_id,
+                user_ref=user_ref[:120] or "default",
+                session_id=session_id,
+            )
+            if session_id
+            else None
+        )
+        payload = {
+            "session_id": session.id if session else None,
+            "user_name": principal.license.user_name if principal.license else "",
+            "turns": session.turns if session else [],
+        }
+        return Response(self.OutputSerializer(payload).data)
 
 
 class WidgetTokenApi(APIView):

@@ -55,6 +55,7 @@ class Citation:
     page: int | None
     chunk_id: int
     score: float
+    excerpt: str = ""  # the start of the cited passage, for a source opened in the widget
 
 
 @dataclass
@@ -227,6 +228,10 @@ def chat_stream(
         session=turn.session,
         question=turn.prompt.question,
         answer=answer,
+        citations=[
+            {"number": c.number, "document": c.document, "page": c.page, "excerpt": c.excerpt}
+            for c in turn.citations
+        ],
     )
     _queue_memory_proposals(principal, user_ref, turn)
 
@@ -267,10 +272,20 @@ class _Renumbering:
             r = self.turn.results[original - 1]
             cited.append(
                 Citation(
-                    number, r.filename, str(r.document_id), r.page_start, r.chunk_id, r.fused_score
+                    number,
+                    r.filename,
+                    str(r.document_id),
+                    r.page_start,
+                    r.chunk_id,
+                    r.fused_score,
+                    _excerpt(r.content),
                 )
             )
         return cited
+
+
+def _excerpt(text: str, limit: int = 600) -> str:
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
 
 
 def _queue_memory_proposals(principal: Principal, user_ref: str, turn: ChatTurn) -> None:

@@ -55,6 +55,13 @@ def _index_key(license_id: object, user_ref: str) -> str:
     return redis_key("pb:sessions", license_id or "admin", user_ref)
 
 
+def session_transcript(*, license_id: object, user_ref: str, session_id: str) -> Session | None:
+    """The session as stored, or None: it is another user's, expired, or never existed (a
+    key is per license and user, so another user's session id finds nothing)."""
+    session = session_load(license_id=license_id, user_ref=user_ref, session_id=session_id)
+    return session if session.turns and session.id == session_id else None
+
+
 def session_load(*, license_id: object, user_ref: str, session_id: str | None) -> Session:
     fresh = Session(id=session_id or secrets.token_urlsafe(12))
     if not session_id:
@@ -76,9 +83,20 @@ def session_load(*, license_id: object, user_ref: str, session_id: str | None) -
 
 
 def session_append(
-    *, license_id: object, user_ref: str, session: Session, question: str, answer: str
+    *,
+    license_id: object,
+    user_ref: str,
+    session: Session,
+    question: str,
+    answer: str,
+    citations: list[dict[str, object]] | None = None,
 ) -> None:
-    session.turns += [{"role": "user", "text": question}, {"role": "model", "text": answer}]
+    """Add a question and its answer (with the sources it cited, for the transcript the
+    widget shows again after a page reload)."""
+    answered: dict[str, object] = {"role": "model", "text": answer}
+    if citations:
+        answered["citations"] = citations
+    session.turns += [{"role": "user", "text": question}, answered]
     if len(session.turns) > 30:
         dropped, session.turns = session.turns[:-30], session.turns[-30:]
         session.summary = _summarise(session.summary, dropped)

@@ -9,5 +9,6 @@ app_name = "chat-api"
 urlpatterns = [
     path("chat", apis.ChatApi.as_view(), name="chat"),
     path("chat/stream", apis.ChatStreamApi.as_view(), name="chat-stream"),
+    path("chat/session", apis.ChatSessionApi.as_view(), name="chat-session"),
     path("widget/token", apis.WidgetTokenApi.as_view(), name="widget-token"),
 ]

@@ -15,11 +15,11 @@
   var lang = (script.dataset.lang || document.documentElement.lang || navigator.language || "es").slice(0, 2);
   var accent = /^#[0-9a-f]{3,8}$/i.test(script.dataset.accent || "") ? script.dataset.accent : "#3355cc";
   var TEXT = {
-    es: { pending: "Propuesto por el asistente: ¿lo confirmas?", confirm: "Confirmar", memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", download: "Descargar (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", unavailable: "El asistente no está disponible en esta página ahora mismo.", title: "Asistente" },
-    pt: { pending: "Sugerido pelo assistente: confirma?", confirm: "Confirmar", memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", download: "Baixar (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", unavailable: "O assistente não está disponível nesta página agora.", title: "Assistente" },
-    en: { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant" }
+    es: { pending: "Propuesto por el asistente: ¿lo confirmas?", confirm: "Confirmar", memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", download: "Descargar (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", unavailable: "El asistente no está disponible en esta página ahora mismo.", title: "Asistente", greeting: "Hola, {name}. ¿En qué puedo ayudarte?", hello: "Hola. ¿En qué puedo ayudarte?", cancel: "Cancelar", withdraw: "¿Retirar el permiso para recordar? Se olvidarán todos tus recuerdos." },
+    pt: { pending: "Sugerido pelo assistente: confirma?", confirm: "Confirmar", memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", download: "Baixar (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", unavailable: "O assistente não está disponível nesta página agora.", title: "Assistente", greeting: "Olá, {name}. Como posso ajudar?", hello: "Olá. Como posso ajudar?", cancel: "Cancelar", withdraw: "Retirar a permissão para lembrar? Todas as suas memórias serão esquecidas." },
+    en: { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant", greeting: "Hello, {name}. How can I help?", hello: "Hello. How can I help?", cancel: "Cancel", withdraw: "Withdraw permission to remember? All your memories will be forgotten." }
   }[lang] || null;
-  TEXT = TEXT || { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant" };
+  TEXT = TEXT || { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant", greeting: "Hello, {name}. How can I help?", hello: "Hello. How can I help?", cancel: "Cancel", withdraw: "Withdraw permission to remember? All your memories will be forgotten." };
   var title = script.dataset.title || TEXT.title;
   var sessionKey = "portality-chat-session:" + api;
 
@@ -106,8 +106,15 @@
     box.textContent = TEXT.sources + ":";
     var list = document.createElement("ol");
     citations.forEach(function (c) {
+      // Each source opens to the passage it quotes.
       var item = document.createElement("li");
-      item.textContent = c.document + (c.page ? ", p. " + c.page : "");
+      var more = document.createElement("details");
+      var name = document.createElement("summary");
+      name.textContent = c.document + (c.page ? ", p. " + c.page : "");
+      var passage = document.createElement("p");
+      passage.textContent = c.excerpt || "";
+      more.append(name, passage);
+      item.appendChild(more);
       list.appendChild(item);
     });
     box.appendChild(list);
@@ -178,6 +185,28 @@
     ask(message).then(function () { form.querySelector("button").disabled = false; input.focus(); });
   });
 
+  // -- The conversation so far: the server's session is the truth, the page only keeps its id.
+  function restore() {
+    var session = null;
+    try { session = localStorage.getItem(sessionKey); } catch (e) {}
+    var query = session ? "?session_id=" + encodeURIComponent(session) : "";
+    fetch(api + "/api/v1/chat/session" + query, { headers: { Authorization: "Widget " + token } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (data) {
+        if (!data || log.childNodes.length) return;
+        if (!data.turns.length) {
+          bubble("bot", data.user_name ? TEXT.greeting.replace("{name}", data.user_name) : TEXT.hello);
+          return;
+        }
+        data.turns.forEach(function (turn) {
+          var node = bubble(turn.role === "user" ? "user" : "bot", turn.text);
+          if (turn.citations) showSources(node, turn.citations);
+        });
+      })
+      .catch(function () {});
+  }
+  restore();
+
   // -- My memories ---------------------------------------------------------------------
   var memView = root.querySelector(".mem");
   var memToggle = root.querySelector(".memtoggle");
@@ -217,13 +246,13 @@
     box.type = "checkbox";
     box.checked = data.consent;
     box.addEventListener("change", function () {
-      if (!box.checked && !confirm(TEXT.forgetAll + "?")) { box.checked = true; return; }
+      if (!box.checked && !confirm(TEXT.withdraw)) { box.checked = true; return; }
       meApi("consent", { method: "POST", body: JSON.stringify({ given: box.checked }) }).then(loadMemories);
     });
     label.append(box, document.createTextNode(" " + TEXT.consent));
     memView.appendChild(label);
     var list = document.createElement("ul");
-    if (!data.memories.length) list.appendChild(Object.assign(document.createElement("li"), { textContent: TEXT.none }));
+    if (!data.memories.length) memView.appendChild(Object.assign(document.createElement("p"), { textContent: TEXT.none }));
     data.memories.forEach(function (m) {
       var item = document.createElement("li");
       var what = document.createElement("div");
@@ -244,10 +273,15 @@
           input.type = "text";
           input.value = m.description;
           input.setAttribute("aria-label", TEXT.edit);
-          what.replaceChildren(input, button(TEXT.save, function () {
+          function save() {
             meApi("memories/" + m.id, { method: "PATCH", body: JSON.stringify({ description: input.value }) })
               .then(loadMemories).catch(function (e) { alert(e.message); });
-          }));
+          }
+          input.addEventListener("keydown", function (event) {
+            if (event.key === "Enter") { event.preventDefault(); save(); }
+            else if (event.key === "Escape") { event.preventDefault(); loadMemories(); }
+          });
+          what.replaceChildren(input, button(TEXT.save, save), button(TEXT.cancel, loadMemories));
           input.focus();
         }),
         button(TEXT.forget, function () { meApi("memories/" + m.id, { method: "DELETE" }).then(loadMemories); })
@@ -273,6 +307,8 @@
           });
       })
     );
+    // Nothing to forget or download: the buttons say so by being off.
+    actions.querySelectorAll("button").forEach(function (b) { b.disabled = !data.memories.length; });
     memView.appendChild(actions);
   }
 

@@ -172,3 +172,27 @@ class TestOrigins:
         )
         assert response.status_code in {401, 403}
         assert "results" not in response.json()
+
+
+class TestTranscript:
+    def test_the_widget_gets_its_own_conversation_back_and_nobody_else_s(self, forged):
+        mine = widget_client(mint(forged, user="ana").json()["token"])
+        theirs = widget_client(mint(forged, user="bea").json()["token"])
+        answer = mine.post("/api/v1/chat", {"message": "piscina abre"}, format="json").json()
+
+        restored = mine.get(f"/api/v1/chat/session?session_id={answer['session_id']}").json()
+        assert restored["session_id"] == answer["session_id"] and restored["user_name"] == "Ana"
+        assert [t["role"] for t in restored["turns"]] == ["user", "model"]
+        assert restored["turns"][1]["text"] == answer["answer"]
+        assert restored["turns"][1]["citations"][0]["document"] == "p.md"
+
+        stolen = theirs.get(f"/api/v1/chat/session?session_id={answer['session_id']}").json()
+        assert stolen == {"session_id": None, "user_name": "Ana", "turns": []}
+
+    def test_without_a_session_it_gives_the_name_to_greet(self, forged):
+        client = widget_client(mint(forged).json()["token"])
+        assert client.get("/api/v1/chat/session").json() == {
+            "session_id": None,
+            "user_name": "Ana",
+            "turns": [],
+        }

@@ -10,6 +10,7 @@ import socket
 import threading
 
 import pytest
+from playwright.sync_api import expect
 
 from licenses.services import license_forge, license_revoke
 from portality.demo import make_server
@@ -56,15 +57,28 @@ def test_widget_on_another_origin_streams_an_answer_with_its_source(host_page, c
         page.goto(url)
         page.click(".fab")  # Playwright's CSS pierces the widget's open shadow root
         assert page.get_attribute(".fab", "aria-expanded") == "true"
+        greeting = page.locator(".msg.bot").first
+        expect(greeting).to_have_text("Hola, Lucía. ¿En qué puedo ayudarte?")  # the license's user
         ask(page, "¿Con cuánta antelación se reserva el salón de fiestas?")
         page.wait_for_selector(".msg.bot .sources", timeout=60_000)
-        answer = page.inner_text(".msg.bot")
+        answer = page.inner_text(".msg.bot >> nth=1")
         assert "siete días de antelación" in answer
         assert "reglamento-salon.md" in page.inner_text(".sources")
         assert page.evaluate(
             "() => localStorage.getItem('portality-chat-session:' + document.querySelector('script[data-token]').dataset.api)"
         )
+        page.click(".sources summary")  # a source opens to the passage it quotes
+        assert "siete días" in page.inner_text(".sources details p")
         shot(page, "08-widget-answer")
+
+        # A reload keeps the conversation: the page keeps the session id, the server the turns.
+        page.reload()
+        page.click(".fab")
+        page.wait_for_selector(".msg.user:has-text('salón de fiestas')", timeout=30_000)
+        assert "siete días de antelación" in page.inner_text(".msg.bot >> nth=-1")
+        assert "reglamento-salon.md" in page.inner_text(".sources")
+        assert "Hola, Lucía" not in page.inner_text(".log")  # no greeting over a conversation
+        shot(page, "08b-widget-after-reload")
 
         license_revoke(license=forged.license)
         ask(page, "¿Cuánto cuesta la reserva?")
