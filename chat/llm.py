@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from django.conf import settings
 
@@ -22,6 +22,9 @@ from portality.exceptions import ApplicationError
 from portality.text import fold
 
 logger = logging.getLogger(__name__)
+# Rounds of tool calls before the model must answer with what it has (the orchestrator
+# also caps the searches themselves).
+MAX_TOOL_ROUNDS = 3
 
 
 class LLMError(ApplicationError):
@@ -48,6 +51,10 @@ class Prompt:
     question: str
     language: str
     sources: list[Source] = field(default_factory=list)
+    # Tools the model may call (seed 003 "Tools para LLM"): their declarations, and the
+    # orchestrator's runner, which keeps every call inside the caller's scope and counts.
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    run_tool: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
 
     def as_text(self) -> str:
         """The exact prompt, for the admin chat view's explainability."""
@@ -82,20 +89,63 @@ class GeminiLLM:
             types.Content(role=m["role"], parts=[types.Part(text=m["text"])])
             for m in prompt.messages
         ]
-        config = types.GenerateContentConfig(system_instruction=prompt.system, temperature=0.2)
         try:
-            for chunk in self._client.models.generate_content_stream(
-                model=settings.GEMINI_CHAT_MODEL, contents=contents, config=config
-            ):
-                _raise_if_blocked(chunk)
-                if chunk.text:
-                    yield chunk.text
+            # Each round either streams the answer or asks for tool calls; their results go
+            # back as function responses and the model goes on. The runner says when the
+            # calls allowed are spent (an error result); the model then answers.
+            for round_number in range(MAX_TOOL_ROUNDS + 1):
+                calls = []
+                tools = round_number < MAX_TOOL_ROUNDS
+                for chunk in self._client.models.generate_content_stream(
+                    model=settings.GEMINI_CHAT_MODEL,
+                    contents=contents,
+                    config=self._config(prompt, tools=tools),
+                ):
+                    _raise_if_blocked(chunk)
+                    calls += chunk.function_calls or []
+                    if chunk.text:
+                        yield chunk.text
+                if not calls or prompt.run_tool is None:
+                    return
+                contents.append(
+                    types.Content(
+                        role="model", parts=[types.Part(function_call=call) for call in calls]
+                    )
+                )
+                contents.append(
+                    types.Content(
+                        role="user",
+                        parts=[
+                            types.Part.from_function_response(
+                                name=call.name, response=prompt.run_tool(call.name, call.args or {})
+                            )
+                            for call in calls
+                        ],
+                    )
+                )
         except errors.APIError as exc:
             if exc.code == 429:
                 raise LLMError(
                     "Gemini's quota is exhausted for now; try again in a minute."
                 ) from exc
             raise LLMError(f"Gemini could not answer ({exc.code}): {exc.message}") from exc
+
+    def _config(self, prompt: Prompt, *, tools: bool) -> Any:  # noqa: ANN401 - google-genai's
+        types = self._types
+        declared = None
+        if tools and prompt.tools and prompt.run_tool is not None:
+            declarations = [
+                types.FunctionDeclaration(
+                    name=tool["name"],
+                    description=tool["description"],
+                    parameters_json_schema=tool["parameters"],
+                )
+                for tool in prompt.tools
+            ]
+            declared = [types.Tool(function_declarations=declarations)]
+        return types.GenerateContentConfig(
+            system_instruction=prompt.system, temperature=0.2, tools=declared
+        )
 
 
 def _raise_if_blocked(chunk: object) -> None:
@@ -122,30 +172,60 @@ class OpenAICompatibleLLM:
         import urllib.request
 
         roles = {"user": "user", "model": "assistant"}
-        body = {
-            "model": self.model,
-            "stream": True,
-            "temperature": 0.2,
-            "messages": [{"role": "system", "content": prompt.system}]
-            + [{"role": roles[m["role"]], "content": m["text"]} for m in prompt.messages],
-        }
-        headers = {"Content-Type": "application/json"}
-        if settings.OPENAI_API_KEY:
-            headers["Authorization"] = f"Bearer {settings.OPENAI_API_KEY}"
-        request = urllib.request.Request(
-            f"{self.base_url}/chat/completions", data=json.dumps(body).encode(), headers=headers
-        )
+        messages: list[dict[str, Any]] = [{"role": "system", "content": prompt.system}]
+        messages += [{"role": roles[m["role"]], "content": m["text"]} for m in prompt.messages]
         try:
-            with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 - admin-set URL
-                yield from _sse_deltas(line.decode("utf-8").strip() for line in response)
+            for round_number in range(MAX_TOOL_ROUNDS + 1):  # as in GeminiLLM
+                calls: dict[int, dict[str, Any]] = {}
+                request = self._request(prompt, messages, tools=round_number < MAX_TOOL_ROUNDS)
+                with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 - admin-set URL
+                    lines = (line.decode("utf-8").strip() for line in response)
+                    yield from _sse_deltas(lines, calls)
+                if not calls or prompt.run_tool is None:
+                    return
+                ordered = [calls[index] for index in sorted(calls)]
+                messages.append({"role": "assistant", "content": None, "tool_calls": ordered})
+                for call in ordered:
+                    result = prompt.run_tool(call["function"]["name"], _arguments(call))
+                    messages.append(
+                        {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)}
+                    )
         except urllib.error.HTTPError as exc:
             detail = exc.read().decode("utf-8", "replace")[:200]
             raise LLMError(f"The model server answered {exc.code}: {detail}") from exc
         except (urllib.error.URLError, OSError) as exc:
             raise LLMError(f"The model server at {self.base_url} is unreachable: {exc}") from exc
 
+    def _request(self, prompt: Prompt, messages: list[dict[str, Any]], *, tools: bool) -> Any:  # noqa: ANN401
+        import urllib.request
 
-def _sse_deltas(lines: Iterator[str]) -> Iterator[str]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "stream": True,
+            "temperature": 0.2,
+            "messages": messages,
+        }
+        if tools and prompt.tools and prompt.run_tool is not None:
+            body["tools"] = [{"type": "function", "function": tool} for tool in prompt.tools]
+        headers = {"Content-Type": "application/json"}
+        if settings.OPENAI_API_KEY:
+            headers["Authorization"] = f"Bearer {settings.OPENAI_API_KEY}"
+        return urllib.request.Request(
+            f"{self.base_url}/chat/completions", data=json.dumps(body).encode(), headers=headers
+        )
+
+
+def _arguments(call: dict[str, Any]) -> dict[str, Any]:
+    try:
+        arguments = json.loads(call["function"].get("arguments") or "{}")
+    except ValueError:
+        return {}
+    return arguments if isinstance(arguments, dict) else {}
+
+
+def _sse_deltas(lines: Iterator[str], calls: dict[int, dict[str, Any]]) -> Iterator[str]:
+    """Text deltas of a chat-completions stream; tool calls, which arrive in pieces (the
+    arguments' JSON split across chunks), are assembled into ``calls`` by index."""
     for line in lines:
         if not line.startswith("data:"):
             continue
@@ -153,9 +233,18 @@ def _sse_deltas(lines: Iterator[str]) -> Iterator[str]:
         if data == "[DONE]":
             return
         choices = json.loads(data).get("choices") or [{}]
-        text = (choices[0].get("delta") or {}).get("content")
-        if text:
-            yield text
+        delta = choices[0].get("delta") or {}
+        for piece in delta.get("tool_calls") or []:
+            call = calls.setdefault(
+                piece.get("index", 0),
+                {"id": "", "type": "function", "function": {"name": "", "arguments": ""}},
+            )
+            call["id"] = piece.get("id") or call["id"]
+            function = piece.get("function") or {}
+            call["function"]["name"] += function.get("name") or ""
+            call["function"]["arguments"] += function.get("arguments") or ""
+        if delta.get("content"):
+            yield delta["content"]
 
 
 # -- offline extractive ------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import re
 import secrets
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -27,9 +28,11 @@ from chat.llm import LLM, Prompt, Source, get_llm
 from chat.texts import LANGUAGE_NAMES, NO_INFORMATION, NOT_HERE, REMEMBERED, refusal
 from knowledge.search_types import SearchOptions, SearchResult
 from knowledge.services import knowledge_search
+from knowledge.tools import MEMORY_SEARCH_TOOL, memory_search
 from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
 from memory.services import Proposal as MemoryProposal
+from portality.exceptions import ApplicationError
 from portality.text import fold
 
 SYSTEM_PROMPT = (
@@ -45,6 +48,7 @@ GREETING = (
     "The user's name is {user_name}. In the first answer of a conversation, greet them by name."
 )
 _MARKER = re.compile(r"\[(\d{1,3})\]")
+MAX_TOOL_CALLS = 3  # searches the model may ask for in one answer
 
 
 @dataclass(frozen=True)
@@ -157,7 +161,48 @@ def chat_prepare(
         results=results,
         memories=memories,
     )
-    return ChatTurn(session, prompt, results)
+    turn = ChatTurn(session, prompt, results)
+    prompt.tools = [MEMORY_SEARCH_TOOL]
+    prompt.run_tool = _ToolRunner(turn, principal)
+    return turn
+
+
+class _ToolRunner:
+    """Runs the model's tool calls for one answer: memory_search in the principal's scope
+    only (what the model asks for cannot change it), at most MAX_TOOL_CALLS searches. New
+    passages join the answer's sources, numbered after the prompt's, so the model can cite
+    them like the others."""
+
+    def __init__(self, turn: ChatTurn, principal: Principal) -> None:
+        self.turn = turn
+        self.principal = principal
+        self.calls = 0
+
+    def __call__(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if name != MEMORY_SEARCH_TOOL["name"]:
+            return {"error": f"There is no tool called {name!r}."}
+        if self.calls >= MAX_TOOL_CALLS:
+            return {"error": "No more searches for this answer: answer with what you have."}
+        self.calls += 1
+        try:
+            found = memory_search(principal=self.principal, arguments=arguments)
+        except ApplicationError as exc:
+            return {"error": exc.message, "results": []}
+        # Sources already numbered keep their number (distinct_results keeps positions); a
+        # copy of a passage the answer already has is not offered twice.
+        self.turn.results = distinct_results([*self.turn.results, *found])
+        numbers = {r.chunk_id: n for n, r in enumerate(self.turn.results, 1)}
+        return {
+            "results": [
+                {
+                    "number": numbers[r.chunk_id],
+                    "source": r.filename + (f", p. {r.page_start}" if r.page_start else ""),
+                    "text": r.content,
+                }
+                for r in found
+                if r.chunk_id in numbers
+            ]
+        }
 
 
 def _conversation_language(session: sessions.Session) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from knowledge.search_types import STRATEGIES, SearchOptions
+from knowledge.search_types import STRATEGIES, SearchOptions, SearchResult
 from knowledge.services import knowledge_search
 from licenses.principals import Principal
 from portality.exceptions import ApplicationError
@@ -30,19 +30,27 @@ MEMORY_SEARCH_TOOL: dict[str, Any] = {
 }
 
 
-def run_memory_search(*, principal: Principal, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Execute a tool call. The scope is the principal's; nothing in ``arguments`` can widen it."""
+def memory_search(*, principal: Principal, arguments: dict[str, Any]) -> list[SearchResult]:
+    """Run a tool call's search. The scope is the principal's: any "license", "scope" or
+    other field a model puts in ``arguments`` is ignored. Raises ApplicationError for
+    arguments that make no search (no query, a strategy that does not exist)."""
     try:
-        response = knowledge_search(
-            principal=principal,
-            query=str(arguments.get("query", "")),
-            options=SearchOptions(
-                top_k=int(arguments.get("max_results") or 5),
-                strategy=str(arguments.get("strategy") or ""),
-            ),
+        options = SearchOptions(
+            top_k=min(10, max(1, int(arguments.get("max_results") or 5))),
+            strategy=str(arguments.get("strategy") or ""),
         )
-    except (ApplicationError, ValueError, TypeError) as exc:
-        return {"error": getattr(exc, "message", str(exc)), "results": []}
+    except (ValueError, TypeError):
+        raise ApplicationError("max_results must be a number from 1 to 10.") from None
+    query = str(arguments.get("query", ""))
+    return knowledge_search(principal=principal, query=query, options=options).results
+
+
+def run_memory_search(*, principal: Principal, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Execute a tool call and answer in JSON a model reads."""
+    try:
+        results = memory_search(principal=principal, arguments=arguments)
+    except ApplicationError as exc:
+        return {"error": exc.message, "results": []}
     return {
         "results": [
             {
@@ -53,6 +61,6 @@ def run_memory_search(*, principal: Principal, arguments: dict[str, Any]) -> dic
                 "score": r.fused_score,
                 "chunk_id": r.chunk_id,
             }
-            for r in response.results
+            for r in results
         ]
     }

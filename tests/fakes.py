@@ -71,6 +71,7 @@ class FakeGemini(_LocalServer):
     def __init__(self) -> None:
         self.requests: list[dict] = []
         self.failures: deque[int] = deque()
+        self.tool_calls: deque[dict] = deque()  # {"name", "args"}: asked for before answering
         self.generate_text = "Respuesta de prueba."
         fake = self
 
@@ -99,6 +100,12 @@ class FakeGemini(_LocalServer):
                 if ":embedContent" in self.path:
                     return self._send(200, {"embedding": fake.embed(body)})
                 if ":streamGenerateContent" in self.path:
+                    if fake.tool_calls and body.get("tools"):
+                        call = fake.tool_calls.popleft()
+                        part = {"functionCall": {"name": call["name"], "args": call["args"]}}
+                        return self._stream(
+                            [{"candidates": [{"content": {"role": "model", "parts": [part]}}]}]
+                        )
                     return self._stream(
                         [fake.generation(piece, fake.finish) for piece in fake.stream_pieces]
                     )
@@ -164,6 +171,7 @@ class FakeOpenAI(_LocalServer):
         fake = self
         fake.pieces = pieces or ["Olá, ", "a piscina abre ", "às oito [1]."]
         fake.status = status
+        fake.tool_calls: deque[dict] = deque()  # {"name", "args"}: asked for before answering
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
@@ -181,6 +189,19 @@ class FakeOpenAI(_LocalServer):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
+                if fake.tool_calls and body.get("tools"):
+                    call = fake.tool_calls.popleft()
+                    arguments = json.dumps(call["args"])
+                    halves = [arguments[: len(arguments) // 2], arguments[len(arguments) // 2 :]]
+                    for n, half in enumerate(halves):  # as servers send them: in pieces
+                        function = {"arguments": half} | ({"name": call["name"]} if n == 0 else {})
+                        piece = {"index": 0, "function": function}
+                        if n == 0:
+                            piece |= {"id": "call_1", "type": "function"}
+                        chunk = {"choices": [{"index": 0, "delta": {"tool_calls": [piece]}}]}
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    return
                 for piece in fake.pieces:
                     chunk = {"choices": [{"index": 0, "delta": {"content": piece}}]}
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
