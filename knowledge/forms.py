@@ -76,6 +76,12 @@ class PlaygroundForm(forms.Form):
         required=False,
         help_text="empty = the model's calibrated default",
     )
+    relative_cut = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        required=False,
+        help_text=f"drop results under this share of the best; empty = {settings.SEARCH_RELATIVE_CUT}",
+    )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)

@@ -30,6 +30,8 @@ class SearchOptions:
     candidates: int = 0
     vector_weight: float | None = None
     rerank: bool = False
+    # Results whose fused score is under this share of the best one are dropped (0: off).
+    relative_cut: float | None = None
 
     def resolved(self, model: str) -> SearchOptions:
         """Fill defaults from settings and check ranges; raise a clear error for bad values."""
@@ -39,6 +41,9 @@ class SearchOptions:
             top_k=self.top_k or settings.SEARCH_TOP_K,
             candidates=self.candidates or settings.SEARCH_CANDIDATES,
             min_score=self.min_score if self.min_score is not None else default_min_score(model),
+            relative_cut=(
+                self.relative_cut if self.relative_cut is not None else settings.SEARCH_RELATIVE_CUT
+            ),
         )
         if options.strategy not in STRATEGIES:
             raise ApplicationError(
@@ -49,6 +54,7 @@ class SearchOptions:
         _check_range("min_score", options.min_score, -1.0, 1.0)
         if options.vector_weight is not None:
             _check_range("vector_weight", options.vector_weight, 0.0, 1.0)
+        _check_range("relative_cut", options.relative_cut, 0.0, 1.0)
         return options
 
 
@@ -91,3 +97,12 @@ class SearchResponse:
     candidates: int = 0
     cut_by_threshold: int = 0
     latency_ms: float = 0.0
+    # What was retrieved but not kept, and why ("threshold" or "far_below_best"), for the
+    # playground: the best few of each, not every candidate.
+    cut: list[CutResult] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CutResult:
+    result: SearchResult
+    reason: str

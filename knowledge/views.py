@@ -248,6 +248,7 @@ def playground(request: HtmxHttpRequest) -> HttpResponse:
             top_k=data["top_k"] or 0,
             min_score=data["min_score"],
             vector_weight=data["vector_weight"],
+            relative_cut=data["relative_cut"],
         )
         try:
             response = services.knowledge_search(

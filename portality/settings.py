@@ -289,6 +289,9 @@ SEARCH_VECTOR_WEIGHT = env_float("SEARCH_VECTOR_WEIGHT", 0.55)
 # identifier-heavy, where exact words matter more than meaning.
 SEARCH_WEIGHTS_BY_SOURCE_TYPE = env_weights("SEARCH_WEIGHTS_BY_SOURCE_TYPE")
 SEARCH_RERANK = env_bool("SEARCH_RERANK", False)
+# A passing result whose fused score is under this share of the best one's is dropped:
+# weak extras that would be cited beside a clear answer (0 turns it off; BENCHMARKS.md).
+SEARCH_RELATIVE_CUT = env_float("SEARCH_RELATIVE_CUT", 0.3)
 # 200 rather than pgvector's 40 or the notes' 100: at 1M chunks, 100 left one query in
 # twenty in a neighbouring cluster (recall@10 0.94); 200 reaches 0.98 at about the same
 # cost, since the scan stops once the candidate pool is full (BENCHMARKS.md).

@@ -81,7 +81,11 @@ def ranked_passages(
         principal=principal_for_license(license),
         query=query,
         options=SearchOptions(
-            strategy=strategy, top_k=3 * DEPTH, min_score=-1.0, vector_weight=weight
+            strategy=strategy,
+            top_k=3 * DEPTH,
+            min_score=-1.0,
+            relative_cut=0.0,  # ranking quality: every candidate, nothing cut
+            vector_weight=weight,
         ),
     )
     seen: list[str] = []
@@ -143,9 +147,71 @@ def _top_vector_scores(license: License, query: str) -> list[tuple[str, float]]:
     response = chunk_search(
         principal=principal_for_license(license),
         query=query,
-        options=SearchOptions(strategy="vector", top_k=30, min_score=-1.0),
+        options=SearchOptions(strategy="vector", top_k=30, min_score=-1.0, relative_cut=0.0),
     )
     return [(r.filename.removesuffix(".md"), r.vector_score or 0.0) for r in response.results]
+
+
+# Questions no corpus of the product's kind answers, in the three languages (negatives
+# for the threshold, beside the other dataset's questions). Written for this, not tuned.
+GENERIC_OFF_TOPIC = [
+    "dietas sin gluten",
+    "¿Cuál es la receta de la paella valenciana?",
+    "Quiero cambiar la contraseña de mi correo",
+    "¿Quién ganó el mundial de 2010?",
+    "horario del supermercado",
+    "¿Cómo se juega al ajedrez?",
+    "precio de la gasolina hoy",
+    "¿Qué tiempo hará mañana en Madrid?",
+    "recomiéndame una película de terror",
+    "¿Cuántos años tiene el presidente?",
+    "dietas sem glúten",
+    "Qual é a receita de feijoada?",
+    "Como trocar a senha do e-mail?",
+    "Quem ganhou a copa de 2002?",
+    "horário do supermercado",
+    "Como se joga xadrez?",
+    "preço da gasolina hoje",
+    "Vai chover amanhã em São Paulo?",
+    "me recomende um filme de terror",
+    "quantos anos tem o presidente?",
+    "gluten free diets",
+    "What is the recipe for apple pie?",
+    "How do I change my email password?",
+    "Who won the 2014 world cup?",
+    "supermarket opening hours",
+    "How do you play chess?",
+    "price of petrol today",
+    "Will it rain tomorrow in London?",
+    "recommend me a horror movie",
+    "how old is the president?",
+]
+
+
+def relative_cut_effect(directory: Path, split: str = "dev") -> dict:
+    """Share of relevant and of other passing results a relative cut would drop (results of
+    the default search, top 5, threshold on)."""
+    dataset = load_dataset(directory, split)
+    license = bench_license(dataset)
+    relevant, others = [], []
+    for query in dataset.queries:
+        results = chunk_search(
+            principal=principal_for_license(license),
+            query=query["text"],
+            options=SearchOptions(top_k=5, relative_cut=0.0),
+        ).results
+        best = results[0].fused_score if results else 0.0
+        for r in results:
+            share = r.fused_score / best if best else 1.0
+            is_relevant = r.filename.removesuffix(".md") in set(query["relevant"])
+            (relevant if is_relevant else others).append(share)
+    return {
+        str(cut): {
+            "relevant_dropped": round(float(np.mean(np.array(relevant) < cut)), 3),
+            "others_dropped": round(float(np.mean(np.array(others) < cut)), 3),
+        }
+        for cut in (0.2, 0.3, 0.4, 0.5)
+    }
 
 
 def calibrate(directory: Path, off_topic_dir: Path, split: str = "dev") -> dict:
@@ -166,6 +232,10 @@ def calibrate(directory: Path, off_topic_dir: Path, split: str = "dev") -> dict:
     off_topic_top = [
         max((s for _, s in _top_vector_scores(license, q["text"])), default=0.0) for q in off_topic
     ]
+    generic_top = [
+        max((s for _, s in _top_vector_scores(license, text)), default=0.0)
+        for text in GENERIC_OFF_TOPIC
+    ]
     quantiles = {
         f"p{p:02d}": round(float(np.percentile(relevant_scores, p)), 4) for p in (1, 5, 10, 50)
     }
@@ -173,6 +243,7 @@ def calibrate(directory: Path, off_topic_dir: Path, split: str = "dev") -> dict:
         str(t): {
             "relevant_kept": round(float(np.mean(np.array(relevant_scores) >= t)), 3),
             "off_topic_top1_cut": round(float(np.mean(np.array(off_topic_top) < t)), 3),
+            "generic_off_topic_cut": round(float(np.mean(np.array(generic_top) < t)), 3),
         }
         for t in (0.75, 0.78, 0.8, 0.82, 0.84, 0.86)
     }

@@ -440,3 +440,35 @@ def test_with_the_real_local_embedder(settings):
     assert filenames(response)[:1] == ["ascensor.txt"]
     assert response.results[0].vector_score > 0.8
     assert filenames(search(principal, "reserva do salão de festas"))[:1] == ["salao.txt"]
+
+
+class TestRelativeCut:
+    def test_results_far_below_the_best_are_dropped_and_reported(self, corpus, settings):
+        alpha, _ = corpus
+        everything = search(principal_for_license(alpha), "piscina condominio", min_score=-1)
+        scores = [r.fused_score for r in everything.results]
+        assert len(scores) >= 2 and min(scores) < 0.9 * max(scores)
+
+        share = (min(scores) / max(scores) + 1) / 2  # between the weakest and the best
+        cut = search(
+            principal_for_license(alpha), "piscina condominio", min_score=-1, relative_cut=share
+        )
+        kept = {r.chunk_id for r in cut.results}
+        assert kept and len(kept) < len(scores)
+        assert all(r.fused_score >= share * max(scores) for r in cut.results)
+        far = [c for c in cut.cut if c.reason == "far_below_best"]
+        assert {c.result.chunk_id for c in far} == {r.chunk_id for r in everything.results} - kept
+
+    def test_the_default_comes_from_settings_and_zero_turns_it_off(self, corpus, settings):
+        alpha, _ = corpus
+        settings.SEARCH_RELATIVE_CUT = 0.99
+        strict = search(principal_for_license(alpha), "piscina condominio", min_score=-1)
+        loose = search(
+            principal_for_license(alpha), "piscina condominio", min_score=-1, relative_cut=0
+        )
+        assert len(strict.results) < len(loose.results)
+
+    def test_out_of_range_is_a_clear_error(self, corpus):
+        alpha, _ = corpus
+        with pytest.raises(ApplicationError, match="relative_cut must be between"):
+            search(principal_for_license(alpha), "piscina", relative_cut=1.5)

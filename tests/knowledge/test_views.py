@@ -246,6 +246,16 @@ class TestDocumentDetail:
 
 
 class TestPlayground:
+    def test_what_was_cut_is_shown_with_why(self, admin_client):
+        make_document("# Piscina\n\nLa piscina abre a las ocho.", filename="p.md")
+        make_document("# Gimnasio\n\nEl gimnasio cierra tarde.", filename="g.md")
+        html = admin_client.get(
+            "/knowledge/search/",
+            {"query": "piscina", "scope": "global", "min_score": "0.99", "relative_cut": "0"},
+        ).content.decode()
+        assert "Retrieved but not kept" in html and "under the threshold" in html
+        assert "g.md" in html.split("Retrieved but not kept")[1]
+
     def test_results_show_scores_latency_and_highlighted_terms(self, admin_client):
         make_document("# Piscina\n\nLa piscina abre a las ocho.", filename="p.md")
         html = admin_client.get(
