@@ -40,9 +40,10 @@ system-packages:
 test: install-dev system-packages lint check
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
-# The inner loop: no browser, no Celery worker process, no make run / manage.py processes.
+# The inner loop: no browser, no Celery worker process, no make run / manage.py processes,
+# none of the few tests that take over a second alone. `make test` runs them all.
 test-fast: install-dev
-	$(VENV)/bin/pytest -m "not e2e and not worker and not process" $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -m "not e2e and not worker and not process and not slow" $(PYTEST_ARGS)
 
 bench: install-dev
 	$(VENV)/bin/pytest tests/bench -s $(PYTEST_ARGS)

@@ -24,6 +24,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "e2e: drives a real Chromium")
     config.addinivalue_line("markers", "worker: needs a real Celery worker process")
     config.addinivalue_line("markers", "process: starts make run or manage.py as processes")
+    config.addinivalue_line("markers", "slow: over a second on its own (fuzzing, OCR, backoff)")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

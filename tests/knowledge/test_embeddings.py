@@ -41,6 +41,7 @@ def test_queries_use_the_query_task_type(gemini):
     assert gemini.requests[0]["body"]["requests"][0]["taskType"] == "RETRIEVAL_QUERY"
 
 
+@pytest.mark.slow
 def test_quota_errors_are_retried_with_backoff(gemini):
     gemini.fail_next(429, times=2)
 
@@ -48,6 +49,7 @@ def test_quota_errors_are_retried_with_backoff(gemini):
     assert len(gemini.requests) == 3
 
 
+@pytest.mark.slow
 def test_persistent_server_errors_become_a_transient_error_for_the_task(gemini):
     gemini.fail_next(503, times=3)
 

@@ -114,6 +114,7 @@ class OcrTests(SimpleTestCase):
                 pdf("francais.pdf")
 
     @pytest.mark.skipif(not HAS_TESSERACT, reason="tesseract not installed (.ci/run installs it)")
+    @pytest.mark.slow
     def test_scan_is_read_by_ocr(self):
         extraction = pdf("francais.pdf")
         assert extraction.details["ocr"] is True
@@ -145,7 +146,16 @@ CORPUS = {
 }
 
 
-@pytest.mark.parametrize(("name", "outcome"), sorted(CORPUS.items()))
+SLOW_PDFS = {"GeoTopo-komprimiert.pdf"}  # 200+ pages: seconds, left to `make test`
+
+
+@pytest.mark.parametrize(
+    ("name", "outcome"),
+    [
+        pytest.param(name, outcome, marks=[pytest.mark.slow] if name in SLOW_PDFS else [])
+        for name, outcome in sorted(CORPUS.items())
+    ],
+)
 def test_corpus_outcomes(name, outcome):
     from knowledge.normalize import check_quality, normalize_text
 

@@ -72,6 +72,7 @@ OPERATIONS = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -18,6 +18,7 @@ from tests.factories import make_document
 
 # transaction=True: the WSGI app closes the database connection after each request.
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("media_root", "fake_embedder"),
 ]

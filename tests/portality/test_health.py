@@ -32,6 +32,7 @@ def test_healthz_reports_every_part_up(client, celery_worker):
 
 
 @pytest.mark.django_db
+@pytest.mark.slow
 def test_healthz_is_503_naming_redis_when_it_is_stopped(client, throwaway_redis):
     services, url = throwaway_redis
     services.stop_all()
@@ -47,6 +48,7 @@ def test_healthz_is_503_naming_redis_when_it_is_stopped(client, throwaway_redis)
 
 
 @pytest.mark.django_db
+@pytest.mark.slow
 def test_healthz_is_503_when_no_worker_listens(client, throwaway_redis):
     _services, url = throwaway_redis
 
