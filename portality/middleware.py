@@ -49,8 +49,14 @@ class ContentSecurityPolicyMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
+    # Swagger UI sets style attributes from its own script; its scripts stay 'self' only.
+    API_DOCS_POLICY = POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
+
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         if response.get("Content-Type", "").startswith("text/html"):
-            response.setdefault("Content-Security-Policy", self.POLICY)
+            docs = request.path.startswith("/api/docs/")
+            response.setdefault(
+                "Content-Security-Policy", self.API_DOCS_POLICY if docs else self.POLICY
+            )
         return response
