@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: install install-dev system-packages run test test-fast lint check bench
+.PHONY: install install-dev system-packages run test test-fast lint check bench messages
 
 install: $(VENV)/.installed
 
@@ -47,3 +47,10 @@ test-fast: install-dev
 
 bench: install-dev
 	$(VENV)/bin/pytest tests/bench -s $(PYTEST_ARGS)
+
+# The console's catalogs: extract marked strings (needs GNU gettext's xgettext), then fill
+# them from locale/translations.py and compile (pure Python). Commit locale/ afterwards.
+messages: install-dev
+	DJANGO_SETTINGS_MODULE=tests.settings $(PY) manage.py makemessages -l es -l pt_BR \
+		--ignore=.venv --ignore=var --ignore=tests --ignore=test-results --no-obsolete
+	$(PY) scripts/messages.py

@@ -12,6 +12,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext_lazy as _
 from django_htmx.middleware import HtmxDetails
 
 
@@ -26,7 +27,7 @@ class StaffAuthenticationForm(AuthenticationForm):
         super().confirm_login_allowed(user)
         if not getattr(user, "is_staff", False):
             raise forms.ValidationError(
-                "This account is not a Portality admin (staff).", code="not_staff"
+                _("This account is not a Portality admin (staff)."), code="not_staff"
             )
 
 

@@ -94,6 +94,7 @@ MIDDLEWARE = [
     "portality.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -146,7 +147,11 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
-LANGUAGE_CODE = "en"
+# The console speaks English, Spanish and Brazilian Portuguese: the admin's choice (the
+# switcher in the header, kept in a cookie), else the browser's Accept-Language, else this.
+LANGUAGE_CODE = env_choice("LANGUAGE_CODE", "en", ("en", "es", "pt-br"))
+LANGUAGES = [("en", "English"), ("es", "Español"), ("pt-br", "Português (Brasil)")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True

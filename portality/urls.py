@@ -27,6 +27,7 @@ urlpatterns = [
     path("memories/<uuid:pk>/toggle", memory_views.memory_toggle, name="memory-toggle"),
     path("memories/<uuid:pk>/delete", memory_views.memory_delete, name="memory-delete"),
     path("healthz", health.healthz, name="healthz"),
+    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's switcher
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(authentication_form=StaffAuthenticationForm),

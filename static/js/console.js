@@ -31,6 +31,11 @@
     syncSelection(form);
   });
 
+  // A select marked data-autosubmit submits its form when it changes (the language switcher).
+  document.addEventListener("change", (event) => {
+    if (event.target.matches("select[data-autosubmit]")) event.target.form.submit();
+  });
+
   // Forms that destroy something ask first.
   document.addEventListener("submit", (event) => {
     const question = event.target.dataset.confirm;
