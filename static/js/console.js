@@ -22,13 +22,23 @@
     });
   }
 
+  // What is selected survives the table being reloaded (a finished upload refreshes it).
+  const selected = new Map(); // form id → values of the checked rows
   document.addEventListener("change", (event) => {
     const form = event.target.closest("form.selectable");
     if (!form) return;
     if (event.target.classList.contains("select-all")) {
       boxes(form).forEach((box) => { box.checked = event.target.checked; });
     }
+    selected.set(form.id, new Set(boxes(form).filter((box) => box.checked).map((box) => box.value)));
     syncSelection(form);
+  });
+  document.body.addEventListener("htmx:afterSwap", () => {
+    document.querySelectorAll("form.selectable").forEach((form) => {
+      const keep = selected.get(form.id);
+      if (keep) boxes(form).forEach((box) => { box.checked = keep.has(box.value); });
+      syncSelection(form);
+    });
   });
 
   // A select marked data-autosubmit submits its form when it changes (the language switcher).

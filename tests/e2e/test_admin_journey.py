@@ -101,6 +101,8 @@ def test_admin_uploads_searches_forges_and_forgets(live_server, celery_worker, d
         duplicate = page.locator(".upload-item[data-duplicate]")
         duplicate.wait_for()
         expect(duplicate).to_contain_text("ready")  # (the page's CSP forbids wait_for_function)
+        # A finished upload reloads the table (htmx): let that land before selecting rows.
+        page.wait_for_load_state("networkidle")
         assert f"duplicate of {GOOD_PDF}" in duplicate.inner_text()
 
         # The table: Retry where it helps, Forget selected only once something is selected.
@@ -109,7 +111,8 @@ def test_admin_uploads_searches_forges_and_forgets(live_server, celery_worker, d
         forget_selected = page.locator("button.forget-selected")
         assert forget_selected.is_disabled()
         page.check("#document-table .select-all")
-        assert forget_selected.is_enabled() and "(2)" in forget_selected.inner_text()
+        expect(forget_selected).to_be_enabled()
+        expect(forget_selected).to_contain_text("(2)")
         page.uncheck("#document-table .select-all")
         assert forget_selected.is_disabled()
         shot(page, "02-knowledge-uploaded")
