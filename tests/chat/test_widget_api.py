@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 import redis
+import time_machine
 from django.conf import settings
 from rest_framework.test import APIClient
 
@@ -120,6 +121,7 @@ def test_revoked_licenses_and_tampered_tokens_get_401(forged, problem):
     assert ("revoked" if problem == "revoked" else "Invalid") in response.json()["detail"]
 
 
+@time_machine.travel("2026-11-23 10:00:01", tick=False)  # one rate window throughout
 def test_rate_limit_answers_429_with_retry_after(forged, settings):
     settings.CHAT_RATE_PER_USER_PER_MINUTE = 2
     client = widget_client(mint(forged).json()["token"])

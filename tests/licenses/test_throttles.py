@@ -6,6 +6,7 @@ import logging
 
 import pytest
 import redis
+import time_machine
 from django.conf import settings
 from rest_framework.test import APIClient
 
@@ -15,6 +16,14 @@ from tests.factories import make_document
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
 SITE = "https://app.example.com"
+
+
+@pytest.fixture(autouse=True)
+def _one_window():
+    # Windows are whole minutes: a test that crossed a minute boundary would see its counts
+    # reset. Time stands still at the start of a minute instead.
+    with time_machine.travel("2026-11-23 10:00:01", tick=False):
+        yield
 
 
 @pytest.fixture

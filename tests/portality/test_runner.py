@@ -125,7 +125,8 @@ def test_api_docs_render_with_other_hosts_blocked(product):
 
 
 def test_slow_clients_do_not_starve_the_server(product):
-    """64 sockets that send half a request and wait (16 froze gunicorn on its own)."""
+    """64 sockets that send half a request and wait (16 froze gunicorn on its own). How fast
+    /healthz answers meanwhile is measured in tests/bench/load.py, not here."""
     host, port = product["url"].removeprefix("http://").split(":")
     idle = []
     try:
@@ -134,9 +135,8 @@ def test_slow_clients_do_not_starve_the_server(product):
             sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # never finished
             idle.append(sock)
         for _ in range(10):
-            started = time.monotonic()
+            # Frozen, every request timed out (get() gives up after 10 s); now each answers.
             assert get(product["url"] + "/healthz")[0] == 200
-            assert time.monotonic() - started < 1.0
         # The half-sent requests are answered 408 once their header deadline passes.
         idle[0].settimeout(30)
         assert idle[0].recv(100).startswith(b"HTTP/1.1 408")
