@@ -74,8 +74,12 @@ def product(tmp_path_factory):
         "log": log_path,
         "data_dir": data_dir,
     }
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGKILL)
+    if process.poll() is None:  # a test failed before Ctrl-C: stop it as a person would
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
 
 
 def test_a_healthy_start_prints_no_error_lines(product):
