@@ -13,7 +13,8 @@ import re
 LANGUAGES = ("es", "pt", "en")
 DEFAULT = "es"
 
-# Words that, in a question, point to one language only (accents as typed and folded).
+# Words that, in a question, point to one language only, with and without accents as
+# people type them ("donde", "cuando"). "como" is Spanish and Portuguese alike: left out.
 _ONLY = {
     "es": {
         "el",
@@ -71,7 +72,6 @@ _ONLY = {
         "cuando",
         "cual",
         "cuanto",
-        "como",
         "ya",
         "hasta",
         "desde",
@@ -208,9 +208,6 @@ _ONLY = {
         "breakfast",
     },
 }
-# "como", "donde"... are written without accents by people typing fast: they stay Spanish
-# (Portuguese writes "como" too, but "onde"/"quando" are its own), so "como" is left out.
-_ONLY["es"].discard("como")
 _LETTERS = {"es": set("ñ¿¡"), "pt": set("ãõçêôâà")}
 # Phrases only one language uses: Spanish asks "¿a qué hora…?", Portuguese "que horas…?".
 _PHRASES = {"pt": re.compile(r"\bque horas\b"), "es": re.compile(r"\bqu[eé] hora\b")}

@@ -1,5 +1,6 @@
 """The ``memory_search`` tool (seed 003 "Tools para LLM"): what the chat orchestrator hands
-to an LLM that calls tools, and how a call is run — always inside the caller's scope."""
+to an LLM that calls tools, and how a call's search is run — always inside the caller's
+scope. The orchestrator (chat.services) numbers what it finds for the model to cite."""
 
 from __future__ import annotations
 
@@ -43,24 +44,3 @@ def memory_search(*, principal: Principal, arguments: dict[str, Any]) -> list[Se
         raise ApplicationError("max_results must be a number from 1 to 10.") from None
     query = str(arguments.get("query", ""))
     return knowledge_search(principal=principal, query=query, options=options).results
-
-
-def run_memory_search(*, principal: Principal, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Execute a tool call and answer in JSON a model reads."""
-    try:
-        results = memory_search(principal=principal, arguments=arguments)
-    except ApplicationError as exc:
-        return {"error": exc.message, "results": []}
-    return {
-        "results": [
-            {
-                "source": r.filename,
-                "page": r.page_start,
-                "heading": r.heading,
-                "text": r.content,
-                "score": r.fused_score,
-                "chunk_id": r.chunk_id,
-            }
-            for r in results
-        ]
-    }

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import user_passes_test
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import AbstractBaseUser
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy as _
 from django_htmx.middleware import HtmxDetails
@@ -48,9 +48,10 @@ def safe_next(request: HttpRequest, *, fallback: str) -> str:
     return fallback
 
 
-def login_locked_out(request: HttpRequest, credentials: object, *args: object, **kwargs: object):  # noqa: ANN201
-    """django-axes' answer once a username is locked out from an address: a page in the
-    console's style (429), saying for how long."""
+def login_locked_out(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+    """django-axes' answer once a username is locked out from an address (it also passes the
+    original response and the credentials): a page in the console's style (429), saying
+    for how long."""
     from django.shortcuts import render
 
     context = {

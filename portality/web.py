@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -32,8 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from portality.processes import die_with_parent
-
-logger = logging.getLogger("portality.web")
 
 HEADER_MAX_BYTES = 32 * 1024
 _HOP_BY_HOP = {
@@ -204,10 +201,7 @@ async def _send(writer: asyncio.StreamWriter, data: bytes) -> None:
 
 
 def _parse_head(raw: bytes) -> tuple[str, list[tuple[str, str]]]:
-    try:
-        text = raw.decode("latin-1").lstrip("\r\n")
-    except UnicodeDecodeError:  # latin-1 decodes every byte; kept for clarity
-        raise ClientError(400, "The request's headers are not readable.") from None
+    text = raw.decode("latin-1").lstrip("\r\n")  # HTTP headers are bytes; latin-1 maps each
     lines = text.split("\r\n")
     request_line = lines[0]
     parts = request_line.split(" ")

@@ -13,6 +13,7 @@ short documents in a license's scope.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -94,12 +95,13 @@ def start_product(port: int) -> subprocess.Popen[bytes]:
     )
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
-                if r.status == 200:
-                    return process
-        except OSError:
-            pass
+        # Not listening yet, or a 503 while it starts: ask again.
+        with (
+            contextlib.suppress(OSError),
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r,
+        ):
+            if r.status == 200:
+                return process
         time.sleep(0.5)
     os.killpg(process.pid, signal.SIGTERM)
     raise RuntimeError("the product did not become healthy")
@@ -146,16 +148,17 @@ class SlowClients:
 
     @staticmethod
     def _alive(sock: socket.socket) -> bool:
+        """True while the server still waits for the rest of the request."""
         try:
-            if sock.recv(1) == b"":
-                sock.close()
-                return False
+            sock.recv(1)  # data (its 408) or b"" (closed): the server is done with it
+            waiting = False
         except BlockingIOError:
-            return True
+            waiting = True  # nothing to read yet
         except OSError:
-            pass
-        sock.close()
-        return False
+            waiting = False  # reset by the server
+        if not waiting:
+            sock.close()
+        return waiting
 
 
 def poll_health(

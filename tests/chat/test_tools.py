@@ -68,26 +68,26 @@ def test_gemini_calls_memory_search_and_gets_only_its_own_scope(two_licenses, se
     assert [c.document for c in answer.citations] == ["sauna.md"]
 
 
-def test_openai_tools_round_trip_with_arguments_in_pieces(two_licenses, settings):
-    with FakeOpenAI(pieces=["Se reserva en conserjería [2]."]) as server:
-        settings.LLM_PROVIDER, settings.OPENAI_BASE_URL, settings.OPENAI_MODEL = (
-            "openai",
-            server.url,
-            "llama3",
-        )
-        server.tool_calls.append(
-            {
-                "name": "memory_search",
-                "args": {"query": "sauna", "license": "otra-sala"},
-            }
-        )
-        answer = chat_answer(
-            principal=principal_for_license(two_licenses.license),
-            question="piscina abre",  # finds the pool; the sauna comes from the tool as [2]
-            llm=OpenAICompatibleLLM(),
-        )
+@pytest.fixture
+def openai_server(settings):
+    with FakeOpenAI() as server:
+        settings.LLM_PROVIDER = "openai"
+        settings.OPENAI_BASE_URL, settings.OPENAI_MODEL = server.url, "llama3"
+        yield server
 
-    first, second = (r["body"] for r in server.requests)
+
+def test_openai_tools_round_trip_with_arguments_in_pieces(two_licenses, openai_server):
+    openai_server.pieces = ["Se reserva en conserjería [2]."]
+    openai_server.tool_calls.append(
+        {"name": "memory_search", "args": {"query": "sauna", "license": "otra-sala"}}
+    )
+    answer = chat_answer(
+        principal=principal_for_license(two_licenses.license),
+        question="piscina abre",  # finds the pool; the sauna comes from the tool as [2]
+        llm=OpenAICompatibleLLM(),
+    )
+
+    first, second = (r["body"] for r in openai_server.requests)
     assert first["tools"][0]["function"]["name"] == "memory_search"
     tool_message = second["messages"][-1]
     assert tool_message["role"] == "tool" and tool_message["tool_call_id"] == "call_1"
@@ -96,25 +96,17 @@ def test_openai_tools_round_trip_with_arguments_in_pieces(two_licenses, settings
     assert [c.document for c in answer.citations] == ["sauna.md"]
 
 
-def test_searches_per_answer_are_capped(two_licenses, settings):
-    with FakeOpenAI(pieces=["Nada más [1]."]) as server:
-        settings.LLM_PROVIDER, settings.OPENAI_BASE_URL, settings.OPENAI_MODEL = (
-            "openai",
-            server.url,
-            "llama3",
-        )
-        for _ in range(MAX_TOOL_CALLS + 1):
-            server.tool_calls.append({"name": "memory_search", "args": {"query": "sauna"}})
-        chat_answer(
-            principal=principal_for_license(two_licenses.license),
-            question="piscina abre",
-            llm=OpenAICompatibleLLM(),
-        )
+def test_searches_per_answer_are_capped(two_licenses, openai_server):
+    openai_server.pieces = ["Nada más [1]."]
+    for _ in range(MAX_TOOL_CALLS + 1):
+        openai_server.tool_calls.append({"name": "memory_search", "args": {"query": "sauna"}})
+    chat_answer(
+        principal=principal_for_license(two_licenses.license),
+        question="piscina abre",
+        llm=OpenAICompatibleLLM(),
+    )
 
-    tool_answers = [
-        json.loads(m["content"])
-        for m in server.requests[-1]["body"]["messages"]
-        if m["role"] == "tool"
-    ]
+    last = openai_server.requests[-1]["body"]
+    tool_answers = [json.loads(m["content"]) for m in last["messages"] if m["role"] == "tool"]
     assert len(tool_answers) == MAX_TOOL_CALLS
-    assert "tools" not in server.requests[-1]["body"]  # the last round must answer
+    assert "tools" not in last  # the last round must answer

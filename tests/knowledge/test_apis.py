@@ -11,9 +11,10 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from knowledge.models import SearchLog
-from knowledge.tools import MEMORY_SEARCH_TOOL, run_memory_search
+from knowledge.tools import MEMORY_SEARCH_TOOL, memory_search
 from licenses.principals import principal_for_license
 from licenses.services import license_forge, license_revoke
+from portality.exceptions import ApplicationError
 from tests.factories import make_document
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
@@ -172,9 +173,13 @@ def test_memory_search_tool_runs_in_the_principals_scope(world):
     assert MEMORY_SEARCH_TOOL["name"] == "memory_search"
     assert MEMORY_SEARCH_TOOL["parameters"]["required"] == ["query"]
 
-    result = run_memory_search(
-        principal=principal_for_license(alpha.license), arguments={"query": "Secreto portón verde"}
+    principal = principal_for_license(alpha.license)
+    # Words of both secrets, naming beta's scope: only alpha's own (and global) comes back.
+    found = memory_search(
+        principal=principal, arguments={"query": "clave del portón", "license": "beta"}
     )
 
-    assert all(r["source"] != "beta.md" for r in result["results"])
-    assert run_memory_search(principal=principal_for_license(alpha.license), arguments={})["error"]
+    assert "alfa.md" in {r.filename for r in found}
+    assert all(r.filename != "beta.md" for r in found)
+    with pytest.raises(ApplicationError, match="Write something"):
+        memory_search(principal=principal, arguments={})
