@@ -53,4 +53,7 @@ bench: install-dev
 messages: install-dev
 	DJANGO_SETTINGS_MODULE=tests.settings $(PY) manage.py makemessages -l es -l pt_BR \
 		--ignore=.venv --ignore=var --ignore=tests --ignore=test-results --no-obsolete
+	DJANGO_SETTINGS_MODULE=tests.settings $(PY) manage.py makemessages -d djangojs -l es -l pt_BR \
+		--ignore=.venv --ignore=var --ignore=tests --ignore=test-results --ignore=static/widget \
+		--no-obsolete
 	$(PY) scripts/messages.py

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from charset_normalizer import from_bytes
+from django.utils.translation import gettext_noop
 
 from knowledge.models import FileKind
 from portality.exceptions import ApplicationError
@@ -24,16 +25,17 @@ from portality.exceptions import ApplicationError
 logger = logging.getLogger(__name__)
 
 _BINARY_SIGNATURES = {
-    b"\x89PNG": "a PNG image",
-    b"\xff\xd8\xff": "a JPEG image",
-    b"GIF8": "a GIF image",
-    b"PK\x03\x04": "a ZIP archive (Word, Excel and OpenDocument files are ZIP archives)",
-    b"\xd0\xcf\x11\xe0": "an old Microsoft Office file",
-    b"\x7fELF": "a program",
-    b"{\\rtf": "an RTF document",
+    b"\x89PNG": gettext_noop("a PNG image"),
+    b"\xff\xd8\xff": gettext_noop("a JPEG image"),
+    b"GIF8": gettext_noop("a GIF image"),
+    b"PK\x03\x04": gettext_noop(
+        "a ZIP archive (Word, Excel and OpenDocument files are ZIP archives)"
+    ),
+    b"\xd0\xcf\x11\xe0": gettext_noop("an old Microsoft Office file"),
+    b"\x7fELF": gettext_noop("a program"),
+    b"{\\rtf": gettext_noop("an RTF document"),
 }
 _MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown")
-ACCEPTED_DESCRIPTION = "PDF, plain text (.txt) or Markdown (.md)"
 
 
 class IngestionError(ApplicationError):
@@ -60,10 +62,18 @@ def detect_kind(head: bytes, filename: str) -> FileKind:
     for signature, description in _BINARY_SIGNATURES.items():
         if head.startswith(signature):
             raise IngestionError(
-                f"This file is {description}, not a supported type. Upload {ACCEPTED_DESCRIPTION}."
+                gettext_noop(
+                    "This file is %(t_description)s, not a supported type. Upload a PDF, plain text "
+                    "(.txt) or Markdown (.md) file."
+                ),
+                params={"t_description": description},
             )
     if b"\x00" in head and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise IngestionError(f"This file is binary, not text. Upload {ACCEPTED_DESCRIPTION}.")
+        raise IngestionError(
+            gettext_noop(
+                "This file is binary, not text. Upload a PDF, plain text (.txt) or Markdown (.md) file."
+            )
+        )
     return FileKind.MD if filename.lower().endswith(_MARKDOWN_SUFFIXES) else FileKind.TXT
 
 
@@ -83,21 +93,27 @@ def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
     best = from_bytes(data).best()
     if best is None:
         raise IngestionError(
-            "The text's character encoding could not be recognised. Save it as UTF-8 and upload it again."
+            gettext_noop(
+                "The text's character encoding could not be recognised. Save it as UTF-8 and "
+                "upload it again."
+            )
         )
     return str(best), {"encoding": best.encoding, "encoding_detected": True}
 
 
-def stored_file_missing(path: Path) -> str:
-    return (
-        f"The uploaded file is missing from storage ({path.name}); check MEDIA_ROOT on the "
-        "worker, or upload the file again."
+def stored_file_missing(path: Path) -> IngestionError:
+    return IngestionError(
+        gettext_noop(
+            "The uploaded file is missing from storage (%(name)s); check MEDIA_ROOT on the "
+            "worker, or upload the file again."
+        ),
+        params={"name": path.name},
     )
 
 
 def extract_text_file(path: Path) -> Extraction:
     if not path.exists():
-        raise IngestionError(stored_file_missing(path))
+        raise stored_file_missing(path)
     text, details = decode_text(path.read_bytes())
     return Extraction(pages=[PageText(number=None, text=text)], page_count=None, details=details)
 
@@ -109,7 +125,7 @@ def extract_pdf(path: Path, *, password: str, max_pages: int, ocr_languages: str
     from pypdf.errors import PdfReadError
 
     if not path.exists():
-        raise IngestionError(stored_file_missing(path))
+        raise stored_file_missing(path)
     try:
         with open(path, "rb") as stream:  # a file handle: pypdf reads it lazily, no copy
             reader = _open_pdf(stream, password)
@@ -122,10 +138,10 @@ def extract_pdf(path: Path, *, password: str, max_pages: int, ocr_languages: str
     except IngestionError:
         raise
     except PdfReadError as exc:
-        raise IngestionError(_damaged_pdf_message(str(exc))) from exc
+        raise _damaged_pdf(str(exc)) from exc
     except (RecursionError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
         # pypdf reports some structural damage only through generic exceptions.
-        raise IngestionError(_damaged_pdf_message(f"{type(exc).__name__}: {exc}")) from exc
+        raise _damaged_pdf(f"{type(exc).__name__}: {exc}") from exc
     return Extraction(pages=pages, page_count=page_count, details=details)
 
 
@@ -138,25 +154,35 @@ def _open_pdf(stream: BinaryIO, password: str):  # noqa: ANN202 - pypdf's PdfRea
         return reader
     if not password:
         raise IngestionError(
-            "This PDF is encrypted: type its password in the PDF password field of the knowledge page "
-            "(or pass --password to manage.py ingest), then press Retry."
+            gettext_noop(
+                "This PDF is encrypted: type its password in the PDF password field of the "
+                "knowledge page (or pass --password to manage.py ingest), then press Retry."
+            )
         )
     try:
         unlocked = reader.decrypt(password)
     except DependencyError as exc:
-        raise IngestionError(f"This PDF's encryption is not supported: {exc}") from exc
+        raise IngestionError(
+            gettext_noop("This PDF's encryption is not supported: %(detail)s"),
+            params={"detail": str(exc)},
+        ) from exc
     if not unlocked:
-        raise IngestionError("The password given for this encrypted PDF is not correct.")
+        raise IngestionError(
+            gettext_noop("The password given for this encrypted PDF is not correct.")
+        )
     return reader
 
 
 def _page_count(reader, max_pages: int) -> int:  # noqa: ANN001
     count = len(reader.pages)
     if count == 0:
-        raise IngestionError("This PDF has no pages.")
+        raise IngestionError(gettext_noop("This PDF has no pages."))
     if count > max_pages:
         raise IngestionError(
-            f"This PDF has {count} pages; the limit is {max_pages}. Split it into smaller files."
+            gettext_noop(
+                "This PDF has %(count)s pages; the limit is %(limit)s. Split it into smaller files."
+            ),
+            params={"count": count, "limit": max_pages},
         )
     return count
 
@@ -166,12 +192,18 @@ def _pdf_pages(reader) -> Iterator[PageText]:  # noqa: ANN001
         yield PageText(number=number, text=page.extract_text() or "")
 
 
-def _damaged_pdf_message(detail: str) -> str:
+def _damaged_pdf(detail: str) -> IngestionError:
     if "cyclic" in detail.lower():
-        return (
-            "This PDF is damaged: its page tree loops back on itself, so its pages cannot be read."
+        return IngestionError(
+            gettext_noop(
+                "This PDF is damaged: its page tree loops back on itself, so its pages cannot be "
+                "read."
+            )
         )
-    return f"This PDF is damaged or incomplete and could not be read ({detail})."
+    return IngestionError(
+        gettext_noop("This PDF is damaged or incomplete and could not be read (%(detail)s)."),
+        params={"detail": detail},
+    )
 
 
 # -- OCR for PDFs without a text layer ----------------------------------------------------------
@@ -191,9 +223,11 @@ def _ocr_pages(reader, wanted_languages: str) -> list[PageText]:  # noqa: ANN001
     available = tesseract_languages()
     if not available:
         raise IngestionError(
-            "This PDF has no text layer (it is a scan or its text is drawn as images or curves), "
-            "and OCR is not installed on this server. Install Tesseract "
-            "(Debian: tesseract-ocr tesseract-ocr-spa tesseract-ocr-por) and retry."
+            gettext_noop(
+                "This PDF has no text layer (it is a scan or its text is drawn as images or "
+                "curves), and OCR is not installed on this server. Install Tesseract (Debian: "
+                "tesseract-ocr tesseract-ocr-spa tesseract-ocr-por) and retry."
+            )
         )
     languages = "+".join(lang for lang in wanted_languages.split("+") if lang in available) or "eng"
     pages = [
@@ -202,8 +236,10 @@ def _ocr_pages(reader, wanted_languages: str) -> list[PageText]:  # noqa: ANN001
     ]
     if not any(page.text.strip() for page in pages):
         raise IngestionError(
-            "This PDF has no text layer and OCR found no text in it (its text may be drawn as "
-            "curves, or it holds no text at all)."
+            gettext_noop(
+                "This PDF has no text layer and OCR found no text in it (its text may be drawn "
+                "as curves, or it holds no text at all)."
+            )
         )
     return pages
 

@@ -2,10 +2,21 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from knowledge.models import DocumentStatus, FileKind, Language, SourceType
 from knowledge.search_types import STRATEGIES
 from licenses.selectors import license_choices, license_get_for_machine_id
+
+# How the console names the search strategies (the API takes the names themselves).
+STRATEGY_LABELS = {
+    "weighted": _("hybrid, weighted fusion"),
+    "rrf": _("hybrid, reciprocal rank fusion"),
+    "average": _("hybrid, score average"),
+    "vector": _("vector only"),
+    "keyword": _("keywords only"),
+}
 
 
 class ScopeField(forms.ChoiceField):
@@ -21,7 +32,7 @@ class ScopeField(forms.ChoiceField):
 class UploadForm(forms.Form):
     file = forms.FileField()
     scope = forms.ChoiceField(
-        choices=[("global", "Global"), ("license", "License")], initial="global"
+        choices=[("global", _("Global")), ("license", _("License"))], initial="global"
     )
     license = forms.CharField(required=False)
     source_type = forms.ChoiceField(choices=SourceType.choices, initial=SourceType.OTHER)
@@ -34,55 +45,69 @@ class UploadForm(forms.Form):
         if data.get("scope") == "license":
             license = license_get_for_machine_id(data.get("license") or "")
             if license is None:
-                raise forms.ValidationError("Choose the license this knowledge belongs to.")
+                raise forms.ValidationError(_("Choose the license this knowledge belongs to."))
             data["license_obj"] = license
         return data
 
 
 class DocumentFilterForm(forms.Form):
     SORTS = {
-        "-created_at": "Newest",
-        "created_at": "Oldest",
-        "filename": "Name A–Z",
-        "-filename": "Name Z–A",
-        "-size_bytes": "Largest",
-        "-chunk_count": "Most chunks",
-        "status": "Status",
+        "-created_at": _("Newest"),
+        "created_at": _("Oldest"),
+        "filename": _("Name A–Z"),
+        "-filename": _("Name Z–A"),
+        "-size_bytes": _("Largest"),
+        "-chunk_count": _("Most chunks"),
+        "status": _("Status"),
     }
-    q = forms.CharField(required=False, label="File name")
+    q = forms.CharField(required=False, label=_("File name"))
     scope = forms.CharField(required=False)
     status = forms.ChoiceField(
-        required=False, choices=[("", "Any status"), *DocumentStatus.choices]
+        required=False, choices=[("", _("Any status")), *DocumentStatus.choices]
     )
-    kind = forms.ChoiceField(required=False, choices=[("", "Any type"), *FileKind.choices])
+    kind = forms.ChoiceField(required=False, choices=[("", _("Any type")), *FileKind.choices])
     sort = forms.ChoiceField(required=False, choices=list(SORTS.items()))
 
 
 class PlaygroundForm(forms.Form):
-    query = forms.CharField(max_length=4000, widget=forms.TextInput(attrs={"autocomplete": "off"}))
-    scope = ScopeField(initial="global")
+    query = forms.CharField(
+        label=_("Query"), max_length=4000, widget=forms.TextInput(attrs={"autocomplete": "off"})
+    )
+    scope = ScopeField(initial="global", label=_("Search as"))
     strategy = forms.ChoiceField(
-        choices=[(s, s) for s in STRATEGIES], initial=settings.SEARCH_STRATEGY, required=False
+        label=_("Strategy"),
+        choices=[(s, STRATEGY_LABELS.get(s, s)) for s in STRATEGIES],
+        initial=settings.SEARCH_STRATEGY,
+        required=False,
     )
     vector_weight = forms.FloatField(
-        min_value=0, max_value=1, initial=settings.SEARCH_VECTOR_WEIGHT, required=False
+        label=_("Vector weight"),
+        min_value=0,
+        max_value=1,
+        initial=settings.SEARCH_VECTOR_WEIGHT,
+        required=False,
     )
     top_k = forms.IntegerField(
-        min_value=1, max_value=50, initial=settings.SEARCH_TOP_K, required=False
+        label="Top-k", min_value=1, max_value=50, initial=settings.SEARCH_TOP_K, required=False
     )
     min_score = forms.FloatField(
+        label=_("Threshold"),
         min_value=-1,
         max_value=1,
         required=False,
-        help_text="empty = the model's calibrated default",
+        help_text=_("empty = the model's calibrated default"),
     )
     relative_cut = forms.FloatField(
+        label=_("Relative cut"),
         min_value=0,
         max_value=1,
         required=False,
-        help_text=f"drop results under this share of the best; empty = {settings.SEARCH_RELATIVE_CUT}",
+        help_text=format_lazy(
+            _("drop results under this share of the best; empty = {default}"),
+            default=settings.SEARCH_RELATIVE_CUT,
+        ),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["scope"].choices = [("global", "Global only"), *license_choices()]
+        self.fields["scope"].choices = [("global", _("Global only")), *license_choices()]

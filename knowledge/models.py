@@ -8,31 +8,34 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import F, Func
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from pgvector.django import HalfVectorField
 
 from licenses.models import License
+from portality.exceptions import translate_message
 
 # The scope of global rows in NOT NULL scope columns: license ids are random UUIDs (never 0).
 GLOBAL_SCOPE_KEY = uuid.UUID(int=0)
 
 
 class SourceType(models.TextChoices):
-    REGULATION = "regulation", "Regulation"
-    POLICY = "policy", "Policy"
-    MINUTES = "minutes", "Minutes"
-    DECISION = "decision", "Decision"
-    RECORD = "record", "Record"
-    MANUAL = "manual", "Manual"
-    NOTE = "note", "Note"
-    OTHER = "other", "Other"
+    REGULATION = "regulation", _("Regulation")
+    POLICY = "policy", _("Policy")
+    MINUTES = "minutes", _("Minutes")
+    DECISION = "decision", _("Decision")
+    RECORD = "record", _("Record")
+    MANUAL = "manual", _("Manual")
+    NOTE = "note", _("Note")
+    OTHER = "other", _("Other")
 
 
 class Language(models.TextChoices):
-    AUTO = "auto", "Detect"
-    SPANISH = "es", "Spanish"
-    PORTUGUESE = "pt", "Portuguese"
-    ENGLISH = "en", "English"
-    OTHER = "other", "Other"
+    AUTO = "auto", _("Detect")
+    SPANISH = "es", _("Spanish")
+    PORTUGUESE = "pt", _("Portuguese")
+    ENGLISH = "en", _("English")
+    OTHER = "other", _("Other")
 
 
 # Text-search configuration per language (migration 0001: unaccent, then the stemmer).
@@ -41,16 +44,27 @@ TS_CONFIG = {"es": "pb_spanish", "pt": "pb_portuguese", "en": "pb_english", "oth
 
 
 class DocumentStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    PROCESSING = "processing", "Processing"
-    READY = "ready", "Ready"
-    FAILED = "failed", "Failed"
+    QUEUED = "queued", pgettext_lazy("document status", "Queued")
+    PROCESSING = "processing", pgettext_lazy("document status", "Processing")
+    READY = "ready", pgettext_lazy("document status", "Ready")
+    FAILED = "failed", pgettext_lazy("document status", "Failed")
+
+
+# Document.stage while processing, as the console names it.
+STAGE_LABELS = {
+    "extracting": _("extracting text"),
+    "normalising": _("normalising"),
+    "redacting": _("redacting personal data"),
+    "chunking": _("splitting into chunks"),
+    "embedding": _("embedding"),
+    "storing": _("storing"),
+}
 
 
 class FileKind(models.TextChoices):
-    PDF = "pdf", "PDF"
-    TXT = "txt", "Text"
-    MD = "md", "Markdown"
+    PDF = "pdf", _("PDF")
+    TXT = "txt", _("Text")
+    MD = "md", _("Markdown")
 
 
 class Document(models.Model):
@@ -75,6 +89,8 @@ class Document(models.Model):
     stage = models.CharField(max_length=32, blank=True)
     progress = models.PositiveSmallIntegerField(default=0)
     error = models.TextField(blank=True)
+    # The error as an English template and its parameters, shown in the admin's language.
+    error_i18n = models.JSONField(default=dict, blank=True)
     chunk_count = models.PositiveIntegerField(default=0)
     page_count = models.PositiveIntegerField(null=True, blank=True)
     # Only for encrypted PDFs, and cleared as soon as ingestion ends either way.
@@ -102,7 +118,14 @@ class Document(models.Model):
 
     @property
     def scope_label(self) -> str:
-        return self.license.machine_id if self.license_id else "Global"
+        return self.license.machine_id if self.license_id else str(_("Global"))
+
+    @property
+    def error_message(self) -> str:
+        """Why ingestion failed, in the active language (``error`` is the English text)."""
+        if not self.error_i18n.get("template"):
+            return self.error
+        return translate_message(self.error_i18n["template"], self.error_i18n.get("params"))
 
     @property
     def is_finished(self) -> bool:

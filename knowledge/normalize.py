@@ -6,6 +6,8 @@ import re
 import unicodedata
 from collections import Counter
 
+from django.utils.translation import gettext_noop
+
 from knowledge.extraction import IngestionError, PageText
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\u00ad]")
@@ -154,7 +156,7 @@ def check_quality(text: str) -> None:
     """Refuse text that is empty or not language (fonts without a Unicode map extract as symbols)."""
     visible = [ch for ch in text if not ch.isspace()]
     if not visible:
-        raise IngestionError("No text could be extracted: the document is empty.")
+        raise IngestionError(gettext_noop("No text could be extracted: the document is empty."))
     letters = sum(1 for ch in visible if ch.isalpha())
     unusable = sum(
         1 for ch in visible if ch == "\ufffd" or unicodedata.category(ch) in {"Co", "Cn", "Cs"}
@@ -167,8 +169,10 @@ def check_quality(text: str) -> None:
         or glyph_names > 0.3 * len(words)
     ):
         raise IngestionError(
-            "The extracted text is unreadable (the PDF's fonts have no character mapping, so "
-            "text comes out as symbols). Upload a version with real text, or a scan for OCR."
+            gettext_noop(
+                "The extracted text is unreadable (the PDF's fonts have no character mapping, so "
+                "text comes out as symbols). Upload a version with real text, or a scan for OCR."
+            )
         )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from uuid import UUID
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from portality.exceptions import ApplicationError
 
@@ -47,7 +48,8 @@ class SearchOptions:
         )
         if options.strategy not in STRATEGIES:
             raise ApplicationError(
-                f"Unknown strategy {options.strategy!r}; use one of {', '.join(STRATEGIES)}."
+                gettext_noop("Unknown strategy %(value)r; use one of %(choices)s."),
+                params={"value": options.strategy, "choices": ", ".join(STRATEGIES)},
             )
         _check_range("top_k", options.top_k, 1, 50)
         _check_range("candidates", options.candidates, 5, 500)
@@ -60,7 +62,10 @@ class SearchOptions:
 
 def _check_range(name: str, value: float, low: float, high: float) -> None:
     if not low <= value <= high:
-        raise ApplicationError(f"{name} must be between {low} and {high}; got {value}.")
+        raise ApplicationError(
+            gettext_noop("%(name)s must be between %(low)s and %(high)s; got %(value)s."),
+            params={"name": name, "low": low, "high": high, "value": value},
+        )
 
 
 def default_min_score(model: str) -> float:

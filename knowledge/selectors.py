@@ -12,6 +12,7 @@ from uuid import UUID
 from django.conf import settings
 from django.db import connections
 from django.db.models import Aggregate, Avg, Count, FloatField, QuerySet, Sum
+from django.utils.translation import gettext_noop
 
 from knowledge import prepared, vector_index
 from knowledge.embeddings import provider_for_model
@@ -87,10 +88,11 @@ def _relative_cut(
 def _clean_query(query: str) -> str:
     query = tame(" ".join((query or "").split()))
     if not query:
-        raise ApplicationError("Write something to search for.")
+        raise ApplicationError(gettext_noop("Write something to search for."))
     if len(query) > MAX_QUERY_CHARS:
         raise ApplicationError(
-            f"The query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}."
+            gettext_noop("The query is %(length)s characters long; the limit is %(limit)s."),
+            params={"length": len(query), "limit": MAX_QUERY_CHARS},
         )
     return query.replace("\x00", "")
 

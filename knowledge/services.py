@@ -23,6 +23,7 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import Q, Value
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from knowledge import vector_index
 from knowledge.chunking import CHUNK_SIZES, Chunker, Piece, blocks_from_pages, embedding_text
@@ -82,10 +83,13 @@ def document_create(
     _check_choices(source_type=source_type, language=language)
     size = _file_size(file)
     if size == 0:
-        raise IngestionError(f"{filename} is empty.")
+        raise IngestionError(gettext_noop("%(filename)s is empty."), params={"filename": filename})
     if size > settings.KNOWLEDGE_MAX_UPLOAD_BYTES:
         limit_mb = settings.KNOWLEDGE_MAX_UPLOAD_BYTES // (1024 * 1024)
-        raise IngestionError(f"{filename} is {size / 1048576:.1f} MB; the limit is {limit_mb} MB.")
+        raise IngestionError(
+            gettext_noop("%(filename)s is %(size).1f MB; the limit is %(limit)s MB."),
+            params={"filename": filename, "size": size / 1048576, "limit": limit_mb},
+        )
     file.seek(0)
     kind = detect_kind(file.read(_HEAD_BYTES), filename)
     sha256 = _sha256(file)
@@ -114,11 +118,13 @@ def document_create(
 def _check_choices(*, source_type: str, language: str) -> None:
     if source_type not in SourceType.values:
         raise ApplicationError(
-            f"Unknown source type {source_type!r}; use one of {', '.join(SourceType.values)}."
+            gettext_noop("Unknown source type %(value)r; use one of %(choices)s."),
+            params={"value": source_type, "choices": ", ".join(SourceType.values)},
         )
     if language not in Language.values:
         raise ApplicationError(
-            f"Unknown language {language!r}; use one of {', '.join(Language.values)}."
+            gettext_noop("Unknown language %(value)r; use one of %(choices)s."),
+            params={"value": language, "choices": ", ".join(Language.values)},
         )
 
 
@@ -186,7 +192,7 @@ def document_ingest(*, document_id: uuid.UUID | str) -> Document | None:
         prepared.details["duplicate_chunks_skipped"] = duplicates
         _store(document, prepared, pieces, vectors, provider.model)
     except IngestionError as exc:
-        document_mark_failed(document_id=document.pk, message=exc.message)
+        document_mark_failed(document_id=document.pk, error=exc)
     return Document.objects.filter(pk=document_id).first()
 
 
@@ -199,6 +205,7 @@ def _claim(document_id: uuid.UUID | str) -> bool:
         stage="extracting",
         progress=2,
         error="",
+        error_i18n={},
         started_at=timezone.now(),
         updated_at=timezone.now(),
     )
@@ -237,7 +244,7 @@ def _prepare(document: Document, provider: EmbeddingProvider) -> Prepared:
     )
     pieces = chunker.chunk(blocks_from_pages(pages, markdown=document.kind == FileKind.MD))
     if not pieces:
-        raise IngestionError("No text could be extracted: the document is empty.")
+        raise IngestionError(gettext_noop("No text could be extracted: the document is empty."))
     details = {**extraction.details, "pii_redacted": dict(pii), "language": language}
     return Prepared(pieces, extraction.page_count, language, details)
 
@@ -359,18 +366,25 @@ def document_mark_crashed(*, document_id: uuid.UUID | str, error: BaseException)
     worker's final failure and the command line's in-process run say it the same way."""
     document_mark_failed(
         document_id=document_id,
-        message=f"Ingestion stopped by an unexpected error: {type(error).__name__}: {error}",
+        error=IngestionError(
+            gettext_noop("Ingestion stopped by an unexpected error: %(detail)s"),
+            params={"detail": f"{type(error).__name__}: {error}"[:1500]},
+        ),
     )
 
 
-def document_mark_failed(*, document_id: uuid.UUID | str, message: str) -> None:
-    """Record why ingestion failed; nothing of the document stays searchable."""
+def document_mark_failed(*, document_id: uuid.UUID | str, error: ApplicationError) -> None:
+    """Record why ingestion failed; nothing of the document stays searchable. The message is
+    kept in English (``error``) and as template and parameters (``error_i18n``), so the
+    console shows it in each admin's language (Document.error_message)."""
+    i18n = {"template": error.template, "params": error.params}
     with transaction.atomic():
         Chunk.objects.filter(document_id=document_id).delete()
         Document.objects.filter(pk=document_id).update(
             status=DocumentStatus.FAILED,
             stage="",
-            error=message[:2000],
+            error=error.english[:2000],
+            error_i18n=i18n,
             chunk_count=0,
             pdf_password="",
             finished_at=timezone.now(),
@@ -448,15 +462,19 @@ def document_retry(
         and not _interrupted(document, documents_being_ingested())
     ):
         raise ApplicationError(
-            f"{document.filename} is still being processed; wait for it to finish."
+            gettext_noop("%(filename)s is still being processed; wait for it to finish."),
+            params={"filename": document.filename},
         )
     if document.status == DocumentStatus.QUEUED:
-        raise ApplicationError(f"{document.filename} is already queued.")
+        raise ApplicationError(
+            gettext_noop("%(filename)s is already queued."), params={"filename": document.filename}
+        )
     Document.objects.filter(pk=document.pk).update(
         status=DocumentStatus.QUEUED,
         stage="",
         progress=0,
         error="",
+        error_i18n={},
         pdf_password=pdf_password if pdf_password is not None else document.pdf_password,
         updated_at=timezone.now(),
     )

@@ -14,11 +14,14 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from knowledge import selectors, services
 from knowledge.forms import DocumentFilterForm, PlaygroundForm, UploadForm
 from knowledge.models import (
+    STAGE_LABELS,
     Chunk,
     Document,
     DocumentStatus,
@@ -105,8 +108,10 @@ def _status_payload(document: Document) -> dict[str, object]:
         "filename": document.filename,
         "status": document.status,
         "stage": document.stage,
+        "stage_label": str(STAGE_LABELS.get(document.stage, document.stage)),
+        "status_label": document.get_status_display(),
         "progress": document.progress,
-        "error": document.error,
+        "error": document.error_message,
         "chunks": document.chunk_count,
         "stuck": services.document_is_stuck(document),
         "scope": document.scope_label,
@@ -164,7 +169,11 @@ def document_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
 def document_forget(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     document = _get_document(pk)
     services.document_forget(document=document)
-    messages.success(request, f"Forgot {document.filename}: its chunks are no longer searchable.")
+    messages.success(
+        request,
+        _("Forgot %(filename)s: its chunks are no longer searchable.")
+        % {"filename": document.filename},
+    )
     if request.htmx:
         return HttpResponse(status=204, headers={"HX-Trigger": "documentsChanged"})
     return redirect("knowledge:document-list")
@@ -176,10 +185,15 @@ def documents_forget_selected(request: HtmxHttpRequest) -> HttpResponse:
     ids = request.POST.getlist("documents")
     documents = list(Document.objects.filter(pk__in=[i for i in ids if _is_uuid(i)]))
     if not documents:
-        messages.error(request, "Select at least one document to forget.")
+        messages.error(request, _("Select at least one document to forget."))
     else:
         services.documents_forget(documents=documents)
-        messages.success(request, f"Forgot {len(documents)} document(s).")
+        count = len(documents)
+        messages.success(
+            request,
+            ngettext("Forgot %(count)s document.", "Forgot %(count)s documents.", count)
+            % {"count": count},
+        )
     return redirect(f"{reverse('knowledge:document-list')}?{request.POST.get('return_query', '')}")
 
 
@@ -208,7 +222,7 @@ def document_retry(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
         return redirect("knowledge:document-detail", pk=pk)
     if wants_json:
         return JsonResponse(_status_payload(document))
-    message = f"{document.filename} is queued for ingestion again."
+    message = _("%(filename)s is queued for ingestion again.") % {"filename": document.filename}
     if request.htmx:
         return HttpResponse(status=204, headers=_notify(message, changed=True))
     messages.success(request, message)
@@ -232,7 +246,7 @@ def chunk_forget(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     services.chunk_forget(chunk=chunk)
     if request.htmx:
         return HttpResponse("")  # the row disappears
-    messages.success(request, "Chunk forgotten.")
+    messages.success(request, _("Chunk forgotten."))
     return redirect("knowledge:document-detail", pk=document_id)
 
 

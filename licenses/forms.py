@@ -4,6 +4,7 @@ from datetime import datetime, time
 
 from django import forms
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from licenses.models import License
 from licenses.services import origins_clean
@@ -14,17 +15,23 @@ class _LicenseFieldsForm(forms.Form):
     """The fields an admin sets when forging and may change afterwards."""
 
     user_name = forms.CharField(
-        max_length=120, help_text="The assistant greets the user by this name."
+        max_length=120,
+        label=_("User name"),
+        help_text=_("The assistant greets the user by this name."),
     )
     expires_on = forms.DateField(
         required=False,
         widget=forms.DateInput(attrs={"type": "date"}),
-        help_text="Empty: never expires.",
+        label=_("Expires on"),
+        help_text=_("Empty: never expires."),
     )
     allowed_origins = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Origins allowed to embed the chat widget, one per line (https://app.example.com).",
+        label=_("Widget origins"),
+        help_text=_(
+            "Origins allowed to embed the chat widget, one per line (https://app.example.com)."
+        ),
     )
 
     def clean_expires_on(self) -> datetime | None:
@@ -32,7 +39,7 @@ class _LicenseFieldsForm(forms.Form):
         if day is None:
             return None
         if day < timezone.localdate():
-            raise forms.ValidationError("The expiry date is in the past.")
+            raise forms.ValidationError(_("The expiry date is in the past."))
         return timezone.make_aware(datetime.combine(day, time.max))
 
     def clean_allowed_origins(self) -> list[str]:
@@ -44,7 +51,10 @@ class _LicenseFieldsForm(forms.Form):
 
 class ForgeLicenseForm(_LicenseFieldsForm):
     machine_id = forms.SlugField(
-        max_length=64, required=False, help_text="Leave empty to generate one."
+        max_length=64,
+        required=False,
+        label=_("Machine ID"),
+        help_text=_("Leave empty to generate one."),
     )
     field_order = ["user_name", "machine_id", "expires_on", "allowed_origins"]
 

@@ -6,14 +6,23 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
+from django.utils.translation import pgettext_lazy
 
 # The scope name of knowledge every license sees; no license may take it.
 GLOBAL_SCOPE = "global"
 
 
 class LicenseStatus(models.TextChoices):
-    ACTIVE = "active", "Active"
-    REVOKED = "revoked", "Revoked"
+    ACTIVE = "active", pgettext_lazy("license status", "Active")
+    REVOKED = "revoked", pgettext_lazy("license status", "Revoked")
+
+
+# What the console shows for License.display_status (an expired license is still "active").
+LICENSE_STATUS_LABELS = {
+    "active": LicenseStatus.ACTIVE.label,
+    "revoked": LicenseStatus.REVOKED.label,
+    "expired": pgettext_lazy("license status", "Expired"),
+}
 
 
 class License(models.Model):
@@ -49,6 +58,10 @@ class License(models.Model):
 
     def is_expired(self, now: timezone.datetime | None = None) -> bool:
         return self.expires_at is not None and self.expires_at <= (now or timezone.now())
+
+    @property
+    def display_status_label(self) -> str:
+        return LICENSE_STATUS_LABELS[self.display_status]
 
     @property
     def display_status(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from uuid import UUID
 
+from django.utils.translation import gettext_noop
 from rest_framework.request import Request
 
 from licenses.models import License
@@ -53,5 +54,9 @@ def principal_from_request(request: Request, *, as_license: str | None = None) -
     if as_license:
         license = license_get_for_machine_id(as_license)
         if license is None:
-            raise ApplicationError(f"No license with machine_id {as_license!r}.", status=404)
+            raise ApplicationError(
+                gettext_noop("No license with machine_id %(machine_id)r."),
+                params={"machine_id": as_license},
+                status=404,
+            )
     return principal_for_admin(request.user.get_username(), license=license)

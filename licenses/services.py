@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from django.db import IntegrityError, transaction
 from django.utils.text import slugify
+from django.utils.translation import gettext_noop
 
 from licenses.keys import PREFIX_LENGTH, hash_key, new_key
 from licenses.models import GLOBAL_SCOPE, License, LicenseStatus
@@ -28,10 +29,12 @@ def _machine_id(requested: str | None) -> str:
     machine_id = slugify(requested)[:64]
     if not machine_id or not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", machine_id):
         raise ApplicationError(
-            "machine_id must contain letters or digits (a slug such as sala-01)."
+            gettext_noop("machine_id must contain letters or digits (a slug such as sala-01).")
         )
     if machine_id == GLOBAL_SCOPE:
-        raise ApplicationError("'global' is reserved for knowledge shared by every license.")
+        raise ApplicationError(
+            gettext_noop("'global' is reserved for knowledge shared by every license.")
+        )
     return machine_id
 
 
@@ -61,7 +64,10 @@ def origin_clean(value: str) -> str:
         or not _HOST.fullmatch(host)
         or len(text) > 255
     ):
-        raise ApplicationError(f"Not an origin (scheme://host[:port]): {value.strip()[:80]}")
+        raise ApplicationError(
+            gettext_noop("Not an origin (scheme://host[:port]): %(value)s"),
+            params={"value": value.strip()[:80]},
+        )
     return f"{parts.scheme.lower()}://{host}" + (f":{port}" if port else "")
 
 
@@ -74,7 +80,10 @@ def origins_clean(values: list[str]) -> list[str]:
         except ApplicationError:
             bad.append(value.strip()[:80])
     if bad:
-        raise ApplicationError(f"Not an origin (scheme://host[:port]): {', '.join(bad)}")
+        raise ApplicationError(
+            gettext_noop("Not an origin (scheme://host[:port]): %(value)s"),
+            params={"value": ", ".join(bad)},
+        )
     return list(dict.fromkeys(cleaned))
 
 
@@ -102,7 +111,8 @@ def license_forge(
             )
     except IntegrityError:
         raise ApplicationError(
-            f"A license with machine_id {machine_id!r} already exists."
+            gettext_noop("A license with machine_id %(machine_id)r already exists."),
+            params={"machine_id": machine_id},
         ) from None
     return ForgedLicense(license=license, key=key)
 
@@ -110,9 +120,11 @@ def license_forge(
 def _user_name(value: str) -> str:
     user_name = value.strip()
     if not user_name:
-        raise ApplicationError("user_name is required: the assistant greets the user by it.")
+        raise ApplicationError(
+            gettext_noop("user_name is required: the assistant greets the user by it.")
+        )
     if len(user_name) > 120:
-        raise ApplicationError("user_name is at most 120 characters.")
+        raise ApplicationError(gettext_noop("user_name is at most 120 characters."))
     return user_name
 
 

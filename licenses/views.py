@@ -7,6 +7,7 @@ from uuid import UUID
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from licenses import selectors, services
@@ -18,6 +19,10 @@ from portality.http import HtmxHttpRequest, staff_required
 
 def _get_license(pk: UUID) -> License:
     return get_object_or_404(License, pk=pk)
+
+
+def _named(license: License) -> dict[str, str]:
+    return {"machine_id": license.machine_id}
 
 
 @staff_required
@@ -59,7 +64,7 @@ def license_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
         except ApplicationError as exc:
             form.add_error(None, exc.message)
         else:
-            messages.success(request, f"License {license.machine_id} saved.")
+            messages.success(request, _("License %(machine_id)s saved.") % _named(license))
             return redirect("licenses:license-detail", pk=pk)
     context = {"license": license, "form": form, "page": selectors.license_page(license)}
     return render(request, "licenses/license_detail.html", context)
@@ -69,7 +74,9 @@ def license_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
 @require_POST
 def license_revoke(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     license = services.license_revoke(license=_get_license(pk))
-    messages.success(request, f"License {license.machine_id} revoked: its key stops working now.")
+    messages.success(
+        request, _("License %(machine_id)s revoked: its key stops working now.") % _named(license)
+    )
     return redirect("licenses:license-detail", pk=pk)
 
 
@@ -77,5 +84,5 @@ def license_revoke(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
 @require_POST
 def license_reactivate(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     license = services.license_reactivate(license=_get_license(pk))
-    messages.success(request, f"License {license.machine_id} is active again.")
+    messages.success(request, _("License %(machine_id)s is active again.") % _named(license))
     return redirect("licenses:license-detail", pk=pk)

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core import signing
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from licenses.models import License, LicenseStatus
 from portality.exceptions import ApplicationError
@@ -30,10 +31,16 @@ def widget_token_issue(*, license: License, user_ref: str, origin: str) -> tuple
     origin = origin.strip().rstrip("/")
     if origin not in license.allowed_origins:
         raise ApplicationError(
-            f"{origin or 'That origin'} is not among this license's widget origins; an admin adds it on the license page."
+            gettext_noop(
+                "%(origin)s is not among this license's widget origins; an admin adds it on the "
+                "license page."
+            ),
+            params={"origin": origin or "-"},
         )
     if not user_ref.strip():
-        raise ApplicationError("user is required: sessions and memories are kept per end user.")
+        raise ApplicationError(
+            gettext_noop("user is required: sessions and memories are kept per end user.")
+        )
     payload = {"l": str(license.pk), "u": user_ref.strip()[:120], "o": origin}
     token = TOKEN_PREFIX + signing.dumps(payload, salt=_SALT, compress=True)
     return token, timezone.now() + timedelta(seconds=settings.WIDGET_TOKEN_TTL_SECONDS)
@@ -41,15 +48,17 @@ def widget_token_issue(*, license: License, user_ref: str, origin: str) -> tuple
 
 def widget_token_read(token: str) -> WidgetToken:
     if not token.startswith(TOKEN_PREFIX):
-        raise ApplicationError("Not a widget token.", status=401)
+        raise ApplicationError(gettext_noop("Not a widget token."), status=401)
     try:
         payload = signing.loads(
             token[len(TOKEN_PREFIX) :], salt=_SALT, max_age=settings.WIDGET_TOKEN_TTL_SECONDS
         )
     except signing.SignatureExpired:
-        raise ApplicationError("The chat session expired; reload the page.", status=401) from None
+        raise ApplicationError(
+            gettext_noop("The chat session expired; reload the page."), status=401
+        ) from None
     except signing.BadSignature:
-        raise ApplicationError("Invalid widget token.", status=401) from None
+        raise ApplicationError(gettext_noop("Invalid widget token."), status=401) from None
     return WidgetToken(license_id=payload["l"], user_ref=payload["u"], origin=payload["o"])
 
 

@@ -133,3 +133,750 @@ PT_BR: dict[str, str | tuple[str, str]] = {
     "Username": "Usuário",
     "Password": "Senha",
 }
+
+
+# The rest of the console: knowledge, playground, licenses, memories, chat, its scripts, the
+# errors services raise and the API's. Each entry: English key → (Spanish, Portuguese).
+_CONSOLE: dict[str, tuple[str | tuple[str, str], str | tuple[str, str]]] = {
+    # file types a person uploads by mistake
+    "a PNG image": ("una imagen PNG", "uma imagem PNG"),
+    "a JPEG image": ("una imagen JPEG", "uma imagem JPEG"),
+    "a GIF image": ("una imagen GIF", "uma imagem GIF"),
+    "a ZIP archive (Word, Excel and OpenDocument files are ZIP archives)": (
+        "un archivo ZIP (los archivos de Word, Excel y OpenDocument son archivos ZIP)",
+        "um arquivo ZIP (arquivos do Word, Excel e OpenDocument são arquivos ZIP)",
+    ),
+    "an old Microsoft Office file": (
+        "un archivo antiguo de Microsoft Office",
+        "um arquivo antigo do Microsoft Office",
+    ),
+    "a program": ("un programa", "um programa"),
+    "an RTF document": ("un documento RTF", "um documento RTF"),
+    # ingestion errors
+    "This file is %(t_description)s, not a supported type. Upload a PDF, plain text (.txt) or Markdown (.md) file.": (
+        "Este archivo es %(t_description)s, no un tipo admitido. Sube un PDF, un texto plano (.txt) o un Markdown (.md).",
+        "Este arquivo é %(t_description)s, não um tipo aceito. Envie um PDF, um texto simples (.txt) ou um Markdown (.md).",
+    ),
+    "This file is binary, not text. Upload a PDF, plain text (.txt) or Markdown (.md) file.": (
+        "Este archivo es binario, no texto. Sube un PDF, un texto plano (.txt) o un Markdown (.md).",
+        "Este arquivo é binário, não texto. Envie um PDF, um texto simples (.txt) ou um Markdown (.md).",
+    ),
+    "The text's character encoding could not be recognised. Save it as UTF-8 and upload it again.": (
+        "No se reconoció la codificación de caracteres del texto. Guárdalo como UTF-8 y vuelve a subirlo.",
+        "Não foi possível reconhecer a codificação de caracteres do texto. Salve-o como UTF-8 e envie de novo.",
+    ),
+    "The uploaded file is missing from storage (%(name)s); check MEDIA_ROOT on the worker, or upload the file again.": (
+        "El archivo subido no está en el almacenamiento (%(name)s); revisa MEDIA_ROOT en el worker o vuelve a subirlo.",
+        "O arquivo enviado não está no armazenamento (%(name)s); confira MEDIA_ROOT no worker ou envie o arquivo de novo.",
+    ),
+    "This PDF is encrypted: type its password in the PDF password field of the knowledge page (or pass --password to manage.py ingest), then press Retry.": (
+        "Este PDF está cifrado: escribe su contraseña en el campo «Contraseña del PDF» de la página de conocimiento (o pasa --password a manage.py ingest) y pulsa Reintentar.",
+        "Este PDF está criptografado: digite a senha dele no campo «Senha do PDF» da página de conhecimento (ou passe --password para manage.py ingest) e clique em Tentar de novo.",
+    ),
+    "This PDF's encryption is not supported: %(detail)s": (
+        "El cifrado de este PDF no es compatible: %(detail)s",
+        "A criptografia deste PDF não é suportada: %(detail)s",
+    ),
+    "The password given for this encrypted PDF is not correct.": (
+        "La contraseña indicada para este PDF cifrado no es correcta.",
+        "A senha informada para este PDF criptografado não está correta.",
+    ),
+    "This PDF has no pages.": ("Este PDF no tiene páginas.", "Este PDF não tem páginas."),
+    "This PDF has %(count)s pages; the limit is %(limit)s. Split it into smaller files.": (
+        "Este PDF tiene %(count)s páginas; el límite es %(limit)s. Divídelo en archivos más pequeños.",
+        "Este PDF tem %(count)s páginas; o limite é %(limit)s. Divida-o em arquivos menores.",
+    ),
+    "This PDF is damaged: its page tree loops back on itself, so its pages cannot be read.": (
+        "Este PDF está dañado: su árbol de páginas vuelve sobre sí mismo, así que sus páginas no se pueden leer.",
+        "Este PDF está danificado: a árvore de páginas volta sobre si mesma, então as páginas não podem ser lidas.",
+    ),
+    "This PDF is damaged or incomplete and could not be read (%(detail)s).": (
+        "Este PDF está dañado o incompleto y no se pudo leer (%(detail)s).",
+        "Este PDF está danificado ou incompleto e não pôde ser lido (%(detail)s).",
+    ),
+    "This PDF has no text layer (it is a scan or its text is drawn as images or curves), and OCR is not installed on this server. Install Tesseract (Debian: tesseract-ocr tesseract-ocr-spa tesseract-ocr-por) and retry.": (
+        "Este PDF no tiene capa de texto (es un escaneo o su texto está dibujado como imágenes o curvas) y el OCR no está instalado en este servidor. Instala Tesseract (Debian: tesseract-ocr tesseract-ocr-spa tesseract-ocr-por) y reinténtalo.",
+        "Este PDF não tem camada de texto (é uma digitalização ou o texto está desenhado como imagens ou curvas) e o OCR não está instalado neste servidor. Instale o Tesseract (Debian: tesseract-ocr tesseract-ocr-spa tesseract-ocr-por) e tente de novo.",
+    ),
+    "This PDF has no text layer and OCR found no text in it (its text may be drawn as curves, or it holds no text at all).": (
+        "Este PDF no tiene capa de texto y el OCR no encontró texto en él (puede que su texto esté dibujado como curvas o que no tenga texto).",
+        "Este PDF não tem camada de texto e o OCR não encontrou texto nele (o texto pode estar desenhado como curvas, ou ele não tem texto nenhum).",
+    ),
+    "No text could be extracted: the document is empty.": (
+        "No se pudo extraer texto: el documento está vacío.",
+        "Não foi possível extrair texto: o documento está vazio.",
+    ),
+    "The extracted text is unreadable (the PDF's fonts have no character mapping, so text comes out as symbols). Upload a version with real text, or a scan for OCR.": (
+        "El texto extraído es ilegible (las fuentes del PDF no tienen mapa de caracteres, así que el texto sale como símbolos). Sube una versión con texto real o un escaneo para OCR.",
+        "O texto extraído está ilegível (as fontes do PDF não têm mapa de caracteres, então o texto sai como símbolos). Envie uma versão com texto real ou uma digitalização para OCR.",
+    ),
+    "Ingestion stopped by an unexpected error: %(detail)s": (
+        "La ingesta se detuvo por un error inesperado: %(detail)s",
+        "A ingestão parou por um erro inesperado: %(detail)s",
+    ),
+    "%(filename)s is empty.": ("%(filename)s está vacío.", "%(filename)s está vazio."),
+    "%(filename)s is %(size).1f MB; the limit is %(limit)s MB.": (
+        "%(filename)s ocupa %(size).1f MB; el límite es %(limit)s MB.",
+        "%(filename)s tem %(size).1f MB; o limite é %(limit)s MB.",
+    ),
+    "Unknown source type %(value)r; use one of %(choices)s.": (
+        "Tipo de fuente desconocido %(value)r; usa uno de estos: %(choices)s.",
+        "Tipo de fonte desconhecido %(value)r; use um destes: %(choices)s.",
+    ),
+    "Unknown language %(value)r; use one of %(choices)s.": (
+        "Idioma desconocido %(value)r; usa uno de estos: %(choices)s.",
+        "Idioma desconhecido %(value)r; use um destes: %(choices)s.",
+    ),
+    "%(filename)s is still being processed; wait for it to finish.": (
+        "%(filename)s todavía se está procesando; espera a que termine.",
+        "%(filename)s ainda está sendo processado; espere terminar.",
+    ),
+    "%(filename)s is already queued.": (
+        "%(filename)s ya está en cola.",
+        "%(filename)s já está na fila.",
+    ),
+    # search
+    "Unknown strategy %(value)r; use one of %(choices)s.": (
+        "Estrategia desconocida %(value)r; usa una de estas: %(choices)s.",
+        "Estratégia desconhecida %(value)r; use uma destas: %(choices)s.",
+    ),
+    "%(name)s must be between %(low)s and %(high)s; got %(value)s.": (
+        "%(name)s debe estar entre %(low)s y %(high)s; llegó %(value)s.",
+        "%(name)s deve estar entre %(low)s e %(high)s; veio %(value)s.",
+    ),
+    "Write something to search for.": ("Escribe algo para buscar.", "Escreva algo para buscar."),
+    "The query is %(length)s characters long; the limit is %(limit)s.": (
+        "La consulta tiene %(length)s caracteres; el límite es %(limit)s.",
+        "A consulta tem %(length)s caracteres; o limite é %(limit)s.",
+    ),
+    # forms and choices
+    "Global": ("Global", "Global"),
+    "License": ("Licencia", "Licença"),
+    "Choose the license this knowledge belongs to.": (
+        "Elige la licencia a la que pertenece este conocimiento.",
+        "Escolha a licença a que este conhecimento pertence.",
+    ),
+    "Newest": ("Más recientes", "Mais recentes"),
+    "Oldest": ("Más antiguos", "Mais antigos"),
+    "Name A–Z": ("Nombre A–Z", "Nome A–Z"),
+    "Name Z–A": ("Nombre Z–A", "Nome Z–A"),
+    "Largest": ("Más grandes", "Maiores"),
+    "Most chunks": ("Más fragmentos", "Mais trechos"),
+    "Status": ("Estado", "Status"),
+    "File name": ("Nombre del archivo", "Nome do arquivo"),
+    "Any status": ("Cualquier estado", "Qualquer status"),
+    "Any type": ("Cualquier tipo", "Qualquer tipo"),
+    "empty = the model's calibrated default": (
+        "vacío = el valor calibrado del modelo",
+        "vazio = o valor calibrado do modelo",
+    ),
+    "drop results under this share of the best; empty = {default}": (
+        "descarta los resultados por debajo de esta fracción del mejor; vacío = {default}",
+        "descarta os resultados abaixo desta fração do melhor; vazio = {default}",
+    ),
+    "Global only": ("Solo global", "Só global"),
+    "Query": ("Consulta", "Consulta"),
+    "Search as": ("Buscar como", "Buscar como"),
+    "Strategy": ("Estrategia", "Estratégia"),
+    "Vector weight": ("Peso vectorial", "Peso vetorial"),
+    "Threshold": ("Umbral", "Limiar"),
+    "Relative cut": ("Corte relativo", "Corte relativo"),
+    "Regulation": ("Reglamento", "Regulamento"),
+    "Policy": ("Política", "Política"),
+    "Minutes": ("Acta", "Ata"),
+    "Decision": ("Resolución", "Decisão"),
+    "Record": ("Registro", "Registro"),
+    "Manual": ("Manual", "Manual"),
+    "Note": ("Nota", "Nota"),
+    "Other": ("Otro", "Outro"),
+    "Detect": ("Detectar", "Detectar"),
+    "Spanish": ("Español", "Espanhol"),
+    "Portuguese": ("Portugués", "Português"),
+    "English": ("Inglés", "Inglês"),
+    "document status|Queued": ("En cola", "Na fila"),
+    "document status|Processing": ("Procesando", "Processando"),
+    "document status|Ready": ("Listo", "Pronto"),
+    "document status|Failed": ("Fallido", "Com falha"),
+    "extracting text": ("extrayendo el texto", "extraindo o texto"),
+    "normalising": ("normalizando", "normalizando"),
+    "redacting personal data": ("ocultando datos personales", "ocultando dados pessoais"),
+    "splitting into chunks": ("dividiendo en fragmentos", "dividindo em trechos"),
+    "embedding": ("calculando vectores", "calculando vetores"),
+    "storing": ("guardando", "salvando"),
+    "PDF": ("PDF", "PDF"),
+    "Text": ("Texto", "Texto"),
+    "Markdown": ("Markdown", "Markdown"),
+    # view messages
+    "Forgot %(filename)s: its chunks are no longer searchable.": (
+        "Se olvidó %(filename)s: sus fragmentos ya no se pueden buscar.",
+        "%(filename)s foi esquecido: os trechos dele não aparecem mais nas buscas.",
+    ),
+    "Select at least one document to forget.": (
+        "Selecciona al menos un documento para olvidar.",
+        "Selecione pelo menos um documento para esquecer.",
+    ),
+    "Forgot %(count)s document.": (
+        ("Se olvidó %(count)s documento.", "Se olvidaron %(count)s documentos."),
+        ("%(count)s documento esquecido.", "%(count)s documentos esquecidos."),
+    ),
+    "%(filename)s is queued for ingestion again.": (
+        "%(filename)s vuelve a estar en cola para la ingesta.",
+        "%(filename)s voltou para a fila de ingestão.",
+    ),
+    "Chunk forgotten.": ("Fragmento olvidado.", "Trecho esquecido."),
+    # licenses
+    "User name": ("Nombre del usuario", "Nome do usuário"),
+    "The assistant greets the user by this name.": (
+        "El asistente saluda al usuario con este nombre.",
+        "O assistente cumprimenta o usuário por este nome.",
+    ),
+    "Expires on": ("Caduca el", "Expira em"),
+    "Empty: never expires.": ("Vacío: no caduca nunca.", "Vazio: nunca expira."),
+    "Widget origins": ("Orígenes del widget", "Origens do widget"),
+    "Origins allowed to embed the chat widget, one per line (https://app.example.com).": (
+        "Orígenes que pueden incrustar el widget de chat, uno por línea (https://app.example.com).",
+        "Origens que podem incorporar o widget de chat, uma por linha (https://app.example.com).",
+    ),
+    "The expiry date is in the past.": (
+        "La fecha de caducidad ya pasó.",
+        "A data de expiração já passou.",
+    ),
+    "Machine ID": ("ID de la máquina", "ID da máquina"),
+    "Leave empty to generate one.": (
+        "Déjalo vacío para generar uno.",
+        "Deixe vazio para gerar um.",
+    ),
+    "license status|Active": ("Activa", "Ativa"),
+    "license status|Revoked": ("Revocada", "Revogada"),
+    "license status|Expired": ("Caducada", "Expirada"),
+    "No license with machine_id %(machine_id)r.": (
+        "No hay ninguna licencia con machine_id %(machine_id)r.",
+        "Não há licença com machine_id %(machine_id)r.",
+    ),
+    "machine_id must contain letters or digits (a slug such as sala-01).": (
+        "machine_id debe contener letras o dígitos (un slug como sala-01).",
+        "machine_id deve conter letras ou dígitos (um slug como sala-01).",
+    ),
+    "'global' is reserved for knowledge shared by every license.": (
+        "'global' está reservado para el conocimiento que comparten todas las licencias.",
+        "'global' é reservado para o conhecimento compartilhado por todas as licenças.",
+    ),
+    "Not an origin (scheme://host[:port]): %(value)s": (
+        "No es un origen (esquema://host[:puerto]): %(value)s",
+        "Não é uma origem (esquema://host[:porta]): %(value)s",
+    ),
+    "A license with machine_id %(machine_id)r already exists.": (
+        "Ya existe una licencia con machine_id %(machine_id)r.",
+        "Já existe uma licença com machine_id %(machine_id)r.",
+    ),
+    "user_name is required: the assistant greets the user by it.": (
+        "user_name es obligatorio: el asistente saluda al usuario con él.",
+        "user_name é obrigatório: o assistente cumprimenta o usuário por ele.",
+    ),
+    "user_name is at most 120 characters.": (
+        "user_name tiene como máximo 120 caracteres.",
+        "user_name tem no máximo 120 caracteres.",
+    ),
+    "License %(machine_id)s saved.": (
+        "Licencia %(machine_id)s guardada.",
+        "Licença %(machine_id)s salva.",
+    ),
+    "License %(machine_id)s revoked: its key stops working now.": (
+        "Licencia %(machine_id)s revocada: su clave deja de funcionar ahora.",
+        "Licença %(machine_id)s revogada: a chave dela para de funcionar agora.",
+    ),
+    "License %(machine_id)s is active again.": (
+        "La licencia %(machine_id)s vuelve a estar activa.",
+        "A licença %(machine_id)s está ativa de novo.",
+    ),
+    "%(origin)s is not among this license's widget origins; an admin adds it on the license page.": (
+        "%(origin)s no está entre los orígenes del widget de esta licencia; un administrador lo añade en la página de la licencia.",
+        "%(origin)s não está entre as origens do widget desta licença; um administrador a adiciona na página da licença.",
+    ),
+    "user is required: sessions and memories are kept per end user.": (
+        "user es obligatorio: las sesiones y los recuerdos se guardan por usuario final.",
+        "user é obrigatório: sessões e memórias são mantidas por usuário final.",
+    ),
+    "Not a widget token.": ("No es un token de widget.", "Não é um token de widget."),
+    "The chat session expired; reload the page.": (
+        "La sesión de chat caducó; recarga la página.",
+        "A sessão de chat expirou; recarregue a página.",
+    ),
+    "Invalid widget token.": ("Token de widget no válido.", "Token de widget inválido."),
+    # memories
+    "Active": ("Activo", "Ativa"),
+    "Inactive": ("Inactivo", "Inativa"),
+    "Any": ("Cualquiera", "Qualquer"),
+    "Preference": ("Preferencia", "Preferência"),
+    "Pattern": ("Patrón", "Padrão"),
+    "Style": ("Estilo", "Estilo"),
+    "Conversation": ("Conversación", "Conversa"),
+    "Behaviour analysis": ("Análisis de comportamiento", "Análise de comportamento"),
+    "Said by the user": ("Dicho por el usuario", "Dito pelo usuário"),
+    "Created": ("Creado", "Criado"),
+    "Updated": ("Actualizado", "Atualizado"),
+    "Used in a prompt": ("Usado en un prompt", "Usado em um prompt"),
+    "Decayed": ("Debilitado", "Enfraquecido"),
+    "Deactivated": ("Desactivado", "Desativado"),
+    "Expired": ("Caducado", "Expirado"),
+    "Forgotten": ("Olvidado", "Esquecido"),
+    "Rejected": ("Rechazado", "Recusado"),
+    "Consent given": ("Consentimiento dado", "Consentimento dado"),
+    "Consent withdrawn": ("Consentimiento retirado", "Consentimento retirado"),
+    "the user has not agreed to memories": (
+        "el usuario no ha aceptado los recuerdos",
+        "o usuário não aceitou as memórias",
+    ),
+    "its confidence is under %(min_confidence)s": (
+        "su confianza es menor que %(min_confidence)s",
+        "a confiança é menor que %(min_confidence)s",
+    ),
+    "the limit of %(limit)s memories is reached": (
+        "se alcanzó el límite de %(limit)s recuerdos",
+        "o limite de %(limit)s memórias foi atingido",
+    ),
+    "it contains personal data (identity numbers, phone, e-mail, cards or accounts)": (
+        "contiene datos personales (números de identidad, teléfono, correo, tarjetas o cuentas)",
+        "contém dados pessoais (números de documento, telefone, e-mail, cartões ou contas)",
+    ),
+    "memories may not hold health data": (
+        "los recuerdos no pueden guardar datos de salud",
+        "as memórias não podem guardar dados de saúde",
+    ),
+    "memories may not hold financial data": (
+        "los recuerdos no pueden guardar datos financieros",
+        "as memórias não podem guardar dados financeiros",
+    ),
+    "memories may not hold opinions about other people": (
+        "los recuerdos no pueden guardar opiniones sobre otras personas",
+        "as memórias não podem guardar opiniões sobre outras pessoas",
+    ),
+    "memories may not hold scores or ratings of the user": (
+        "los recuerdos no pueden guardar puntuaciones ni valoraciones del usuario",
+        "as memórias não podem guardar notas ou avaliações do usuário",
+    ),
+    "memories may not hold instructions for the assistant": (
+        "los recuerdos no pueden guardar instrucciones para el asistente",
+        "as memórias não podem guardar instruções para o assistente",
+    ),
+    "Not remembered: %(t_reason)s.": (
+        "No se recordó: %(t_reason)s.",
+        "Não foi lembrado: %(t_reason)s.",
+    ),
+    "awaiting the user's confirmation": (
+        "esperando la confirmación del usuario",
+        "aguardando a confirmação do usuário",
+    ),
+    "near-duplicate of an existing memory": (
+        "casi igual a un recuerdo existente",
+        "quase igual a uma memória existente",
+    ),
+    "confirmed by the user": ("confirmado por el usuario", "confirmada pelo usuário"),
+    "A memory needs some text.": (
+        "Un recuerdo necesita algo de texto.",
+        "Uma memória precisa de algum texto.",
+    ),
+    "Not saved: %(t_reason)s.": ("No se guardó: %(t_reason)s.", "Não foi salvo: %(t_reason)s."),
+    "edited": ("editado", "editada"),
+    "confidence fell too low": ("la confianza bajó demasiado", "a confiança caiu demais"),
+    "by an admin": ("por un administrador", "por um administrador"),
+    "Memory restored.": ("Recuerdo restaurado.", "Memória restaurada."),
+    "Memory deactivated.": ("Recuerdo desactivado.", "Memória desativada."),
+    "Memory deleted; its events keep only that it was forgotten.": (
+        "Recuerdo borrado; sus eventos solo conservan que se olvidó.",
+        "Memória apagada; os eventos dela guardam só que foi esquecida.",
+    ),
+    # errors anywhere
+    "The request body is larger than %(limit).1f MB.": (
+        "El cuerpo de la petición supera %(limit).1f MB.",
+        "O corpo da requisição passa de %(limit).1f MB.",
+    ),
+    "Bad request.": ("Petición incorrecta.", "Requisição inválida."),
+    "You do not have permission to do this.": (
+        "No tienes permiso para hacer esto.",
+        "Você não tem permissão para fazer isto.",
+    ),
+    "Not found.": ("No encontrado.", "Não encontrado."),
+    "Internal error: it has been logged.": (
+        "Error interno: quedó registrado.",
+        "Erro interno: ele foi registrado.",
+    ),
+    # chat page
+    "Speak as": ("Hablar como", "Falar como"),
+    "Global knowledge only": ("Solo conocimiento global", "Só conhecimento global"),
+    "End user": ("Usuario final", "Usuário final"),
+    "(memories are per user)": ("(los recuerdos son por usuario)", "(as memórias são por usuário)"),
+    "New conversation": ("Nueva conversación", "Nova conversa"),
+    "Ask what an end user of this license would ask. The answer streams here, each with the sources it cites.": (
+        "Pregunta lo que preguntaría un usuario final de esta licencia. La respuesta aparece aquí a medida que se escribe, con las fuentes que cita.",
+        "Pergunte o que um usuário final desta licença perguntaria. A resposta aparece aqui enquanto é escrita, com as fontes que cita.",
+    ),
+    "Message": ("Mensaje", "Mensagem"),
+    "Message · Enter sends, Shift+Enter adds a line": (
+        "Mensaje · Enter envía, Mayús+Enter añade una línea",
+        "Mensagem · Enter envia, Shift+Enter adiciona uma linha",
+    ),
+    "Send": ("Enviar", "Enviar"),
+    "Enter sends the message; Shift and Enter add a new line.": (
+        "Enter envía el mensaje; Mayús y Enter añaden una línea nueva.",
+        "Enter envia a mensagem; Shift e Enter adicionam uma linha nova.",
+    ),
+    "Why this answer": ("Por qué esta respuesta", "Por que esta resposta"),
+    "Retrieved sources": ("Fuentes recuperadas", "Fontes recuperadas"),
+    "Ask something to see what was retrieved, with every score.": (
+        "Pregunta algo para ver qué se recuperó, con cada puntuación.",
+        "Pergunte algo para ver o que foi recuperado, com cada pontuação.",
+    ),
+    "Prompt sent to the model": ("Prompt enviado al modelo", "Prompt enviado ao modelo"),
+    # document detail
+    "Why it failed": ("Por qué falló", "Por que falhou"),
+    "Scope": ("Ámbito", "Escopo"),
+    "Type": ("Tipo", "Tipo"),
+    "page": (
+        ("%(counter)s página", "%(counter)s páginas"),
+        ("%(counter)s página", "%(counter)s páginas"),
+    ),
+    "Source type": ("Tipo de fuente", "Tipo de fonte"),
+    "Chunks": ("Fragmentos", "Trechos"),
+    "duplicate of a chunk already in this scope skipped": (
+        (
+            "se omitió %(counter)s duplicado de un fragmento que ya está en este ámbito",
+            "se omitieron %(counter)s duplicados de fragmentos que ya están en este ámbito",
+        ),
+        (
+            "%(counter)s duplicata de um trecho que já está neste escopo foi ignorada",
+            "%(counter)s duplicatas de trechos que já estão neste escopo foram ignoradas",
+        ),
+    ),
+    "Personal data redacted": ("Datos personales ocultados", "Dados pessoais ocultados"),
+    "none found": ("no se encontró ninguno", "nenhum encontrado"),
+    "Encoding": ("Codificación", "Codificação"),
+    "detected": ("detectada", "detectada"),
+    "text read from the page images": (
+        "texto leído de las imágenes de las páginas",
+        "texto lido das imagens das páginas",
+    ),
+    "date|Uploaded": ("Subido", "Enviado em"),
+    "finished %(when)s": ("terminó %(when)s", "concluído em %(when)s"),
+    "PDF password (if encrypted)": (
+        "Contraseña del PDF (si está cifrado)",
+        "Senha do PDF (se criptografado)",
+    ),
+    "Re-ingest": ("Volver a ingerir", "Reprocessar"),
+    "Retry": ("Reintentar", "Tentar de novo"),
+    "Forget %(name)s? Its chunks stop being searchable at once.": (
+        "¿Olvidar %(name)s? Sus fragmentos dejan de poder buscarse al instante.",
+        "Esquecer %(name)s? Os trechos dele deixam de aparecer nas buscas na hora.",
+    ),
+    "Forget document": ("Olvidar documento", "Esquecer documento"),
+    "page|p.": ("pág.", "p."),
+    "token": (
+        ("%(counter)s token", "%(counter)s tokens"),
+        ("%(counter)s token", "%(counter)s tokens"),
+    ),
+    "Forget this chunk? It stops being searchable at once.": (
+        "¿Olvidar este fragmento? Deja de poder buscarse al instante.",
+        "Esquecer este trecho? Ele deixa de aparecer nas buscas na hora.",
+    ),
+    "Forget chunk": ("Olvidar fragmento", "Esquecer trecho"),
+    "Chunk pages": ("Páginas de fragmentos", "Páginas de trechos"),
+    "Previous": ("Anterior", "Anterior"),
+    "Page %(number)s of %(pages)s": (
+        "Página %(number)s de %(pages)s",
+        "Página %(number)s de %(pages)s",
+    ),
+    "Next": ("Siguiente", "Próxima"),
+    "No chunks: nothing of this document is searchable.": (
+        "Sin fragmentos: nada de este documento se puede buscar.",
+        "Nenhum trecho: nada deste documento aparece nas buscas.",
+    ),
+    "No chunks.": ("Sin fragmentos.", "Nenhum trecho."),
+    # knowledge page
+    "Add knowledge": ("Añadir conocimiento", "Adicionar conhecimento"),
+    "Who may use it?": ("¿Quién puede usarlo?", "Quem pode usar?"),
+    "Global (every license)": ("Global (todas las licencias)", "Global (todas as licenças)"),
+    "One license": ("Una licencia", "Uma licença"),
+    "No licenses yet — forge one first": (
+        "Todavía no hay licencias: crea una primero",
+        "Ainda não há licenças: crie uma primeiro",
+    ),
+    "PDF password": ("Contraseña del PDF", "Senha do PDF"),
+    "(only for encrypted PDFs)": ("(solo para PDF cifrados)", "(só para PDFs criptografados)"),
+    "<strong>Drop files here</strong> or press Enter / click to choose them": (
+        "<strong>Suelta archivos aquí</strong> o pulsa Enter / haz clic para elegirlos",
+        "<strong>Solte arquivos aqui</strong> ou pressione Enter / clique para escolhê-los",
+    ),
+    "PDF, TXT or MD · up to %(max_upload_mb)s MB and %(max_pages)s pages each · several at once": (
+        "PDF, TXT o MD · hasta %(max_upload_mb)s MB y %(max_pages)s páginas cada uno · varios a la vez",
+        "PDF, TXT ou MD · até %(max_upload_mb)s MB e %(max_pages)s páginas cada · vários de uma vez",
+    ),
+    "Uploads": ("Subidas", "Envios"),
+    "Knowledge entries": ("Entradas de conocimiento", "Itens de conhecimento"),
+    "Any scope": ("Cualquier ámbito", "Qualquer escopo"),
+    "Sort": ("Orden", "Ordem"),
+    "Filter": ("Filtrar", "Filtrar"),
+    "<strong>No knowledge yet.</strong> Drop a PDF, TXT or Markdown file above. Choose <em>Global</em> for knowledge every license may use, or <em>One license</em> for a single machine's.": (
+        "<strong>Todavía no hay conocimiento.</strong> Suelta arriba un archivo PDF, TXT o Markdown. Elige <em>Global</em> para conocimiento que puede usar cualquier licencia, o <em>Una licencia</em> para el de una sola máquina.",
+        "<strong>Ainda não há conhecimento.</strong> Solte acima um arquivo PDF, TXT ou Markdown. Escolha <em>Global</em> para conhecimento que qualquer licença pode usar, ou <em>Uma licença</em> para o de uma só máquina.",
+    ),
+    "Each file is read, cleaned of personal data, split into passages and indexed; it becomes searchable as soon as its status says <em>ready</em>.": (
+        "Cada archivo se lee, se limpia de datos personales, se divide en pasajes y se indexa; se puede buscar en cuanto su estado dice <em>listo</em>.",
+        "Cada arquivo é lido, limpo de dados pessoais, dividido em passagens e indexado; ele aparece nas buscas assim que o status diz <em>pronto</em>.",
+    ),
+    "No entries match these filters.": (
+        "Ninguna entrada coincide con estos filtros.",
+        "Nenhum item corresponde a estes filtros.",
+    ),
+    "Forget the selected documents? Their chunks stop being searchable at once and cannot be recovered.": (
+        "¿Olvidar los documentos seleccionados? Sus fragmentos dejan de poder buscarse al instante y no se pueden recuperar.",
+        "Esquecer os documentos selecionados? Os trechos deles deixam de aparecer nas buscas na hora e não podem ser recuperados.",
+    ),
+    "Knowledge entries, page %(number)s of %(pages)s": (
+        "Entradas de conocimiento, página %(number)s de %(pages)s",
+        "Itens de conhecimento, página %(number)s de %(pages)s",
+    ),
+    "Select every entry on this page": (
+        "Seleccionar todas las entradas de esta página",
+        "Selecionar todos os itens desta página",
+    ),
+    "File": ("Archivo", "Arquivo"),
+    "Size": ("Tamaño", "Tamanho"),
+    "Actions": ("Acciones", "Ações"),
+    "Select %(name)s": ("Seleccionar %(name)s", "Selecionar %(name)s"),
+    "stuck": ("atascado", "travado"),
+    "Retry %(name)s": ("Reintentar %(name)s", "Tentar %(name)s de novo"),
+    "Forget %(name)s? Its chunks stop being searchable at once and cannot be recovered.": (
+        "¿Olvidar %(name)s? Sus fragmentos dejan de poder buscarse al instante y no se pueden recuperar.",
+        "Esquecer %(name)s? Os trechos dele deixam de aparecer nas buscas na hora e não podem ser recuperados.",
+    ),
+    "Forget %(name)s": ("Olvidar %(name)s", "Esquecer %(name)s"),
+    "Forget": ("Olvidar", "Esquecer"),
+    "Forget selected": ("Olvidar seleccionados", "Esquecer selecionados"),
+    "Pages": ("Páginas", "Páginas"),
+    # playground
+    "Search": ("Buscar", "Buscar"),
+    "result": (
+        ("%(counter)s resultado", "%(counter)s resultados"),
+        ("%(counter)s resultado", "%(counter)s resultados"),
+    ),
+    "global scope": ("ámbito global", "escopo global"),
+    "%(scope)s scope": ("ámbito %(scope)s", "escopo %(scope)s"),
+    "model %(model)s": ("modelo %(model)s", "modelo %(model)s"),
+    "no model yet": ("todavía sin modelo", "ainda sem modelo"),
+    "threshold %(threshold)s": ("umbral %(threshold)s", "limiar %(threshold)s"),
+    "%(cut)s of %(candidates)s candidates cut by the threshold": (
+        "%(cut)s de %(candidates)s candidatos descartados por el umbral",
+        "%(cut)s de %(candidates)s candidatos descartados pelo limiar",
+    ),
+    "exact terms": ("términos exactos", "termos exatos"),
+    "fused": ("fusionado", "combinado"),
+    "vector": ("vectorial", "vetorial"),
+    "keyword": ("palabras clave", "palavras-chave"),
+    "rerank": ("reordenación", "reordenação"),
+    "Nothing in this scope passes the threshold. Lower it, or check that the document is ready and in this scope.": (
+        "Nada en este ámbito supera el umbral. Bájalo, o comprueba que el documento esté listo y en este ámbito.",
+        "Nada neste escopo passa do limiar. Baixe-o, ou confira se o documento está pronto e neste escopo.",
+    ),
+    "Retrieved but not kept": ("Recuperados pero descartados", "Recuperados mas descartados"),
+    "under the threshold": ("bajo el umbral", "abaixo do limiar"),
+    "vector %(score)s &lt; %(threshold)s, and not every query word is in it": (
+        "vectorial %(score)s &lt; %(threshold)s, y no contiene todas las palabras de la consulta",
+        "vetorial %(score)s &lt; %(threshold)s, e não contém todas as palavras da consulta",
+    ),
+    "far below the best": ("muy por debajo del mejor", "muito abaixo do melhor"),
+    "fused %(score)s &lt; %(cut)s × the best result's": (
+        "fusionado %(score)s &lt; %(cut)s × el del mejor resultado",
+        "combinado %(score)s &lt; %(cut)s × o do melhor resultado",
+    ),
+    "Recent searches": ("Búsquedas recientes", "Buscas recentes"),
+    "When": ("Cuándo", "Quando"),
+    "Who": ("Quién", "Quem"),
+    "Results": ("Resultados", "Resultados"),
+    "Latency": ("Latencia", "Latência"),
+    "No searches yet.": ("Todavía no hay búsquedas.", "Ainda não há buscas."),
+    # license pages
+    "User": ("Usuario", "Usuário"),
+    "Key": ("Clave", "Chave"),
+    "(the full key was shown once, at forging)": (
+        "(la clave completa se mostró una sola vez, al crearla)",
+        "(a chave completa foi mostrada uma única vez, ao criá-la)",
+    ),
+    "Expires": ("Caduca", "Expira"),
+    "never": ("nunca", "nunca"),
+    "none": ("ninguno", "nenhuma"),
+    "memory in use": (
+        ("%(counter)s recuerdo en uso", "%(counter)s recuerdos en uso"),
+        ("%(counter)s memória em uso", "%(counter)s memórias em uso"),
+    ),
+    "of user": (
+        ("de %(counter)s usuario", "de %(counter)s usuarios"),
+        ("de %(counter)s usuário", "de %(counter)s usuários"),
+    ),
+    "Revoke %(machine_id)s? Its key stops working at once.": (
+        "¿Revocar %(machine_id)s? Su clave deja de funcionar al instante.",
+        "Revogar %(machine_id)s? A chave dela para de funcionar na hora.",
+    ),
+    "Revoke": ("Revocar", "Revogar"),
+    "Reactivate": ("Reactivar", "Reativar"),
+    "Edit": ("Editar", "Editar"),
+    "Save changes": ("Guardar cambios", "Salvar alterações"),
+    "Embed the chat widget": ("Incrustar el widget de chat", "Incorporar o widget de chat"),
+    "1. Your product's backend exchanges this license's key for a short-lived token, per end user and page origin:": (
+        "1. El backend de tu producto cambia la clave de esta licencia por un token de corta duración, por usuario final y origen de la página:",
+        "1. O backend do seu produto troca a chave desta licença por um token de curta duração, por usuário final e origem da página:",
+    ),
+    "Copy": ("Copiar", "Copiar"),
+    "2. The page includes one tag with that token (never the key):": (
+        "2. La página incluye una etiqueta con ese token (nunca la clave):",
+        "2. A página inclui uma tag com esse token (nunca a chave):",
+    ),
+    'Add the origin of the page that will host the widget (for example https://app.example.com) in <a href="#edit-title">Edit</a> above; this license has none, so no widget token can be issued for it.': (
+        'Añade el origen de la página que alojará el widget (por ejemplo https://app.example.com) en <a href="#edit-title">Editar</a>, arriba; esta licencia no tiene ninguno, así que no se le puede emitir ningún token de widget.',
+        'Adicione a origem da página que vai hospedar o widget (por exemplo https://app.example.com) em <a href="#edit-title">Editar</a>, acima; esta licença não tem nenhuma, então nenhum token de widget pode ser emitido para ela.',
+    ),
+    "Documents of this license (%(count)s)": (
+        "Documentos de esta licencia (%(count)s)",
+        "Documentos desta licença (%(count)s)",
+    ),
+    "No documents scoped to this license; it sees global knowledge only.": (
+        "No hay documentos de esta licencia; solo ve el conocimiento global.",
+        "Não há documentos desta licença; ela só vê o conhecimento global.",
+    ),
+    "License forged for %(user_name)s": (
+        "Licencia creada para %(user_name)s",
+        "Licença criada para %(user_name)s",
+    ),
+    "This is the only time the key is shown. Copy it into the product install on <strong>%(machine_id)s</strong>; Portality keeps only its hash.": (
+        "Es la única vez que se muestra la clave. Cópiala en la instalación del producto en <strong>%(machine_id)s</strong>; Portality solo guarda su hash.",
+        "Esta é a única vez que a chave aparece. Copie-a na instalação do produto em <strong>%(machine_id)s</strong>; o Portality guarda só o hash dela.",
+    ),
+    "License key": ("Clave de licencia", "Chave de licença"),
+    "Forge a license": ("Crear una licencia", "Criar uma licença"),
+    "Forge license": ("Crear licencia", "Criar licença"),
+    "All licenses": ("Todas las licencias", "Todas as licenças"),
+    "No licenses yet. Forge one for each machine running the product; its documents and memories stay within it.": (
+        "Todavía no hay licencias. Crea una por cada máquina que ejecute el producto; sus documentos y recuerdos se quedan dentro de ella.",
+        "Ainda não há licenças. Crie uma para cada máquina que roda o produto; os documentos e memórias dela ficam dentro dela.",
+    ),
+    # memories page
+    "User memories": ("Recuerdos de los usuarios", "Memórias dos usuários"),
+    '<span class="figure">%(count)s</span> written (30 days)': (
+        '<span class="figure">%(count)s</span> guardados (30 días)',
+        '<span class="figure">%(count)s</span> gravadas (30 dias)',
+    ),
+    '<span class="figure">%(count)s</span> decayed or expired (30 days)': (
+        '<span class="figure">%(count)s</span> debilitados o caducados (30 días)',
+        '<span class="figure">%(count)s</span> enfraquecidas ou expiradas (30 dias)',
+    ),
+    '<span class="figure">%(count)s</span> deleted by users (30 days)': (
+        '<span class="figure">%(count)s</span> borrados por los usuarios (30 días)',
+        '<span class="figure">%(count)s</span> apagadas pelos usuários (30 dias)',
+    ),
+    '<span class="figure">%(count)s</span> proposals rejected (30 days)': (
+        '<span class="figure">%(count)s</span> propuestas rechazadas (30 días)',
+        '<span class="figure">%(count)s</span> propostas recusadas (30 dias)',
+    ),
+    "Source": ("Origen", "Origem"),
+    "memory": (
+        ("%(counter)s recuerdo", "%(counter)s recuerdos"),
+        ("%(counter)s memória", "%(counter)s memórias"),
+    ),
+    "active": ("activo", "ativa"),
+    "inactive": ("inactivo", "inativa"),
+    "user %(user)s": ("usuario %(user)s", "usuário %(user)s"),
+    "confidence %(confidence)s": ("confianza %(confidence)s", "confiança %(confidence)s"),
+    "created %(day)s": ("creado el %(day)s", "criada em %(day)s"),
+    "last used %(day)s": ("usado por última vez el %(day)s", "usada pela última vez em %(day)s"),
+    "never used": ("nunca usado", "nunca usada"),
+    "expires %(day)s": ("caduca el %(day)s", "expira em %(day)s"),
+    "From:": ("De:", "De:"),
+    "Events": ("Eventos", "Eventos"),
+    "%(kind)s by <code>%(actor)s</code>": (
+        "%(kind)s por <code>%(actor)s</code>",
+        "%(kind)s por <code>%(actor)s</code>",
+    ),
+    "Deactivate": ("Desactivar", "Desativar"),
+    "Restore": ("Restaurar", "Restaurar"),
+    "Delete this memory? Its text is removed from the audit trail too.": (
+        "¿Borrar este recuerdo? Su texto también se elimina del registro de auditoría.",
+        "Apagar esta memória? O texto dela também sai do registro de auditoria.",
+    ),
+    "Delete": ("Borrar", "Apagar"),
+    "No memories match. End users create them by telling the assistant to remember something (“recuerda que…”), once they have agreed to memories in the widget.": (
+        "Ningún recuerdo coincide. Los usuarios finales los crean pidiéndole al asistente que recuerde algo («recuerda que…»), una vez que aceptaron los recuerdos en el widget.",
+        "Nenhuma memória corresponde. Os usuários finais as criam pedindo ao assistente que lembre algo (“lembre que…”), depois de aceitarem as memórias no widget.",
+    ),
+    # the console's scripts
+    "p. %(page)s": ("pág. %(page)s", "p. %(page)s"),
+    "Nothing passed the threshold: the assistant says it has no information.": (
+        "Nada superó el umbral: el asistente dice que no tiene información.",
+        "Nada passou do limiar: o assistente diz que não tem informação.",
+    ),
+    "Click to show the whole passage": (
+        "Haz clic para ver el pasaje completo",
+        "Clique para ver a passagem inteira",
+    ),
+    "fused %(fused)s · vector %(vector)s · keyword %(keyword)s": (
+        "fusionado %(fused)s · vectorial %(vector)s · palabras clave %(keyword)s",
+        "combinado %(fused)s · vetorial %(vector)s · palavras-chave %(keyword)s",
+    ),
+    "%(count)s source": (
+        ("%(count)s fuente", "%(count)s fuentes"),
+        ("%(count)s fonte", "%(count)s fontes"),
+    ),
+    "The connection was lost before the answer finished.": (
+        "Se perdió la conexión antes de que terminara la respuesta.",
+        "A conexão caiu antes de a resposta terminar.",
+    ),
+    "New conversation: the assistant remembers nothing of the previous one.": (
+        "Nueva conversación: el asistente no recuerda nada de la anterior.",
+        "Nova conversa: o assistente não lembra nada da anterior.",
+    ),
+    "Forget selected (%(count)s)": (
+        "Olvidar seleccionados (%(count)s)",
+        "Esquecer selecionados (%(count)s)",
+    ),
+    "Copied": ("Copiado", "Copiado"),
+    "Progress of %(name)s": ("Progreso de %(name)s", "Progresso de %(name)s"),
+    "uploading…": ("subiendo…", "enviando…"),
+    "Unexpected server answer (%(status)s).": (
+        "Respuesta inesperada del servidor (%(status)s).",
+        "Resposta inesperada do servidor (%(status)s).",
+    ),
+    "Upload failed.": ("La subida falló.", "O envio falhou."),
+    "Network error: the upload did not reach the server.": (
+        "Error de red: la subida no llegó al servidor.",
+        "Erro de rede: o envio não chegou ao servidor.",
+    ),
+    "failed: %(message)s": ("falló: %(message)s", "falhou: %(message)s"),
+    "details": ("detalles", "detalhes"),
+    "duplicate of %(name)s, which failed: %(error)s": (
+        "duplicado de %(name)s, que falló: %(error)s",
+        "duplicata de %(name)s, que falhou: %(error)s",
+    ),
+    "duplicate of %(name)s (%(status)s), not stored again": (
+        "duplicado de %(name)s (%(status)s), no se guardó otra vez",
+        "duplicata de %(name)s (%(status)s), não foi salvo de novo",
+    ),
+    "ready · %(count)s chunk": (
+        ("listo · %(count)s fragmento", "listo · %(count)s fragmentos"),
+        ("pronto · %(count)s trecho", "pronto · %(count)s trechos"),
+    ),
+    "queued": ("en cola", "na fila"),
+    "processing": ("procesando", "processando"),
+    "Retry refused.": ("Reintento rechazado.", "Nova tentativa recusada."),
+    "The address may not contain NUL characters.": (
+        "La dirección no puede contener caracteres NUL.",
+        "O endereço não pode conter caracteres NUL.",
+    ),
+    "hybrid, weighted fusion": ("híbrida, fusión ponderada", "híbrida, fusão ponderada"),
+    "hybrid, reciprocal rank fusion": (
+        "híbrida, fusión por rango recíproco",
+        "híbrida, fusão por posição recíproca",
+    ),
+    "hybrid, score average": ("híbrida, media de puntuaciones", "híbrida, média das pontuações"),
+    "vector only": ("solo vectorial", "só vetorial"),
+    "keywords only": ("solo palabras clave", "só palavras-chave"),
+}
+ES.update({key: spanish for key, (spanish, _portuguese) in _CONSOLE.items()})
+PT_BR.update({key: portuguese for key, (_spanish, portuguese) in _CONSOLE.items()})

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from licenses.selectors import license_choices
 from memory.models import MemorySource, MemoryType
 
-STATUSES = [("active", "Active"), ("inactive", "Inactive")]
+STATUSES = [("active", _("Active")), ("inactive", _("Inactive"))]
+ANY = ("", _("Any"))
 
 
 class MemoryFilterForm(forms.Form):
@@ -13,13 +15,13 @@ class MemoryFilterForm(forms.Form):
 
     license = forms.ChoiceField(required=False)
     user = forms.CharField(required=False, max_length=120)
-    memory_type = forms.ChoiceField(required=False, choices=[("", "Any"), *MemoryType.choices])
-    status = forms.ChoiceField(required=False, choices=[("", "Any"), *STATUSES])
-    source = forms.ChoiceField(required=False, choices=[("", "Any"), *MemorySource.choices])
+    memory_type = forms.ChoiceField(required=False, choices=[ANY, *MemoryType.choices])
+    status = forms.ChoiceField(required=False, choices=[ANY, *STATUSES])
+    source = forms.ChoiceField(required=False, choices=[ANY, *MemorySource.choices])
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.fields["license"].choices = [("", "Any"), *license_choices()]  # type: ignore[attr-defined]
+        self.fields["license"].choices = [ANY, *license_choices()]  # type: ignore[attr-defined]
 
     def filters(self) -> dict[str, str]:
         """Every filter that passed validation; the ones that did not are left out."""

@@ -6,21 +6,22 @@ from __future__ import annotations
 import uuid
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 from pgvector.django import VectorField
 
 from licenses.models import License
 
 
 class MemoryType(models.TextChoices):
-    PREFERENCE = "preference", "Preference"
-    PATTERN = "pattern", "Pattern"
-    STYLE = "style", "Style"
+    PREFERENCE = "preference", _("Preference")
+    PATTERN = "pattern", _("Pattern")
+    STYLE = "style", _("Style")
 
 
 class MemorySource(models.TextChoices):
-    CONVERSATION = "conversation", "Conversation"
-    BEHAVIOR_ANALYSIS = "behavior_analysis", "Behaviour analysis"
-    USER_EXPLICIT = "user_explicit", "Said by the user"
+    CONVERSATION = "conversation", _("Conversation")
+    BEHAVIOR_ANALYSIS = "behavior_analysis", _("Behaviour analysis")
+    USER_EXPLICIT = "user_explicit", _("Said by the user")
 
 
 class Memory(models.Model):
@@ -79,16 +80,16 @@ class MemoryConsent(models.Model):
 
 
 class MemoryEventKind(models.TextChoices):
-    CREATED = "created", "Created"
-    UPDATED = "updated", "Updated"
-    USED = "used", "Used in a prompt"
-    DECAYED = "decayed", "Decayed"
-    DEACTIVATED = "deactivated", "Deactivated"
-    EXPIRED = "expired", "Expired"
-    FORGOTTEN = "forgotten", "Forgotten"
-    REJECTED = "rejected", "Rejected"
-    CONSENT_GIVEN = "consent_given", "Consent given"
-    CONSENT_WITHDRAWN = "consent_withdrawn", "Consent withdrawn"
+    CREATED = "created", _("Created")
+    UPDATED = "updated", _("Updated")
+    USED = "used", _("Used in a prompt")
+    DECAYED = "decayed", _("Decayed")
+    DEACTIVATED = "deactivated", _("Deactivated")
+    EXPIRED = "expired", _("Expired")
+    FORGOTTEN = "forgotten", _("Forgotten")
+    REJECTED = "rejected", _("Rejected")
+    CONSENT_GIVEN = "consent_given", _("Consent given")
+    CONSENT_WITHDRAWN = "consent_withdrawn", _("Consent withdrawn")
 
 
 class MemoryEvent(models.Model):

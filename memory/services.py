@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from knowledge import vector_index
 from knowledge.redaction import redact
@@ -75,16 +76,21 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
 }
 # Why a proposal was refused, by code (MemoryRejected.code): the chat words each one in the
 # user's language; the audit trail keeps the English reason.
+# The figures some refusal reasons name; reasons are stored as templates (see event_reason).
+REFUSAL_PARAMS = {"min_confidence": MIN_CONFIDENCE, "limit": MAX_ACTIVE_PER_USER}
 REFUSAL_REASONS = {
-    "no_consent": "the user has not agreed to memories",
-    "low_confidence": f"confidence is under {MIN_CONFIDENCE}",
-    "limit": f"the limit of {MAX_ACTIVE_PER_USER} memories is reached",
-    "personal_data": "it contains personal data (identity numbers, phone, e-mail, cards or accounts)",
-    "health": "memories may not hold health data",
-    "financial": "memories may not hold financial data",
-    "other_people": "memories may not hold opinions about other people",
-    "scores": "memories may not hold scores or ratings of the user",
-    "instructions": "memories may not hold instructions for the assistant",
+    # English msgids: the audit trail stores them, the console and the API translate them.
+    "no_consent": gettext_noop("the user has not agreed to memories"),
+    "low_confidence": gettext_noop("its confidence is under %(min_confidence)s"),
+    "limit": gettext_noop("the limit of %(limit)s memories is reached"),
+    "personal_data": gettext_noop(
+        "it contains personal data (identity numbers, phone, e-mail, cards or accounts)"
+    ),
+    "health": gettext_noop("memories may not hold health data"),
+    "financial": gettext_noop("memories may not hold financial data"),
+    "other_people": gettext_noop("memories may not hold opinions about other people"),
+    "scores": gettext_noop("memories may not hold scores or ratings of the user"),
+    "instructions": gettext_noop("memories may not hold instructions for the assistant"),
 }
 _EXPLICIT = re.compile(
     r"\b(?:recuerda(?:me)?|recorda|no olvides|lembre(?:-se)?|lembra|nao esqueca|remember|don't forget)"
@@ -101,7 +107,11 @@ class MemoryRejected(ApplicationError):
     """A proposal that failed validation; the reason was recorded as an event."""
 
     def __init__(self, code: str) -> None:
-        super().__init__(f"Not remembered: {REFUSAL_REASONS[code]}.", extra={"code": code})
+        super().__init__(
+            gettext_noop("Not remembered: %(t_reason)s."),
+            params={"t_reason": REFUSAL_REASONS[code], **REFUSAL_PARAMS},
+            extra={"code": code},
+        )
         self.code = code
 
 
@@ -291,7 +301,7 @@ def memory_propose(
             memory,
             MemoryEventKind.CREATED,
             actor,
-            reason="awaiting the user's confirmation" if pending else "",
+            reason=gettext_noop("awaiting the user's confirmation") if pending else "",
             detail={"description": memory.description, "source": memory.source},
         )
     return memory
@@ -303,14 +313,21 @@ def _update(
     memory.confidence = max(memory.confidence, proposal.confidence)
     memory.source_message = proposal.source_message or memory.source_message
     return _rewrite(
-        memory, proposal.description, vector, model, actor, "near-duplicate of an existing memory"
+        memory,
+        proposal.description,
+        vector,
+        model,
+        actor,
+        gettext_noop("near-duplicate of an existing memory"),
     )
 
 
 def memory_confirm(*, memory: Memory, actor: str) -> Memory:
     """The user agrees to a proposed memory: from now on it may be used."""
     Memory.objects.filter(pk=memory.pk).update(pending=False, updated_at=timezone.now())
-    _memory_event(memory, MemoryEventKind.UPDATED, actor, reason="confirmed by the user")
+    _memory_event(
+        memory, MemoryEventKind.UPDATED, actor, reason=gettext_noop("confirmed by the user")
+    )
     memory.refresh_from_db()
     return memory
 
@@ -318,11 +335,13 @@ def memory_confirm(*, memory: Memory, actor: str) -> Memory:
 def memory_edit(*, memory: Memory, description: str, actor: str) -> Memory:
     description = " ".join(description.split())
     if not description:
-        raise ApplicationError("A memory needs some text.")
+        raise ApplicationError(gettext_noop("A memory needs some text."))
     if reason := forbidden_reason(description):
-        raise ApplicationError(f"Not saved: {reason}.")
+        raise ApplicationError(
+            gettext_noop("Not saved: %(t_reason)s."), params={"t_reason": reason, **REFUSAL_PARAMS}
+        )
     vector, model = _embed(description)
-    return _rewrite(memory, description, vector, model, actor, "edited")
+    return _rewrite(memory, description, vector, model, actor, gettext_noop("edited"))
 
 
 # -- forgetting ------------------------------------------------------------------------------
@@ -397,7 +416,9 @@ def memories_decay(*, now: datetime | None = None) -> dict[str, int]:
         )
         counts["decayed"] += 1
         if memory.confidence < DEACTIVATE_BELOW:
-            _deactivate(memory, MemoryEventKind.DEACTIVATED, f"confidence under {DEACTIVATE_BELOW}")
+            _deactivate(
+                memory, MemoryEventKind.DEACTIVATED, gettext_noop("confidence fell too low")
+            )
             counts["deactivated"] += 1
     return counts
 
@@ -411,6 +432,6 @@ def memory_set_active(*, memory: Memory, active: bool, actor: str) -> Memory:
     """An admin deactivates (or restores) a memory without deleting it."""
     Memory.objects.filter(pk=memory.pk).update(active=active, updated_at=timezone.now())
     kind = MemoryEventKind.UPDATED if active else MemoryEventKind.DEACTIVATED
-    _memory_event(memory, kind, actor, reason="by an admin")
+    _memory_event(memory, kind, actor, reason=gettext_noop("by an admin"))
     memory.refresh_from_db()
     return memory

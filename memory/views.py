@@ -10,6 +10,7 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from licenses.selectors import license_choices
@@ -46,7 +47,7 @@ def memory_toggle(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     services.memory_set_active(
         memory=memory, active=not memory.active, actor=f"admin:{request.user.get_username()}"
     )
-    messages.success(request, f"Memory {'restored' if not memory.active else 'deactivated'}.")
+    messages.success(request, _("Memory restored.") if memory.active else _("Memory deactivated."))
     return redirect(safe_next(request, fallback="memory-list"))
 
 
@@ -55,5 +56,5 @@ def memory_toggle(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
 def memory_delete(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     memory = get_object_or_404(Memory, pk=pk)
     services.memory_forget(memory=memory, actor=f"admin:{request.user.get_username()}")
-    messages.success(request, "Memory deleted; its events keep only that it was forgotten.")
+    messages.success(request, _("Memory deleted; its events keep only that it was forgotten."))
     return redirect(safe_next(request, fallback="memory-list"))

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from urllib.parse import unquote
 
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
 
 from portality.errors import respond
 
@@ -20,9 +21,8 @@ class RejectNulMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         query = unquote(request.META.get("QUERY_STRING", ""))
         if "\x00" in request.path or "\x00" in query:
-            return respond(
-                request, 400, "The address may not contain NUL characters (%00).", "400.html"
-            )
+            detail = _("The address may not contain NUL characters.")
+            return respond(request, 400, detail, "invalid", "400.html")
         return self.get_response(request)
 
 

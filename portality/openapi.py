@@ -2,7 +2,8 @@
 
 Every endpoint can refuse: bad input (400), no or bad credentials (401), not allowed (403),
 nothing there (404), a body too large (413), too many requests (429, with Retry-After).
-Each answers ``{"detail": "a sentence a person can act on"}``."""
+Each answers ``{"detail": "a sentence a person can act on", "code": "stable_code"}``: the
+detail in the caller's language (Accept-Language: en, es, pt-BR), the code never translated."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ ERRORS = {
 }
 ERROR_SCHEMA = {
     "type": "object",
-    "properties": {"detail": {"type": "string"}},
+    "properties": {
+        "detail": {"type": "string", "description": "For people, in the Accept-Language."},
+        "code": {"type": "string", "description": "For programs: stable, never translated."},
+    },
     "required": ["detail"],
 }
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from chat import views as chat_views
@@ -28,6 +29,8 @@ urlpatterns = [
     path("memories/<uuid:pk>/delete", memory_views.memory_delete, name="memory-delete"),
     path("healthz", health.healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's switcher
+    # The console scripts' strings (gettext/ngettext in static/js) in the page's language.
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(authentication_form=StaffAuthenticationForm),

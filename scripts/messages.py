@@ -34,24 +34,34 @@ def load_translations() -> ModuleType:
     return module
 
 
-def catalog_path(locale: str) -> Path:
-    return ROOT / "locale" / locale / "LC_MESSAGES" / "django.po"
+DOMAINS = ("django", "djangojs")  # templates and Python; the console's scripts
+
+
+def catalog_path(locale: str, domain: str = "django") -> Path:
+    return ROOT / "locale" / locale / "LC_MESSAGES" / f"{domain}.po"
 
 
 def plural_key(singular: str, figure: str) -> str:
     return singular.replace(figure, "").replace("%(counter)s ", "")
 
 
-def fill(locale: str, table: dict, figure: str) -> list[str]:
+def entry_key(entry: polib.POEntry, figure: str) -> str:
+    """How locale/translations.py names an entry: plurals by their singular without the
+    figure, messages with a context (pgettext) as "context|message"."""
+    key = plural_key(entry.msgid, figure) if entry.msgid_plural else entry.msgid
+    return f"{entry.msgctxt}|{key}" if entry.msgctxt else key
+
+
+def fill(locale: str, domain: str, table: dict, figure: str) -> list[str]:
     """Write the translations into the locale's .po; return the messages left untranslated."""
-    catalog = polib.pofile(str(catalog_path(locale)), wrapwidth=100)
+    catalog = polib.pofile(str(catalog_path(locale, domain)), wrapwidth=100)
     catalog.metadata.update(HEADER | {"Language": locale})
     catalog.metadata_is_fuzzy = False
     catalog.header = f"The Portality Brain console in {locale}: written by locale/translations.py."
     nplurals = int(catalog.metadata["Plural-Forms"].split("nplurals=")[1].split(";")[0])
     missing = []
     for entry in catalog:
-        key = plural_key(entry.msgid, figure) if entry.msgid_plural else entry.msgid
+        key = entry_key(entry, figure)
         translation = table.get(key)
         if translation is None:
             missing.append(key)
@@ -65,17 +75,18 @@ def fill(locale: str, table: dict, figure: str) -> list[str]:
         if "fuzzy" in entry.flags:
             entry.flags.remove("fuzzy")
     catalog.save()
-    catalog.save_as_mofile(str(catalog_path(locale).with_suffix(".mo")))
+    catalog.save_as_mofile(str(catalog_path(locale, domain).with_suffix(".mo")))
     return missing
 
 
 def main() -> int:
     translations = load_translations()
     missing = {
-        locale: fill(locale, getattr(translations, name), translations.FIGURE)
+        (locale, domain): fill(locale, domain, getattr(translations, name), translations.FIGURE)
         for locale, name in LOCALES.items()
+        for domain in DOMAINS
     }
-    for locale, keys in missing.items():
+    for (locale, _domain), keys in missing.items():
         for key in keys:
             print(f"{locale}: no translation for {key!r}", file=sys.stderr)
     return 1 if any(missing.values()) else 0

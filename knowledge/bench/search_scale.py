@@ -40,6 +40,10 @@ CENTRES = 200
 SUBTOPICS = 20
 SHAPES = ("e5", "islands")
 KEYWORD_INDEX = "chunk_scoped_lexemes_gin"
+KEYWORD_INDEX_DDL = (  # as migration 0007 builds it
+    f"CREATE INDEX {KEYWORD_INDEX} ON knowledge_chunk"
+    " USING gin (pb_scoped_lexemes(scope_key, search_vector))"
+)
 # Squared norms of the e5 shape's parts, next to a unit common direction: unrelated vectors
 # meet at 1 / (1 + 0.282) = 0.78, same centre at 0.84, same sub-topic at ~0.90 (see above).
 E5_CENTRE, E5_SUBTOPIC, E5_NOISE = 0.08, 0.08, 0.122
@@ -166,8 +170,9 @@ def fill(world: World, n: int, progress) -> None:  # noqa: ANN001
             "TRUNCATE knowledge_embedding, knowledge_chunk, knowledge_document, knowledge_embeddingspace, licenses_license CASCADE"
         )
         cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [KEYWORD_INDEX])
-        (gin_definition,) = cursor.fetchone()
-        cursor.execute(f"DROP INDEX {KEYWORD_INDEX}")
+        row = cursor.fetchone()  # none when an interrupted fill had already dropped it
+        gin_definition = row[0] if row else KEYWORD_INDEX_DDL
+        cursor.execute(f"DROP INDEX IF EXISTS {KEYWORD_INDEX}")
         drop_index(MODEL)
         _insert_licenses(cursor, world, now)
         documents = _insert_documents(cursor, world, now)
@@ -221,9 +226,9 @@ def _insert_documents(cursor, world: World, now) -> dict:  # noqa: ANN001
         document_id = uuid.uuid4()
         cursor.execute(
             "INSERT INTO knowledge_document (id, license_id, file, filename, kind, size_bytes, sha256, "
-            "source_type, language, status, stage, progress, error, chunk_count, pdf_password, metadata, "
-            "created_at, updated_at) VALUES (%s, %s, '', 'synthetic.txt', 'txt', 0, %s, 'other', 'es', "
-            "'ready', '', 100, '', 0, '', '{}', %s, %s)",
+            "source_type, language, status, stage, progress, error, error_i18n, chunk_count, "
+            "pdf_password, metadata, created_at, updated_at) VALUES (%s, %s, '', 'synthetic.txt', "
+            "'txt', 0, %s, 'other', 'es', 'ready', '', 100, '', '{}', 0, '', '{}', %s, %s)",
             [document_id, scope, uuid.uuid4().hex, now, now],
         )
         documents[scope] = document_id

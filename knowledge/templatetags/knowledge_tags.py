@@ -3,9 +3,11 @@ from __future__ import annotations
 import re
 
 from django import template
+from django.utils.formats import number_format
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from knowledge.models import STAGE_LABELS
 from portality.text import fold
 
 register = template.Library()
@@ -39,13 +41,17 @@ def highlight(text: str, query: str) -> SafeString:
 
 
 @register.filter
-def filesize(num_bytes: int) -> str:
-    size = float(num_bytes or 0)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} GB"
+def strategy_label(strategy: str) -> str:
+    """A search strategy's name in the admin's language."""
+    from knowledge.forms import STRATEGY_LABELS
+
+    return str(STRATEGY_LABELS.get(strategy, strategy))
+
+
+@register.filter
+def stage_label(stage: str) -> str:
+    """A processing stage (Document.stage) in the admin's language."""
+    return str(STAGE_LABELS.get(stage, stage))
 
 
 @register.filter
@@ -58,7 +64,7 @@ def is_stuck(document: object) -> bool:
 
 @register.filter
 def score(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}"
+    return "—" if value is None else number_format(value, 3)
 
 
 @register.inclusion_tag("knowledge/partials/latency_chart.html")

@@ -1,6 +1,7 @@
 // Admin chat: streams /api/v1/chat/stream (session auth + CSRF). Each answer lists the
 // sources it cites; "Why this answer" shows its retrieved sources with every score and the
-// exact prompt. Enter sends, Shift+Enter adds a line. Text only, never HTML.
+// exact prompt. Enter sends, Shift+Enter adds a line. Text only, never HTML. Strings go
+// through Django's JavaScript catalog (gettext, ngettext, interpolate).
 (function () {
   "use strict";
   const form = document.getElementById("admin-chat");
@@ -19,7 +20,9 @@
     if (text !== undefined) node.textContent = text;
     return node;
   }
-  function score(v) { return v === null || v === undefined ? "—" : Number(v).toFixed(3); }
+  const numberFormat = new Intl.NumberFormat(document.documentElement.lang || undefined, { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+  function score(v) { return v === null || v === undefined ? "—" : numberFormat.format(Number(v)); }
+  function page(n) { return n ? ", " + interpolate(gettext("p. %(page)s"), { page: n }, true) : ""; }
 
   // Follow the answer as it streams, unless the admin scrolled up to read something.
   function nearBottom() { return log.scrollHeight - log.scrollTop - log.clientHeight < 60; }
@@ -29,19 +32,21 @@
     sources.replaceChildren();
     prompt.textContent = turn.prompt || "—";
     if (!turn.sources.length) {
-      sources.append(el("p", "muted", "Nothing passed the threshold: the assistant says it has no information."));
+      sources.append(el("p", "muted", gettext("Nothing passed the threshold: the assistant says it has no information.")));
       return;
     }
     const list = el("ol", "results");
     turn.sources.forEach((r, i) => {
       const item = el("li", "result");
-      item.append(el("strong", "", "[" + (i + 1) + "] " + r.filename + (r.page_start ? ", p. " + r.page_start : "")));
+      item.append(el("strong", "", "[" + (i + 1) + "] " + r.filename + page(r.page_start)));
       const text = el("p", "result-text", r.content);
-      text.title = "Click to show the whole passage";
+      text.translate = false; // a passage, in its own language
+      text.title = gettext("Click to show the whole passage");
       text.addEventListener("click", () => text.classList.toggle("open"));
       item.append(text);
-      item.append(el("div", "scores", "fused " + score(r.fused_score) + " · vector " + score(r.vector_score) +
-        " · keyword " + score(r.keyword_score) + (r.exact_match ? " · exact terms" : "")));
+      item.append(el("div", "scores", interpolate(gettext("fused %(fused)s · vector %(vector)s · keyword %(keyword)s"),
+        { fused: score(r.fused_score), vector: score(r.vector_score), keyword: score(r.keyword_score) }, true) +
+        (r.exact_match ? " · " + gettext("exact terms") : "")));
       list.append(item);
     });
     sources.append(list);
@@ -52,14 +57,14 @@
   function showCitations(turn, citations) {
     if (!citations.length) return;
     const box = el("details", "chat-citations");
-    box.append(el("summary", "", citations.length === 1 ? "1 source" : citations.length + " sources"));
+    box.append(el("summary", "", interpolate(ngettext("%(count)s source", "%(count)s sources", citations.length), { count: citations.length }, true)));
     const list = el("ol", "");
     citations.forEach((c) => {
-      const item = el("li", "", c.document + (c.page ? ", p. " + c.page : ""));
+      const item = el("li", "", c.document + page(c.page));
       item.value = c.number;
       list.append(item);
     });
-    const why = el("button", "link small", "Why this answer");
+    const why = el("button", "link small", gettext("Why this answer"));
     why.type = "button";
     why.addEventListener("click", () => explain(turn));
     box.append(list, why);
@@ -109,16 +114,19 @@
     send.disabled = true;
     form.message.value = "";
     log.querySelector(".chat-empty")?.remove();
-    log.append(el("p", "chat-user", message));
+    const said = el("p", "chat-user", message);
+    said.translate = false;
+    log.append(said);
     const node = el("div", "chat-turn");
     const turn = { node, answer: el("p", "chat-bot"), sources: [], prompt: "" };
+    turn.answer.translate = false; // the answer, in the language the user wrote in
     node.append(turn.answer);
     log.append(node);
     scrollDown(true);
     try {
       await stream(message, turn);
     } catch (error) {
-      handle("error", { detail: "The connection was lost before the answer finished." }, turn);
+      handle("error", { detail: gettext("The connection was lost before the answer finished.") }, turn);
     } finally {
       streaming = false;
       send.disabled = false;
@@ -135,7 +143,7 @@
   });
   function restart() {
     sessionId = "";
-    log.replaceChildren(el("p", "chat-empty muted", "New conversation: the assistant remembers nothing of the previous one."));
+    log.replaceChildren(el("p", "chat-empty muted", gettext("New conversation: the assistant remembers nothing of the previous one.")));
   }
   document.getElementById("chat-new").addEventListener("click", restart);
   form.license.addEventListener("change", () => { sessionId = ""; });

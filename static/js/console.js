@@ -1,5 +1,6 @@
 // Behaviour shared by the console's pages. Event delegation on the document, so tables that
 // htmx swaps in keep working. No inline handlers anywhere (a strict CSP forbids them).
+// Strings go through Django's JavaScript catalog (gettext, interpolate), loaded first.
 (function () {
   "use strict";
 
@@ -18,7 +19,9 @@
     }
     form.querySelectorAll(".forget-selected").forEach((button) => {
       button.disabled = checked === 0;
-      button.textContent = checked ? "Forget selected (" + checked + ")" : "Forget selected";
+      button.textContent = checked
+        ? interpolate(gettext("Forget selected (%(count)s)"), { count: checked }, true)
+        : gettext("Forget selected");
     });
   }
 
@@ -71,7 +74,7 @@
     const text = source.value !== undefined ? source.value : source.textContent;
     const done = () => {
       const label = button.textContent;
-      button.textContent = "Copied";
+      button.textContent = gettext("Copied");
       setTimeout(() => { button.textContent = label; }, 1500);
     };
     if (navigator.clipboard && window.isSecureContext) {

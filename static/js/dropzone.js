@@ -1,6 +1,7 @@
 // DropZone: drag and drop (or click / Enter / Space) several files; each uploads on its own
 // XHR with a progress bar, then its ingestion stage and progress are polled until it is
 // ready or failed. Text from the server is inserted with textContent, never as HTML.
+// Strings go through Django's JavaScript catalog (gettext, ngettext, interpolate).
 (function () {
   "use strict";
   const form = document.getElementById("upload-form");
@@ -51,7 +52,7 @@
   // The scope each file goes to, as chosen when it was dropped.
   function scopeLabel() {
     const scope = form.querySelector("[name=scope]:checked").value;
-    if (scope !== "license" || licenseSelect.selectedIndex < 0) return "Global";
+    if (scope !== "license" || licenseSelect.selectedIndex < 0) return gettext("Global");
     return licenseSelect.options[licenseSelect.selectedIndex].textContent;
   }
 
@@ -69,8 +70,8 @@
     const bar = el("progress", "upload-bar");
     bar.max = 100;
     bar.value = 0;
-    bar.setAttribute("aria-label", "Progress of " + file.name);
-    const state = el("span", "upload-state", "uploading…");
+    bar.setAttribute("aria-label", interpolate(gettext("Progress of %(name)s"), { name: file.name }, true));
+    const state = el("span", "upload-state", gettext("uploading…"));
     const actions = el("span", "upload-actions");
     item.append(name, bar, state, actions);
     list.prepend(item);
@@ -90,21 +91,21 @@
     });
     xhr.addEventListener("load", () => {
       let payload = {};
-      try { payload = JSON.parse(xhr.responseText); } catch (e) { payload = { error: "Unexpected server answer (" + xhr.status + ")." }; }
-      if (xhr.status >= 400) return fail(ui, payload.error || "Upload failed.");
+      try { payload = JSON.parse(xhr.responseText); } catch (e) { payload = { error: interpolate(gettext("Unexpected server answer (%(status)s)."), { status: xhr.status }, true) }; }
+      if (xhr.status >= 400) return fail(ui, payload.error || gettext("Upload failed."));
       if (payload.duplicate) {
         ui.duplicateOf = payload.filename;
         ui.item.dataset.duplicate = "true";
       }
       follow(ui, payload);
     });
-    xhr.addEventListener("error", () => fail(ui, "Network error: the upload did not reach the server."));
+    xhr.addEventListener("error", () => fail(ui, gettext("Network error: the upload did not reach the server.")));
     xhr.send(data);
   }
 
   function fail(ui, message) {
     ui.item.classList.add("failed");
-    ui.state.textContent = "failed: " + message;
+    ui.state.textContent = interpolate(gettext("failed: %(message)s"), { message }, true);
     ui.state.setAttribute("role", "alert");
   }
 
@@ -113,32 +114,32 @@
     ui.item.dataset.documentId = payload.id;
     ui.bar.value = payload.status === "ready" ? 100 : payload.progress;
     ui.actions.replaceChildren();
-    const link = el("a", "", "details");
+    const link = el("a", "", gettext("details"));
     link.href = payload.detail_url;
     if (ui.duplicateOf !== undefined) {
       // Same bytes already in this scope: nothing new was stored.
       ui.bar.value = 100;
       if (payload.status === "failed") {
-        fail(ui, "duplicate of " + ui.duplicateOf + ", which failed: " + payload.error);
+        fail(ui, interpolate(gettext("duplicate of %(name)s, which failed: %(error)s"), { name: ui.duplicateOf, error: payload.error }, true));
         ui.actions.append(retryButton(ui, payload), link);
       } else {
-        ui.state.textContent = "duplicate of " + ui.duplicateOf + " (" + payload.status + "), not stored again";
+        ui.state.textContent = interpolate(gettext("duplicate of %(name)s (%(status)s), not stored again"), { name: ui.duplicateOf, status: payload.status_label.toLowerCase() }, true);
         ui.actions.append(link);
       }
     } else if (payload.status === "ready") {
-      ui.state.textContent = "ready · " + payload.chunks + (payload.chunks === 1 ? " chunk" : " chunks");
+      ui.state.textContent = interpolate(ngettext("ready · %(count)s chunk", "ready · %(count)s chunks", payload.chunks), { count: payload.chunks }, true);
       ui.actions.append(link);
     } else if (payload.status === "failed") {
       fail(ui, payload.error);
       ui.actions.append(retryButton(ui, payload), link);
     } else {
-      ui.state.textContent = payload.status === "queued" ? "queued" : (payload.stage || "processing") + " · " + payload.progress + "%";
+      ui.state.textContent = payload.status === "queued" ? gettext("queued") : (payload.stage_label || gettext("processing")) + " · " + payload.progress + "%";
       if (payload.stuck) ui.actions.append(retryButton(ui, payload));
     }
   }
 
   function retryButton(ui, payload) {
-    const button = el("button", "secondary small", "Retry");
+    const button = el("button", "secondary small", gettext("Retry"));
     button.type = "button";
     button.addEventListener("click", () => {
       const body = new FormData();
@@ -146,7 +147,7 @@
       fetch(payload.retry_url, { method: "POST", body, headers: { "X-CSRFToken": csrf, Accept: "application/json" } })
         .then((r) => r.json().then((json) => ({ ok: r.ok, json })))
         .then(({ ok, json }) => {
-          if (!ok) return fail(ui, json.error || "Retry refused.");
+          if (!ok) return fail(ui, json.error || gettext("Retry refused."));
           delete ui.duplicateOf;
           delete ui.item.dataset.duplicate;
           ui.item.classList.remove("failed");

@@ -25,7 +25,9 @@ FLAGS = [
 
 
 @contextlib.contextmanager
-def chromium_page() -> Iterator[object]:
+def chromium_page(locale: str = "en-US") -> Iterator[object]:
+    """A page of a fresh browser whose language (Accept-Language, navigator.language) is
+    ``locale``."""
     if not os.path.exists(CHROMIUM):
         pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run installs it).")
     # pytest-django's live server runs in this process; Playwright's sync API must not
@@ -36,7 +38,7 @@ def chromium_page() -> Iterator[object]:
     # launch() gives every browser a fresh, temporary profile of its own.
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, locale=locale)
         context.set_default_timeout(30_000)
         try:
             yield context.new_page()

@@ -19,7 +19,10 @@ class TestAdminPage:
         consent(license)
         memory = propose(license, "Prefiere <b>la piscina</b>")
         html = admin_client.get("/memories/?license=sala-m&status=active").content.decode()
-        assert "Prefiere &lt;b&gt;la piscina&lt;/b&gt;" in html and "Created by test" in html
+        assert (
+            "Prefiere &lt;b&gt;la piscina&lt;/b&gt;" in html
+            and "Created by <code>test</code>" in html
+        )
 
         admin_client.post(f"/memories/{memory.pk}/toggle")
         memory.refresh_from_db()
@@ -33,6 +36,6 @@ class TestAdminPage:
         dashboard = " ".join(admin_client.get("/").content.decode().split())
         assert '<span class="figure">1</span> active memory' in dashboard
         assert (
-            "1 active</a> of 1 user"
+            "1 memory in use</a> of 1 user"
             in admin_client.get(f"/licenses/{license.pk}/").content.decode()
         )

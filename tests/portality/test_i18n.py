@@ -3,10 +3,18 @@ the admin's language, and the catalogs are complete and compiled."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import polib
 import pytest
+
+from tests.portality.i18n_support import (
+    SAME_IN_EVERY_LANGUAGE,
+    english_left,
+    english_phrases,
+    untranslated_template_texts,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = sorted((ROOT / "locale").glob("*/LC_MESSAGES/django.po"))
@@ -69,3 +77,189 @@ def test_the_switcher_sets_the_language(admin_client):
     assert response.status_code == 302
     html = admin_client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert '<html lang="pt-br">' in html and "Painel" in html
+
+
+# -- nothing a person reads escapes translation ------------------------------------------------
+
+TEMPLATES = sorted((ROOT / "templates").rglob("*.html"))
+
+
+def test_the_checks_find_an_unmarked_string():
+    source = '<p>{% translate "Fine" %}</p><button title="Forget it">{{ n }} Forget</button>'
+    assert untranslated_template_texts(source, SAME_IN_EVERY_LANGUAGE) == ["Forget it", "Forget"]
+
+
+@pytest.mark.parametrize("path", TEMPLATES, ids=lambda p: str(p.relative_to(ROOT / "templates")))
+def test_every_template_string_is_marked_for_translation(path):
+    found = untranslated_template_texts(path.read_text(), SAME_IN_EVERY_LANGUAGE)
+    assert found == [], f"wrap these in {{% translate %}} / {{% blocktranslate %}}: {found}"
+
+
+SCRIPTS = sorted((ROOT / "static" / "js").glob("*.js"))
+_TRANSLATED_CALL = re.compile(
+    r'\b(?:gettext|ngettext)\(\s*"(?:[^"\\]|\\.)*"(?:\s*,\s*"(?:[^"\\]|\\.)*")?'
+)
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+# Words a script uses as code: event names, headers, keys, HTTP methods.
+_CODE_WORDS = {"Accept", "POST", "Enter", "Content-Type", "X-CSRFToken"}
+
+
+# Class names: el(tag, "classes", …) and className = "…".
+_CLASS_NAMES = re.compile(r'\bel\("\w+", "[^"]*"|className = "[^"]*"')
+
+
+def prose_outside_gettext(script: str) -> list[str]:
+    script = _TRANSLATED_CALL.sub("gettext(", script)
+    script = _CLASS_NAMES.sub("", script.replace('"use strict"', ""))
+    script = re.sub(r"^\s*//.*$", "", script, flags=re.MULTILINE)
+    return [
+        text
+        for text in _STRING.findall(script)
+        if text not in _CODE_WORDS
+        and not re.search(r"[\[\]=#]", text)  # a CSS selector
+        and (re.search(r"[A-Za-z]{2,} [A-Za-z]{2,}", text) or re.fullmatch(r"[A-Z][a-z]+\W?", text))
+    ]
+
+
+def test_the_script_check_finds_an_unmarked_string():
+    script = 'a = gettext("Retry"); b = "Copied"; c = el("p", "chat muted", "Not sent yet");'
+    assert prose_outside_gettext(script + 'd = ngettext("x y", "x ys", n);') == [
+        "Copied",
+        "Not sent yet",
+    ]
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_every_console_script_string_goes_through_the_catalog(path):
+    assert prose_outside_gettext(path.read_text()) == []
+
+
+# -- every console page, in Portuguese and Spanish -------------------------------------------
+
+
+@pytest.fixture
+def console_data(media_root, fake_embedder):
+    from knowledge.models import DocumentStatus
+    from licenses.services import license_forge
+    from tests.factories import make_document
+    from tests.memory.support import consent, propose
+
+    license = license_forge(
+        user_name="Ana", machine_id="sala-01", allowed_origins=["https://app.example.com"]
+    ).license
+    ready = make_document("# Horario\n\nLa piscina abre a las 8.", filename="horario.md")
+    failed = make_document("  \n\t  ", filename="vacio.txt", license=license)
+    assert failed.status == DocumentStatus.FAILED
+    consent(license, "ana")
+    propose(license, "Prefiere la sala con vistas al jardín")
+    return {"license": license, "ready": ready, "failed": failed}
+
+
+def console_pages(data) -> list[str]:
+    return [
+        "/",
+        "/knowledge/",
+        f"/knowledge/{data['ready'].pk}/",
+        f"/knowledge/{data['failed'].pk}/",
+        "/knowledge/search/?query=piscina+horario&scope=global",
+        "/knowledge/search/?query=zzz&scope=global&min_score=0.99",
+        "/licenses/",
+        f"/licenses/{data['license'].pk}/",
+        "/memories/",
+        "/chat/",
+    ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("accept", ["pt-BR,pt;q=0.9", "es-ES,es;q=0.9"])
+def test_every_console_page_is_free_of_english(admin_client, console_data, accept):
+    phrases = english_phrases()
+    left = {}
+    for url in console_pages(console_data):
+        response = admin_client.get(url, HTTP_ACCEPT_LANGUAGE=accept)
+        assert response.status_code == 200, url
+        if found := english_left(response.content.decode(), phrases):
+            left[url] = sorted(found)
+    assert left == {}
+
+
+@pytest.mark.django_db
+def test_the_english_detector_sees_the_english_console(admin_client, console_data):
+    """The check above can fail: in English, every page shows some of those phrases."""
+    phrases = english_phrases()
+    for url in console_pages(console_data):
+        html = admin_client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+        assert english_left(html, phrases), url
+
+
+# -- what the API, the scripts and stored failures say ------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("accept", "missing", "refused"),
+    [
+        (
+            "pt-BR",
+            "As credenciais de autenticação não foram fornecidas.",
+            "https://x.example não está entre as origens do widget desta licença",
+        ),
+        (
+            "es",
+            "Las credenciales de autenticación no se proveyeron.",
+            "https://x.example no está entre los orígenes del widget de esta licencia",
+        ),
+        (
+            "en",
+            "Authentication credentials were not provided.",
+            "https://x.example is not among this license's widget origins",
+        ),
+    ],
+)
+def test_api_errors_follow_accept_language_and_keep_their_code(accept, missing, refused):
+    from rest_framework.test import APIClient
+
+    from licenses.services import license_forge
+
+    client = APIClient(HTTP_ACCEPT_LANGUAGE=accept)
+    response = client.post("/api/v1/search", {"query": "x"}, format="json")
+    assert (response.status_code, response.json()) == (
+        401,
+        {"detail": missing, "code": "not_authenticated"},
+    )
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {license_forge(user_name='Ana').key}")
+    response = client.post(
+        "/api/v1/widget/token", {"user": "u", "origin": "https://x.example"}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith(refused) and response.json()["code"] == "invalid"
+
+
+@pytest.mark.django_db
+def test_the_scripts_catalog_speaks_the_page_language(client):
+    catalog = client.get("/jsi18n/", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    assert "Esquecer selecionados" in catalog and "enviando\\u2026" in catalog
+
+
+@pytest.mark.django_db
+def test_a_stored_failure_is_shown_in_each_admin_language(admin_client, console_data):
+    url = f"/knowledge/{console_data['failed'].pk}/"
+    said = {
+        accept: admin_client.get(url, HTTP_ACCEPT_LANGUAGE=accept).content.decode()
+        for accept in ("en", "es", "pt-BR")
+    }
+    assert "No text could be extracted: the document is empty." in said["en"]
+    assert "No se pudo extraer texto: el documento está vacío." in said["es"]
+    assert "Não foi possível extrair texto: o documento está vazio." in said["pt-BR"]
+    assert console_data["failed"].error == "No text could be extracted: the document is empty."
+
+
+@pytest.mark.django_db
+def test_the_switcher_leaves_the_pages_own_language_choices_alone(admin_client):
+    """The header lists the site's languages under its own name: the knowledge page's
+    document-language field still offers the document languages (a regression: it once
+    offered en / es / pt-br, which uploads then refused)."""
+    html = admin_client.get("/knowledge/", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    field = re.search(r'<select id="upload-language".*?</select>', html, re.DOTALL).group(0)
+    assert re.findall(r'value="([^"]+)"', field) == ["auto", "es", "pt", "en", "other"]
+    assert ">Detectar<" in field
