@@ -21,9 +21,9 @@ class WidgetCorsMiddleware:
         origin = request.headers.get("Origin", "").rstrip("/")
         if not origin or not request.path.startswith(WIDGET_PATHS):
             return self.get_response(request)
-        from licenses.widget_tokens import known_widget_origins
+        from licenses.widget_tokens import widget_origin_known
 
-        allowed = origin in known_widget_origins()
+        allowed = widget_origin_known(origin)
         if request.method == "OPTIONS":
             response = HttpResponse(status=204 if allowed else 403)
         else:

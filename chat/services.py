@@ -26,9 +26,11 @@ from chat import session as sessions
 from chat.language import answer_language, question_language
 from chat.llm import LLM, Prompt, Source, get_llm
 from chat.texts import LANGUAGE_NAMES, NO_INFORMATION, NOT_HERE, REMEMBERED, refusal
-from knowledge.search_types import SearchOptions, SearchResult
-from knowledge.services import knowledge_search
+from knowledge.search_types import SearchOptions, SearchResponse, SearchResult
+from knowledge.selectors import chunk_search
+from knowledge.services import search_log_record
 from knowledge.tools import MEMORY_SEARCH_TOOL, memory_search
+from knowledge.vector_index import QueryEmbedding
 from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
 from memory.services import Proposal as MemoryProposal
@@ -70,6 +72,7 @@ class ChatTurn:
     reply: str = ""  # a memory command's answer: said as is, no model, no sources
     remembered: str = ""  # what that command saved
     citations: list[Citation] = field(default_factory=list)  # filled as the answer streams
+    search: SearchResponse | None = None  # logged once the answer has started
 
     @property
     def session_id(self) -> str:
@@ -141,7 +144,12 @@ def chat_prepare(
 
     ``language_hints`` decide the answer's language when the question does not (a short or
     ambiguous one): the widget's lang, then the browser's Accept-Language, in that order;
-    the conversation's earlier questions come after them."""
+    the conversation's earlier questions come after them.
+
+    The question is embedded in the background from the start, while the session and the
+    memories are read; memories and documents share that one embedding. The search is
+    written to the access log once the answer has started (chat_stream), not before."""
+    embedding = QueryEmbedding(question)
     session = sessions.session_load(
         license_id=principal.license_id, user_ref=user_ref, session_id=session_id
     )
@@ -149,8 +157,10 @@ def chat_prepare(
     proposal = explicit_proposal(question, session_id=session.id)
     if proposal is not None:
         return _memory_turn(principal, proposal, user_ref, session, question, language)
-    memories = _memories(principal, question, user_ref)
-    response = knowledge_search(principal=principal, query=question, options=options)
+    memories = _memories(principal, question, user_ref, embedding)
+    response = chunk_search(
+        principal=principal, query=question, options=options, embedding=embedding
+    )
     results = distinct_results(response.results)
     prompt = build_prompt(
         principal=principal,
@@ -161,7 +171,7 @@ def chat_prepare(
         results=results,
         memories=memories,
     )
-    turn = ChatTurn(session, prompt, results)
+    turn = ChatTurn(session, prompt, results, search=response)
     prompt.tools = [MEMORY_SEARCH_TOOL]
     prompt.run_tool = _ToolRunner(turn, principal)
     return turn
@@ -237,10 +247,14 @@ def _memory_turn(
     return ChatTurn(session, prompt, reply=reply, remembered=memory.description)
 
 
-def _memories(principal: Principal, question: str, user_ref: str) -> list[str]:
+def _memories(
+    principal: Principal, question: str, user_ref: str, embedding: QueryEmbedding
+) -> list[str]:
     if principal.license is None:
         return []
-    chosen = memories_for_prompt(license=principal.license, user_ref=user_ref, question=question)
+    chosen = memories_for_prompt(
+        license=principal.license, user_ref=user_ref, question=question, embedding=embedding
+    )
     return [m.description for m in chosen]
 
 
@@ -250,23 +264,17 @@ def chat_stream(
     """Yield the answer's text deltas, then record the exchange in the session.
 
     Citation markers are renumbered as they stream, 1..n in order of first use, and
-    ``turn.citations`` ends up holding exactly the sources the answer referred to."""
-    if turn.reply or not turn.results:
-        answer = turn.reply or NO_INFORMATION[turn.prompt.language]
-        yield answer
-    else:
-        renumber = _Renumbering(turn)
-        parts = []
-        for delta in (llm or get_llm()).stream(turn.prompt):
-            text = renumber.feed(delta)
-            if text:
-                parts.append(text)
-                yield text
-        if tail := renumber.flush():
-            parts.append(tail)
-            yield tail
-        answer = "".join(parts)
-        turn.citations = renumber.citations()
+    ``turn.citations`` ends up holding exactly the sources the answer referred to. The
+    turn's search is written to the access log right after the first piece is out."""
+    parts = []
+    for text in _answer_pieces(turn, llm or get_llm()):
+        parts.append(text)
+        yield text
+        if len(parts) == 1:
+            _log_search(turn, principal)
+    if not parts:
+        _log_search(turn, principal)
+    answer = "".join(parts)
     sessions.session_append(
         license_id=principal.license_id,
         user_ref=user_ref,
@@ -279,6 +287,25 @@ def chat_stream(
         ],
     )
     _queue_memory_proposals(principal, user_ref, turn)
+
+
+def _answer_pieces(turn: ChatTurn, llm: LLM) -> Iterator[str]:
+    if turn.reply or not turn.results:
+        yield turn.reply or NO_INFORMATION[turn.prompt.language]
+        return
+    renumber = _Renumbering(turn)
+    for delta in llm.stream(turn.prompt):
+        if text := renumber.feed(delta):
+            yield text
+    if tail := renumber.flush():
+        yield tail
+    turn.citations = renumber.citations()
+
+
+def _log_search(turn: ChatTurn, principal: Principal) -> None:
+    if turn.search is not None:
+        search_log_record(principal=principal, response=turn.search)
+        turn.search = None  # once
 
 
 class _Renumbering:

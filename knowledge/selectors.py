@@ -42,18 +42,23 @@ def chunk_search(
     query: str,
     options: SearchOptions | None = None,
     using: str = "default",
+    embedding: vector_index.QueryEmbedding | None = None,
 ) -> SearchResponse:
     """Hybrid search inside the principal's scope. Reads only: the logged search every entry
-    point uses is ``knowledge.services.knowledge_search``."""
+    point uses is ``knowledge.services.knowledge_search``. ``embedding``: the query already
+    being embedded with the active model (the chat starts it early)."""
     started = time.perf_counter()
     query = _clean_query(query)
-    model = vector_index.active_model()
+    model = embedding.active_model if embedding is not None else vector_index.active_model()
     options = (options or SearchOptions()).resolved(model or "")
     response = SearchResponse(
         query=query, scope=principal.scope_label, model=model, options=options
     )
     if model:
-        vector = provider_for_model(model).embed_query(query)
+        if embedding is not None:
+            vector = embedding.vector()
+        else:
+            vector = provider_for_model(model).embed_query(query)
         rows = _hybrid_rows(principal.license_id, query, vector, model, options, using)
         passing = [_result(row) for row in rows if row["passes"]]
         response.results, far = _relative_cut(passing, options.relative_cut or 0.0)
@@ -152,11 +157,13 @@ terms AS (
             AS strict
 ),
 semantic AS MATERIALIZED (
+    -- {semantic_plan}: through the HNSW graph, or (a small scope) every vector compared,
+    -- the "+ 0" keeping the planner off the graph.
     SELECT e.chunk_id, {indexed_vector} <=> {query_vector} AS distance
       FROM knowledge_embedding e
      WHERE {model_predicate}
        AND (e.license_id IS NULL OR e.license_id = %(license)s)
-     ORDER BY distance
+     ORDER BY ({indexed_vector} <=> {query_vector}){exact_order}
      LIMIT %(candidates)s
 ),
 -- Headings (A) and body (B) count alike; normalisation 1 divides by 1 + log(length).
@@ -250,6 +257,23 @@ SELECT f.chunk_id, f.document_id, f.vector_score, f.vector_rank, f.keyword_score
 """
 
 
+def hybrid_sql(model: str, *, exact: bool) -> str:
+    """The search statement for ``model``: its kNN through the HNSW graph, or ``exact``.
+
+    The model is written into the text: the planner uses a partial HNSW index only when the
+    query's predicate matches the index's literally, even in a generic plan. Only these
+    vouched-for fragments and constants are formatted in; values are parameters."""
+    return _HYBRID_SQL.format(
+        semantic_plan="exact scan" if exact else "graph walk",
+        exact_order=" + 0" if exact else "",
+        indexed_vector=vector_index.indexed_vector(model, alias="e."),
+        query_vector=vector_index.query_vector(model, "%(vector)s"),
+        model_predicate=vector_index.model_predicate(model, alias="e."),
+        rrf_k=RRF_K,
+        rank_cap=KEYWORD_RANK_CAP,
+    )
+
+
 def _hybrid_rows(
     license_id: UUID | None,
     query: str,
@@ -258,16 +282,7 @@ def _hybrid_rows(
     options: SearchOptions,
     using: str,
 ) -> list[dict[str, Any]]:
-    # The model is written into the text: the planner uses a partial HNSW index only when
-    # the query's predicate matches the index's literally, even in a generic plan. Only
-    # these vouched-for fragments and constants are formatted in; values are parameters.
-    sql = _HYBRID_SQL.format(
-        indexed_vector=vector_index.indexed_vector(model, alias="e."),
-        query_vector=vector_index.query_vector(model, "%(vector)s"),
-        model_predicate=vector_index.model_predicate(model, alias="e."),
-        rrf_k=RRF_K,
-        rank_cap=KEYWORD_RANK_CAP,
-    )
+    sql = hybrid_sql(model, exact=_scope_is_small(license_id, model, using))
     limit = max(options.top_k, 20) if options.rerank else options.top_k
     params = {
         "q": query,
@@ -292,6 +307,46 @@ def _hybrid_rows(
     if settings.SEARCH_PREPARED_STATEMENTS:
         return prepared.fetch_prepared(sql, params, using)
     return prepared.fetch(sql, params, using)
+
+
+SCOPE_SIZE_TTL_SECONDS = 60.0
+_scope_small_cache: dict[tuple[str, str, UUID | None], tuple[float, bool]] = {}
+
+
+def _scope_is_small(license_id: UUID | None, model: str, using: str) -> bool:
+    """Whether the caller's scope (its license's vectors and the global ones) holds at most
+    SEARCH_EXACT_SCAN_MAX_ROWS vectors of the model. There an exact scan beats the graph:
+    a small scope's share of a topic is smaller than the candidates the walk collects, so
+    it wanders through vectors all about equally far and prunes little (BENCHMARKS.md,
+    "Small scopes"). Counted with the (model, license) index, up to the limit, and kept a
+    minute per process: a scope that just grew is scanned exactly a little longer, still
+    with exact results."""
+    limit = settings.SEARCH_EXACT_SCAN_MAX_ROWS
+    if limit <= 0:
+        return False
+    key = (f"{using}:{connections[using].settings_dict['NAME']}", model, license_id)
+    cached = _scope_small_cache.get(key)
+    if cached and cached[0] > time.monotonic():
+        return cached[1]
+    with connections[using].cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT count(*) FROM (
+                SELECT 1 FROM knowledge_embedding e
+                 WHERE {vector_index.model_predicate(model, alias="e.")}
+                   AND (e.license_id IS NULL OR e.license_id = %s)
+                 LIMIT %s) s
+            """,
+            [license_id, limit + 1],
+        )
+        small = cursor.fetchone()[0] <= limit
+    _scope_small_cache[key] = (time.monotonic() + SCOPE_SIZE_TTL_SECONDS, small)
+    return small
+
+
+def scope_sizes_forget() -> None:
+    """Drop the cached scope sizes (tests and benchmarks that change a corpus at once)."""
+    _scope_small_cache.clear()
 
 
 COMMON_LEXEME_SHARE = 0.05

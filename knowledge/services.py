@@ -503,7 +503,8 @@ def knowledge_search(
     using: str = "default",
 ) -> SearchResponse:
     """The search every entry point runs: hybrid retrieval in the principal's scope, written
-    to the access log (seed 004 §7)."""
+    to the access log (seed 004 §7). (The chat logs its search itself, once its answer has
+    started: chat.services.)"""
     response = chunk_search(principal=principal, query=query, options=options, using=using)
     search_log_record(principal=principal, response=response, using=using)
     return response

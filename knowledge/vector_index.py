@@ -9,6 +9,7 @@ and predicate (see knowledge.selectors).
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -103,6 +104,24 @@ def space_activate(*, space: EmbeddingSpace) -> None:
 
 def active_model() -> str | None:
     return EmbeddingSpace.objects.filter(is_active=True).values_list("model", flat=True).first()
+
+
+class QueryEmbedding:
+    """A question embedded in the background with the active model, so that what the
+    caller reads meanwhile (session, memories, rate limits) overlaps it: the local engine
+    releases the GIL while it computes, and a remote one waits on the network. One
+    question, one embedding, for every reader (memories and documents)."""
+
+    _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embedding")
+
+    def __init__(self, text: str) -> None:
+        self.active_model = active_model()  # None until something has been embedded
+        provider = provider_for_model(self.active_model) if self.active_model else get_provider()
+        self.model = provider.model
+        self._future = self._pool.submit(provider.embed_query, text)
+
+    def vector(self) -> list[float]:
+        return self._future.result()
 
 
 def active_provider() -> EmbeddingProvider:

@@ -62,13 +62,12 @@ def widget_token_read(token: str) -> WidgetToken:
     return WidgetToken(license_id=payload["l"], user_ref=payload["u"], origin=payload["o"])
 
 
-def known_widget_origins() -> set[str]:
-    """Every origin some usable license allows; CORS preflights carry no credentials to
-    decide by. A revoked or expired license's origins get no CORS answer."""
-    usable = License.objects.filter(status=LicenseStatus.ACTIVE).filter(
-        Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
+def widget_origin_known(origin: str) -> bool:
+    """Whether some usable license allows ``origin``; CORS preflights carry no credentials
+    to decide by. A revoked or expired license's origins get no CORS answer. One indexed
+    lookup, however many licenses there are (every widget request asks)."""
+    return (
+        License.objects.filter(status=LicenseStatus.ACTIVE, allowed_origins__contains=[origin])
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+        .exists()
     )
-    origins: set[str] = set()
-    for allowed in usable.values_list("allowed_origins", flat=True):
-        origins.update(allowed)
-    return origins

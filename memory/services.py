@@ -367,14 +367,24 @@ def memories_forget_all(*, license: License, user_ref: str, actor: str) -> int:
 # -- using -------------------------------------------------------------------------------------
 
 
-def memories_for_prompt(*, license: License, user_ref: str, question: str) -> list[Memory]:
-    """Style memories always; others when similar to the question. Marks them used."""
+def memories_for_prompt(
+    *,
+    license: License,
+    user_ref: str,
+    question: str,
+    embedding: vector_index.QueryEmbedding | None = None,
+) -> list[Memory]:
+    """Style memories always; others when similar to the question. Marks them used.
+    ``embedding``: the question already being embedded (the chat's), else embedded here."""
     active = list(
         Memory.objects.filter(license=license, user_ref=user_ref, active=True, pending=False)
     )
     if not active:
         return []
-    vector, model = _embed(question)
+    if embedding is not None:
+        vector, model = embedding.vector(), embedding.model
+    else:
+        vector, model = _embed(question)
     scored = sorted(((_similar(m, vector, model), m) for m in active), key=lambda pair: -pair[0])
     chosen = [
         m for s, m in scored if m.memory_type == MemoryType.STYLE or s >= RELEVANT_SIMILARITY

@@ -55,9 +55,10 @@ def _no_relative_cut(settings):
 def _fresh_common_lexemes():
     # Search keeps ANALYZE's frequent words for a few minutes per process; each test has
     # its own data, so none may inherit another's list.
-    from knowledge.selectors import common_lexemes_forget
+    from knowledge.selectors import common_lexemes_forget, scope_sizes_forget
 
     common_lexemes_forget()
+    scope_sizes_forget()
 
 
 def database_url_for_test_db() -> str:

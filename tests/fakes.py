@@ -31,12 +31,14 @@ class FakeEmbedder:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.queries: list[str] = []
 
     def embed_passages(self, texts):
         self.calls += 1
         return [hashed_vector(text, self.dimensions) for text in texts]
 
     def embed_query(self, text):
+        self.queries.append(text)
         return hashed_vector(text, self.dimensions)
 
     def count_tokens(self, text):

@@ -27,10 +27,11 @@ def use_bench_database(name: str) -> None:
     call_command("migrate", verbosity=0, interactive=False)
 
 
-def open_search_bench(shape: str, chunks: int) -> None:
-    """For scripts run with ``python -m``: set Django up on the database ``manage.py
-    bench_search --chunks N --shape S`` filled, DEBUG off (as in production: with DEBUG,
-    Django records every statement) and the search's relations prewarmed."""
+def open_search_bench(shape: str, chunks: int, *, require_filled: bool = False) -> None:
+    """Point this process at the database ``manage.py bench_search --chunks N --shape S``
+    filled, DEBUG off (as in production: with DEBUG, Django records every statement) and
+    the search's relations prewarmed. Works from ``python -m`` scripts (sets Django up) and
+    from management commands. ``require_filled``: LookupError when it holds no data."""
     import os
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
@@ -38,9 +39,18 @@ def open_search_bench(shape: str, chunks: int) -> None:
 
     django.setup()
     from django.conf import settings
+    from django.db import connection
 
     from knowledge.bench.search_scale import prewarm
 
     use_bench_database(f"portality_bench_search_{shape}_{chunks}")
     settings.DEBUG = False
+    if require_filled:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM knowledge_embedding")
+            if cursor.fetchone()[0] != chunks:
+                raise LookupError(
+                    f"No benchmark data of {chunks} chunks: run "
+                    f"`manage.py bench_search --chunks {chunks} --shape {shape}` first."
+                )
     prewarm()

@@ -130,3 +130,38 @@ def test_session_keys_of_different_users_never_collide():
     assert _key("lic", "u1:s1", "x") != _key("lic", "u1", "s1:x")
     assert _key("lic", "u1", "s1:S") != _key("lic", "u1:s1", "S")
     assert _index_key("lic", "a:b") != _index_key("lic:a", "b")
+
+
+def test_the_question_is_embedded_once_for_memories_and_documents(marta, fake_embedder):
+    from memory.models import MemorySource, MemoryType
+    from memory.services import Proposal, memory_consent_set, memory_propose
+
+    memory_consent_set(license=marta.license, user_ref="ana", given=True, actor="user:ana")
+    memory_propose(
+        license=marta.license,
+        user_ref="ana",
+        proposal=Proposal(MemoryType.STYLE, "Respuestas cortas", 0.9, MemorySource.USER_EXPLICIT),
+        actor="user:ana",
+    )
+    fake_embedder.queries.clear()
+    llm = SpyLLM()
+    ask(marta, "¿A qué hora abre la piscina?", llm=llm, user_ref="ana")
+    assert fake_embedder.queries == ["¿A qué hora abre la piscina?"]
+    assert "Respuestas cortas" in llm.prompts[0].as_text()  # the memories were read
+
+
+def test_the_search_is_logged_once_the_first_piece_is_out(marta):
+    from chat.services import chat_stream
+    from knowledge.models import SearchLog
+
+    principal = principal_for_license(marta.license)
+    turn = chat_prepare(
+        principal=principal, question="¿A qué hora abre la piscina?", session_id=None
+    )
+    assert SearchLog.objects.count() == 0  # nothing written before the first byte
+    pieces = chat_stream(turn, principal=principal, llm=SpyLLM())
+    next(pieces)
+    assert SearchLog.objects.count() == 0  # written while the next piece is prepared
+    list(pieces)
+    [log] = SearchLog.objects.all()
+    assert log.license_id == marta.license.pk and log.result_count >= 1

@@ -52,12 +52,14 @@ def shot(page, name: str) -> None:
 
 
 def make_memory(license: License) -> None:
-    from memory.models import MemoryType
+    from memory.models import MemorySource, MemoryType
     from memory.proposals import Proposal
     from memory.services import memory_consent_set, memory_propose
 
     memory_consent_set(license=license, user_ref="ana", given=True, actor="user:ana")
-    proposal = Proposal(MemoryType.PREFERENCE, "Prefiere respuestas cortas", 0.9, "explicit")
+    proposal = Proposal(
+        MemoryType.PREFERENCE, "Prefiere respuestas cortas", 0.9, MemorySource.USER_EXPLICIT
+    )
     memory_propose(license=license, user_ref="ana", proposal=proposal, actor="user:ana")
 
 

@@ -50,6 +50,15 @@ def filenames(response):
     return [r.filename for r in response.results]
 
 
+@pytest.fixture(params=["exact scan", "graph walk"])
+def semantic_plan(request, settings):
+    """Both ways the kNN runs: every vector of a small scope compared, or the HNSW graph
+    (what a scope over SEARCH_EXACT_SCAN_MAX_ROWS gets)."""
+    settings.SEARCH_EXACT_SCAN_MAX_ROWS = 10_000 if request.param == "exact scan" else 0
+    return request.param
+
+
+@pytest.mark.usefixtures("semantic_plan")
 class TestScope:
     def test_a_license_sees_global_knowledge_and_its_own_never_anothers(self, corpus):
         alpha, beta = corpus
@@ -108,6 +117,7 @@ def test_scopes_whose_index_keys_share_a_prefix_stay_apart(fake_embedder):
         assert filenames(response) == ["first.md"]
 
 
+@pytest.mark.usefixtures("semantic_plan")
 class TestStrategies:
     @pytest.mark.parametrize("strategy", ["weighted", "rrf", "average", "vector", "keyword"])
     def test_each_strategy_finds_the_obvious_passage_with_explained_scores(self, corpus, strategy):
@@ -253,6 +263,48 @@ def admin():
     return principal_for_admin("root", license=None)
 
 
+class TestSmallScopes:
+    def explain(self, exact: bool) -> str:
+        from knowledge.vector_index import active_model
+
+        params = {
+            "q": "piscina", "vector": "[" + ",".join(["0.05"] * 384) + "]", "license": None,
+            "scope": selectors.GLOBAL_SCOPE_KEY, "global_scope": selectors.GLOBAL_SCOPE_KEY,
+            "common_lexemes": [], "every_term_min": 20, "candidates": 50,
+            "strategy": "weighted", "min_score": 0.8, "vector_weight": 0.55,
+            "type_weights": "{}", "limit": 5,
+        }  # fmt: skip
+        with connection.cursor() as cursor:
+            # Ordered rows without a sort: only the graph can give them, if the plan may use it.
+            for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
+                cursor.execute(f"SET LOCAL {setting} = off")
+            cursor.execute("EXPLAIN " + selectors.hybrid_sql(active_model(), exact=exact), params)
+            return "\n".join(row[0] for row in cursor.fetchall())
+
+    def test_the_exact_statement_cannot_walk_the_graph(self, corpus):
+        assert "embedding_hnsw" in self.explain(exact=False)
+        assert "embedding_hnsw" not in self.explain(exact=True)
+
+    def test_the_scope_size_decides_and_both_ways_find_the_same(self, corpus, settings):
+        alpha, _beta = corpus
+        principal = principal_for_license(alpha)  # sees 2 vectors: its own and the global one
+        found = {}
+        for limit, plan in [(2, "exact scan"), (1, "graph walk")]:
+            settings.SEARCH_EXACT_SCAN_MAX_ROWS = limit
+            selectors.scope_sizes_forget()
+            found[plan] = [
+                (r.chunk_id, round(r.vector_score, 4))
+                for r in search(principal, "medicación alergia", min_score=-1).results
+            ]
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+                    [f"%-- {plan}:%"],
+                )
+                assert cursor.fetchone()[0] == 1, plan
+        assert found["exact scan"] == found["graph walk"] and len(found["exact scan"]) == 2
+
+
 def test_search_settings_are_set_on_every_connection(settings):
     with connection.cursor() as cursor:
         cursor.execute("SHOW hnsw.iterative_scan")
@@ -269,7 +321,7 @@ class TestPreparedStatement:
             cursor.execute(
                 "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements"
                 " WHERE statement LIKE %s",
-                ["%knowledge_embedding%"],
+                ["%-- exact scan:%"],  # a test corpus is a small scope
             )
             return cursor.fetchall()
 
