@@ -267,12 +267,12 @@ def chat_stream(
     ``turn.citations`` ends up holding exactly the sources the answer referred to. The
     turn's search is written to the access log right after the first piece is out."""
     parts = []
-    for text in _answer_pieces(turn, llm or get_llm()):
-        parts.append(text)
-        yield text
-        if len(parts) == 1:
-            _log_search(turn, principal)
-    if not parts:
+    try:
+        for text in _answer_pieces(turn, llm or get_llm()):
+            parts.append(text)
+            yield text
+            _log_search(turn, principal)  # once: after the first piece is out
+    finally:  # the model failed or the client left: the retrieval happened all the same
         _log_search(turn, principal)
     answer = "".join(parts)
     sessions.session_append(

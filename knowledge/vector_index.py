@@ -112,7 +112,9 @@ class QueryEmbedding:
     releases the GIL while it computes, and a remote one waits on the network. One
     question, one embedding, for every reader (memories and documents)."""
 
-    _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embedding")
+    # The local engine embeds one text at a time anyway (a lock); a remote one is network
+    # waits, so as many at once as a web process has request threads, and some margin.
+    _pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="query-embedding")
 
     def __init__(self, text: str) -> None:
         self.active_model = active_model()  # None until something has been embedded

@@ -165,3 +165,24 @@ def test_the_search_is_logged_once_the_first_piece_is_out(marta):
     list(pieces)
     [log] = SearchLog.objects.all()
     assert log.license_id == marta.license.pk and log.result_count >= 1
+
+
+def test_the_search_is_logged_even_when_the_model_fails(marta):
+    from chat.llm import LLMError
+    from chat.services import chat_stream
+    from knowledge.models import SearchLog
+
+    class FailingLLM:
+        name = "failing"
+
+        def stream(self, prompt):
+            raise LLMError("the model is down")
+            yield ""  # a generator, as real models are
+
+    principal = principal_for_license(marta.license)
+    turn = chat_prepare(
+        principal=principal, question="¿A qué hora abre la piscina?", session_id=None
+    )
+    with pytest.raises(LLMError):
+        list(chat_stream(turn, principal=principal, llm=FailingLLM()))
+    assert SearchLog.objects.count() == 1
