@@ -11,23 +11,13 @@ tests/bench/prepared_ab.py), and reports p50/p95 per way and the p50 ratio exact
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
-from tests.bench.prepared_ab import _scopes, summary
+from tests.bench.prepared_ab import _scopes, run_ab, summary
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--chunks", type=int, default=20_000)
-    parser.add_argument("--licenses", type=int, default=200)
-    parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--shape", choices=["e5", "islands"], default="e5")
-    args = parser.parse_args()
-    from knowledge.bench.database import open_search_bench
-
-    open_search_bench(args.shape, args.chunks)
-    print(json.dumps(measure(args), indent=2))
+    run_ab(measure, chunks=20_000)
 
 
 def measure(args: argparse.Namespace) -> dict:

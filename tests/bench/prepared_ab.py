@@ -15,11 +15,18 @@ import argparse
 import json
 import statistics
 import time
+from collections.abc import Callable
 
 
 def main() -> None:
+    run_ab(measure, chunks=100_000)
+
+
+def run_ab(measure: Callable[[argparse.Namespace], dict], *, chunks: int) -> None:
+    """The command line the side-by-side benches share: open the database bench_search
+    filled, measure, print JSON."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--chunks", type=int, default=chunks)
     parser.add_argument("--licenses", type=int, default=200)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--shape", choices=["e5", "islands"], default="e5")

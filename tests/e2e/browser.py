@@ -24,6 +24,15 @@ FLAGS = [
 ]
 
 
+def log_in(page, url: str, username: str, password: str) -> None:  # noqa: ANN001
+    """Open ``url``, meet the login form, sign in and land back on ``url``."""
+    page.goto(url)
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(url)
+
+
 @contextlib.contextmanager
 def chromium_page(locale: str = "en-US") -> Iterator[object]:
     """A page of a fresh browser whose language (Accept-Language, navigator.language) is

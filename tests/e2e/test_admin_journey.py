@@ -6,7 +6,6 @@ Screenshots of each screen go to test-results/e2e/ (look at them when changing t
 from __future__ import annotations
 
 import base64
-import re
 
 import pytest
 from playwright.sync_api import expect
@@ -14,7 +13,7 @@ from playwright.sync_api import expect
 from licenses.models import License
 from licenses.services import license_forge
 from tests.conftest import PDFS, ROOT
-from tests.e2e.browser import chromium_page
+from tests.e2e.browser import chromium_page, log_in
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 SHOTS = ROOT / "test-results" / "e2e"
@@ -79,11 +78,7 @@ def test_admin_uploads_searches_forges_and_forgets(live_server, celery_worker, d
 
     with chromium_page() as page:
         page.on("dialog", lambda dialog: dialog.accept())  # every forget asks for confirmation
-        page.goto(f"{base}/knowledge/")
-        page.fill("#id_username", "admin")
-        page.fill("#id_password", "s3cret-pass")
-        page.click("button[type=submit]")
-        page.wait_for_url(re.compile(r".*/knowledge/$"))
+        log_in(page, f"{base}/knowledge/", "admin", "s3cret-pass")
         shot(page, "01-knowledge-empty")
 
         page.check("input[name=scope][value=license]")

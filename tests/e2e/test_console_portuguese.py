@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from licenses.models import License
 from licenses.services import license_forge
-from tests.e2e.browser import chromium_page
+from tests.e2e.browser import chromium_page, log_in
 from tests.e2e.test_admin_journey import GOOD_PDF, PHRASE, drop_files, make_memory, shot
 from tests.portality.i18n_support import english_left, english_phrases
 
@@ -34,11 +34,8 @@ def test_the_console_in_brazilian_portuguese(live_server, celery_worker, django_
     with chromium_page(locale="pt-BR") as page:
         page.on("dialog", lambda dialog: dialog.accept())
         page.goto(f"{base}/knowledge/")
-        expect(page.locator("button[type=submit]")).to_have_text("Entrar")
-        page.fill("#id_username", "admin")
-        page.fill("#id_password", "s3cret-pass")
-        page.click("button[type=submit]")
-        page.wait_for_url(re.compile(r".*/knowledge/$"))
+        expect(page.locator("button[type=submit]")).to_have_text("Entrar")  # the login page
+        log_in(page, f"{base}/knowledge/", "admin", "s3cret-pass")
         assert page.locator("html").get_attribute("lang") == "pt-br"
         no_english(page, phrases)
 
