@@ -1,0 +1,69 @@
+"""The search statement as this code writes it (the kNN ordered by its distance
+expression, so an exact variant can add "+ 0") against the text before (ordered by the
+alias), side by side at 1M where both walk the graph. Not part of make test.
+
+    DEBUG=1 .venv/bin/python -m tests.bench.knn_order_ab [--chunks 1000000] [--queries 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from tests.bench.prepared_ab import _scopes, run_ab, summary
+
+
+def main() -> None:
+    run_ab(measure, chunks=1_000_000)
+
+
+def measure(args: argparse.Namespace) -> dict:
+    import numpy as np
+
+    from knowledge import prepared, selectors
+    from knowledge.bench import search_scale
+
+    search_scale.rng = np.random.default_rng(7)
+    world = search_scale.make_world(args.licenses, args.shape)
+    new_sql = selectors.hybrid_sql(search_scale.MODEL, exact=False)
+    old_sql = new_sql.replace(
+        "ORDER BY ((e.vector::halfvec(384)) <=> %(vector)s::halfvec(384))\n", "ORDER BY distance\n"
+    )
+    assert old_sql != new_sql
+    report = {}
+    for scope, license_id in _scopes(args.licenses).items():
+        timings: dict[str, list[float]] = {}
+        for q in range(args.queries + 20):
+            centre = int(search_scale.rng.integers(0, search_scale.CENTRES))
+            vector = search_scale._vectors(world, np.array([centre]))[0]
+            kind = "typical" if q % 2 == 0 else "common_word"
+            words = search_scale.rng.choice(world.topic_words[centre], size=2)
+            params = {
+                "q": " ".join(words) if kind == "typical" else world.vocabulary[0],
+                "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
+                "license": license_id,
+                "scope": license_id or selectors.GLOBAL_SCOPE_KEY,
+                "global_scope": selectors.GLOBAL_SCOPE_KEY,
+                "common_lexemes": selectors.common_lexemes(),
+                "every_term_min": 20,
+                "candidates": 50,
+                "strategy": "weighted",
+                "min_score": -1.0,
+                "vector_weight": 0.55,
+                "type_weights": "{}",
+                "limit": 10,
+            }
+            ways = ("expr", "alias") if q % 4 < 2 else ("alias", "expr")
+            for way in ways:
+                started = time.perf_counter()
+                prepared.fetch_prepared(new_sql if way == "expr" else old_sql, params, "default")
+                if q >= 20:
+                    timings.setdefault(f"{kind}_{way}", []).append(
+                        (time.perf_counter() - started) * 1000
+                    )
+        report[scope] = summary(timings, new="expr", old="alias")
+    return report
+
+
+if __name__ == "__main__":
+    main()
