@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 import redis
 from django.conf import settings
@@ -67,8 +68,30 @@ def is_healthy(report: dict[str, str]) -> bool:
     return pgvector_ok and all(report[part] == OK for part in ("database", "redis", "worker"))
 
 
+UNHEALTHY_WARNING_INTERVAL_SECONDS = 60.0
+_last_unhealthy_warning = 0.0
+
+
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
     report = system_health()
-    return JsonResponse(report, status=200 if is_healthy(report) else 503)
+    if is_healthy(report):
+        return JsonResponse(report)
+    response = JsonResponse(report, status=503)
+    # A 503 here is the answer a monitor asked for, not a failure of this request: instead
+    # of Django's ERROR line on every poll (a monitor polls every few seconds, and make run
+    # polls while the worker starts), one warning a minute names what is down.
+    response._has_been_logged = True  # type: ignore[attr-defined]  # django.utils.log.log_response
+    _warn_unhealthy(report)
+    return response
+
+
+def _warn_unhealthy(report: dict[str, str]) -> None:
+    global _last_unhealthy_warning
+    now = time.monotonic()
+    if now - _last_unhealthy_warning < UNHEALTHY_WARNING_INTERVAL_SECONDS:
+        return
+    _last_unhealthy_warning = now
+    down = {part: state for part, state in report.items() if state != OK}
+    logger.warning("health check: not every part is up: %s", down)
