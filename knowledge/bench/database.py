@@ -27,7 +27,9 @@ def use_bench_database(name: str) -> None:
     call_command("migrate", verbosity=0, interactive=False)
 
 
-def open_search_bench(shape: str, chunks: int, *, require_filled: bool = False) -> None:
+def open_search_bench(
+    shape: str, chunks: int, *, require_filled: bool = False, layout: str = "chunks"
+) -> None:
     """Point this process at the database ``manage.py bench_search --chunks N --shape S``
     filled, DEBUG off (as in production: with DEBUG, Django records every statement) and
     the search's relations prewarmed. Works from ``python -m`` scripts (sets Django up) and
@@ -43,7 +45,8 @@ def open_search_bench(shape: str, chunks: int, *, require_filled: bool = False) 
 
     from knowledge.bench.search_scale import prewarm
 
-    use_bench_database(f"portality_bench_search_{shape}_{chunks}")
+    suffix = "" if layout == "chunks" else f"_{layout}"
+    use_bench_database(f"portality_bench_search_{shape}_{chunks}{suffix}")
     settings.DEBUG = False
     if require_filled:
         with connection.cursor() as cursor:

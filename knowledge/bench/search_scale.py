@@ -135,8 +135,33 @@ def _vectors(world: World, centres: np.ndarray) -> np.ndarray:
     return _unit(vectors).astype(np.float32)
 
 
-def _scopes(world: World, n: int) -> list[uuid.UUID | None]:
-    """20% global; the rest over licenses with Zipf sizes; 20 rows for the tiny license."""
+LAYOUTS = ("chunks", "documents")
+DOCUMENT_CHUNKS = 40
+
+
+def _scopes(world: World, n: int, layout: str = "chunks") -> list[uuid.UUID | None]:
+    """20% global; the rest over licenses with Zipf sizes; 20 rows for the tiny license.
+
+    Layout ``chunks`` (the default, the figures in BENCHMARKS.md) deals every chunk to a
+    scope at random, so a scope's rows are spread over the whole table; ``documents``
+    inserts them as real uploads do, in runs of 40 chunks of one scope, the runs in random
+    order."""
+    scopes = _dealt_scopes(world, n)
+    if layout == "chunks":
+        return scopes
+    by_scope: dict[uuid.UUID | None, list[uuid.UUID | None]] = {}
+    for scope in scopes:
+        by_scope.setdefault(scope, []).append(scope)
+    runs = [
+        rows[i : i + DOCUMENT_CHUNKS]
+        for rows in by_scope.values()
+        for i in range(0, len(rows), DOCUMENT_CHUNKS)
+    ]
+    order = rng.permutation(len(runs))
+    return [scope for i in order for scope in runs[i]]
+
+
+def _dealt_scopes(world: World, n: int) -> list[uuid.UUID | None]:
     weights = 1 / np.arange(1, len(world.licenses) + 1) ** 1.1
     weights /= weights.sum()
     owners = rng.choice(len(world.licenses), size=n, p=weights)
@@ -154,7 +179,7 @@ CHUNK_COLUMNS = (
 )
 
 
-def fill(world: World, n: int, progress) -> None:  # noqa: ANN001
+def fill(world: World, n: int, progress, layout: str = "chunks") -> None:  # noqa: ANN001
     """Chunks first (COPY to a staging table, then one INSERT that computes the tsvector, so
     each row is written once as the product writes it), then embeddings; the search indexes
     are dropped during the load and built once at the end."""
@@ -176,7 +201,7 @@ def fill(world: World, n: int, progress) -> None:  # noqa: ANN001
         drop_index(MODEL)
         _insert_licenses(cursor, world, now)
         documents = _insert_documents(cursor, world, now)
-        scopes = _scopes(world, n)
+        scopes = _scopes(world, n, layout)
         centres = rng.integers(0, CENTRES, size=n)
         cursor.execute(
             f"CREATE TEMP TABLE chunk_staging AS SELECT {CHUNK_COLUMNS} FROM knowledge_chunk WITH NO DATA"
@@ -374,7 +399,9 @@ def prewarm() -> None:
             cursor.execute("SELECT pg_prewarm(%s::regclass)", [relation])
 
 
-def run(chunks: int, licenses: int, progress, refill: bool, shape: str = "e5") -> dict:  # noqa: ANN001
+def run(  # noqa: ANN001
+    chunks: int, licenses: int, progress, refill: bool, shape: str = "e5", layout: str = "chunks"
+) -> dict:
     import os
 
     from django.conf import settings
@@ -393,7 +420,7 @@ def run(chunks: int, licenses: int, progress, refill: bool, shape: str = "e5") -
         present = cursor.fetchone()[0]
     started = time.perf_counter()
     if refill or present != chunks:
-        fill(world, chunks, progress)
+        fill(world, chunks, progress, layout)
     fill_seconds = round(time.perf_counter() - started, 1)
     with connection.cursor() as cursor:  # which license is median-sized, which the biggest
         cursor.execute(
@@ -420,6 +447,7 @@ def run(chunks: int, licenses: int, progress, refill: bool, shape: str = "e5") -
         "chunks": chunks,
         "licenses": licenses,
         "shape": shape,
+        "layout": layout,
         "fill_seconds": fill_seconds,
         "scopes": results,
     }

@@ -30,10 +30,11 @@ def run_ab(measure: Callable[[argparse.Namespace], dict], *, chunks: int) -> Non
     parser.add_argument("--licenses", type=int, default=200)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--shape", choices=["e5", "islands"], default="e5")
+    parser.add_argument("--layout", choices=["chunks", "documents"], default="chunks")
     args = parser.parse_args()
     from knowledge.bench.database import open_search_bench
 
-    open_search_bench(args.shape, args.chunks)
+    open_search_bench(args.shape, args.chunks, layout=args.layout)
     print(json.dumps(measure(args), indent=2))
 
 

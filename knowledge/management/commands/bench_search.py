@@ -27,19 +27,27 @@ class Command(BaseCommand):
             default="e5",
             help="vector geometry: e5-like (default) or orthogonal islands (stress case)",
         )
+        parser.add_argument(
+            "--layout",
+            choices=["chunks", "documents"],
+            default="chunks",
+            help="rows dealt to scopes one by one (default) or in runs of 40, as uploads are",
+        )
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **options: Any) -> None:
         from knowledge.bench.database import use_bench_database
         from knowledge.bench.search_scale import run
 
-        use_bench_database(f"portality_bench_search_{options['shape']}_{options['chunks']}")
+        suffix = "" if options["layout"] == "chunks" else f"_{options['layout']}"
+        use_bench_database(f"portality_bench_search_{options['shape']}_{options['chunks']}{suffix}")
         report = run(
             options["chunks"],
             options["licenses"],
             self._progress,
             options["refill"],
             options["shape"],
+            options["layout"],
         )
         self.stderr.write("")
         self.stdout.write(json.dumps(report, indent=None if options["json"] else 2))
