@@ -121,6 +121,11 @@ class Document(models.Model):
         return self.license.machine_id if self.license_id else str(_("Global"))
 
     @property
+    def stage_label(self) -> str:
+        """The processing stage in the active language."""
+        return str(STAGE_LABELS.get(self.stage, self.stage))
+
+    @property
     def error_message(self) -> str:
         """Why ingestion failed, in the active language (``error`` is the English text)."""
         if not self.error_i18n.get("template"):

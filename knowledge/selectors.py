@@ -309,6 +309,12 @@ def _hybrid_rows(
     return prepared.fetch(sql, params, using)
 
 
+def _database_key(using: str) -> str:
+    """What the per-process caches below are kept per: a connection alias and its database
+    (the benchmarks switch a process between databases)."""
+    return f"{using}:{connections[using].settings_dict['NAME']}"
+
+
 SCOPE_SIZE_TTL_SECONDS = 60.0
 _scope_small_cache: dict[tuple[str, str, UUID | None], tuple[float, bool]] = {}
 
@@ -324,7 +330,7 @@ def _scope_is_small(license_id: UUID | None, model: str, using: str) -> bool:
     limit = settings.SEARCH_EXACT_SCAN_MAX_ROWS
     if limit <= 0:
         return False
-    key = (f"{using}:{connections[using].settings_dict['NAME']}", model, license_id)
+    key = (_database_key(using), model, license_id)
     cached = _scope_small_cache.get(key)
     if cached and cached[0] > time.monotonic():
         return cached[1]
@@ -367,7 +373,7 @@ def common_lexemes(using: str = "default") -> list[str]:
     they change only when ANALYZE runs, so each process keeps them for a few minutes
     (reading pg_stats in the search statement cost ~1 ms per search, BENCHMARKS.md).
     """
-    key = f"{using}:{connections[using].settings_dict['NAME']}"
+    key = _database_key(using)
     cached = _common_lexemes_cache.get(key)
     if cached and cached[0] > time.monotonic():
         return cached[1]

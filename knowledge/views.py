@@ -21,7 +21,6 @@ from django.views.decorators.http import require_GET, require_POST
 from knowledge import selectors, services
 from knowledge.forms import DocumentFilterForm, PlaygroundForm, UploadForm
 from knowledge.models import (
-    STAGE_LABELS,
     Chunk,
     Document,
     DocumentStatus,
@@ -108,7 +107,7 @@ def _status_payload(document: Document) -> dict[str, object]:
         "filename": document.filename,
         "status": document.status,
         "stage": document.stage,
-        "stage_label": str(STAGE_LABELS.get(document.stage, document.stage)),
+        "stage_label": document.stage_label,
         "status_label": document.get_status_display(),
         "progress": document.progress,
         "error": document.error_message,

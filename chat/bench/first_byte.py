@@ -45,7 +45,7 @@ def run(queries: int) -> dict[str, object]:
     from rest_framework.test import APIClient
 
     import chat.services
-    from knowledge.embeddings import _cached_e5_query, get_provider
+    from knowledge.embeddings import QUERY_MAX_TOKENS, _cached_e5_query, get_provider
     from knowledge.selectors import chunk_search
     from licenses.models import License
     from licenses.principals import principal_for_license
@@ -74,7 +74,7 @@ def run(queries: int) -> dict[str, object]:
         first = time.perf_counter() - started
         b"".join(stream)
         started = time.perf_counter()
-        _cached_e5_query.__wrapped__(provider._first_tokens(question, 96))
+        _cached_e5_query.__wrapped__(provider._first_tokens(question, QUERY_MAX_TOKENS))
         embedded = time.perf_counter() - started
         started = time.perf_counter()
         chunk_search(principal=principal, query=question)

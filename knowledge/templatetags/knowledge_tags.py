@@ -7,7 +7,6 @@ from django.utils.formats import number_format
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from knowledge.models import STAGE_LABELS
 from portality.text import fold
 
 register = template.Library()
@@ -46,12 +45,6 @@ def strategy_label(strategy: str) -> str:
     from knowledge.forms import STRATEGY_LABELS
 
     return str(STRATEGY_LABELS.get(strategy, strategy))
-
-
-@register.filter
-def stage_label(stage: str) -> str:
-    """A processing stage (Document.stage) in the admin's language."""
-    return str(STAGE_LABELS.get(stage, stage))
 
 
 @register.filter

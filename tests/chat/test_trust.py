@@ -8,21 +8,25 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from rest_framework.test import APIClient
 
 from chat.language import accept_language_hints, answer_language, question_language
 from chat.llm import ExtractiveLLM
 from chat.services import chat_answer
 from chat.texts import NO_INFORMATION
 from licenses.principals import principal_for_license
-from licenses.widget_tokens import widget_token_issue
 from memory.models import Memory
 from memory.services import memory_consent_set
 from tests.factories import make_document
 from tests.fakes import SpyLLM
+from tests.memory.support import ORIGIN, token_client
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
-SITE = "https://app.example.com"
+
+
+def widget_client(forged, user):
+    forged.license.allowed_origins = [ORIGIN]
+    forged.license.save()
+    return token_client(forged.license, user)
 
 
 @pytest.mark.parametrize(
@@ -77,11 +81,7 @@ def test_the_offline_answer_and_no_information_speak_the_question_s_language(
 
 
 def test_the_widget_lang_decides_a_question_that_does_not(marta):
-    marta.license.allowed_origins = [SITE]
-    marta.license.save()
-    token, _ = widget_token_issue(license=marta.license, user_ref="u1", origin=SITE)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Widget {token}", HTTP_ORIGIN=SITE)
+    client = widget_client(marta, "u1")
     body = client.post("/api/v1/chat", {"message": "zxqv", "lang": "pt"}, format="json").json()
     assert body["answer"] == NO_INFORMATION["pt"]
     body = client.post(
@@ -148,11 +148,7 @@ def test_one_file_in_global_and_in_a_license_is_one_source_and_the_license_s(mar
 
 
 def test_remember_through_the_api_is_acknowledged_without_sources(marta):
-    marta.license.allowed_origins = [SITE]
-    marta.license.save()
-    token, _ = widget_token_issue(license=marta.license, user_ref="ana", origin=SITE)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Widget {token}", HTTP_ORIGIN=SITE)
+    client = widget_client(marta, "ana")
 
     refused = client.post(
         "/api/v1/chat", {"message": "Recuerda que prefiero respuestas cortas."}, format="json"

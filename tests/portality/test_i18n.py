@@ -263,3 +263,20 @@ def test_the_switcher_leaves_the_pages_own_language_choices_alone(admin_client):
     field = re.search(r'<select id="upload-language".*?</select>', html, re.DOTALL).group(0)
     assert re.findall(r'value="([^"]+)"', field) == ["auto", "es", "pt", "en", "other"]
     assert ">Detectar<" in field
+
+
+@pytest.mark.django_db
+def test_a_processing_stage_is_named_in_the_admin_language(admin_client, console_data):
+    from knowledge.models import Document, DocumentStatus
+
+    document = console_data["ready"]
+    Document.objects.filter(pk=document.pk).update(
+        status=DocumentStatus.PROCESSING, stage="embedding", progress=40
+    )
+    url = f"/knowledge/{document.pk}/"
+    assert (
+        "calculando vetores · 40%"
+        in admin_client.get(url, HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    )
+    status = admin_client.get(f"{url}status", HTTP_ACCEPT_LANGUAGE="es").json()
+    assert (status["stage"], status["stage_label"]) == ("embedding", "calculando vectores")
