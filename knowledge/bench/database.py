@@ -27,8 +27,15 @@ def use_bench_database(name: str) -> None:
     call_command("migrate", verbosity=0, interactive=False)
 
 
+def search_bench_database(shape: str, chunks: int, layout: str) -> str:
+    """The database ``manage.py bench_search`` fills for a shape, size and layout (the
+    ``chunks`` layout keeps the name it had when it was the only one)."""
+    suffix = "" if layout == "chunks" else f"_{layout}"
+    return f"portality_bench_search_{shape}_{chunks}{suffix}"
+
+
 def open_search_bench(
-    shape: str, chunks: int, *, require_filled: bool = False, layout: str = "chunks"
+    shape: str, chunks: int, *, require_filled: bool = False, layout: str = "documents"
 ) -> None:
     """Point this process at the database ``manage.py bench_search --chunks N --shape S``
     filled, DEBUG off (as in production: with DEBUG, Django records every statement) and
@@ -45,15 +52,14 @@ def open_search_bench(
 
     from knowledge.bench.search_scale import prewarm
 
-    suffix = "" if layout == "chunks" else f"_{layout}"
-    use_bench_database(f"portality_bench_search_{shape}_{chunks}{suffix}")
+    use_bench_database(search_bench_database(shape, chunks, layout))
     settings.DEBUG = False
     if require_filled:
         with connection.cursor() as cursor:
             cursor.execute("SELECT count(*) FROM knowledge_embedding")
             if cursor.fetchone()[0] != chunks:
                 raise LookupError(
-                    f"No benchmark data of {chunks} chunks: run "
-                    f"`manage.py bench_search --chunks {chunks} --shape {shape}` first."
+                    f"No benchmark data of {chunks} chunks: run `manage.py bench_search "
+                    f"--chunks {chunks} --shape {shape} --layout {layout}` first."
                 )
     prewarm()

@@ -139,13 +139,14 @@ LAYOUTS = ("chunks", "documents")
 DOCUMENT_CHUNKS = 40
 
 
-def _scopes(world: World, n: int, layout: str = "chunks") -> list[uuid.UUID | None]:
+def _scopes(world: World, n: int, layout: str = "documents") -> list[uuid.UUID | None]:
     """20% global; the rest over licenses with Zipf sizes; 20 rows for the tiny license.
 
-    Layout ``chunks`` (the default, the figures in BENCHMARKS.md) deals every chunk to a
-    scope at random, so a scope's rows are spread over the whole table; ``documents``
-    inserts them as real uploads do, in runs of 40 chunks of one scope, the runs in random
-    order."""
+    Layout ``documents`` (the default) inserts rows as uploads do, in runs of 40 chunks of
+    one scope (ingestion writes a document's chunks together), the runs in random order;
+    ``chunks`` deals every chunk to a scope at random, so a scope's rows are spread over
+    the whole table, one per page: a worst case no upload produces (until issue 17, the
+    benchmark's only layout)."""
     scopes = _dealt_scopes(world, n)
     if layout == "chunks":
         return scopes
@@ -179,7 +180,7 @@ CHUNK_COLUMNS = (
 )
 
 
-def fill(world: World, n: int, progress, layout: str = "chunks") -> None:  # noqa: ANN001
+def fill(world: World, n: int, progress, layout: str = "documents") -> None:  # noqa: ANN001
     """Chunks first (COPY to a staging table, then one INSERT that computes the tsvector, so
     each row is written once as the product writes it), then embeddings; the search indexes
     are dropped during the load and built once at the end."""
@@ -400,7 +401,7 @@ def prewarm() -> None:
 
 
 def run(  # noqa: ANN001
-    chunks: int, licenses: int, progress, refill: bool, shape: str = "e5", layout: str = "chunks"
+    chunks: int, licenses: int, progress, refill: bool, shape: str = "e5", layout: str = "documents"
 ) -> dict:
     import os
 

@@ -30,7 +30,7 @@ def run_ab(measure: Callable[[argparse.Namespace], dict], *, chunks: int) -> Non
     parser.add_argument("--licenses", type=int, default=200)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--shape", choices=["e5", "islands"], default="e5")
-    parser.add_argument("--layout", choices=["chunks", "documents"], default="chunks")
+    parser.add_argument("--layout", choices=["documents", "chunks"], default="documents")
     args = parser.parse_args()
     from knowledge.bench.database import open_search_bench
 

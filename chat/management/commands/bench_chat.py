@@ -1,6 +1,7 @@
-"""manage.py bench_chat --chunks N [--queries Q] [--json] — chat server time to first byte.
+"""manage.py bench_chat --chunks N [--queries Q] [--layout documents|chunks] [--json] — chat
+server time to first byte.
 
-Uses the database ``manage.py bench_search --chunks N`` filled (run that first). Logic in
+Uses the database ``manage.py bench_search --chunks N [--layout …]`` filled (run that first). Logic in
 chat/bench/first_byte.py."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--chunks", type=int, default=100_000)
         parser.add_argument("--queries", type=int, default=200)
         parser.add_argument("--shape", choices=["e5", "islands"], default="e5")
+        parser.add_argument("--layout", choices=["documents", "chunks"], default="documents")
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -25,7 +27,9 @@ class Command(BaseCommand):
         from knowledge.bench.database import open_search_bench
 
         try:
-            open_search_bench(options["shape"], options["chunks"], require_filled=True)
+            open_search_bench(
+                options["shape"], options["chunks"], require_filled=True, layout=options["layout"]
+            )
         except LookupError as exc:
             raise CommandError(str(exc)) from exc
         report = run(options["queries"])

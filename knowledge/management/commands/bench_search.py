@@ -1,8 +1,9 @@
-"""manage.py bench_search --chunks N --licenses 200 [--shape e5|islands] [--json] — hybrid
-latency and kNN recall at scale.
+"""manage.py bench_search --chunks N --licenses 200 [--shape e5|islands]
+[--layout documents|chunks] [--json] — hybrid latency and kNN recall at scale.
 
-Fills a separate database (portality_bench_search_<shape>_<N>) with synthetic chunks; a
-second run with the same N and shape reuses them. Logic in knowledge/bench/search_scale.py."""
+Fills a separate database (portality_bench_search_<shape>_<N>_documents, or without the
+suffix for the ``chunks`` layout) with synthetic chunks; a second run with the same N, shape
+and layout reuses them. Logic in knowledge/bench/search_scale.py."""
 
 from __future__ import annotations
 
@@ -29,18 +30,20 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--layout",
-            choices=["chunks", "documents"],
-            default="chunks",
-            help="rows dealt to scopes one by one (default) or in runs of 40, as uploads are",
+            choices=["documents", "chunks"],
+            default="documents",
+            help="rows inserted in runs of 40 per scope, as uploads insert them (default), or "
+            "dealt to scopes one by one, every scope spread over the whole table (worst case)",
         )
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from knowledge.bench.database import use_bench_database
+        from knowledge.bench.database import search_bench_database, use_bench_database
         from knowledge.bench.search_scale import run
 
-        suffix = "" if options["layout"] == "chunks" else f"_{options['layout']}"
-        use_bench_database(f"portality_bench_search_{options['shape']}_{options['chunks']}{suffix}")
+        use_bench_database(
+            search_bench_database(options["shape"], options["chunks"], options["layout"])
+        )
         report = run(
             options["chunks"],
             options["licenses"],
