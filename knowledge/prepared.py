@@ -54,8 +54,11 @@ def prepared_form(sql: str) -> tuple[str, str, tuple[str, ...]]:
     return name, f"PREPARE {name} AS {body}", tuple(names)
 
 
-def fetch_prepared(sql: str, params: dict[str, Any], using: str = "default") -> list[dict]:
-    """Rows of ``sql`` (``%(name)s`` placeholders) as dicts, through a prepared statement."""
+def fetch_prepared(
+    sql: str, params: dict[str, Any], using: str = "default", *, first: str = ""
+) -> list[dict]:
+    """Rows of ``sql`` (``%(name)s`` placeholders) as dicts, through a prepared statement.
+    ``first``: a parameterless statement (a setting) sent ahead of it in the same round trip."""
     name, prepare, names = prepared_form(sql)
     connection = connections[using]
     with connection.cursor() as cursor:
@@ -66,7 +69,7 @@ def fetch_prepared(sql: str, params: dict[str, Any], using: str = "default") -> 
             cursor.execute(prepare)
             done.add(name)
         placeholders = ", ".join(["%s"] * len(names))
-        execute = f"EXECUTE {name}({placeholders})"
+        execute = _after(first, f"EXECUTE {name}({placeholders})")
         values = [params[n] for n in names]
         try:
             cursor.execute(execute, values)
@@ -82,7 +85,7 @@ def fetch_prepared(sql: str, params: dict[str, Any], using: str = "default") -> 
             _prepare_again(cursor, name, prepare)
             _prepared.setdefault(connection.connection, set()).add(name)
             cursor.execute(execute, values)
-        return _dict_rows(cursor)
+        return _dict_rows(cursor, skip=bool(first))
 
 
 def _prepare_again(cursor: Any, name: str, prepare: str) -> None:
@@ -98,13 +101,24 @@ def _stale(error: DatabaseError) -> bool:
     return isinstance(error.__cause__, InvalidSqlStatementName | FeatureNotSupported)
 
 
-def fetch(sql: str, params: dict[str, Any], using: str = "default") -> list[dict]:
-    """Rows of ``sql`` as dicts, parsed and planned for this call only."""
+def fetch(
+    sql: str, params: dict[str, Any], using: str = "default", *, first: str = ""
+) -> list[dict]:
+    """Rows of ``sql`` as dicts, parsed and planned for this call only (``first``: as in
+    ``fetch_prepared``)."""
     with connections[using].cursor() as cursor:
-        cursor.execute(sql, params)
-        return _dict_rows(cursor)
+        cursor.execute(_after(first, sql), params)
+        return _dict_rows(cursor, skip=bool(first))
 
 
-def _dict_rows(cursor: Any) -> list[dict]:
+def _after(first: str, statement: str) -> str:
+    """One query string for both: the driver binds parameters on the client, so the server
+    receives them as one simple query, one round trip, and they share a session."""
+    return f"{first}; {statement}" if first else statement
+
+
+def _dict_rows(cursor: Any, *, skip: bool = False) -> list[dict]:
+    if skip:  # the result of the statement sent first
+        cursor.nextset()
     columns = [col.name for col in cursor.description]
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]

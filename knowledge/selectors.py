@@ -16,6 +16,7 @@ from django.utils.translation import gettext_noop
 
 from knowledge import prepared, vector_index
 from knowledge.embeddings import provider_for_model
+from knowledge.knn_plan import database_key, knn_plan
 from knowledge.models import GLOBAL_SCOPE_KEY, Chunk, Document, DocumentStatus, SearchLog
 from knowledge.search_types import (
     MAX_QUERY_CHARS,
@@ -285,7 +286,8 @@ def _hybrid_rows(
     options: SearchOptions,
     using: str,
 ) -> list[dict[str, Any]]:
-    sql = hybrid_sql(model, exact=_scope_is_small(license_id, model, using))
+    plan = knn_plan(license_id, model, options.candidates, using)
+    sql = hybrid_sql(model, exact=plan.exact)
     limit = max(options.top_k, 20) if options.rerank else options.top_k
     params = {
         "q": query,
@@ -306,56 +308,11 @@ def _hybrid_rows(
         ),
         "limit": limit,
     }
-    # hnsw.iterative_scan, hnsw.ef_search and plan_cache_mode are set per session (knowledge.apps).
+    # hnsw.iterative_scan and plan_cache_mode are set per session (knowledge.apps); the
+    # graph's ef_search per search, sized to the scope, in the statement's round trip.
     if settings.SEARCH_PREPARED_STATEMENTS:
-        return prepared.fetch_prepared(sql, params, using)
-    return prepared.fetch(sql, params, using)
-
-
-def _database_key(using: str) -> str:
-    """What the per-process caches below are kept per: a connection alias and its database
-    (the benchmarks switch a process between databases)."""
-    return f"{using}:{connections[using].settings_dict['NAME']}"
-
-
-SCOPE_SIZE_TTL_SECONDS = 60.0
-_scope_small_cache: dict[tuple[str, str, UUID | None], tuple[float, bool]] = {}
-
-
-def _scope_is_small(license_id: UUID | None, model: str, using: str) -> bool:
-    """Whether the caller's scope (its license's vectors and the global ones) holds at most
-    SEARCH_EXACT_SCAN_MAX_ROWS vectors of the model. There an exact scan beats the graph:
-    a small scope's share of a topic is smaller than the candidates the walk collects, so
-    it wanders through vectors all about equally far and prunes little (BENCHMARKS.md,
-    "Small scopes"). Counted with the (model, license) index, up to the limit, and kept a
-    minute per process: a scope that just grew is scanned exactly a little longer, still
-    with exact results."""
-    limit = settings.SEARCH_EXACT_SCAN_MAX_ROWS
-    if limit <= 0:
-        return False
-    key = (_database_key(using), model, license_id)
-    cached = _scope_small_cache.get(key)
-    if cached and cached[0] > time.monotonic():
-        return cached[1]
-    with connections[using].cursor() as cursor:
-        cursor.execute(
-            f"""
-            SELECT count(*) FROM (
-                SELECT 1 FROM knowledge_embedding e
-                 WHERE {vector_index.model_predicate(model, alias="e.")}
-                   AND (e.license_id IS NULL OR e.license_id = %s)
-                 LIMIT %s) s
-            """,
-            [license_id, limit + 1],
-        )
-        small = cursor.fetchone()[0] <= limit
-    _scope_small_cache[key] = (time.monotonic() + SCOPE_SIZE_TTL_SECONDS, small)
-    return small
-
-
-def scope_sizes_forget() -> None:
-    """Drop the cached scope sizes (tests and benchmarks that change a corpus at once)."""
-    _scope_small_cache.clear()
+        return prepared.fetch_prepared(sql, params, using, first=plan.session_sql())
+    return prepared.fetch(sql, params, using, first=plan.session_sql())
 
 
 COMMON_LEXEME_SHARE = 0.05
@@ -376,7 +333,7 @@ def common_lexemes(using: str = "default") -> list[str]:
     they change only when ANALYZE runs, so each process keeps them for a few minutes
     (reading pg_stats in the search statement cost ~1 ms per search, BENCHMARKS.md).
     """
-    key = _database_key(using)
+    key = database_key(using)
     cached = _common_lexemes_cache.get(key)
     if cached and cached[0] > time.monotonic():
         return cached[1]

@@ -55,10 +55,11 @@ def _no_relative_cut(settings):
 def _fresh_common_lexemes():
     # Search keeps ANALYZE's frequent words for a few minutes per process; each test has
     # its own data, so none may inherit another's list.
-    from knowledge.selectors import common_lexemes_forget, scope_sizes_forget
+    from knowledge.knn_plan import scope_shapes_forget
+    from knowledge.selectors import common_lexemes_forget
 
     common_lexemes_forget()
-    scope_sizes_forget()
+    scope_shapes_forget()
 
 
 def database_url_for_test_db() -> str:

@@ -25,7 +25,7 @@ def measure(args: argparse.Namespace) -> dict:
     from django.conf import settings
     from django.db import connection
 
-    from knowledge import selectors
+    from knowledge import knn_plan, selectors
     from knowledge.bench import search_scale
     from knowledge.search_types import SearchOptions
 
@@ -52,8 +52,8 @@ def measure(args: argparse.Namespace) -> dict:
             ways = ("exact", "graph") if q % 4 < 2 else ("graph", "exact")
             for way in ways:
                 settings.SEARCH_EXACT_SCAN_MAX_ROWS = rows if way == "exact" else 0
-                selectors.scope_sizes_forget()
-                selectors._scope_is_small(license_id, search_scale.MODEL, "default")  # cached
+                knn_plan.scope_shapes_forget()
+                knn_plan.scope_shape(license_id, search_scale.MODEL, "default")  # cached
                 started = time.perf_counter()
                 selectors._hybrid_rows(
                     license_id, text, vector, search_scale.MODEL, options, "default"

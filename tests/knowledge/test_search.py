@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from knowledge import selectors
+from knowledge import knn_plan, selectors, vector_index
 from knowledge.models import SearchLog
 from knowledge.rerank import rerank
 from knowledge.search_types import SearchOptions
@@ -50,11 +50,14 @@ def filenames(response):
     return [r.filename for r in response.results]
 
 
-@pytest.fixture(params=["exact scan", "graph walk"])
-def semantic_plan(request, settings):
-    """Both ways the kNN runs: every vector of a small scope compared, or the HNSW graph
-    (what a scope over SEARCH_EXACT_SCAN_MAX_ROWS gets)."""
+@pytest.fixture(params=["exact scan", "graph walk", "graph walk, first round widened"])
+def semantic_plan(request, settings, monkeypatch):
+    """Every way the kNN runs: every vector of a small scope compared, or the HNSW graph
+    (what a scope over SEARCH_EXACT_SCAN_MAX_ROWS gets), at the configured ef_search or at
+    one widened for a scope holding a fifth of the table."""
     settings.SEARCH_EXACT_SCAN_MAX_ROWS = 10_000 if request.param == "exact scan" else 0
+    if request.param.endswith("widened"):
+        monkeypatch.setattr(knn_plan, "_estimated_share", lambda *args: 0.2)
     return request.param
 
 
@@ -291,7 +294,7 @@ class TestSmallScopes:
         found = {}
         for limit, plan in [(2, "exact scan"), (1, "graph walk")]:
             settings.SEARCH_EXACT_SCAN_MAX_ROWS = limit
-            selectors.scope_sizes_forget()
+            knn_plan.scope_shapes_forget()
             found[plan] = [
                 (r.chunk_id, round(r.vector_score, 4))
                 for r in search(principal, "medicación alergia", min_score=-1).results
@@ -303,6 +306,66 @@ class TestSmallScopes:
                 )
                 assert cursor.fetchone()[0] == 1, plan
         assert found["exact scan"] == found["graph walk"] and len(found["exact scan"]) == 2
+
+
+class TestEfSearchSizedToTheScope:
+    @pytest.mark.parametrize(
+        "share, candidates, expected",
+        [
+            (0.37, 50, 200),  # 0.37 x 200 = 74 in scope: the configured width holds 50
+            (0.2, 50, 300),  # 40 expected at 200: widened to hold 50 with room
+            (0.15, 50, 400),
+            (0.1, 50, 200),  # 600 needed: wider than is worth it, further rounds do it
+            (0.2, 20, 200),  # never narrower than configured
+            (1.0, 500, 200),
+            (0.0, 50, 200),  # no statistics yet
+        ],
+    )
+    def test_the_first_round_holds_the_candidates_when_within_reach(
+        self, settings, share, candidates, expected
+    ):
+        settings.SEARCH_HNSW_EF_SEARCH = 200
+        assert knn_plan.ef_search_for(share, candidates) == expected
+
+    @pytest.mark.parametrize("prepared", [True, False])
+    def test_the_search_runs_with_the_planned_width(self, corpus, settings, monkeypatch, prepared):
+        alpha, _ = corpus
+        settings.SEARCH_EXACT_SCAN_MAX_ROWS = 0
+        settings.SEARCH_PREPARED_STATEMENTS = prepared
+        for share, width in [(0.2, "300"), (0.5, "200")]:
+            monkeypatch.setattr(knn_plan, "_estimated_share", lambda *args, share=share: share)
+            knn_plan.scope_shapes_forget()
+            response = search(principal_for_license(alpha), "medicación", min_score=-1)
+            assert filenames(response)[0] == "botiquin.md"
+            with connection.cursor() as cursor:
+                cursor.execute("SHOW hnsw.ef_search")  # set in the search's own round trip
+                assert cursor.fetchone()[0] == width
+
+    def test_an_exact_scan_leaves_the_width_alone(self, corpus, settings):
+        alpha, _ = corpus
+        with connection.cursor() as cursor:
+            cursor.execute("SET hnsw.ef_search = 123")
+        search(principal_for_license(alpha), "medicación", min_score=-1)
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW hnsw.ef_search")
+            assert cursor.fetchone()[0] == "123"
+
+    def test_the_share_is_estimated_from_the_tables_statistics(self, fake_embedder):
+        alpha, beta = make_license(machine_id="alpha"), make_license(machine_id="beta")
+        make_document(PISCINA, filename="piscina.md")
+        make_document(MEDICACION, filename="botiquin.md", license=alpha)
+        for n in range(6):
+            make_document(f"{GIMNASIO} Nota {n}.", filename=f"gimnasio{n}.md", license=beta)
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE knowledge_embedding")
+        model = vector_index.active_model()
+        shares = {
+            name: knn_plan.scope_shape(license_id, model, "default").share
+            for name, license_id in [("alpha", alpha.pk), ("beta", beta.pk), ("global", None)]
+        }
+        # 8 vectors: global 1, alpha 1, beta 6; each scope also sees the global one. The
+        # planner combines the two conditions as if independent (beta: 1/8 + 6/8 - 6/64).
+        assert shares == pytest.approx({"alpha": 2 / 8, "beta": 7 / 8, "global": 1 / 8}, abs=0.13)
 
 
 def test_search_settings_are_set_on_every_connection(settings):

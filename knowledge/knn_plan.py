@@ -1,0 +1,128 @@
+"""How a search reaches its scope's nearest vectors: every vector compared, or a walk of the
+model's HNSW graph with an ``ef_search`` sized to the scope.
+
+Two facts about the scope decide it, both read once a minute per process:
+
+- its size: a scope of at most ``SEARCH_EXACT_SCAN_MAX_ROWS`` vectors is scanned exactly
+  (BENCHMARKS.md, "Small scopes": there the walk wanders through vectors all about equally
+  far and the scan is faster, with exact results);
+- its share of the model's vectors: the graph walk visits ``ef_search`` vectors of the whole
+  table and keeps those in scope, so a scope holding 20% of the table finds about
+  ``0.2 × ef_search`` of its own. When that falls short of the candidates the search wants,
+  pgvector's iterative scan walks on in further rounds, which costs more than a wider first
+  round would have: at 1M chunks, a scope of 20% took p50 7.6 ms at ``ef_search`` 200 and
+  5.1 ms at 300, with better recall (BENCHMARKS.md, "ef_search sized to the scope"). Below
+  a share of about 15% the first round cannot be made wide enough to matter, and further
+  rounds are left to do the work.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from uuid import UUID
+
+from django.conf import settings
+from django.db import connections
+
+from knowledge import vector_index
+
+SCOPE_TTL_SECONDS = 60.0
+# Room above the expected count of in-scope vectors: with fewer, a search often comes up a
+# few short and starts a second round (at 20%, ef_search 250 was no faster than 200).
+EF_SEARCH_MARGIN = 1.2
+# The widest first round chosen; past it (shares under ~15%) wider rounds cost as much as
+# further ones (at 4% and 1%: ef_search 500 as fast as 200, 1,000 slower).
+EF_SEARCH_MAX = 400
+
+
+@dataclass(frozen=True)
+class ScopeShape:
+    small: bool  # at most SEARCH_EXACT_SCAN_MAX_ROWS vectors: scanned exactly
+    share: float  # the scope's estimated fraction of the model's vectors
+
+
+@dataclass(frozen=True)
+class KnnPlan:
+    exact: bool
+    ef_search: int
+
+    def session_sql(self) -> str:
+        """The setting to send with the search (same round trip); none for an exact scan."""
+        return "" if self.exact else f"SET hnsw.ef_search = {int(self.ef_search)}"
+
+
+def knn_plan(license_id: UUID | None, model: str, candidates: int, using: str) -> KnnPlan:
+    shape = scope_shape(license_id, model, using)
+    return KnnPlan(exact=shape.small, ef_search=ef_search_for(shape.share, candidates))
+
+
+def ef_search_for(share: float, candidates: int) -> int:
+    """The graph's first round wide enough to hold ``candidates`` vectors of a scope with
+    this share of the table, when that is within reach; otherwise the configured width."""
+    default = settings.SEARCH_HNSW_EF_SEARCH
+    if share <= 0:
+        return default
+    needed = math.ceil(candidates * EF_SEARCH_MARGIN / min(share, 1.0))
+    return needed if default < needed <= EF_SEARCH_MAX else default
+
+
+_shapes: dict[tuple[str, str, UUID | None], tuple[float, ScopeShape]] = {}
+
+
+def scope_shape(license_id: UUID | None, model: str, using: str) -> ScopeShape:
+    key = (database_key(using), model, license_id)
+    cached = _shapes.get(key)
+    if cached and cached[0] > time.monotonic():
+        return cached[1]
+    shape = ScopeShape(
+        small=_scope_is_small(license_id, model, using),
+        share=_estimated_share(license_id, model, using),
+    )
+    _shapes[key] = (time.monotonic() + SCOPE_TTL_SECONDS, shape)
+    return shape
+
+
+def scope_shapes_forget() -> None:
+    """Drop what was read about scopes (tests and benchmarks that change a corpus at once)."""
+    _shapes.clear()
+
+
+def database_key(using: str) -> str:
+    """What per-process caches are kept per: a connection alias and its database (the
+    benchmarks switch a process between databases)."""
+    return f"{using}:{connections[using].settings_dict['NAME']}"
+
+
+_SCOPE_ROWS = """
+    SELECT 1 FROM knowledge_embedding e
+     WHERE {model_predicate} AND (e.license_id IS NULL OR e.license_id = %s)
+"""
+
+
+def _scope_is_small(license_id: UUID | None, model: str, using: str) -> bool:
+    """Counted with the (model, license) index, up to the limit: a scope that has just grown
+    is scanned exactly for up to a minute longer, still with exact results."""
+    limit = settings.SEARCH_EXACT_SCAN_MAX_ROWS
+    if limit <= 0:
+        return False
+    rows = _SCOPE_ROWS.format(model_predicate=vector_index.model_predicate(model, alias="e."))
+    with connections[using].cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM ({rows} LIMIT %s) s", [license_id, limit + 1])
+        return cursor.fetchone()[0] <= limit
+
+
+def _estimated_share(license_id: UUID | None, model: str, using: str) -> float:
+    """The planner's estimates (from the table's statistics, kept by autovacuum): counting a
+    scope of a million-row table would cost more than the searches it tunes."""
+    predicate = vector_index.model_predicate(model, alias="e.")
+    scope = _estimated_rows(_SCOPE_ROWS.format(model_predicate=predicate), [license_id], using)
+    total = _estimated_rows(f"SELECT 1 FROM knowledge_embedding e WHERE {predicate}", [], using)
+    return min(1.0, scope / total) if total > 0 else 1.0
+
+
+def _estimated_rows(sql: str, params: list, using: str) -> float:
+    with connections[using].cursor() as cursor:
+        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+        return float(cursor.fetchone()[0][0]["Plan"]["Plan Rows"])
