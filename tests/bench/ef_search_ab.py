@@ -14,9 +14,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
-from tests.bench.prepared_ab import _scopes, run_ab, summary
+from tests.bench.prepared_ab import (
+    _scopes,
+    bench_world,
+    next_query,
+    run_ab,
+    summary,
+    timed_search,
+)
 
 
 def main() -> None:
@@ -26,15 +32,11 @@ def main() -> None:
 def measure(args: argparse.Namespace) -> dict:
     import numpy as np
 
-    from knowledge import knn_plan, selectors
+    from knowledge import knn_plan
     from knowledge.bench import search_scale
     from knowledge.search_types import SearchOptions
 
-    search_scale.rng = np.random.default_rng(7)
-    world = search_scale.make_world(args.licenses, args.shape)
-    options = SearchOptions(strategy="weighted", top_k=10, min_score=-1.0).resolved(
-        search_scale.MODEL
-    )
+    world, options = bench_world(args)
     vector_only = SearchOptions(strategy="vector", top_k=10, min_score=-1.0).resolved(
         search_scale.MODEL
     )
@@ -45,31 +47,14 @@ def measure(args: argparse.Namespace) -> dict:
         timings: dict[str, list[float]] = {}
         recalls: dict[str, list[float]] = {"sized": [], "fixed": []}
         for q in range(args.queries + 20):
-            centre = int(search_scale.rng.integers(0, search_scale.CENTRES))
-            vector = search_scale._vectors(world, np.array([centre]))[0]
-            kind = "typical" if q % 2 == 0 else "common_word"
-            words = search_scale.rng.choice(world.topic_words[centre], size=2)
-            text = " ".join(words) if kind == "typical" else world.vocabulary[0]
+            kind, text, vector = next_query(world, q)
             exact = set(ids[np.argsort(-(matrix @ vector))[:10]].tolist())
             ways = ("sized", "fixed") if q % 4 < 2 else ("fixed", "sized")
             for way in ways:
                 knn_plan.EF_SEARCH_MAX = widest if way == "sized" else 0  # 0: never widened
-                started = time.perf_counter()
-                selectors._hybrid_rows(
-                    license_id, text, vector.tolist(), search_scale.MODEL, options, "default"
-                )
+                timed_search(timings, f"{kind}_{way}", q, license_id, text, vector, options)
                 if q >= 20:
-                    timings.setdefault(f"{kind}_{way}", []).append(
-                        (time.perf_counter() - started) * 1000
-                    )
-                    rows = selectors._hybrid_rows(
-                        license_id,
-                        text,
-                        vector.tolist(),
-                        search_scale.MODEL,
-                        vector_only,
-                        "default",
-                    )
+                    rows = timed_search({}, "", 0, license_id, text, vector, vector_only)
                     recalls[way].append(len(exact & {r["chunk_id"] for r in rows}) / 10)
         knn_plan.EF_SEARCH_MAX = widest
         plan = knn_plan.knn_plan(license_id, search_scale.MODEL, options.candidates, "default")

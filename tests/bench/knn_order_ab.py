@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from tests.bench.prepared_ab import _scopes, run_ab, summary
+from tests.bench.prepared_ab import _scopes, bench_world, next_query, run_ab, summary
 
 
 def main() -> None:
@@ -18,13 +18,10 @@ def main() -> None:
 
 
 def measure(args: argparse.Namespace) -> dict:
-    import numpy as np
-
     from knowledge import prepared, selectors
     from knowledge.bench import search_scale
 
-    search_scale.rng = np.random.default_rng(7)
-    world = search_scale.make_world(args.licenses, args.shape)
+    world, _ = bench_world(args)
     new_sql = selectors.hybrid_sql(search_scale.MODEL, exact=False)
     old_sql = new_sql.replace(
         "ORDER BY ((e.vector::halfvec(384)) <=> %(vector)s::halfvec(384))\n", "ORDER BY distance\n"
@@ -34,12 +31,9 @@ def measure(args: argparse.Namespace) -> dict:
     for scope, license_id in _scopes(args.licenses).items():
         timings: dict[str, list[float]] = {}
         for q in range(args.queries + 20):
-            centre = int(search_scale.rng.integers(0, search_scale.CENTRES))
-            vector = search_scale._vectors(world, np.array([centre]))[0]
-            kind = "typical" if q % 2 == 0 else "common_word"
-            words = search_scale.rng.choice(world.topic_words[centre], size=2)
+            kind, text, vector = next_query(world, q)
             params = {
-                "q": " ".join(words) if kind == "typical" else world.vocabulary[0],
+                "q": text,
                 "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
                 "license": license_id,
                 "scope": license_id or selectors.GLOBAL_SCOPE_KEY,

@@ -39,40 +39,66 @@ def run_ab(measure: Callable[[argparse.Namespace], dict], *, chunks: int) -> Non
 
 
 def measure(args: argparse.Namespace) -> dict:
-    import numpy as np
     from django.conf import settings
 
-    from knowledge.bench import search_scale
-    from knowledge.search_types import SearchOptions
-    from knowledge.selectors import _hybrid_rows
-
-    search_scale.rng = np.random.default_rng(7)  # the world bench_search filled the data from
-    world = search_scale.make_world(args.licenses, args.shape)
-    options = SearchOptions(strategy="weighted", top_k=10, min_score=-1.0).resolved(
-        search_scale.MODEL
-    )
+    world, options = bench_world(args)
     report = {}
     for scope, license_id in _scopes(args.licenses).items():
         timings: dict[str, list[float]] = {}
         for q in range(args.queries + 20):  # the first 20 warm caches and the plan
-            centre = int(search_scale.rng.integers(0, search_scale.CENTRES))
-            vector = search_scale._vectors(world, np.array([centre]))[0].tolist()
-            kind = "typical" if q % 2 == 0 else "common_word"
-            words = search_scale.rng.choice(world.topic_words[centre], size=2)
-            text = " ".join(words) if kind == "typical" else world.vocabulary[0]
+            kind, text, vector = next_query(world, q)
             # Whichever runs first may bring pages into shared buffers for the other (at 1M
             # the relations exceed them), so the order alternates too.
             ways = ("prepared", "one_off") if q % 4 < 2 else ("one_off", "prepared")
             for way in ways:
                 settings.SEARCH_PREPARED_STATEMENTS = way == "prepared"
-                started = time.perf_counter()
-                _hybrid_rows(license_id, text, vector, search_scale.MODEL, options, "default")
-                if q >= 20:
-                    timings.setdefault(f"{kind}_{way}", []).append(
-                        (time.perf_counter() - started) * 1000
-                    )
+                timed_search(timings, f"{kind}_{way}", q, license_id, text, vector, options)
         report[scope] = summary(timings)
     return report
+
+
+def bench_world(args: argparse.Namespace) -> tuple:
+    """The world bench_search filled the data from, and the options it searches with."""
+    import numpy as np
+
+    from knowledge.bench import search_scale
+    from knowledge.search_types import SearchOptions
+
+    search_scale.rng = np.random.default_rng(7)
+    world = search_scale.make_world(args.licenses, args.shape)
+    options = SearchOptions(strategy="weighted", top_k=10, min_score=-1.0).resolved(
+        search_scale.MODEL
+    )
+    return world, options
+
+
+def next_query(world, q: int) -> tuple:  # noqa: ANN001
+    """(kind, text, vector) of query q, as bench_search draws them: a cluster's vector with
+    two of its topic words (typical, even q) or the most common word (odd q)."""
+    import numpy as np
+
+    from knowledge.bench import search_scale
+
+    centre = int(search_scale.rng.integers(0, search_scale.CENTRES))
+    vector = search_scale._vectors(world, np.array([centre]))[0]
+    kind = "typical" if q % 2 == 0 else "common_word"
+    words = search_scale.rng.choice(world.topic_words[centre], size=2)
+    return kind, " ".join(words) if kind == "typical" else world.vocabulary[0], vector
+
+
+def timed_search(
+    timings: dict, series: str, q: int, license_id, text: str, vector, options
+) -> list:  # noqa: ANN001
+    """Run the product's search statement; record its time in ``series`` after the 20
+    warm-up queries (they warm the caches and the plan). Returns its rows."""
+    from knowledge.bench import search_scale
+    from knowledge.selectors import _hybrid_rows
+
+    started = time.perf_counter()
+    rows = _hybrid_rows(license_id, text, vector.tolist(), search_scale.MODEL, options, "default")
+    if q >= 20:
+        timings.setdefault(series, []).append((time.perf_counter() - started) * 1000)
+    return rows
 
 
 def _scopes(licenses: int) -> dict:
