@@ -1,8 +1,8 @@
 """manage.py bench_chat --chunks N [--queries Q] [--layout documents|chunks] [--json] — chat
 server time to first byte.
 
-Uses the database ``manage.py bench_search --chunks N [--layout …]`` filled (run that first). Logic in
-chat/bench/first_byte.py."""
+Uses the database ``manage.py bench_search --chunks N [--layout …]`` filled (run that
+first). Logic in chat/bench/first_byte.py."""
 
 from __future__ import annotations
 
