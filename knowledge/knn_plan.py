@@ -10,8 +10,8 @@ Two facts about the scope decide it, both read once a minute per process:
   table and keeps those in scope, so a scope holding 20% of the table finds about
   ``0.2 × ef_search`` of its own. When that falls short of the candidates the search wants,
   pgvector's iterative scan walks on in further rounds, which costs more than a wider first
-  round would have: at 1M chunks, a scope of 20% took p50 7.6 ms at ``ef_search`` 200 and
-  5.1 ms at 300, with better recall (BENCHMARKS.md, "ef_search sized to the scope"). Below
+  round would have: at 1M chunks, a scope of 20% took p50 6.7 ms at ``ef_search`` 200 and
+  4.8 ms at 300, with better recall (BENCHMARKS.md, "ef_search sized to the scope"). Below
   a share of about 15% the first round cannot be made wide enough to matter, and further
   rounds are left to do the work.
 """
@@ -33,7 +33,8 @@ SCOPE_TTL_SECONDS = 60.0
 # few short and starts a second round (at 20%, ef_search 250 was no faster than 200).
 EF_SEARCH_MARGIN = 1.2
 # The widest first round chosen; past it (shares under ~15%) wider rounds cost as much as
-# further ones (at 4% and 1%: ef_search 500 as fast as 200, 1,000 slower).
+# further ones (at 4% and 1%: ef_search 500 as fast as 200, 1,000 slower;
+# tests/bench/ef_search_widths.py).
 EF_SEARCH_MAX = 400
 
 
