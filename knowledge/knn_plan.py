@@ -29,8 +29,9 @@ from django.db import connections
 from knowledge import vector_index
 
 SCOPE_TTL_SECONDS = 60.0
-# Room above the expected count of in-scope vectors: with fewer, a search often comes up a
-# few short and starts a second round (at 20%, ef_search 250 was no faster than 200).
+# Room above the expected count of in-scope vectors: without it a search often comes up a
+# few short and starts a second round (at 20%: 250, just enough on average, p50 5.1 ms in
+# one run and 6.9 in another; 300, 4.8 and 5.1).
 EF_SEARCH_MARGIN = 1.2
 # The widest first round chosen; past it (shares under ~15%) wider rounds cost as much as
 # further ones (at 4% and 1%: ef_search 500 as fast as 200, 1,000 slower;
