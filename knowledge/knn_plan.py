@@ -62,7 +62,8 @@ def knn_plan(license_id: UUID | None, model: str, candidates: int, using: str) -
 
 def ef_search_for(share: float, candidates: int) -> int:
     """The graph's first round wide enough to hold ``candidates`` vectors of a scope with
-    this share of the table, when that is within reach; otherwise the configured width."""
+    this share of the table, when that is within reach; otherwise the configured width
+    (SEARCH_HNSW_EF_SEARCH, 250)."""
     default = settings.SEARCH_HNSW_EF_SEARCH
     if share <= 0:
         return default

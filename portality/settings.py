@@ -297,11 +297,12 @@ SEARCH_RERANK = env_bool("SEARCH_RERANK", False)
 # A passing result whose fused score is under this share of the best one's is dropped:
 # weak extras that would be cited beside a clear answer (0 turns it off; BENCHMARKS.md).
 SEARCH_RELATIVE_CUT = env_float("SEARCH_RELATIVE_CUT", 0.3)
-# 200 rather than pgvector's 40 or the notes' 100: at 1M chunks, 100 left one query in
-# twenty in a neighbouring cluster (recall@10 0.94); 200 reaches 0.98 at about the same
-# cost, since the scan stops once the candidate pool is full (BENCHMARKS.md). The floor:
-# a scope with a small share of the table gets more (knowledge/knn_plan.py).
-SEARCH_HNSW_EF_SEARCH = env_int("SEARCH_HNSW_EF_SEARCH", 200, minimum=10)
+# 250 rather than pgvector's 40 or the notes' 100: at 1M chunks, 100 left one query in
+# twenty in a neighbouring cluster (recall@10 0.94); 200 still left 4 in 300 of the biggest
+# license's queries with none of their 10 nearest, 250 none, at the same cost at 100k and
+# 1M (BENCHMARKS.md). The floor: a scope with a small share of the table gets more
+# (knowledge/knn_plan.py).
+SEARCH_HNSW_EF_SEARCH = env_int("SEARCH_HNSW_EF_SEARCH", 250, minimum=10)
 # The search statement is prepared once per database session with a generic plan (~2 ms of
 # parsing and planning saved per search, knowledge/prepared.py). Turn off behind a
 # transaction-pooling proxy, where consecutive statements may reach different sessions.

@@ -1,5 +1,6 @@
-"""The kNN statement alone at several hnsw.ef_search widths, interleaved, per scope: p50/p95
-and recall@10 against an exact numpy search. Not part of make test.
+"""The kNN statement alone at several hnsw.ef_search widths, interleaved, per scope: p50/p95,
+recall@10 against an exact numpy search, and how many queries found none of their 10
+nearest. Not part of make test.
 
     DEBUG=1 .venv/bin/python -m tests.bench.ef_search_widths --chunks 1000000 --widths 200,250,300,400
     DEBUG=1 .venv/bin/python -m tests.bench.ef_search_widths --chunks 1000000 --alone --widths 200,500,1000
@@ -85,6 +86,8 @@ def measure(args: argparse.Namespace) -> dict:
                     "p50_ms": round(statistics.median(times[w]), 2),
                     "p95_ms": round(sorted(times[w])[int(len(times[w]) * 0.95) - 1], 2),
                     "recall@10": round(statistics.fmean(recalls[w]), 3),
+                    # queries whose kNN found none of their 10 nearest: a walk stuck elsewhere
+                    "none_found": sum(1 for r in recalls[w] if r == 0),
                 }
                 for w in widths
             },

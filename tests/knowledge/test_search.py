@@ -332,6 +332,7 @@ class TestEfSearchSizedToTheScope:
         alpha, _ = corpus
         settings.SEARCH_EXACT_SCAN_MAX_ROWS = 0
         settings.SEARCH_PREPARED_STATEMENTS = prepared
+        settings.SEARCH_HNSW_EF_SEARCH = 200
         for share, width in [(0.2, "300"), (0.5, "200")]:
             monkeypatch.setattr(knn_plan, "_estimated_share", lambda *args, share=share: share)
             knn_plan.scope_shapes_forget()
