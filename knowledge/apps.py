@@ -18,8 +18,10 @@ def search_session_settings(sender: Any, connection: Any, **kwargs: Any) -> None
     """Set pgvector's scan settings once per database session rather than per search.
 
     Iterative scans keep a filtered kNN returning k rows (a license with 20 chunks among a
-    million global ones); ef_search is chosen by measurement (BENCHMARKS.md). Setting them
-    per search cost a transaction and two more round trips: 0.65 ms of a ~7 ms search. They
+    million global ones); ef_search is chosen by measurement (BENCHMARKS.md), and the search
+    statement sends its own, sized to the scope, in its round trip (knowledge/knn_plan.py).
+    Setting them per search in separate statements cost a transaction and two more round
+    trips: 0.65 ms of a ~7 ms search. They
     are set when the connection opens, outside any transaction, so no rollback undoes them.
     Behind a transaction-pooling proxy (PgBouncer) set them per database instead:
     ``ALTER DATABASE … SET hnsw.iterative_scan = relaxed_order``.
