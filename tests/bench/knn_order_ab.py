@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from tests.bench.keyword_index_ab import _params
 from tests.bench.prepared_ab import _scopes, bench_world, next_query, run_ab, summary
 
 
@@ -32,21 +33,7 @@ def measure(args: argparse.Namespace) -> dict:
         timings: dict[str, list[float]] = {}
         for q in range(args.queries + 20):
             kind, text, vector = next_query(world, q)
-            params = {
-                "q": text,
-                "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
-                "license": license_id,
-                "scope": license_id or selectors.GLOBAL_SCOPE_KEY,
-                "global_scope": selectors.GLOBAL_SCOPE_KEY,
-                "common_lexemes": selectors.common_lexemes(),
-                "every_term_min": 20,
-                "candidates": 50,
-                "strategy": "weighted",
-                "min_score": -1.0,
-                "vector_weight": 0.55,
-                "type_weights": "{}",
-                "limit": 10,
-            }
+            params = _params(selectors, license_id, text, vector)
             ways = ("expr", "alias") if q % 4 < 2 else ("alias", "expr")
             for way in ways:
                 started = time.perf_counter()
