@@ -42,7 +42,7 @@ EF_SEARCH_MAX = 400
 @dataclass(frozen=True)
 class ScopeShape:
     small: bool  # at most SEARCH_EXACT_SCAN_MAX_ROWS vectors: scanned exactly
-    share: float  # the scope's estimated fraction of the model's vectors
+    share: float  # the scope's estimated fraction of the model's vectors (1.0 when small)
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,10 @@ def scope_shape(license_id: UUID | None, model: str, using: str) -> ScopeShape:
     cached = _shapes.get(key)
     if cached and cached[0] > time.monotonic():
         return cached[1]
-    shape = ScopeShape(
-        small=_scope_is_small(license_id, model, using),
-        share=_estimated_share(license_id, model, using),
-    )
+    small = _scope_is_small(license_id, model, using)
+    # An exact scan has no width to size: the share is only read for a graph walk.
+    share = 1.0 if small else _estimated_share(license_id, model, using)
+    shape = ScopeShape(small=small, share=share)
     _shapes[key] = (time.monotonic() + SCOPE_TTL_SECONDS, shape)
     return shape
 

@@ -342,6 +342,15 @@ class TestEfSearchSizedToTheScope:
                 cursor.execute("SHOW hnsw.ef_search")  # set in the search's own round trip
                 assert cursor.fetchone()[0] == width
 
+    def test_a_small_scope_reads_no_share(self, corpus, monkeypatch):
+        def unexpected(*args):
+            raise AssertionError("an exact scan needs no share")
+
+        monkeypatch.setattr(knn_plan, "_estimated_share", unexpected)
+        alpha, _ = corpus
+        shape = knn_plan.scope_shape(alpha.pk, vector_index.active_model(), "default")
+        assert shape.small and shape.share == 1.0
+
     def test_an_exact_scan_leaves_the_width_alone(self, corpus, settings):
         alpha, _ = corpus
         with connection.cursor() as cursor:
@@ -351,7 +360,8 @@ class TestEfSearchSizedToTheScope:
             cursor.execute("SHOW hnsw.ef_search")
             assert cursor.fetchone()[0] == "123"
 
-    def test_the_share_is_estimated_from_the_tables_statistics(self, fake_embedder):
+    def test_the_share_is_estimated_from_the_tables_statistics(self, fake_embedder, settings):
+        settings.SEARCH_EXACT_SCAN_MAX_ROWS = 0  # read for graph walks only
         alpha, beta = make_license(machine_id="alpha"), make_license(machine_id="beta")
         make_document(PISCINA, filename="piscina.md")
         make_document(MEDICACION, filename="botiquin.md", license=alpha)
