@@ -177,3 +177,27 @@ class Chunker:
 def embedding_text(heading: str, content: str) -> str:
     """What is embedded: the heading path gives a chunk its context."""
     return f"{heading}\n{content}" if heading else content
+
+
+# A sentence group has at least this many words: shorter sentences ("Veja a tabela 3.")
+# say too little to match a question on their own and are joined to the next one.
+SENTENCE_GROUP_MIN_WORDS = 8
+
+
+def sentence_groups(content: str, min_words: int = SENTENCE_GROUP_MIN_WORDS) -> list[str]:
+    """The chunk's sentences, short ones joined to the next, for the sentence vectors.
+
+    Empty when the chunk is a single group: its own vector already is that sentence's."""
+    groups: list[str] = []
+    pending = ""
+    for sentence in split_sentences(" ".join(content.split())):
+        pending = f"{pending} {sentence}".strip()
+        if len(pending.split()) >= min_words:
+            groups.append(pending)
+            pending = ""
+    if pending:
+        if groups:
+            groups[-1] = f"{groups[-1]} {pending}"
+        else:
+            groups.append(pending)
+    return groups if len(groups) > 1 else []

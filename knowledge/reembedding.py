@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection, transaction
 
-from knowledge import vector_index
+from knowledge import sentence_vectors, vector_index
 from knowledge.chunking import embedding_text
 from knowledge.embeddings import EmbeddingProvider
 from knowledge.models import Chunk, Embedding, EmbeddingSpace
@@ -28,6 +28,7 @@ class ReembedReport:
     model: str
     previous_model: str | None
     embedded: int
+    sentence_vectors: int
     recall_at_10: float | None
     deleted_old: int
 
@@ -111,6 +112,8 @@ def reembed(
 ) -> ReembedReport:
     previous = vector_index.active_model()
     embedded = embed_missing(provider=provider, batch_size=batch_size, progress=progress)
+    # Before the switch, so the new model's search is as sharp as the old one's from the start.
+    sentences = sentence_vectors.sentences_embed_missing(provider=provider)
     space, _ = EmbeddingSpace.objects.get_or_create(
         model=provider.model, defaults={"dimensions": provider.dimensions}
     )
@@ -119,9 +122,10 @@ def reembed(
     recall = index_recall(provider.model)
     vector_index.space_activate(space=space)
     embedded += embed_missing(provider=provider, batch_size=batch_size)  # arrivals meanwhile
+    sentences += sentence_vectors.sentences_embed_missing(provider=provider)
     deleted = 0
     if previous and previous != provider.model:
         deleted, _ = Embedding.objects.filter(model=previous).delete()
         vector_index.drop_index(previous)
         EmbeddingSpace.objects.filter(model=previous).delete()
-    return ReembedReport(provider.model, previous, embedded, recall, deleted)
+    return ReembedReport(provider.model, previous, embedded, sentences, recall, deleted)

@@ -161,12 +161,24 @@ semantic AS MATERIALIZED (
     -- {semantic_plan}: through the HNSW graph, or (a small scope) every vector compared,
     -- the "+ 0" keeping the planner off the graph. The select list repeats the ORDER BY
     -- expression so that each distance is computed once (a small scope's search: 2-4 per cent).
-    SELECT e.chunk_id, {distance} AS distance
+    SELECT e.id AS embedding_id, e.chunk_id, {distance} AS distance
       FROM knowledge_embedding e
      WHERE {model_predicate}
        AND (e.license_id IS NULL OR e.license_id = %(license)s)
      ORDER BY {distance}
      LIMIT %(candidates)s
+),
+sentence_aware AS (
+    -- Each kNN candidate's semantic score mixes in its best sentence group's similarity
+    -- (knowledge/sentence_vectors.py); a chunk without sentence vectors keeps its own.
+    -- Only the candidates' rows are read, through the embeddings the scoped kNN chose.
+    SELECT s.chunk_id, s.distance, 1 - s.distance AS vector_score,
+           COALESCE((1 - %(sentence_weight)s::float8) * (1 - s.distance) + %(sentence_weight)s::float8 * (
+               SELECT 1 - min(x.vector <=> {query_vector})
+                 FROM knowledge_sentenceembedding x
+                WHERE x.embedding_id = s.embedding_id AND %(sentence_weight)s::float8 > 0
+           ), 1 - s.distance) AS semantic_score
+      FROM semantic s
 ),
 -- Headings (A) and body (B) count alike; normalisation 1 divides by 1 + log(length).
 -- Tuned on the dev splits (BENCHMARKS.md): ts_rank_cd, which scores proximity, is far
@@ -203,9 +215,11 @@ keyword AS MATERIALIZED (
 ),
 candidates AS (
     SELECT COALESCE(s.chunk_id, k.chunk_id) AS chunk_id,
-           1 - s.distance AS vector_score, s.rank AS vector_rank,
+           s.vector_score, s.semantic_score, s.rank AS vector_rank,
            k.score AS keyword_score, k.rank AS keyword_rank
-      FROM (SELECT chunk_id, distance, row_number() OVER (ORDER BY distance) AS rank FROM semantic) s
+      FROM (SELECT chunk_id, vector_score, semantic_score,
+                   row_number() OVER (ORDER BY semantic_score DESC, distance) AS rank
+              FROM sentence_aware) s
       FULL OUTER JOIN (SELECT chunk_id, score, row_number() OVER (ORDER BY score DESC) AS rank FROM keyword) k
         ON k.chunk_id = s.chunk_id
 ),
@@ -217,9 +231,9 @@ scored AS (
            d.license_id AS document_license_id,
            c.search_vector @@ t.strict AS exact_match,
            -- min-max over each retriever's own list; missing from a list counts 0
-           CASE WHEN vector_score IS NULL THEN 0 ELSE COALESCE(
-               (vector_score - min(vector_score) OVER ())
-               / NULLIF(max(vector_score) OVER () - min(vector_score) OVER (), 0), 1) END AS vector_norm,
+           CASE WHEN semantic_score IS NULL THEN 0 ELSE COALESCE(
+               (semantic_score - min(semantic_score) OVER ())
+               / NULLIF(max(semantic_score) OVER () - min(semantic_score) OVER (), 0), 1) END AS vector_norm,
            CASE WHEN keyword_score IS NULL THEN 0 ELSE COALESCE(
                (keyword_score - min(keyword_score) OVER ())
                / NULLIF(max(keyword_score) OVER () - min(keyword_score) OVER (), 0), 1) END AS keyword_norm,
@@ -235,7 +249,7 @@ fused AS (
                WHEN 'rrf' THEN COALESCE(1.0 / ({rrf_k} + vector_rank), 0) + COALESCE(1.0 / ({rrf_k} + keyword_rank), 0)
                WHEN 'weighted' THEN w * vector_norm + (1 - w) * keyword_norm
                WHEN 'average' THEN (vector_norm + keyword_norm) / 2
-               WHEN 'vector' THEN vector_score
+               WHEN 'vector' THEN semantic_score
                WHEN 'keyword' THEN keyword_score
            END AS fused_score,
            CASE %(strategy)s
@@ -273,6 +287,7 @@ def hybrid_sql(model: str, *, exact: bool) -> str:
         semantic_plan="exact scan" if exact else "graph walk",
         distance=f"{distance} + 0" if exact else distance,
         model_predicate=vector_index.model_predicate(model, alias="e."),
+        query_vector=vector_index.query_vector(model, "%(vector)s"),
         rrf_k=RRF_K,
         rank_cap=KEYWORD_RANK_CAP,
     )
@@ -303,6 +318,7 @@ def _hybrid_rows(
         "vector_weight": options.vector_weight
         if options.vector_weight is not None
         else settings.SEARCH_VECTOR_WEIGHT,
+        "sentence_weight": settings.SEARCH_SENTENCE_WEIGHT,
         "type_weights": json.dumps(
             {} if options.vector_weight is not None else settings.SEARCH_WEIGHTS_BY_SOURCE_TYPE
         ),

@@ -8,8 +8,9 @@ from typing import Any
 from celery import Task, shared_task
 from django.db import IntegrityError, OperationalError
 
-from knowledge import services
+from knowledge import sentence_vectors, services
 from knowledge.embeddings import EmbeddingUnavailable
+from knowledge.models import DocumentStatus
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +36,29 @@ def document_ingest_task(self: Task, document_id: str) -> str | None:
     if document is None:
         logger.info("document %s: nothing to ingest (gone, or already finished)", document_id)
         return None
+    if document.status == DocumentStatus.READY and sentence_vectors.enabled():
+        # Queued behind the uploads already waiting, which become searchable first.
+        document_sentences_task.delay(document_id)
     return document.status
+
+
+@shared_task(
+    autoretry_for=(EmbeddingUnavailable, OperationalError),
+    retry_backoff=5,
+    retry_backoff_max=300,
+    max_retries=5,
+)
+def document_sentences_task(document_id: str) -> int:
+    return sentence_vectors.document_embed_sentences(document_id=document_id)
+
+
+# Per run of the periodic catch-up: about a minute of embedding on this machine's kind.
+SENTENCES_CATCH_UP_LIMIT = 200
+
+
+@shared_task(expires=600)
+def sentences_embed_missing_task() -> int:
+    return sentence_vectors.sentences_embed_missing(limit=SENTENCES_CATCH_UP_LIMIT)
 
 
 @shared_task(expires=600)

@@ -253,6 +253,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "knowledge.tasks.documents_requeue_stuck_task",
         "schedule": crontab(minute="*/15"),
     },
+    "knowledge-sentence-vectors": {
+        "task": "knowledge.tasks.sentences_embed_missing_task",
+        "schedule": crontab(minute="7-59/15"),
+    },
 }
 
 # -- Knowledge ingestion -----------------------------------------------------------------
@@ -293,6 +297,13 @@ SEARCH_VECTOR_WEIGHT = env_float("SEARCH_VECTOR_WEIGHT", 0.55)
 # Per source type (seed 003 "ajuste por tipo de conteúdo"): records and decisions are
 # identifier-heavy, where exact words matter more than meaning.
 SEARCH_WEIGHTS_BY_SOURCE_TYPE = env_weights("SEARCH_WEIGHTS_BY_SOURCE_TYPE")
+# The share of a kNN candidate's semantic score that comes from its best-matching sentence
+# group rather than the chunk's own vector (knowledge/sentence_vectors.py; tuned on the dev
+# splits, BENCHMARKS.md "Sentence vectors"). 0 turns sentence vectors off: none are embedded
+# and the search uses the chunk's vector alone.
+SEARCH_SENTENCE_WEIGHT = env_float("SEARCH_SENTENCE_WEIGHT", 0.7)
+if not 0 <= SEARCH_SENTENCE_WEIGHT <= 1:
+    raise ImproperlyConfigured("SEARCH_SENTENCE_WEIGHT must be between 0 and 1.")
 SEARCH_RERANK = env_bool("SEARCH_RERANK", False)
 # A passing result whose fused score is under this share of the best one's is dropped:
 # weak extras that would be cited beside a clear answer (0 turns it off; BENCHMARKS.md).

@@ -138,3 +138,16 @@ def media_root(settings, tmp_path):
 
 # The shared PDF corpus, vendored (with its README and licences) so a clean clone tests anywhere.
 PDFS = ROOT / "tests" / "data" / "pdfs"
+
+
+@pytest.fixture(params=["exact scan", "graph walk", "graph walk, first round widened"])
+def semantic_plan(request, settings, monkeypatch):
+    """Every way the kNN runs: every vector of a small scope compared, or the HNSW graph
+    (what a scope over SEARCH_EXACT_SCAN_MAX_ROWS gets), at the configured ef_search or at
+    one widened for a scope holding a fifth of the table."""
+    from knowledge import knn_plan
+
+    settings.SEARCH_EXACT_SCAN_MAX_ROWS = 10_000 if request.param == "exact scan" else 0
+    if request.param.endswith("widened"):
+        monkeypatch.setattr(knn_plan, "_estimated_share", lambda *args: 0.2)
+    return request.param

@@ -6,7 +6,7 @@ import hashlib
 import io
 import itertools
 
-from knowledge import services
+from knowledge import sentence_vectors, services
 from knowledge.models import Document
 from licenses.models import License
 
@@ -37,6 +37,7 @@ def make_document(
     creation = services.document_create(
         file=io.BytesIO(data), filename=filename, license=license, enqueue=False, **options
     )
-    if ingest:
+    if ingest:  # as the worker does: the document, then its sentence vectors
         services.document_ingest(document_id=creation.document.pk)
+        sentence_vectors.document_embed_sentences(document_id=creation.document.pk)
     return Document.objects.get(pk=creation.document.pk)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from knowledge import services
+from knowledge import sentence_vectors, services
 from knowledge.models import Document, DocumentStatus
 from knowledge.search_types import STRATEGIES, SearchOptions
 from knowledge.selectors import chunk_search
@@ -69,6 +69,7 @@ def ingest_passages(
         if creation.document.status != DocumentStatus.READY:
             services.document_ingest(document_id=creation.document.pk)
         progress(n, len(dataset.passages))
+    sentence_vectors.sentences_embed_missing()  # what the worker does after each upload
     failed = Document.objects.filter(license=license).exclude(status=DocumentStatus.READY).count()
     if failed:
         raise RuntimeError(f"{failed} passages failed to ingest")

@@ -168,6 +168,7 @@ def _params(selectors, license_id, text: str, vector) -> dict:  # noqa: ANN001
         "strategy": "weighted",
         "min_score": -1.0,
         "vector_weight": settings.SEARCH_VECTOR_WEIGHT,
+        "sentence_weight": settings.SEARCH_SENTENCE_WEIGHT,
         "type_weights": "{}",
         "limit": 10,
     }

@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from knowledge.models import Chunk, Document, Embedding, EmbeddingSpace
+from knowledge.models import Chunk, Document, Embedding, EmbeddingSpace, SentenceEmbedding
 from tests.conftest import PDFS
 from tests.factories import make_document, make_license
 from tests.fakes import FakeGemini
@@ -78,7 +78,11 @@ def test_unreadable_and_unknown_inputs_fail_cleanly(tmp_path):
 
 def test_reembed_moves_every_chunk_to_the_new_model_and_drops_the_old(settings, monkeypatch):
     make_document("# Uno\n\nPrimer texto.\n\n# Dos\n\nSegundo texto.", filename="a.md")
-    make_document("Tercer texto, de otro documento.", filename="b.txt")
+    make_document(
+        "Tercer texto, de otro documento que tiene dos frases. La segunda frase también "
+        "cuenta con sus propias palabras.",
+        filename="b.txt",
+    )
     assert EmbeddingSpace.objects.get(is_active=True).model == "fake-hash@384"
 
     with FakeGemini() as gemini:
@@ -90,6 +94,11 @@ def test_reembed_moves_every_chunk_to_the_new_model_and_drops_the_old(settings, 
     assert set(Embedding.objects.values_list("model", flat=True)) == {"gemini-embedding-001@768"}
     assert Embedding.objects.count() == Chunk.objects.count() == 3
     assert "recall@10 on a sample: 1.000" in out.getvalue()
+    assert "and 2 sentence groups" in out.getvalue()
+    assert (
+        SentenceEmbedding.objects.filter(embedding__model="gemini-embedding-001@768").count() == 2
+    )
+    assert SentenceEmbedding.objects.count() == 2  # the old model's went with its vectors
     assert not EmbeddingSpace.objects.filter(model="fake-hash@384").exists()
 
 

@@ -50,17 +50,6 @@ def filenames(response):
     return [r.filename for r in response.results]
 
 
-@pytest.fixture(params=["exact scan", "graph walk", "graph walk, first round widened"])
-def semantic_plan(request, settings, monkeypatch):
-    """Every way the kNN runs: every vector of a small scope compared, or the HNSW graph
-    (what a scope over SEARCH_EXACT_SCAN_MAX_ROWS gets), at the configured ef_search or at
-    one widened for a scope holding a fifth of the table."""
-    settings.SEARCH_EXACT_SCAN_MAX_ROWS = 10_000 if request.param == "exact scan" else 0
-    if request.param.endswith("widened"):
-        monkeypatch.setattr(knn_plan, "_estimated_share", lambda *args: 0.2)
-    return request.param
-
-
 @pytest.mark.usefixtures("semantic_plan")
 class TestScope:
     def test_a_license_sees_global_knowledge_and_its_own_never_anothers(self, corpus):
@@ -274,7 +263,7 @@ class TestSmallScopes:
             "q": "piscina", "vector": "[" + ",".join(["0.05"] * 384) + "]", "license": None,
             "scope": selectors.GLOBAL_SCOPE_KEY, "global_scope": selectors.GLOBAL_SCOPE_KEY,
             "common_lexemes": [], "every_term_min": 20, "candidates": 50,
-            "strategy": "weighted", "min_score": 0.8, "vector_weight": 0.55,
+            "strategy": "weighted", "min_score": 0.8, "vector_weight": 0.55, "sentence_weight": 0.7,
             "type_weights": "{}", "limit": 5,
         }  # fmt: skip
         with connection.cursor() as cursor:

@@ -50,6 +50,29 @@ def test_upload_is_ingested_by_the_worker_with_the_local_model(
     assert Embedding.objects.filter(chunk__document=document, model="e5-small@384").count() == 1
 
 
+def test_the_worker_adds_sentence_vectors_once_the_document_is_searchable(
+    celery_worker, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        creation = services.document_create(
+            file=io.BytesIO(
+                "La piscina del condominio abre de ocho a veinte horas todos los días. "
+                "Las mascotas pueden pasear por los jardines siempre con correa.".encode()
+            ),
+            filename="normas.txt",
+            license=None,
+        )
+    wait_for(creation.document.pk, {DocumentStatus.READY, DocumentStatus.FAILED}, timeout=60)
+
+    embedding = Embedding.objects.get(chunk__document_id=creation.document.pk)
+    deadline = time.monotonic() + 60
+    while embedding.sentence_count is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+        embedding.refresh_from_db()
+    assert embedding.sentence_count == 2
+    assert embedding.sentences.count() == 2
+
+
 def long_spanish_text(paragraphs=40):
     return "\n\n".join(
         f"Artículo {n}. El reglamento interno número {n} regula el uso de la zona común {n} del "

@@ -46,7 +46,8 @@ class Command(BaseCommand):
         )
         self.stdout.write(
             f"\nActive model: {report.model} (was {report.previous_model or 'none'}). "
-            f"Embedded {report.embedded} chunks; new index recall@10 on a sample: {recall}; "
+            f"Embedded {report.embedded} chunks and {report.sentence_vectors} sentence groups; "
+            f"new index recall@10 on a sample: {recall}; "
             f"deleted {report.deleted_old} old vectors."
         )
 

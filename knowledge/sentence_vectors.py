@@ -1,0 +1,103 @@
+"""Sentence vectors: a second embedding pass that sharpens which chunk answers a question.
+
+A chunk's one vector averages all its sentences; a question usually paraphrases one of
+them. Each chunk with several sentence groups (knowledge.chunking.sentence_groups) gets a
+vector per group, and the search mixes the best group's similarity into the chunk's own
+(knowledge.selectors). On the dev splits this lifted Portuguese and Spanish ranking more
+than anything else measured (BENCHMARKS.md, "Sentence vectors").
+
+The pass runs after a document is searchable, so uploads become findable as fast as
+before and only then get sharper: a task per ingested document, and a periodic task that
+catches up with whatever is left (a crash, an upgrade, a re-embedding). It is idempotent:
+an embedding's sentence rows and its ``sentence_count`` are written in one transaction,
+and only where ``sentence_count`` is still unset.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import transaction
+
+from knowledge import vector_index
+from knowledge.chunking import embedding_text, sentence_groups
+from knowledge.embeddings import EmbeddingProvider
+from knowledge.models import Embedding, SentenceEmbedding
+
+# Embeddings handled per transaction: bounds memory, and what a crash would redo.
+BATCH_EMBEDDINGS = 32
+
+
+def enabled() -> bool:
+    return settings.SEARCH_SENTENCE_WEIGHT > 0
+
+
+def document_embed_sentences(*, document_id: uuid.UUID | str) -> int:
+    """Sentence vectors for one document's chunks (the active model's). Returns how many."""
+    if not enabled():
+        return 0
+    provider = vector_index.active_provider()
+    todo = _todo(provider.model).filter(chunk__document_id=document_id)
+    return _embed_all(todo, provider)
+
+
+def sentences_embed_missing(
+    *, provider: EmbeddingProvider | None = None, limit: int | None = None
+) -> int:
+    """Catch up: sentence vectors for chunks that have none yet for ``provider``'s model
+    (the active one unless told), at most ``limit`` chunks. Returns how many vectors."""
+    if not enabled():
+        return 0
+    provider = provider or vector_index.active_provider()
+    return _embed_all(_todo(provider.model), provider, limit=limit)
+
+
+def sentences_missing(model: str) -> int:
+    return _todo(model).count()
+
+
+def _todo(model: str):  # noqa: ANN202 - a QuerySet[Embedding]
+    return Embedding.objects.filter(model=model, sentence_count__isnull=True)
+
+
+def _embed_all(todo, provider: EmbeddingProvider, *, limit: int | None = None) -> int:  # noqa: ANN001
+    done = stored = 0
+    while limit is None or done < limit:
+        size = BATCH_EMBEDDINGS if limit is None else min(BATCH_EMBEDDINGS, limit - done)
+        batch = list(todo.select_related("chunk").order_by("pk")[:size])
+        if not batch:
+            break
+        stored += _embed_batch(batch, provider)
+        done += len(batch)
+    return stored
+
+
+def _embed_batch(batch: list[Embedding], provider: EmbeddingProvider) -> int:
+    groups = {e.pk: sentence_groups(e.chunk.content) for e in batch}
+    texts = [embedding_text(e.chunk.heading, g) for e in batch for g in groups[e.pk]]
+    vectors = iter(_embed(texts, provider))
+    rows = {e.pk: [next(vectors) for _ in groups[e.pk]] for e in batch}
+    with transaction.atomic():
+        # Only embeddings still there and still without sentences: a forget or a concurrent
+        # pass meanwhile is respected, and a retry writes nothing twice.
+        alive = list(
+            Embedding.objects.select_for_update()
+            .filter(pk__in=rows, sentence_count__isnull=True)
+            .only("pk")
+        )
+        SentenceEmbedding.objects.bulk_create(
+            SentenceEmbedding(embedding_id=e.pk, vector=v) for e in alive for v in rows[e.pk]
+        )
+        for embedding in alive:
+            embedding.sentence_count = len(rows[embedding.pk])
+        Embedding.objects.bulk_update(alive, ["sentence_count"])
+    return sum(len(rows[e.pk]) for e in alive)
+
+
+def _embed(texts: list[str], provider: EmbeddingProvider) -> list[list[float]]:
+    vectors: list[list[float]] = []
+    batch = settings.EMBEDDING_BATCH_SIZE
+    for start in range(0, len(texts), batch):
+        vectors += provider.embed_passages(texts[start : start + batch])
+    return vectors

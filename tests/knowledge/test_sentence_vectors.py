@@ -1,0 +1,188 @@
+"""Sentence vectors: the second embedding pass and how the search mixes them in."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from knowledge import sentence_vectors
+from knowledge.chunking import embedding_text, sentence_groups
+from knowledge.models import Embedding, SentenceEmbedding
+from knowledge.search_types import SearchOptions
+from knowledge.selectors import chunk_search
+from licenses.principals import principal_for_license
+from tests.factories import make_document, make_license
+from tests.fakes import hashed_vector
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
+
+REGLAMENTO = (
+    "# Reglamento\n\n"
+    "La piscina del condominio abre de ocho a veinte horas todos los días del año. "
+    "Las mascotas pueden pasear por los jardines siempre con correa y con su dueño. "
+    "El salón de fiestas se reserva en la administración con una semana de antelación."
+)
+GROUPS = [
+    "La piscina del condominio abre de ocho a veinte horas todos los días del año.",
+    "Las mascotas pueden pasear por los jardines siempre con correa y con su dueño.",
+    "El salón de fiestas se reserva en la administración con una semana de antelación.",
+]
+
+
+class TestSentenceGroups:
+    def test_each_sentence_is_a_group(self):
+        assert sentence_groups(" ".join(GROUPS)) == GROUPS
+
+    def test_short_sentences_join_the_next_and_a_short_tail_the_last(self):
+        text = "Ver tabla. " + GROUPS[0] + " " + GROUPS[1] + " Fin del texto."
+        assert sentence_groups(text) == [
+            "Ver tabla. " + GROUPS[0],
+            GROUPS[1] + " Fin del texto.",
+        ]
+
+    def test_a_single_group_needs_no_vectors_of_its_own(self):
+        assert sentence_groups(GROUPS[0]) == []
+        assert sentence_groups("Hola. Adiós.") == []
+
+    def test_abbreviations_do_not_end_a_sentence(self):
+        text = (
+            "Según el art. 5 del reglamento interno, la piscina abre a las ocho horas. " + GROUPS[1]
+        )
+        assert sentence_groups(text) == [
+            "Según el art. 5 del reglamento interno, la piscina abre a las ocho horas.",
+            GROUPS[1],
+        ]
+
+
+def stored_vectors(embedding):
+    return [np.array(s.vector) for s in embedding.sentences.order_by("pk")]
+
+
+class TestTheSentencePass:
+    def test_each_group_is_embedded_with_the_chunks_heading(self, fake_embedder):
+        document = make_document(REGLAMENTO, filename="reglamento.md")
+
+        embedding = Embedding.objects.get(chunk__document=document)
+        assert embedding.sentence_count == 3
+        for stored, group in zip(stored_vectors(embedding), GROUPS, strict=True):
+            expected = hashed_vector(embedding_text("Reglamento", group), 384)
+            assert stored == pytest.approx(expected, abs=1e-3)  # half precision
+
+    def test_a_one_sentence_chunk_is_marked_done_with_none(self, fake_embedder):
+        document = make_document("# Nota\n\n" + GROUPS[0], filename="nota.md")
+
+        embedding = Embedding.objects.get(chunk__document=document)
+        assert embedding.sentence_count == 0
+        assert not embedding.sentences.exists()
+
+    def test_a_second_pass_writes_nothing(self, fake_embedder):
+        document = make_document(REGLAMENTO, filename="reglamento.md")
+        calls = fake_embedder.calls
+
+        assert sentence_vectors.document_embed_sentences(document_id=document.pk) == 0
+        assert SentenceEmbedding.objects.count() == 3
+        assert fake_embedder.calls == calls
+
+    def test_a_document_forgotten_meanwhile_gets_nothing_written(self, fake_embedder):
+        document = make_document(REGLAMENTO, filename="reglamento.md", ingest=False)
+        from knowledge import services
+
+        services.document_ingest(document_id=document.pk)
+        batch = list(Embedding.objects.select_related("chunk"))
+        services.document_forget(document=document)
+
+        assert sentence_vectors._embed_batch(batch, fake_embedder) == 0
+        assert not SentenceEmbedding.objects.exists()
+
+    def test_the_catch_up_takes_what_is_left_a_bounded_batch_at_a_time(self, fake_embedder):
+        for n in range(3):
+            make_document(REGLAMENTO + f" Edificio {n}.", filename=f"r{n}.md", ingest=False)
+        from knowledge import services
+        from knowledge.models import Document
+
+        for document in Document.objects.all():
+            services.document_ingest(document_id=document.pk)
+        assert sentence_vectors.sentences_missing(fake_embedder.model) == 3
+
+        assert sentence_vectors.sentences_embed_missing(limit=2) == 6
+        assert sentence_vectors.sentences_missing(fake_embedder.model) == 1
+        assert sentence_vectors.sentences_embed_missing() == 3
+        assert sentence_vectors.sentences_missing(fake_embedder.model) == 0
+
+    def test_weight_zero_turns_the_pass_off(self, fake_embedder, settings):
+        settings.SEARCH_SENTENCE_WEIGHT = 0
+        document = make_document(REGLAMENTO, filename="reglamento.md")
+
+        assert Embedding.objects.get(chunk__document=document).sentence_count is None
+        assert sentence_vectors.sentences_embed_missing() == 0
+
+
+def cosine(a, b):
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+@pytest.mark.usefixtures("semantic_plan")
+class TestTheSearchMixesTheBestSentenceIn:
+    QUERY = "mascotas con correa en los jardines"
+
+    def semantic(self, license, query=QUERY):
+        response = chunk_search(
+            principal=principal_for_license(license),
+            query=query,
+            options=SearchOptions(strategy="vector", min_score=0.0),
+        )
+        return response.results[0]
+
+    def test_the_semantic_score_is_the_chunk_and_its_best_sentence_weighted(
+        self, fake_embedder, settings
+    ):
+        license = make_license(machine_id="alpha")
+        make_document(REGLAMENTO, filename="reglamento.md", license=license)
+        query = np.array(hashed_vector(self.QUERY, 384))
+        best = max(
+            cosine(query, hashed_vector(embedding_text("Reglamento", g), 384)) for g in GROUPS
+        )
+
+        result = self.semantic(license)
+
+        w = settings.SEARCH_SENTENCE_WEIGHT
+        assert best > result.vector_score  # the sentence matches better than the chunk
+        assert result.fused_score == pytest.approx(
+            (1 - w) * result.vector_score + w * best, abs=2e-3
+        )
+
+    def test_without_sentence_vectors_the_chunks_own_score_stands(self, fake_embedder, settings):
+        license = make_license(machine_id="alpha")
+        settings.SEARCH_SENTENCE_WEIGHT = 0  # nothing embedded, nothing mixed
+        make_document(REGLAMENTO, filename="reglamento.md", license=license)
+
+        result = self.semantic(license)
+
+        assert result.fused_score == pytest.approx(result.vector_score, abs=1e-6)
+
+    def test_the_sentence_lifts_the_chunk_that_says_it_in_one_sentence(self, fake_embedder):
+        license = make_license(machine_id="alpha")
+        make_document(REGLAMENTO, filename="reglamento.md", license=license)
+        # Shares as many words with the question, spread over one long sentence.
+        make_document(
+            "# Jardines\n\nEn los jardines hay bancos, fuentes, árboles frutales, flores de "
+            "temporada y caminos de piedra; las mascotas, los niños y la correa del portón "
+            "aparecen en otras normas del condominio.",
+            filename="jardines.md",
+            license=license,
+        )
+
+        assert self.semantic(license).filename == "reglamento.md"
+
+    def test_another_licenses_sentences_are_never_read(self, fake_embedder):
+        alpha, beta = make_license(machine_id="alpha"), make_license(machine_id="beta")
+        make_document(REGLAMENTO, filename="beta.md", license=beta)
+        make_document("# Nota\n\nLos jardines cierran a las diez.", filename="a.md", license=alpha)
+
+        response = chunk_search(
+            principal=principal_for_license(alpha),
+            query=self.QUERY,
+            options=SearchOptions(strategy="vector", min_score=0.0),
+        )
+
+        assert [r.filename for r in response.results] == ["a.md"]
