@@ -202,24 +202,13 @@ class Embedding(models.Model):
     license = models.ForeignKey(License, null=True, on_delete=models.CASCADE, related_name="+")
     model = models.CharField(max_length=100)
     vector = HalfVectorField()
-    # How many sentence vectors the chunk has for this model (SentenceEmbedding); None until
-    # they are embedded, a pass that runs after the document is searchable.
-    sentence_count = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["chunk", "model"], name="embedding_unique_per_model"),
         ]
-        indexes = [
-            models.Index(fields=["model", "license"], name="embedding_model_license_idx"),
-            # What the sentence pass has left to do: empty once it has caught up.
-            models.Index(
-                fields=["model"],
-                condition=models.Q(sentence_count__isnull=True),
-                name="embedding_sentences_todo_idx",
-            ),
-        ]
+        indexes = [models.Index(fields=["model", "license"], name="embedding_model_license_idx")]
 
     def __str__(self) -> str:
         return f"{self.model} of chunk {self.chunk_id}"
@@ -232,7 +221,12 @@ class SentenceEmbedding(models.Model):
     vector for a whole chunk blurs that sentence with its neighbours; the search mixes the
     best sentence's similarity into each kNN candidate's (BENCHMARKS.md, "Sentence
     vectors"). These rows are never searched on their own: they are read only through the
-    embeddings the scoped kNN has already chosen, so they carry no scope of their own."""
+    embeddings the scoped kNN has already chosen, so they carry no scope of their own.
+
+    Every embedding the pass has seen has at least one row: a chunk that is a single
+    sentence group gets its own vector again. Whether the pass has run is thus read here,
+    not marked on the embedding: updating an embedding row would add a second entry for it
+    to the HNSW graph."""
 
     embedding = models.ForeignKey(Embedding, on_delete=models.CASCADE, related_name="sentences")
     vector = HalfVectorField()

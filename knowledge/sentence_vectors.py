@@ -9,8 +9,8 @@ than anything else measured (BENCHMARKS.md, "Sentence vectors").
 The pass runs after a document is searchable, so uploads become findable as fast as
 before and only then get sharper: a task per ingested document, and a periodic task that
 catches up with whatever is left (a crash, an upgrade, a re-embedding). It is idempotent:
-an embedding's sentence rows and its ``sentence_count`` are written in one transaction,
-and only where ``sentence_count`` is still unset.
+an embedding's sentence rows are written in one transaction, and only where it has none
+yet.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import uuid
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from knowledge import vector_index
 from knowledge.chunking import embedding_text, sentence_groups
@@ -34,7 +35,8 @@ def enabled() -> bool:
 
 
 def document_embed_sentences(*, document_id: uuid.UUID | str) -> int:
-    """Sentence vectors for one document's chunks (the active model's). Returns how many."""
+    """Sentence vectors for one document's chunks (the active model's). Returns how many
+    groups were embedded."""
     if not enabled():
         return 0
     provider = vector_index.active_provider()
@@ -46,7 +48,8 @@ def sentences_embed_missing(
     *, provider: EmbeddingProvider | None = None, limit: int | None = None
 ) -> int:
     """Catch up: sentence vectors for chunks that have none yet for ``provider``'s model
-    (the active one unless told), at most ``limit`` chunks. Returns how many vectors."""
+    (the active one unless told), at most ``limit`` chunks. Returns how many groups were
+    embedded."""
     if not enabled():
         return 0
     provider = provider or vector_index.active_provider()
@@ -58,7 +61,8 @@ def sentences_missing(model: str) -> int:
 
 
 def _todo(model: str):  # noqa: ANN202 - a QuerySet[Embedding]
-    return Embedding.objects.filter(model=model, sentence_count__isnull=True)
+    done = SentenceEmbedding.objects.filter(embedding=OuterRef("pk"))
+    return Embedding.objects.filter(model=model).exclude(Exists(done))
 
 
 def _embed_all(todo, provider: EmbeddingProvider, *, limit: int | None = None) -> int:  # noqa: ANN001
@@ -77,22 +81,24 @@ def _embed_batch(batch: list[Embedding], provider: EmbeddingProvider) -> int:
     groups = {e.pk: sentence_groups(e.chunk.content) for e in batch}
     texts = [embedding_text(e.chunk.heading, g) for e in batch for g in groups[e.pk]]
     vectors = iter(_embed(texts, provider))
-    rows = {e.pk: [next(vectors) for _ in groups[e.pk]] for e in batch}
+    # A chunk of one group keeps its own vector as that group's.
+    rows = {e.pk: [next(vectors) for _ in groups[e.pk]] or [e.vector] for e in batch}
     with transaction.atomic():
         # Only embeddings still there and still without sentences: a forget or a concurrent
-        # pass meanwhile is respected, and a retry writes nothing twice.
-        alive = list(
-            Embedding.objects.select_for_update()
-            .filter(pk__in=rows, sentence_count__isnull=True)
-            .only("pk")
+        # pass meanwhile is respected, and a retry writes nothing twice. The second read
+        # runs once the locks are held, so it sees what a concurrent pass committed.
+        locked = Embedding.objects.select_for_update().filter(pk__in=rows).values_list("pk")
+        locked_ids = [pk for (pk,) in locked]
+        done = set(
+            SentenceEmbedding.objects.filter(embedding_id__in=locked_ids).values_list(
+                "embedding_id", flat=True
+            )
         )
+        alive = [pk for pk in locked_ids if pk not in done]
         SentenceEmbedding.objects.bulk_create(
-            SentenceEmbedding(embedding_id=e.pk, vector=v) for e in alive for v in rows[e.pk]
+            SentenceEmbedding(embedding_id=pk, vector=v) for pk in alive for v in rows[pk]
         )
-        for embedding in alive:
-            embedding.sentence_count = len(rows[embedding.pk])
-        Embedding.objects.bulk_update(alive, ["sentence_count"])
-    return sum(len(rows[e.pk]) for e in alive)
+    return sum(len(groups[pk]) for pk in alive)
 
 
 def _embed(texts: list[str], provider: EmbeddingProvider) -> list[list[float]]:

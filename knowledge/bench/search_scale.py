@@ -296,6 +296,56 @@ def _copy_embeddings(raw, scopes, vectors, offset, now) -> None:  # noqa: ANN001
             copy.write_row([offset + i + 1, scope, MODEL, HalfVector(vector), now])
 
 
+# Sentence groups per chunk, as sentence_groups makes them of 60-140-word chunks: 2 to 8
+# (FaQuAD's ~180-token passages have 4.7 on average).
+SENTENCES_PER_CHUNK = (2, 9)
+
+
+def add_sentence_vectors(progress) -> int:  # noqa: ANN001
+    """Sentence rows for every embedding, as the product's sentence pass leaves them: each a
+    noisy copy of its chunk's vector (the search reads them only for its kNN candidates, so
+    their cost depends on how many there are and where they lie, not on their geometry)."""
+    from pgvector.psycopg import register_vector
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM knowledge_embedding")
+        total = cursor.fetchone()[0]
+        raw = cursor.connection
+        register_vector(raw)
+        written = done = 0
+        last = 0
+        while True:
+            cursor.execute(
+                "SELECT id, vector::text FROM knowledge_embedding WHERE id > %s ORDER BY id LIMIT 20000",
+                [last],
+            )
+            rows = cursor.fetchall()
+            if not rows:
+                break
+            last = rows[-1][0]
+            written += _copy_sentences(raw, rows)
+            done += len(rows)
+            progress(done, total)
+        cursor.execute("VACUUM ANALYZE knowledge_sentenceembedding")
+    return written
+
+
+def _copy_sentences(raw, rows) -> int:  # noqa: ANN001
+    ids = [r[0] for r in rows]
+    chunk_vectors = np.array([np.array(t[1:-1].split(","), dtype=np.float32) for _, t in rows])
+    counts = rng.integers(*SENTENCES_PER_CHUNK, size=len(ids))
+    owners = np.repeat(np.arange(len(ids)), counts)
+    noise = rng.normal(scale=np.sqrt(0.25 / DIMS), size=(len(owners), DIMS))
+    vectors = _unit(chunk_vectors[owners] + noise).astype(np.float32)
+    with raw.cursor().copy(
+        "COPY knowledge_sentenceembedding (embedding_id, vector) FROM STDIN WITH (FORMAT BINARY)"
+    ) as copy:
+        copy.set_types(["int8", "halfvec"])
+        for owner, vector in zip(owners, vectors, strict=True):
+            copy.write_row([ids[owner], HalfVector(vector)])
+    return len(owners)
+
+
 def scope_vectors(license_id: uuid.UUID | None) -> tuple[np.ndarray, np.ndarray]:
     """Every vector a scope sees (global + own), for exact ground truth."""
     with connection.cursor() as cursor:
@@ -381,12 +431,20 @@ def _tiny_license(licenses: int) -> uuid.UUID:
 
 
 PREWARM_ORDER = (  # last loaded, last evicted: the indexes every query walks come last
+    "knowledge_sentenceembedding",
     "knowledge_document",
     "knowledge_chunk",
     "knowledge_embedding",
     "knowledge_chunk_pkey",
+    "knowledge_sentenceembedding(embedding_id)",  # the foreign key's index, named by Django
     KEYWORD_INDEX,
 )
+
+
+def _sentence_rows() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM knowledge_sentenceembedding")
+        return cursor.fetchone()[0]
 
 
 def prewarm() -> None:
@@ -397,6 +455,13 @@ def prewarm() -> None:
     with connection.cursor() as cursor:
         cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
         for relation in (*PREWARM_ORDER, index_name(MODEL)):
+            if relation.endswith(")"):
+                cursor.execute(
+                    "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = %s::regclass"
+                    " AND NOT indisprimary",
+                    [relation.split("(")[0]],
+                )
+                relation = cursor.fetchone()[0]
             cursor.execute("SELECT pg_prewarm(%s::regclass)", [relation])
 
 
@@ -423,6 +488,9 @@ def run(  # noqa: ANN001
     if refill or present != chunks:
         fill(world, chunks, progress, layout)
     fill_seconds = round(time.perf_counter() - started, 1)
+    sentences = _sentence_rows()
+    if sentences == 0 and settings.SEARCH_SENTENCE_WEIGHT > 0:
+        sentences = add_sentence_vectors(progress)
     with connection.cursor() as cursor:  # which license is median-sized, which the biggest
         cursor.execute(
             "SELECT license_id, count(*) FROM knowledge_chunk WHERE license_id IS NOT NULL GROUP BY 1 ORDER BY 2 DESC"
@@ -450,5 +518,7 @@ def run(  # noqa: ANN001
         "shape": shape,
         "layout": layout,
         "fill_seconds": fill_seconds,
+        "sentence_vectors": sentences,
+        "sentence_weight": settings.SEARCH_SENTENCE_WEIGHT,
         "scopes": results,
     }

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from knowledge import sentence_vectors
+from knowledge import sentence_vectors, services
 from knowledge.chunking import embedding_text, sentence_groups
-from knowledge.models import Embedding, SentenceEmbedding
+from knowledge.models import Document, Embedding, SentenceEmbedding
 from knowledge.search_types import SearchOptions
 from knowledge.selectors import chunk_search
 from licenses.principals import principal_for_license
@@ -63,17 +63,20 @@ class TestTheSentencePass:
         document = make_document(REGLAMENTO, filename="reglamento.md")
 
         embedding = Embedding.objects.get(chunk__document=document)
-        assert embedding.sentence_count == 3
+        assert embedding.sentences.count() == 3
         for stored, group in zip(stored_vectors(embedding), GROUPS, strict=True):
             expected = hashed_vector(embedding_text("Reglamento", group), 384)
             assert stored == pytest.approx(expected, abs=1e-3)  # half precision
 
-    def test_a_one_sentence_chunk_is_marked_done_with_none(self, fake_embedder):
-        document = make_document("# Nota\n\n" + GROUPS[0], filename="nota.md")
+    def test_a_one_sentence_chunk_keeps_its_own_vector_without_embedding_again(self, fake_embedder):
+        document = make_document("# Nota\n\n" + GROUPS[0], filename="nota.md", ingest=False)
+        services.document_ingest(document_id=document.pk)
+        calls = fake_embedder.calls
 
+        assert sentence_vectors.document_embed_sentences(document_id=document.pk) == 0
         embedding = Embedding.objects.get(chunk__document=document)
-        assert embedding.sentence_count == 0
-        assert not embedding.sentences.exists()
+        assert stored_vectors(embedding) == [pytest.approx(np.array(embedding.vector))]
+        assert fake_embedder.calls == calls
 
     def test_a_second_pass_writes_nothing(self, fake_embedder):
         document = make_document(REGLAMENTO, filename="reglamento.md")
@@ -85,8 +88,6 @@ class TestTheSentencePass:
 
     def test_a_document_forgotten_meanwhile_gets_nothing_written(self, fake_embedder):
         document = make_document(REGLAMENTO, filename="reglamento.md", ingest=False)
-        from knowledge import services
-
         services.document_ingest(document_id=document.pk)
         batch = list(Embedding.objects.select_related("chunk"))
         services.document_forget(document=document)
@@ -97,9 +98,6 @@ class TestTheSentencePass:
     def test_the_catch_up_takes_what_is_left_a_bounded_batch_at_a_time(self, fake_embedder):
         for n in range(3):
             make_document(REGLAMENTO + f" Edificio {n}.", filename=f"r{n}.md", ingest=False)
-        from knowledge import services
-        from knowledge.models import Document
-
         for document in Document.objects.all():
             services.document_ingest(document_id=document.pk)
         assert sentence_vectors.sentences_missing(fake_embedder.model) == 3
@@ -113,7 +111,7 @@ class TestTheSentencePass:
         settings.SEARCH_SENTENCE_WEIGHT = 0
         document = make_document(REGLAMENTO, filename="reglamento.md")
 
-        assert Embedding.objects.get(chunk__document=document).sentence_count is None
+        assert not SentenceEmbedding.objects.filter(embedding__chunk__document=document).exists()
         assert sentence_vectors.sentences_embed_missing() == 0
 
 
