@@ -33,7 +33,7 @@ import numpy as np
 
 DEPTH = 10
 POOL = 50
-DENSE_WEIGHT = 0.55  # the product's SEARCH_VECTOR_WEIGHT
+DENSE_WEIGHT = 0.55  # the product's SEARCH_VECTOR_WEIGHT when this bench was written
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ import psutil
 import pytest
 from django.db import connection
 
-from knowledge import services
+from knowledge import sentence_vectors, services
 from knowledge.chunking import CHUNK_SIZES, Chunker, blocks_from_pages, embedding_text
 from knowledge.embeddings import get_provider
 from knowledge.extraction import PageText
@@ -68,7 +68,9 @@ def time_raw(texts: list[str], batch: int) -> float:
     return time.perf_counter() - started
 
 
-def time_pipeline(markdown: str, round_: int) -> tuple[float, Document]:
+def time_pipeline(markdown: str, round_: int) -> tuple[float, float, int, Document]:
+    """Seconds to searchable, seconds of the sentence pass that follows (the worker's next
+    task), sentence groups it embedded, and the document."""
     data = markdown.encode() + b"\n" * (round_ + 1)  # new bytes (no file dedupe), same text
     started = time.perf_counter()
     creation = services.document_create(
@@ -76,9 +78,12 @@ def time_pipeline(markdown: str, round_: int) -> tuple[float, Document]:
     )
     services.document_ingest(document_id=creation.document.pk)
     elapsed = time.perf_counter() - started
+    started = time.perf_counter()
+    groups = sentence_vectors.document_embed_sentences(document_id=creation.document.pk)
+    sentence_seconds = time.perf_counter() - started
     document = Document.objects.get(pk=creation.document.pk)
     services.document_forget(document=document)  # next round must not dedupe against it
-    return elapsed, document
+    return elapsed, sentence_seconds, groups, document
 
 
 def test_ingest_throughput_vs_raw_embedder(settings, tmp_path):
@@ -86,12 +91,13 @@ def test_ingest_throughput_vs_raw_embedder(settings, tmp_path):
     markdown = xquad_markdown(48)
     texts = pipeline_texts(markdown)
     get_provider().embed_passages(texts[:2])  # load the model outside the timings
-    raw, pipeline = [], []
+    raw, pipeline, sentences = [], [], []
     for round_ in range(3):  # interleaved, so drift in machine load hits both alike
         raw.append(time_raw(texts, settings.EMBEDDING_BATCH_SIZE))
-        elapsed, document = time_pipeline(markdown, round_)
+        elapsed, sentence_seconds, groups, document = time_pipeline(markdown, round_)
         assert document.status == DocumentStatus.READY and document.chunk_count == len(texts)
         pipeline.append(elapsed)
+        sentences.append(sentence_seconds)
     pdf_seconds, pdf = _time_pdf(tmp_path)
     save(
         "ingest_throughput",
@@ -104,6 +110,11 @@ def test_ingest_throughput_vs_raw_embedder(settings, tmp_path):
             ),
             "pipeline_chunks_per_s": round(len(texts) / statistics.median(pipeline), 2),
             "raw_chunks_per_s": round(len(texts) / statistics.median(raw), 2),
+            "sentence_groups": groups,
+            "sentence_pass_s_median": round(statistics.median(sentences), 2),
+            "sentence_pass_share_of_pipeline_time": round(
+                statistics.median(sentences) / statistics.median(pipeline), 3
+            ),
             "pdf": pdf.filename,
             "pdf_pages": pdf.page_count,
             "pdf_chunks": pdf.chunk_count,

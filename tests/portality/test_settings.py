@@ -36,6 +36,7 @@ def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
         ("KNOWLEDGE_MAX_UPLOAD_MB", "fifty"),
         ("EMBEDDING_PROVIDER", "word2vec"),
         ("SEARCH_VECTOR_WEIGHT", "heavy"),
+        ("SEARCH_SENTENCE_WEIGHT", "1.5"),
     ],
 )
 def test_malformed_value_stops_start_naming_the_variable(name, value):
