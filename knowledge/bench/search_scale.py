@@ -384,12 +384,10 @@ def measure(
         _hybrid_rows(license_id, text, vector.tolist(), MODEL, options, "default")
         elapsed = (time.perf_counter() - started) * 1000
         latencies.setdefault(f"{kind}_cold" if cold else kind, []).append(elapsed)
-    vector_options = SearchOptions(strategy="vector", top_k=10, min_score=-1.0).resolved(MODEL)
     recalls = []
     for _, text, vector in searches:
-        rows = _hybrid_rows(license_id, text, vector.tolist(), MODEL, vector_options, "default")
         exact = ids[np.argsort(-(matrix @ vector))[:10]]
-        got = {r["chunk_id"] for r in rows}
+        got = knn_top10(license_id, text, vector)
         recalls.append(len(got & set(exact.tolist())) / min(10, len(exact)))
     return {
         "scope_rows": int(len(ids)),
@@ -401,6 +399,21 @@ def measure(
         "knn_recall@10": round(statistics.fmean(recalls), 3),
         "knn_recall@10_min": round(min(recalls), 2),
     }
+
+
+def knn_top10(license_id: uuid.UUID | None, text: str, vector: np.ndarray) -> set[int]:
+    """The chunk ids the statement's kNN puts first: the vector ranking with the sentence
+    mix off (it reorders the candidates by their sentences, which the recall of the graph
+    walk against an exact search of the chunks' vectors must not count)."""
+    from django.conf import settings
+
+    options = SearchOptions(strategy="vector", top_k=10, min_score=-1.0).resolved(MODEL)
+    weight, settings.SEARCH_SENTENCE_WEIGHT = settings.SEARCH_SENTENCE_WEIGHT, 0.0
+    try:
+        rows = _hybrid_rows(license_id, text, vector.tolist(), MODEL, options, "default")
+    finally:
+        settings.SEARCH_SENTENCE_WEIGHT = weight
+    return {r["chunk_id"] for r in rows}
 
 
 def _query(world: World, q: int) -> tuple[str, str, np.ndarray]:

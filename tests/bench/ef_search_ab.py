@@ -34,12 +34,8 @@ def measure(args: argparse.Namespace) -> dict:
 
     from knowledge import knn_plan
     from knowledge.bench import search_scale
-    from knowledge.search_types import SearchOptions
 
     world, options = bench_world(args)
-    vector_only = SearchOptions(strategy="vector", top_k=10, min_score=-1.0).resolved(
-        search_scale.MODEL
-    )
     widest = knn_plan.EF_SEARCH_MAX
     report = {}
     for scope, license_id in _scopes(args.licenses).items():
@@ -54,8 +50,8 @@ def measure(args: argparse.Namespace) -> dict:
                 knn_plan.EF_SEARCH_MAX = widest if way == "sized" else 0  # 0: never widened
                 timed_search(timings, f"{kind}_{way}", q, license_id, text, vector, options)
                 if q >= 20:
-                    rows = timed_search({}, "", 0, license_id, text, vector, vector_only)
-                    recalls[way].append(len(exact & {r["chunk_id"] for r in rows}) / 10)
+                    found = search_scale.knn_top10(license_id, text, vector)
+                    recalls[way].append(len(exact & found) / 10)
         knn_plan.EF_SEARCH_MAX = widest
         plan = knn_plan.knn_plan(license_id, search_scale.MODEL, options.candidates, "default")
         report[scope] = {
