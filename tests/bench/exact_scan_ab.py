@@ -12,14 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from tests.bench.prepared_ab import (
-    _scopes,
-    bench_world,
-    next_query,
-    run_ab,
-    summary,
-    timed_search,
-)
+from tests.bench.prepared_ab import _scopes, bench_world, both_ways, run_ab, summary
 
 
 def main() -> None:
@@ -42,15 +35,13 @@ def measure(args: argparse.Namespace) -> dict:
                 [license_id],
             )
             rows = cursor.fetchone()[0]
-        timings: dict[str, list[float]] = {}
-        for q in range(args.queries + 20):
-            kind, text, vector = next_query(world, q)
-            ways = ("exact", "graph") if q % 4 < 2 else ("graph", "exact")
-            for way in ways:
-                settings.SEARCH_EXACT_SCAN_MAX_ROWS = rows if way == "exact" else 0
-                knn_plan.scope_shapes_forget()
-                knn_plan.scope_shape(license_id, search_scale.MODEL, "default")  # cached
-                timed_search(timings, f"{kind}_{way}", q, license_id, text, vector, options)
+
+        def switch(way: str, license_id=license_id, rows=rows) -> None:  # noqa: ANN001
+            settings.SEARCH_EXACT_SCAN_MAX_ROWS = rows if way == "exact" else 0
+            knn_plan.scope_shapes_forget()
+            knn_plan.scope_shape(license_id, search_scale.MODEL, "default")  # cached
+
+        timings = both_ways(world, args, license_id, options, ("exact", "graph"), switch)
         report[scope] = {"scope_rows": rows, **summary(timings, new="exact", old="graph")}
     return report
 

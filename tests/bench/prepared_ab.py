@@ -41,20 +41,29 @@ def run_ab(measure: Callable[[argparse.Namespace], dict], *, chunks: int) -> Non
 def measure(args: argparse.Namespace) -> dict:
     from django.conf import settings
 
+    def switch(way: str) -> None:
+        settings.SEARCH_PREPARED_STATEMENTS = way == "prepared"
+
     world, options = bench_world(args)
     report = {}
     for scope, license_id in _scopes(args.licenses).items():
-        timings: dict[str, list[float]] = {}
-        for q in range(args.queries + 20):  # the first 20 warm caches and the plan
-            kind, text, vector = next_query(world, q)
-            # Whichever runs first may bring pages into shared buffers for the other (at 1M
-            # the relations exceed them), so the order alternates too.
-            ways = ("prepared", "one_off") if q % 4 < 2 else ("one_off", "prepared")
-            for way in ways:
-                settings.SEARCH_PREPARED_STATEMENTS = way == "prepared"
-                timed_search(timings, f"{kind}_{way}", q, license_id, text, vector, options)
+        timings = both_ways(world, args, license_id, options, ("prepared", "one_off"), switch)
         report[scope] = summary(timings)
     return report
+
+
+def both_ways(world, args, license_id, options, ways: tuple[str, str], switch) -> dict:  # noqa: ANN001
+    """Each query of the run timed both ways, ``switch(way)`` setting the product up for a
+    way; series ``<kind>_<way>``. Whichever way runs first may bring pages into shared
+    buffers for the other (at 1M the relations exceed them), so the order alternates too.
+    The first 20 queries warm the caches and the plan."""
+    timings: dict[str, list[float]] = {}
+    for q in range(args.queries + 20):
+        kind, text, vector = next_query(world, q)
+        for way in ways if q % 4 < 2 else ways[::-1]:
+            switch(way)
+            timed_search(timings, f"{kind}_{way}", q, license_id, text, vector, options)
+    return timings
 
 
 def bench_world(args: argparse.Namespace) -> tuple:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from tests.bench.prepared_ab import _scopes, bench_world, next_query, run_ab, summary, timed_search
+from tests.bench.prepared_ab import _scopes, bench_world, both_ways, run_ab, summary
 
 
 def main() -> None:
@@ -31,14 +31,12 @@ def measure(args: argparse.Namespace) -> dict:
     world, options = bench_world(args)
     search_scale.prewarm()
     report = {"sentence_rows": search_scale._sentence_rows()}
+
+    def switch(way: str) -> None:
+        settings.SEARCH_SENTENCE_WEIGHT = weight if way == "sentences" else 0.0
+
     for scope, license_id in _scopes(args.licenses).items():
-        timings: dict[str, list[float]] = {}
-        for q in range(args.queries + 20):
-            kind, text, vector = next_query(world, q)
-            ways = ("sentences", "chunk") if q % 4 < 2 else ("chunk", "sentences")
-            for way in ways:
-                settings.SEARCH_SENTENCE_WEIGHT = weight if way == "sentences" else 0.0
-                timed_search(timings, f"{kind}_{way}", q, license_id, text, vector, options)
+        timings = both_ways(world, args, license_id, options, ("sentences", "chunk"), switch)
         report[scope] = summary(timings, new="sentences", old="chunk")
     return report
 
