@@ -16,6 +16,7 @@ yet.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import transaction
@@ -45,15 +46,19 @@ def document_embed_sentences(*, document_id: uuid.UUID | str) -> int:
 
 
 def sentences_embed_missing(
-    *, provider: EmbeddingProvider | None = None, limit: int | None = None
+    *,
+    provider: EmbeddingProvider | None = None,
+    limit: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Catch up: sentence vectors for chunks that have none yet for ``provider``'s model
     (the active one unless told), at most ``limit`` chunks. Returns how many groups were
-    embedded."""
+    embedded; ``progress(chunks done, chunks to do)`` after each batch."""
     if not enabled():
         return 0
     provider = provider or vector_index.active_provider()
-    return _embed_all(_todo(provider.model), provider, limit=limit)
+    todo = _todo(provider.model)
+    return _embed_all(todo, provider, limit=limit, progress=progress)
 
 
 def sentences_missing(model: str) -> int:
@@ -65,7 +70,14 @@ def _todo(model: str):  # noqa: ANN202 - a QuerySet[Embedding]
     return Embedding.objects.filter(model=model).exclude(Exists(done))
 
 
-def _embed_all(todo, provider: EmbeddingProvider, *, limit: int | None = None) -> int:  # noqa: ANN001
+def _embed_all(
+    todo,  # noqa: ANN001 - a QuerySet[Embedding]
+    provider: EmbeddingProvider,
+    *,
+    limit: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    total = todo.count() if progress else 0
     done = stored = 0
     while limit is None or done < limit:
         size = BATCH_EMBEDDINGS if limit is None else min(BATCH_EMBEDDINGS, limit - done)
@@ -74,6 +86,8 @@ def _embed_all(todo, provider: EmbeddingProvider, *, limit: int | None = None) -
             break
         stored += _embed_batch(batch, provider)
         done += len(batch)
+        if progress:
+            progress(done, total)
     return stored
 
 

@@ -6,6 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from knowledge import services
 from knowledge.models import Chunk, Document, Embedding, EmbeddingSpace, SentenceEmbedding
 from tests.conftest import PDFS
 from tests.factories import make_document, make_license
@@ -104,3 +105,24 @@ def test_reembed_moves_every_chunk_to_the_new_model_and_drops_the_old(settings, 
 def test_reembed_rejects_an_unknown_model():
     with pytest.raises(CommandError, match="Unknown model"):
         call_command("reembed", "--model", "word2vec")
+
+
+def test_embed_sentences_catches_up_every_chunk_once(settings):
+    document = make_document(
+        "La piscina del condominio abre de ocho a veinte horas todos los días. "
+        "Las mascotas pueden pasear por los jardines siempre con correa.",
+        filename="normas.txt",
+        ingest=False,
+    )
+    services.document_ingest(document_id=document.pk)  # the worker's pass has not run yet
+    out = StringIO()
+
+    call_command("embed_sentences", stdout=out, stderr=StringIO())
+    call_command("embed_sentences", stdout=out, stderr=StringIO())
+
+    assert "Embedded 2 sentence groups" in out.getvalue()
+    assert "Embedded 0 sentence groups" in out.getvalue()
+    assert SentenceEmbedding.objects.count() == 2
+    settings.SEARCH_SENTENCE_WEIGHT = 0
+    with pytest.raises(CommandError, match="Sentence vectors are off"):
+        call_command("embed_sentences")
