@@ -52,6 +52,7 @@ class SearchApi(APIView):
         heading = serializers.CharField()
         content = serializers.CharField()
         vector_score = serializers.FloatField(allow_null=True)
+        sentence_score = serializers.FloatField(allow_null=True)
         keyword_score = serializers.FloatField(allow_null=True)
         vector_rank = serializers.IntegerField(allow_null=True)
         keyword_rank = serializers.IntegerField(allow_null=True)

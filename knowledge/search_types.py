@@ -90,6 +90,9 @@ class SearchResult:
     fused_score: float
     exact_match: bool
     rerank_score: float | None = None
+    # The best sentence group's similarity (knowledge/sentence_vectors.py); None when the
+    # chunk was not a kNN candidate or has no sentence vectors yet.
+    sentence_score: float | None = None
 
 
 @dataclass

@@ -168,16 +168,16 @@ semantic AS MATERIALIZED (
      ORDER BY {distance}
      LIMIT %(candidates)s
 ),
-sentence_aware AS (
+sentence_aware AS MATERIALIZED (
     -- Each kNN candidate's semantic score mixes in its best sentence group's similarity
     -- (knowledge/sentence_vectors.py); a chunk without sentence vectors keeps its own.
+    -- MATERIALIZED: the lookup runs once per candidate, however often its result is read.
     -- Only the candidates' rows are read, through the embeddings the scoped kNN chose.
     SELECT s.chunk_id, s.distance, 1 - s.distance AS vector_score,
-           COALESCE((1 - %(sentence_weight)s::float8) * (1 - s.distance) + %(sentence_weight)s::float8 * (
-               SELECT 1 - min(x.vector <=> {query_vector})
-                 FROM knowledge_sentenceembedding x
-                WHERE x.embedding_id = s.embedding_id AND %(sentence_weight)s::float8 > 0
-           ), 1 - s.distance) AS semantic_score
+           (SELECT 1 - min(x.vector <=> {query_vector})
+              FROM knowledge_sentenceembedding x
+             WHERE x.embedding_id = s.embedding_id AND %(sentence_weight)s::float8 > 0
+           ) AS sentence_score
       FROM semantic s
 ),
 -- Headings (A) and body (B) count alike; normalisation 1 divides by 1 + log(length).
@@ -215,11 +215,14 @@ keyword AS MATERIALIZED (
 ),
 candidates AS (
     SELECT COALESCE(s.chunk_id, k.chunk_id) AS chunk_id,
-           s.vector_score, s.semantic_score, s.rank AS vector_rank,
+           s.vector_score, s.sentence_score, s.semantic_score, s.rank AS vector_rank,
            k.score AS keyword_score, k.rank AS keyword_rank
-      FROM (SELECT chunk_id, vector_score, semantic_score,
-                   row_number() OVER (ORDER BY semantic_score DESC, distance) AS rank
-              FROM sentence_aware) s
+      FROM (SELECT *, row_number() OVER (ORDER BY semantic_score DESC, distance) AS rank
+              FROM (SELECT chunk_id, distance, vector_score, sentence_score,
+                           COALESCE((1 - %(sentence_weight)s::float8) * vector_score
+                                    + %(sentence_weight)s::float8 * sentence_score,
+                                    vector_score) AS semantic_score
+                      FROM sentence_aware) m) s
       FULL OUTER JOIN (SELECT chunk_id, score, row_number() OVER (ORDER BY score DESC) AS rank FROM keyword) k
         ON k.chunk_id = s.chunk_id
 ),
@@ -259,7 +262,7 @@ fused AS (
            END AS passes
       FROM scored
 )
-SELECT f.chunk_id, f.document_id, f.vector_score, f.vector_rank, f.keyword_score, f.keyword_rank,
+SELECT f.chunk_id, f.document_id, f.vector_score, f.sentence_score, f.vector_rank, f.keyword_score, f.keyword_rank,
        f.fused_score, f.exact_match, f.passes,
        f.content, f.heading, f.page_start, f.page_end, f.filename, f.source_type,
        COALESCE(l.machine_id, 'global') AS scope,
@@ -389,6 +392,7 @@ def _result(row: dict[str, Any]) -> SearchResult:
         heading=row["heading"],
         content=row["content"],
         vector_score=_rounded(row["vector_score"]),
+        sentence_score=_rounded(row["sentence_score"]),
         keyword_score=_rounded(row["keyword_score"]),
         vector_rank=row["vector_rank"],
         keyword_rank=row["keyword_rank"],

@@ -671,6 +671,7 @@ _CONSOLE: dict[str, tuple[str | tuple[str, str], str | tuple[str, str]]] = {
     "exact terms": ("términos exactos", "termos exatos"),
     "fused": ("fusionado", "combinado"),
     "vector": ("vectorial", "vetorial"),
+    "best sentence": ("mejor frase", "melhor frase"),
     "keyword": ("palabras clave", "palavras-chave"),
     "rerank": ("reordenación", "reordenação"),
     "Nothing in this scope passes the threshold. Lower it, or check that the document is ready and in this scope.": (

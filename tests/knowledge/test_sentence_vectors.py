@@ -144,6 +144,7 @@ class TestTheSearchMixesTheBestSentenceIn:
         result = self.semantic(license)
 
         w = settings.SEARCH_SENTENCE_WEIGHT
+        assert result.sentence_score == pytest.approx(best, abs=2e-3)
         assert best > result.vector_score  # the sentence matches better than the chunk
         assert result.fused_score == pytest.approx(
             (1 - w) * result.vector_score + w * best, abs=2e-3
@@ -157,6 +158,7 @@ class TestTheSearchMixesTheBestSentenceIn:
         result = self.semantic(license)
 
         assert result.fused_score == pytest.approx(result.vector_score, abs=1e-6)
+        assert result.sentence_score is None
 
     def test_the_sentence_lifts_the_chunk_that_says_it_in_one_sentence(self, fake_embedder):
         license = make_license(machine_id="alpha")
