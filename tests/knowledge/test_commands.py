@@ -37,8 +37,14 @@ def test_ingest_json_reports_each_file_and_exits_1_when_any_failed(tmp_path):
     ]
     assert lines[0]["chunks"] == 1 and lines[0]["error"] == ""
     assert "damaged" in lines[1]["error"]
-    assert set(lines[0]) == {"file", "document_id", "status", "chunks", "error", "duplicate"}
+    assert set(lines[0]) == {
+        "file", "document_id", "status", "chunks", "error", "duplicate", "sentence_groups"
+    }  # fmt: skip
+    assert set(lines[1]) == {"file", "document_id", "status", "chunks", "error", "duplicate"}
     assert lines[0]["duplicate"] is False
+    # The worker's second pass, run here: a one-sentence note keeps its own vector.
+    assert lines[0]["sentence_groups"] == 0
+    assert SentenceEmbedding.objects.count() == 1
 
 
 def test_ingesting_the_same_file_again_says_duplicate(tmp_path):

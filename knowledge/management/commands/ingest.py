@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge import services
+from knowledge import sentence_vectors, services
 from knowledge.models import Document, DocumentStatus, Language, SourceType
 from licenses.models import License
 from licenses.selectors import license_get_for_machine_id
@@ -83,8 +83,22 @@ class Command(BaseCommand):
             )
         except (ApplicationError, OSError) as exc:
             outcome["error"] = getattr(exc, "message", None) or str(exc)
+        if not options["run_async"] and outcome["status"] == DocumentStatus.READY:
+            outcome.update(self._sentences(outcome["document_id"]))
         self._report(outcome, as_json=options["json"])
         return outcome
+
+    def _sentences(self, document_id: str) -> dict[str, Any]:
+        """The sentence pass the worker runs after an upload, here in this process. The
+        document is searchable already; if this fails, the worker's catch-up does it."""
+        try:
+            return {
+                "sentence_groups": sentence_vectors.document_embed_sentences(
+                    document_id=document_id
+                )
+            }
+        except ApplicationError as exc:
+            return {"sentence_groups": 0, "sentence_error": exc.message}
 
     def _create(
         self, path: Path, license: License | None, options: dict[str, Any]
