@@ -164,6 +164,12 @@ def test_search_command_json(world):
 
     assert payload["scope"] == "beta"
     assert {r["filename"] for r in payload["results"]} == {"beta.md", "global.md"}
+    assert all("sentence_score" in r for r in payload["results"])
+    text = StringIO()
+    call_command(
+        "search", "clave del portón", "--license", "beta", "--min-score", "-1", stdout=text
+    )
+    assert "fused" in text.getvalue() and "best sentence" in text.getvalue()
     with pytest.raises(CommandError, match="No license"):
         call_command("search", "x", "--license", "nope")
 

@@ -62,6 +62,7 @@ class Command(BaseCommand):
             pages = f" p.{r.page_start}" if r.page_start else ""
             self.stdout.write(
                 f"\n{n}. {r.filename}{pages} [{r.scope}] fused {r.fused_score:.3f} "
-                f"(vector {r.vector_score} #{r.vector_rank}, keyword {r.keyword_score} #{r.keyword_rank})"
+                f"(vector {r.vector_score} #{r.vector_rank}, best sentence {r.sentence_score}, "
+                f"keyword {r.keyword_score} #{r.keyword_rank})"
             )
             self.stdout.write(f"   {r.heading + ' — ' if r.heading else ''}{r.content[:240]}")
