@@ -107,6 +107,30 @@ class TestTheSentencePass:
         assert sentence_vectors.sentences_embed_missing() == 3
         assert sentence_vectors.sentences_missing(fake_embedder.model) == 0
 
+    def test_the_catch_up_starts_where_it_last_found_work_until_the_mark_expires(
+        self, fake_embedder
+    ):
+        from django.core.cache import cache
+
+        old = make_document(REGLAMENTO, filename="viejo.md")
+        make_document(REGLAMENTO + " Anexo.", filename="nuevo.md", ingest=False)
+        newer = Document.objects.get(filename="nuevo.md")
+        services.document_ingest(document_id=newer.pk)
+        # A gap below the mark the next catch-up leaves (a row that lost its vectors).
+        SentenceEmbedding.objects.filter(embedding__chunk__document=old).delete()
+        key = sentence_vectors._caught_up_key(fake_embedder.model)
+        first_new = Embedding.objects.get(chunk__document=newer).pk
+        cache.set(key, first_new)
+
+        assert sentence_vectors.sentences_embed_missing() == 3  # the newer one only
+        assert sentence_vectors.sentences_missing(fake_embedder.model) == 1
+        assert cache.get(key) == first_new + 1  # caught up: one past the last embedding
+        assert sentence_vectors.sentences_embed_missing() == 0
+
+        cache.delete(key)  # the mark expired
+        assert sentence_vectors.sentences_embed_missing() == 3
+        assert sentence_vectors.sentences_missing(fake_embedder.model) == 0
+
     def test_weight_zero_turns_the_pass_off(self, fake_embedder, settings):
         settings.SEARCH_SENTENCE_WEIGHT = 0
         document = make_document(REGLAMENTO, filename="reglamento.md")
