@@ -37,9 +37,22 @@ def document_ingest_task(self: Task, document_id: str) -> str | None:
         logger.info("document %s: nothing to ingest (gone, or already finished)", document_id)
         return None
     if document.status == DocumentStatus.READY and sentence_vectors.enabled():
-        # Queued behind the uploads already waiting, which become searchable first.
-        document_sentences_task.delay(document_id)
+        _queue_sentences(document_id)
     return document.status
+
+
+def _queue_sentences(document_id: str) -> None:
+    """Queued behind the uploads already waiting, which become searchable first. The
+    document is ready whatever happens here: if the broker cannot take the task now, the
+    periodic catch-up embeds its sentences later (a failure must not fail the ingestion)."""
+    try:
+        document_sentences_task.delay(document_id)
+    except Exception:
+        logger.warning(
+            "document %s: sentence pass not queued; the catch-up will do it",
+            document_id,
+            exc_info=True,
+        )
 
 
 @shared_task(

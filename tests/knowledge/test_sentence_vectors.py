@@ -210,3 +210,23 @@ class TestTheSearchMixesTheBestSentenceIn:
         )
 
         assert [r.filename for r in response.results] == ["a.md"]
+
+
+def test_a_broker_refusing_the_sentence_task_leaves_the_document_ready(
+    fake_embedder, monkeypatch, caplog
+):
+    from knowledge import tasks
+
+    document = make_document(REGLAMENTO, filename="reglamento.md", ingest=False)
+
+    def broker_down(*args, **kwargs):
+        raise ConnectionError("Error 111 connecting to redis")
+
+    monkeypatch.setattr(tasks.document_sentences_task, "delay", broker_down)
+    status = tasks.document_ingest_task(str(document.pk))  # run here, as the worker would
+
+    assert status == "ready"
+    assert Document.objects.get(pk=document.pk).status == "ready"
+    assert Embedding.objects.filter(chunk__document=document).count() == 1
+    assert "the catch-up will do it" in caplog.text
+    assert sentence_vectors.sentences_embed_missing() == 3  # and the catch-up does
