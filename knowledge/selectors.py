@@ -168,17 +168,19 @@ semantic AS MATERIALIZED (
      ORDER BY {distance}
      LIMIT %(candidates)s
 ),
-sentence_aware AS MATERIALIZED (
+sentence_aware AS (
     -- Each kNN candidate's semantic score mixes in its best sentence group's similarity
     -- (knowledge/sentence_vectors.py); a chunk without sentence vectors keeps its own.
-    -- MATERIALIZED: the lookup runs once per candidate, however often its result is read.
     -- Only the candidates' rows are read, through the embeddings the scoped kNN chose.
-    SELECT s.chunk_id, s.distance, 1 - s.distance AS vector_score,
-           (SELECT 1 - min(x.vector <=> {query_vector})
-              FROM knowledge_sentenceembedding x
-             WHERE x.embedding_id = s.embedding_id AND %(sentence_weight)s::float8 > 0
-           ) AS sentence_score
+    SELECT s.chunk_id, s.distance, 1 - s.distance AS vector_score, b.sentence_score,
+           COALESCE((1 - %(sentence_weight)s::float8) * (1 - s.distance)
+                    + %(sentence_weight)s::float8 * b.sentence_score,
+                    1 - s.distance) AS semantic_score
       FROM semantic s
+     CROSS JOIN LATERAL (
+           SELECT 1 - min(x.vector <=> {query_vector}) AS sentence_score
+             FROM knowledge_sentenceembedding x
+            WHERE x.embedding_id = s.embedding_id AND %(sentence_weight)s::float8 > 0) b
 ),
 -- Headings (A) and body (B) count alike; normalisation 1 divides by 1 + log(length).
 -- Tuned on the dev splits (BENCHMARKS.md): ts_rank_cd, which scores proximity, is far
@@ -218,11 +220,7 @@ candidates AS (
            s.vector_score, s.sentence_score, s.semantic_score, s.rank AS vector_rank,
            k.score AS keyword_score, k.rank AS keyword_rank
       FROM (SELECT *, row_number() OVER (ORDER BY semantic_score DESC, distance) AS rank
-              FROM (SELECT chunk_id, distance, vector_score, sentence_score,
-                           COALESCE((1 - %(sentence_weight)s::float8) * vector_score
-                                    + %(sentence_weight)s::float8 * sentence_score,
-                                    vector_score) AS semantic_score
-                      FROM sentence_aware) m) s
+              FROM sentence_aware) s
       FULL OUTER JOIN (SELECT chunk_id, score, row_number() OVER (ORDER BY score DESC) AS rank FROM keyword) k
         ON k.chunk_id = s.chunk_id
 ),
