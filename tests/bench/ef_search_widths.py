@@ -99,7 +99,7 @@ def _vectors(license_id, *, with_global: bool) -> tuple:  # noqa: ANN001
     import numpy as np
     from django.db import connection
 
-    from knowledge.bench.search_scale import scope_vectors
+    from knowledge.bench.search_scale import scope_vectors, vectors_from_text
 
     if with_global:
         return scope_vectors(license_id)
@@ -109,8 +109,7 @@ def _vectors(license_id, *, with_global: bool) -> tuple:  # noqa: ANN001
             [license_id],
         )
         rows = cursor.fetchall()
-    matrix = np.array([np.array(text[1:-1].split(","), dtype=np.float32) for _, text in rows])
-    return np.array([r[0] for r in rows]), matrix
+    return np.array([r[0] for r in rows]), vectors_from_text(rows)
 
 
 if __name__ == "__main__":

@@ -25,12 +25,11 @@ def measure(args: argparse.Namespace) -> dict:
 
     from knowledge.bench import search_scale
 
-    if search_scale._sentence_rows() == 0:
-        search_scale.add_sentence_vectors(lambda done, total: None)
+    rows = search_scale.ensure_sentence_vectors(lambda done, total: None)
     weight = settings.SEARCH_SENTENCE_WEIGHT or 0.7
     world, options = bench_world(args)
     search_scale.prewarm()
-    report = {"sentence_rows": search_scale._sentence_rows()}
+    report = {"sentence_rows": rows}
 
     def switch(way: str) -> None:
         settings.SEARCH_SENTENCE_WEIGHT = weight if way == "sentences" else 0.0
