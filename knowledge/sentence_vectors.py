@@ -85,10 +85,6 @@ def _first_missing(todo) -> int:  # noqa: ANN001 - a QuerySet[Embedding]
     return (Embedding.objects.aggregate(last=Max("pk"))["last"] or 0) + 1
 
 
-def sentences_missing(model: str) -> int:
-    return _todo(model).count()
-
-
 def _todo(model: str):  # noqa: ANN202 - a QuerySet[Embedding]
     done = SentenceEmbedding.objects.filter(embedding=OuterRef("pk"))
     return Embedding.objects.filter(model=model).exclude(Exists(done))
