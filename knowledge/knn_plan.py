@@ -1,19 +1,22 @@
-"""How a search reaches its scope's nearest vectors: every vector compared, or a walk of the
-model's HNSW graph with an ``ef_search`` sized to the scope.
+"""How a search reaches its scope's nearest vectors. Three ways, chosen from facts about
+the scope read once a minute per process:
 
-Two facts about the scope decide it, both read once a minute per process:
-
-- its size: a scope of at most ``SEARCH_EXACT_SCAN_MAX_ROWS`` vectors is scanned exactly
-  (BENCHMARKS.md, "Small scopes": there the walk wanders through vectors all about equally
-  far and the scan is faster, with exact results);
-- its share of the model's vectors: the graph walk visits ``ef_search`` vectors of the whole
-  table and keeps those in scope, so a scope holding 20% of the table finds about
-  ``0.2 × ef_search`` of its own. When that falls short of the candidates the search wants,
-  pgvector's iterative scan walks on in further rounds, which costs more than a wider first
-  round would have: at 1M chunks, a scope of 20% took p50 6.7 ms at ``ef_search`` 200 and
-  4.8 ms at 300, with better recall (BENCHMARKS.md, "ef_search sized to the scope"). Below
-  a share of about 15% the first round cannot be made wide enough to matter, and further
-  rounds are left to do the work.
+- ``exact``: a scope of at most ``SEARCH_EXACT_SCAN_MAX_ROWS`` vectors has every vector
+  compared (BENCHMARKS.md, "Small scopes": there the walk wanders through vectors all about
+  equally far and the scan is faster, with exact results);
+- ``split``: a bigger scope whose license holds at most that many vectors of its own (the
+  common case: a shared knowledge base and each machine's few documents) walks the model's
+  graph of global vectors, where every vector visited is in scope, and compares the
+  license's own vectors exactly; the two nearest lists are merged. Global-only callers walk
+  that graph alone;
+- ``graph``: a license with many vectors of its own walks the model's whole graph, keeping
+  what is in scope. The walk visits ``ef_search`` vectors of the whole table and keeps those
+  in scope, so a scope holding 20% of the table finds about ``0.2 × ef_search`` of its own.
+  When that falls short of the candidates the search wants, pgvector's iterative scan walks
+  on in further rounds, which costs more than a wider first round would have: at 1M chunks,
+  a scope of 20% took p50 6.7 ms at ``ef_search`` 200 and 4.8 ms at 300, with better recall
+  (BENCHMARKS.md, "ef_search sized to the scope"). Below a share of about 15% the first
+  round cannot be made wide enough to matter, and further rounds are left to do the work.
 """
 
 from __future__ import annotations
@@ -39,16 +42,31 @@ EF_SEARCH_MARGIN = 1.2
 EF_SEARCH_MAX = 400
 
 
+# A walk of the global graph keeps every vector it visits, so its first round need not be
+# as wide as a filtered walk's floor (SEARCH_HNSW_EF_SEARCH). At 1M chunks (200k global
+# vectors, 300 queries) recall@10 was 0.986-0.990 at 100, 0.989-0.996 at 125 in the same
+# time, 0.992-1.0 at 150 for 30% more (BENCHMARKS.md, "Global vectors in a graph of their
+# own"). Wider when more candidates are asked for.
+SPLIT_EF_SEARCH_MIN = 125
+
+EXACT, SPLIT, GRAPH = "exact", "split", "graph"
+
+
 @dataclass(frozen=True)
 class ScopeShape:
     small: bool  # at most SEARCH_EXACT_SCAN_MAX_ROWS vectors: scanned exactly
-    share: float  # the scope's estimated fraction of the model's vectors (1.0 when small)
+    own_few: bool  # the license's own vectors (none for a global caller) are at most that many
+    share: float  # the scope's estimated fraction of the model's vectors (1.0 unless walked whole)
 
 
 @dataclass(frozen=True)
 class KnnPlan:
-    exact: bool
+    way: str  # EXACT, SPLIT or GRAPH
     ef_search: int
+
+    @property
+    def exact(self) -> bool:
+        return self.way == EXACT
 
     def session_sql(self) -> str:
         """The setting to send with the search (same round trip); none for an exact scan."""
@@ -57,12 +75,16 @@ class KnnPlan:
 
 def knn_plan(license_id: UUID | None, model: str, candidates: int, using: str) -> KnnPlan:
     shape = scope_shape(license_id, model, using)
-    return KnnPlan(exact=shape.small, ef_search=ef_search_for(shape.share, candidates))
+    if shape.small:
+        return KnnPlan(EXACT, 0)
+    if shape.own_few:
+        return KnnPlan(SPLIT, max(SPLIT_EF_SEARCH_MIN, math.ceil(candidates * EF_SEARCH_MARGIN)))
+    return KnnPlan(GRAPH, ef_search_for(shape.share, candidates))
 
 
 def ef_search_for(share: float, candidates: int) -> int:
-    """The graph's first round wide enough to hold ``candidates`` vectors of a scope with
-    this share of the table, when that is within reach; otherwise the configured width
+    """The whole graph's first round wide enough to hold ``candidates`` vectors of a scope
+    with this share of the table, when that is within reach; otherwise the configured width
     (SEARCH_HNSW_EF_SEARCH, 250)."""
     default = settings.SEARCH_HNSW_EF_SEARCH
     if share <= 0:
@@ -80,9 +102,10 @@ def scope_shape(license_id: UUID | None, model: str, using: str) -> ScopeShape:
     if cached and cached[0] > time.monotonic():
         return cached[1]
     small = _scope_is_small(license_id, model, using)
-    # An exact scan has no width to size: the share is only read for a graph walk.
-    share = 1.0 if small else _estimated_share(license_id, model, using)
-    shape = ScopeShape(small=small, share=share)
+    own_few = small or _own_vectors_are_few(license_id, model, using)
+    # Only a walk of the whole graph has a width to size from the share.
+    share = 1.0 if own_few else _estimated_share(license_id, model, using)
+    shape = ScopeShape(small=small, own_few=own_few, share=share)
     _shapes[key] = (time.monotonic() + SCOPE_TTL_SECONDS, shape)
     return shape
 
@@ -111,6 +134,22 @@ def _scope_is_small(license_id: UUID | None, model: str, using: str) -> bool:
     if limit <= 0:
         return False
     rows = _SCOPE_ROWS.format(model_predicate=vector_index.model_predicate(model, alias="e."))
+    return _at_most(rows, license_id, limit, using)
+
+
+def _own_vectors_are_few(license_id: UUID | None, model: str, using: str) -> bool:
+    """Whether the license's own vectors (not the global ones it also sees) are few enough
+    to compare exactly beside a walk of the global graph."""
+    if license_id is None:
+        return True
+    predicate = vector_index.model_predicate(model, alias="e.")
+    rows = f"SELECT 1 FROM knowledge_embedding e WHERE {predicate} AND e.license_id = %s"
+    return _at_most(rows, license_id, settings.SEARCH_EXACT_SCAN_MAX_ROWS, using)
+
+
+def _at_most(rows: str, license_id: UUID | None, limit: int, using: str) -> bool:
+    """Whether ``rows`` (a select of the license's scope) are at most ``limit``: counted with
+    the (model, license) index, never further than the limit."""
     with connections[using].cursor() as cursor:
         cursor.execute(f"SELECT count(*) FROM ({rows} LIMIT %s) s", [license_id, limit + 1])
         return cursor.fetchone()[0] <= limit

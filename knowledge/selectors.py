@@ -16,7 +16,7 @@ from django.utils.translation import gettext_noop
 
 from knowledge import prepared, vector_index
 from knowledge.embeddings import provider_for_model
-from knowledge.knn_plan import database_key, knn_plan
+from knowledge.knn_plan import EXACT, GRAPH, SPLIT, database_key, knn_plan
 from knowledge.models import GLOBAL_SCOPE_KEY, Chunk, Document, DocumentStatus, SearchLog
 from knowledge.search_types import (
     MAX_QUERY_CHARS,
@@ -158,15 +158,7 @@ terms AS (
             AS strict
 ),
 semantic AS MATERIALIZED (
-    -- {semantic_plan}: through the HNSW graph, or (a small scope) every vector compared,
-    -- the "+ 0" keeping the planner off the graph. The select list repeats the ORDER BY
-    -- expression so that each distance is computed once (a small scope's search: 2-4 per cent).
-    SELECT e.id AS embedding_id, e.chunk_id, {distance} AS distance
-      FROM knowledge_embedding e
-     WHERE {model_predicate}
-       AND (e.license_id IS NULL OR e.license_id = %(license)s)
-     ORDER BY {distance}
-     LIMIT %(candidates)s
+    -- {semantic_plan} (knowledge/knn_plan.py){nearest}
 ),
 sentence_aware AS (
     -- Each kNN candidate's semantic score mixes in its best sentence group's similarity
@@ -274,20 +266,54 @@ SELECT f.chunk_id, f.document_id, f.vector_score, f.sentence_score, f.vector_ran
 """
 
 
-def hybrid_sql(model: str, *, exact: bool) -> str:
-    """The search statement for ``model``: its kNN through the HNSW graph, or ``exact``.
+# The kNN's three ways (knowledge/knn_plan.py). "+ 0" keeps the planner off the graph for
+# an exact comparison; each select list repeats its ORDER BY expression so that each
+# distance is computed once (a small scope's search: 2-4 per cent).
+_NEAREST_IN_SCOPE = """
+    SELECT e.id AS embedding_id, e.chunk_id, {distance} AS distance
+      FROM knowledge_embedding e
+     WHERE {model_predicate}
+       AND (e.license_id IS NULL OR e.license_id = %(license)s)
+     ORDER BY {distance}
+     LIMIT %(candidates)s"""
+# The global part repeats the global graph's predicate (vector_index.ensure_index).
+_NEAREST_GLOBAL_AND_OWN = """
+    SELECT * FROM (
+        (SELECT e.id AS embedding_id, e.chunk_id, {distance} AS distance
+           FROM knowledge_embedding e
+          WHERE {model_predicate} AND e.license_id IS NULL
+          ORDER BY {distance}
+          LIMIT %(candidates)s)
+         UNION ALL
+        (SELECT e.id, e.chunk_id, {distance} + 0
+           FROM knowledge_embedding e
+          WHERE {model_predicate} AND e.license_id = %(license)s
+          ORDER BY {distance} + 0
+          LIMIT %(candidates)s)) nearest
+     ORDER BY distance
+     LIMIT %(candidates)s"""
+_KNN_WAYS = {
+    EXACT: ("every vector in scope compared", _NEAREST_IN_SCOPE, " + 0"),
+    GRAPH: ("the whole graph walked", _NEAREST_IN_SCOPE, ""),
+    SPLIT: ("the global graph walked, own vectors compared", _NEAREST_GLOBAL_AND_OWN, ""),
+}
+
+
+def hybrid_sql(model: str, *, way: str) -> str:
+    """The search statement for ``model``, its kNN run one of knn_plan's ways.
 
     The model is written into the text: the planner uses a partial HNSW index only when the
     query's predicate matches the index's literally, even in a generic plan. Only these
     vouched-for fragments and constants are formatted in; values are parameters."""
+    description, nearest, exact_suffix = _KNN_WAYS[way]
     distance = (
         f"({vector_index.indexed_vector(model, alias='e.')} "
-        f"<=> {vector_index.query_vector(model, '%(vector)s')})"
+        f"<=> {vector_index.query_vector(model, '%(vector)s')}){exact_suffix}"
     )
+    model_predicate = vector_index.model_predicate(model, alias="e.")
     return _HYBRID_SQL.format(
-        semantic_plan="exact scan" if exact else "graph walk",
-        distance=f"{distance} + 0" if exact else distance,
-        model_predicate=vector_index.model_predicate(model, alias="e."),
+        semantic_plan=description,
+        nearest=nearest.format(distance=distance, model_predicate=model_predicate),
         query_vector=vector_index.query_vector(model, "%(vector)s"),
         rrf_k=RRF_K,
         rank_cap=KEYWORD_RANK_CAP,
@@ -303,7 +329,7 @@ def _hybrid_rows(
     using: str,
 ) -> list[dict[str, Any]]:
     plan = knn_plan(license_id, model, options.candidates, using)
-    sql = hybrid_sql(model, exact=plan.exact)
+    sql = hybrid_sql(model, way=plan.way)
     limit = max(options.top_k, 20) if options.rerank else options.top_k
     params = {
         "q": query,

@@ -4,6 +4,13 @@ Each index is partial (``WHERE model = '…'``) and built over ``vector::halfvec
 the memory of a float index with the same recall and 10-35% faster scans in our notes
 (../shared/bench/PGVECTOR-NOTES.md). A query uses it only when it repeats the same cast
 and predicate (see knowledge.selectors).
+
+Each model has a second graph over its global vectors alone (``… AND license_id IS NULL``):
+a license whose own vectors are few is searched as the global graph's nearest, walked with
+nothing to filter out, beside its own vectors compared exactly (knowledge/knn_plan.py).
+Walking the whole graph and filtering to the scope instead visits four times the vectors
+when the scope holds a fifth of them (BENCHMARKS.md, "Global vectors in a graph of their
+own").
 """
 
 from __future__ import annotations
@@ -57,26 +64,40 @@ def index_name(model: str) -> str:
     return "embedding_hnsw_" + re.sub(r"[^a-z0-9]+", "_", model)
 
 
+def global_index_name(model: str) -> str:
+    return index_name(model) + "_global"
+
+
+GLOBAL_PREDICATE = "license_id IS NULL"
+
+
 def ensure_index(model: str) -> None:
+    """The model's two graphs: every vector of the model, and its global vectors alone."""
     # CONCURRENTLY keeps ingestion and search running while a big index builds; it cannot
     # run inside a transaction (tests wrap each test in one).
     concurrently = "" if connection.in_atomic_block else "CONCURRENTLY"
+    graphs = [
+        (index_name(model), model_predicate(model)),
+        (global_index_name(model), f"{model_predicate(model)} AND {GLOBAL_PREDICATE}"),
+    ]
     with connection.cursor() as cursor:
         if connection.in_atomic_block:
             # Deferred foreign-key checks queued in this transaction block index DDL.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute(
-            f"CREATE INDEX {concurrently} IF NOT EXISTS {index_name(model)} "
-            f"ON knowledge_embedding USING hnsw ({indexed_vector(model)} halfvec_cosine_ops) "
-            f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) "
-            f"WHERE {model_predicate(model)}"
-        )
+        for name, predicate in graphs:
+            cursor.execute(
+                f"CREATE INDEX {concurrently} IF NOT EXISTS {name} "
+                f"ON knowledge_embedding USING hnsw ({indexed_vector(model)} halfvec_cosine_ops) "
+                f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) "
+                f"WHERE {predicate}"
+            )
 
 
 def drop_index(model: str) -> None:
     model_dimensions(model)
     with connection.cursor() as cursor:
-        cursor.execute(f"DROP INDEX IF EXISTS {index_name(model)}")
+        for name in (index_name(model), global_index_name(model)):
+            cursor.execute(f"DROP INDEX IF EXISTS {name}")
 
 
 def space_ensure(*, model: str) -> EmbeddingSpace:

@@ -321,7 +321,8 @@ SEARCH_HNSW_EF_SEARCH = env_int("SEARCH_HNSW_EF_SEARCH", 250, minimum=10)
 SEARCH_PREPARED_STATEMENTS = env_bool("SEARCH_PREPARED_STATEMENTS", True)
 # A scope with at most this many vectors is searched exactly (every vector compared)
 # instead of through the HNSW graph: faster there, and recall is 1.0 (BENCHMARKS.md,
-# "Small scopes"). 0 turns it off.
+# "Small scopes"); a license with at most this many of its own has them compared exactly
+# beside a walk of the global vectors' graph (knowledge/knn_plan.py). 0 turns it off.
 SEARCH_EXACT_SCAN_MAX_ROWS = env_int("SEARCH_EXACT_SCAN_MAX_ROWS", 5_000, minimum=0)
 
 # Ask the widget user to confirm memories the model proposes before they are used.

@@ -140,14 +140,24 @@ def media_root(settings, tmp_path):
 PDFS = ROOT / "tests" / "data" / "pdfs"
 
 
-@pytest.fixture(params=["exact scan", "graph walk", "graph walk, first round widened"])
+@pytest.fixture(
+    params=[
+        "exact scan",
+        "graph walk",
+        "graph walk, first round widened",
+        "global graph walk, own vectors compared",
+    ]
+)
 def semantic_plan(request, settings, monkeypatch):
-    """Every way the kNN runs: every vector of a small scope compared, or the HNSW graph
-    (what a scope over SEARCH_EXACT_SCAN_MAX_ROWS gets), at the configured ef_search or at
-    one widened for a scope holding a fifth of the table."""
+    """Every way the kNN runs: every vector of a small scope compared; the whole HNSW graph
+    walked (a license with many vectors of its own), at the configured ef_search or at one
+    widened for a scope holding a fifth of the table; or the global vectors' own graph
+    walked beside the license's own vectors compared (knowledge/knn_plan.py)."""
     from knowledge import knn_plan
 
     settings.SEARCH_EXACT_SCAN_MAX_ROWS = 10_000 if request.param == "exact scan" else 0
+    split = request.param.startswith("global graph")
+    monkeypatch.setattr(knn_plan, "_own_vectors_are_few", lambda *args: split)
     if request.param.endswith("widened"):
         monkeypatch.setattr(knn_plan, "_estimated_share", lambda *args: 0.2)
     return request.param

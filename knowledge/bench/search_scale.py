@@ -32,7 +32,7 @@ from knowledge import selectors
 from knowledge.models import EmbeddingSpace
 from knowledge.search_types import SearchOptions
 from knowledge.selectors import _hybrid_rows
-from knowledge.vector_index import drop_index, ensure_index, index_name
+from knowledge.vector_index import drop_index, ensure_index, global_index_name, index_name
 
 MODEL = "e5-small@384"
 DIMS = 384
@@ -477,7 +477,7 @@ def prewarm() -> None:
     exceed a quarter of this machine's memory, so the order decides what stays."""
     with connection.cursor() as cursor:
         cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
-        for relation in (*PREWARM_ORDER, index_name(MODEL)):
+        for relation in (*PREWARM_ORDER, index_name(MODEL), global_index_name(MODEL)):
             if relation.endswith(")"):
                 cursor.execute(
                     "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = %s::regclass"

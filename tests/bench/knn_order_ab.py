@@ -23,7 +23,7 @@ def measure(args: argparse.Namespace) -> dict:
     from knowledge.bench import search_scale
 
     world, _ = bench_world(args)
-    new_sql = selectors.hybrid_sql(search_scale.MODEL, exact=False)
+    new_sql = selectors.hybrid_sql(search_scale.MODEL, way="graph")
     old_sql = new_sql.replace(
         "ORDER BY ((e.vector::halfvec(384)) <=> %(vector)s::halfvec(384))\n", "ORDER BY distance\n"
     )

@@ -6,7 +6,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from knowledge.search_types import SearchOptions
 from knowledge.selectors import chunk_search
-from knowledge.vector_index import index_name
+from knowledge.vector_index import global_index_name, index_name
 from licenses.principals import principal_for_admin
 from tests.factories import make_document
 from tests.fakes import FakeEmbedder
@@ -87,5 +87,30 @@ def test_the_keyword_index_migration_can_be_run_again_after_a_partial_run(
         principal=principal_for_admin("root", license=None),
         query="piscina",
         options=SearchOptions(strategy="keyword"),
+    )
+    assert [r.filename for r in response.results] == ["piscina.md"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_model_already_in_use_gets_its_global_graph(fake_embedder, media_root):
+    make_document("La piscina abre a las ocho.", filename="piscina.md")
+    graph = global_index_name(FakeEmbedder.model)
+
+    def definition() -> str | None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [graph])
+            row = cursor.fetchone()
+        return row[0] if row else None
+
+    migrate([("knowledge", "0010_sentence_embeddings")])
+    try:
+        assert definition() is None  # as an installation at 0010 has it
+    finally:
+        migrate(latest())
+    assert "hnsw" in definition() and "license_id IS NULL" in definition()
+    response = chunk_search(
+        principal=principal_for_admin("root", license=None),
+        query="piscina",
+        options=SearchOptions(min_score=-1),
     )
     assert [r.filename for r in response.results] == ["piscina.md"]

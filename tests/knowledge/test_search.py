@@ -256,12 +256,12 @@ def admin():
 
 
 class TestSmallScopes:
-    def explain(self, exact: bool) -> str:
+    def explain(self, way: str, license_id=None) -> str:
         from knowledge.vector_index import active_model
 
         params = {
-            "q": "piscina", "vector": "[" + ",".join(["0.05"] * 384) + "]", "license": None,
-            "scope": selectors.GLOBAL_SCOPE_KEY, "global_scope": selectors.GLOBAL_SCOPE_KEY,
+            "q": "piscina", "vector": "[" + ",".join(["0.05"] * 384) + "]", "license": license_id,
+            "scope": license_id or selectors.GLOBAL_SCOPE_KEY, "global_scope": selectors.GLOBAL_SCOPE_KEY,
             "common_lexemes": [], "every_term_min": 20, "candidates": 50,
             "strategy": "weighted", "min_score": 0.8, "vector_weight": 0.55, "sentence_weight": 0.7,
             "type_weights": "{}", "limit": 5,
@@ -270,31 +270,47 @@ class TestSmallScopes:
             # Ordered rows without a sort: only the graph can give them, if the plan may use it.
             for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
                 cursor.execute(f"SET LOCAL {setting} = off")
-            cursor.execute("EXPLAIN " + selectors.hybrid_sql(active_model(), exact=exact), params)
+            cursor.execute("EXPLAIN " + selectors.hybrid_sql(active_model(), way=way), params)
             return "\n".join(row[0] for row in cursor.fetchall())
 
-    def test_the_exact_statement_cannot_walk_the_graph(self, corpus):
-        assert "embedding_hnsw" in self.explain(exact=False)
-        assert "embedding_hnsw" not in self.explain(exact=True)
+    def test_each_way_reads_its_own_index(self, corpus):
+        from knowledge.vector_index import active_model, global_index_name, index_name
 
-    def test_the_scope_size_decides_and_both_ways_find_the_same(self, corpus, settings):
+        alpha, _ = corpus
+        graph, split = (
+            self.explain(knn_plan.GRAPH, alpha.pk),
+            self.explain(knn_plan.SPLIT, alpha.pk),
+        )
+        model = active_model()
+        assert f"{index_name(model)} " in graph and global_index_name(model) not in graph
+        assert global_index_name(model) in split and f"{index_name(model)} " not in split
+        assert "embedding_hnsw" not in self.explain(knn_plan.EXACT, alpha.pk)
+
+    def test_the_scope_decides_the_way_and_every_way_finds_the_same(self, corpus, settings):
         alpha, _beta = corpus
         principal = principal_for_license(alpha)  # sees 2 vectors: its own and the global one
         found = {}
-        for limit, plan in [(2, "exact scan"), (1, "graph walk")]:
+        for limit, way in [(2, knn_plan.EXACT), (1, knn_plan.SPLIT), (0, knn_plan.GRAPH)]:
             settings.SEARCH_EXACT_SCAN_MAX_ROWS = limit
             knn_plan.scope_shapes_forget()
-            found[plan] = [
+            found[way] = [
                 (r.chunk_id, round(r.vector_score, 4))
                 for r in search(principal, "medicación alergia", min_score=-1).results
             ]
             with connection.cursor() as cursor:
                 cursor.execute(
                     "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
-                    [f"%-- {plan}:%"],
+                    [f"%-- {selectors._KNN_WAYS[way][0]} (%"],
                 )
-                assert cursor.fetchone()[0] == 1, plan
-        assert found["exact scan"] == found["graph walk"] and len(found["exact scan"]) == 2
+                assert cursor.fetchone()[0] == 1, way
+        assert len(found[knn_plan.EXACT]) == 2
+        assert found[knn_plan.EXACT] == found[knn_plan.SPLIT] == found[knn_plan.GRAPH]
+
+    def test_a_global_caller_walks_the_global_graph_alone(self, corpus, settings):
+        settings.SEARCH_EXACT_SCAN_MAX_ROWS = 0  # no scope is small
+        plan = knn_plan.knn_plan(None, vector_index.active_model(), 50, "default")
+        assert plan.way == knn_plan.SPLIT
+        assert filenames(search(admin(), "piscina", min_score=-1)) == ["piscina.md"]
 
 
 class TestEfSearchSizedToTheScope:
@@ -331,6 +347,29 @@ class TestEfSearchSizedToTheScope:
                 cursor.execute("SHOW hnsw.ef_search")  # set in the search's own round trip
                 assert cursor.fetchone()[0] == width
 
+    def test_a_walk_of_the_global_graph_is_as_wide_as_the_candidates_need(self, corpus, settings):
+        alpha, _ = corpus
+        settings.SEARCH_EXACT_SCAN_MAX_ROWS = 1  # the scope's 2 vectors are not few; its own 1 is
+        knn_plan.scope_shapes_forget()
+        for candidates, width in [(50, "125"), (200, "240")]:
+            search(principal_for_license(alpha), "medicación", min_score=-1, candidates=candidates)
+            with connection.cursor() as cursor:
+                cursor.execute("SHOW hnsw.ef_search")
+                assert cursor.fetchone()[0] == width
+
+    def test_only_a_walk_of_the_whole_graph_reads_the_share(self, corpus, settings, monkeypatch):
+        def unexpected(*args):
+            raise AssertionError("only a walk of the whole graph needs a share")
+
+        monkeypatch.setattr(knn_plan, "_estimated_share", unexpected)
+        alpha, _ = corpus
+        # alpha's scope holds 2 vectors, 1 its own; the global scope 1 (and no own vectors)
+        for license_id, limit in [(alpha.pk, 1), (None, 0)]:
+            settings.SEARCH_EXACT_SCAN_MAX_ROWS = limit
+            knn_plan.scope_shapes_forget()
+            shape = knn_plan.scope_shape(license_id, vector_index.active_model(), "default")
+            assert not shape.small and shape.own_few and shape.share == 1.0
+
     def test_a_small_scope_reads_no_share(self, corpus, monkeypatch):
         def unexpected(*args):
             raise AssertionError("an exact scan needs no share")
@@ -360,7 +399,7 @@ class TestEfSearchSizedToTheScope:
             cursor.execute("ANALYZE knowledge_embedding")
         model = vector_index.active_model()
         shares = {
-            name: knn_plan.scope_shape(license_id, model, "default").share
+            name: knn_plan._estimated_share(license_id, model, "default")
             for name, license_id in [("alpha", alpha.pk), ("beta", beta.pk), ("global", None)]
         }
         # 8 vectors: global 1, alpha 1, beta 6; each scope also sees the global one. The
@@ -384,7 +423,7 @@ class TestPreparedStatement:
             cursor.execute(
                 "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements"
                 " WHERE statement LIKE %s",
-                ["%-- exact scan:%"],  # a test corpus is a small scope
+                [f"%-- {selectors._KNN_WAYS[knn_plan.EXACT][0]} (%"],  # a test corpus is small
             )
             return cursor.fetchall()
 
