@@ -60,6 +60,13 @@ def query_vector(model: str, placeholder: str) -> str:
     return f"{placeholder}::halfvec({model_dimensions(model)})"
 
 
+def exact_distance(placeholder: str, alias: str = "") -> str:
+    """The cosine distance of the stored vector itself, for comparing vectors exactly: no
+    index is built over it, so the planner cannot walk a graph for it, and it casts
+    nothing per row. The model predicate keeps the dimensions equal."""
+    return f"({alias}vector <=> {placeholder}::halfvec)"
+
+
 def index_name(model: str) -> str:
     return "embedding_hnsw_" + re.sub(r"[^a-z0-9]+", "_", model)
 
