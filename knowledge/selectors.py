@@ -170,7 +170,7 @@ sentence_aware AS (
                     1 - s.distance) AS semantic_score
       FROM semantic s
      CROSS JOIN LATERAL (
-           SELECT 1 - min{sentence_distance} AS sentence_score
+           SELECT 1 - min({sentence_distance}) AS sentence_score
              FROM knowledge_sentenceembedding x
             WHERE x.embedding_id = s.embedding_id AND %(sentence_weight)s::float8 > 0) b
 ),

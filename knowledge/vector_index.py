@@ -92,12 +92,22 @@ def ensure_index(model: str) -> None:
             # Deferred foreign-key checks queued in this transaction block index DDL.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         for name, predicate in graphs:
+            if _left_invalid(cursor, name):
+                # A concurrent build that was interrupted (a killed migration or re-embedding)
+                # leaves an invalid index the planner ignores and IF NOT EXISTS would keep.
+                cursor.execute(f"DROP INDEX {concurrently} IF EXISTS {name}")
             cursor.execute(
                 f"CREATE INDEX {concurrently} IF NOT EXISTS {name} "
                 f"ON knowledge_embedding USING hnsw ({indexed_vector(model)} halfvec_cosine_ops) "
                 f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) "
                 f"WHERE {predicate}"
             )
+
+
+def _left_invalid(cursor, name: str) -> bool:  # noqa: ANN001 - a DB-API cursor
+    cursor.execute("SELECT NOT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)", [name])
+    row = cursor.fetchone()
+    return bool(row and row[0])
 
 
 def drop_index(model: str) -> None:

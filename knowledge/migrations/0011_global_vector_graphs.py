@@ -8,12 +8,15 @@ HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 128
 
 
-def global_graph_sql(model: str, dimensions: int) -> str:
+def global_graph_name(model: str) -> str:
     if not re.fullmatch(r"[a-z0-9][a-z0-9._-]*@\d{2,4}", model):
         raise ValueError(f"{model!r} is not a model name of the form name@dimensions.")
-    name = "embedding_hnsw_" + re.sub(r"[^a-z0-9]+", "_", model) + "_global"
+    return "embedding_hnsw_" + re.sub(r"[^a-z0-9]+", "_", model) + "_global"
+
+
+def global_graph_sql(model: str, dimensions: int) -> str:
     return (
-        f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON knowledge_embedding "
+        f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {global_graph_name(model)} ON knowledge_embedding "
         f"USING hnsw ((vector::halfvec({dimensions})) halfvec_cosine_ops) "
         f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION}) "
         f"WHERE model = '{model}' AND license_id IS NULL"
@@ -25,14 +28,19 @@ def build_global_graphs(apps, schema_editor) -> None:
     for model, dimensions in space_model.objects.filter(index_ready=True).values_list(
         "model", "dimensions"
     ):
+        # An earlier run that was interrupted left an invalid index: build it again.
+        schema_editor.execute(
+            "DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_index WHERE NOT indisvalid"
+            f" AND indexrelid = to_regclass('{global_graph_name(model)}'))"
+            f" THEN DROP INDEX {global_graph_name(model)}; END IF; END $$"
+        )
         schema_editor.execute(global_graph_sql(model, dimensions))
 
 
 def drop_global_graphs(apps, schema_editor) -> None:
     space_model = apps.get_model("knowledge", "EmbeddingSpace")
     for model in space_model.objects.values_list("model", flat=True):
-        name = "embedding_hnsw_" + re.sub(r"[^a-z0-9]+", "_", model) + "_global"
-        schema_editor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
+        schema_editor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {global_graph_name(model)}")
 
 
 class Migration(migrations.Migration):

@@ -6,7 +6,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from knowledge.search_types import SearchOptions
 from knowledge.selectors import chunk_search
-from knowledge.vector_index import global_index_name, index_name
+from knowledge.vector_index import ensure_index, global_index_name, index_name
 from licenses.principals import principal_for_admin
 from tests.factories import make_document
 from tests.fakes import FakeEmbedder
@@ -114,3 +114,34 @@ def test_a_model_already_in_use_gets_its_global_graph(fake_embedder, media_root)
         options=SearchOptions(min_score=-1),
     )
     assert [r.filename for r in response.results] == ["piscina.md"]
+
+
+def _left_invalid(name: str) -> None:
+    """What an interrupted CREATE INDEX CONCURRENTLY leaves behind."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE pg_index SET indisvalid = false WHERE indexrelid = %s::regclass", [name]
+        )
+
+
+def _valid(name: str) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = %s::regclass", [name])
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_graph_an_interrupted_build_left_invalid_is_built_again(fake_embedder, media_root):
+    make_document("La piscina abre a las ocho.", filename="piscina.md")
+    graph = global_index_name(FakeEmbedder.model)
+    _left_invalid(graph)
+    ensure_index(FakeEmbedder.model)  # as a re-run re-embedding does
+    assert _valid(graph)
+
+    migrate([("knowledge", "0010_sentence_embeddings")])
+    try:
+        ensure_index(FakeEmbedder.model)
+        _left_invalid(graph)  # as a migration killed while building it leaves it
+    finally:
+        migrate(latest())
+    assert _valid(graph)
