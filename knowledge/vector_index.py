@@ -8,9 +8,9 @@ and predicate (see knowledge.selectors).
 Each model has a second graph over its global vectors alone (``… AND license_id IS NULL``):
 a license whose own vectors are few is searched as the global graph's nearest, walked with
 nothing to filter out, beside its own vectors compared exactly (knowledge/knn_plan.py).
-Walking the whole graph and filtering to the scope instead visits four times the vectors
-when the scope holds a fifth of them (BENCHMARKS.md, "Global vectors in a graph of their
-own").
+Walking the whole graph and filtering to the scope instead visits about five vectors for
+each one it keeps when the scope holds a fifth of them (BENCHMARKS.md, "Global vectors in a
+graph of their own").
 """
 
 from __future__ import annotations
