@@ -306,6 +306,21 @@ class TestSmallScopes:
         assert len(found[knn_plan.EXACT]) == 2
         assert found[knn_plan.EXACT] == found[knn_plan.SPLIT] == found[knn_plan.GRAPH]
 
+    def test_until_the_global_graph_is_built_a_split_search_finds_the_same(self, corpus, settings):
+        # Migration 0011 builds it concurrently while searches go on (the drop is rolled
+        # back with the test's transaction).
+        alpha, _ = corpus
+        principal = principal_for_license(alpha)
+        settings.SEARCH_EXACT_SCAN_MAX_ROWS = 1  # the scope's 2 vectors are not few; its own 1 is
+        knn_plan.scope_shapes_forget()
+        before = [r.chunk_id for r in search(principal, "piscina", min_score=-1).results]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"DROP INDEX {vector_index.global_index_name(vector_index.active_model())}"
+            )
+        after = [r.chunk_id for r in search(principal, "piscina", min_score=-1).results]
+        assert after == before and len(after) == 2
+
     def test_a_global_caller_walks_the_global_graph_alone(self, corpus, settings):
         settings.SEARCH_EXACT_SCAN_MAX_ROWS = 0  # no scope is small
         plan = knn_plan.knn_plan(None, vector_index.active_model(), 50, "default")
