@@ -321,6 +321,38 @@ class TestSmallScopes:
         after = [r.chunk_id for r in search(principal, "piscina", min_score=-1).results]
         assert after == before and len(after) == 2
 
+    def test_a_split_search_merges_the_nearest_of_the_global_graph_and_its_own(
+        self, fake_embedder, settings
+    ):
+        alpha, beta = make_license(machine_id="alpha"), make_license(machine_id="beta")
+        for n in range(30):
+            make_document(
+                f"Norma {n} del condominio: la piscina y el gimnasio.", filename=f"g{n}.md"
+            )
+        for n in range(12):
+            make_document(
+                f"Aviso {n} de la sala: la piscina cierra.", filename=f"a{n}.md", license=alpha
+            )
+            make_document(f"Aviso {n} de otra sala: la piscina.", filename=f"b{n}.md", license=beta)
+        model, principal = vector_index.active_model(), principal_for_license(alpha)
+        found = {}
+        # 42 vectors in alpha's scope, 12 its own; 20 candidates, all 20 results.
+        for limit, way in [(10_000, knn_plan.EXACT), (12, knn_plan.SPLIT)]:
+            settings.SEARCH_EXACT_SCAN_MAX_ROWS = limit
+            knn_plan.scope_shapes_forget()
+            assert knn_plan.knn_plan(alpha.pk, model, 20, "default").way == way
+            response = search(
+                principal, "la piscina", strategy="vector", min_score=-1, candidates=20, top_k=20
+            )
+            found[way] = [(r.filename, round(r.vector_score, 4)) for r in response.results]
+        split, exact = found[knn_plan.SPLIT], found[knn_plan.EXACT]
+        assert [score for _, score in split] == [score for _, score in exact]
+        # Vectors tied with the 20th may be either side of the cut: compare those above it.
+        above = split[-1][1]
+        assert {r for r in split if r[1] > above} == {r for r in exact if r[1] > above}
+        names = {filename[0] for filename, _ in split}
+        assert names == {"g", "a"}  # both parts among the nearest; never beta's
+
     def test_a_global_caller_walks_the_global_graph_alone(self, corpus, settings):
         settings.SEARCH_EXACT_SCAN_MAX_ROWS = 0  # no scope is small
         plan = knn_plan.knn_plan(None, vector_index.active_model(), 50, "default")
