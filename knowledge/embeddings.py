@@ -11,7 +11,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -183,6 +183,22 @@ def _unit(values: Sequence[float] | None) -> list[float]:
 
 # Process-wide providers by name; tests register a fake under "local".
 _providers: dict[str, EmbeddingProvider] = {}
+
+
+def embed_in_batches(
+    provider: EmbeddingProvider,
+    texts: Sequence[str],
+    progress: Callable[[int], None] | None = None,
+) -> list[list[float]]:
+    """Passage vectors for ``texts``, ``EMBEDDING_BATCH_SIZE`` per call to the provider;
+    ``progress(texts embedded so far)`` after each call."""
+    vectors: list[list[float]] = []
+    size = settings.EMBEDDING_BATCH_SIZE
+    for start in range(0, len(texts), size):
+        vectors += provider.embed_passages(texts[start : start + size])
+        if progress:
+            progress(len(vectors))
+    return vectors
 
 
 def get_provider(name: str | None = None) -> EmbeddingProvider:

@@ -25,7 +25,7 @@ from django.db.models import Exists, Max, OuterRef
 
 from knowledge import vector_index
 from knowledge.chunking import embedding_text, sentence_groups
-from knowledge.embeddings import EmbeddingProvider
+from knowledge.embeddings import EmbeddingProvider, embed_in_batches
 from knowledge.models import Embedding, SentenceEmbedding
 
 # Embeddings handled per transaction: bounds memory, and what a crash would redo.
@@ -114,7 +114,7 @@ def _embed_all(
 def _embed_batch(batch: list[Embedding], provider: EmbeddingProvider) -> int:
     groups = {e.pk: sentence_groups(e.chunk.content) for e in batch}
     texts = [embedding_text(e.chunk.heading, g) for e in batch for g in groups[e.pk]]
-    vectors = iter(_embed(texts, provider))
+    vectors = iter(embed_in_batches(provider, texts))
     # A chunk of one group keeps its own vector as that group's.
     rows = {e.pk: [next(vectors) for _ in groups[e.pk]] or [e.vector] for e in batch}
     with transaction.atomic():
@@ -133,11 +133,3 @@ def _embed_batch(batch: list[Embedding], provider: EmbeddingProvider) -> int:
             SentenceEmbedding(embedding_id=pk, vector=v) for pk in alive for v in rows[pk]
         )
     return sum(len(groups[pk]) for pk in alive)
-
-
-def _embed(texts: list[str], provider: EmbeddingProvider) -> list[list[float]]:
-    vectors: list[list[float]] = []
-    batch = settings.EMBEDDING_BATCH_SIZE
-    for start in range(0, len(texts), batch):
-        vectors += provider.embed_passages(texts[start : start + batch])
-    return vectors

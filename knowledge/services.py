@@ -27,7 +27,7 @@ from django.utils.translation import gettext_noop
 
 from knowledge import vector_index
 from knowledge.chunking import CHUNK_SIZES, Chunker, Piece, blocks_from_pages, embedding_text
-from knowledge.embeddings import EmbeddingProvider
+from knowledge.embeddings import EmbeddingProvider, embed_in_batches
 from knowledge.extraction import IngestionError, PageText, detect_kind, extract
 from knowledge.models import (
     TS_CONFIG,
@@ -288,14 +288,12 @@ def _new_pieces(document: Document, pieces: list[Piece]) -> tuple[list[Piece], i
 def _embed(
     document: Document, pieces: list[Piece], provider: EmbeddingProvider
 ) -> list[list[float]]:
-    vectors: list[list[float]] = []
-    batch = settings.EMBEDDING_BATCH_SIZE
     _progress(document, "embedding", 30)
-    for start in range(0, len(pieces), batch):
-        texts = [embedding_text(p.heading, p.text) for p in pieces[start : start + batch]]
-        vectors += provider.embed_passages(texts)
-        _progress(document, "embedding", 30 + int(60 * (start + len(texts)) / len(pieces)))
-    return vectors
+    return embed_in_batches(
+        provider,
+        [embedding_text(p.heading, p.text) for p in pieces],
+        lambda done: _progress(document, "embedding", 30 + int(60 * done / len(pieces))),
+    )
 
 
 def _store(
