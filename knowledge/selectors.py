@@ -277,12 +277,12 @@ _NEAREST_IN_SCOPE = """
        AND (e.license_id IS NULL OR e.license_id = %(license)s)
      ORDER BY {distance}
      LIMIT %(candidates)s"""
-# The global part repeats the global graph's predicate (vector_index.ensure_index).
+# The global part repeats the global graph's predicate (vector_index.GLOBAL_PREDICATE).
 _NEAREST_GLOBAL_AND_OWN = """
     SELECT * FROM (
         (SELECT e.id AS embedding_id, e.chunk_id, {distance} AS distance
            FROM knowledge_embedding e
-          WHERE {model_predicate} AND e.license_id IS NULL
+          WHERE {model_predicate} AND e.{global_predicate}
           ORDER BY {distance}
           LIMIT %(candidates)s)
          UNION ALL
@@ -319,6 +319,7 @@ def hybrid_sql(model: str, *, way: str) -> str:
             distance=compared if way == EXACT else walked,
             exact_distance=compared,
             model_predicate=model_predicate,
+            global_predicate=vector_index.GLOBAL_PREDICATE,
         ),
         sentence_distance=vector_index.exact_distance("%(vector)s", alias="x."),
         rrf_k=RRF_K,
