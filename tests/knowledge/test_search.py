@@ -192,6 +192,13 @@ class TestFrequentWords:
         assert common_word_corpus in common_lexemes()
         assert "piscin" not in common_lexemes()
 
+    def test_the_search_sends_them_as_the_server_wrote_them(self, common_word_corpus):
+        literal = selectors._common_lexemes_read("default").literal
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT %s::text[]", [literal])
+            assert cursor.fetchone()[0] == common_lexemes()
+        assert common_word_corpus in common_lexemes()
+
     def test_a_frequent_word_does_not_decide_the_keyword_ranking(self, common_word_corpus):
         response = search(
             principal_for_admin("root", license=None),
