@@ -208,7 +208,15 @@ class Embedding(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["chunk", "model"], name="embedding_unique_per_model"),
         ]
-        indexes = [models.Index(fields=["model", "license"], name="embedding_model_license_idx")]
+        indexes = [
+            # Covering: an exact comparison of a scope's vectors reads them from this index
+            # alone (an index-only scan), not from the heap row by row (migration 0012).
+            models.Index(
+                fields=["model", "license"],
+                include=["id", "chunk", "vector"],
+                name="embedding_scope_vectors",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.model} of chunk {self.chunk_id}"

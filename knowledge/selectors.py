@@ -267,9 +267,11 @@ SELECT f.chunk_id, f.document_id, f.vector_score, f.sentence_score, f.vector_ran
 
 
 # The kNN's three ways (knowledge/knn_plan.py). A walk orders by the indexed expression; an
-# exact comparison by the stored vectors themselves, which no index serves (so the planner
+# exact comparison by the stored vectors themselves, which no graph serves (so the planner
 # stays off the graph) and which casts nothing per row (8% of a 4k-vector scan). Each select
 # list repeats its ORDER BY expression so that each distance is computed once.
+#
+# The whole graph walked, keeping what is in scope:
 _NEAREST_IN_SCOPE = """
     SELECT e.id AS embedding_id, e.chunk_id, {distance} AS distance
       FROM knowledge_embedding e
@@ -277,7 +279,11 @@ _NEAREST_IN_SCOPE = """
        AND (e.license_id IS NULL OR e.license_id = %(license)s)
      ORDER BY {distance}
      LIMIT %(candidates)s"""
-# The global part repeats the global graph's predicate (vector_index.GLOBAL_PREDICATE).
+# The global vectors and the license's own, each part on its own and the two nearest lists
+# merged: walked and compared (split), or both compared (exact). Each compared part reads
+# one key of the covering (model, license) index alone (an index-only scan, migration 0012);
+# one part for the whole scope would need a bitmap scan of the heap for its OR. The global
+# part repeats the global graph's predicate (vector_index.GLOBAL_PREDICATE).
 _NEAREST_GLOBAL_AND_OWN = """
     SELECT * FROM (
         (SELECT e.id AS embedding_id, e.chunk_id, {distance} AS distance
@@ -294,7 +300,7 @@ _NEAREST_GLOBAL_AND_OWN = """
      ORDER BY distance
      LIMIT %(candidates)s"""
 _KNN_WAYS = {
-    EXACT: ("every vector in scope compared", _NEAREST_IN_SCOPE),
+    EXACT: ("every vector in scope compared", _NEAREST_GLOBAL_AND_OWN),
     GRAPH: ("the whole graph walked", _NEAREST_IN_SCOPE),
     SPLIT: ("the global graph walked, own vectors compared", _NEAREST_GLOBAL_AND_OWN),
 }

@@ -4,10 +4,12 @@ nearest. Not part of make test.
 
     DEBUG=1 .venv/bin/python -m tests.bench.ef_search_widths --chunks 1000000 --widths 200,250,300,400
     DEBUG=1 .venv/bin/python -m tests.bench.ef_search_widths --chunks 1000000 --alone --widths 200,500,1000
+    DEBUG=1 .venv/bin/python -m tests.bench.ef_search_widths --chunks 100000 --global-graph --widths 60,80,100,125
 
 Scopes: the biggest and the median license with the global vectors, as searches see them,
 or (``--alone``) the 4th and 13th biggest licenses without them (shares of ~4% and ~1% at
-1M). Runs against the database `manage.py bench_search --chunks N [--layout L]` filled.
+1M), or (``--global-graph``) the global vectors alone, a walk of their own graph (what a
+split search walks, knowledge/knn_plan.py). Runs against the database `manage.py bench_search --chunks N [--layout L]` filled.
 What it measured chose knowledge/knn_plan.py's widths (BENCHMARKS.md).
 """
 
@@ -25,6 +27,7 @@ SELECT e.chunk_id FROM knowledge_embedding e
 """
 WITH_GLOBAL = "(e.license_id IS NULL OR e.license_id = %s)"
 ALONE = "e.license_id = %s"
+GLOBAL_GRAPH = "e.license_id IS NULL"
 
 
 def main() -> None:
@@ -34,6 +37,7 @@ def main() -> None:
     parser.add_argument("--widths", default="200,250,300,400")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--alone", action="store_true")
+    parser.add_argument("--global-graph", action="store_true")
     args = parser.parse_args()
     from knowledge.bench.database import open_search_bench
 
@@ -61,6 +65,8 @@ def measure(args: argparse.Namespace) -> dict:
         "median": sizes[len(sizes) // 2],
     }  # fmt: skip
     sql = KNN.format(scope=ALONE if args.alone else WITH_GLOBAL)
+    if args.global_graph:
+        picks, global_rows, sql = {"global": (None, global_rows)}, 0, KNN.format(scope=GLOBAL_GRAPH)
     report = {}
     for name, (license_id, rows) in picks.items():
         ids, matrix = _vectors(license_id, with_global=not args.alone)
@@ -74,7 +80,7 @@ def measure(args: argparse.Namespace) -> dict:
                 for width in widths if q % 2 == 0 else widths[::-1]:
                     cursor.execute(f"SET hnsw.ef_search = {width}")
                     started = time.perf_counter()
-                    cursor.execute(sql, [license_id, text])
+                    cursor.execute(sql, [text] if args.global_graph else [license_id, text])
                     found = [row[0] for row in cursor.fetchall()]
                     if q >= 20:
                         times[width].append((time.perf_counter() - started) * 1000)
@@ -101,7 +107,7 @@ def _vectors(license_id, *, with_global: bool) -> tuple:  # noqa: ANN001
 
     from knowledge.bench.search_scale import scope_vectors, vectors_from_text
 
-    if with_global:
+    if with_global:  # a license's scope, or the global vectors alone (license None)
         return scope_vectors(license_id)
     with connection.cursor() as cursor:
         cursor.execute(

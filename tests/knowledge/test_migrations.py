@@ -145,3 +145,40 @@ def test_a_graph_an_interrupted_build_left_invalid_is_built_again(fake_embedder,
     finally:
         migrate(latest())
     assert _valid(graph)
+
+
+def _indexdef(name: str) -> str | None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [name])
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_scope_index_comes_to_cover_the_vectors_and_goes_back(fake_embedder, media_root):
+    make_document("La piscina abre a las ocho.", filename="piscina.md")
+    old, new = "embedding_model_license_idx", "embedding_scope_vectors"
+    migrate([("knowledge", "0011_global_vector_graphs")])
+    try:
+        assert _indexdef(new) is None and "(model, license_id)" in _indexdef(old)
+        # Each way, what a run killed while building leaves behind (an invalid index of the
+        # name it builds) is built again, and the index it replaces goes.
+        for target, built, gone, shape in [
+            ("0012_embedding_scope_vectors", new, old, "INCLUDE (id, chunk_id, vector)"),
+            ("0011_global_vector_graphs", old, new, "(model, license_id)"),
+        ]:
+            with connection.cursor() as cursor:
+                cursor.execute(f"CREATE INDEX {built} ON knowledge_embedding (created_at)")
+            _left_invalid(built)
+            migrate([("knowledge", target)])
+            assert _valid(built) and shape in _indexdef(built)
+            assert _indexdef(gone) is None
+    finally:
+        migrate(latest())
+    assert _valid("embedding_scope_vectors")
+    response = chunk_search(
+        principal=principal_for_admin("root", license=None),
+        query="piscina",
+        options=SearchOptions(min_score=-1),
+    )
+    assert [r.filename for r in response.results] == ["piscina.md"]

@@ -4,7 +4,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from knowledge import knn_plan, selectors, vector_index
@@ -273,7 +273,7 @@ class TestSmallScopes:
             "strategy": "weighted", "min_score": 0.8, "vector_weight": 0.55, "sentence_weight": 0.7,
             "type_weights": "{}", "limit": 5,
         }  # fmt: skip
-        with connection.cursor() as cursor:
+        with transaction.atomic(), connection.cursor() as cursor:
             # Ordered rows without a sort: only the graph can give them, if the plan may use it.
             for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
                 cursor.execute(f"SET LOCAL {setting} = off")
@@ -292,6 +292,35 @@ class TestSmallScopes:
         assert f"{index_name(model)} " in graph and global_index_name(model) not in graph
         assert global_index_name(model) in split and f"{index_name(model)} " not in split
         assert "embedding_hnsw" not in self.explain(knn_plan.EXACT, alpha.pk)
+
+    @pytest.mark.django_db(transaction=True)  # VACUUM cannot run inside a transaction
+    def test_compared_vectors_are_read_from_the_covering_index_alone(self, corpus):
+        # Once vacuumed (autovacuum does it after inserts), the global vectors and the
+        # license's own are each read from one key of the covering index, without the heap
+        # (migration 0012); so is a split search's own part.
+        alpha, _ = corpus
+        with connection.cursor() as cursor:
+            # Hundreds of vectors in each part, or the planner may as well read a few rows
+            # through any index. Each chunk copied, its copies given one vector of the model.
+            cursor.execute(
+                "INSERT INTO knowledge_chunk (document_id, license_id, ordinal, content,"
+                " content_hash, token_count, heading, page_start, page_end, ts_config,"
+                " search_vector, created_at)"
+                " SELECT document_id, license_id, ordinal + 1000 * g, content, md5(content_hash || g),"
+                " token_count, heading, page_start, page_end, ts_config, search_vector, created_at"
+                " FROM knowledge_chunk, generate_series(1, 300) g"
+            )
+            cursor.execute(
+                "INSERT INTO knowledge_embedding (chunk_id, license_id, model, vector, created_at)"
+                " SELECT c.id, c.license_id, e.model, e.vector, now() FROM knowledge_chunk c,"
+                " (SELECT model, vector FROM knowledge_embedding LIMIT 1) e"
+                " WHERE NOT EXISTS (SELECT FROM knowledge_embedding x WHERE x.chunk_id = c.id)"
+            )
+            cursor.execute("VACUUM (ANALYZE) knowledge_embedding")
+        exact = self.explain(knn_plan.EXACT, alpha.pk)
+        assert exact.count("Index Only Scan using embedding_scope_vectors") == 2, exact
+        split = self.explain(knn_plan.SPLIT, alpha.pk)
+        assert split.count("Index Only Scan using embedding_scope_vectors") == 1, split
 
     def test_the_scope_decides_the_way_and_every_way_finds_the_same(self, corpus, settings):
         alpha, _beta = corpus
