@@ -173,6 +173,12 @@ def test_the_scope_index_comes_to_cover_the_vectors_and_goes_back(fake_embedder,
             migrate([("knowledge", target)])
             assert _valid(built) and shape in _indexdef(built)
             assert _indexdef(gone) is None
+            with connection.cursor() as cursor:  # autovacuum keeps the visibility map fresh
+                cursor.execute(
+                    "SELECT reloptions FROM pg_class WHERE relname = 'knowledge_embedding'"
+                )
+                options = cursor.fetchone()[0] or []
+            assert ("autovacuum_vacuum_insert_scale_factor=0.01" in options) == (built == new)
     finally:
         migrate(latest())
     assert _valid("embedding_scope_vectors")
