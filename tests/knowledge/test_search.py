@@ -430,11 +430,19 @@ class TestEfSearchSizedToTheScope:
                 cursor.execute("SHOW hnsw.ef_search")  # set in the search's own round trip
                 assert cursor.fetchone()[0] == width
 
-    def test_a_walk_of_the_global_graph_is_as_wide_as_the_candidates_need(self, corpus, settings):
+    def test_a_walk_of_the_global_graph_is_as_wide_as_the_candidates_need(
+        self, corpus, settings, monkeypatch
+    ):
         alpha, _ = corpus
         settings.SEARCH_EXACT_SCAN_MAX_ROWS = 1  # the scope's 2 vectors are not few; its own 1 is
-        knn_plan.scope_shapes_forget()
-        for candidates, width in [(50, "125"), (200, "240")]:
+        # A graph of a few global vectors is walked narrower than one of many.
+        for small_graph_rows, candidates, width in [
+            (knn_plan.SMALL_GLOBAL_GRAPH_ROWS, 50, "80"),
+            (0, 50, "125"),
+            (0, 200, "240"),
+        ]:
+            monkeypatch.setattr(knn_plan, "SMALL_GLOBAL_GRAPH_ROWS", small_graph_rows)
+            knn_plan.scope_shapes_forget()
             search(principal_for_license(alpha), "medicación", min_score=-1, candidates=candidates)
             with connection.cursor() as cursor:
                 cursor.execute("SHOW hnsw.ef_search")
