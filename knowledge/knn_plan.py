@@ -2,13 +2,14 @@
 the scope read once a minute per process:
 
 - ``exact``: a scope of at most ``SEARCH_EXACT_SCAN_MAX_ROWS`` vectors has every vector
-  compared (BENCHMARKS.md, "Small scopes": there the walk wanders through vectors all about
+  compared, its global and its own vectors each read from the covering (model, license)
+  index (BENCHMARKS.md, "Small scopes": there the walk wanders through vectors all about
   equally far and the scan is faster, with exact results);
 - ``split``: a bigger scope whose license holds at most that many vectors of its own (the
   common case: a shared knowledge base and each machine's few documents) walks the model's
   graph of global vectors, where every vector visited is in scope, and compares the
-  license's own vectors exactly; the two nearest lists are merged. Global-only callers walk
-  that graph alone;
+  license's own vectors exactly; the two nearest lists are merged (a small global graph is
+  walked narrower than a big one). Global-only callers walk that graph alone;
 - ``graph``: a license with many vectors of its own walks the model's whole graph, keeping
   what is in scope. The walk visits ``ef_search`` vectors of the whole table and keeps those
   in scope, so a scope holding 20% of the table finds about ``0.2 × ef_search`` of its own.
@@ -64,7 +65,7 @@ class ScopeShape:
     small: bool  # at most SEARCH_EXACT_SCAN_MAX_ROWS vectors: scanned exactly
     own_few: bool  # the license's own vectors (none for a global caller) are at most that many
     share: float  # the scope's estimated fraction of the model's vectors (1.0 unless walked whole)
-    # the global graph holds at most SMALL_GLOBAL_GRAPH_ROWS vectors (read only when walked alone)
+    # the global graph holds at most SMALL_GLOBAL_GRAPH_ROWS vectors (read for split searches)
     small_global_graph: bool = False
 
 
@@ -181,8 +182,10 @@ def _estimated_share(license_id: UUID | None, model: str, using: str) -> float:
 
 def _global_graph_is_small(model: str, using: str) -> bool:
     """From the planner's estimate of the model's global vectors (as ``_estimated_share``)."""
-    predicate = vector_index.model_predicate(model, alias="e.")
-    rows = f"SELECT 1 FROM knowledge_embedding e WHERE {predicate} AND e.{vector_index.GLOBAL_PREDICATE}"
+    predicate = (
+        f"{vector_index.model_predicate(model, alias='e.')} AND e.{vector_index.GLOBAL_PREDICATE}"
+    )
+    rows = f"SELECT 1 FROM knowledge_embedding e WHERE {predicate}"
     return _estimated_rows(rows, [], using) <= SMALL_GLOBAL_GRAPH_ROWS
 
 
