@@ -37,7 +37,13 @@ def measure(args: argparse.Namespace) -> dict:
 
     from knowledge import knn_plan, selectors
     from knowledge.bench import search_scale
-    from tests.bench.prepared_ab import _scopes, bench_world, next_query, summary, timed_search
+    from tests.bench.prepared_ab import (
+        bench_world,
+        next_query,
+        scopes_by_way,
+        summary,
+        timed_search,
+    )
 
     world, options = bench_world(args)
     with connection.cursor() as cursor:
@@ -52,11 +58,7 @@ def measure(args: argparse.Namespace) -> dict:
     }
     report = {}
     try:
-        for scope, license_id in _scopes(args.licenses).items():
-            knn_plan.scope_shapes_forget()
-            way = knn_plan.knn_plan(
-                license_id, search_scale.MODEL, options.candidates, "default"
-            ).way
+        for scope, license_id, way in scopes_by_way(args, options):
             if way not in from_the_heap:
                 report[scope] = {"way": way, "not measured": "nothing compared exactly"}
                 continue

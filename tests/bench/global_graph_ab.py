@@ -26,18 +26,14 @@ def main() -> None:
 def measure(args: argparse.Namespace) -> dict:
     from knowledge import knn_plan
     from knowledge.bench import search_scale
-    from tests.bench.prepared_ab import _scopes, bench_world, both_ways, summary
+    from tests.bench.prepared_ab import bench_world, both_ways, scopes_by_way, summary
 
     world, options = bench_world(args)
     search_scale.prewarm()
     report = {}
     own_few = knn_plan._own_vectors_are_few
     try:
-        for scope, license_id in _scopes(args.licenses).items():
-            knn_plan.scope_shapes_forget()
-            way = knn_plan.knn_plan(
-                license_id, search_scale.MODEL, options.candidates, "default"
-            ).way
+        for scope, license_id, way in scopes_by_way(args, options):
             if way != knn_plan.SPLIT:
                 report[scope] = {"way": way, "not measured": "the same either way"}
                 continue
@@ -50,15 +46,17 @@ def measure(args: argparse.Namespace) -> dict:
             timings = both_ways(world, args, license_id, options, ("split", "whole"), switch)
             report[scope] = {
                 **summary(timings, new="split", old="whole"),
-                **{
-                    f"knn_recall@10_{way}": _recall(world, args, license_id, way, switch)
-                    for way in ("split", "whole")
-                },
+                **recalls(world, args, license_id, ("split", "whole"), switch),
             }
     finally:
         knn_plan._own_vectors_are_few = own_few
         knn_plan.scope_shapes_forget()
     return report
+
+
+def recalls(world, args, license_id, ways: tuple[str, ...], switch) -> dict:  # noqa: ANN001
+    """``knn_recall@10_<way>`` of each way (``switch(way)`` sets the product up for it)."""
+    return {f"knn_recall@10_{w}": _recall(world, args, license_id, w, switch) for w in ways}
 
 
 def _recall(world, args, license_id, way: str, switch) -> float:  # noqa: ANN001

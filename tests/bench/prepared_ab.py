@@ -129,6 +129,20 @@ def _scopes(licenses: int) -> dict:
     }
 
 
+def scopes_by_way(args: argparse.Namespace, options) -> list[tuple]:  # noqa: ANN001
+    """(scope name, license id, kNN way) of each scope _scopes names, the way read afresh
+    as the product chooses it (knowledge/knn_plan.py)."""
+    from knowledge import knn_plan
+    from knowledge.bench import search_scale
+
+    found = []
+    for scope, license_id in _scopes(args.licenses).items():
+        knn_plan.scope_shapes_forget()
+        plan = knn_plan.knn_plan(license_id, search_scale.MODEL, options.candidates, "default")
+        found.append((scope, license_id, plan.way))
+    return found
+
+
 def summary(timings: dict[str, list[float]], new: str = "prepared", old: str = "one_off") -> dict:
     """p50 and p95 per ``<kind>_<way>`` series, and each kind's p50 ratio new / old."""
     figures = {}

@@ -23,8 +23,8 @@ def main() -> None:
 def measure(args: argparse.Namespace) -> dict:
     from knowledge import knn_plan
     from knowledge.bench import search_scale
-    from tests.bench.global_graph_ab import _recall
-    from tests.bench.prepared_ab import _scopes, bench_world, both_ways, summary
+    from tests.bench.global_graph_ab import recalls
+    from tests.bench.prepared_ab import bench_world, both_ways, scopes_by_way, summary
 
     world, options = bench_world(args)
     search_scale.prewarm()
@@ -37,20 +37,15 @@ def measure(args: argparse.Namespace) -> dict:
 
     report = {}
     try:
-        for scope, license_id in _scopes(args.licenses).items():
-            knn_plan.scope_shapes_forget()
-            way = knn_plan.knn_plan(license_id, search_scale.MODEL, options.candidates, "default")
-            if way.way != knn_plan.SPLIT:
-                report[scope] = {"way": way.way, "not measured": "no walk of the global graph"}
+        for scope, license_id, way in scopes_by_way(args, options):
+            if way != knn_plan.SPLIT:
+                report[scope] = {"way": way, "not measured": "no walk of the global graph"}
                 continue
             names = tuple(widths)
             timings = both_ways(world, args, license_id, options, names, switch)
             report[scope] = {
                 **summary(timings, new=names[0], old=names[1]),
-                **{
-                    f"knn_recall@10_{name}": _recall(world, args, license_id, name, switch)
-                    for name in names
-                },
+                **recalls(world, args, license_id, names, switch),
             }
     finally:
         knn_plan.SMALL_GLOBAL_GRAPH_EF_SEARCH_MIN, knn_plan.SPLIT_EF_SEARCH_MIN = narrow, wide
