@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from portality import embedded
 from portality.embedded import EmbeddedServices
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,6 +111,31 @@ def test_restart_keeps_the_data(data_dir):
         assert "still here" in psql(urls["database_url"], "SELECT value FROM kept")
     finally:
         finish(again)
+
+
+def test_the_server_runs_with_the_tuning(data_dir):
+    holder, urls = start_holder(data_dir)
+    try:
+        shown = psql(
+            urls["database_url"],
+            "SELECT current_setting('shared_buffers'), current_setting('jit'),"
+            " current_setting('shared_preload_libraries')",
+        )
+    finally:
+        finish(holder)
+    assert shown == str([(embedded.TUNING["shared_buffers"], "off", "pg_prewarm")])
+
+
+@pytest.mark.parametrize(
+    ("memory_gb", "shared_buffers"),
+    [(0.125, "128MB"), (2, "1GB"), (24, "12GB"), (64, "16GB")],
+)
+def test_shared_buffers_take_half_the_memory_within_bounds(monkeypatch, memory_gb, shared_buffers):
+    class Memory:
+        total = int(memory_gb * 2**30)
+
+    monkeypatch.setattr(embedded.psutil, "virtual_memory", Memory)
+    assert embedded.default_shared_buffers() == shared_buffers
 
 
 def test_crashed_user_and_stale_files_are_recovered(data_dir):
