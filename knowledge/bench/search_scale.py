@@ -494,8 +494,9 @@ def wait_for_autoprewarm() -> None:
 def prewarm() -> None:
     """Load the search's relations into shared buffers, as on a server that has been answering
     for a while (or restarted with autoprewarm, which the embedded server loads): otherwise the
-    first touch of each page, from the OS cache, is what gets measured. At 1M chunks they
-    exceed a quarter of this machine's memory, so the order decides what stays."""
+    first touch of each page, from the OS cache or the disk, is what gets measured. At 1M
+    chunks they take 10 GB, nearly all of the shared buffers (or twice them, when a smaller
+    size is set), so the order decides what stays."""
     wait_for_autoprewarm()
     with connection.cursor() as cursor:
         cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
