@@ -559,11 +559,15 @@ def run(  # noqa: ANN001
         results = {
             name: measure(world, license_id, truth[name]) for name, license_id in scopes.items()
         }
+    with connection.cursor() as cursor:  # the figures depend on it (BENCHMARKS.md, stop 18)
+        cursor.execute("SHOW shared_buffers")
+        shared_buffers = cursor.fetchone()[0]
     return {
         "chunks": chunks,
         "licenses": licenses,
         "shape": shape,
         "layout": layout,
+        "shared_buffers": shared_buffers,
         "fill_seconds": fill_seconds,
         "sentence_vectors": sentences,
         "sentence_weight": settings.SEARCH_SENTENCE_WEIGHT,
