@@ -14,7 +14,11 @@ here the passage title, then the text), dev questions only:
 - fusions: the product's (weights over scores min-max normalised within each retriever's
   top 50), with the sparse scores as a third part, with z-scores instead of min-max, and
   with the dense weight moved towards whichever retriever is more confident (its top score's
-  lead over the second, relative to the spread of its top 10).
+  lead over the second, relative to the spread of its top 10);
+- pseudo-relevance feedback, the fused ranking's top passages taken as relevant and the
+  question moved towards them before fusing again: on the dense side (Rocchio, the question
+  vector plus a share of their mean vector) and on the keyword side (RM3-like, their most
+  distinctive words added to the question with a small weight).
 
 Prints nDCG@10 per method (binary gains, as ``manage.py bench_retrieval``).
 """
@@ -53,8 +57,9 @@ def measure(model, directory: Path) -> dict:  # noqa: ANN001
     questions = [q for q in _jsonl(directory / "queries.jsonl") if q["split"] == "dev"]
     texts = [f"{p['title']}\n{p['text']}" for p in passages]
     asked = [q["text"] for q in questions]
+    question_vectors, passage_vectors = model.query(asked), model.passage(texts)
     scores = {
-        "dense": model.query(asked) @ model.passage(texts).T,
+        "dense": question_vectors @ passage_vectors.T,
         "sparse": model.sparse(asked) @ model.sparse(texts).T,
         "bm25": _bm25(texts, asked),
     }
@@ -75,6 +80,17 @@ def measure(model, directory: Path) -> dict:  # noqa: ANN001
             scores["dense"], scores["bm25"], minmax["dense"], minmax["bm25"]
         ),
     }
+    product = fused["dense+bm25 (product fusion)"]
+    for top, share in ((1, 0.2), (3, 0.2), (3, 0.4)):
+        moved = _rocchio(question_vectors, passage_vectors, product, top, share)
+        dense = moved @ passage_vectors.T
+        fused[f"dense feedback: top {top}, share {share}"] = _product_fusion(dense, scores["bm25"])
+    for top, words, weight in ((1, 5, 0.2), (3, 5, 0.2), (3, 10, 0.4)):
+        expanded = _expanded_questions(texts, asked, product, top, words, weight)
+        keyword = _bm25(texts, asked, weights=expanded)
+        fused[f"keyword feedback: top {top}, {words} words, weight {weight}"] = _product_fusion(
+            scores["dense"], keyword
+        )
     relevant = [set(q["relevant"]) for q in questions]
     ids = [p["id"] for p in passages]
     return {
@@ -92,20 +108,67 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", "".join(c for c in folded if not unicodedata.combining(c)))
 
 
-def _bm25(texts: list[str], questions: list[str], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+def _bm25(
+    texts: list[str],
+    questions: list[str],
+    k1: float = 1.2,
+    b: float = 0.75,
+    weights: list[dict[str, float]] | None = None,
+) -> np.ndarray:
+    """``weights``: per question, a weight per word (the question's own words 1.0), in place
+    of the question's words."""
     documents = [Counter(_words(t)) for t in texts]
     lengths = np.array([sum(d.values()) for d in documents], dtype=float)
     frequency = Counter(w for d in documents for w in d)
     n = len(documents)
     scores = np.zeros((len(questions), n))
     for i, question in enumerate(questions):
-        for word in set(_words(question)):
+        words = weights[i] if weights else dict.fromkeys(_words(question), 1.0)
+        for word, weight in words.items():
             if word not in frequency:
                 continue
             idf = math.log(1 + (n - frequency[word] + 0.5) / (frequency[word] + 0.5))
             tf = np.array([d.get(word, 0) for d in documents], dtype=float)
-            scores[i] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * lengths / lengths.mean()))
+            scores[i] += (
+                weight * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * lengths / lengths.mean()))
+            )
     return scores
+
+
+def _product_fusion(dense: np.ndarray, keyword: np.ndarray) -> np.ndarray:
+    minmax = [np.array([_minmax(row) for row in s]) for s in (dense, keyword)]
+    return DENSE_WEIGHT * minmax[0] + (1 - DENSE_WEIGHT) * minmax[1]
+
+
+def _rocchio(
+    questions: np.ndarray, passages: np.ndarray, ranking: np.ndarray, top: int, share: float
+) -> np.ndarray:
+    """Each question vector plus ``share`` of the mean of its ``top`` ranked passages'."""
+    best = np.argsort(-ranking, axis=1)[:, :top]
+    moved = questions + share * passages[best].mean(axis=1)
+    return moved / np.linalg.norm(moved, axis=1, keepdims=True)
+
+
+def _expanded_questions(
+    texts: list[str], questions: list[str], ranking: np.ndarray, top: int, words: int, weight: float
+) -> list[dict[str, float]]:
+    """Each question's words, plus the ``words`` most distinctive of its ``top`` ranked
+    passages (term share times log inverse document frequency) at ``weight``."""
+    documents = [Counter(_words(t)) for t in texts]
+    frequency = Counter(w for d in documents for w in d)
+    n = len(documents)
+    expanded = []
+    for question, row in zip(questions, ranking, strict=True):
+        distinctive: Counter[str] = Counter()
+        for j in np.argsort(-row)[:top]:
+            length = sum(documents[j].values())
+            for word, count in documents[j].items():
+                distinctive[word] += count / length * math.log(n / frequency[word])
+        terms = dict.fromkeys(_words(question), 1.0)
+        for word, _ in distinctive.most_common(words):
+            terms[word] = terms.get(word, 0.0) + weight
+        expanded.append(terms)
+    return expanded
 
 
 def _minmax(row: np.ndarray) -> np.ndarray:
