@@ -75,7 +75,7 @@ def measure(args: argparse.Namespace) -> dict:
         with connection.cursor() as cursor:
             for q in range(args.queries + 20):
                 _, _, vector = next_query(world, q)
-                text = "[" + ",".join(f"{x:.6f}" for x in vector) + "]"
+                text = vector_literal(vector)
                 exact = set(ids[(-(matrix @ vector)).argsort()[:10]].tolist())
                 for width in widths if q % 2 == 0 else widths[::-1]:
                     cursor.execute(f"SET hnsw.ef_search = {width}")
@@ -87,18 +87,24 @@ def measure(args: argparse.Namespace) -> dict:
                         recalls[width].append(len(exact & set(found[:10])) / 10)
         report[name] = {
             "share": round((rows + global_rows) / args.chunks, 3),
-            **{
-                str(w): {
-                    "p50_ms": round(statistics.median(times[w]), 2),
-                    "p95_ms": round(sorted(times[w])[int(len(times[w]) * 0.95) - 1], 2),
-                    "recall@10": round(statistics.fmean(recalls[w]), 3),
-                    # queries whose kNN found none of their 10 nearest: a walk stuck elsewhere
-                    "none_found": sum(1 for r in recalls[w] if r == 0),
-                }
-                for w in widths
-            },
+            **{str(w): summary(times[w], recalls[w]) for w in widths},
         }
     return report
+
+
+def vector_literal(vector) -> str:  # noqa: ANN001 - a numpy vector
+    return "[" + ",".join(f"{x:.6f}" for x in vector) + "]"
+
+
+def summary(times: list[float], recalls: list[float]) -> dict:
+    """p50/p95 ms and mean recall@10 of one way of searching."""
+    return {
+        "p50_ms": round(statistics.median(times), 2),
+        "p95_ms": round(sorted(times)[int(len(times) * 0.95) - 1], 2),
+        "recall@10": round(statistics.fmean(recalls), 3),
+        # queries whose kNN found none of their 10 nearest: a walk stuck elsewhere
+        "none_found": sum(1 for r in recalls if r == 0),
+    }
 
 
 def _vectors(license_id, *, with_global: bool) -> tuple:  # noqa: ANN001

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import time
 
 MODEL = "e5-small@384"
@@ -56,7 +55,7 @@ def main() -> None:
 def measure(args: argparse.Namespace) -> dict:
     from django.db import connection
 
-    from tests.bench.ef_search_widths import _vectors
+    from tests.bench.ef_search_widths import _vectors, summary, vector_literal
     from tests.bench.prepared_ab import bench_world, next_query
 
     world, _ = bench_world(argparse.Namespace(licenses=200, shape="e5"))
@@ -72,8 +71,7 @@ def measure(args: argparse.Namespace) -> dict:
         with connection.cursor() as cursor:
             for q in range(args.queries + 20):
                 _, _, vector = next_query(world, q)
-                params = {"vector": "[" + ",".join(f"{x:.6f}" for x in vector) + "]"}
-                params["license"] = license_id
+                params = {"vector": vector_literal(vector), "license": license_id}
                 exact = set(ids[(-(matrix @ vector)).argsort()[:10]].tolist())
                 for name in variants if q % 2 == 0 else list(variants)[::-1]:
                     sql, width = variants[name]
@@ -92,7 +90,7 @@ def measure(args: argparse.Namespace) -> dict:
         "own_vectors": own_vectors,
         "scope_vectors": len(ids),
         "own_graph_build_seconds": build_seconds,
-        **{name: _summary(times[name], recalls[name]) for name in variants},
+        **{name: summary(times[name], recalls[name]) for name in variants},
     }
 
 
@@ -125,16 +123,6 @@ def _build_own_graph() -> tuple[str, int, float]:
     if OWN_GRAPH not in plan:
         raise RuntimeError(f"the two-graph statement does not walk {OWN_GRAPH}:\n{plan}")
     return str(license_id), own_vectors, build_seconds
-
-
-def _summary(times: list[float], recalls: list[float]) -> dict:
-    ordered = sorted(times)
-    return {
-        "p50_ms": round(statistics.median(ordered), 2),
-        "p95_ms": round(ordered[int(len(ordered) * 0.95) - 1], 2),
-        "recall@10": round(statistics.fmean(recalls), 3),
-        "none_found": sum(1 for r in recalls if r == 0),
-    }
 
 
 if __name__ == "__main__":

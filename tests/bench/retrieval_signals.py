@@ -66,8 +66,7 @@ def measure(model, directory: Path) -> dict:  # noqa: ANN001
     minmax = {name: np.array([_minmax(row) for row in s]) for name, s in scores.items()}
     zscore = {name: np.array([_zscore(row) for row in s]) for name, s in scores.items()}
     fused = {
-        "dense+bm25 (product fusion)": DENSE_WEIGHT * minmax["dense"]
-        + (1 - DENSE_WEIGHT) * minmax["bm25"],
+        "dense+bm25 (product fusion)": _product_fusion(scores["dense"], scores["bm25"]),
         "dense+bm25+sparse 0.40/0.35/0.25": 0.40 * minmax["dense"]
         + 0.35 * minmax["bm25"]
         + 0.25 * minmax["sparse"],
