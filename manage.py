@@ -6,10 +6,20 @@ import sys
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
+    # The benchmarks' commands live with the tests (tests/bench), outside the product.
+    bench = len(sys.argv) > 1 and sys.argv[1].startswith("bench_")
+    os.environ.setdefault(
+        "DJANGO_SETTINGS_MODULE", "tests.bench.settings" if bench else "portality.settings"
+    )
     from django.core.management import execute_from_command_line
 
     from portality.cli import prepare
+    from portality.embedded import start_unless_external
+
+    # The product's settings read the servers the entry point started; the tests' settings
+    # (tests.settings) start their own, in a data dir of their own.
+    if os.environ["DJANGO_SETTINGS_MODULE"] in {"portality.settings", "tests.bench.settings"}:
+        start_unless_external()
 
     prepare(sys.argv)
     execute_from_command_line(sys.argv)

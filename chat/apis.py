@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -14,8 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from chat.language import accept_language_hints
-from chat.llm import LLMError
-from chat.services import ChatTurn, chat_prepare, chat_stream
+from chat.services import ChatTurn, chat_answer, chat_prepare, chat_stream
 from chat.session import session_transcript
 from licenses.authentication import LicenseKeyAuthentication
 from licenses.models import License
@@ -23,6 +23,8 @@ from licenses.permissions import IsAdminOrLicense
 from licenses.principals import Principal, principal_from_request
 from licenses.throttles import ChatRateThrottle
 from licenses.widget_tokens import widget_token_issue
+from portality.languages import LANGUAGES
+from portality.providers import ProviderError
 
 
 class ChatInputSerializer(serializers.Serializer):
@@ -38,7 +40,7 @@ class ChatInputSerializer(serializers.Serializer):
         required=False, help_text="Admins only: speak as this machine_id."
     )
     lang = serializers.ChoiceField(
-        choices=["es", "pt", "en"],
+        choices=list(LANGUAGES),
         required=False,
         help_text="The page's language: answers follow the question's language, and this "
         "one when a short question does not tell.",
@@ -61,24 +63,34 @@ class ChatOutputSerializer(serializers.Serializer):
     session_id = serializers.CharField()
 
 
-def _prepare(request: Request) -> tuple[Principal, ChatTurn, str]:
+@dataclass(frozen=True)
+class _ChatRequest:
+    principal: Principal
+    question: str
+    session_id: str | None
+    user_ref: str
+    language_hints: list[str | None]
+
+    def as_arguments(self) -> dict[str, Any]:
+        """What chat_answer and chat_prepare take (a shallow copy: the principal stays one)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _chat_request(request: Request) -> _ChatRequest:
     data = ChatInputSerializer(data=request.data)
     data.is_valid(raise_exception=True)
     values = data.validated_data
-    principal = principal_from_request(request, as_license=values.get("license"))
-    # A widget token names its end user; only a license key's backend may say which user.
-    user_ref = getattr(request.user, "user_ref", None) or values["user"]
-    turn = chat_prepare(
-        principal=principal,
+    return _ChatRequest(
+        principal=principal_from_request(request, as_license=values.get("license")),
         question=values["message"],
         session_id=values.get("session_id") or None,
-        user_ref=user_ref,
+        # A widget token names its end user; only a license key's backend may say which user.
+        user_ref=getattr(request.user, "user_ref", None) or values["user"],
         language_hints=[
             values.get("lang"),
             *accept_language_hints(request.headers.get("Accept-Language", "")),
         ],
     )
-    return principal, turn, user_ref
 
 
 class ChatApi(APIView):
@@ -89,12 +101,11 @@ class ChatApi(APIView):
         request=ChatInputSerializer, responses=ChatOutputSerializer, summary="Ask the assistant"
     )
     def post(self, request: Request) -> Response:
-        principal, turn, user_ref = _prepare(request)
-        answer = "".join(chat_stream(turn, principal=principal, user_ref=user_ref))
+        answer = chat_answer(**_chat_request(request).as_arguments())
         payload = {
-            "answer": answer,
-            "citations": [asdict(c) for c in turn.citations],
-            "session_id": turn.session_id,
+            "answer": answer.answer,
+            "citations": [asdict(c) for c in answer.citations],
+            "session_id": answer.session_id,
         }
         return Response(ChatOutputSerializer(payload).data)
 
@@ -112,7 +123,7 @@ def _sse(turn: ChatTurn, principal: Principal, user_ref: str, *, explain: bool) 
     try:
         for delta in chat_stream(turn, principal=principal, user_ref=user_ref):
             yield _event("delta", {"text": delta})
-    except LLMError as exc:
+    except ProviderError as exc:
         yield _event("error", {"detail": exc.message})
         return
     yield _event("citations", [asdict(c) for c in turn.citations])
@@ -133,7 +144,9 @@ class ChatStreamApi(APIView):
         summary="Ask the assistant, streamed as Server-Sent Events",
     )
     def post(self, request: Request) -> StreamingHttpResponse:
-        principal, turn, user_ref = _prepare(request)
+        chat = _chat_request(request)
+        turn = chat_prepare(**chat.as_arguments())
+        principal, user_ref = chat.principal, chat.user_ref
         explain = bool(getattr(request.user, "is_staff", False))
         response = StreamingHttpResponse(
             _sse(turn, principal, user_ref, explain=explain), content_type="text/event-stream"

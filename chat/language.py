@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
-LANGUAGES = ("es", "pt", "en")
-DEFAULT = "es"
+from portality.languages import LANGUAGES, SPANISH, content_language
+
+DEFAULT = SPANISH
 
 # Words that, in a question, point to one language only, with and without accents as
 # people type them ("donde", "cuando"). "como" is Spanish and Portuguese alike: left out.
@@ -259,7 +260,4 @@ def accept_language_hints(header: str) -> list[str]:
 
 
 def _normalise(hint: str | None) -> str | None:
-    if not hint:
-        return None
-    primary = hint.strip().lower().replace("_", "-").split("-")[0]
-    return primary if primary in LANGUAGES else None
+    return content_language(hint)

@@ -1,10 +1,13 @@
 """LLM providers behind one small streaming interface: the one place tests replace.
 
-* ``GeminiLLM`` — google-genai, streaming, system instruction; safety blocks and quota
-  errors become clear messages.
+* ``GeminiLLM`` — google-genai, streaming, system instruction; safety blocks become clear
+  messages.
 * ``OpenAICompatibleLLM`` — any ``/v1/chat/completions`` server (Ollama, vLLM, LM Studio).
 * ``ExtractiveLLM`` — the offline default: quotes the retrieved sentences that best match
   the question, with their citation numbers, and says it is in offline mode.
+
+Both remote models are reached through portality.providers (timeouts, retries, errors a
+person understands).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
-from portality.exceptions import ApplicationError
+from portality.providers import OpenAICompatible, ProviderError, gemini
 from portality.text import fold
 
 logger = logging.getLogger(__name__)
@@ -27,11 +30,9 @@ logger = logging.getLogger(__name__)
 MAX_TOOL_ROUNDS = 3
 
 
-class LLMError(ApplicationError):
-    """The model could not answer (blocked, quota, unreachable); the message says why."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, status=502)
+class LLMError(ProviderError):
+    """The model would not answer (its safety filters); the message says why. Failures to
+    reach it are portality.providers' ``ProviderError``s, of which this is one."""
 
 
 @dataclass(frozen=True)
@@ -73,62 +74,49 @@ class LLM(Protocol):
 
 class GeminiLLM:
     def __init__(self) -> None:
-        from google.genai import types
-
-        from portality.gemini import gemini_client
-
-        self._client = gemini_client()
-        self._types = types
+        self._gemini = gemini()
+        self._types = self._gemini.types
         self.name = f"gemini:{settings.GEMINI_CHAT_MODEL}"
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
-        from google.genai import errors
-
         types = self._types
         contents = [
             types.Content(role=m["role"], parts=[types.Part(text=m["text"])])
             for m in prompt.messages
         ]
-        try:
-            # Each round either streams the answer or asks for tool calls; their results go
-            # back as function responses and the model goes on. The runner says when the
-            # calls allowed are spent (an error result); the model then answers.
-            for round_number in range(MAX_TOOL_ROUNDS + 1):
-                calls = []
-                tools = round_number < MAX_TOOL_ROUNDS
-                for chunk in self._client.models.generate_content_stream(
-                    model=settings.GEMINI_CHAT_MODEL,
-                    contents=contents,
-                    config=self._config(prompt, tools=tools),
-                ):
-                    _raise_if_blocked(chunk)
-                    calls += chunk.function_calls or []
-                    if chunk.text:
-                        yield chunk.text
-                if not calls or prompt.run_tool is None:
-                    return
-                contents.append(
-                    types.Content(
-                        role="model", parts=[types.Part(function_call=call) for call in calls]
-                    )
+        # Each round either streams the answer or asks for tool calls; their results go
+        # back as function responses and the model goes on. The runner says when the
+        # calls allowed are spent (an error result); the model then answers.
+        for round_number in range(MAX_TOOL_ROUNDS + 1):
+            calls: list[Any] = []
+            tools = round_number < MAX_TOOL_ROUNDS
+            for chunk in self._gemini.generate_stream(
+                model=settings.GEMINI_CHAT_MODEL,
+                contents=contents,
+                config=self._config(prompt, tools=tools),
+            ):
+                _raise_if_blocked(chunk)
+                calls += chunk.function_calls or []
+                if chunk.text:
+                    yield chunk.text
+            if not calls or prompt.run_tool is None:
+                return
+            contents.append(
+                types.Content(
+                    role="model", parts=[types.Part(function_call=call) for call in calls]
                 )
-                contents.append(
-                    types.Content(
-                        role="user",
-                        parts=[
-                            types.Part.from_function_response(
-                                name=call.name, response=prompt.run_tool(call.name, call.args or {})
-                            )
-                            for call in calls
-                        ],
-                    )
+            )
+            contents.append(
+                types.Content(
+                    role="user",
+                    parts=[
+                        types.Part.from_function_response(
+                            name=call.name, response=prompt.run_tool(call.name, call.args or {})
+                        )
+                        for call in calls
+                    ],
                 )
-        except errors.APIError as exc:
-            if exc.code == 429:
-                raise LLMError(
-                    "Gemini's quota is exhausted for now; try again in a minute."
-                ) from exc
-            raise LLMError(f"Gemini could not answer ({exc.code}): {exc.message}") from exc
+            )
 
     def _config(self, prompt: Prompt, *, tools: bool) -> Any:  # noqa: ANN401 - google-genai's
         types = self._types
@@ -163,42 +151,31 @@ def _raise_if_blocked(chunk: object) -> None:
 
 class OpenAICompatibleLLM:
     def __init__(self) -> None:
-        self.base_url = settings.OPENAI_BASE_URL.rstrip("/")
+        self._server = OpenAICompatible()
         self.model = settings.OPENAI_MODEL
         self.name = f"openai:{self.model}"
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
-        import urllib.error
-        import urllib.request
-
         roles = {"user": "user", "model": "assistant"}
         messages: list[dict[str, Any]] = [{"role": "system", "content": prompt.system}]
         messages += [{"role": roles[m["role"]], "content": m["text"]} for m in prompt.messages]
-        try:
-            for round_number in range(MAX_TOOL_ROUNDS + 1):  # as in GeminiLLM
-                calls: dict[int, dict[str, Any]] = {}
-                request = self._request(prompt, messages, tools=round_number < MAX_TOOL_ROUNDS)
-                with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310 - admin-set URL
-                    lines = (line.decode("utf-8").strip() for line in response)
-                    yield from _sse_deltas(lines, calls)
-                if not calls or prompt.run_tool is None:
-                    return
-                ordered = [calls[index] for index in sorted(calls)]
-                messages.append({"role": "assistant", "content": None, "tool_calls": ordered})
-                for call in ordered:
-                    result = prompt.run_tool(call["function"]["name"], _arguments(call))
-                    messages.append(
-                        {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)}
-                    )
-        except urllib.error.HTTPError as exc:
-            detail = exc.read().decode("utf-8", "replace")[:200]
-            raise LLMError(f"The model server answered {exc.code}: {detail}") from exc
-        except (urllib.error.URLError, OSError) as exc:
-            raise LLMError(f"The model server at {self.base_url} is unreachable: {exc}") from exc
+        for round_number in range(MAX_TOOL_ROUNDS + 1):  # as in GeminiLLM
+            calls: dict[int, dict[str, Any]] = {}
+            body = self._body(prompt, messages, tools=round_number < MAX_TOOL_ROUNDS)
+            yield from _deltas(self._server.stream_events(body), calls)
+            if not calls or prompt.run_tool is None:
+                return
+            ordered = [calls[index] for index in sorted(calls)]
+            messages.append({"role": "assistant", "content": None, "tool_calls": ordered})
+            for call in ordered:
+                result = prompt.run_tool(call["function"]["name"], _arguments(call))
+                messages.append(
+                    {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)}
+                )
 
-    def _request(self, prompt: Prompt, messages: list[dict[str, Any]], *, tools: bool) -> Any:  # noqa: ANN401
-        import urllib.request
-
+    def _body(
+        self, prompt: Prompt, messages: list[dict[str, Any]], *, tools: bool
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
             "stream": True,
@@ -207,12 +184,7 @@ class OpenAICompatibleLLM:
         }
         if tools and prompt.tools and prompt.run_tool is not None:
             body["tools"] = [{"type": "function", "function": tool} for tool in prompt.tools]
-        headers = {"Content-Type": "application/json"}
-        if settings.OPENAI_API_KEY:
-            headers["Authorization"] = f"Bearer {settings.OPENAI_API_KEY}"
-        return urllib.request.Request(
-            f"{self.base_url}/chat/completions", data=json.dumps(body).encode(), headers=headers
-        )
+        return body
 
 
 def _arguments(call: dict[str, Any]) -> dict[str, Any]:
@@ -223,16 +195,11 @@ def _arguments(call: dict[str, Any]) -> dict[str, Any]:
     return arguments if isinstance(arguments, dict) else {}
 
 
-def _sse_deltas(lines: Iterator[str], calls: dict[int, dict[str, Any]]) -> Iterator[str]:
+def _deltas(events: Iterator[dict[str, Any]], calls: dict[int, dict[str, Any]]) -> Iterator[str]:
     """Text deltas of a chat-completions stream; tool calls, which arrive in pieces (the
     arguments' JSON split across chunks), are assembled into ``calls`` by index."""
-    for line in lines:
-        if not line.startswith("data:"):
-            continue
-        data = line[5:].strip()
-        if data == "[DONE]":
-            return
-        choices = json.loads(data).get("choices") or [{}]
+    for event in events:
+        choices = event.get("choices") or [{}]
         delta = choices[0].get("delta") or {}
         for piece in delta.get("tool_calls") or []:
             call = calls.setdefault(

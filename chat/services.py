@@ -25,16 +25,17 @@ from django.db import transaction
 from chat import session as sessions
 from chat.language import answer_language, question_language
 from chat.llm import LLM, Prompt, Source, get_llm
-from chat.texts import LANGUAGE_NAMES, NO_INFORMATION, NOT_HERE, REMEMBERED, refusal
-from knowledge.search_types import SearchOptions, SearchResponse, SearchResult
-from knowledge.selectors import chunk_search
+from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, refusal
+from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
+from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
+from knowledge.search.vector_index import QueryEmbedding
 from knowledge.services import search_log_record
-from knowledge.tools import MEMORY_SEARCH_TOOL, memory_search
-from knowledge.vector_index import QueryEmbedding
+from licenses.models import GLOBAL_SCOPE
 from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
 from memory.services import Proposal as MemoryProposal
 from portality.exceptions import ApplicationError
+from portality.languages import LANGUAGE_NAMES
 from portality.text import fold
 
 SYSTEM_PROMPT = (
@@ -97,7 +98,7 @@ def distinct_results(results: list[SearchResult]) -> list[SearchResult]:
     for result in results:
         key = hashlib.sha256(" ".join(fold(result.content).split()).encode()).hexdigest()
         kept = chosen.get(key)
-        if kept is None or (kept.scope == "global" and result.scope != "global"):
+        if kept is None or (kept.scope == GLOBAL_SCOPE and result.scope != GLOBAL_SCOPE):
             chosen[key] = result
     return list(chosen.values())
 
@@ -158,9 +159,7 @@ def chat_prepare(
     if proposal is not None:
         return _memory_turn(principal, proposal, user_ref, session, question, language)
     memories = _memories(principal, question, user_ref, embedding)
-    response = chunk_search(
-        principal=principal, query=question, options=options, embedding=embedding
-    )
+    response = search(principal=principal, query=question, options=options, embedding=embedding)
     results = distinct_results(response.results)
     prompt = build_prompt(
         principal=principal,
@@ -172,13 +171,13 @@ def chat_prepare(
         memories=memories,
     )
     turn = ChatTurn(session, prompt, results, search=response)
-    prompt.tools = [MEMORY_SEARCH_TOOL]
+    prompt.tools = [KNOWLEDGE_SEARCH_TOOL]
     prompt.run_tool = _ToolRunner(turn, principal)
     return turn
 
 
 class _ToolRunner:
-    """Runs the model's tool calls for one answer: memory_search in the principal's scope
+    """Runs the model's tool calls for one answer: the knowledge search in the principal's scope
     only (what the model asks for cannot change it), at most MAX_TOOL_CALLS searches. New
     passages join the answer's sources, numbered after the prompt's, so the model can cite
     them like the others."""
@@ -189,13 +188,13 @@ class _ToolRunner:
         self.calls = 0
 
     def __call__(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        if name != MEMORY_SEARCH_TOOL["name"]:
+        if name != KNOWLEDGE_SEARCH_TOOL["name"]:
             return {"error": f"There is no tool called {name!r}."}
         if self.calls >= MAX_TOOL_CALLS:
             return {"error": "No more searches for this answer: answer with what you have."}
         self.calls += 1
         try:
-            found = memory_search(principal=self.principal, arguments=arguments)
+            found = knowledge_search_tool_run(principal=self.principal, arguments=arguments)
         except ApplicationError as exc:
             return {"error": exc.message, "results": []}
         # Sources already numbered keep their number (distinct_results keeps positions); a

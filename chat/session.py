@@ -96,7 +96,7 @@ def session_append(
     answered: dict[str, object] = {"role": "model", "text": answer}
     if citations:
         answered["citations"] = citations
-    session.turns += [{"role": "user", "text": question}, answered]
+    session.turns += [{"role": "user", "text": question}, answered]  # type: ignore[list-item]
     if len(session.turns) > 30:
         dropped, session.turns = session.turns[:-30], session.turns[-30:]
         session.summary = _summarise(session.summary, dropped)
@@ -133,7 +133,7 @@ def _save(license_id: object, user_ref: str, session: Session) -> None:
 
 def _evict_extra_sessions(client: redis.Redis, license_id: object, user_ref: str) -> None:
     index = _index_key(license_id, user_ref)
-    extra = client.zrange(index, 0, -(MAX_SESSIONS_PER_USER + 1))  # oldest first
-    for session_id in extra:
+    extra: list[bytes] = client.zrange(index, 0, -(MAX_SESSIONS_PER_USER + 1))  # type: ignore[assignment]
+    for session_id in extra:  # oldest first
         client.delete(_key(license_id, user_ref, session_id.decode()))
         client.zrem(index, session_id)

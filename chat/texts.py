@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-LANGUAGE_NAMES = {"es": "Spanish", "pt": "Portuguese (Brazil)", "en": "English"}
-
 REMEMBERED = {
     "es": "Entendido, lo recordaré: «{}». Puedes verlo, cambiarlo u olvidarlo en «Mis recuerdos».",
     "pt": "Entendido, vou lembrar: «{}». Você pode ver, mudar ou esquecer em «Minhas memórias».",

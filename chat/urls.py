@@ -1,14 +1,12 @@
+"""The console's chat page (the chat and widget API is api_urls.py)."""
+
 from __future__ import annotations
 
 from django.urls import path
 
-from chat import apis
+from chat import views
 
-app_name = "chat-api"
-
+app_name = "chat"
 urlpatterns = [
-    path("chat", apis.ChatApi.as_view(), name="chat"),
-    path("chat/stream", apis.ChatStreamApi.as_view(), name="chat-stream"),
-    path("chat/session", apis.ChatSessionApi.as_view(), name="chat-session"),
-    path("widget/token", apis.WidgetTokenApi.as_view(), name="widget-token"),
+    path("", views.chat_view, name="chat"),
 ]

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from knowledge.search_types import MAX_QUERY_CHARS, STRATEGIES, SearchOptions
+from knowledge.search import MAX_QUERY_CHARS, STRATEGIES, SearchOptions
 from knowledge.services import knowledge_search
 from licenses.authentication import LicenseKeyAuthentication
 from licenses.permissions import IsAdminOrLicense

@@ -11,7 +11,23 @@ class KnowledgeConfig(AppConfig):
     name = "knowledge"
 
     def ready(self) -> None:
+        check_search_strategy()
         connection_created.connect(search_session_settings, dispatch_uid="hnsw-search-settings")
+
+
+def check_search_strategy() -> None:
+    """SEARCH_STRATEGY names one of the engine's strategies, or the process does not start
+    (settings cannot import the engine: it needs the apps loaded)."""
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
+
+    from knowledge.search.types import STRATEGIES
+
+    if settings.SEARCH_STRATEGY not in STRATEGIES:
+        raise ImproperlyConfigured(
+            f"SEARCH_STRATEGY must be one of {', '.join(STRATEGIES)}; "
+            f"got {settings.SEARCH_STRATEGY!r}"
+        )
 
 
 def search_session_settings(sender: Any, connection: Any, **kwargs: Any) -> None:
@@ -19,7 +35,7 @@ def search_session_settings(sender: Any, connection: Any, **kwargs: Any) -> None
 
     Iterative scans keep a filtered kNN returning k rows (a license with 20 chunks among a
     million global ones); ef_search is chosen by measurement (BENCHMARKS.md), and the search
-    statement sends its own, sized to the scope, in its round trip (knowledge/knn_plan.py).
+    statement sends its own, sized to the scope, in its round trip (knowledge/search/plan.py).
     Setting them per search in separate statements cost a transaction and two more round
     trips: 0.65 ms of a ~7 ms search. They
     are set when the connection opens, outside any transaction, so no rollback undoes them.
@@ -27,7 +43,7 @@ def search_session_settings(sender: Any, connection: Any, **kwargs: Any) -> None
     ``ALTER DATABASE … SET hnsw.iterative_scan = relaxed_order``.
 
     ``plan_cache_mode = force_generic_plan`` makes the prepared search statement plan once
-    per session (knowledge/prepared.py says why that is safe: nothing else is prepared).
+    per session (knowledge/search/prepared.py says why that is safe: nothing else is prepared).
     """
     if connection.vendor != "postgresql":
         return

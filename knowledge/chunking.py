@@ -142,7 +142,7 @@ class Chunker:
 
     def _split_long(self, sentence: str, budget: int) -> Iterator[str]:
         """A sentence over the limit is cut at word boundaries (the only mid-sentence cut)."""
-        words, part = sentence.split(), []
+        words, part = sentence.split(), list[str]()
         for word in words:
             if part and self.count_tokens(" ".join([*part, word])) > budget:
                 yield " ".join(part)

@@ -10,7 +10,6 @@ import functools
 import logging
 import os
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -18,14 +17,10 @@ import numpy as np
 from django.conf import settings
 
 from portality.exceptions import ApplicationError
-from portality.gemini import gemini_client
+from portality.providers import gemini
 from portality.text import tame
 
 logger = logging.getLogger(__name__)
-
-
-class EmbeddingUnavailable(ApplicationError):
-    """A transient provider failure (quota, 5xx, network): the task retries with backoff."""
 
 
 class EmbeddingProvider(Protocol):
@@ -122,13 +117,10 @@ class GeminiEmbeddings:
 
     max_input_tokens = 2048
     batch_limit = 100  # the API's batchEmbedContents limit
-    retries = 5
 
     def __init__(self) -> None:
-        from google.genai import types
-
-        self._client = gemini_client()
-        self._types = types
+        self._gemini = gemini()
+        self._types = self._gemini.types
         self.name = settings.GEMINI_EMBEDDING_MODEL
         self.dimensions = settings.GEMINI_EMBEDDING_DIMENSIONS
         self.model = f"{self.name}@{self.dimensions}"
@@ -136,41 +128,30 @@ class GeminiEmbeddings:
     def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.batch_limit):
-            vectors += self._embed(texts[start : start + self.batch_limit], "RETRIEVAL_DOCUMENT")
+            batch = texts[start : start + self.batch_limit]
+            vectors += self._embed(batch, "RETRIEVAL_DOCUMENT", background=True)
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
-        return self._embed([text], "RETRIEVAL_QUERY")[0]
+        return self._embed([text], "RETRIEVAL_QUERY", background=False)[0]
 
     def count_tokens(self, text: str) -> int:
         # Chunk budgets use the local e5 tokenizer as a proxy: its SentencePiece vocabulary
         # splits Spanish and Portuguese at least as finely as Gemini's, so it never under-counts much.
         return LocalE5().count_tokens(text)
 
-    def _embed(self, texts: Sequence[str], task_type: str) -> list[list[float]]:
-        from google.genai import errors
-
+    def _embed(
+        self, texts: Sequence[str], task_type: str, *, background: bool
+    ) -> list[list[float]]:
+        """Provider failures are portality.providers' errors: a transient one after its
+        retries is ``ProviderUnavailable``, which the ingestion task retries later."""
         config = self._types.EmbedContentConfig(
             task_type=task_type, output_dimensionality=self.dimensions
         )
-        for attempt in range(self.retries + 1):
-            try:
-                response = self._client.models.embed_content(
-                    model=self.name, contents=list(texts), config=config
-                )
-                return [_unit(item.values) for item in response.embeddings or []]
-            except errors.APIError as exc:
-                transient = exc.code == 429 or (exc.code or 0) >= 500
-                if not transient:
-                    raise ApplicationError(
-                        f"Gemini refused the embedding request: {exc.message}"
-                    ) from exc
-                if attempt == self.retries:
-                    raise EmbeddingUnavailable(
-                        f"Gemini embeddings unavailable: {exc.message}"
-                    ) from exc
-                time.sleep(min(2**attempt * 0.5, 20))
-        raise AssertionError("unreachable")
+        response = self._gemini.embed(
+            model=self.name, contents=list(texts), config=config, background=background
+        )
+        return [_unit(item.values) for item in response.embeddings or []]
 
 
 def _unit(values: Sequence[float] | None) -> list[float]:

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.conf import settings
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from knowledge.models import DocumentStatus, FileKind, Language, SourceType
-from knowledge.search_types import STRATEGIES
+from knowledge.search import STRATEGIES
+from licenses.models import GLOBAL_SCOPE
 from licenses.selectors import license_choices, license_get_for_machine_id
 
 # How the console names the search strategies (the API takes the names themselves).
@@ -20,27 +23,27 @@ STRATEGY_LABELS = {
 
 
 class ScopeField(forms.ChoiceField):
-    """'global' or a license's machine_id."""
+    """GLOBAL_SCOPE or a license's machine_id."""
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(choices=(), **kwargs)
 
     def valid_value(self, value: str) -> bool:
-        return value == "global" or license_get_for_machine_id(value) is not None
+        return value == GLOBAL_SCOPE or license_get_for_machine_id(value) is not None
 
 
 class UploadForm(forms.Form):
     file = forms.FileField()
     scope = forms.ChoiceField(
-        choices=[("global", _("Global")), ("license", _("License"))], initial="global"
+        choices=[(GLOBAL_SCOPE, _("Global")), ("license", _("License"))], initial=GLOBAL_SCOPE
     )
     license = forms.CharField(required=False)
     source_type = forms.ChoiceField(choices=SourceType.choices, initial=SourceType.OTHER)
     language = forms.ChoiceField(choices=Language.choices, initial=Language.AUTO)
     pdf_password = forms.CharField(required=False, widget=forms.PasswordInput)
 
-    def clean(self) -> dict:
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
         data["license_obj"] = None
         if data.get("scope") == "license":
             license = license_get_for_machine_id(data.get("license") or "")
@@ -73,7 +76,7 @@ class PlaygroundForm(forms.Form):
     query = forms.CharField(
         label=_("Query"), max_length=4000, widget=forms.TextInput(attrs={"autocomplete": "off"})
     )
-    scope = ScopeField(initial="global", label=_("Search as"))
+    scope = ScopeField(initial=GLOBAL_SCOPE, label=_("Search as"))
     strategy = forms.ChoiceField(
         label=_("Strategy"),
         choices=[(s, STRATEGY_LABELS.get(s, s)) for s in STRATEGIES],
@@ -108,6 +111,8 @@ class PlaygroundForm(forms.Form):
         ),
     )
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["scope"].choices = [("global", _("Global only")), *license_choices()]
+        scope = self.fields["scope"]
+        assert isinstance(scope, forms.ChoiceField)
+        scope.choices = [(GLOBAL_SCOPE, _("Global only")), *license_choices()]

@@ -118,7 +118,7 @@ class Document(models.Model):
 
     @property
     def scope_label(self) -> str:
-        return self.license.machine_id if self.license_id else str(_("Global"))
+        return self.license.machine_id if self.license else str(_("Global"))
 
     @property
     def stage_label(self) -> str:
@@ -194,7 +194,7 @@ class Embedding(models.Model):
 
     The column is an untyped ``halfvec`` so several models can live side by side while a
     re-embedding runs; each model gets its own partial HNSW index over a cast to its
-    dimension (see knowledge.vector_index). Half precision, because the search compares
+    dimension (see knowledge.search.vector_index). Half precision, because the search compares
     half-precision vectors anyway (the index's own), and the heap every kNN search reads
     is half as big (migration 0008)."""
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection, transaction
 
-from knowledge import sentence_vectors, vector_index
 from knowledge.chunking import embedding_text
 from knowledge.embeddings import EmbeddingProvider
 from knowledge.models import Chunk, Embedding, EmbeddingSpace
+from knowledge.search import sentence_vectors, vector_index
 
 logger = logging.getLogger(__name__)
 

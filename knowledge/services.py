@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import IO
 
 from django.conf import settings
-from django.contrib.postgres.search import CombinedSearchVector, SearchVector
+from django.contrib.postgres.search import SearchVector
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import Q, Value
+from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from knowledge import vector_index
 from knowledge.chunking import CHUNK_SIZES, Chunker, Piece, blocks_from_pages, embedding_text
 from knowledge.embeddings import EmbeddingProvider, embed_in_batches
 from knowledge.extraction import IngestionError, PageText, detect_kind, extract
@@ -47,8 +47,7 @@ from knowledge.normalize import (
     remove_repeated_margins,
 )
 from knowledge.redaction import redact
-from knowledge.search_types import SearchOptions, SearchResponse
-from knowledge.selectors import chunk_search
+from knowledge.search import SearchOptions, SearchResponse, search, vector_index
 from licenses.models import License
 from licenses.principals import Principal
 from portality.celery import app as celery_app
@@ -153,7 +152,8 @@ def _document_save(file: IO[bytes], **fields: object) -> Document:
         with transaction.atomic():
             document.save(force_insert=True)
     except Exception:
-        default_storage.delete(document.file.name)  # no orphan file when the row is refused
+        if document.file.name:  # no orphan file when the row is refused
+            default_storage.delete(document.file.name)
         raise
     return document
 
@@ -168,7 +168,7 @@ def _enqueue(document_id: uuid.UUID) -> None:
 
 
 @dataclass
-class Prepared:
+class ExtractedDocument:
     pieces: list[Piece]
     page_count: int | None
     language: str
@@ -185,12 +185,12 @@ def document_ingest(*, document_id: uuid.UUID | str) -> Document | None:
     document = Document.objects.select_related("license").get(pk=document_id)
     try:
         provider = vector_index.active_provider()
-        prepared = _prepare(document, provider)
-        pieces, duplicates = _new_pieces(document, prepared.pieces)
+        extracted = _extract(document, provider)
+        pieces, duplicates = _new_pieces(document, extracted.pieces)
         vectors = _embed(document, pieces, provider)
         vector_index.space_ensure(model=provider.model)
-        prepared.details["duplicate_chunks_skipped"] = duplicates
-        _store(document, prepared, pieces, vectors, provider.model)
+        extracted.details["duplicate_chunks_skipped"] = duplicates
+        _store(document, extracted, pieces, vectors, provider.model)
     except IngestionError as exc:
         document_mark_failed(document_id=document.pk, error=exc)
     return Document.objects.filter(pk=document_id).first()
@@ -218,7 +218,7 @@ def _progress(document: Document, stage: str, progress: int) -> None:
     )
 
 
-def _prepare(document: Document, provider: EmbeddingProvider) -> Prepared:
+def _extract(document: Document, provider: EmbeddingProvider) -> ExtractedDocument:
     extraction = extract(
         Path(document.file.path),
         document.kind,
@@ -246,7 +246,7 @@ def _prepare(document: Document, provider: EmbeddingProvider) -> Prepared:
     if not pieces:
         raise IngestionError(gettext_noop("No text could be extracted: the document is empty."))
     details = {**extraction.details, "pii_redacted": dict(pii), "language": language}
-    return Prepared(pieces, extraction.page_count, language, details)
+    return ExtractedDocument(pieces, extraction.page_count, language, details)
 
 
 def _redact_pages(pages: list[PageText]) -> tuple[list[PageText], Counter[str]]:
@@ -298,7 +298,7 @@ def _embed(
 
 def _store(
     document: Document,
-    prepared: Prepared,
+    extracted: ExtractedDocument,
     pieces: list[Piece],
     vectors: list[list[float]],
     model: str,
@@ -310,7 +310,7 @@ def _store(
             return  # forgotten or finished by another run meanwhile
         Chunk.objects.filter(document=locked).delete()  # whatever an interrupted run left
         chunks = Chunk.objects.bulk_create(
-            _chunk_rows(locked, pieces, TS_CONFIG.get(prepared.language, "pb_simple"))
+            _chunk_rows(locked, pieces, TS_CONFIG.get(extracted.language, "pb_simple"))
         )
         Embedding.objects.bulk_create(
             Embedding(chunk=chunk, license_id=locked.license_id, model=model, vector=vector)
@@ -321,10 +321,10 @@ def _store(
             stage="",
             progress=100,
             chunk_count=len(chunks),
-            page_count=prepared.page_count,
-            language=prepared.language,
+            page_count=extracted.page_count,
+            language=extracted.language,
             pdf_password="",
-            metadata={**locked.metadata, **prepared.details},
+            metadata={**locked.metadata, **extracted.details},
             finished_at=timezone.now(),
             updated_at=timezone.now(),
         )
@@ -349,7 +349,7 @@ def _chunk_rows(document: Document, pieces: list[Piece], ts_config: str) -> list
     ]
 
 
-def search_vector_for(ts_config: str, heading: str, content: str) -> CombinedSearchVector:
+def search_vector_for(ts_config: str, heading: str, content: str) -> CombinedExpression:
     """The chunk's tsvector, computed by PostgreSQL in the INSERT itself: headings (A) and
     body (B), in the chunk's language configuration. Writing it with the row, rather than by
     an UPDATE afterwards, writes each chunk once instead of twice (and leaves no dead row
@@ -398,7 +398,8 @@ def document_forget(*, document: Document) -> None:
     file_name = document.file.name
     with transaction.atomic():
         document.delete()
-        transaction.on_commit(lambda: default_storage.delete(file_name))
+        if file_name:
+            transaction.on_commit(lambda: default_storage.delete(file_name))
 
 
 def documents_forget(*, documents: list[Document]) -> int:
@@ -498,21 +499,18 @@ def knowledge_search(
     principal: Principal,
     query: str,
     options: SearchOptions | None = None,
-    using: str = "default",
 ) -> SearchResponse:
     """The search every entry point runs: hybrid retrieval in the principal's scope, written
     to the access log (seed 004 §7). (The chat logs its search itself, once its answer has
     started: chat.services.)"""
-    response = chunk_search(principal=principal, query=query, options=options, using=using)
-    search_log_record(principal=principal, response=response, using=using)
+    response = search(principal=principal, query=query, options=options)
+    search_log_record(principal=principal, response=response)
     return response
 
 
-def search_log_record(
-    *, principal: Principal, response: SearchResponse, using: str = "default"
-) -> SearchLog:
+def search_log_record(*, principal: Principal, response: SearchResponse) -> SearchLog:
     """The access log of seed 004 §7: every retrieval, with its scope, results and latency."""
-    return SearchLog.objects.using(using).create(
+    return SearchLog.objects.create(
         actor=principal.actor[:200],
         license_id=principal.license_id,
         scope_label=principal.scope_label,

@@ -8,9 +8,10 @@ from typing import Any
 from celery import Task, shared_task
 from django.db import IntegrityError, OperationalError
 
-from knowledge import sentence_vectors, services
-from knowledge.embeddings import EmbeddingUnavailable
+from knowledge import services
 from knowledge.models import DocumentStatus
+from knowledge.search import sentence_vectors
+from portality.providers import ProviderUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +27,7 @@ class IngestTask(Task):
 @shared_task(
     base=IngestTask,
     bind=True,
-    autoretry_for=(EmbeddingUnavailable, OperationalError, IntegrityError),
+    autoretry_for=(ProviderUnavailable, OperationalError, IntegrityError),
     retry_backoff=5,
     retry_backoff_max=300,
     max_retries=5,
@@ -56,7 +57,7 @@ def _queue_sentences(document_id: str) -> None:
 
 
 @shared_task(
-    autoretry_for=(EmbeddingUnavailable, OperationalError),
+    autoretry_for=(ProviderUnavailable, OperationalError),
     retry_backoff=5,
     retry_backoff_max=300,
     max_retries=5,

@@ -2,10 +2,18 @@ from __future__ import annotations
 
 from django.urls import path
 
-from knowledge import apis
+from knowledge import views
 
-app_name = "knowledge-api"
+app_name = "knowledge"
 
 urlpatterns = [
-    path("search", apis.SearchApi.as_view(), name="search"),
+    path("", views.document_list, name="document-list"),
+    path("upload", views.document_upload, name="document-upload"),
+    path("forget", views.documents_forget_selected, name="documents-forget"),
+    path("search/", views.playground, name="playground"),
+    path("<uuid:pk>/", views.document_detail, name="document-detail"),
+    path("<uuid:pk>/status", views.document_status, name="document-status"),
+    path("<uuid:pk>/forget", views.document_forget, name="document-forget"),
+    path("<uuid:pk>/retry", views.document_retry, name="document-retry"),
+    path("chunks/<int:pk>/forget", views.chunk_forget, name="chunk-forget"),
 ]

@@ -29,7 +29,8 @@ from knowledge.models import (
     SearchLog,
     SourceType,
 )
-from knowledge.search_types import SearchOptions
+from knowledge.search import SearchOptions
+from licenses.models import GLOBAL_SCOPE
 from licenses.principals import principal_for_admin
 from licenses.selectors import license_choices, license_counts, license_get_for_machine_id
 from portality.exceptions import ApplicationError
@@ -125,7 +126,7 @@ def document_upload(request: HtmxHttpRequest) -> JsonResponse:
     """One file per request, so the DropZone can show a progress bar per file."""
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
-        errors = [e for errs in form.errors.values() for e in errs]
+        errors = [str(e) for errs in form.errors.values() for e in errs]
         return JsonResponse({"error": " ".join(errors)}, status=400)
     data = form.cleaned_data
     try:
@@ -255,7 +256,9 @@ def playground(request: HtmxHttpRequest) -> HttpResponse:
     response = error = None
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
-        license = license_get_for_machine_id(data["scope"]) if data["scope"] != "global" else None
+        license = (
+            license_get_for_machine_id(data["scope"]) if data["scope"] != GLOBAL_SCOPE else None
+        )
         options = SearchOptions(
             strategy=data["strategy"] or "",
             top_k=data["top_k"] or 0,

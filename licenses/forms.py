@@ -68,7 +68,7 @@ class LicenseEditForm(_LicenseFieldsForm):
             "expires_on": self.current_expiry,
             "allowed_origins": "\n".join(license.allowed_origins),
         }
-        super().__init__(*args, initial=initial, auto_id="edit_%s", **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, initial=initial, auto_id="edit_%s", **kwargs)  # type: ignore[arg-type,misc]
 
     def clean_expires_on(self) -> datetime | None:
         day = self.cleaned_data.get("expires_on")

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
@@ -56,12 +57,12 @@ class License(models.Model):
     def __str__(self) -> str:
         return f"{self.machine_id} ({self.user_name})"
 
-    def is_expired(self, now: timezone.datetime | None = None) -> bool:
+    def is_expired(self, now: datetime | None = None) -> bool:
         return self.expires_at is not None and self.expires_at <= (now or timezone.now())
 
     @property
     def display_status_label(self) -> str:
-        return LICENSE_STATUS_LABELS[self.display_status]
+        return str(LICENSE_STATUS_LABELS[self.display_status])
 
     @property
     def display_status(self) -> str:

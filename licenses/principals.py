@@ -13,7 +13,7 @@ from uuid import UUID
 from django.utils.translation import gettext_noop
 from rest_framework.request import Request
 
-from licenses.models import License
+from licenses.models import GLOBAL_SCOPE, License
 from licenses.selectors import license_get_for_machine_id
 from portality.exceptions import ApplicationError
 
@@ -40,7 +40,7 @@ def principal_for_admin(username: str, *, license: License | None) -> Principal:
     return Principal(
         actor=f"admin:{username}",
         license_id=license.pk if license else None,
-        scope_label=license.machine_id if license else "global",
+        scope_label=license.machine_id if license else GLOBAL_SCOPE,
         license=license,
     )
 

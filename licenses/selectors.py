@@ -55,11 +55,11 @@ class LicensePage:
 
 
 def license_page(license: License) -> LicensePage:
-    memories = license.memories.aggregate(  # type: ignore[attr-defined]
+    memories = license.memories.aggregate(
         active=Count("pk", filter=Q(active=True)), users=Count("user_ref", distinct=True)
     )
     return LicensePage(
-        documents=list(license.documents.order_by("-created_at")),  # type: ignore[attr-defined]
+        documents=list(license.documents.order_by("-created_at")),
         active_memories=memories["active"],
         memory_users=memories["users"],
     )

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from licenses.models import License
 from memory.models import MemorySource, MemoryType
 from memory.services import MemoryRejected, Proposal, consent_given, memory_propose
-from portality.gemini import gemini_client
+from portality.providers import gemini
 
 logger = logging.getLogger(__name__)
 MAX_PROPOSALS = 3
@@ -38,14 +38,12 @@ class Candidate(BaseModel):
 
 
 def gemini_candidates(messages: list[str]) -> list[Candidate]:
-    from google.genai import types
-
     listing = "\n".join(f"- {m[:1000]}" for m in messages[-10:])
-    client = gemini_client()  # keep a reference: a collected Client closes its connection
-    response = client.models.generate_content(
+    client = gemini()
+    response = client.generate(
         model=settings.GEMINI_CHAT_MODEL,
         contents=PROMPT.format(limit=MAX_PROPOSALS, messages=listing),
-        config=types.GenerateContentConfig(
+        config=client.types.GenerateContentConfig(
             response_mime_type="application/json", response_schema=list[Candidate], temperature=0.0
         ),
     )

@@ -18,8 +18,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from knowledge import vector_index
 from knowledge.redaction import redact
+from knowledge.search import vector_index
 from licenses.models import License
 from memory.models import (
     Memory,

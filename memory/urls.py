@@ -1,15 +1,14 @@
+"""The console's memory pages (the end users' own API is api_urls.py)."""
+
 from __future__ import annotations
 
 from django.urls import path
 
-from memory import apis
+from memory import views
 
-app_name = "memory-api"
-
+app_name = "memory"
 urlpatterns = [
-    path("me/memories", apis.MemoryListApi.as_view(), name="memory-list"),
-    path("me/memories/export", apis.MemoryExportApi.as_view(), name="memory-export"),
-    path("me/memories/<uuid:pk>", apis.MemoryDetailApi.as_view(), name="memory-detail"),
-    path("me/memories/<uuid:pk>/confirm", apis.MemoryConfirmApi.as_view(), name="memory-confirm"),
-    path("me/consent", apis.ConsentApi.as_view(), name="consent"),
+    path("", views.memory_list, name="memory-list"),
+    path("<uuid:pk>/toggle", views.memory_toggle, name="memory-toggle"),
+    path("<uuid:pk>/delete", views.memory_delete, name="memory-delete"),
 ]

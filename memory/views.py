@@ -28,7 +28,7 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     )
     events = selectors.memory_events_for(memories=list(memories.object_list))
     for memory in memories.object_list:
-        memory.events = events.get(memory.pk, [])
+        memory.events = events.get(memory.pk, [])  # type: ignore[attr-defined]  # for the template
     context = {
         "memories": memories,
         "filters": filters,
@@ -48,7 +48,7 @@ def memory_toggle(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
         memory=memory, active=not memory.active, actor=f"admin:{request.user.get_username()}"
     )
     messages.success(request, _("Memory restored.") if memory.active else _("Memory deactivated."))
-    return redirect(safe_next(request, fallback="memory-list"))
+    return redirect(safe_next(request, fallback="memory:memory-list"))
 
 
 @staff_required
@@ -57,4 +57,4 @@ def memory_delete(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     memory = get_object_or_404(Memory, pk=pk)
     services.memory_forget(memory=memory, actor=f"admin:{request.user.get_username()}")
     messages.success(request, _("Memory deleted; its events keep only that it was forgotten."))
-    return redirect(safe_next(request, fallback="memory-list"))
+    return redirect(safe_next(request, fallback="memory:memory-list"))

@@ -8,6 +8,8 @@ import warnings
 from celery import Celery
 from celery.exceptions import SecurityWarning
 
+from portality.embedded import start_unless_external
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
 
 # Celery warns at every start as root because a root worker that unpickles messages can be
@@ -18,6 +20,16 @@ warnings.filterwarnings(
 )
 
 app = Celery("portality")
+
+
+@app.on_configure.connect
+def _embedded_servers(sender: Celery, **kwargs: object) -> None:
+    """``celery -A portality worker|beat`` is an entry point: the embedded servers start
+    (or are joined) when the app first reads its configuration, not when ``portality`` is
+    imported (the settings import it)."""
+    start_unless_external()
+
+
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

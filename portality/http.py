@@ -24,7 +24,7 @@ class StaffAuthenticationForm(AuthenticationForm):
     """The admin pages are for staff only: say so at the door instead of looping on login."""
 
     def confirm_login_allowed(self, user: AbstractBaseUser) -> None:
-        super().confirm_login_allowed(user)
+        super().confirm_login_allowed(user)  # type: ignore[arg-type]
         if not getattr(user, "is_staff", False):
             raise forms.ValidationError(
                 _("This account is not a Portality admin (staff)."), code="not_staff"

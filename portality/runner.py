@@ -22,11 +22,14 @@ from types import FrameType
 
 import django
 
+from portality.embedded import start_unless_external
+from portality.env import env_int, env_secret, env_str
 from portality.processes import die_with_parent
 
 
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
+    start_unless_external()
     django.setup()
 
     from django.conf import settings
@@ -36,11 +39,15 @@ def main() -> int:
     # DEBUG off serves hashed, compressed files (WhiteNoise's manifest); collect them first.
     call_command("collectstatic", interactive=False, verbosity=0)
     _ensure_first_admin()
-    port = int(os.environ.get("PORT", "8000"))
-    supervisor = Supervisor(_child_env(settings), on_tick=_keep_embedded_redis(settings))
+    port = env_int("PORT", 8000, minimum=1)
+    # Children inherit this environment: on embedded defaults they attach to the same servers
+    # (registering as their users) and read the same generated key. They are not handed the
+    # servers' URLs as DATABASE_URL / REDIS_URL, which would make them take the database for
+    # an external one (and turn on HTTPS-only cookies).
+    supervisor = Supervisor(dict(os.environ), on_tick=_keep_embedded_redis(settings))
     supervisor.start("worker", _worker_command(settings.DATA_DIR))
     supervisor.start("web", _web_command(port, settings.DATA_DIR))
-    demo_port = int(os.environ.get("DEMO_PORT", str(port + 1)))
+    demo_port = env_int("DEMO_PORT", port + 1, minimum=1)
     supervisor.start("demo", _demo_command(settings.DATA_DIR, port, demo_port))
     url = f"http://127.0.0.1:{port}/"
     print(f"\nPortality Brain is starting at {url}  (Ctrl-C stops everything)\n", flush=True)
@@ -58,7 +65,7 @@ def main() -> int:
 def _keep_embedded_redis(settings: object) -> Callable[[], None] | None:
     """A check, every few seconds, that restarts the embedded Redis if it died (its
     append-only file brings back the queue as it was)."""
-    if os.environ.get("REDIS_URL"):
+    if env_secret("REDIS_URL"):
         return None  # an external Redis is its operator's to run
     from portality.embedded import EmbeddedServices
 
@@ -90,8 +97,8 @@ def _ensure_first_admin() -> None:
     users = get_user_model()
     if users.objects.filter(is_superuser=True).exists():
         return
-    username = os.environ.get("ADMIN_USERNAME") or "admin"
-    password = os.environ.get("ADMIN_PASSWORD")
+    username = env_str("ADMIN_USERNAME") or "admin"
+    password = env_secret("ADMIN_PASSWORD")
     generated = not password
     password = password or secrets.token_urlsafe(12)
     users.objects.create_superuser(username=username, email="", password=password)
@@ -103,17 +110,6 @@ def _ensure_first_admin() -> None:
         )
     else:
         print(f"First admin {username!r} created from ADMIN_USERNAME/ADMIN_PASSWORD.", flush=True)
-
-
-def _child_env(settings: object) -> dict[str, str]:
-    env = dict(os.environ)
-    # Children use the servers this process attached; they must not start their own.
-    env["DATABASE_URL"] = settings.DATABASE_URL  # type: ignore[attr-defined]
-    env["REDIS_URL"] = settings.REDIS_URL  # type: ignore[attr-defined]
-    # ...and the same secret key (with DATABASE_URL set they would otherwise refuse to start).
-    env["SECRET_KEY"] = settings.SECRET_KEY  # type: ignore[attr-defined]
-    env.pop("SECRET_KEY_FILE", None)
-    return env
 
 
 def _worker_command(data_dir: Path) -> list[str]:

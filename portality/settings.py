@@ -11,11 +11,10 @@ from pathlib import Path
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
-# The wiring may read an app's constants: the strategy names live with the search.
-from knowledge.search_types import STRATEGIES
 from portality.env import (
     celery_broker_url,
     check_redis_url,
+    data_dir,
     data_dir_secret,
     env_bool,
     env_choice,
@@ -27,9 +26,10 @@ from portality.env import (
     env_weights,
     parse_database_url,
 )
+from portality.languages import CONSOLE_LANGUAGES
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = Path(env_str("PORTALITY_DATA_DIR") or BASE_DIR / "var").resolve()
+DATA_DIR = data_dir()
 
 DEBUG = env_bool("DEBUG", False)
 DATABASE_URL = env_secret("DATABASE_URL")
@@ -56,12 +56,16 @@ if DATABASE_URL:
     parse_database_url("DATABASE_URL", DATABASE_URL)  # fail now, naming the variable
 if REDIS_URL:
     check_redis_url("REDIS_URL", REDIS_URL)
+# The embedded servers are started by the entry points (portality.embedded.
+# start_unless_external), never by importing these settings; they say where they are.
+DATABASE_URL = DATABASE_URL or env_str("PORTALITY_EMBEDDED_DATABASE_URL")
+REDIS_URL = REDIS_URL or env_str("PORTALITY_EMBEDDED_REDIS_URL")
 if not DATABASE_URL or not REDIS_URL:
-    from portality.embedded import attach
-
-    _embedded = attach(DATA_DIR, postgres=not DATABASE_URL, redis=not REDIS_URL)
-    DATABASE_URL = DATABASE_URL or _embedded.database_url or ""
-    REDIS_URL = REDIS_URL or _embedded.redis_url or ""
+    raise ImproperlyConfigured(
+        "DATABASE_URL and REDIS_URL are not set and the embedded servers were not started: "
+        "start the product with `make run`, `python manage.py …` or `celery -A portality …` "
+        "(they start them), or set DATABASE_URL and REDIS_URL."
+    )
 
 DATABASES = {"default": parse_database_url("DATABASE_URL", DATABASE_URL).as_django()}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -149,8 +153,8 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 # The console speaks English, Spanish and Brazilian Portuguese: the admin's choice (the
 # switcher in the header, kept in a cookie), else the browser's Accept-Language, else this.
-LANGUAGE_CODE = env_choice("LANGUAGE_CODE", "en", ("en", "es", "pt-br"))
-LANGUAGES = [("en", "English"), ("es", "Español"), ("pt-br", "Português (Brasil)")]
+LANGUAGE_CODE = env_choice("LANGUAGE_CODE", "en", tuple(code for code, _ in CONSOLE_LANGUAGES))
+LANGUAGES = list(CONSOLE_LANGUAGES)
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
@@ -267,6 +271,14 @@ KNOWLEDGE_STUCK_AFTER = timedelta(minutes=env_int("KNOWLEDGE_STUCK_AFTER_MINUTES
 KNOWLEDGE_OCR_LANGUAGES = env_str("KNOWLEDGE_OCR_LANGUAGES", "spa+por+eng")
 
 # -- Providers ---------------------------------------------------------------------------
+# Every call to a model provider (portality/providers.py): seconds before a request is
+# abandoned, and the first wait before a retry (it doubles, with jitter).
+PROVIDER_TIMEOUT_SECONDS = env_float("PROVIDER_TIMEOUT_SECONDS", 60.0)
+PROVIDER_BACKOFF_SECONDS = env_float("PROVIDER_BACKOFF_SECONDS", 0.5)
+if PROVIDER_TIMEOUT_SECONDS <= 0 or PROVIDER_BACKOFF_SECONDS < 0:
+    raise ImproperlyConfigured(
+        "PROVIDER_TIMEOUT_SECONDS must be positive and PROVIDER_BACKOFF_SECONDS not negative."
+    )
 GEMINI_API_KEY = env_secret("GEMINI_API_KEY")
 GEMINI_BASE_URL = env_str("GEMINI_BASE_URL")  # only for a proxy or the tests' fake server
 EMBEDDING_PROVIDER = env_choice("EMBEDDING_PROVIDER", "local", ("local", "gemini"))
@@ -291,7 +303,8 @@ if LLM_PROVIDER == "openai" and not (OPENAI_BASE_URL and OPENAI_MODEL):
 # -- Retrieval ---------------------------------------------------------------------------
 SEARCH_TOP_K = env_int("SEARCH_TOP_K", 5, minimum=1)
 SEARCH_CANDIDATES = env_int("SEARCH_CANDIDATES", 50, minimum=5)
-SEARCH_STRATEGY = env_choice("SEARCH_STRATEGY", "weighted", STRATEGIES)
+# Checked against the engine's strategies when the knowledge app starts (knowledge.apps).
+SEARCH_STRATEGY = env_str("SEARCH_STRATEGY", "weighted").lower() or "weighted"
 # 0.6 rather than seed 003's 0.7: best nDCG@10 on both dev splits (BENCHMARKS.md); 0.55
 # before sentence vectors made the vector side stronger.
 SEARCH_VECTOR_WEIGHT = env_float("SEARCH_VECTOR_WEIGHT", 0.6)
@@ -299,12 +312,14 @@ SEARCH_VECTOR_WEIGHT = env_float("SEARCH_VECTOR_WEIGHT", 0.6)
 # identifier-heavy, where exact words matter more than meaning.
 SEARCH_WEIGHTS_BY_SOURCE_TYPE = env_weights("SEARCH_WEIGHTS_BY_SOURCE_TYPE")
 # The share of a kNN candidate's semantic score that comes from its best-matching sentence
-# group rather than the chunk's own vector (knowledge/sentence_vectors.py; tuned on the dev
-# splits, BENCHMARKS.md "Sentence vectors"). 0 turns sentence vectors off: none are embedded
-# and the search uses the chunk's vector alone.
+# group rather than the chunk's own vector (knowledge/search/sentence_vectors.py; tuned on the dev
+# splits, BENCHMARKS.md).
 SEARCH_SENTENCE_WEIGHT = env_float("SEARCH_SENTENCE_WEIGHT", 0.7)
 if not 0 <= SEARCH_SENTENCE_WEIGHT <= 1:
     raise ImproperlyConfigured("SEARCH_SENTENCE_WEIGHT must be between 0 and 1.")
+# The second embedding pass itself: off, no sentence vectors are embedded and the search
+# uses each chunk's own vector alone.
+SEARCH_SENTENCE_VECTORS = env_bool("SEARCH_SENTENCE_VECTORS", True)
 SEARCH_RERANK = env_bool("SEARCH_RERANK", False)
 # A passing result whose fused score is under this share of the best one's is dropped:
 # weak extras that would be cited beside a clear answer (0 turns it off; BENCHMARKS.md).
@@ -313,16 +328,16 @@ SEARCH_RELATIVE_CUT = env_float("SEARCH_RELATIVE_CUT", 0.3)
 # twenty in a neighbouring cluster (recall@10 0.94); 200 still left 4 in 300 of the biggest
 # license's queries with none of their 10 nearest, 250 none, at the same cost at 100k and
 # 1M (BENCHMARKS.md). The floor: a scope with a small share of the table gets more
-# (knowledge/knn_plan.py).
+# (knowledge/search/plan.py).
 SEARCH_HNSW_EF_SEARCH = env_int("SEARCH_HNSW_EF_SEARCH", 250, minimum=10)
 # The search statement is prepared once per database session with a generic plan (~2 ms of
-# parsing and planning saved per search, knowledge/prepared.py). Turn off behind a
+# parsing and planning saved per search, knowledge/search/prepared.py). Turn off behind a
 # transaction-pooling proxy, where consecutive statements may reach different sessions.
 SEARCH_PREPARED_STATEMENTS = env_bool("SEARCH_PREPARED_STATEMENTS", True)
 # A scope with at most this many vectors is searched exactly (every vector compared)
 # instead of through the HNSW graph: faster there, and recall is 1.0 (BENCHMARKS.md,
 # "Small scopes"); a license with at most this many of its own has them compared exactly
-# beside a walk of the global vectors' graph (knowledge/knn_plan.py). 0 turns it off.
+# beside a walk of the global vectors' graph (knowledge/search/plan.py). 0 turns it off.
 SEARCH_EXACT_SCAN_MAX_ROWS = env_int("SEARCH_EXACT_SCAN_MAX_ROWS", 5_000, minimum=0)
 
 # Ask the widget user to confirm memories the model proposes before they are used.

@@ -6,10 +6,8 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from chat import views as chat_views
 from knowledge import views as knowledge_views
 from memory import selectors as memory_selectors
-from memory import views as memory_views
 from portality import health
 from portality.http import StaffAuthenticationForm
 
@@ -21,12 +19,11 @@ urlpatterns = [
         {"memory_metrics": memory_selectors.memory_metrics},
         name="home",
     ),
-    path("knowledge/", include("knowledge.admin_urls")),
+    # Each app: its console pages in urls.py, its API in api_urls.py (namespace "<app>-api").
+    path("knowledge/", include("knowledge.urls")),
     path("licenses/", include("licenses.urls")),
-    path("chat/", chat_views.chat_view, name="chat"),
-    path("memories/", memory_views.memory_list, name="memory-list"),
-    path("memories/<uuid:pk>/toggle", memory_views.memory_toggle, name="memory-toggle"),
-    path("memories/<uuid:pk>/delete", memory_views.memory_delete, name="memory-delete"),
+    path("chat/", include("chat.urls")),
+    path("memories/", include("memory.urls")),
     path("healthz", health.healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's switcher
     # The console scripts' strings (gettext/ngettext in static/js) in the page's language.
@@ -38,9 +35,9 @@ urlpatterns = [
     ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("django-admin/", admin.site.urls),
-    path("api/v1/", include("knowledge.urls")),
-    path("api/v1/", include("chat.urls")),
-    path("api/v1/", include("memory.urls")),
+    path("api/v1/", include("knowledge.api_urls")),
+    path("api/v1/", include("chat.api_urls")),
+    path("api/v1/", include("memory.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]

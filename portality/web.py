@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -30,6 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from portality.env import env_float, env_int
 from portality.processes import die_with_parent
 
 HEADER_MAX_BYTES = 32 * 1024
@@ -258,23 +258,20 @@ async def serve(host: str, port: int, upstream: str, limits: Limits) -> None:
 
 
 def limits_from_environment() -> Limits:
-    upload_mb = int(os.environ.get("KNOWLEDGE_MAX_UPLOAD_MB") or 50)
+    upload_mb = env_int("KNOWLEDGE_MAX_UPLOAD_MB", 50, minimum=1)
     return Limits(
-        header_timeout=float(os.environ.get("WEB_HEADER_TIMEOUT") or 10),
+        header_timeout=env_float("WEB_HEADER_TIMEOUT", 10.0),
         body_max_bytes=(upload_mb + 1) * 1024 * 1024,  # the form fields around the file
-        body_min_rate=int(os.environ.get("WEB_BODY_MIN_RATE_KB") or 50) * 1024,
-        max_connections=int(os.environ.get("WEB_MAX_CONNECTIONS") or 1000),
+        body_min_rate=env_int("WEB_BODY_MIN_RATE_KB", 50, minimum=1) * 1024,
+        max_connections=env_int("WEB_MAX_CONNECTIONS", 1000, minimum=1),
         upstream_slots=upstream_slots(),
     )
 
 
 def upstream_slots() -> int:
     """gunicorn's threads less two kept for /healthz; WEB_UPSTREAM_SLOTS overrides (0: off)."""
-    configured = os.environ.get("WEB_UPSTREAM_SLOTS")
-    if configured is not None and configured.strip():
-        return int(configured)
-    threads = int(os.environ.get("WEB_WORKERS") or 2) * int(os.environ.get("WEB_THREADS") or 8)
-    return max(1, threads - 2)
+    threads = env_int("WEB_WORKERS", 2, minimum=1) * env_int("WEB_THREADS", 8, minimum=1)
+    return env_int("WEB_UPSTREAM_SLOTS", max(1, threads - 2), minimum=0)
 
 
 def gunicorn_command(socket_path: Path) -> list[str]:
@@ -285,8 +282,8 @@ def gunicorn_command(socket_path: Path) -> list[str]:
         "portality.wsgi",
         f"--bind=unix:{socket_path}",
         "--worker-class=gthread",
-        f"--workers={os.environ.get('WEB_WORKERS') or 2}",
-        f"--threads={os.environ.get('WEB_THREADS') or 8}",
+        f"--workers={env_int('WEB_WORKERS', 2, minimum=1)}",
+        f"--threads={env_int('WEB_THREADS', 8, minimum=1)}",
         "--timeout=120",
         "--access-logfile=-",
     ]

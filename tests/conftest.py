@@ -55,11 +55,9 @@ def _no_relative_cut(settings):
 def _fresh_common_lexemes():
     # Search keeps ANALYZE's frequent words for a few minutes per process; each test has
     # its own data, so none may inherit another's list.
-    from knowledge.knn_plan import scope_shapes_forget
-    from knowledge.selectors import common_lexemes_forget
+    from knowledge.search import caches_forget
 
-    common_lexemes_forget()
-    scope_shapes_forget()
+    caches_forget()
 
 
 def database_url_for_test_db() -> str:
@@ -152,8 +150,8 @@ def semantic_plan(request, settings, monkeypatch):
     """Every way the kNN runs: every vector of a small scope compared; the whole HNSW graph
     walked (a license with many vectors of its own), at the configured ef_search or at one
     widened for a scope holding a fifth of the table; or the global vectors' own graph
-    walked beside the license's own vectors compared (knowledge/knn_plan.py)."""
-    from knowledge import knn_plan
+    walked beside the license's own vectors compared (knowledge/search/plan.py)."""
+    from knowledge.search import plan as knn_plan
 
     settings.SEARCH_EXACT_SCAN_MAX_ROWS = 10_000 if request.param == "exact scan" else 0
     split = request.param.startswith("global graph")

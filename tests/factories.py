@@ -6,8 +6,9 @@ import hashlib
 import io
 import itertools
 
-from knowledge import sentence_vectors, services
+from knowledge import services
 from knowledge.models import Document
+from knowledge.search import sentence_vectors
 from licenses.models import License
 
 _counter = itertools.count(1)

@@ -12,6 +12,10 @@ os.environ["PORTALITY_DATA_DIR"] = os.environ.get(
 )
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production-use-0123456789")
 
+from portality.embedded import start_unless_external  # noqa: E402
+
+start_unless_external()  # the test session's own embedded servers, under var/test
+
 from portality.settings import *  # noqa: E402,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -24,3 +28,5 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
 # The live server answers each request in a short-lived thread; persistent connections
 # left by those threads would keep the test database busy at teardown.
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+# Provider retries back off from 10 ms, not half a second: the fakes answer at once.
+PROVIDER_BACKOFF_SECONDS = 0.01

@@ -9,8 +9,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from knowledge.search_types import SearchOptions
-from knowledge.selectors import chunk_search
+from knowledge.search import SearchOptions
+from knowledge.search import search as knowledge_search
 from licenses.principals import principal_for_license
 from licenses.services import license_forge
 from tests.factories import make_document
@@ -77,7 +77,9 @@ def test_search(license):
     add_documents(license, 0, 2)
 
     def search():
-        chunk_search(principal=principal, query="piscina abre", options=SearchOptions(min_score=-1))
+        knowledge_search(
+            principal=principal, query="piscina abre", options=SearchOptions(min_score=-1)
+        )
 
     search()  # the first search of a session prepares its statement
     few = queries(search)

@@ -2,7 +2,7 @@ import pgvector.django.halfvec
 from django.db import migrations
 
 # The type change rebuilds every HNSW index on the table: rebuild them with the graph
-# quality knowledge.vector_index now asks for.
+# quality knowledge.search.vector_index now asks for.
 HNSW_EF_CONSTRUCTION = """
 DO $$
 DECLARE index_name regclass;
@@ -36,7 +36,7 @@ class Migration(migrations.Migration):
     for its scope and distance, and at a million chunks that heap drops from 1.5 GB to
     0.8 GB, which is what lets the search's working set stay in shared buffers
     (BENCHMARKS.md, "Retrieval latency at scale"). The table is rewritten and its HNSW
-    indexes rebuilt, with ef_construction 128 (see knowledge.vector_index): about 9
+    indexes rebuilt, with ef_construction 128 (see knowledge.search.vector_index): about 9
     minutes at a million chunks on 2 cores, during which ingestion waits."""
 
     dependencies = [("knowledge", "0007_chunk_scoped_lexemes")]

@@ -2,7 +2,7 @@ import re
 
 from django.db import migrations
 
-# As knowledge.vector_index writes them, inlined so this migration keeps its meaning when that
+# As knowledge.search.vector_index writes them, inlined so this migration keeps its meaning when that
 # module changes.
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 128
@@ -47,7 +47,7 @@ class Migration(migrations.Migration):
     """A second HNSW graph per embedding model, over its global vectors alone.
 
     A license with few vectors of its own is searched by walking it (nothing to filter out)
-    beside an exact comparison of its own vectors (knowledge/knn_plan.py). Built
+    beside an exact comparison of its own vectors (knowledge/search/plan.py). Built
     concurrently: search and ingestion go on meanwhile; until it exists, such a search walks
     the model's whole graph as before, with the same results. About a minute per 200,000
     global vectors on 2 cores."""

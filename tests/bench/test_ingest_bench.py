@@ -21,12 +21,13 @@ import psutil
 import pytest
 from django.db import connection
 
-from knowledge import sentence_vectors, services
+from knowledge import services
 from knowledge.chunking import CHUNK_SIZES, Chunker, blocks_from_pages, embedding_text
 from knowledge.embeddings import get_provider
 from knowledge.extraction import PageText
 from knowledge.models import Document, DocumentStatus
 from knowledge.normalize import normalize_text
+from knowledge.search import sentence_vectors
 from knowledge.tasks import document_ingest_task
 from tests.conftest import PDFS, ROOT, SHARED, start_worker, stop_worker, worker_env
 

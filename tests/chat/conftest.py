@@ -9,7 +9,7 @@ from tests.factories import make_document
 
 @pytest.fixture
 def marta(settings, monkeypatch):
-    from knowledge import search_types
+    from knowledge.search import types as search_types
 
     # The fake embedder's cosines sit far lower than e5's: a related question scores about
     # 0.6, an unrelated one under 0.2 (threshold calibration is per model, as in production).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chat.llm import ExtractiveLLM, GeminiLLM, LLMError, OpenAICompatibleLLM, Prompt, Source
+from portality.providers import INTERACTIVE, ProviderError
 from tests.fakes import FakeGemini, FakeOpenAI
 
 PROMPT = Prompt(
@@ -46,10 +47,20 @@ def test_gemini_safety_block_is_a_clear_error(gemini):
         list(GeminiLLM().stream(PROMPT))
 
 
-def test_gemini_quota_is_a_clear_error(gemini):
-    gemini.fail_next(429)
-    with pytest.raises(LLMError, match="quota"):
+def test_gemini_quota_is_retried_then_a_clear_error(gemini):
+    attempts, _ = INTERACTIVE
+    gemini.fail_next(429, times=attempts - 1)
+    assert list(GeminiLLM().stream(PROMPT)) == gemini.stream_pieces
+    gemini.fail_next(429, times=attempts)
+    with pytest.raises(ProviderError, match="quota"):
         list(GeminiLLM().stream(PROMPT))
+
+
+def test_gemini_refusing_the_key_is_not_retried(gemini):
+    gemini.fail_next(403)
+    with pytest.raises(ProviderError, match="API key"):
+        list(GeminiLLM().stream(PROMPT))
+    assert len(gemini.requests) == 1
 
 
 def test_openai_compatible_server_streams(settings):
@@ -71,10 +82,11 @@ def test_openai_compatible_server_streams(settings):
 def test_openai_compatible_errors_are_clear(settings):
     with FakeOpenAI(status=503) as server:
         settings.OPENAI_BASE_URL, settings.OPENAI_MODEL = server.url, "llama3"
-        with pytest.raises(LLMError, match="503"):
+        with pytest.raises(ProviderError, match="503"):
             list(OpenAICompatibleLLM().stream(PROMPT))
+        assert len(server.requests) == INTERACTIVE[0]  # retried, then given up
     settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"
-    with pytest.raises(LLMError, match="unreachable"):
+    with pytest.raises(ProviderError, match="unreachable"):
         list(OpenAICompatibleLLM().stream(PROMPT))
 
 

@@ -10,8 +10,8 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
 from knowledge.models import SearchLog
-from knowledge.tools import MEMORY_SEARCH_TOOL, memory_search
 from licenses.principals import principal_for_license
 from licenses.services import license_forge, license_revoke
 from portality.exceptions import ApplicationError
@@ -176,16 +176,16 @@ def test_search_command_json(world):
 
 def test_memory_search_tool_runs_in_the_principals_scope(world):
     alpha, _ = world
-    assert MEMORY_SEARCH_TOOL["name"] == "memory_search"
-    assert MEMORY_SEARCH_TOOL["parameters"]["required"] == ["query"]
+    assert KNOWLEDGE_SEARCH_TOOL["name"] == "memory_search"
+    assert KNOWLEDGE_SEARCH_TOOL["parameters"]["required"] == ["query"]
 
     principal = principal_for_license(alpha.license)
     # Words of both secrets, naming beta's scope: only alpha's own (and global) comes back.
-    found = memory_search(
+    found = knowledge_search_tool_run(
         principal=principal, arguments={"query": "clave del portón", "license": "beta"}
     )
 
     assert "alfa.md" in {r.filename for r in found}
     assert all(r.filename != "beta.md" for r in found)
     with pytest.raises(ApplicationError, match="Write something"):
-        memory_search(principal=principal, arguments={})
+        knowledge_search_tool_run(principal=principal, arguments={})

@@ -129,6 +129,6 @@ def test_embed_sentences_catches_up_every_chunk_once(settings):
     assert "Embedded 2 sentence groups" in out.getvalue()
     assert "Embedded 0 sentence groups" in out.getvalue()
     assert SentenceEmbedding.objects.count() == 2
-    settings.SEARCH_SENTENCE_WEIGHT = 0
+    settings.SEARCH_SENTENCE_VECTORS = False
     with pytest.raises(CommandError, match="Sentence vectors are off"):
         call_command("embed_sentences")

@@ -4,9 +4,9 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from knowledge.search_types import SearchOptions
-from knowledge.selectors import chunk_search
-from knowledge.vector_index import ensure_index, global_index_name, index_name
+from knowledge.search import search
+from knowledge.search.types import SearchOptions
+from knowledge.search.vector_index import ensure_index, global_index_name, index_name
 from licenses.principals import principal_for_admin
 from tests.factories import make_document
 from tests.fakes import FakeEmbedder
@@ -83,7 +83,7 @@ def test_the_keyword_index_migration_can_be_run_again_after_a_partial_run(
         assert "pb_scoped_lexemes(scope_key, search_vector)" in cursor.fetchone()[0]
         cursor.execute("SELECT pb_scope_prefix(%s::uuid)", ["12345678-9abc-4def-8000-000000000001"])
         assert cursor.fetchone()[0] == "123456789abc"
-    response = chunk_search(
+    response = search(
         principal=principal_for_admin("root", license=None),
         query="piscina",
         options=SearchOptions(strategy="keyword"),
@@ -108,7 +108,7 @@ def test_a_model_already_in_use_gets_its_global_graph(fake_embedder, media_root)
     finally:
         migrate(latest())
     assert "hnsw" in definition() and "license_id IS NULL" in definition()
-    response = chunk_search(
+    response = search(
         principal=principal_for_admin("root", license=None),
         query="piscina",
         options=SearchOptions(min_score=-1),
@@ -182,7 +182,7 @@ def test_the_scope_index_comes_to_cover_the_vectors_and_goes_back(fake_embedder,
     finally:
         migrate(latest())
     assert _valid("embedding_scope_vectors")
-    response = chunk_search(
+    response = search(
         principal=principal_for_admin("root", license=None),
         query="piscina",
         options=SearchOptions(min_score=-1),

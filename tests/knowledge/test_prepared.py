@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from knowledge.prepared import fetch, fetch_prepared, prepared_form
+from knowledge.search.prepared import fetch, fetch_prepared, prepared_form
 
 SQL = "SELECT %(a)s::int + %(b)s::int AS total, %(a)s::int AS a, '100%%' AS share"
 

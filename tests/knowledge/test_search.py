@@ -7,16 +7,15 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from knowledge import knn_plan, selectors, vector_index
-from knowledge.models import SearchLog
-from knowledge.rerank import rerank
-from knowledge.search_types import SearchOptions
-from knowledge.selectors import (
-    chunk_search,
-    common_lexemes,
-    common_lexemes_forget,
-    search_metrics,
-)
+from knowledge.models import GLOBAL_SCOPE_KEY, SearchLog
+from knowledge.search import SearchOptions, SearchTuning, caches_forget, vector_index
+from knowledge.search import plan as knn_plan
+from knowledge.search import search as engine_search
+from knowledge.search.keyword import common_lexemes
+from knowledge.search.nearest import WAYS, NearestQuery, pgvector_sql
+from knowledge.search.rerank import rerank
+from knowledge.search.statement import hybrid_sql
+from knowledge.selectors import search_metrics
 from knowledge.services import knowledge_search
 from licenses.principals import principal_for_admin, principal_for_license
 from portality.exceptions import ApplicationError
@@ -29,8 +28,10 @@ MEDICACION = "# Botiquín\n\nLa medicación de primeros auxilios está en recepc
 GIMNASIO = "# Gimnasio\n\nEl gimnasio del condominio requiere reserva previa los fines de semana."
 
 
-def search(principal, query, **options):
-    return chunk_search(principal=principal, query=query, options=SearchOptions(**options))
+def search(principal, query, tuning=None, **options):
+    return engine_search(
+        principal=principal, query=query, options=SearchOptions(**options), tuning=tuning
+    )
 
 
 def logged_search(principal, query, **options):
@@ -168,10 +169,13 @@ class TestThresholdAndExactTerms:
 
 
 class TestFrequentWords:
+    # 31 chunks stand for a big corpus: a word counts as frequent from 10 chunks on.
+    @property
+    def tuning(self):
+        return SearchTuning.from_settings(common_lexeme_min_rows=10)
+
     @pytest.fixture
-    def common_word_corpus(self, fake_embedder, monkeypatch):
-        # 31 chunks stand for a big corpus: a word counts as frequent from 10 chunks on.
-        monkeypatch.setattr(selectors, "COMMON_LEXEME_MIN_ROWS", 10)
+    def common_word_corpus(self, fake_embedder):
         for n in range(30):
             make_document(
                 f"El condominio número {n} tiene reglas propias.",
@@ -185,24 +189,25 @@ class TestFrequentWords:
             cursor.execute("ANALYZE knowledge_chunk")
             cursor.execute("SELECT tsvector_to_array(to_tsvector('pb_spanish', 'condominio'))")
             (lexeme,) = cursor.fetchone()[0]
-        common_lexemes_forget()
+        caches_forget()
         return lexeme
 
     def test_words_in_most_chunks_are_named_by_the_statistics(self, common_word_corpus):
-        assert common_word_corpus in common_lexemes()
-        assert "piscin" not in common_lexemes()
+        assert common_word_corpus in common_lexemes(self.tuning).lexemes
+        assert "piscin" not in common_lexemes(self.tuning).lexemes
 
     def test_the_search_sends_them_as_the_server_wrote_them(self, common_word_corpus):
-        literal = selectors._common_lexemes_read("default").literal
+        read = common_lexemes(self.tuning)
         with connection.cursor() as cursor:
-            cursor.execute("SELECT %s::text[]", [literal])
-            assert cursor.fetchone()[0] == common_lexemes()
-        assert common_word_corpus in common_lexemes()
+            cursor.execute("SELECT %s::text[]", [read.literal])
+            assert cursor.fetchone()[0] == read.lexemes
+        assert common_word_corpus in read.lexemes
 
     def test_a_frequent_word_does_not_decide_the_keyword_ranking(self, common_word_corpus):
         response = search(
             principal_for_admin("root", license=None),
             "condominio piscina",
+            tuning=self.tuning,
             strategy="keyword",
             top_k=50,
         )
@@ -212,16 +217,17 @@ class TestFrequentWords:
     def test_in_a_small_corpus_a_word_in_many_chunks_still_counts(self, common_word_corpus):
         # With the default floor (the rank cap), 31 matches are cheap to rank: nothing is
         # dropped, and "condominio" ranks like any other word.
-        selectors.COMMON_LEXEME_MIN_ROWS = selectors.KEYWORD_RANK_CAP
-        common_lexemes_forget()
-        assert common_lexemes() == []
+        assert SearchTuning().common_lexeme_min_rows == SearchTuning().keyword_rank_cap
+        assert common_lexemes(SearchTuning()).lexemes == []
         response = search(
             principal_for_admin("root", license=None), "condominio", strategy="keyword", top_k=50
         )
         assert len(response.results) == 31
 
     def test_a_query_of_only_frequent_words_still_answers(self, common_word_corpus):
-        response = search(principal_for_admin("root", license=None), "condominio", min_score=-1)
+        response = search(
+            principal_for_admin("root", license=None), "condominio", self.tuning, min_score=-1
+        )
         assert len(response.results) == 5
 
 
@@ -232,9 +238,12 @@ class TestEveryWord:
 
     QUERY = "la alergia del paciente"  # "la" and "del": Spanish stopwords, not English ones
 
+    @property
+    def tuning(self):
+        return SearchTuning.from_settings(keyword_every_term_min=2)
+
     @pytest.fixture(autouse=True)
-    def allergy_notes(self, fake_embedder, monkeypatch):
-        monkeypatch.setattr(selectors, "KEYWORD_EVERY_TERM_MIN", 2)
+    def allergy_notes(self, fake_embedder):
         # Both words in long chunks, one word in a short one: ts_rank divides by the log of
         # the length, so the short chunk outranks the long ones whenever it competes.
         filler = " Los ascensores del edificio se revisan cada mes." * 40
@@ -245,16 +254,16 @@ class TestEveryWord:
         make_document("Alergia alergia.", filename="allergy.md", language="es")
 
     def test_chunks_with_some_words_outrank_when_they_compete(self):
-        selectors.KEYWORD_EVERY_TERM_MIN = 3
-        response = search(admin(), self.QUERY, strategy="keyword", top_k=2)
+        tuning = SearchTuning.from_settings(keyword_every_term_min=3)
+        response = search(admin(), self.QUERY, tuning, strategy="keyword", top_k=2)
         assert filenames(response)[0] == "allergy.md"
 
     def test_only_chunks_with_every_word_compete_when_there_are_enough(self):
-        response = search(admin(), self.QUERY, strategy="keyword", top_k=2)
+        response = search(admin(), self.QUERY, self.tuning, strategy="keyword", top_k=2)
         assert sorted(filenames(response)) == ["both0.md", "both1.md"]
 
     def test_enough_means_at_least_as_many_as_asked_for(self):
-        response = search(admin(), self.QUERY, strategy="keyword", top_k=3)
+        response = search(admin(), self.QUERY, self.tuning, strategy="keyword", top_k=3)
         assert filenames(response)[0] == "allergy.md"
 
 
@@ -264,11 +273,11 @@ def admin():
 
 class TestSmallScopes:
     def explain(self, way: str, license_id=None) -> str:
-        from knowledge.vector_index import active_model
+        from knowledge.search.vector_index import active_model
 
         params = {
             "q": "piscina", "vector": "[" + ",".join(["0.05"] * 384) + "]", "license": license_id,
-            "scope": license_id or selectors.GLOBAL_SCOPE_KEY, "global_scope": selectors.GLOBAL_SCOPE_KEY,
+            "scope": license_id or GLOBAL_SCOPE_KEY, "global_scope": GLOBAL_SCOPE_KEY,
             "common_lexemes": [], "every_term_min": 20, "candidates": 50,
             "strategy": "weighted", "min_score": 0.8, "vector_weight": 0.55, "sentence_weight": 0.7,
             "type_weights": "{}", "limit": 5,
@@ -277,11 +286,12 @@ class TestSmallScopes:
             # Ordered rows without a sort: only the graph can give them, if the plan may use it.
             for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
                 cursor.execute(f"SET LOCAL {setting} = off")
-            cursor.execute("EXPLAIN " + selectors.hybrid_sql(active_model(), way=way), params)
+            nearest = NearestQuery(*pgvector_sql(active_model(), way=way))
+            cursor.execute("EXPLAIN " + hybrid_sql(nearest, SearchTuning()), params)
             return "\n".join(row[0] for row in cursor.fetchall())
 
     def test_each_way_reads_its_own_index(self, corpus):
-        from knowledge.vector_index import active_model, global_index_name, index_name
+        from knowledge.search.vector_index import active_model, global_index_name, index_name
 
         alpha, _ = corpus
         graph, split = (
@@ -336,7 +346,7 @@ class TestSmallScopes:
             with connection.cursor() as cursor:
                 cursor.execute(
                     "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
-                    [f"%-- {selectors._KNN_WAYS[way][0]} (%"],
+                    [f"%-- {WAYS[way][0]} (%"],
                 )
                 assert cursor.fetchone()[0] == 1, way
         assert len(found[knn_plan.EXACT]) == 2
@@ -376,7 +386,7 @@ class TestSmallScopes:
         for limit, way in [(10_000, knn_plan.EXACT), (12, knn_plan.SPLIT)]:
             settings.SEARCH_EXACT_SCAN_MAX_ROWS = limit
             knn_plan.scope_shapes_forget()
-            assert knn_plan.knn_plan(alpha.pk, model, 20, "default").way == way
+            assert knn_plan.knn_plan(alpha.pk, model, 20, SearchTuning.from_settings()).way == way
             response = search(
                 principal, "la piscina", strategy="vector", min_score=-1, candidates=20, top_k=20
             )
@@ -391,7 +401,9 @@ class TestSmallScopes:
 
     def test_a_global_caller_walks_the_global_graph_alone(self, corpus, settings):
         settings.SEARCH_EXACT_SCAN_MAX_ROWS = 0  # no scope is small
-        plan = knn_plan.knn_plan(None, vector_index.active_model(), 50, "default")
+        plan = knn_plan.knn_plan(
+            None, vector_index.active_model(), 50, SearchTuning.from_settings()
+        )
         assert plan.way == knn_plan.SPLIT
         assert filenames(search(admin(), "piscina", min_score=-1)) == ["piscina.md"]
 
@@ -413,7 +425,7 @@ class TestEfSearchSizedToTheScope:
         self, settings, share, candidates, expected
     ):
         settings.SEARCH_HNSW_EF_SEARCH = 200
-        assert knn_plan.ef_search_for(share, candidates) == expected
+        assert knn_plan.ef_search_for(share, candidates, SearchTuning.from_settings()) == expected
 
     @pytest.mark.parametrize("prepared", [True, False])
     def test_the_search_runs_with_the_planned_width(self, corpus, settings, monkeypatch, prepared):
@@ -437,13 +449,13 @@ class TestEfSearchSizedToTheScope:
         settings.SEARCH_EXACT_SCAN_MAX_ROWS = 1  # the scope's 2 vectors are not few; its own 1 is
         # A graph of a few global vectors is walked narrower than one of many.
         for small_graph_rows, candidates, width in [
-            (knn_plan.SMALL_GLOBAL_GRAPH_ROWS, 50, "80"),
+            (SearchTuning().small_global_graph_rows, 50, "80"),
             (0, 50, "125"),
             (0, 200, "240"),
         ]:
-            monkeypatch.setattr(knn_plan, "SMALL_GLOBAL_GRAPH_ROWS", small_graph_rows)
-            knn_plan.scope_shapes_forget()
-            search(principal_for_license(alpha), "medicación", min_score=-1, candidates=candidates)
+            tuning = SearchTuning.from_settings(small_global_graph_rows=small_graph_rows)
+            alpha_principal = principal_for_license(alpha)
+            search(alpha_principal, "medicación", tuning, min_score=-1, candidates=candidates)
             with connection.cursor() as cursor:
                 cursor.execute("SHOW hnsw.ef_search")
                 assert cursor.fetchone()[0] == width
@@ -458,7 +470,9 @@ class TestEfSearchSizedToTheScope:
         for license_id, limit in [(alpha.pk, 1), (None, 0)]:
             settings.SEARCH_EXACT_SCAN_MAX_ROWS = limit
             knn_plan.scope_shapes_forget()
-            shape = knn_plan.scope_shape(license_id, vector_index.active_model(), "default")
+            shape = knn_plan.scope_shape(
+                license_id, vector_index.active_model(), SearchTuning.from_settings()
+            )
             assert not shape.small and shape.own_few and shape.share == 1.0
 
     def test_a_small_scope_reads_no_share(self, corpus, monkeypatch):
@@ -467,7 +481,9 @@ class TestEfSearchSizedToTheScope:
 
         monkeypatch.setattr(knn_plan, "_estimated_share", unexpected)
         alpha, _ = corpus
-        shape = knn_plan.scope_shape(alpha.pk, vector_index.active_model(), "default")
+        shape = knn_plan.scope_shape(
+            alpha.pk, vector_index.active_model(), SearchTuning.from_settings()
+        )
         assert shape.small and shape.share == 1.0
 
     def test_an_exact_scan_leaves_the_width_alone(self, corpus, settings):
@@ -490,7 +506,7 @@ class TestEfSearchSizedToTheScope:
             cursor.execute("ANALYZE knowledge_embedding")
         model = vector_index.active_model()
         shares = {
-            name: knn_plan._estimated_share(license_id, model, "default")
+            name: knn_plan._estimated_share(license_id, model)
             for name, license_id in [("alpha", alpha.pk), ("beta", beta.pk), ("global", None)]
         }
         # 8 vectors: global 1, alpha 1, beta 6; each scope also sees the global one. The
@@ -514,7 +530,7 @@ class TestPreparedStatement:
             cursor.execute(
                 "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements"
                 " WHERE statement LIKE %s",
-                [f"%-- {selectors._KNN_WAYS[knn_plan.EXACT][0]} (%"],  # a test corpus is small
+                [f"%-- {WAYS[knn_plan.EXACT][0]} (%"],  # a test corpus is small
             )
             return cursor.fetchall()
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from knowledge import sentence_vectors, services
+from knowledge import services
 from knowledge.chunking import embedding_text, sentence_groups
 from knowledge.models import Document, Embedding, SentenceEmbedding
-from knowledge.search_types import SearchOptions
-from knowledge.selectors import chunk_search
+from knowledge.search import search, sentence_vectors
+from knowledge.search.types import SearchOptions
 from licenses.principals import principal_for_license
 from tests.factories import make_document, make_license
 from tests.fakes import hashed_vector
@@ -137,7 +137,7 @@ class TestTheSentencePass:
         assert without_sentences() == 0
 
     def test_weight_zero_turns_the_pass_off(self, fake_embedder, settings):
-        settings.SEARCH_SENTENCE_WEIGHT = 0
+        settings.SEARCH_SENTENCE_VECTORS = False
         document = make_document(REGLAMENTO, filename="reglamento.md")
 
         assert not SentenceEmbedding.objects.filter(embedding__chunk__document=document).exists()
@@ -153,7 +153,7 @@ class TestTheSearchMixesTheBestSentenceIn:
     QUERY = "mascotas con correa en los jardines"
 
     def semantic(self, license, query=QUERY):
-        response = chunk_search(
+        response = search(
             principal=principal_for_license(license),
             query=query,
             options=SearchOptions(strategy="vector", min_score=0.0),
@@ -181,7 +181,7 @@ class TestTheSearchMixesTheBestSentenceIn:
 
     def test_without_sentence_vectors_the_chunks_own_score_stands(self, fake_embedder, settings):
         license = make_license(machine_id="alpha")
-        settings.SEARCH_SENTENCE_WEIGHT = 0  # nothing embedded, nothing mixed
+        settings.SEARCH_SENTENCE_VECTORS = False  # nothing embedded, nothing mixed
         make_document(REGLAMENTO, filename="reglamento.md", license=license)
 
         result = self.semantic(license)
@@ -208,7 +208,7 @@ class TestTheSearchMixesTheBestSentenceIn:
         make_document(REGLAMENTO, filename="beta.md", license=beta)
         make_document("# Nota\n\nLos jardines cierran a las diez.", filename="a.md", license=alpha)
 
-        response = chunk_search(
+        response = search(
             principal=principal_for_license(alpha),
             query=self.QUERY,
             options=SearchOptions(strategy="vector", min_score=0.0),

@@ -15,7 +15,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    scrubbed = {
+        "DATABASE_URL",
+        "REDIS_URL",
+        "PORTALITY_EMBEDDED_DATABASE_URL",
+        "PORTALITY_EMBEDDED_REDIS_URL",
+    }
+    full_env = {k: v for k, v in os.environ.items() if k not in scrubbed}
     full_env.update({"DJANGO_SETTINGS_MODULE": "portality.settings", "SECRET_KEY": "x" * 50, **env})
     return subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
@@ -87,3 +93,66 @@ class EnvHelperTests(SimpleTestCase):
             == "redis+socket:///tmp/r.sock?virtual_host=2"
         )
         assert celery_broker_url("redis://h:6379/1") == "redis://h:6379/1"
+
+
+def test_importing_the_settings_starts_no_server(tmp_path):
+    # No DATABASE_URL / REDIS_URL and no entry point that started the embedded servers:
+    # the settings say so and start nothing (the data dir stays empty).
+    result = load_settings(PORTALITY_DATA_DIR=str(tmp_path))
+
+    assert result.returncode != 0
+    assert "embedded servers were not started" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def _variables_read_by_product_code() -> set[str]:
+    """Every environment variable a product module reads: through the env readers
+    (env_int("X", …)), os.environ.get / os.getenv, or os.environ["X"]."""
+    import ast
+
+    found: set[str] = set()
+    for app in ("portality", "licenses", "knowledge", "memory", "chat"):
+        for path in (ROOT / app).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                name = None
+                if isinstance(node, ast.Call) and node.args:
+                    func = ast.unparse(node.func)
+                    if func.startswith("env_") or func in {"os.environ.get", "os.getenv"}:
+                        name = node.args[0]
+                elif isinstance(node, ast.Subscript) and ast.unparse(node.value) == "os.environ":
+                    name = node.slice
+                if (
+                    isinstance(name, ast.Constant)
+                    and isinstance(name.value, str)
+                    and name.value.isupper()
+                    and name.value != "DJANGO_SETTINGS_MODULE"
+                ):
+                    found.add(name.value)
+    return found
+
+
+def test_every_variable_the_code_reads_is_in_env_example():
+    import re
+
+    listed = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M))
+    read = _variables_read_by_product_code()
+
+    assert len(read) > 60  # the scan finds the settings' variables
+    assert read - listed == set(), "add these to .env.example with a one-line comment"
+
+
+def test_env_readers_are_the_only_way_product_code_reads_the_environment():
+    import ast
+
+    direct = []
+    for app in ("portality", "licenses", "knowledge", "memory", "chat"):
+        for path in (ROOT / app).rglob("*.py"):
+            if path.name == "env.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Call) and ast.unparse(node.func) in {
+                    "os.environ.get",
+                    "os.getenv",
+                }:
+                    direct.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert direct == []

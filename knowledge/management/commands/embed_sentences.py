@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from knowledge import sentence_vectors
+from knowledge.search import sentence_vectors
 from portality.exceptions import ApplicationError
 
 
@@ -17,7 +17,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if not sentence_vectors.enabled():
             raise CommandError(
-                "Sentence vectors are off (SEARCH_SENTENCE_WEIGHT=0): nothing to do."
+                "Sentence vectors are off (SEARCH_SENTENCE_VECTORS=0): nothing to do."
             )
         try:
             groups = sentence_vectors.sentences_embed_missing(progress=self._progress)

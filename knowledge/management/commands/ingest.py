@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import uuid
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge import sentence_vectors, services
+from knowledge import services
 from knowledge.models import Document, DocumentStatus, Language, SourceType
+from knowledge.search import sentence_vectors
 from licenses.models import License
 from licenses.selectors import license_get_for_machine_id
 from portality.exceptions import ApplicationError
@@ -129,7 +131,7 @@ class Command(BaseCommand):
             done.set()
         return result or Document.objects.get(pk=document.pk)
 
-    def _draw_progress(self, document_id: object, done: threading.Event) -> None:
+    def _draw_progress(self, document_id: uuid.UUID, done: threading.Event) -> None:
         from django.db import connection
 
         try:

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge.search_types import STRATEGIES, SearchOptions
+from knowledge.search import STRATEGIES, SearchOptions
 from knowledge.services import knowledge_search
 from licenses.principals import principal_for_admin, principal_for_license
 from licenses.selectors import license_get_for_machine_id

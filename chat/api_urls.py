@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from chat import apis
+
+app_name = "chat-api"
+
+urlpatterns = [
+    path("chat", apis.ChatApi.as_view(), name="chat"),
+    path("chat/stream", apis.ChatStreamApi.as_view(), name="chat-stream"),
+    path("chat/session", apis.ChatSessionApi.as_view(), name="chat-session"),
+    path("widget/token", apis.WidgetTokenApi.as_view(), name="widget-token"),
+]

@@ -1,1 +1,0 @@
-"""Benchmark runners of the chat (``manage.py bench_chat``); not imported by the product."""

@@ -1,0 +1,110 @@
+"""The search: a question in, the best passages of the caller's scope out."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.utils.translation import gettext_noop
+
+from knowledge.embeddings import provider_for_model
+from knowledge.search import vector_index
+from knowledge.search.fusion import relative_cut
+from knowledge.search.rerank import rerank
+from knowledge.search.statement import hybrid_rows
+from knowledge.search.tuning import SearchTuning
+from knowledge.search.types import (
+    MAX_QUERY_CHARS,
+    CutResult,
+    SearchOptions,
+    SearchResponse,
+    SearchResult,
+)
+from licenses.principals import Principal
+from portality.exceptions import ApplicationError
+from portality.text import tame
+
+
+def search(
+    *,
+    principal: Principal,
+    query: str,
+    options: SearchOptions | None = None,
+    embedding: vector_index.QueryEmbedding | None = None,
+    tuning: SearchTuning | None = None,
+) -> SearchResponse:
+    """Hybrid search inside the principal's scope. Reads only: the logged search every entry
+    point uses is ``knowledge.services.knowledge_search``. ``embedding``: the query already
+    being embedded with the active model (the chat starts it early); ``tuning``: the
+    engine's numbers, the deployment's unless given."""
+    started = time.perf_counter()
+    tuning = tuning or SearchTuning.from_settings()
+    query = clean_query(query)
+    model = embedding.active_model if embedding is not None else vector_index.active_model()
+    options = (options or SearchOptions()).resolved(model or "")
+    response = SearchResponse(
+        query=query, scope=principal.scope_label, model=model, options=options
+    )
+    if model:
+        vector = embedding.vector() if embedding else provider_for_model(model).embed_query(query)
+        rows = hybrid_rows(
+            license_id=principal.license_id,
+            query=query,
+            vector=vector,
+            model=model,
+            options=options,
+            tuning=tuning,
+        )
+        _fill(response, rows, options)
+    response.latency_ms = (time.perf_counter() - started) * 1000
+    return response
+
+
+def _fill(response: SearchResponse, rows: list[dict[str, Any]], options: SearchOptions) -> None:
+    passing = [_result(row) for row in rows if row["passes"]]
+    response.results, far = relative_cut(passing, options.relative_cut or 0.0)
+    response.cut = [CutResult(r, "far_below_best") for r in far] + [
+        CutResult(_result(row), "threshold") for row in rows if not row["passes"]
+    ]
+    response.candidates = rows[0]["candidate_count"] if rows else 0
+    response.cut_by_threshold = rows[0]["cut_count"] if rows else 0
+    if options.rerank:
+        response.results = rerank(response.query, response.results)
+    response.results = response.results[: options.top_k]
+
+
+def clean_query(query: str) -> str:
+    query = tame(" ".join((query or "").split()))
+    if not query:
+        raise ApplicationError(gettext_noop("Write something to search for."))
+    if len(query) > MAX_QUERY_CHARS:
+        raise ApplicationError(
+            gettext_noop("The query is %(length)s characters long; the limit is %(limit)s."),
+            params={"length": len(query), "limit": MAX_QUERY_CHARS},
+        )
+    return query.replace("\x00", "")
+
+
+def _result(row: dict[str, Any]) -> SearchResult:
+    return SearchResult(
+        chunk_id=row["chunk_id"],
+        document_id=row["document_id"],
+        filename=row["filename"],
+        source_type=row["source_type"],
+        scope=row["scope"],
+        page_start=row["page_start"],
+        page_end=row["page_end"],
+        heading=row["heading"],
+        content=row["content"],
+        vector_score=_rounded(row["vector_score"]),
+        sentence_score=_rounded(row["sentence_score"]),
+        keyword_score=_rounded(row["keyword_score"]),
+        vector_rank=row["vector_rank"],
+        keyword_rank=row["keyword_rank"],
+        fused_score=_rounded(row["fused_score"]) or 0.0,
+        exact_match=bool(row["exact_match"]),
+    )
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 6)

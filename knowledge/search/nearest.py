@@ -1,0 +1,112 @@
+"""Where the search asks for "the nearest vectors in this scope": the vector backend seam.
+
+The search statement (statement.py) reads its kNN candidates from one CTE, ``semantic``,
+whose rows are ``(embedding_id, chunk_id, distance)``. A backend answers with the SQL of
+that CTE, its parameters and anything to send in the same round trip. Today there is one
+backend, pgvector, whose answer is a scan of the model's HNSW graphs or an exact comparison
+(plan.py chooses which), so the whole search stays one statement over one snapshot. A
+backend whose vectors live elsewhere would answer with its neighbours as a parameter
+(``unnest(%(ids)s, %(distances)s)``), and the statement would re-check them against the
+chunks in the caller's scope as it does for every row it reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from uuid import UUID
+
+from knowledge.search import vector_index
+from knowledge.search.plan import EXACT, GRAPH, SPLIT, knn_plan
+from knowledge.search.tuning import SearchTuning
+
+
+@dataclass(frozen=True)
+class NearestQuery:
+    description: str  # a comment in the statement: which way it took
+    sql: str  # SELECT embedding_id, chunk_id, distance … (%(vector)s, %(license)s, %(candidates)s)
+    session_sql: str = ""  # a setting sent ahead of the statement, same round trip
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+class NearestVectors(Protocol):
+    def nearest(
+        self, *, model: str, license_id: UUID | None, candidates: int, tuning: SearchTuning
+    ) -> NearestQuery: ...
+
+
+# The kNN's three ways (plan.py). A walk orders by the indexed expression; an exact
+# comparison by the stored vectors themselves, which no graph serves (so the planner stays
+# off the graph) and which casts nothing per row (8% of a 4k-vector scan). Each select list
+# repeats its ORDER BY expression so that each distance is computed once.
+#
+# The whole graph walked, keeping what is in scope:
+_NEAREST_IN_SCOPE = """
+    SELECT e.id AS embedding_id, e.chunk_id, {distance} AS distance
+      FROM knowledge_embedding e
+     WHERE {model_predicate}
+       AND (e.license_id IS NULL OR e.license_id = %(license)s)
+     ORDER BY {distance}
+     LIMIT %(candidates)s"""
+# The global vectors and the license's own, each part on its own and the two nearest lists
+# merged: walked and compared (split), or both compared (exact). Each compared part reads
+# one key of the covering (model, license) index alone (an index-only scan, migration 0012);
+# one part for the whole scope would need a bitmap scan of the heap for its OR. The global
+# part repeats the global graph's predicate (vector_index.GLOBAL_PREDICATE).
+_NEAREST_GLOBAL_AND_OWN = """
+    SELECT * FROM (
+        (SELECT e.id AS embedding_id, e.chunk_id, {distance} AS distance
+           FROM knowledge_embedding e
+          WHERE {model_predicate} AND e.{global_predicate}
+          ORDER BY {distance}
+          LIMIT %(candidates)s)
+         UNION ALL
+        (SELECT e.id, e.chunk_id, {exact_distance}
+           FROM knowledge_embedding e
+          WHERE {model_predicate} AND e.license_id = %(license)s
+          ORDER BY {exact_distance}
+          LIMIT %(candidates)s)) nearest
+     ORDER BY distance
+     LIMIT %(candidates)s"""
+WAYS = {
+    EXACT: ("every vector in scope compared", _NEAREST_GLOBAL_AND_OWN),
+    GRAPH: ("the whole graph walked", _NEAREST_IN_SCOPE),
+    SPLIT: ("the global graph walked, own vectors compared", _NEAREST_GLOBAL_AND_OWN),
+}
+
+
+def pgvector_sql(model: str, *, way: str) -> tuple[str, str]:
+    """(description, SQL) of one of plan.py's ways for ``model``.
+
+    The model is written into the text: the planner uses a partial HNSW index only when the
+    query's predicate matches the index's literally, even in a generic plan. Only these
+    vouched-for fragments are formatted in; values are parameters."""
+    description, template = WAYS[way]
+    walked = (
+        f"({vector_index.indexed_vector(model, alias='e.')} "
+        f"<=> {vector_index.query_vector(model, '%(vector)s')})"
+    )
+    compared = vector_index.exact_distance("%(vector)s", alias="e.")
+    sql = template.format(
+        distance=compared if way == EXACT else walked,
+        exact_distance=compared,
+        model_predicate=vector_index.model_predicate(model, alias="e."),
+        global_predicate=vector_index.GLOBAL_PREDICATE,
+    )
+    return description, sql
+
+
+class PgvectorNearest:
+    """The default backend: the vectors are the embeddings table's, in PostgreSQL."""
+
+    def nearest(
+        self, *, model: str, license_id: UUID | None, candidates: int, tuning: SearchTuning
+    ) -> NearestQuery:
+        plan = knn_plan(license_id, model, candidates, tuning)
+        description, sql = pgvector_sql(model, way=plan.way)
+        return NearestQuery(description, sql, session_sql=plan.session_sql())
+
+
+def nearest_vectors() -> NearestVectors:
+    """The deployment's vector backend."""
+    return PgvectorNearest()

@@ -1,0 +1,118 @@
+"""The search's vocabulary: options in, results out. Shared by the selector that searches,
+the service that logs searches, reranking, the API, the chat and the benchmarks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from uuid import UUID
+
+from django.conf import settings
+from django.utils.translation import gettext_noop
+
+from portality.exceptions import ApplicationError
+
+STRATEGIES = ("weighted", "rrf", "average", "vector", "keyword")
+MAX_QUERY_CHARS = 4000
+
+# Cosine similarity below which a chunk without an exact keyword match is not relevant,
+# per embedding model: e5 similarities crowd between 0.7 and 0.9, Gemini's spread wider,
+# so one bare number cannot serve both. e5 is calibrated on the dev splits (BENCHMARKS.md,
+# "Threshold calibration"); Gemini could not be measured here (no network), so its value
+# is the same rule applied to Google's published similarity range and must be re-checked.
+DEFAULT_MIN_SCORE = {"e5-small@384": 0.82, "gemini-embedding-001@768": 0.60}
+FALLBACK_MIN_SCORE = 0.75  # seed 004 §3.4, for models without a calibration
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    strategy: str = ""
+    top_k: int = 0
+    min_score: float | None = None
+    candidates: int = 0
+    vector_weight: float | None = None
+    rerank: bool = False
+    # Results whose fused score is under this share of the best one are dropped (0: off).
+    relative_cut: float | None = None
+
+    def resolved(self, model: str) -> SearchOptions:
+        """Fill defaults from settings and check ranges; raise a clear error for bad values."""
+        options = replace(
+            self,
+            strategy=self.strategy or settings.SEARCH_STRATEGY,
+            top_k=self.top_k or settings.SEARCH_TOP_K,
+            candidates=self.candidates or settings.SEARCH_CANDIDATES,
+            min_score=self.min_score if self.min_score is not None else default_min_score(model),
+            relative_cut=(
+                self.relative_cut if self.relative_cut is not None else settings.SEARCH_RELATIVE_CUT
+            ),
+        )
+        if options.strategy not in STRATEGIES:
+            raise ApplicationError(
+                gettext_noop("Unknown strategy %(value)r; use one of %(choices)s."),
+                params={"value": options.strategy, "choices": ", ".join(STRATEGIES)},
+            )
+        _check_range("top_k", options.top_k, 1, 50)
+        _check_range("candidates", options.candidates, 5, 500)
+        _check_range("min_score", options.min_score, -1.0, 1.0)
+        if options.vector_weight is not None:
+            _check_range("vector_weight", options.vector_weight, 0.0, 1.0)
+        _check_range("relative_cut", options.relative_cut, 0.0, 1.0)
+        return options
+
+
+def _check_range(name: str, value: float | None, low: float, high: float) -> None:
+    if value is None:  # resolved() always fills these; a None here is a bug upstream
+        raise ValueError(f"{name} was not resolved")
+    if not low <= value <= high:
+        raise ApplicationError(
+            gettext_noop("%(name)s must be between %(low)s and %(high)s; got %(value)s."),
+            params={"name": name, "low": low, "high": high, "value": value},
+        )
+
+
+def default_min_score(model: str) -> float:
+    return DEFAULT_MIN_SCORE.get(model, FALLBACK_MIN_SCORE)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    chunk_id: int
+    document_id: UUID
+    filename: str
+    source_type: str
+    scope: str
+    page_start: int | None
+    page_end: int | None
+    heading: str
+    content: str
+    vector_score: float | None
+    keyword_score: float | None
+    vector_rank: int | None
+    keyword_rank: int | None
+    fused_score: float
+    exact_match: bool
+    rerank_score: float | None = None
+    # The best sentence group's similarity (knowledge/search/sentence_vectors.py); None when the
+    # chunk was not a kNN candidate or has no sentence vectors yet.
+    sentence_score: float | None = None
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    scope: str
+    model: str | None
+    options: SearchOptions
+    results: list[SearchResult] = field(default_factory=list)
+    candidates: int = 0
+    cut_by_threshold: int = 0
+    latency_ms: float = 0.0
+    # What was retrieved but not kept, and why ("threshold" or "far_below_best"), for the
+    # playground: the best few of each, not every candidate.
+    cut: list[CutResult] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CutResult:
+    result: SearchResult
+    reason: str

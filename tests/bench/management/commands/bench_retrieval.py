@@ -1,0 +1,53 @@
+"""manage.py bench_retrieval DATASET_DIR --split dev [--json] — retrieval quality per strategy.
+
+Runs in a separate database (portality_bench), so product data is never touched. The logic
+lives in knowledge/bench/retrieval.py, beside the other benchmark runners."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+
+class Command(BaseCommand):
+    help = (
+        "Recall@1/5/10, MRR@10, nDCG@10 and latency per strategy on an XQuAD/FaQuAD-style dataset."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("dataset_dir", type=Path)
+        parser.add_argument("--split", default="dev", choices=["dev", "heldout", "all"])
+        parser.add_argument("--json", action="store_true")
+        parser.add_argument("--database", default="portality_bench", help="benchmark database name")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        from tests.bench.database import use_bench_database
+        from tests.bench.retrieval import run
+
+        directory = options["dataset_dir"]
+        if (
+            not (directory / "passages.jsonl").exists()
+            or not (directory / "queries.jsonl").exists()
+        ):
+            raise CommandError(f"{directory} needs passages.jsonl and queries.jsonl.")
+        use_bench_database(options["database"])
+        report = run(directory, options["split"], progress=self._progress)
+        self.stderr.write("")
+        if options["json"]:
+            self.stdout.write(json.dumps(report))
+            return
+        self.stdout.write(
+            f"{report['dataset']} {report['split']}: {report['passages']} passages, {report['queries']} queries"
+        )
+        self.stdout.write(f"{'strategy':<10} R@1    R@5    R@10   MRR@10 nDCG@10 p50ms  p95ms")
+        for name, m in report["strategies"].items():
+            self.stdout.write(
+                f"{name:<10} {m['recall@1']:.3f}  {m['recall@5']:.3f}  {m['recall@10']:.3f}  "
+                f"{m['mrr@10']:.3f}  {m['ndcg@10']:.3f}   {m['p50_ms']:<6} {m['p95_ms']}"
+            )
+
+    def _progress(self, done: int, total: int) -> None:
+        self.stderr.write(f"\r  ingesting passages {done}/{total}", ending="")
