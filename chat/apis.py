@@ -21,7 +21,7 @@ from licenses.authentication import LicenseKeyAuthentication
 from licenses.models import License
 from licenses.permissions import IsAdminOrLicense
 from licenses.principals import Principal, principal_from_request
-from licenses.throttles import ChatRateThrottle
+from licenses.throttles import ChatRateThrottle, WidgetRateThrottle
 from licenses.widget_tokens import widget_token_issue
 from portality.languages import LANGUAGES
 from portality.providers import ProviderError
@@ -162,6 +162,7 @@ class ChatSessionApi(APIView):
     end user, so another user's session id finds nothing."""
 
     permission_classes = [IsAdminOrLicense]
+    throttle_classes = [WidgetRateThrottle]
 
     class OutputSerializer(serializers.Serializer):
         session_id = serializers.CharField(allow_null=True)
@@ -202,6 +203,7 @@ class WidgetTokenApi(APIView):
 
     authentication_classes = [LicenseKeyAuthentication]
     permission_classes = [IsAdminOrLicense]
+    throttle_classes = [WidgetRateThrottle]
 
     class InputSerializer(serializers.Serializer):
         user = serializers.CharField(

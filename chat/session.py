@@ -67,7 +67,7 @@ def session_load(*, license_id: object, user_ref: str, session_id: str | None) -
     if not session_id:
         return fresh
     try:
-        raw = _client().get(_key(license_id, user_ref, session_id))
+        raw: bytes | None = _client().get(_key(license_id, user_ref, session_id))  # type: ignore[assignment]
     except redis.RedisError as exc:
         logger.warning("session context unavailable (Redis: %s); answering without it", exc)
         return Session(id=session_id, available=False)

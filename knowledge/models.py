@@ -117,7 +117,9 @@ class Document(models.Model):
         return self.filename
 
     @property
-    def scope_label(self) -> str:
+    def scope_display(self) -> str:
+        """Where the document lives, for people: its license's machine_id, or "Global" in
+        the reader's language (the scope's identifier is licenses.models.GLOBAL_SCOPE)."""
         return self.license.machine_id if self.license else str(_("Global"))
 
     @property

@@ -114,7 +114,7 @@ def _status_payload(document: Document) -> dict[str, object]:
         "error": document.error_message,
         "chunks": document.chunk_count,
         "stuck": services.document_is_stuck(document),
-        "scope": document.scope_label,
+        "scope": document.scope_display,
         "detail_url": reverse("knowledge:document-detail", args=[document.pk]),
         "retry_url": reverse("knowledge:document-retry", args=[document.pk]),
     }

@@ -1,4 +1,10 @@
-"""Request limits per license and per (license, end user), in Redis (one-minute windows).
+"""Request limits per license and per (license, end user), kept in Redis by the ``limits``
+library (fixed one-minute windows, its Redis storage on the process's shared connection pool).
+
+A request is checked against every bucket it belongs to before any is counted, so a refused
+request costs nothing: one end user hammering an endpoint exhausts their own bucket, not the
+license's, and the license's other users keep being served. Calls that cost the server more
+(a memory edit re-embeds its text) count for more than one.
 
 DRF turns a refusal into 429 with Retry-After (JSON). If Redis is down the limits are not
 enforced — the product keeps answering rather than failing every call — and that is logged
@@ -6,40 +12,63 @@ enforced — the product keeps answering rather than failing every call — and 
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
+from typing import ClassVar
 
 import redis
 from django.conf import settings
+from limits import RateLimitItem, RateLimitItemPerMinute
+from limits.storage import RedisStorage
+from limits.strategies import FixedWindowRateLimiter
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from licenses.models import License
-from portality.keys import redis_key
 from portality.redis_pool import shared_redis
 
 logger = logging.getLogger(__name__)
-WINDOW = 60
 _last_warning = 0.0
+# An end user's reference as stored (Memory.user_ref): a longer one names nobody.
+USER_REF_MAX_LENGTH = 120
 
 
 def end_user(request: Request) -> str | None:
     """Who is speaking through the license: a widget token's user, or the ``user`` a product
-    backend names in the body (chat and memories); None when nobody is named."""
+    backend names (in the body for chat, in the query for /me/*); None when nobody is named."""
     user_ref = getattr(request.user, "user_ref", None)
     if user_ref:
         return str(user_ref)
     named = request.data.get("user") if hasattr(request.data, "get") else None
-    return str(named)[:120] if isinstance(named, str | int) and str(named).strip() else None
+    named = named or request.query_params.get("user")
+    if isinstance(named, str | int) and str(named).strip():
+        return str(named)[:USER_REF_MAX_LENGTH]
+    return None
+
+
+@functools.lru_cache(maxsize=4)
+def _limiter(redis_url: str) -> FixedWindowRateLimiter:
+    # The storage rides on the process's shared pool (portality.redis_pool): its short
+    # timeouts make a Redis outage cost a request milliseconds, not seconds.
+    pool = shared_redis().connection_pool
+    storage = RedisStorage("redis://", connection_pool=pool, key_prefix="pb:rate")
+    return FixedWindowRateLimiter(storage)
+
+
+def limiter() -> FixedWindowRateLimiter:
+    return _limiter(settings.REDIS_URL)
 
 
 class LicenseRateThrottle(BaseThrottle):
-    """Fixed one-minute windows: one per license, one per (license, end user)."""
+    """One bucket per license and one per (license, end user), per minute."""
 
     scope = ""
     per_license_setting = ""
     per_user_setting = ""
+    # What one call of a method counts for (1 unless named).
+    cost_by_method: ClassVar[dict[str, int]] = {}
 
     def __init__(self) -> None:
         self._wait = 0.0
@@ -47,46 +76,47 @@ class LicenseRateThrottle(BaseThrottle):
     def allow_request(self, request: Request, view: APIView) -> bool:
         if not isinstance(request.auth, License):
             return True  # admins are not throttled
-        window = int(time.time() // WINDOW)
-        limits = [
-            (
-                redis_key(f"pb:rate:{self.scope}:license", request.auth.pk, window),
-                getattr(settings, self.per_license_setting),
-            )
-        ]
-        user = end_user(request)
-        if user is not None:
-            limits.append(
-                (
-                    redis_key(f"pb:rate:{self.scope}:user", request.auth.pk, user, window),
-                    getattr(settings, self.per_user_setting),
-                )
-            )
-        counts = _count(key for key, _ in limits)
-        if counts is None:
+        buckets = self._buckets(request.auth, end_user(request))
+        cost = self.cost_by_method.get(request.method or "", 1)
+        try:
+            return self._take(buckets, cost)
+        except redis.RedisError as exc:
+            _warn_unenforced(exc)
             return True
-        if any(count > limit for count, (_, limit) in zip(counts, limits, strict=True)):
-            self._wait = WINDOW - time.time() % WINDOW
+
+    def _buckets(
+        self, license: License, user: str | None
+    ) -> list[tuple[RateLimitItem, tuple[str, ...]]]:
+        per_license = RateLimitItemPerMinute(getattr(settings, self.per_license_setting))
+        buckets: list[tuple[RateLimitItem, tuple[str, ...]]] = [
+            (per_license, (self.scope, "license", str(license.pk)))
+        ]
+        if user is not None:
+            per_user = RateLimitItemPerMinute(getattr(settings, self.per_user_setting))
+            buckets.append((per_user, (self.scope, "user", str(license.pk), user)))
+        return buckets
+
+    def _take(self, buckets: list[tuple[RateLimitItem, tuple[str, ...]]], cost: int) -> bool:
+        """Count the call in every bucket, or in none when one of them is full."""
+        rate = limiter()
+        full = [(item, ids) for item, ids in buckets if not rate.test(item, *ids, cost=cost)]
+        if full:
+            resets = [rate.get_window_stats(item, *ids).reset_time for item, ids in full]
+            self._wait = max(resets) - time.time()
             return False
+        for item, ids in buckets:
+            rate.hit(item, *ids, cost=cost)
         return True
 
     def wait(self) -> float:
         return max(1.0, self._wait)
 
 
-def _count(keys: object) -> list[int] | None:
+def _warn_unenforced(exc: Exception) -> None:
     global _last_warning
-    try:
-        with shared_redis().pipeline() as pipe:
-            for key in keys:  # type: ignore[attr-defined]
-                pipe.incr(key)
-                pipe.expire(key, WINDOW * 2)
-            return pipe.execute()[::2]
-    except redis.RedisError as exc:
-        if time.monotonic() - _last_warning > 60:
-            _last_warning = time.monotonic()
-            logger.warning("rate limits not enforced while Redis is unreachable: %s", exc)
-        return None
+    if time.monotonic() - _last_warning > 60:
+        _last_warning = time.monotonic()
+        logger.warning("rate limits not enforced while Redis is unreachable: %s", exc)
 
 
 class ChatRateThrottle(LicenseRateThrottle):
@@ -99,3 +129,20 @@ class SearchRateThrottle(LicenseRateThrottle):
     scope = "search"
     per_license_setting = "SEARCH_RATE_PER_LICENSE_PER_MINUTE"
     per_user_setting = "SEARCH_RATE_PER_USER_PER_MINUTE"
+
+
+class MemoryRateThrottle(LicenseRateThrottle):
+    """/api/v1/me/*: an edit embeds the memory's text again, so it counts as five reads."""
+
+    scope = "memory"
+    per_license_setting = "MEMORY_RATE_PER_LICENSE_PER_MINUTE"
+    per_user_setting = "MEMORY_RATE_PER_USER_PER_MINUTE"
+    cost_by_method: ClassVar[dict[str, int]] = {"PATCH": 5, "PUT": 5}
+
+
+class WidgetRateThrottle(LicenseRateThrottle):
+    """The widget's own calls besides chat: its session on a page load, token issuance."""
+
+    scope = "widget"
+    per_license_setting = "WIDGET_RATE_PER_LICENSE_PER_MINUTE"
+    per_user_setting = "WIDGET_RATE_PER_USER_PER_MINUTE"

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 
 from licenses.models import License
 from licenses.permissions import IsAdminOrLicense
+from licenses.throttles import USER_REF_MAX_LENGTH, MemoryRateThrottle
 from memory import selectors, services
 from memory.models import Memory
 
@@ -27,9 +28,13 @@ def _owner(request: Request) -> tuple[License, str]:
             "Memories belong to a license's end user: use a widget token."
         )
     user_ref = getattr(request.user, "user_ref", None) or request.query_params.get("user", "")
-    if not user_ref:
+    if not user_ref.strip():
         raise exceptions.ValidationError(
             {"user": "Name the end user (?user=…) when calling with the license key."}
+        )
+    if len(user_ref) > USER_REF_MAX_LENGTH:
+        raise exceptions.ValidationError(
+            {"user": f"An end user's reference is at most {USER_REF_MAX_LENGTH} characters."}
         )
     return request.auth, user_ref
 
@@ -64,6 +69,7 @@ class MemorySerializer(serializers.ModelSerializer):
 
 class MemoryListApi(APIView):
     permission_classes = [IsAdminOrLicense]
+    throttle_classes = [MemoryRateThrottle]
 
     @extend_schema(responses=MemorySerializer(many=True), summary="My memories")
     def get(self, request: Request) -> Response:
@@ -85,6 +91,7 @@ class MemoryListApi(APIView):
 
 class MemoryDetailApi(APIView):
     permission_classes = [IsAdminOrLicense]
+    throttle_classes = [MemoryRateThrottle]
 
     class EditSerializer(serializers.Serializer):
         description = serializers.CharField(max_length=500)
@@ -110,6 +117,7 @@ class MemoryDetailApi(APIView):
 
 class MemoryExportApi(APIView):
     permission_classes = [IsAdminOrLicense]
+    throttle_classes = [MemoryRateThrottle]
 
     @extend_schema(
         responses=MemorySerializer(many=True), summary="Download all my memories as JSON"
@@ -130,6 +138,7 @@ class MemoryExportApi(APIView):
 
 class ConsentApi(APIView):
     permission_classes = [IsAdminOrLicense]
+    throttle_classes = [MemoryRateThrottle]
 
     class InputSerializer(serializers.Serializer):
         given = serializers.BooleanField()
@@ -154,6 +163,7 @@ class ConsentApi(APIView):
 
 class MemoryConfirmApi(APIView):
     permission_classes = [IsAdminOrLicense]
+    throttle_classes = [MemoryRateThrottle]
 
     @extend_schema(
         request=None, responses=MemorySerializer, summary="Confirm a memory the assistant proposed"

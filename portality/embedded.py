@@ -236,7 +236,8 @@ class EmbeddedServices:
         import redis
 
         client = redis.Redis(unix_socket_path=str(self.redis_socket))
-        if client.config_get("appendonly").get("appendonly") != "yes":
+        current: dict[str, str] = client.config_get("appendonly")  # type: ignore[assignment]
+        if current.get("appendonly") != "yes":
             client.config_set("appendonly", "yes")
 
     def _remove_stale_redis_files(self) -> None:

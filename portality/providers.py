@@ -83,7 +83,9 @@ def with_retries(call: Callable[[], T], *, background: bool = False) -> T:
     retrying = tenacity.Retrying(
         stop=tenacity.stop_after_attempt(attempts),
         wait=tenacity.wait_exponential_jitter(
-            initial=settings.PROVIDER_BACKOFF_SECONDS, max=longest
+            initial=settings.PROVIDER_BACKOFF_SECONDS,
+            max=longest,
+            jitter=settings.PROVIDER_BACKOFF_SECONDS,
         ),
         retry=tenacity.retry_if_exception(lambda e: getattr(e, "transient", False)),
         before_sleep=_log_retry,

@@ -94,10 +94,10 @@ def test_while_redis_is_down_requests_are_served_and_that_is_logged_once(
     from licenses import throttles
 
     class Down:
-        def pipeline(self):
+        def test(self, *args, **kwargs):
             raise redis.ConnectionError("connection refused")
 
-    monkeypatch.setattr(throttles, "shared_redis", lambda: Down())
+    monkeypatch.setattr(throttles, "limiter", lambda: Down())
     monkeypatch.setattr(throttles, "_last_warning", 0.0)
     client = key_client(forged)
     with caplog.at_level(logging.WARNING, logger="licenses.throttles"):
@@ -108,3 +108,43 @@ def test_while_redis_is_down_requests_are_served_and_that_is_logged_once(
     assert codes == [200, 200, 200]
     warnings = [r for r in caplog.records if "rate limits not enforced" in r.getMessage()]
     assert len(warnings) == 1
+
+
+def test_refused_calls_do_not_count_against_the_license(forged, settings):
+    # Finding F3 of the second outside attack run: one end user hammering search used up
+    # the license's bucket with calls that were refused, and its other users got 429.
+    settings.SEARCH_RATE_PER_USER_PER_MINUTE = 2
+    settings.SEARCH_RATE_PER_LICENSE_PER_MINUTE = 5
+    client = key_client(forged)
+
+    def search_as(user):
+        body = {"query": "piscina", "user": user}
+        return client.post("/api/v1/search", body, format="json").status_code
+
+    assert [search_as("hammer") for _ in range(10)] == [200, 200] + [429] * 8
+    assert [search_as(f"neighbour-{n}") for n in range(3)] == [200, 200, 200]
+    assert search_as("one-too-many") == 429  # the license's 5, all served
+
+
+def test_memory_calls_are_limited_and_an_edit_costs_five(forged, settings):
+    # Finding N3: /api/v1/me/* had no limit, and every edit embeds the memory again.
+    from tests.memory.support import consent, propose
+
+    settings.MEMORY_RATE_PER_USER_PER_MINUTE = 11
+    consent(forged.license, "ana")
+    memory = propose(forged.license, "Prefiere la piscina", user="ana")
+    client = key_client(forged)
+
+    def edit(text):
+        return client.patch(
+            f"/api/v1/me/memories/{memory.pk}?user=ana", {"description": text}, format="json"
+        ).status_code
+
+    assert [edit("Prefiere la piscina climatizada"), edit("Prefiere la piscina cubierta")] == [
+        200,
+        200,
+    ]
+    assert edit("Prefiere el gimnasio") == 429  # 10 of 11 spent: an edit needs 5
+    assert client.get("/api/v1/me/memories?user=ana").status_code == 200  # a read needs 1
+    assert client.get("/api/v1/me/memories?user=ana").status_code == 429
+    assert client.get("/api/v1/me/memories?user=bea").status_code == 200  # another user

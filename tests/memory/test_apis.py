@@ -59,6 +59,20 @@ class TestApi:
         assert client.get("/api/v1/me/memories").status_code == 400
         assert client.get("/api/v1/me/memories?user=ana").status_code == 200
 
+    def test_an_end_user_reference_too_long_to_store_is_a_clear_400(self, license):
+        # Finding F5 of the second outside attack run: 121 characters answered 500.
+        forged = license_forge(user_name="X", machine_id="sala-long")
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {forged.key}")
+        long = "u" * 121
+        for response in (
+            client.get(f"/api/v1/me/memories?user={long}"),
+            client.get(f"/api/v1/me/memories/export?user={long}"),
+            client.post(f"/api/v1/me/consent?user={long}", {"given": True}, format="json"),
+        ):
+            assert response.status_code == 400
+            assert "at most 120 characters" in response.json()["detail"]
+
 
 OPERATIONS = st.lists(
     st.one_of(
@@ -72,7 +86,14 @@ OPERATIONS = st.lists(
 )
 
 
+@pytest.fixture
+def no_memory_rate_limit(settings):
+    # Every example is A's calls within one minute: their rate limit is not under test here.
+    settings.MEMORY_RATE_PER_USER_PER_MINUTE = 10**6
+
+
 @pytest.mark.slow
+@pytest.mark.usefixtures("no_memory_rate_limit")
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -48,6 +48,8 @@ def test_no_server_errors_and_only_documented_statuses(api_schema, authorization
     # walked here, each with its own bounded hypothesis run.)
     settings.CHAT_RATE_PER_USER_PER_MINUTE = settings.CHAT_RATE_PER_LICENSE_PER_MINUTE = 10**6
     settings.SEARCH_RATE_PER_USER_PER_MINUTE = settings.SEARCH_RATE_PER_LICENSE_PER_MINUTE = 10**6
+    settings.MEMORY_RATE_PER_USER_PER_MINUTE = settings.MEMORY_RATE_PER_LICENSE_PER_MINUTE = 10**6
+    settings.WIDGET_RATE_PER_USER_PER_MINUTE = settings.WIDGET_RATE_PER_LICENSE_PER_MINUTE = 10**6
     operations = [result.ok() for result in api_schema.get_all_operations()]
     assert len(operations) >= 9
 

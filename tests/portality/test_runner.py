@@ -99,6 +99,16 @@ def test_a_missing_page_is_friendly_and_shows_no_debug_text(product):
     assert (status, content_type) == (404, "application/json") and '"detail"' in body
 
 
+def test_cookies_work_over_plain_http_on_embedded_defaults(product):
+    # make run serves plain HTTP: its children must not take the embedded database for an
+    # external one (they were once handed its URL as DATABASE_URL) and mark cookies Secure,
+    # which browsers and curl then drop, so that no one could log in from another machine.
+    with urllib.request.urlopen(product["url"] + "/accounts/login/", timeout=10) as response:
+        cookies = response.headers.get_all("Set-Cookie") or []
+    assert any(c.startswith("csrftoken=") for c in cookies)
+    assert not any("secure" in c.lower() for c in cookies)
+
+
 def test_favicon_and_hashed_static_files_are_served(product):
     status, content_type, _ = get(product["url"] + "/favicon.ico")
     assert status == 200 and "icon" in content_type

@@ -37,7 +37,10 @@ class Command(BaseCommand):
             command += ["-k", options["select"]]
         # The test session's settings (its own embedded servers), not this command's.
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"}
-        done = subprocess.run(command, cwd=settings.BASE_DIR, env=env, check=False)
+        # pytest's own output goes to stderr: stdout carries the report alone.
+        done = subprocess.run(
+            command, cwd=settings.BASE_DIR, env=env, stdout=sys.stderr, check=False
+        )
         if done.returncode != 0:
             raise CommandError(f"the ingestion benchmark failed (pytest exit {done.returncode})")
         report = {
