@@ -1,4 +1,8 @@
-"""/healthz: is every part the product needs up? Used by make run, Docker and monitors."""
+"""/healthz: is every part the product needs up? Used by make run, Docker and monitors.
+
+Anyone may ask, and learns only whether the product is up (``{"status": "ok"}``, or 503
+``{"status": "unavailable"}``); which part is down, and versions or paths in its message,
+are for a signed-in admin (and the log)."""
 
 from __future__ import annotations
 
@@ -76,9 +80,12 @@ _last_unhealthy_warning = 0.0
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
     report = system_health()
-    if is_healthy(report):
-        return JsonResponse(report)
-    response = JsonResponse(report, status=503)
+    healthy = is_healthy(report)
+    staff = bool(getattr(request.user, "is_staff", False))
+    body = report if staff else {"status": "ok" if healthy else "unavailable"}
+    if healthy:
+        return JsonResponse(body)
+    response = JsonResponse(body, status=503)
     # A 503 here is the answer a monitor asked for, not a failure of this request: instead
     # of Django's ERROR line on every poll (a monitor polls every few seconds, and make run
     # polls while the worker starts), one warning a minute names what is down.
