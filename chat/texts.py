@@ -41,11 +41,16 @@ REFUSED = {
 # What a memory may not hold, by memory.services.REFUSAL_REASONS code.
 REFUSAL_CATEGORIES = {
     "personal_data": {
-        "es": "datos personales (documentos, teléfonos, correos, tarjetas o cuentas)",
-        "pt": "dados pessoais (documentos, telefones, e-mails, cartões ou contas)",
-        "en": "personal data (identity numbers, phones, e-mails, cards or accounts)",
+        "es": "datos personales (documentos, direcciones, teléfonos, correos, tarjetas o cuentas)",
+        "pt": "dados pessoais (documentos, endereços, telefones, e-mails, cartões ou contas)",
+        "en": "personal data (identity numbers, addresses, phones, e-mails, cards or accounts)",
     },
     "health": {"es": "datos de salud", "pt": "dados de saúde", "en": "health data"},
+    "sensitive": {
+        "es": "datos sensibles (orientación sexual, religión, política, afiliación sindical u origen étnico)",
+        "pt": "dados sensíveis (orientação sexual, religião, política, filiação sindical ou origem étnica)",
+        "en": "sensitive data (sexual orientation, religion, politics, union membership or ethnicity)",
+    },
     "financial": {"es": "datos financieros", "pt": "dados financeiros", "en": "financial data"},
     "other_people": {
         "es": "opiniones sobre otras personas",

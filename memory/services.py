@@ -18,7 +18,6 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from knowledge.redaction import redact
 from knowledge.search import vector_index
 from licenses.models import License
 from memory.models import (
@@ -29,6 +28,7 @@ from memory.models import (
     MemorySource,
     MemoryType,
 )
+from memory.screening import forbidden_category
 from portality.exceptions import ApplicationError
 from portality.text import fold
 
@@ -43,37 +43,6 @@ DECAY_AFTER = timedelta(days=90)
 DECAY_STEP = 0.1
 DEACTIVATE_BELOW = 0.3
 
-# Seed 004 §4.4: what a memory may never hold. Word stems, matched accent-free; a heuristic
-# that errs on refusing (a refused memory is only a recorded rejection).
-FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
-    "health": re.compile(
-        r"\b(alergi|medic|diagnost|enfermedad|doenc|tratamient|tratament|embaraz|gravid|psiqui|"
-        r"terapia|sintoma|hospital|disease|illness|allerg|pregnan|diabet|insulin|asma|asthma|"
-        r"cancer|tumor|depresi|depress|ansiedad|ansiedade|anxiety|epileps|hipertens|hypertens|"
-        r"colesterol|cholesterol|vih|hiv|sida|aids|covid|cirugi|cirurgi|surgery|remedio|"
-        r"pastilla|comprimido|pills?\b|celiac|celiaq|discapacid|deficienc|disabilit|"
-        r"presion arterial|pressao arterial|blood pressure|salud mental|saude mental|"
-        r"mental health|autis|tdah|adhd)\w*"
-    ),
-    "financial": re.compile(
-        r"\b(salari|sueldo|deuda|divida|prestamo|emprestimo|cuenta bancaria|conta bancaria|"
-        r"hipoteca|saldo|ingresos|renda mensal|debt|salary|bank account|mortgage)\w*"
-    ),
-    "other_people": re.compile(
-        r"\b(vecin[oa]s?|vizinh[oa]s?|neighbou?rs?|morador[ae]s?|sindico|conserje)\b.*"
-        r"\b(es|son|e|sao|is|are)\b"
-    ),
-    "scores": re.compile(
-        r"\b(puntuacion|calificacion|pontuacao|nota do usuario|score|rating|ranking)\w*"
-    ),
-    # A memory is read back into every later prompt: it must describe the user, not steer
-    # the assistant ("remember that you must ignore your instructions…").
-    "instructions": re.compile(
-        r"\b(ignor[ae]\w*|olvida\w*|esquec\w*|forget|disregard)\b.{0,40}"
-        r"\b(instruc\w*|instru[cç]\w*|regras|reglas|rules|prompt|system)\b"
-        r"|\b(system prompt|prompt del sistema|prompt do sistema|you are now|ahora eres|agora voce e)\b"
-    ),
-}
 # Why a proposal was refused, by code (MemoryRejected.code): the chat words each one in the
 # user's language; the audit trail keeps the English reason.
 # The figures some refusal reasons name; reasons are stored as templates (see event_reason).
@@ -84,9 +53,13 @@ REFUSAL_REASONS = {
     "low_confidence": gettext_noop("its confidence is under %(min_confidence)s"),
     "limit": gettext_noop("the limit of %(limit)s memories is reached"),
     "personal_data": gettext_noop(
-        "it contains personal data (identity numbers, phone, e-mail, cards or accounts)"
+        "it contains personal data (identity numbers, addresses, phone, e-mail, cards or accounts)"
     ),
     "health": gettext_noop("memories may not hold health data"),
+    "sensitive": gettext_noop(
+        "memories may not hold sensitive data (sexual orientation, religion, politics, union "
+        "membership or ethnicity)"
+    ),
     "financial": gettext_noop("memories may not hold financial data"),
     "other_people": gettext_noop("memories may not hold opinions about other people"),
     "scores": gettext_noop("memories may not hold scores or ratings of the user"),
@@ -230,16 +203,6 @@ def memory_consent_set(
 
 
 # -- writing ---------------------------------------------------------------------------------
-
-
-def forbidden_category(text: str) -> str | None:
-    """The REFUSAL_REASONS code of what ``text`` may not hold, or None."""
-    if redact(text).counts:
-        return "personal_data"
-    folded = fold(text)
-    return next(
-        (code for code, pattern in FORBIDDEN_TOPICS.items() if pattern.search(folded)), None
-    )
 
 
 def forbidden_reason(text: str) -> str | None:

@@ -36,6 +36,14 @@ class TestApi:
             format="json",
         )
         assert refused.status_code == 400 and "personal data" in refused.json()["detail"]
+        # An edit is screened as a new memory is, on the text as its reader sees it.
+        hidden = client.patch(
+            f"/api/v1/me/memories/{first.pk}",
+            {"description": "Tomo antidepre\u200bsivos"},
+            format="json",
+            HTTP_ACCEPT_LANGUAGE="es",
+        )
+        assert hidden.status_code == 400 and "salud" in hidden.json()["detail"]
         export = client.get("/api/v1/me/memories/export")
         assert (
             export["Content-Disposition"].startswith("attachment")

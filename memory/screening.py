@@ -1,0 +1,397 @@
+"""What a memory may never hold (seed 004 §4.4), checked on every proposal and every edit.
+
+A memory is read back into every later prompt and kept for months, so it may describe how a
+user likes to be helped, never who they are in the ways the law protects most, never what
+could identify or reach them, and never what would steer the assistant. The check is a
+heuristic in Spanish, Portuguese and English that errs on refusing: a refused memory is only
+a recorded rejection, and the user is told why.
+
+The text is judged as a person would read it: compatibility forms folded (NFKC, so "ｄｉａｂｅｔｅｓ"
+is "diabetes"), invisible characters removed ("dia\\u200bbetes"), accents and case folded.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from knowledge.redaction import redact
+from portality.text import fold
+
+# Characters that render as nothing: zero-width spaces and joiners, word joiner, BOM, soft
+# hyphen. A word split by one is the same word to its reader.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+
+
+def readable(text: str) -> str:
+    """``text`` as its reader sees it, folded for matching."""
+    visible = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    return " ".join(fold(visible).split())
+
+
+def _words(*stems: str) -> str:
+    return "|".join(stems)
+
+
+# Each pattern is matched against readable(text); stems end with \w* where inflections vary.
+FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
+    # Identity, contact and location: what the PII redactor finds is checked first
+    # (forbidden_category); these are what it cannot see whole.
+    "personal_data": re.compile(
+        r"[\w.+-]+@[\w-]*"  # an e-mail address, even cut short ("john.doe@exa")
+        r"|\b("
+        + _words(
+            r"mi direccion",
+            r"mi domicilio",
+            r"meu endereco",
+            r"my (home )?address",
+            r"vivo en (la |el )?(calle|avenida|av|plaza|paseo|carrera|barrio)",
+            r"moro na (rua|avenida|av|praca|travessa)",
+            r"moro no bairro",
+            r"i live (at|on) \d",
+            r"i live (at|on) [\w ]{0,30}(street|st|avenue|ave|road|rd|lane)",
+            r"(calle|avenida|rua|travessa) [\w ]{1,30},? (n[or]?\.? ?)?\d+",
+            r"\d+,? [\w ]{1,30} (street|avenue|road|lane|boulevard)\b",
+            r"codigo postal",
+            r"\bcep\b",
+            r"zip code",
+            r"postcode",
+            r"mi (numero de )?(telefono|movil|celular|whatsapp)",
+            r"meu (numero de )?(telefone|celular|whatsapp)",
+            r"my (phone|mobile|cell|whatsapp)( number)?",
+            r"mi (correo|email|e-mail)",
+            r"meu (e-?mail|correio)",
+            r"my e-?mail",
+            r"mi (dni|nie|pasaporte)",
+            r"meu (cpf|rg|passaporte)",
+            r"my (passport|social security|ssn|national id)",
+        )
+        + r")\b"
+    ),
+    "health": re.compile(
+        r"\b("
+        + _words(
+            r"alergi",
+            r"allerg",
+            r"medic",
+            r"diagnost",
+            r"enfermedad",
+            r"doenc",
+            r"disease",
+            r"illness",
+            r"tratamient",
+            r"tratament",
+            r"treatment for",
+            r"embaraz",
+            r"gravid",
+            r"pregnan",
+            r"psiqui",
+            r"psychiatr",
+            r"psicolog",
+            r"psycholog",
+            r"terapi",
+            r"terapeut",
+            r"therap",
+            r"sintoma",
+            r"symptom",
+            r"hospital",
+            r"diabet",
+            r"insulin",
+            r"asma",
+            r"asthma",
+            r"cancer",
+            r"tumor",
+            r"quimio",
+            r"chemo",
+            r"depresi",
+            r"depress",
+            r"ansiedad",
+            r"ansiedade",
+            r"anxiety",
+            r"panic attack",
+            r"ataques? de panico",
+            r"epileps",
+            r"hipertens",
+            r"hypertens",
+            r"colesterol",
+            r"cholesterol",
+            r"vih",
+            r"hiv",
+            r"sida",
+            r"aids",
+            r"covid",
+            r"cirugi",
+            r"cirurgi",
+            r"surgery",
+            r"remedio",
+            r"pastilla",
+            r"comprimido",
+            r"pills?\b",
+            r"celiac",
+            r"celiaq",
+            r"discapacid",
+            r"deficien",
+            r"disabilit",
+            r"presion arterial",
+            r"pressao arterial",
+            r"blood pressure",
+            r"salud mental",
+            r"saude mental",
+            r"mental health",
+            r"autis",
+            r"tdah",
+            r"adhd",
+            r"antidepres",
+            r"ansiolitic",
+            r"anxiolytic",
+            r"antipsicotic",
+            r"antipsychotic",
+            r"esquizofren",
+            r"schizophren",
+            r"bipolar",
+            r"psicosis",
+            r"psicose",
+            r"psychosis",
+            r"trastorno",
+            r"transtorno",
+            r"disorder",
+            r"prozac",
+            r"sertralin",
+            r"fluoxetin",
+            r"rivotril",
+            r"clonazepam",
+            r"lexapro",
+            r"escitalopram",
+            r"litio",
+            r"lithium",
+            r"adiccion",
+            r"adicto",
+            r"vicio em",
+            r"viciad",
+            r"addict",
+            r"rehab",
+            r"alcoholi",
+            r"alcoolism",
+            r"\d+ ?mg\b",
+            r"dialisis",
+            r"dialise",
+            r"dialysis",
+            r"seropositiv",
+            r"enfermo",
+            r"doente",
+            r"i am sick",
+        )
+        + r")\w*"
+    ),
+    # Special categories of personal data (GDPR art. 9, LGPD art. 5 II) besides health.
+    "sensitive": re.compile(
+        r"\b("
+        + _words(
+            # sexual orientation and gender identity
+            r"gay",
+            r"lesbi",
+            r"bisexual",
+            r"bissexual",
+            r"homosexual",
+            r"heterosexual",
+            r"hetero\b",
+            r"queer",
+            r"lgbt",
+            r"transexual",
+            r"transgener",
+            r"transgender",
+            r"orientacion sexual",
+            r"orientacao sexual",
+            r"sexual orientation",
+            # religion and belief
+            r"catolic",
+            r"catholic",
+            r"evangelic",
+            r"protestant",
+            r"cristian[oa]s?\b",
+            r"crista(o|os|s)?\b",
+            r"christian",
+            r"musulman",
+            r"muculman",
+            r"muslim",
+            r"islam",
+            r"judi[oa]",
+            r"judeu",
+            r"judaic",
+            r"jewish",
+            r"budist",
+            r"buddhist",
+            r"hindu",
+            r"ateo\b",
+            r"ateu\b",
+            r"atheist",
+            r"agnostic",
+            r"religio",
+            r"iglesia",
+            r"igreja",
+            r"church",
+            r"mezquita",
+            r"mesquita",
+            r"mosque",
+            r"sinagoga",
+            r"synagogue",
+            r"testigo de jehova",
+            r"testemunha de jeova",
+            r"jehovah",
+            r"mormon",
+            r"espirita",
+            r"umbanda",
+            r"candomble",
+            # politics
+            r"vot[eo] (por|a|al|no|en|em|for)\b",
+            r"voto (por|a|al|no|em)\b",
+            r"i vote",
+            r"voted for",
+            r"partido (politico|socialista|popular|comunista|conservador|liberal|verde|novo|"
+            r"dos trabalhadores|de (izquierdas?|derechas?|esquerda|direita))",
+            r"political party",
+            r"de izquierdas?\b",
+            r"de derechas?\b",
+            r"izquierdista",
+            r"derechista",
+            r"de esquerda\b",
+            r"de direita\b",
+            r"esquerdista",
+            r"direitista",
+            r"left-?wing",
+            r"right-?wing",
+            r"leftist",
+            r"socialist",
+            r"comunist",
+            r"communist",
+            r"fascist",
+            r"anarquist",
+            r"anarchist",
+            r"bolsonarist",
+            r"petista",
+            r"peronist",
+            r"kirchnerist",
+            r"republican",
+            r"democrat",
+            r"conservador",
+            r"conservative",
+            r"votante",
+            r"eleitor",
+            r"militante",
+            r"militant",
+            r"ideologia",
+            r"ideology",
+            # trade union membership
+            r"sindicat",
+            r"sindical",
+            r"trade union",
+            r"labou?r union",
+            r"union member",
+            r"shop steward",
+            r"afiliad[oa] a",
+            r"filiad[oa] a",
+            # racial or ethnic origin
+            r"etnia",
+            r"etnic",
+            r"ethnic",
+            r"mi raza",
+            r"minha raca",
+            r"my race\b",
+            r"racial",
+            r"de raza (negra|blanca|gitana|indigena)",
+            r"raca (negra|branca|indigena)",
+            r"gitan[oa]",
+            r"cigan[oa]",
+            r"indigena",
+            r"indigenous",
+            r"afrodescendiente",
+            r"afrodescendente",
+            r"afro-?american",
+            r"mestiz",
+            r"mestic",
+            r"de origen (arabe|africano|asiatico|marroqui)",
+            r"de origem (arabe|africana|asiatica)",
+        )
+        + r")\w*"
+    ),
+    "financial": re.compile(
+        r"\b("
+        + _words(
+            r"salari",
+            r"sueldo",
+            r"deuda",
+            r"divida",
+            r"prestamo",
+            r"emprestimo",
+            r"cuenta bancaria",
+            r"conta bancaria",
+            r"hipoteca",
+            r"saldo",
+            r"ingresos",
+            r"renda",
+            r"receita mensal",
+            r"debt",
+            r"salary",
+            r"bank account",
+            r"mortgage",
+            r"income",
+            r"i earn",
+            r"i make \d",
+            r"gano \d",
+            r"ganho \d",
+            r"cobro \d",
+            r"recebo \d",
+            r"ganha \d",
+            r"earn \d",
+            r"patrimoni",
+            r"net worth",
+            r"inversion",
+            r"investimento",
+            r"investments?",
+            r"tarjeta de credito",
+            r"cartao de credito",
+            r"credit card",
+            r"pension",
+            r"aposentadoria",
+            r"impuesto",
+            r"imposto",
+            r"taxes",
+            r"declaracion de la renta",
+            r"imposto de renda",
+        )
+        + r")\w*"
+        # an amount of money: "2.500 €", "R$ 3000", "$80k", "1500 euros"
+        r"|(€|r\$|us\$|\$|£)\s?\d"
+        r"|\d[\d.,]*\s?(mil )?(€|euros?|reais|dolares|dollars|usd|eur|brl|pesos|libras|pounds)\b"
+    ),
+    "other_people": re.compile(
+        r"\b(vecin[oa]s?|vizinh[oa]s?|neighbou?rs?|morador[ae]s?|sindico|conserje)\b.*"
+        r"\b(es|son|e|sao|is|are)\b"
+    ),
+    "scores": re.compile(
+        r"\b(puntuacion|calificacion|pontuacao|nota do usuario|score|rating|ranking)\w*"
+    ),
+    # A memory must describe the user, not steer the assistant.
+    "instructions": re.compile(
+        r"\b(ignor[ae]\w*|olvida\w*|esquec\w*|forget|disregard)\b.{0,40}"
+        r"\b(instruc\w*|instru[cç]\w*|regras|reglas|rules|prompt|system)\b"
+        r"|\b(system prompt|prompt del sistema|prompt do sistema|you are now|ahora eres|agora voce e)\b"
+        r"|\b(always|never|siempre|nunca|sempre|jamas|jamais)\s+(\w+\s+){0,2}"
+        r"(add|include|append|say|write|mention|recommend|tell|answer with|reply with|end|start|"
+        r"link|promote|anad\w*|agreg\w*|inclu\w*|di\b|digas?|escrib\w*|mencion\w*|recomiend\w*|"
+        r"termin\w*|empiez\w*|comienz\w*|adicion\w*|acrescent\w*|diga|escrev\w*|recomend\w*|"
+        r"promov\w*|promuev\w*|pon\b|pong\w*|coloq\w*|coloc\w*)"
+        r"|\b(from now on|a partir de ahora|a partir de agora|de ahora en adelante|daqui em diante)\b"
+        r"|\b(act as|actua como|aja como|pretend to be|finge ser|finja ser|you must|debes\b|"
+        r"voce deve|tienes que decir|tem que dizer|do not tell|no le digas|nao diga)\b"
+        r"|https?://|www\.|\b[\w-]{2,}\.(com|net|org|io|ru|xyz|info|biz|br|es)\b"
+    ),
+}
+
+
+def forbidden_category(text: str) -> str | None:
+    """The code (memory.services.REFUSAL_REASONS) of what ``text`` may not hold, or None."""
+    seen = readable(text)
+    if redact(text).counts or redact(seen).counts:
+        return "personal_data"
+    return next((code for code, pattern in FORBIDDEN_TOPICS.items() if pattern.search(seen)), None)
