@@ -1,7 +1,8 @@
 """``make run``: the whole product on one machine, on embedded defaults.
 
 Starts (or reuses) the embedded PostgreSQL and Redis through the settings, migrates,
-creates the first admin, then supervises a Celery worker (with beat) and the web server.
+creates the first admin, then supervises a Celery worker, Celery beat (a process of its own:
+exactly one, whatever happens to the worker) and the web server.
 SIGINT or SIGTERM stops every child; leaving this process releases the embedded servers,
 which stop when no other process of the same data dir still uses them.
 """
@@ -44,8 +45,15 @@ def main() -> int:
     # (registering as their users) and read the same generated key. They are not handed the
     # servers' URLs as DATABASE_URL / REDIS_URL, which would make them take the database for
     # an external one (and turn on HTTPS-only cookies).
-    supervisor = Supervisor(dict(os.environ), on_tick=_keep_embedded_redis(settings))
+    supervisor = Supervisor(
+        dict(os.environ),
+        on_tick=_keep_embedded_redis(settings),
+        # A killed worker's documents are queued again as soon as it is replaced, not when
+        # the periodic requeue next runs (up to 15 minutes later).
+        after_restart={"worker": _requeue_interrupted},
+    )
     supervisor.start("worker", _worker_command(settings.DATA_DIR))
+    supervisor.start("beat", _beat_command(settings.DATA_DIR))
     supervisor.start("web", _web_command(port, settings.DATA_DIR))
     demo_port = env_int("DEMO_PORT", port + 1, minimum=1)
     supervisor.start("demo", _demo_command(settings.DATA_DIR, port, demo_port))
@@ -53,7 +61,7 @@ def main() -> int:
     print(f"\nPortality Brain is starting at {url}  (Ctrl-C stops everything)\n", flush=True)
     _announce_when_healthy(url, supervisor)
     # Documents a killed worker left "processing" are queued again now, not in 15 minutes.
-    call_command("ingest", "--retry-stuck")
+    _requeue_interrupted()
     print(
         f"Chat widget demo, embedded from another origin: http://127.0.0.1:{demo_port}/", flush=True
     )
@@ -87,7 +95,8 @@ def _stopped_line(data_dir: Path) -> str:
     else:
         servers = "embedded PostgreSQL and Redis stopped"
     return (
-        f"Portality Brain stopped: worker, web server and demo; {servers}. Data kept in {data_dir}."
+        f"Portality Brain stopped: worker, beat, web server and demo; {servers}. "
+        f"Data kept in {data_dir}."
     )
 
 
@@ -112,6 +121,12 @@ def _ensure_first_admin() -> None:
         print(f"First admin {username!r} created from ADMIN_USERNAME/ADMIN_PASSWORD.", flush=True)
 
 
+def _requeue_interrupted() -> None:
+    from django.core.management import call_command
+
+    call_command("ingest", "--retry-stuck")
+
+
 def _worker_command(data_dir: Path) -> list[str]:
     return [
         sys.executable,
@@ -120,11 +135,24 @@ def _worker_command(data_dir: Path) -> list[str]:
         "-A",
         "portality",
         "worker",
-        "--beat",
-        f"--schedule={data_dir / 'celerybeat-schedule'}",
         "--loglevel=INFO",
         "--concurrency=1",
         "--hostname=worker@%h",
+    ]
+
+
+def _beat_command(data_dir: Path) -> list[str]:
+    """Beat on its own, not inside the worker (``--beat``): a worker killed outright left
+    its beat child running, and the replacement worker started a second one."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "portality",
+        "beat",
+        f"--schedule={data_dir / 'celerybeat-schedule'}",
+        "--loglevel=INFO",
     ]
 
 
@@ -162,9 +190,15 @@ class Supervisor:
     again after a pause that doubles with each quick failure (1 s up to 30 s); one that ran
     for a minute is forgiven its past failures."""
 
-    def __init__(self, env: dict[str, str], on_tick: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        on_tick: Callable[[], None] | None = None,
+        after_restart: dict[str, Callable[[], None]] | None = None,
+    ) -> None:
         self.env = env
         self.on_tick = on_tick
+        self.after_restart = after_restart or {}
         self.children: dict[str, subprocess.Popen[bytes]] = {}
         self.commands: dict[str, list[str]] = {}
         self.started_at: dict[str, float] = {}
@@ -215,9 +249,11 @@ class Supervisor:
             if now >= when and not self.stopping:
                 del self.restart_at[name]
                 self.start(name, self.commands[name])
+                if name in self.after_restart:
+                    self.after_restart[name]()
 
     def stop_all(self) -> None:
-        print("Stopping worker and web server...", flush=True)
+        print("Stopping worker, beat and web server...", flush=True)
         for process in self.children.values():
             if process.poll() is None:
                 process.terminate()

@@ -179,6 +179,9 @@ WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"  # /favicon.ico
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+# Uploaded originals are the organisation's documents: readable by the service's user only.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 SESSION_COOKIE_HTTPONLY = True
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY") else None

@@ -281,6 +281,8 @@ def gunicorn_command(socket_path: Path) -> list[str]:
         "gunicorn",
         "portality.wsgi",
         f"--bind=unix:{socket_path}",
+        # The socket reaches Django past the front door's limits: the service's user only.
+        "--umask=0o077",
         "--worker-class=gthread",
         f"--workers={env_int('WEB_WORKERS', 2, minimum=1)}",
         f"--threads={env_int('WEB_THREADS', 8, minimum=1)}",

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -59,6 +61,14 @@ class TestKnowledgePage:
         assert payload["status"] == "queued" and payload["filename"] == "nota.txt"
         status = admin_client.get(f"/knowledge/{payload['id']}/status").json()
         assert status["status"] == "queued"
+
+    def test_an_uploaded_original_is_readable_by_the_service_user_only(self, admin_client):
+        # Finding N6 of the second outside attack run: originals were stored 0644.
+        response = upload(admin_client, "privado.txt", b"Acta reservada.")
+
+        path = Path(Document.objects.get(pk=response.json()["id"]).file.path)
+        assert path.stat().st_mode & 0o777 == 0o600
+        assert path.parent.stat().st_mode & 0o077 == 0
 
     def test_upload_into_a_license_scope(self, admin_client):
         license = make_license(machine_id="sala-1")

@@ -109,6 +109,14 @@ def test_cookies_work_over_plain_http_on_embedded_defaults(product):
     assert not any("secure" in c.lower() for c in cookies)
 
 
+def test_the_web_servers_socket_is_the_service_users_only(product):
+    # Finding N6: gunicorn's socket behind the front door was 0777, so any local user could
+    # reach Django past the front door's limits.
+    from portality.web import socket_path_for
+
+    assert socket_path_for(product["data_dir"]).stat().st_mode & 0o077 == 0
+
+
 def test_favicon_and_hashed_static_files_are_served(product):
     status, content_type, _ = get(product["url"] + "/favicon.ico")
     assert status == 200 and "icon" in content_type
@@ -184,13 +192,56 @@ def test_oversized_bodies_get_a_json_413(product):
         pytest.fail("a 10 MB JSON body was accepted")
 
 
-def test_a_killed_worker_is_started_again_and_the_product_stays_up(product):
+def manage(product, *args: str) -> str:
+    """A manage.py command on the product's data dir, as a person would run it beside make run."""
+    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("DJANGO")}
+    env["PORTALITY_DATA_DIR"] = str(product["data_dir"])
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def beats(product) -> list:
     import psutil
 
+    schedule = str(product["data_dir"] / "celerybeat-schedule")
+    return [
+        p
+        for p in psutil.process_iter(["cmdline"])
+        if " beat " in " ".join(p.info["cmdline"] or []) + " "
+        and schedule in " ".join(p.info["cmdline"] or [])
+    ]
+
+
+def document_status(product, document_id: str) -> str:
+    code = f"from knowledge.models import Document; print(Document.objects.get(pk='{document_id}').status)"
+    return manage(product, "shell", "-c", code).strip().splitlines()[-1]
+
+
+def test_a_killed_worker_is_replaced_its_documents_requeued_and_beat_stays_one(product, tmp_path):
+    import json
+
+    import psutil
+
+    # A document a worker was ingesting when it was killed (findings F4 and N5 of the second
+    # outside attack run: it stayed "processing" until the 15-minute requeue, and the killed
+    # worker's beat kept running beside the replacement's, so periodic tasks ran twice).
+    note = tmp_path / "nota.txt"
+    note.write_text("La piscina abre a las ocho.")
+    document_id = json.loads(manage(product, "ingest", str(note), "--json"))["document_id"]
+    code = (
+        "from knowledge.models import Document; "
+        f"Document.objects.filter(pk='{document_id}').update(status='processing')"
+    )
+    manage(product, "shell", "-c", code)
+    assert len(beats(product)) == 1
+
     runner = psutil.Process(product["process"].pid)
-    workers = [p for p in runner.children() if "celery" in " ".join(p.cmdline())]
+    workers = [p for p in runner.children() if " worker " in " ".join(p.cmdline()) + " "]
     assert len(workers) == 1
-    os.killpg(workers[0].pid, signal.SIGKILL)  # the worker and its pool, as the attack did
+    os.kill(workers[0].pid, signal.SIGKILL)  # its main process only, as the attack did
 
     deadline = time.monotonic() + 90
     while "The worker process exited" not in product["log"].read_text():
@@ -200,6 +251,10 @@ def test_a_killed_worker_is_started_again_and_the_product_stays_up(product):
     while get(product["url"] + "/healthz")[0] != 200:
         assert time.monotonic() < deadline, "the worker did not come back"
         time.sleep(0.5)
+    while document_status(product, document_id) != "ready":
+        assert time.monotonic() < deadline, "the interrupted document was not finished"
+        time.sleep(1)
+    assert len(beats(product)) == 1
 
 
 def test_ctrl_c_stops_everything_and_says_so(product):
@@ -211,3 +266,7 @@ def test_ctrl_c_stops_everything_and_says_so(product):
     assert "embedded PostgreSQL and Redis stopped" in log
     with pytest.raises(OSError):
         urllib.request.urlopen(product["url"] + "/healthz", timeout=2)
+    deadline = time.monotonic() + 10
+    while beats(product):  # beat does not outlive make run
+        assert time.monotonic() < deadline, "beat survived make run's stop"
+        time.sleep(0.2)
