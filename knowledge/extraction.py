@@ -11,7 +11,8 @@ import logging
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -46,6 +47,22 @@ class IngestionError(ApplicationError):
 class PageText:
     number: int | None
     text: str
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What reading one PDF may cost. Its text is read by interpreting each page's drawing
+    instructions, and a small file can make that endless: 40 pages sharing one 5 MB content
+    stream (a 22 KB file) took 16 s a page, and such a file can have thousands. Real documents
+    hold 5-100 KB of instructions a page (BENCHMARKS.md), so the budget is counted in bytes of
+    instructions to interpret (each page's, shared ones counted on every page), with a time
+    limit behind it. ``between_pages`` runs after each page (the caller stops there when the
+    document was forgotten meanwhile)."""
+
+    max_pages: int
+    max_content_bytes: int
+    max_seconds: float
+    between_pages: Callable[[], None] | None = None
 
 
 @dataclass
@@ -121,7 +138,7 @@ def extract_text_file(path: Path) -> Extraction:
 # -- PDF ------------------------------------------------------------------------------------
 
 
-def extract_pdf(path: Path, *, password: str, max_pages: int, ocr_languages: str) -> Extraction:
+def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str) -> Extraction:
     from pypdf.errors import PdfReadError
 
     if not path.exists():
@@ -129,8 +146,9 @@ def extract_pdf(path: Path, *, password: str, max_pages: int, ocr_languages: str
     try:
         with open(path, "rb") as stream:  # a file handle: pypdf reads it lazily, no copy
             reader = _open_pdf(stream, password)
-            page_count = _page_count(reader, max_pages)
-            pages = list(_pdf_pages(reader))
+            page_count = _page_count(reader, budget.max_pages)
+            _check_content_size(reader, budget.max_content_bytes)
+            pages = list(_pdf_pages(reader, budget))
             details: dict[str, object] = {}
             if not any(page.text.strip() for page in pages):
                 pages = _ocr_pages(reader, ocr_languages)
@@ -187,9 +205,49 @@ def _page_count(reader, max_pages: int) -> int:  # noqa: ANN001
     return count
 
 
-def _pdf_pages(reader) -> Iterator[PageText]:  # noqa: ANN001
+def _check_content_size(reader, limit: int) -> None:  # noqa: ANN001 - pypdf's PdfReader
+    """Refuse before reading when the pages' drawing instructions exceed the budget. A
+    stream shared by many pages is decoded once and counted on each of them."""
+    from pypdf.generic import ArrayObject, IndirectObject
+
+    sizes: dict[object, int] = {}
+    total = 0
+    for page in reader.pages:
+        contents = page.raw_get("/Contents") if "/Contents" in page else None
+        for part in contents if isinstance(contents, ArrayObject) else [contents]:
+            if part is None:
+                continue
+            key = part.idnum if isinstance(part, IndirectObject) else id(part)
+            if key not in sizes:
+                sizes[key] = len(part.get_object().get_data())
+            total += sizes[key]
+            if total > limit:
+                raise IngestionError(
+                    gettext_noop(
+                        "This PDF's pages hold more than %(limit)s MB of drawing instructions "
+                        "to read text from (often one large drawing repeated on every page); "
+                        "its text cannot be read in reasonable time. Export it again, or "
+                        "split it into smaller files."
+                    ),
+                    params={"limit": limit // (1024 * 1024)},
+                )
+
+
+def _pdf_pages(reader, budget: Budget) -> Iterator[PageText]:  # noqa: ANN001
+    deadline = time.monotonic() + budget.max_seconds
+    count = len(reader.pages)
     for number, page in enumerate(reader.pages, start=1):
         yield PageText(number=number, text=page.extract_text() or "")
+        if budget.between_pages:
+            budget.between_pages()
+        if time.monotonic() > deadline and number < count:
+            raise IngestionError(
+                gettext_noop(
+                    "Reading this PDF's text took longer than %(limit)s seconds (page "
+                    "%(page)s of %(count)s); split it into smaller files."
+                ),
+                params={"limit": int(budget.max_seconds), "page": number, "count": count},
+            )
 
 
 def _damaged_pdf(detail: str) -> IngestionError:
@@ -266,10 +324,8 @@ def _ocr_page(page, languages: str) -> str:  # noqa: ANN001
 
 
 def extract(
-    path: Path, kind: str, *, password: str, max_pages: int, ocr_languages: str
+    path: Path, kind: str, *, password: str, budget: Budget, ocr_languages: str
 ) -> Extraction:
     if kind == FileKind.PDF:
-        return extract_pdf(
-            path, password=password, max_pages=max_pages, ocr_languages=ocr_languages
-        )
+        return extract_pdf(path, password=password, budget=budget, ocr_languages=ocr_languages)
     return extract_text_file(path)

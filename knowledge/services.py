@@ -28,7 +28,7 @@ from django.utils.translation import gettext_noop
 
 from knowledge.chunking import CHUNK_SIZES, Chunker, Piece, blocks_from_pages, embedding_text
 from knowledge.embeddings import EmbeddingProvider, embed_in_batches
-from knowledge.extraction import IngestionError, PageText, detect_kind, extract
+from knowledge.extraction import Budget, IngestionError, PageText, detect_kind, extract
 from knowledge.models import (
     TS_CONFIG,
     Chunk,
@@ -193,6 +193,10 @@ def document_ingest(*, document_id: uuid.UUID | str) -> Document | None:
         _store(document, extracted, pieces, vectors, provider.model)
     except IngestionError as exc:
         document_mark_failed(document_id=document.pk, error=exc)
+    except _Forgotten:
+        # Forgetting a document stops its ingestion at the next page or stage.
+        logger.info("document %s was forgotten during its ingestion: stopped", document_id)
+        return None
     return Document.objects.filter(pk=document_id).first()
 
 
@@ -212,18 +216,36 @@ def _claim(document_id: uuid.UUID | str) -> bool:
     return claimed == 1
 
 
+class _Forgotten(Exception):
+    """The document was forgotten (or finished by another run) while this one worked on it."""
+
+
 def _progress(document: Document, stage: str, progress: int) -> None:
-    Document.objects.filter(pk=document.pk, status=DocumentStatus.PROCESSING).update(
+    """Record the stage reached; stop here when the document is no longer ours to finish."""
+    updated = Document.objects.filter(pk=document.pk, status=DocumentStatus.PROCESSING).update(
         stage=stage, progress=progress, updated_at=timezone.now()
     )
+    if not updated:
+        raise _Forgotten
+
+
+def _still_processing(document: Document) -> None:
+    if not Document.objects.filter(pk=document.pk, status=DocumentStatus.PROCESSING).exists():
+        raise _Forgotten
 
 
 def _extract(document: Document, provider: EmbeddingProvider) -> ExtractedDocument:
+    budget = Budget(
+        max_pages=settings.KNOWLEDGE_MAX_PDF_PAGES,
+        max_content_bytes=settings.KNOWLEDGE_MAX_PDF_CONTENT_MB * 1024 * 1024,
+        max_seconds=settings.KNOWLEDGE_MAX_EXTRACTION_SECONDS,
+        between_pages=lambda: _still_processing(document),
+    )
     extraction = extract(
         Path(document.file.path),
         document.kind,
         password=document.pdf_password,
-        max_pages=settings.KNOWLEDGE_MAX_PDF_PAGES,
+        budget=budget,
         ocr_languages=settings.KNOWLEDGE_OCR_LANGUAGES,
     )
     _progress(document, "normalising", 12)

@@ -269,6 +269,11 @@ CELERY_BEAT_SCHEDULE = {
 # -- Knowledge ingestion -----------------------------------------------------------------
 KNOWLEDGE_MAX_UPLOAD_BYTES = env_int("KNOWLEDGE_MAX_UPLOAD_MB", 50, minimum=1) * 1024 * 1024
 KNOWLEDGE_MAX_PDF_PAGES = env_int("KNOWLEDGE_MAX_PDF_PAGES", 2000, minimum=1)
+# Reading a PDF's text interprets each page's drawing instructions: at most this many MB of
+# them (shared ones counted on each page; real documents hold 5-100 KB a page), and at most
+# this long (knowledge/extraction.py, Budget).
+KNOWLEDGE_MAX_PDF_CONTENT_MB = env_int("KNOWLEDGE_MAX_PDF_CONTENT_MB", 100, minimum=1)
+KNOWLEDGE_MAX_EXTRACTION_SECONDS = env_int("KNOWLEDGE_MAX_EXTRACTION_SECONDS", 900, minimum=10)
 KNOWLEDGE_REDACT_PII = env_bool("KNOWLEDGE_REDACT_PII", True)
 KNOWLEDGE_STUCK_AFTER = timedelta(minutes=env_int("KNOWLEDGE_STUCK_AFTER_MINUTES", 30, minimum=1))
 KNOWLEDGE_OCR_LANGUAGES = env_str("KNOWLEDGE_OCR_LANGUAGES", "spa+por+eng")

@@ -2,19 +2,52 @@ from __future__ import annotations
 
 import codecs
 import shutil
+import time
+from dataclasses import replace
 
 import pytest
 from django.test import SimpleTestCase
 
-from knowledge.extraction import IngestionError, decode_text, detect_kind, extract_pdf
+from knowledge.extraction import Budget, IngestionError, decode_text, detect_kind, extract_pdf
 from knowledge.models import FileKind
 from tests.conftest import PDFS
 
 HAS_TESSERACT = shutil.which("tesseract") is not None
+BUDGET = Budget(max_pages=2000, max_content_bytes=100 * 1024 * 1024, max_seconds=900)
+
+
+def shared_stream_pdf(path, *, pages: int, megabytes: float):
+    """A tiny PDF whose pages all draw one large content stream (finding N4 of the second
+    outside attack run: 331 KB that took ~7.7 hours to read)."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    operator = b"BT /F1 9 Tf 20 700 Td (la piscina abre a las ocho) Tj ET\n"
+    stream = DecodedStreamObject()
+    stream.set_data(operator * int(megabytes * 1024 * 1024 / len(operator)))
+    contents = writer._add_object(stream.flate_encode())
+    font = writer._add_object(
+        DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Font"),
+                NameObject("/Subtype"): NameObject("/Type1"),
+                NameObject("/BaseFont"): NameObject("/Helvetica"),
+            }
+        )
+    )
+    for _ in range(pages):
+        page = writer.add_blank_page(612, 792)
+        page[NameObject("/Contents")] = contents
+        page[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+        )
+    writer.write(path)
+    return path
 
 
 def pdf(name, password="", ocr="spa+por+eng"):
-    return extract_pdf(PDFS / name, password=password, max_pages=2000, ocr_languages=ocr)
+    return extract_pdf(PDFS / name, password=password, budget=BUDGET, ocr_languages=ocr)
 
 
 def text_of(extraction):
@@ -102,8 +135,56 @@ class PdfCorpusTests(SimpleTestCase):
     def test_page_limit(self):
         with pytest.raises(IngestionError, match="4 pages; the limit is 3"):
             extract_pdf(
-                PDFS / "pdflatex-4-pages.pdf", password="", max_pages=3, ocr_languages="eng"
+                PDFS / "pdflatex-4-pages.pdf",
+                password="",
+                budget=replace(BUDGET, max_pages=3),
+                ocr_languages="eng",
             )
+
+
+class TestBudget:
+    def test_pages_sharing_one_huge_drawing_are_refused_before_reading(self, tmp_path):
+        path = shared_stream_pdf(tmp_path / "bomb.pdf", pages=40, megabytes=5)
+        assert path.stat().st_size < 100_000  # the file itself is small
+
+        started = time.monotonic()
+        with pytest.raises(IngestionError, match="more than 100 MB of drawing instructions"):
+            extract_pdf(path, password="", budget=BUDGET, ocr_languages="eng")
+        assert time.monotonic() - started < 10  # reading it would take minutes a page
+
+    def test_a_pdf_within_the_budget_is_read(self, tmp_path):
+        path = shared_stream_pdf(tmp_path / "small.pdf", pages=2, megabytes=0.01)
+        extraction = extract_pdf(path, password="", budget=BUDGET, ocr_languages="eng")
+        assert "piscina" in extraction.pages[1].text
+
+    def test_reading_stops_at_the_time_limit_with_the_page_reached(self):
+        with pytest.raises(IngestionError, match=r"longer than 0 seconds \(page 1 of 4\)"):
+            extract_pdf(
+                PDFS / "pdflatex-4-pages.pdf",
+                password="",
+                budget=replace(BUDGET, max_seconds=0),
+                ocr_languages="eng",
+            )
+
+    def test_real_documents_are_far_inside_the_budget(self):
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
+
+        from knowledge.extraction import _check_content_size
+
+        # Every PDF of the test corpus, the 117-page book (3.1 MB of instructions) included,
+        # fits in a thirtieth of the default budget.
+        readable = 0
+        for path in sorted(PDFS.glob("*.pdf")):
+            try:
+                reader = PdfReader(path, strict=False)
+                if reader.is_encrypted or not len(reader.pages):
+                    continue
+            except (PdfReadError, RecursionError):
+                continue  # the corpus's damaged files: refused as damaged, not here
+            _check_content_size(reader, BUDGET.max_content_bytes // 30)
+            readable += 1
+        assert readable >= 12
 
 
 class OcrTests(SimpleTestCase):
@@ -183,4 +264,4 @@ def test_a_file_missing_from_storage_is_not_called_damaged(tmp_path):
 
     for kind in ("pdf", "txt"):
         with pytest.raises(IngestionError, match="missing from storage"):
-            extract(tmp_path / "gone", kind, password="", max_pages=10, ocr_languages="eng")
+            extract(tmp_path / "gone", kind, password="", budget=BUDGET, ocr_languages="eng")

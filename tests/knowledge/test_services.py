@@ -263,3 +263,36 @@ class TestForgetAndRetry:
         document.refresh_from_db()
         assert document.status == DocumentStatus.READY
         assert document.chunk_count >= 1
+
+
+class TestIngestionBudget:
+    def test_a_pdf_that_would_take_hours_to_read_fails_at_once_with_its_reason(self, tmp_path):
+        from tests.knowledge.test_extraction import shared_stream_pdf
+
+        data = shared_stream_pdf(tmp_path / "bomb.pdf", pages=40, megabytes=5).read_bytes()
+        document = make_document(data, filename="bomb.pdf")
+
+        assert document.status == DocumentStatus.FAILED
+        assert "drawing instructions" in document.error_message
+        assert not Chunk.objects.filter(document=document).exists()
+
+    def test_forgetting_a_document_being_read_stops_its_ingestion(self, monkeypatch):
+        # Finding N4: forgetting a document while it was processing did not stop the work.
+        document = make_document(
+            (PDFS / "pdflatex-4-pages.pdf").read_bytes(), filename="a.pdf", ingest=False
+        )
+        pages_read = []
+        still_processing = services._still_processing
+
+        def forget_after_the_first_page(doc):
+            pages_read.append(doc.pk)
+            if len(pages_read) == 1:
+                services.document_forget(document=Document.objects.get(pk=doc.pk))
+            still_processing(doc)
+
+        monkeypatch.setattr(services, "_still_processing", forget_after_the_first_page)
+
+        assert services.document_ingest(document_id=document.pk) is None
+        assert len(pages_read) == 1  # the other three pages were never read
+        assert not Document.objects.filter(pk=document.pk).exists()
+        assert not Chunk.objects.exists()
