@@ -11,4 +11,5 @@ urlpatterns = [
     path("chat/stream", apis.ChatStreamApi.as_view(), name="chat-stream"),
     path("chat/session", apis.ChatSessionApi.as_view(), name="chat-session"),
     path("widget/token", apis.WidgetTokenApi.as_view(), name="widget-token"),
+    path("widget/token/revoke", apis.WidgetTokenRevokeApi.as_view(), name="widget-token-revoke"),
 ]

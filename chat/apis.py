@@ -22,7 +22,7 @@ from licenses.models import License
 from licenses.permissions import IsAdminOrLicense
 from licenses.principals import Principal, principal_from_request
 from licenses.throttles import ChatRateThrottle, WidgetRateThrottle
-from licenses.widget_tokens import widget_token_issue
+from licenses.widget_tokens import widget_token_issue, widget_token_revoke
 from portality.languages import LANGUAGES
 from portality.providers import ProviderError
 
@@ -233,3 +233,24 @@ class WidgetTokenApi(APIView):
             origin=data.validated_data["origin"],
         )
         return Response(self.OutputSerializer({"token": token, "expires_at": expires_at}).data)
+
+
+class WidgetTokenRevokeApi(APIView):
+    """For a product's backend (license key only): end a widget token before it expires
+    (its user logged out, the page leaked it). The token is refused from then on."""
+
+    authentication_classes = [LicenseKeyAuthentication]
+    permission_classes = [IsAdminOrLicense]
+    throttle_classes = [WidgetRateThrottle]
+
+    class InputSerializer(serializers.Serializer):
+        token = serializers.CharField(max_length=2000, help_text="The widget token to end.")
+
+    @extend_schema(request=InputSerializer, responses={204: None}, summary="Revoke a widget token")
+    def post(self, request: Request) -> Response:
+        if not isinstance(request.auth, License):
+            return Response({"detail": "Authenticate with the license key."}, status=403)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        widget_token_revoke(license=request.auth, token=data.validated_data["token"])
+        return Response(status=204)

@@ -198,3 +198,41 @@ class TestTranscript:
             "user_name": "Ana",
             "turns": [],
         }
+
+
+class TestRevocation:
+    """Finding N10 of the second outside attack run: a leaked token (replayed with a forged
+    Origin header by a script) worked for its whole hour and could not be ended on its own."""
+
+    def revoke(self, forged, token):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {forged.key}")
+        return client.post("/api/v1/widget/token/revoke", {"token": token}, format="json")
+
+    def chat(self, token):
+        return widget_client(token).post("/api/v1/chat", {"message": "piscina"}, format="json")
+
+    def test_a_revoked_token_is_refused_and_its_siblings_are_not(self, forged):
+        leaked, kept = mint(forged).json()["token"], mint(forged).json()["token"]
+        assert self.chat(leaked).status_code == 200
+
+        assert self.revoke(forged, leaked).status_code == 204
+        refused = self.chat(leaked)
+        assert refused.status_code == 401 and "ended" in refused.json()["detail"]
+        assert self.chat(kept).status_code == 200  # the same user's other page
+        assert self.revoke(forged, leaked).status_code == 204  # twice is no error
+
+    def test_only_the_license_it_was_issued_for_may_revoke_it(self, forged):
+        token = mint(forged).json()["token"]
+        other = license_forge(user_name="B", machine_id="sala-x", allowed_origins=[SITE])
+
+        assert self.revoke(other, token).status_code == 400
+        assert self.chat(token).status_code == 200
+
+    def test_the_revocation_lasts_as_long_as_the_token_would_have(self, forged):
+        token = mint(forged).json()["token"]
+        self.revoke(forged, token)
+
+        keys = redis.Redis.from_url(settings.REDIS_URL).keys("pb:widget-revoked:*")
+        ttl = redis.Redis.from_url(settings.REDIS_URL).ttl(keys[0])
+        assert len(keys) == 1 and 0 < ttl <= settings.WIDGET_TOKEN_TTL_SECONDS + 1
