@@ -7,10 +7,11 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from licenses.selectors import license_choices
-from portality.http import HtmxHttpRequest, staff_required
+from portality.http import HtmxHttpRequest
+from portality.roles import SEARCH_AS_ADMIN, console_permission
 
 
-@staff_required
+@console_permission(SEARCH_AS_ADMIN)
 @require_GET
 def chat_view(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "chat/chat.html", {"licenses": license_choices()})

@@ -103,6 +103,11 @@ class Document(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        # Console permissions beside Django's own (portality/roles.py hands them out).
+        permissions = [
+            ("view_dashboard", "Can see the dashboard"),
+            ("use_playground", "Can search and chat as an admin"),
+        ]
         constraints = [
             # Same bytes in the same scope are one document (NULL license = the global scope).
             models.UniqueConstraint(

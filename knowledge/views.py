@@ -35,7 +35,16 @@ from licenses.principals import principal_for_admin
 from licenses.selectors import license_choices, license_counts, license_get_for_machine_id
 from portality.exceptions import ApplicationError
 from portality.health import is_healthy, system_health
-from portality.http import HtmxHttpRequest, staff_required
+from portality.http import HtmxHttpRequest
+from portality.roles import (
+    ADD_KNOWLEDGE,
+    DASHBOARD,
+    FORGET_KNOWLEDGE,
+    QUERY_LOG,
+    SEARCH_AS_ADMIN,
+    VIEW_KNOWLEDGE,
+    console_permission,
+)
 
 PAGE_SIZE = 25
 
@@ -44,7 +53,7 @@ def _get_document(pk: UUID) -> Document:
     return get_object_or_404(Document.objects.select_related("license"), pk=pk)
 
 
-@staff_required
+@console_permission(DASHBOARD)
 @require_GET
 def dashboard(
     request: HtmxHttpRequest, memory_metrics: Callable[..., dict[str, object]] | None = None
@@ -70,7 +79,7 @@ def dashboard(
     return render(request, "knowledge/dashboard.html", context)
 
 
-@staff_required
+@console_permission(VIEW_KNOWLEDGE)
 @require_GET
 def document_list(request: HtmxHttpRequest) -> HttpResponse:
     filters = DocumentFilterForm(request.GET)
@@ -120,7 +129,7 @@ def _status_payload(document: Document) -> dict[str, object]:
     }
 
 
-@staff_required
+@console_permission(ADD_KNOWLEDGE)
 @require_POST
 def document_upload(request: HtmxHttpRequest) -> JsonResponse:
     """One file per request, so the DropZone can show a progress bar per file."""
@@ -145,13 +154,13 @@ def document_upload(request: HtmxHttpRequest) -> JsonResponse:
     return JsonResponse(payload, status=201 if creation.created else 200)
 
 
-@staff_required
+@console_permission(VIEW_KNOWLEDGE)
 @require_GET
 def document_status(request: HtmxHttpRequest, pk: UUID) -> JsonResponse:
     return JsonResponse(_status_payload(_get_document(pk)))
 
 
-@staff_required
+@console_permission(VIEW_KNOWLEDGE)
 @require_GET
 def document_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     document = _get_document(pk)
@@ -164,7 +173,7 @@ def document_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     return render(request, "knowledge/document_detail.html", context)
 
 
-@staff_required
+@console_permission(FORGET_KNOWLEDGE)
 @require_POST
 def document_forget(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     document = _get_document(pk)
@@ -179,7 +188,7 @@ def document_forget(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     return redirect("knowledge:document-list")
 
 
-@staff_required
+@console_permission(FORGET_KNOWLEDGE)
 @require_POST
 def documents_forget_selected(request: HtmxHttpRequest) -> HttpResponse:
     ids = request.POST.getlist("documents")
@@ -205,7 +214,7 @@ def _is_uuid(value: str) -> bool:
     return True
 
 
-@staff_required
+@console_permission(ADD_KNOWLEDGE)
 @require_POST
 def document_retry(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     document = _get_document(pk)
@@ -238,7 +247,7 @@ def _notify(message: str, *, level: str = "success", changed: bool = False) -> d
     return {"HX-Trigger": json.dumps(events)}
 
 
-@staff_required
+@console_permission(FORGET_KNOWLEDGE)
 @require_POST
 def chunk_forget(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     chunk = get_object_or_404(Chunk, pk=pk)
@@ -250,7 +259,7 @@ def chunk_forget(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return redirect("knowledge:document-detail", pk=document_id)
 
 
-@staff_required
+@console_permission(SEARCH_AS_ADMIN)
 def playground(request: HtmxHttpRequest) -> HttpResponse:
     form = PlaygroundForm(request.GET or None)
     response = error = None
@@ -278,7 +287,10 @@ def playground(request: HtmxHttpRequest) -> HttpResponse:
         "form": form,
         "response": response,
         "error": error,
-        "recent": SearchLog.objects.select_related("license")[:15],
+        # The query log is support's and the owner's to read, not every playground user's.
+        "recent": SearchLog.objects.select_related("license")[:15]
+        if request.user.has_perm(QUERY_LOG)
+        else None,
     }
     template = "knowledge/playground.html#results" if request.htmx else "knowledge/playground.html"
     return render(request, template, context)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -14,19 +15,27 @@ from licenses import selectors, services
 from licenses.forms import ForgeLicenseForm, LicenseEditForm
 from licenses.models import License
 from portality.exceptions import ApplicationError
-from portality.http import HtmxHttpRequest, staff_required
+from portality.http import HtmxHttpRequest
+from portality.roles import MANAGE_LICENSES, VIEW_LICENSES, console_permission
 
 
 def _get_license(pk: UUID) -> License:
     return get_object_or_404(License, pk=pk)
 
 
+def _writes_need(request: HtmxHttpRequest, permission: str) -> None:
+    """A page support may read but only an owner may change: a POST needs ``permission``."""
+    if request.method == "POST" and not request.user.has_perm(permission):
+        raise PermissionDenied
+
+
 def _named(license: License) -> dict[str, str]:
     return {"machine_id": license.machine_id}
 
 
-@staff_required
+@console_permission(VIEW_LICENSES)
 def license_list(request: HtmxHttpRequest) -> HttpResponse:
+    _writes_need(request, MANAGE_LICENSES)
     form = ForgeLicenseForm(request.POST or None)
     forged = None
     if request.method == "POST" and form.is_valid():
@@ -48,8 +57,9 @@ def license_list(request: HtmxHttpRequest) -> HttpResponse:
     return response
 
 
-@staff_required
+@console_permission(VIEW_LICENSES)
 def license_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    _writes_need(request, MANAGE_LICENSES)
     license = _get_license(pk)
     form = LicenseEditForm(request.POST or None, license=license)
     if request.method == "POST" and form.is_valid():
@@ -70,7 +80,7 @@ def license_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     return render(request, "licenses/license_detail.html", context)
 
 
-@staff_required
+@console_permission(MANAGE_LICENSES)
 @require_POST
 def license_revoke(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     license = services.license_revoke(license=_get_license(pk))
@@ -80,7 +90,7 @@ def license_revoke(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     return redirect("licenses:license-detail", pk=pk)
 
 
-@staff_required
+@console_permission(MANAGE_LICENSES)
 @require_POST
 def license_reactivate(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     license = services.license_reactivate(license=_get_license(pk))

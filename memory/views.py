@@ -17,10 +17,16 @@ from licenses.selectors import license_choices
 from memory import selectors, services
 from memory.forms import MemoryFilterForm
 from memory.models import Memory, MemorySource, MemoryType
-from portality.http import HtmxHttpRequest, safe_next, staff_required
+from portality.http import HtmxHttpRequest, safe_next
+from portality.roles import (
+    CHANGE_MEMORIES,
+    DELETE_MEMORIES,
+    VIEW_MEMORIES,
+    console_permission,
+)
 
 
-@staff_required
+@console_permission(VIEW_MEMORIES)
 def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     filters = MemoryFilterForm(request.GET).filters()
     memories = Paginator(selectors.memory_list_for_admin(**filters), 25).get_page(
@@ -40,7 +46,7 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "memory/memory_list.html", context)
 
 
-@staff_required
+@console_permission(CHANGE_MEMORIES)
 @require_POST
 def memory_toggle(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     memory = get_object_or_404(Memory, pk=pk)
@@ -51,7 +57,7 @@ def memory_toggle(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     return redirect(safe_next(request, fallback="memory:memory-list"))
 
 
-@staff_required
+@console_permission(DELETE_MEMORIES)
 @require_POST
 def memory_delete(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     memory = get_object_or_404(Memory, pk=pk)

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from django import forms
 from django.conf import settings
-from django.contrib.auth.decorators import user_passes_test
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse
@@ -29,12 +25,6 @@ class StaffAuthenticationForm(AuthenticationForm):
             raise forms.ValidationError(
                 _("This account is not a Portality admin (staff)."), code="not_staff"
             )
-
-
-def staff_required(view: Callable[..., Any]) -> Callable[..., Any]:
-    return user_passes_test(
-        lambda user: user.is_active and user.is_staff, login_url=settings.LOGIN_URL
-    )(view)
 
 
 def safe_next(request: HttpRequest, *, fallback: str) -> str:

@@ -123,6 +123,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "portality.roles.roles_context",
             ],
             "builtins": ["template_partials.templatetags.partials"],
         },

@@ -42,3 +42,14 @@ def make_document(
         services.document_ingest(document_id=creation.document.pk)
         sentence_vectors.document_embed_sentences(document_id=creation.document.pk)
     return Document.objects.get(pk=creation.document.pk)
+
+
+def as_owner(user):
+    """A console account with the owner role (a bare staff account has no console access)."""
+    from django.contrib.auth.models import Group
+
+    from portality.roles import roles_ensure
+
+    roles_ensure()
+    user.groups.add(Group.objects.get(name="owner"))
+    return user

@@ -13,7 +13,7 @@ from knowledge.search import SearchOptions
 from knowledge.search import search as knowledge_search
 from licenses.principals import principal_for_license
 from licenses.services import license_forge
-from tests.factories import make_document
+from tests.factories import as_owner, make_document
 from tests.memory.support import consent, propose
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
@@ -27,7 +27,7 @@ def queries(action) -> int:
 
 @pytest.fixture
 def admin_client(client, django_user_model):
-    django_user_model.objects.create_user("admin", password="pw", is_staff=True)
+    as_owner(django_user_model.objects.create_user("admin", password="pw", is_staff=True))
     client.force_login(django_user_model.objects.get(username="admin"))
     client.get("/")  # the session and the user are loaded once per request either way
     return client
@@ -55,7 +55,9 @@ def add_memories(license, start: int, count: int) -> None:
         ) if consent(license, f"u{n}") is None else None
 
 
-@pytest.mark.parametrize(("url", "budget"), [("/knowledge/", 6), ("/", 17)])
+# Every console page also reads the admin's permissions and roles (3 queries, whatever the
+# page lists: portality/roles.py).
+@pytest.mark.parametrize(("url", "budget"), [("/knowledge/", 9), ("/", 20)])
 def test_knowledge_list_and_dashboard(admin_client, license, url, budget):
     add_documents(license, 0, 2)
     few = queries(lambda: admin_client.get(url))
@@ -69,7 +71,7 @@ def test_memory_list(admin_client, license):
     few = queries(lambda: admin_client.get("/memories/"))
     add_memories(license, 2, 8)
     many = queries(lambda: admin_client.get("/memories/"))
-    assert few == many <= 13
+    assert few == many <= 16
 
 
 def test_search(license):

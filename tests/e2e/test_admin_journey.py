@@ -14,6 +14,7 @@ from licenses.models import License
 from licenses.services import license_forge
 from tests.conftest import PDFS, ROOT
 from tests.e2e.browser import chromium_page, log_in
+from tests.factories import as_owner
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 SHOTS = ROOT / "test-results" / "e2e"
@@ -72,7 +73,7 @@ def search_in_playground(page, base: str, query: str) -> str:
 
 
 def test_admin_uploads_searches_forges_and_forgets(live_server, celery_worker, django_user_model):
-    django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True)
+    as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
     license_forge(user_name="Marta", machine_id="sala-e2e")
     base = live_server.url
 

@@ -13,6 +13,7 @@ from licenses.models import License
 from licenses.services import license_forge
 from tests.e2e.browser import chromium_page, log_in
 from tests.e2e.test_admin_journey import GOOD_PDF, PHRASE, drop_files, make_memory, shot
+from tests.factories import as_owner
 from tests.portality.i18n_support import english_left, english_phrases
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -23,7 +24,7 @@ def no_english(page, phrases: set[str]) -> None:
 
 
 def test_the_console_in_brazilian_portuguese(live_server, celery_worker, django_user_model):
-    django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True)
+    as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
     license = license_forge(
         user_name="Marta", machine_id="sala-pt", allowed_origins=["https://app.example.com"]
     ).license

@@ -14,6 +14,7 @@ from portality.demo import make_server
 from tests.e2e.browser import chromium_page
 from tests.e2e.test_admin_journey import shot
 from tests.e2e.test_widget import free_port
+from tests.factories import as_owner
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 MEMORY = "Prefiero respuestas cortas y directas"
@@ -37,7 +38,7 @@ def test_widget_user_remembers_reviews_and_forgets(live_server, django_user_mode
     )
     server = make_server(api=live_server.url, key=forged.key, port=port, user="demo-user")
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True)
+    as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
     try:
         with chromium_page() as widget:
             widget.on("dialog", lambda dialog: dialog.accept())

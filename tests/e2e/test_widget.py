@@ -16,7 +16,7 @@ from licenses.services import license_forge, license_revoke
 from portality.demo import make_server
 from tests.e2e.browser import chromium_page
 from tests.e2e.test_admin_journey import shot
-from tests.factories import make_document
+from tests.factories import as_owner, make_document
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -89,7 +89,7 @@ def test_widget_on_another_origin_streams_an_answer_with_its_source(host_page, c
 
 
 def test_admin_chat_view_streams_and_explains(live_server, django_user_model, celery_worker):
-    django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True)
+    as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
     forged = license_forge(user_name="Lucía", machine_id="alamos")
     make_document(RULE, filename="reglamento-salon.md", license=forged.license)
     with chromium_page() as page:

@@ -15,7 +15,7 @@ from knowledge.models import SearchLog
 from licenses.principals import principal_for_license
 from licenses.services import license_forge, license_revoke
 from portality.exceptions import ApplicationError
-from tests.factories import make_document
+from tests.factories import as_owner, make_document
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
 
@@ -89,7 +89,7 @@ def test_unknown_keys_and_anonymous_callers_are_refused(world):
 
 
 def test_an_admin_token_searches_global_or_as_a_named_license(world, django_user_model):
-    admin = django_user_model.objects.create_user("root", password="x", is_staff=True)
+    admin = as_owner(django_user_model.objects.create_user("root", password="x", is_staff=True))
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=admin).key}")
 

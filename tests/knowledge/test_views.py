@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from knowledge.models import Chunk, Document, DocumentStatus
 from tests.conftest import PDFS
-from tests.factories import make_document, make_license
+from tests.factories import as_owner, make_document, make_license
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
 
@@ -16,7 +16,7 @@ HOSTILE = '<script>alert("x")</script>'
 
 @pytest.fixture
 def admin_client(client, django_user_model):
-    django_user_model.objects.create_user("admin", password="pw", is_staff=True)
+    as_owner(django_user_model.objects.create_user("admin", password="pw", is_staff=True))
     client.force_login(django_user_model.objects.get(username="admin"))
     return client
 
@@ -174,7 +174,7 @@ class TestKnowledgePage:
     def test_forms_need_csrf(self, client, django_user_model):
         from django.test import Client
 
-        django_user_model.objects.create_user("strict", password="pw", is_staff=True)
+        as_owner(django_user_model.objects.create_user("strict", password="pw", is_staff=True))
         strict = Client(enforce_csrf_checks=True)
         strict.force_login(django_user_model.objects.get(username="strict"))
         assert strict.post("/knowledge/forget", {"documents": []}).status_code == 403

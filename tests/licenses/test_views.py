@@ -4,14 +4,14 @@ import pytest
 
 from licenses.models import License
 from licenses.services import license_forge
-from tests.factories import make_license
+from tests.factories import as_owner, make_license
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def admin_client(client, django_user_model):
-    django_user_model.objects.create_user("admin", password="pw", is_staff=True)
+    as_owner(django_user_model.objects.create_user("admin", password="pw", is_staff=True))
     client.force_login(django_user_model.objects.get(username="admin"))
     return client
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from memory.models import Memory
+from tests.factories import as_owner
 from tests.memory.support import consent, propose
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
@@ -11,7 +12,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake
 class TestAdminPage:
     @pytest.fixture
     def admin_client(self, client, django_user_model):
-        django_user_model.objects.create_user("admin", password="pw", is_staff=True)
+        as_owner(django_user_model.objects.create_user("admin", password="pw", is_staff=True))
         client.force_login(django_user_model.objects.get(username="admin"))
         return client
 

@@ -14,7 +14,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import status_code_conformance
 
 from licenses.services import license_forge
-from tests.factories import make_document
+from tests.factories import as_owner, make_document
 
 # transaction=True: the WSGI app closes the database connection after each request.
 pytestmark = [
@@ -39,7 +39,9 @@ def authorizations(django_user_model):
     make_document(
         "# Piscina\n\nLa piscina abre a las ocho.", filename="p.md", license=forged.license
     )
-    admin = django_user_model.objects.create_user("fuzz-admin", password="pw", is_staff=True)
+    admin = as_owner(
+        django_user_model.objects.create_user("fuzz-admin", password="pw", is_staff=True)
+    )
     return [f"Bearer {forged.key}", f"Token {Token.objects.create(user=admin).key}"]
 
 

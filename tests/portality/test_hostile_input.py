@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from licenses.services import license_forge
 from licenses.widget_tokens import widget_token_issue
-from tests.factories import make_document
+from tests.factories import as_owner, make_document
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
 SITE = "https://app.example.com"
@@ -44,7 +44,7 @@ def callers(django_user_model):
     make_document(
         "# Piscina\n\nLa piscina abre a las ocho.", filename="p.md", license=forged.license
     )
-    admin = django_user_model.objects.create_user("root", password="pw", is_staff=True)
+    admin = as_owner(django_user_model.objects.create_user("root", password="pw", is_staff=True))
     token, _ = widget_token_issue(license=forged.license, user_ref="u1", origin=SITE)
     return {
         "license key": f"Bearer {forged.key}",

@@ -9,6 +9,7 @@ from pathlib import Path
 import polib
 import pytest
 
+from tests.factories import as_owner
 from tests.portality.i18n_support import (
     SAME_IN_EVERY_LANGUAGE,
     english_left,
@@ -22,7 +23,9 @@ CATALOGS = sorted((ROOT / "locale").glob("*/LC_MESSAGES/django.po"))
 
 @pytest.fixture
 def admin_client(client, django_user_model):
-    client.force_login(django_user_model.objects.create_user("admin", password="pw", is_staff=True))
+    client.force_login(
+        as_owner(django_user_model.objects.create_user("admin", password="pw", is_staff=True))
+    )
     return client
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from tests.factories import as_owner
+
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def admin(django_user_model):
-    return django_user_model.objects.create_user("admin", password="right-pass-123", is_staff=True)
+    return as_owner(
+        django_user_model.objects.create_user("admin", password="right-pass-123", is_staff=True)
+    )
 
 
 def login(client, password):

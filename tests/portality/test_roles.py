@@ -1,0 +1,109 @@
+"""Roles (finding N7 of the second outside attack run: every staff account had the whole
+console). Each role against every console page and the admin API."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from rest_framework.test import APIClient
+
+from licenses.services import license_forge
+from memory.models import Memory
+from portality.roles import ROLES, role_grant
+from tests.factories import make_document
+from tests.memory.support import consent, propose
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
+
+# (method, url, allowed roles); None in a url is filled by the fixture's objects.
+PAGES = [
+    ("get", "/", {"owner", "knowledge_editor", "support", "privacy_officer"}),
+    ("get", "/knowledge/", {"owner", "knowledge_editor", "support"}),
+    ("get", "/knowledge/{document}/", {"owner", "knowledge_editor", "support"}),
+    ("post", "/knowledge/{document}/retry", {"owner", "knowledge_editor"}),
+    ("get", "/knowledge/search/", {"owner", "knowledge_editor", "support"}),
+    ("get", "/chat/", {"owner", "knowledge_editor", "support"}),
+    ("get", "/licenses/", {"owner", "support"}),
+    ("post", "/licenses/", {"owner"}),
+    ("get", "/licenses/{license}/", {"owner", "support"}),
+    ("post", "/licenses/{license}/revoke", {"owner"}),
+    ("get", "/memories/", {"owner", "privacy_officer"}),
+    ("post", "/memories/{memory}/toggle", {"owner", "privacy_officer"}),
+    ("post", "/knowledge/{document}/forget", {"owner", "knowledge_editor"}),
+]
+
+
+@pytest.fixture
+def world():
+    forged = license_forge(user_name="Ana", machine_id="sala-roles")
+    document = make_document("La piscina abre a las ocho.", filename="p.txt")
+    consent(forged.license, "ana")
+    memory = propose(forged.license, "Prefiere la piscina", user="ana")
+    return {"license": forged.license.pk, "document": document.pk, "memory": memory.pk}
+
+
+def client_with(django_user_model, role):
+    user = django_user_model.objects.create_user(f"u-{role}", password="pw", is_staff=True)
+    if role:
+        role_grant(username=user.username, role=role)
+    client = APIClient()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize("role", [*ROLES, None])
+def test_each_role_reaches_exactly_its_pages(django_user_model, world, role):
+    client = client_with(django_user_model, role)
+    for method, url, allowed in PAGES:
+        response = getattr(client, method)(url.format(**world))
+        if role in allowed:
+            assert response.status_code in (200, 201, 204, 302), (role, method, url)
+        else:
+            assert response.status_code == 403, (role, method, url, response.status_code)
+
+
+def test_the_console_shows_only_what_a_role_may_use(django_user_model, world):
+    html = client_with(django_user_model, "privacy_officer").get("/").content.decode()
+    assert "/memories/" in html and "/licenses/" not in html and "/knowledge/search/" not in html
+
+
+def test_the_query_log_is_for_support_not_for_editors(django_user_model, world):
+    title = "Recent searches"
+    assert (
+        title
+        in client_with(django_user_model, "support").get("/knowledge/search/").content.decode()
+    )
+    editor = client_with(django_user_model, "knowledge_editor")
+    assert title not in editor.get("/knowledge/search/").content.decode()
+
+
+def test_the_admin_api_needs_a_role_that_searches(django_user_model, world):
+    officer = client_with(django_user_model, "privacy_officer")
+    assert officer.post("/api/v1/search", {"query": "piscina"}, format="json").status_code == 403
+    support = client_with(django_user_model, "support")
+    assert support.post("/api/v1/search", {"query": "piscina"}, format="json").status_code == 200
+
+
+def test_memories_stay_as_they_were_after_a_refused_change(django_user_model, world):
+    client_with(django_user_model, "support").post(f"/memories/{world['memory']}/delete")
+    assert Memory.objects.filter(pk=world["memory"]).exists()
+
+
+def test_grant_role_command(django_user_model):
+    django_user_model.objects.create_user("ana", password="pw")
+    out = StringIO()
+
+    call_command("grant_role", "ana", "support", stdout=out)
+    call_command("grant_role", "--list", stdout=out)
+    assert "ana now has the role support" in out.getvalue()
+    assert "ana: support" in out.getvalue()
+    ana = django_user_model.objects.get(username="ana")
+    assert ana.is_staff and ana.has_perm("knowledge.view_searchlog")
+    assert not ana.has_perm("memory.view_memory")
+
+    call_command("grant_role", "ana", "support", "--revoke", stdout=out)
+    assert not django_user_model.objects.get(username="ana").has_perm("knowledge.view_searchlog")
+    with pytest.raises(CommandError, match="No account"):
+        call_command("grant_role", "nobody", "owner", stdout=out)
