@@ -27,6 +27,22 @@ class StaffAuthenticationForm(AuthenticationForm):
             )
 
 
+def client_ip(request: HttpRequest) -> str | None:
+    """The address the request came from, as the hop the product trusts saw it.
+
+    make run's front door reaches gunicorn over a unix socket (no REMOTE_ADDR) and says the
+    peer it saw in X-Forwarded-For, replacing whatever the client claimed; a reverse proxy
+    the deployment trusts (BEHIND_PROXY, the compose file's nginx) appends its peer last.
+    Anything else in the header is the client's own claim. (django-ipware, axes' default,
+    returned an empty address behind the front door, so login throttling never fired.)"""
+    remote = request.META.get("REMOTE_ADDR") or ""
+    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    forwarded = [part for part in forwarded if part]
+    if forwarded and (not remote or settings.BEHIND_PROXY):
+        return forwarded[-1]
+    return remote or None
+
+
 def safe_next(request: HttpRequest, *, fallback: str) -> str:
     """The form's ``next`` when it points into this site; ``fallback`` (a URL name) otherwise,
     so a crafted link cannot send an admin elsewhere after an action (open redirect)."""

@@ -117,6 +117,39 @@ def test_the_web_servers_socket_is_the_service_users_only(product):
     assert socket_path_for(product["data_dir"]).stat().st_mode & 0o077 == 0
 
 
+def test_login_throttling_sees_the_real_client_behind_the_front_door(product):
+    # Finding F9 of the second outside attack run: behind the front door django-axes saw an
+    # empty client address, and 40 wrong passwords followed by the right one logged in.
+    import http.cookiejar
+    import re
+    import urllib.parse
+
+    def attempt(password: str, claimed_address: str) -> int:
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        page = opener.open(product["url"] + "/accounts/login/", timeout=10).read().decode()
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+        body = urllib.parse.urlencode(
+            {"username": "admin", "password": password, "csrfmiddlewaretoken": token}
+        ).encode()
+        request = urllib.request.Request(
+            product["url"] + "/accounts/login/",
+            data=body,
+            # A client's own claim about its address must not give it fresh attempts.
+            headers={"X-Forwarded-For": claimed_address, "Referer": product["url"] + "/"},
+        )
+        try:
+            with opener.open(request, timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    # LOGIN_FAILURE_LIMIT (5) wrong passwords: the form again four times, then the lockout.
+    wrong = [attempt("wrong-password", f"203.0.113.{n}") for n in range(5)]
+    assert wrong == [200, 200, 200, 200, 429], wrong
+    assert attempt("first-admin-pass", "198.51.100.7") == 429  # locked, right password or not
+
+
 def test_favicon_and_hashed_static_files_are_served(product):
     status, content_type, _ = get(product["url"] + "/favicon.ico")
     assert status == 200 and "icon" in content_type

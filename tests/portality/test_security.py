@@ -68,3 +68,29 @@ def test_no_template_has_inline_script_or_style():
         for tag in text.split("<script")[1:]:
             assert "src=" in tag.split(">")[0], template
         assert not re.search(r"\son[a-z]+=", text), template  # onclick=, onsubmit=…
+
+
+class TestClientAddress:
+    """Whose address login throttling and the logs see (portality.http.client_ip)."""
+
+    def request(self, remote="", forwarded=""):
+        from django.test import RequestFactory
+
+        return RequestFactory().get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
+
+    def test_behind_the_front_door_the_address_it_saw(self):
+        from portality.http import client_ip
+
+        assert client_ip(self.request(forwarded="192.0.2.7")) == "192.0.2.7"
+
+    def test_a_direct_client_cannot_claim_another_address(self):
+        from portality.http import client_ip
+
+        assert client_ip(self.request("192.0.2.7", forwarded="203.0.113.1")) == "192.0.2.7"
+
+    def test_behind_a_trusted_proxy_the_address_it_appended(self, settings):
+        from portality.http import client_ip
+
+        settings.BEHIND_PROXY = True
+        request = self.request("10.0.0.2", forwarded="203.0.113.1, 192.0.2.7")
+        assert client_ip(request) == "192.0.2.7"  # the proxy's entry, not the client's claim
