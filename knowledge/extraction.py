@@ -159,7 +159,9 @@ def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str
         raise _damaged_pdf(str(exc)) from exc
     except (RecursionError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
         # pypdf reports some structural damage only through generic exceptions.
-        raise _damaged_pdf(f"{type(exc).__name__}: {exc}") from exc
+        # The message, not the exception's class: a person reads it (finding N9).
+        logger.info("unreadable PDF %s: %r", path.name, exc)
+        raise _damaged_pdf(str(exc) or "its structure could not be read") from exc
     return Extraction(pages=pages, page_count=page_count, details=details)
 
 

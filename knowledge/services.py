@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -383,12 +384,22 @@ def search_vector_for(ts_config: str, heading: str, content: str) -> CombinedExp
 
 def document_mark_crashed(*, document_id: uuid.UUID | str, error: BaseException) -> None:
     """Ingestion stopped by an error no stage expected (a bug, a dependency failing): the
-    worker's final failure and the command line's in-process run say it the same way."""
+    worker's final failure and the command line's in-process run say it the same way. The
+    admin reads a reference to quote; the error itself, which may name internals, goes to
+    the log beside it (finding N9)."""
+    reference = secrets.token_hex(4)
+    logger.error(
+        "ingestion of document %s stopped (reference %s)", document_id, reference, exc_info=error
+    )
     document_mark_failed(
         document_id=document_id,
         error=IngestionError(
-            gettext_noop("Ingestion stopped by an unexpected error: %(detail)s"),
-            params={"detail": f"{type(error).__name__}: {error}"[:1500]},
+            gettext_noop(
+                "Ingestion stopped by an unexpected error (reference %(reference)s: the "
+                "worker's log has the details). Press Retry; if it happens again, tell whoever "
+                "runs the product."
+            ),
+            params={"reference": reference},
         ),
     )
 

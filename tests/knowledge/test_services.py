@@ -296,3 +296,18 @@ class TestIngestionBudget:
         assert len(pages_read) == 1  # the other three pages were never read
         assert not Document.objects.filter(pk=document.pk).exists()
         assert not Chunk.objects.exists()
+
+
+def test_an_unexpected_crash_shows_a_reference_not_the_internals(caplog):
+    # Finding N9: failures showed exception class names and their internals to the admin.
+    document = make_document("Texto.", filename="t.txt", ingest=False)
+
+    services.document_mark_crashed(document_id=document.pk, error=KeyError("/Root-internal"))
+
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.FAILED
+    message = document.error_message
+    assert "reference" in message and "KeyError" not in message and "internal" not in message
+    reference = message.split("reference ")[1].split(":")[0]
+    logged = [r for r in caplog.records if reference in r.getMessage()]
+    assert logged and logged[0].exc_info[0] is KeyError  # the details are in the log
