@@ -45,6 +45,16 @@ def _clean_redis():
 
 
 @pytest.fixture(autouse=True)
+def _english_after_each_test():
+    # A test that renders a page or an error in Spanish or Portuguese leaves that language
+    # active in the thread; the next test must start in the default one.
+    yield
+    from django.utils import translation
+
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _no_relative_cut(settings):
     # The relative cut is calibrated on e5's scores (BENCHMARKS.md); the fake embedder's are
     # not, so tests see every passing result unless they turn it on themselves.
