@@ -179,7 +179,7 @@ class Chunk(models.Model):
         ]
         indexes = [
             # Keys are (scope, lexeme) pairs, so a keyword search reads only the posting lists
-            # of its own scope (migration 0007; BENCHMARKS.md, "Retrieval latency at scale").
+            # of its own scope (migration 0007; BENCHMARKS.md's history, "Retrieval latency at scale").
             GinIndex(
                 Func(
                     F("scope_key"),
@@ -234,7 +234,7 @@ class SentenceEmbedding(models.Model):
 
     A question usually paraphrases one sentence of the passage that answers it, and one
     vector for a whole chunk blurs that sentence with its neighbours; the search mixes the
-    best sentence's similarity into each kNN candidate's (BENCHMARKS.md, "Sentence
+    best sentence's similarity into each kNN candidate's (BENCHMARKS.md's history, "Sentence
     vectors"). These rows are never searched on their own: they are read only through the
     embeddings the scoped kNN has already chosen, so they carry no scope of their own.
 

@@ -12,5 +12,6 @@ class LicensesConfig(AppConfig):
 
         from portality.roles import roles_ensure
 
-        # The roles' permissions, brought up to date after every migrate (idempotent).
-        post_migrate.connect(roles_ensure, dispatch_uid="portality-roles")
+        # The roles' permissions, brought up to date after every migrate (idempotent). Once
+        # a migrate: roles_ensure creates every app's permissions itself first.
+        post_migrate.connect(roles_ensure, sender=self, dispatch_uid="portality-roles")

@@ -49,16 +49,15 @@ def end_user(request: Request) -> str | None:
 
 
 @functools.lru_cache(maxsize=4)
-def _limiter(redis_url: str) -> FixedWindowRateLimiter:
-    # The storage rides on the process's shared pool (portality.redis_pool): its short
-    # timeouts make a Redis outage cost a request milliseconds, not seconds.
-    pool = shared_redis().connection_pool
+def _limiter(pool: redis.ConnectionPool) -> FixedWindowRateLimiter:
     storage = RedisStorage("redis://", connection_pool=pool, key_prefix="pb:rate")
     return FixedWindowRateLimiter(storage)
 
 
 def limiter() -> FixedWindowRateLimiter:
-    return _limiter(settings.REDIS_URL)
+    # On the process's shared pool (portality.redis_pool): its short timeouts make a Redis
+    # outage cost a request milliseconds, not seconds.
+    return _limiter(shared_redis().connection_pool)
 
 
 class LicenseRateThrottle(BaseThrottle):

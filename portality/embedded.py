@@ -34,7 +34,13 @@ from pathlib import Path
 
 import psutil
 
-from portality.env import env_str
+from portality.env import (
+    EMBEDDED_DATABASE_URL,
+    EMBEDDED_REDIS_URL,
+    data_dir,
+    env_secret,
+    env_str,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -376,11 +382,6 @@ def _process_started_at(pid: int) -> float | None:
 
 _attached: EmbeddedServices | None = None
 
-# Where a process that attached tells its settings (and the children it starts) the
-# servers' addresses: internal to the product, never set by hand.
-DATABASE_URL_VARIABLE = "PORTALITY_EMBEDDED_DATABASE_URL"
-REDIS_URL_VARIABLE = "PORTALITY_EMBEDDED_REDIS_URL"
-
 
 def start_unless_external() -> None:
     """Attach this process to the data dir's embedded servers (starting them if nobody
@@ -390,17 +391,15 @@ def start_unless_external() -> None:
     Each entry point calls it before Django loads the settings: manage.py, the Celery app,
     the WSGI and ASGI applications, and make run's supervisor. Importing the settings
     starts nothing."""
-    from portality.env import data_dir, env_secret
-
     postgres = not env_secret("DATABASE_URL")
     redis = not env_secret("REDIS_URL")
     if not (postgres or redis):
         return
     urls = attach(data_dir(), postgres=postgres, redis=redis)
     if urls.database_url:
-        os.environ[DATABASE_URL_VARIABLE] = urls.database_url
+        os.environ[EMBEDDED_DATABASE_URL] = urls.database_url
     if urls.redis_url:
-        os.environ[REDIS_URL_VARIABLE] = urls.redis_url
+        os.environ[EMBEDDED_REDIS_URL] = urls.redis_url
 
 
 def attach(data_dir: Path, *, postgres: bool, redis: bool) -> EmbeddedUrls:

@@ -23,6 +23,12 @@ def env_str(name: str, default: str = "") -> str:
     return os.environ.get(name, default).strip()
 
 
+# Where a process attached to the embedded servers tells its settings (and the children it
+# starts) their addresses (portality.embedded.start_unless_external): internal, never set by hand.
+EMBEDDED_DATABASE_URL = "PORTALITY_EMBEDDED_DATABASE_URL"
+EMBEDDED_REDIS_URL = "PORTALITY_EMBEDDED_REDIS_URL"
+
+
 def data_dir() -> Path:
     """``PORTALITY_DATA_DIR``, or ``var/`` in the checkout: the embedded servers' data,
     uploads, the generated key."""

@@ -112,18 +112,18 @@ class Gemini:
 
     name = "Gemini"
 
-    def __init__(self) -> None:
+    def __init__(self, api_key: str, base_url: str, timeout_seconds: float) -> None:
         from google import genai
         from google.genai import types
 
         options = types.HttpOptions(
-            base_url=settings.GEMINI_BASE_URL or None,
-            timeout=int(settings.PROVIDER_TIMEOUT_SECONDS * 1000),  # milliseconds
+            base_url=base_url or None,
+            timeout=int(timeout_seconds * 1000),  # milliseconds
             retry_options=types.HttpRetryOptions(attempts=1),
         )
         self.types = types
         # Keep a reference: a collected Client closes its connection.
-        self.client = genai.Client(api_key=settings.GEMINI_API_KEY, http_options=options)
+        self.client = genai.Client(api_key=api_key, http_options=options)
 
     def generate(self, *, model: str, contents: Any, config: Any) -> Any:  # noqa: ANN401
         return with_retries(
@@ -183,9 +183,7 @@ def _transport_errors() -> tuple[type[Exception], ...]:
     return tuple(found)
 
 
-@functools.lru_cache(maxsize=4)
-def _gemini(api_key: str, base_url: str, timeout: float) -> Gemini:
-    return Gemini()
+_gemini = functools.lru_cache(maxsize=4)(Gemini)
 
 
 def gemini() -> Gemini:

@@ -52,7 +52,7 @@ def main() -> int:
         # the periodic requeue next runs (up to 15 minutes later).
         after_restart={"worker": _requeue_interrupted},
     )
-    supervisor.start("worker", _worker_command(settings.DATA_DIR))
+    supervisor.start("worker", _worker_command())
     supervisor.start("beat", _beat_command(settings.DATA_DIR))
     supervisor.start("web", _web_command(port, settings.DATA_DIR))
     demo_port = env_int("DEMO_PORT", port + 1, minimum=1)
@@ -127,33 +127,18 @@ def _requeue_interrupted() -> None:
     call_command("ingest", "--retry-stuck")
 
 
-def _worker_command(data_dir: Path) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "portality",
-        "worker",
-        "--loglevel=INFO",
-        "--concurrency=1",
-        "--hostname=worker@%h",
-    ]
+def _celery(*arguments: str) -> list[str]:
+    return [sys.executable, "-m", "celery", "-A", "portality", *arguments, "--loglevel=INFO"]
+
+
+def _worker_command() -> list[str]:
+    return _celery("worker", "--concurrency=1", "--hostname=worker@%h")
 
 
 def _beat_command(data_dir: Path) -> list[str]:
     """Beat on its own, not inside the worker (``--beat``): a worker killed outright left
     its beat child running, and the replacement worker started a second one."""
-    return [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "portality",
-        "beat",
-        f"--schedule={data_dir / 'celerybeat-schedule'}",
-        "--loglevel=INFO",
-    ]
+    return _celery("beat", f"--schedule={data_dir / 'celerybeat-schedule'}")
 
 
 def _demo_command(data_dir: Path, port: int, demo_port: int) -> list[str]:

@@ -12,6 +12,8 @@ from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 from portality.env import (
+    EMBEDDED_DATABASE_URL,
+    EMBEDDED_REDIS_URL,
     celery_broker_url,
     check_redis_url,
     data_dir,
@@ -58,8 +60,8 @@ if REDIS_URL:
     check_redis_url("REDIS_URL", REDIS_URL)
 # The embedded servers are started by the entry points (portality.embedded.
 # start_unless_external), never by importing these settings; they say where they are.
-DATABASE_URL = DATABASE_URL or env_str("PORTALITY_EMBEDDED_DATABASE_URL")
-REDIS_URL = REDIS_URL or env_str("PORTALITY_EMBEDDED_REDIS_URL")
+DATABASE_URL = DATABASE_URL or env_str(EMBEDDED_DATABASE_URL)
+REDIS_URL = REDIS_URL or env_str(EMBEDDED_REDIS_URL)
 if not DATABASE_URL or not REDIS_URL:
     raise ImproperlyConfigured(
         "DATABASE_URL and REDIS_URL are not set and the embedded servers were not started: "

@@ -46,10 +46,7 @@ def make_document(
 
 def as_owner(user):
     """A console account with the owner role (a bare staff account has no console access)."""
-    from django.contrib.auth.models import Group
+    from portality.roles import role_grant
 
-    from portality.roles import roles_ensure
-
-    roles_ensure()
-    user.groups.add(Group.objects.get(name="owner"))
+    role_grant(username=user.get_username(), role="owner")
     return user

@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     """Lead the keyword GIN index with a NOT NULL scope column (btree_gin), so a keyword
     search reads only the matches inside the caller's scope instead of every match in the
-    table and then filtering (BENCHMARKS.md, "Retrieval latency at scale"). Adding the
+    table and then filtering (BENCHMARKS.md's history, "Retrieval latency at scale"). Adding the
     stored generated column rewrites knowledge_chunk once."""
 
     dependencies = [

@@ -31,7 +31,7 @@ class Migration(migrations.Migration):
     With btree_gin's `(scope_key, search_vector)` every keyword search walked the scope's
     posting tree (570k entries for a big license at 1M chunks) to intersect it with the
     words' lists: ~4 ms per search. Keys that carry the scope make the words' posting lists
-    the scope's own (~0.5 ms; BENCHMARKS.md, "Retrieval latency at scale"). Built
+    the scope's own (~0.5 ms; BENCHMARKS.md's history, "Retrieval latency at scale"). Built
     concurrently, so searches and ingestion go on during the upgrade."""
 
     atomic = False

@@ -35,7 +35,7 @@ class Migration(migrations.Migration):
     cast), so nothing a search returns changes; the kNN branch reads each candidate's row
     for its scope and distance, and at a million chunks that heap drops from 1.5 GB to
     0.8 GB, which is what lets the search's working set stay in shared buffers
-    (BENCHMARKS.md, "Retrieval latency at scale"). The table is rewritten and its HNSW
+    (BENCHMARKS.md's history, "Retrieval latency at scale"). The table is rewritten and its HNSW
     indexes rebuilt, with ef_construction 128 (see knowledge.search.vector_index): about 9
     minutes at a million chunks on 2 cores, during which ingestion waits."""
 

@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
     """The (model, license) index of embeddings covers the vectors: a scope of at most
     SEARCH_EXACT_SCAN_MAX_ROWS vectors, and a license's own vectors beside a walk of the
     global graph, are compared reading the index alone (an index-only scan) instead of
-    fetching each heap row (knowledge/search/plan.py; BENCHMARKS.md, "A covering index for
+    fetching each heap row (knowledge/search/plan.py; BENCHMARKS.md's history, "A covering index for
     exact comparisons"). As large again as the vectors themselves; built concurrently, so
     search and ingestion go on meanwhile, and the index it replaces is dropped only once
     the new one is ready. 16 s for a million vectors on 2 cores (985 MB beside a heap of

@@ -3,7 +3,7 @@ the scope read once a minute per process:
 
 - ``exact``: a scope of at most ``SearchTuning.exact_scan_max_rows`` vectors has every vector
   compared, its global and its own vectors each read from the covering (model, license)
-  index (BENCHMARKS.md, "Small scopes": there the walk wanders through vectors all about
+  index (BENCHMARKS.md's history, "Small scopes": there the walk wanders through vectors all about
   equally far and the scan is faster, with exact results);
 - ``split``: a bigger scope whose license holds at most that many vectors of its own (the
   common case: a shared knowledge base and each machine's few documents) walks the model's
@@ -16,7 +16,7 @@ the scope read once a minute per process:
   When that falls short of the candidates the search wants, pgvector's iterative scan walks
   on in further rounds, which costs more than a wider first round would have: at 1M chunks,
   a scope of 20% took p50 6.7 ms at ``ef_search`` 200 and 4.8 ms at 300, with better recall
-  (BENCHMARKS.md, "ef_search sized to the scope"). Below a share of about 15% the first
+  (BENCHMARKS.md's history, "ef_search sized to the scope"). Below a share of about 15% the first
   round cannot be made wide enough to matter, and further rounds are left to do the work.
 """
 

@@ -4,7 +4,7 @@ A chunk's one vector averages all its sentences; a question usually paraphrases 
 them. Each chunk with several sentence groups (knowledge.chunking.sentence_groups) gets a
 vector per group, and the search mixes the best group's similarity into the chunk's own
 (knowledge/search/statement.py). On the dev splits this lifted Portuguese and Spanish ranking more
-than anything else measured (BENCHMARKS.md, "Sentence vectors").
+than anything else measured (BENCHMARKS.md's history, "Sentence vectors").
 
 The pass runs after a document is searchable, so uploads become findable as fast as
 before and only then get sharper: a task per ingested document, and a periodic task that

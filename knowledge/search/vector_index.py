@@ -9,7 +9,7 @@ Each model has a second graph over its global vectors alone (``… AND license_i
 a license whose own vectors are few is searched as the global graph's nearest, walked with
 nothing to filter out, beside its own vectors compared exactly (knowledge/search/plan.py).
 Walking the whole graph and filtering to the scope instead visits about five vectors for
-each one it keeps when the scope holds a fifth of them (BENCHMARKS.md, "Global vectors in a
+each one it keeps when the scope holds a fifth of them (BENCHMARKS.md's history, "Global vectors in a
 graph of their own").
 """
 
@@ -33,7 +33,7 @@ HNSW_M = 16
 # neighbouring cluster with a graph built at 64, whatever hnsw.ef_search (recall@10
 # 0.94-0.965 per scope at ef_search 200-400); at 128, 0.98-0.987, and searches as fast at
 # 100k and 1M chunks (slower on a 20k corpus, where a scope's kNN walk leaves its topic
-# cluster). The build takes 1.5x as long (BENCHMARKS.md, "Retrieval latency at scale").
+# cluster). The build takes 1.5x as long (BENCHMARKS.md's history, "Retrieval latency at scale").
 HNSW_EF_CONSTRUCTION = 128
 
 
