@@ -1,4 +1,4 @@
-# The application image: web (gunicorn), Celery worker and beat all run from it.
+# The application image: web (granian), Celery worker and beat all run from it.
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
@@ -23,6 +23,5 @@ RUN useradd --system --home /app portality && mkdir -p /data && chown portality 
        SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
 USER portality
 EXPOSE 8000
-# The front door (portality/web.py) reads whole requests within deadlines, then hands them
-# to gunicorn on a unix socket: slow or half-open clients cannot hold gunicorn's threads.
-CMD ["python", "-m", "portality.web", "--bind=0.0.0.0:8000", "--socket=/tmp/portality-web.sock"]
+# granian serving Django's ASGI application behind the edge's limits (portality/server.py).
+CMD ["python", "-m", "portality.server", "--bind=0.0.0.0", "--port=8000"]

@@ -23,6 +23,7 @@ from licenses.permissions import IsAdminOrLicense
 from licenses.principals import Principal, principal_from_request
 from licenses.throttles import ChatRateThrottle, WidgetRateThrottle
 from licenses.widget_tokens import widget_token_issue, widget_token_revoke
+from portality.http import event_stream
 from portality.languages import LANGUAGES
 from portality.providers import ProviderError
 
@@ -148,12 +149,7 @@ class ChatStreamApi(APIView):
         turn = chat_prepare(**chat.as_arguments())
         principal, user_ref = chat.principal, chat.user_ref
         explain = bool(getattr(request.user, "is_staff", False))
-        response = StreamingHttpResponse(
-            _sse(turn, principal, user_ref, explain=explain), content_type="text/event-stream"
-        )
-        response["Cache-Control"] = "no-cache"
-        response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
-        return response
+        return event_stream(request._request, _sse(turn, principal, user_ref, explain=explain))
 
 
 class ChatSessionApi(APIView):

@@ -9,4 +9,6 @@ from chat import views
 app_name = "chat"
 urlpatterns = [
     path("", views.chat_view, name="chat"),
+    # make run's stand-in for a customer's page with the widget (404 unless configured).
+    path("widget-demo/", views.widget_demo, name="widget-demo"),
 ]

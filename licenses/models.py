@@ -11,6 +11,8 @@ from django.utils.translation import pgettext_lazy
 
 # The scope name of knowledge every license sees; no license may take it.
 GLOBAL_SCOPE = "global"
+# The license of make run's widget demo page (manage.py demo_license; chat's widget_demo).
+DEMO_MACHINE_ID = "demo"
 
 
 class LicenseStatus(models.TextChoices):

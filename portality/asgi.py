@@ -1,11 +1,18 @@
+"""The ASGI application granian serves (portality/server.py): Django behind the edge's limits."""
+
 from __future__ import annotations
 
 import os
 
 from django.core.asgi import get_asgi_application
 
+from portality.edge import edge_for
 from portality.embedded import start_unless_external
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
+# Under ASGI each request runs its sync code in a thread of its own; without a pool every
+# request would open a database connection.
+os.environ.setdefault("DATABASE_POOL", "true")
 start_unless_external()
-application = get_asgi_application()
+django_application = get_asgi_application()
+application = edge_for(django_application)  # type: ignore[arg-type]

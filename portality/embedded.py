@@ -409,7 +409,7 @@ def attach(data_dir: Path, *, postgres: bool, redis: bool) -> EmbeddedUrls:
     urls = services.acquire(postgres=postgres, redis=redis)
     if _attached is None:
         owner = os.getpid()
-        # Forked children (Celery prefork, gunicorn workers) inherit atexit hooks; only
+        # Forked children (Celery prefork, granian workers) inherit atexit hooks; only
         # the process that registered may release.
         atexit.register(lambda: os.getpid() == owner and detach())
         _attached = services

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
+
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import AbstractBaseUser
-from django.http import HttpRequest, HttpResponse
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy as _
 from django_htmx.middleware import HtmxDetails
+
+from portality.edge import client_address
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -28,19 +33,44 @@ class StaffAuthenticationForm(AuthenticationForm):
 
 
 def client_ip(request: HttpRequest) -> str | None:
-    """The address the request came from, as the hop the product trusts saw it.
+    """The address the request came from, as the hop the product trusts saw it: the same
+    rule as the edge's per-client limits (portality.edge.client_address). (django-ipware,
+    axes' default, once returned an empty address, so login throttling never fired.)"""
+    address = client_address(
+        request.META.get("REMOTE_ADDR") or "",
+        request.META.get("HTTP_X_FORWARDED_FOR", ""),
+        behind_proxy=settings.BEHIND_PROXY,
+    )
+    return address or None
 
-    make run's front door reaches gunicorn over a unix socket (no REMOTE_ADDR) and says the
-    peer it saw in X-Forwarded-For, replacing whatever the client claimed; a reverse proxy
-    the deployment trusts (BEHIND_PROXY, the compose file's nginx) appends its peer last.
-    Anything else in the header is the client's own claim. (django-ipware, axes' default,
-    returned an empty address behind the front door, so login throttling never fired.)"""
-    remote = request.META.get("REMOTE_ADDR") or ""
-    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
-    forwarded = [part for part in forwarded if part]
-    if forwarded and (not remote or settings.BEHIND_PROXY):
-        return forwarded[-1]
-    return remote or None
+
+def event_stream(request: HttpRequest, events: Iterator[str]) -> StreamingHttpResponse:
+    """Server-Sent Events as they come. Under ASGI Django would gather a plain iterator
+    whole before sending it, so there each event is fetched in the request's own thread
+    (where its database connection lives) and sent as soon as it is ready."""
+    content: Iterator[str] | AsyncIterator[str] = events
+    if isinstance(request, ASGIRequest):
+        content = _in_request_thread(events)
+    response = StreamingHttpResponse(content, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
+    return response
+
+
+async def _in_request_thread(events: Iterator[str]) -> AsyncIterator[str]:
+    from asgiref.sync import sync_to_async
+
+    def take() -> str | None:
+        return next(events, None)
+
+    take_in_thread = sync_to_async(take, thread_sensitive=True)
+    try:
+        while (event := await take_in_thread()) is not None:
+            yield event
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            await sync_to_async(close, thread_sensitive=True)()
 
 
 def safe_next(request: HttpRequest, *, fallback: str) -> str:

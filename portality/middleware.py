@@ -60,3 +60,20 @@ class ContentSecurityPolicyMiddleware:
                 "Content-Security-Policy", self.API_DOCS_POLICY if docs else self.POLICY
             )
         return response
+
+
+class SecureCookiesOverHttps:
+    """Cookies are ``Secure`` exactly when the request came over HTTPS: a browser then never
+    sends the session over plain HTTP, while ``make run`` over http:// (loopback, a LAN)
+    still signs in. ``request.is_secure()`` honours X-Forwarded-Proto only behind a trusted
+    proxy (SECURE_PROXY_SSL_HEADER is set with BEHIND_PROXY)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.is_secure():
+            for cookie in response.cookies.values():
+                cookie["secure"] = True
+        return response

@@ -2,7 +2,7 @@
 
 A client per call opened a new connection every time: about 1 ms each, five times per chat
 request (rate limits, session read and write). redis-py's pool notices a fork and reconnects
-in the child, so Celery's and gunicorn's worker processes are safe.
+in the child, so Celery's and granian's worker processes are safe.
 """
 
 from __future__ import annotations

@@ -41,10 +41,11 @@ def main() -> int:
     call_command("collectstatic", interactive=False, verbosity=0)
     _ensure_first_admin()
     port = env_int("PORT", 8000, minimum=1)
+    demo_url = _ensure_widget_demo(settings.DATA_DIR, port)
     # Children inherit this environment: on embedded defaults they attach to the same servers
     # (registering as their users) and read the same generated key. They are not handed the
     # servers' URLs as DATABASE_URL / REDIS_URL, which would make them take the database for
-    # an external one (and turn on HTTPS-only cookies).
+    # an external one (and ask for SECRET_KEY).
     supervisor = Supervisor(
         dict(os.environ),
         on_tick=_keep_embedded_redis(settings),
@@ -54,17 +55,13 @@ def main() -> int:
     )
     supervisor.start("worker", _worker_command())
     supervisor.start("beat", _beat_command(settings.DATA_DIR))
-    supervisor.start("web", _web_command(port, settings.DATA_DIR))
-    demo_port = env_int("DEMO_PORT", port + 1, minimum=1)
-    supervisor.start("demo", _demo_command(settings.DATA_DIR, port, demo_port))
+    supervisor.start("web", _web_command(port))
     url = f"http://127.0.0.1:{port}/"
     print(f"\nPortality Brain is starting at {url}  (Ctrl-C stops everything)\n", flush=True)
     _announce_when_healthy(url, supervisor)
     # Documents a killed worker left "processing" are queued again now, not in 15 minutes.
     _requeue_interrupted()
-    print(
-        f"Chat widget demo, embedded from another origin: http://127.0.0.1:{demo_port}/", flush=True
-    )
+    print(f"Chat widget demo, embedded from another origin: {demo_url}", flush=True)
     status = supervisor.wait()
     print(_stopped_line(settings.DATA_DIR), flush=True)
     return status
@@ -95,8 +92,7 @@ def _stopped_line(data_dir: Path) -> str:
     else:
         servers = "embedded PostgreSQL and Redis stopped"
     return (
-        f"Portality Brain stopped: worker, beat, web server and demo; {servers}. "
-        f"Data kept in {data_dir}."
+        f"Portality Brain stopped: worker, beat and web server; {servers}. Data kept in {data_dir}."
     )
 
 
@@ -141,33 +137,23 @@ def _beat_command(data_dir: Path) -> list[str]:
     return _celery("beat", f"--schedule={data_dir / 'celerybeat-schedule'}")
 
 
-def _demo_command(data_dir: Path, port: int, demo_port: int) -> list[str]:
-    key_file = _ensure_demo_license(data_dir, demo_port)
-    return [
-        sys.executable,
-        "-m",
-        "portality.demo",
-        f"--api=http://127.0.0.1:{port}",
-        f"--port={demo_port}",
-        f"--key-file={key_file}",
-    ]
-
-
-def _ensure_demo_license(data_dir: Path, demo_port: int) -> Path:
-    """The demo page's license (manage.py demo_license: the licenses app owns licenses)."""
+def _ensure_widget_demo(data_dir: Path, port: int) -> str:
+    """The widget demo page (chat's ``widget-demo`` view) and its license. The page is served
+    from http://localhost:PORT while the widget talks to http://127.0.0.1:PORT: two origins
+    to the browser, so the demo embeds the widget across origins as a customer's site does,
+    from the product's own server."""
     from django.core.management import call_command
 
+    origin = f"http://localhost:{port}"
+    os.environ["WIDGET_DEMO_ORIGIN"] = origin  # the web server's settings read it
+    os.environ["WIDGET_DEMO_API_ORIGIN"] = f"http://127.0.0.1:{port}"
     key_file = data_dir / "demo-license.key"
-    origin = f"http://127.0.0.1:{demo_port}"
     call_command("demo_license", f"--origin={origin}", f"--key-file={key_file}", verbosity=0)
-    return key_file
+    return f"{origin}/chat/widget-demo/"
 
 
-def _web_command(port: int, data_dir: Path) -> list[str]:
-    from portality.web import socket_path_for
-
-    socket = socket_path_for(data_dir)
-    return [sys.executable, "-m", "portality.web", f"--bind=127.0.0.1:{port}", f"--socket={socket}"]
+def _web_command(port: int) -> list[str]:
+    return [sys.executable, "-m", "portality.server", "--bind=127.0.0.1", f"--port={port}"]
 
 
 class Supervisor:

@@ -69,7 +69,24 @@ if not DATABASE_URL or not REDIS_URL:
         "(they start them), or set DATABASE_URL and REDIS_URL."
     )
 
-DATABASES = {"default": parse_database_url("DATABASE_URL", DATABASE_URL).as_django()}
+# -- The web server (portality/server.py starts granian; portality/edge.py) ---------------
+# Requests running Django code at once per web worker process (each holds a thread and a
+# database connection); the others wait in the edge, where waiting costs a coroutine.
+WEB_APP_SLOTS = env_int("WEB_APP_SLOTS", 8, minimum=1)
+# Requests one client address may have open at once per web worker process.
+WEB_CLIENT_REQUESTS = env_int("WEB_CLIENT_REQUESTS", 32, minimum=1)
+# A request body arrives at no less than this rate after a grace period, or is refused 408.
+WEB_BODY_MIN_RATE_KB = env_int("WEB_BODY_MIN_RATE_KB", 50, minimum=1)
+WEB_BODY_GRACE_SECONDS = env_float("WEB_BODY_GRACE_SECONDS", 15.0)
+# The ASGI entry point (portality/asgi.py) turns the pool on: its requests each run in a
+# thread of their own, which would otherwise open a connection per request.
+DATABASE_POOL = env_bool("DATABASE_POOL", False)
+
+DATABASES = {
+    "default": parse_database_url("DATABASE_URL", DATABASE_URL).as_django(
+        pool_size=WEB_APP_SLOTS + 2 if DATABASE_POOL else 0
+    )
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # -- Django ------------------------------------------------------------------------------
@@ -99,6 +116,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "portality.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "portality.middleware.SecureCookiesOverHttps",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -114,6 +132,7 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "portality.urls"
 WSGI_APPLICATION = "portality.wsgi.application"
+ASGI_APPLICATION = "portality.asgi.application"
 
 TEMPLATES = [
     {
@@ -139,7 +158,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 # Login throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one
 # username from one address, that pair is refused for LOGIN_LOCKOUT_MINUTES, even with the
-# right password. The address is the one the front door (portality/web.py) reports.
+# right password. The address is the socket's peer, or the trusted proxy's (BEHIND_PROXY).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -150,7 +169,7 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "portality.http.login_locked_out"
 # The client's address as the hop the product trusts saw it (portality.http.client_ip): the
-# front door's X-Forwarded-For, a trusted proxy's (BEHIND_PROXY), or the socket's peer.
+# socket's peer, or the address a trusted proxy (BEHIND_PROXY) appended to X-Forwarded-For.
 AXES_CLIENT_IP_CALLABLE = "portality.http.client_ip"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
@@ -191,9 +210,10 @@ FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 SESSION_COOKIE_HTTPONLY = True
 BEHIND_PROXY = env_bool("BEHIND_PROXY")
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_PROXY else None
-SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool(
-    "SECURE_COOKIES", EXTERNAL_DATABASE and not DEBUG
-)
+# Cookies are marked Secure on every request that arrived over HTTPS (directly, or as the
+# trusted proxy's X-Forwarded-Proto says: portality.middleware.SecureCookiesOverHttps);
+# SECURE_COOKIES=true marks them Secure always, for a deployment that is HTTPS only.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 
 CACHES = {
     "default": {
@@ -358,6 +378,10 @@ SEARCH_EXACT_SCAN_MAX_ROWS = env_int("SEARCH_EXACT_SCAN_MAX_ROWS", 5_000, minimu
 MEMORY_CONFIRM_PROPOSALS = env_bool("MEMORY_CONFIRM_PROPOSALS", False)
 
 # -- Chat widget -------------------------------------------------------------------------
+# make run's widget demo page (chat.views.widget_demo): the origin it is served at, and the
+# origin of the API its widget talks to. Empty: no demo page.
+WIDGET_DEMO_ORIGIN = env_str("WIDGET_DEMO_ORIGIN").rstrip("/")
+WIDGET_DEMO_API_ORIGIN = env_str("WIDGET_DEMO_API_ORIGIN").rstrip("/")
 WIDGET_TOKEN_TTL_SECONDS = env_int("WIDGET_TOKEN_TTL_SECONDS", 3600, minimum=60)
 CHAT_RATE_PER_LICENSE_PER_MINUTE = env_int("CHAT_RATE_PER_LICENSE_PER_MINUTE", 120, minimum=1)
 CHAT_RATE_PER_USER_PER_MINUTE = env_int("CHAT_RATE_PER_USER_PER_MINUTE", 20, minimum=1)

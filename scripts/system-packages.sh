@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages the test suite needs when they are missing:
-# Chromium (browser tests, driven by Playwright) and Tesseract with Spanish, Portuguese
-# and English data (OCR of scanned PDFs). Called by `make test`; safe to run again.
+# Chromium (browser tests, driven by Playwright), Tesseract with Spanish, Portuguese
+# and English data (OCR of scanned PDFs) and nginx (the compose file's proxy configuration is
+# tested for real). Called by `make test`; safe to run again.
 set -euo pipefail
 
-PACKAGES=(chromium tesseract-ocr tesseract-ocr-spa tesseract-ocr-por tesseract-ocr-eng)
+PACKAGES=(chromium tesseract-ocr tesseract-ocr-spa tesseract-ocr-por tesseract-ocr-eng nginx)
 
 installed() {
   [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
@@ -12,11 +13,13 @@ installed() {
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   # Not Debian or Ubuntu: we cannot install them, only say what the tests need.
-  if command -v chromium >/dev/null 2>&1 && command -v tesseract >/dev/null 2>&1; then
+  if command -v chromium >/dev/null 2>&1 && command -v tesseract >/dev/null 2>&1 \
+    && command -v nginx >/dev/null 2>&1; then
     exit 0
   fi
-  echo "make test needs Chromium (at /usr/bin/chromium) and Tesseract with the spa, por and eng" >&2
-  echo "languages. This is not a Debian/Ubuntu system: install them with your package manager." >&2
+  echo "make test needs Chromium (at /usr/bin/chromium), Tesseract with the spa, por and eng" >&2
+  echo "languages, and nginx. This is not a Debian/Ubuntu system: install them with your" >&2
+  echo "package manager." >&2
   exit 1
 fi
 

@@ -52,3 +52,33 @@ class TestApi:
             self.client(marta.key).post("/api/v1/chat", {"message": ""}, format="json").status_code
             == 400
         )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_the_stream_is_sent_event_by_event(marta):
+    # Django gathers a plain iterator whole before sending it under ASGI (the server make run
+    # uses): the answer would arrive all at once at its end. The events come from an async
+    # iterator there, each fetched in the request's thread.
+    import asyncio
+
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+    from django.test import AsyncClient
+
+    async def stream():
+        response = await AsyncClient().post(
+            "/api/v1/chat/stream",
+            {"message": "¿A qué hora abre la piscina?"},
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {marta.key}"},
+        )
+        assert response.is_async and response["Content-Type"] == "text/event-stream"
+        parts = [part async for part in response.streaming_content]
+        # The test client runs sync code in asgiref's one shared thread (the real handler
+        # gives each request its own): close that thread's connection before teardown.
+        await sync_to_async(connections.close_all)()
+        return parts
+
+    parts = asyncio.run(stream())
+    names = [part.decode().split("\n")[0].removeprefix("event: ") for part in parts]
+    assert names[-2:] == ["citations", "done"] and set(names[:-2]) == {"delta"}

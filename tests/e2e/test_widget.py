@@ -1,19 +1,17 @@
 """The chat widget embedded in a page of another origin, in a real Chromium.
 
-The host page is served by portality.demo (what `make run` starts on its second port): it plays
-the product's backend, minting a widget token with the license key server-side.
+The host page is the product's widget demo page (what `make run` links to), served at another
+origin than the API: it plays a customer's backend, minting a widget token server-side for
+the visitor's own end user.
 """
 
 from __future__ import annotations
 
-import socket
-import threading
-
 import pytest
 from playwright.sync_api import expect
 
+from licenses.models import DEMO_MACHINE_ID
 from licenses.services import license_forge, license_revoke
-from portality.demo import make_server
 from tests.e2e.browser import chromium_page
 from tests.e2e.test_admin_journey import shot
 from tests.factories import as_owner, make_document
@@ -26,24 +24,21 @@ RULE = (
 )
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def demo_page(live_server, settings):
+    """The demo page at http://127.0.0.1:PORT while the API is live_server's
+    http://localhost:PORT: two origins, as make run's localhost and 127.0.0.1 are."""
+    origin = live_server.url.replace("localhost", "127.0.0.1")
+    settings.WIDGET_DEMO_ORIGIN = origin
+    settings.WIDGET_DEMO_API_ORIGIN = live_server.url
+    forged = license_forge(user_name="Lucía", machine_id=DEMO_MACHINE_ID, allowed_origins=[origin])
+    return forged, f"{origin}/chat/widget-demo/"
 
 
 @pytest.fixture
 def host_page(live_server, settings):
-    port = free_port()
-    forged = license_forge(
-        user_name="Lucía", machine_id="alamos", allowed_origins=[f"http://127.0.0.1:{port}"]
-    )
+    forged, url = demo_page(live_server, settings)
     make_document(RULE, filename="reglamento-salon.md", license=forged.license)
-    server = make_server(api=live_server.url, key=forged.key, port=port)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield forged, f"http://127.0.0.1:{port}/"
-    server.shutdown()
-    server.server_close()
+    return forged, url
 
 
 def ask(page, question: str):

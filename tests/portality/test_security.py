@@ -78,10 +78,10 @@ class TestClientAddress:
 
         return RequestFactory().get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
 
-    def test_behind_the_front_door_the_address_it_saw(self):
+    def test_a_forwarded_address_alone_is_a_claim(self):
         from portality.http import client_ip
 
-        assert client_ip(self.request(forwarded="192.0.2.7")) == "192.0.2.7"
+        assert client_ip(self.request(forwarded="192.0.2.7")) is None
 
     def test_a_direct_client_cannot_claim_another_address(self):
         from portality.http import client_ip
@@ -94,3 +94,15 @@ class TestClientAddress:
         settings.BEHIND_PROXY = True
         request = self.request("10.0.0.2", forwarded="203.0.113.1, 192.0.2.7")
         assert client_ip(request) == "192.0.2.7"  # the proxy's entry, not the client's claim
+
+
+@pytest.mark.django_db
+def test_cookies_are_secure_exactly_when_the_request_came_over_https(client, settings):
+    # Finding N8: cookies were Secure because of which database was used, so signing in over
+    # http:// failed; now only the request's own scheme decides.
+    plain = client.get("/accounts/login/")
+    assert not plain.cookies["csrftoken"]["secure"]
+    assert client.get("/accounts/login/", secure=True).cookies["csrftoken"]["secure"]
+    # A client's claim of HTTPS counts only behind a trusted proxy.
+    claimed = client.get("/accounts/login/", HTTP_X_FORWARDED_PROTO="https")
+    assert not claimed.cookies["csrftoken"]["secure"]

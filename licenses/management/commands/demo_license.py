@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from licenses.models import DEMO_MACHINE_ID
 from licenses.selectors import license_get_for_machine_id
 from licenses.services import (
     ForgedLicense,
@@ -17,8 +18,6 @@ from licenses.services import (
     origin_clean,
 )
 from portality.exceptions import ApplicationError
-
-MACHINE_ID = "demo"
 
 
 class Command(BaseCommand):
@@ -34,11 +33,11 @@ class Command(BaseCommand):
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
         key_file: Path = options["key_file"]
-        license = license_get_for_machine_id(MACHINE_ID)
+        license = license_get_for_machine_id(DEMO_MACHINE_ID)
         forged: ForgedLicense | None = None
         if license is None:
             forged = license_forge(
-                user_name="Demo", machine_id=MACHINE_ID, allowed_origins=[origin]
+                user_name="Demo", machine_id=DEMO_MACHINE_ID, allowed_origins=[origin]
             )
         else:
             if not key_file.exists():  # a key cannot be recovered from its hash: issue a new one

@@ -1,0 +1,360 @@
+"""The limits granian (the HTTP server) cannot know, as one ASGI middleware around Django.
+
+granian parses HTTP, keeps the header deadline, keep-alive and its own request ceiling
+(``portality/server.py``). What only the product knows is here, in the smallest layer that
+fits, before Django reads a byte of a body:
+
+- **who may send a large body**: every route takes at most Django's form limit (2.5 MB);
+  the upload route takes up to the upload limit, and only from a signed-in account that may
+  upload knowledge (an anonymous 49 MB POST is answered 403 before it is read, finding N2);
+- **how fast a body must come**: at least ``WEB_BODY_MIN_RATE_KB`` per second after a grace
+  period, or the request is answered 408 (a slow body held a socket for 17 minutes, N1);
+- **how many requests one client address may have open** (``WEB_CLIENT_REQUESTS``), so
+  that one address cannot occupy what every other client needs (N1);
+- **how many requests run Django code at once** (``WEB_APP_SLOTS`` per worker process):
+  each one holds a thread and a database connection; the rest wait here, where waiting
+  costs a coroutine. ``/healthz`` never waits, so a monitor hears "up" while the product is
+  busy.
+
+Refusals are JSON ``{"detail": ...}`` in the client's language.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+# The scope's headers, lower-cased names, as latin-1 text.
+Headers = dict[str, str]
+
+StrOrPromise = str | Promise
+
+HEALTH_PATH = "/healthz"
+
+
+@dataclass(frozen=True)
+class EdgeLimits:
+    body_max_bytes: int
+    upload_max_bytes: int
+    upload_paths: frozenset[str]
+    body_min_rate: int  # bytes per second, after the grace period
+    body_grace_seconds: float
+    client_requests: int  # open at once from one client address, per worker process
+    app_slots: int  # requests running Django code at once, per worker process
+    behind_proxy: bool
+
+    def body_deadline(self, length: int) -> float:
+        return self.body_grace_seconds + length / self.body_min_rate
+
+
+class Refusal(Exception):
+    """A request the edge answers itself; the sentence is rendered in the client's language."""
+
+    def __init__(
+        self,
+        status: int,
+        message: StrOrPromise,
+        params: dict[str, float] | None = None,
+        headers: tuple[tuple[bytes, bytes], ...] = (),
+    ) -> None:
+        super().__init__(str(message))
+        self.status = status
+        self.message = message
+        self.params = params
+        self.headers = headers
+
+    def detail(self) -> str:
+        text = str(self.message)
+        return text % self.params if self.params else text
+
+
+def client_address(remote: str, forwarded_for: str, *, behind_proxy: bool) -> str:
+    """The client as the hop the product trusts saw it: the socket's peer, or, behind a
+    reverse proxy the deployment trusts (``BEHIND_PROXY``), the last address that proxy
+    appended to X-Forwarded-For. Anything earlier in the header is the client's own claim."""
+    if behind_proxy:
+        forwarded = [part.strip() for part in forwarded_for.split(",") if part.strip()]
+        if forwarded:
+            return forwarded[-1]
+    return remote
+
+
+class Edge:
+    """ASGI middleware: the limits above, then the wrapped application."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        limits: EdgeLimits,
+        *,
+        may_upload: Callable[[Headers], Awaitable[bool]],
+        language: Callable[[Headers], str],
+    ) -> None:
+        self.app = app
+        self.limits = limits
+        self.may_upload = may_upload
+        self.language = language
+        self.open_requests: Counter[str] = Counter()
+        self.slots = asyncio.Semaphore(limits.app_slots)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return  # granian runs with websockets off; nothing else is served
+        headers = _headers(scope)
+        peer = (scope.get("client") or ("", 0))[0]
+        client = client_address(
+            peer, headers.get("x-forwarded-for", ""), behind_proxy=self.limits.behind_proxy
+        )
+        if self.open_requests[client] >= self.limits.client_requests:
+            await self._refuse(send, headers, _too_many_open())
+            return
+        self.open_requests[client] += 1
+        try:
+            await self._serve(scope, receive, send, headers)
+        finally:
+            self.open_requests[client] -= 1
+            if self.open_requests[client] <= 0:
+                del self.open_requests[client]
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send, headers: Headers) -> None:
+        try:
+            allowed = await self._body_allowance(scope["path"], headers)
+        except Refusal as refusal:
+            await self._refuse(send, headers, refusal)
+            return
+        body = BodyGate(
+            receive,
+            length=_content_length(headers),
+            allowed=allowed,
+            limits=self.limits,
+            slots=None if scope["path"] == HEALTH_PATH else self.slots,
+        )
+        started = False
+
+        async def send_tracked(message: Message) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
+        try:
+            await self.app(scope, body.receive, send_tracked)
+        finally:
+            body.release()
+        if body.refusal and not started:
+            await self._refuse(send, headers, body.refusal)
+
+    async def _body_allowance(self, path: str, headers: Headers) -> int:
+        """The largest body this request may send, refusing at once what is already too big."""
+        limits = self.limits
+        length = _content_length(headers)  # raises a 400 refusal when unreadable
+        declared = length if length is not None else limits.body_max_bytes + 1
+        if path in limits.upload_paths and declared > limits.body_max_bytes:
+            if not await self.may_upload(headers):
+                raise Refusal(
+                    403, _("Sign in as an admin who may upload knowledge before sending a file.")
+                )
+            allowed = limits.upload_max_bytes
+        else:
+            allowed = limits.body_max_bytes
+        if length is not None and length > allowed:
+            raise _too_large(length, allowed)
+        return allowed
+
+    async def _refuse(self, send: Send, headers: Headers, refusal: Refusal) -> None:
+        with translation.override(self.language(headers)):
+            detail = refusal.detail()
+        body = json.dumps({"detail": detail}, ensure_ascii=False).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": refusal.status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                    *refusal.headers,
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+class BodyGate:
+    """The application's ``receive``: the body within its size and deadline, then a slot.
+
+    A body that runs late or grows past its allowance ends the request as a disconnect (the
+    application stops quietly) and leaves a refusal for the edge to answer with. The slot is
+    taken when the body is complete, so a slow body never holds one."""
+
+    def __init__(
+        self,
+        receive: Receive,
+        *,
+        length: int | None,
+        allowed: int,
+        limits: EdgeLimits,
+        slots: asyncio.Semaphore | None,
+    ) -> None:
+        self._receive = receive
+        self.allowed = allowed
+        self.deadline = time.monotonic() + limits.body_deadline(length or allowed)
+        self.slots = slots
+        self.received = 0
+        self.complete = False
+        self.holding_slot = False
+        self.refusal: Refusal | None = None
+
+    async def receive(self) -> Message:
+        if self.complete:
+            return await self._receive()  # after the body: the disconnect, when it comes
+        try:
+            message = await asyncio.wait_for(
+                self._receive(), max(0.0, self.deadline - time.monotonic())
+            )
+        except TimeoutError:
+            self.refusal = Refusal(408, _("The request body did not arrive in time."))
+            return {"type": "http.disconnect"}
+        if message["type"] != "http.request":
+            return message
+        self.received += len(message.get("body", b""))
+        if self.received > self.allowed:
+            self.refusal = _too_large(self.received, self.allowed)
+            return {"type": "http.disconnect"}
+        if not message.get("more_body", False):
+            self.complete = True
+            if self.slots is not None:
+                await self.slots.acquire()
+                self.holding_slot = True
+        return message
+
+    def release(self) -> None:
+        if self.holding_slot and self.slots is not None:
+            self.slots.release()
+            self.holding_slot = False
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    """Django has nothing to start or stop with the server: acknowledge both."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def _headers(scope: Scope) -> Headers:
+    headers: Headers = {}
+    for name, value in scope.get("headers", []):
+        key = name.decode("latin-1").lower()
+        text = value.decode("latin-1")
+        headers[key] = f"{headers[key]}, {text}" if key in headers else text
+    return headers
+
+
+def _content_length(headers: Headers) -> int | None:
+    if "content-length" not in headers:
+        return None
+    value = headers["content-length"].strip()
+    if not value.isdigit():  # two headers arrive joined by ", ": also not a single number
+        raise Refusal(400, _("The Content-Length header is not a single number."))
+    return int(value)
+
+
+def _too_large(length: int, allowed: int) -> Refusal:
+    return Refusal(
+        413,
+        _("The request body is %(size).1f MB; the limit here is %(limit).1f MB."),
+        {"size": length / 1048576, "limit": allowed / 1048576},
+    )
+
+
+def _too_many_open() -> Refusal:
+    return Refusal(
+        429,
+        _("Too many requests from your address are open at once; try again in a moment."),
+        headers=((b"retry-after", b"1"),),
+    )
+
+
+# -- Django's side: the limits from settings, who may upload, which language --------------
+
+
+def edge_for(app: ASGIApp) -> Edge:
+    """The edge around Django's ASGI application, configured from settings."""
+    from django.conf import settings
+    from django.urls import reverse
+
+    limits = EdgeLimits(
+        body_max_bytes=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
+        # The form fields around the file.
+        upload_max_bytes=settings.KNOWLEDGE_MAX_UPLOAD_BYTES + 1024 * 1024,
+        upload_paths=frozenset({reverse("knowledge:document-upload")}),
+        body_min_rate=settings.WEB_BODY_MIN_RATE_KB * 1024,
+        body_grace_seconds=settings.WEB_BODY_GRACE_SECONDS,
+        client_requests=settings.WEB_CLIENT_REQUESTS,
+        app_slots=settings.WEB_APP_SLOTS,
+        behind_proxy=settings.BEHIND_PROXY,
+    )
+    return Edge(app, limits, may_upload=may_upload, language=request_language)
+
+
+async def may_upload(headers: Headers) -> bool:
+    from asgiref.sync import sync_to_async
+
+    return await sync_to_async(_session_may_upload, thread_sensitive=False)(headers)
+
+
+def _session_may_upload(headers: Headers) -> bool:
+    """Whether the request's session cookie belongs to an active account that may upload
+    knowledge: Django's own session and user checks, before the body is read."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import get_user
+    from django.db import connections
+    from django.http import HttpRequest
+    from django.http.cookie import parse_cookie
+
+    from portality.roles import ADD_KNOWLEDGE
+
+    key = parse_cookie(headers.get("cookie", "")).get(settings.SESSION_COOKIE_NAME)
+    if not key:
+        return False
+    request = HttpRequest()
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore(key)
+    try:
+        user = get_user(request)
+        return bool(user.is_active and user.has_perm(ADD_KNOWLEDGE))
+    finally:
+        connections.close_all()  # back to the pool: this thread is not a request's
+
+
+def request_language(headers: Headers) -> str:
+    """The language Django's LocaleMiddleware would pick: the switcher's cookie, then
+    Accept-Language."""
+    from django.http import HttpRequest
+    from django.http.cookie import parse_cookie
+
+    request = HttpRequest()
+    request.COOKIES = parse_cookie(headers.get("cookie", ""))
+    request.META["HTTP_ACCEPT_LANGUAGE"] = headers.get("accept-language", "")
+    return translation.get_language_from_request(request)

@@ -1,0 +1,286 @@
+"""The edge's limits (portality/edge.py), driven through ASGI directly: what reaches the
+application, what is refused and in which words. The same limits against the real server
+process are in test_runner.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from portality.edge import Edge, EdgeLimits, client_address
+
+LIMITS = EdgeLimits(
+    body_max_bytes=1000,
+    upload_max_bytes=10_000,
+    upload_paths=frozenset({"/knowledge/upload"}),
+    body_min_rate=1000,
+    body_grace_seconds=0.2,
+    client_requests=2,
+    app_slots=1,
+    behind_proxy=False,
+)
+
+
+class App:
+    """Django's part, as an ASGI app: reads the whole body, then answers 200 with its size."""
+
+    def __init__(self, hold: asyncio.Event | None = None) -> None:
+        self.bodies: list[bytes] = []
+        self.hold = hold
+
+    async def __call__(self, scope, receive, send):
+        body = b""
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return  # Django's read_body: an aborted request is dropped quietly
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        if self.hold is not None and scope["path"] != "/healthz":
+            await self.hold.wait()
+        self.bodies.append(body)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": str(len(body)).encode()})
+
+
+def scope(path="/api/v1/search", headers=(), client="198.51.100.1"):
+    return {
+        "type": "http",
+        "method": "POST",
+        "path": path,
+        "headers": [(k.encode(), v.encode()) for k, v in headers],
+        "client": (client, 50000),
+    }
+
+
+def chunks(*parts: bytes, delay: float = 0.0):
+    """A client sending ``parts`` with ``delay`` seconds before each."""
+    queue = list(parts)
+
+    async def receive():
+        if not queue:
+            await asyncio.sleep(3600)  # nothing more: a client that stalls
+        await asyncio.sleep(delay)
+        part = queue.pop(0)
+        return {"type": "http.request", "body": part, "more_body": bool(queue)}
+
+    return receive
+
+
+async def call(edge, scope_, receive):
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    await edge(scope_, receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], body
+
+
+def edge_with(app, *, may_upload=False, limits=LIMITS):
+    async def upload_check(headers):
+        return may_upload
+
+    return Edge(app, limits, may_upload=upload_check, language=lambda headers: "en")
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+def test_a_small_body_reaches_the_application_whole():
+    app = App()
+    status, body = run(call(edge_with(app), scope(), chunks(b"ab", b"cd")))
+    assert (status, body, app.bodies) == (200, b"4", [b"abcd"])
+
+
+def test_a_declared_body_over_the_limit_is_refused_before_it_is_read():
+    app = App()
+    headers = [("content-length", "5000")]
+    status, body = run(call(edge_with(app), scope(headers=headers), chunks(b"x" * 5000)))
+    assert status == 413 and app.bodies == []
+    assert "limit here is 0.0 MB" in json.loads(body)["detail"]
+
+
+def test_an_undeclared_body_that_grows_past_the_limit_is_refused():
+    app = App()
+    status, _ = run(call(edge_with(app), scope(), chunks(b"x" * 600, b"x" * 600)))
+    assert status == 413 and app.bodies == []
+
+
+@pytest.mark.parametrize("value", ["ten", "10, 10", "-1"])
+def test_an_unreadable_content_length_is_a_400(value):
+    status, body = run(
+        call(edge_with(App()), scope(headers=[("content-length", value)]), chunks(b""))
+    )
+    assert status == 400 and "Content-Length" in json.loads(body)["detail"]
+
+
+def test_a_large_upload_needs_an_account_that_may_upload_before_it_is_read():
+    # Finding N2: anonymous 49 MB bodies were buffered whole before Django saw them.
+    headers = [("content-length", "5000")]
+    app = App()
+    status, body = run(call(edge_with(app), scope("/knowledge/upload", headers), chunks(b"x")))
+    assert status == 403 and app.bodies == []
+    assert "Sign in" in json.loads(body)["detail"]
+
+    allowed = edge_with(app, may_upload=True)
+    status, _ = run(call(allowed, scope("/knowledge/upload", headers), chunks(b"x" * 5000)))
+    assert status == 200 and app.bodies == [b"x" * 5000]
+    # Even a permitted uploader stays within the upload limit.
+    too_big = [("content-length", "20000")]
+    status, _ = run(call(allowed, scope("/knowledge/upload", too_big), chunks(b"x")))
+    assert status == 413
+
+
+def test_a_small_body_to_the_upload_route_needs_no_check():
+    # The form without a file (and Django's own 403 for a missing session) stay Django's.
+    headers = [("content-length", "10")]
+    status, _ = run(call(edge_with(App()), scope("/knowledge/upload", headers), chunks(b"x" * 10)))
+    assert status == 200
+
+
+def test_a_body_slower_than_the_minimum_rate_is_a_408():
+    # Finding N1: a slow body with a large Content-Length held a socket for 17 minutes.
+    app = App()
+    headers = [("content-length", "100")]
+    status, body = run(call(edge_with(app), scope(headers=headers), chunks(b"x", b"y", delay=0.3)))
+    assert status == 408 and app.bodies == []
+    assert "did not arrive in time" in json.loads(body)["detail"]
+
+
+def test_one_client_cannot_hold_more_than_its_share_others_still_get_in():
+    async def scenario():
+        hold = asyncio.Event()
+        edge = edge_with(App(hold), limits=LIMITS.__class__(**{**LIMITS.__dict__, "app_slots": 5}))
+        stalled = [asyncio.create_task(call(edge, scope(), chunks(b"x"))) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        third = await call(edge, scope(), chunks(b"x"))
+        other = asyncio.create_task(call(edge, scope(client="203.0.113.9"), chunks(b"x")))
+        await asyncio.sleep(0.05)
+        hold.set()
+        return third, await other, [await task for task in stalled]
+
+    (status, body), other, stalled = run(scenario())
+    assert status == 429 and "Too many requests" in json.loads(body)["detail"]
+    assert other[0] == 200 and [s for s, _ in stalled] == [200, 200]
+
+
+def test_health_checks_do_not_wait_for_a_slot():
+    async def scenario():
+        hold = asyncio.Event()
+        edge = edge_with(App(hold))
+        busy = asyncio.create_task(call(edge, scope(client="192.0.2.1"), chunks(b"x")))
+        await asyncio.sleep(0.05)  # it holds the only slot until released
+        waiting = asyncio.create_task(call(edge, scope(client="192.0.2.2"), chunks(b"x")))
+        health = asyncio.create_task(call(edge, scope("/healthz", client="192.0.2.3"), chunks(b"")))
+        await asyncio.sleep(0.05)
+        health_done, waiting_done = health.done(), waiting.done()
+        hold.set()
+        await asyncio.gather(busy, waiting, health)
+        return health_done, waiting_done
+
+    # /healthz went through while the only slot was taken; the other request waited for it.
+    assert run(scenario()) == (True, False)
+
+
+def test_a_slow_body_does_not_hold_a_slot():
+    async def scenario():
+        edge = edge_with(App())
+        slow = asyncio.create_task(
+            call(edge, scope(client="192.0.2.1"), chunks(b"x", b"y", delay=0.15))
+        )
+        await asyncio.sleep(0.05)
+        quick = await asyncio.wait_for(call(edge, scope(client="192.0.2.2"), chunks(b"z")), 0.1)
+        return quick, await slow
+
+    assert run(scenario()) == ((200, b"1"), (200, b"2"))
+
+
+def test_refusals_speak_the_clients_language():
+    edge = Edge(
+        App(),
+        LIMITS,
+        may_upload=lambda headers: asyncio.sleep(0, result=False),
+        language=lambda headers: headers.get("accept-language", "en"),
+    )
+    for language, words in [("es", "Inicie sesión"), ("pt-br", "Entre como")]:
+        headers = [("content-length", "5000"), ("accept-language", language)]
+        status, body = run(call(edge, scope("/knowledge/upload", headers), chunks(b"x")))
+        assert status == 403 and words in json.loads(body)["detail"], body
+
+
+def test_the_lifespan_is_acknowledged():
+    messages = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent = []
+
+    async def receive():
+        return messages.pop(0)
+
+    async def send(message):
+        sent.append(message["type"])
+
+    run(edge_with(App())({"type": "lifespan"}, receive, send))
+    assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+
+
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "behind_proxy", "expected"),
+    [
+        ("198.51.100.1", "", False, "198.51.100.1"),
+        ("198.51.100.1", "203.0.113.5", False, "198.51.100.1"),  # a claim, not trusted
+        ("10.0.0.2", "203.0.113.5, 192.0.2.7", True, "192.0.2.7"),  # the proxy's own entry
+        ("10.0.0.2", "", True, "10.0.0.2"),
+    ],
+)
+def test_the_client_address_is_the_peer_or_the_trusted_proxys(
+    peer, forwarded, behind_proxy, expected
+):
+    assert client_address(peer, forwarded, behind_proxy=behind_proxy) == expected
+
+
+# -- Django's side of the edge: who may upload, which language ---------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_only_a_live_session_of_an_account_that_may_upload_may_send_a_large_body(
+    client, django_user_model, settings
+):
+    from django.contrib.auth.models import Group
+
+    from portality.edge import may_upload
+    from portality.roles import role_grant
+
+    def allowed(session_key: str) -> bool:
+        return asyncio.run(may_upload({"cookie": f"{settings.SESSION_COOKIE_NAME}={session_key}"}))
+
+    editor = django_user_model.objects.create_user("editor", password="pw-editor-1", is_staff=True)
+    role_grant(username="editor", role="knowledge_editor")
+    client.force_login(editor)
+    assert allowed(client.session.session_key)
+
+    support = django_user_model.objects.create_user("support", password="pw-support", is_staff=True)
+    role_grant(username="support", role="support")
+    client.force_login(support)
+    assert not allowed(client.session.session_key)  # signed in, but may not upload
+
+    assert not allowed("not-a-session")
+    assert not asyncio.run(may_upload({}))
+    client.force_login(editor)
+    key = client.session.session_key
+    editor.groups.set(Group.objects.none())  # the role taken away mid-session
+    assert not allowed(key)
+
+
+def test_the_refusal_language_is_the_switchers_then_the_browsers():
+    from portality.edge import request_language
+
+    assert request_language({"accept-language": "pt-BR,pt;q=0.9"}) == "pt-br"
+    assert request_language({"accept-language": "es-AR"}) == "es"
+    assert request_language({"cookie": "django_language=es", "accept-language": "pt-BR"}) == "es"
+    assert request_language({}) == "en"
