@@ -1,10 +1,14 @@
 """Load run against the real product (`make run`'s processes), loopback only, bounded.
 
-200 searches and 50 chats at once, while 64 slow clients hold half-sent requests open
-(re-opened as the front door times them out) and /healthz is polled every 200 ms. Reports
-statuses, server errors, latencies and the slowest /healthz answer.
+Two phases on one running product, side by side: **quiet** (searches and chats from one
+client, 127.0.0.1, with at most --concurrency open at once) and **attacked** (the same load
+while another address, 127.0.0.2, holds --half-open half-sent requests, re-opened as the
+server closes them, and keeps --uploads anonymous 49 MB uploads going, each sent again
+once refused). /healthz is polled every 200 ms throughout. Reports each phase's statuses and
+latencies, the attacked/quiet p95 ratio, server errors, and how much the product's processes
+grew in memory (resident set, the runner and every child) while attacked.
 
-    .venv/bin/python -m tests.bench.load [--searches 200] [--chats 50] [--slow 64]
+    .venv/bin/python -m tests.bench.load [--searches 200] [--chats 50] [--half-open 1000]
 
 The product runs on its own data dir (var/bench-load), filled on the first run with 60
 short documents in a license's scope.
@@ -78,7 +82,6 @@ def start_product(port: int) -> subprocess.Popen[bytes]:
     env.update(
         PORTALITY_DATA_DIR=str(DATA_DIR),
         PORT=str(port),
-        DEMO_PORT=str(free_port()),
         ADMIN_PASSWORD="bench-admin-pass",
         CHAT_RATE_PER_LICENSE_PER_MINUTE="1000000",
         CHAT_RATE_PER_USER_PER_MINUTE="1000000",
@@ -125,7 +128,10 @@ def post(url: str, key: str, body: dict) -> tuple[int, float]:
     return status, (time.perf_counter() - started) * 1000
 
 
-class SlowClients:
+ATTACKER = "127.0.0.2"  # another loopback address: another client to the server
+
+
+class HalfOpenSockets:
     """Sockets that send half a request and wait; each is re-opened when the server drops it."""
 
     def __init__(self, port: int, count: int) -> None:
@@ -136,8 +142,10 @@ class SlowClients:
         sockets: list[socket.socket] = []
         while not self.stop.is_set():
             sockets = [s for s in sockets if self._alive(s)]
-            while len(sockets) < self.count:
-                sock = socket.create_connection(("127.0.0.1", self.port), timeout=5)
+            while len(sockets) < self.count and not self.stop.is_set():
+                sock = socket.create_connection(
+                    ("127.0.0.1", self.port), timeout=5, source_address=(ATTACKER, 0)
+                )
                 sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
                 sock.setblocking(False)
                 sockets.append(sock)
@@ -150,7 +158,7 @@ class SlowClients:
     def _alive(sock: socket.socket) -> bool:
         """True while the server still waits for the rest of the request."""
         try:
-            sock.recv(1)  # data (its 408) or b"" (closed): the server is done with it
+            sock.recv(1)  # data or b"" (closed): the server is done with it
             waiting = False
         except BlockingIOError:
             waiting = True  # nothing to read yet
@@ -159,6 +167,52 @@ class SlowClients:
         if not waiting:
             sock.close()
         return waiting
+
+
+class AnonymousUploads:
+    """``count`` anonymous clients each sending a 49 MB upload as fast as the server takes
+    it, again as soon as it is answered or dropped."""
+
+    SIZE = 49 * 1024 * 1024
+
+    def __init__(self, port: int, count: int) -> None:
+        self.port, self.count, self.stop = port, count, threading.Event()
+        self.sent = 0
+        self.answers: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def run(self) -> None:
+        workers = [threading.Thread(target=self._one, daemon=True) for _ in range(self.count)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+
+    def _one(self) -> None:
+        piece = b"x" * 65536
+        head = (
+            b"POST /knowledge/upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
+            b"boundary=b\r\nContent-Length: %d\r\n\r\n" % self.SIZE
+        )
+        while not self.stop.is_set():
+            answer = b""
+            try:
+                with socket.create_connection(
+                    ("127.0.0.1", self.port), timeout=10, source_address=(ATTACKER, 0)
+                ) as sock:
+                    sock.sendall(head)
+                    for _ in range(self.SIZE // len(piece)):
+                        if self.stop.is_set():
+                            break
+                        sock.sendall(piece)
+                    answer = sock.recv(32)
+            except OSError:
+                pass  # refused and closed mid-body: the point
+            status = answer.split(b" ")[1].decode() if answer.count(b" ") else "closed"
+            with self.lock:
+                self.sent += 1
+                self.answers[status] = self.answers.get(status, 0) + 1
+            time.sleep(0.05)
 
 
 def poll_health(
@@ -177,78 +231,123 @@ def poll_health(
         time.sleep(0.2)
 
 
+def product_memory_mb(process: subprocess.Popen[bytes]) -> float:
+    import psutil
+
+    root = psutil.Process(process.pid)
+    total = 0
+    for member in [root, *root.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):
+            total += member.memory_info().rss
+    return total / 1048576
+
+
+class MemoryWatch:
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process, self.stop, self.peak = process, threading.Event(), 0.0
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            self.peak = max(self.peak, product_memory_mb(self.process))
+            time.sleep(0.25)
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return round(ordered[min(len(ordered) - 1, int(share * len(ordered)))], 1)
+
+
+def load(base: str, key: str, args: argparse.Namespace, seed: int) -> dict:
+    rng = random.Random(seed)
+    jobs = [("search", {"query": f"horario {rng.choice(TOPICS)}"}) for _ in range(args.searches)]
+    jobs += [
+        ("chat", {"message": f"¿A qué hora abre {rng.choice(TOPICS)}?", "user": f"u{n}"})
+        for n in range(args.chats)
+    ]
+    rng.shuffle(jobs)
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=args.concurrency) as pool:
+        results = list(
+            pool.map(lambda job: (job[0], *post(f"{base}/api/v1/{job[0]}", key, job[1])), jobs)
+        )
+    report: dict = {"wall_s": round(time.perf_counter() - started, 2)}
+    for kind in ("search", "chat"):
+        mine = [(status, ms) for k, status, ms in results if k == kind]
+        report[kind] = {
+            "requests": len(mine),
+            "statuses": {
+                str(s): [st for st, _ in mine].count(s) for s in sorted({st for st, _ in mine})
+            },
+            "p50_ms": percentile([ms for _, ms in mine], 0.5),
+            "p95_ms": percentile([ms for _, ms in mine], 0.95),
+        }
+    every = [ms for _, _, ms in results]
+    report["p95_ms"] = percentile(every, 0.95)
+    report["server_errors"] = sum(1 for _, status, _ in results if status >= 500 or status == 0)
+    return report
+
+
+def health_report(timings: list[float], statuses: list[int]) -> dict:
+    return {
+        "polls": len(timings),
+        "statuses": {str(s): statuses.count(s) for s in sorted(set(statuses))},
+        "median_ms": round(statistics.median(timings), 1),
+        "max_ms": round(max(timings), 1),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--searches", type=int, default=200)
     parser.add_argument("--chats", type=int, default=50)
-    parser.add_argument("--slow", type=int, default=64)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--half-open", type=int, default=1000)
+    parser.add_argument("--uploads", type=int, default=10)
     args = parser.parse_args()
 
     key = prepare_data()
     port = free_port()
     product = start_product(port)
     base = f"http://127.0.0.1:{port}"
-    slow = SlowClients(port, args.slow)
-    stop = threading.Event()
-    health_ms: list[float] = []
-    health_status: list[int] = []
-    threads = [
-        threading.Thread(target=slow.run, daemon=True),
-        threading.Thread(
-            target=poll_health, args=(base, stop, health_ms, health_status), daemon=True
-        ),
-    ]
+    report: dict = {}
     try:
-        for thread in threads:
-            thread.start()
-        time.sleep(2)  # the slow clients are all open before the load starts
-        rng = random.Random(7)
-        jobs = [
-            ("search", {"query": f"horario {rng.choice(TOPICS)}"}) for _ in range(args.searches)
-        ]
-        jobs += [
-            ("chat", {"message": f"¿A qué hora abre {rng.choice(TOPICS)}?", "user": f"u{n}"})
-            for n in range(args.chats)
-        ]
-        rng.shuffle(jobs)
-        started = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            results = list(
-                pool.map(lambda job: (job[0], *post(f"{base}/api/v1/{job[0]}", key, job[1])), jobs)
+        load(base, key, args, seed=1)  # warm-up: models, pools and caches loaded
+        for phase in ("quiet", "attacked"):
+            stop = threading.Event()
+            health_ms: list[float] = []
+            health_status: list[int] = []
+            poller = threading.Thread(
+                target=poll_health, args=(base, stop, health_ms, health_status), daemon=True
             )
-        elapsed = time.perf_counter() - started
-        time.sleep(1)
+            poller.start()
+            half_open = HalfOpenSockets(port, args.half_open)
+            uploads = AnonymousUploads(port, args.uploads)
+            watch = MemoryWatch(product)
+            before_mb = product_memory_mb(product)
+            attacks = [half_open, uploads] if phase == "attacked" else []
+            threads = [threading.Thread(target=a.run, daemon=True) for a in [*attacks, watch]]
+            for thread in threads:
+                thread.start()
+            if attacks:
+                time.sleep(3)  # the attack is under way before the load starts
+            report[phase] = load(base, key, args, seed=7)
+            for part in [*attacks, watch]:
+                part.stop.set()
+            stop.set()
+            for thread in [*threads, poller]:
+                thread.join(30)
+            report[phase]["healthz"] = health_report(health_ms, health_status)
+            report[phase]["memory_growth_mb"] = round(watch.peak - before_mb, 1)
+            if attacks:
+                report[phase]["half_open_sockets_opened"] = half_open.opened
+                report[phase]["uploads_sent"] = uploads.sent
+                report[phase]["upload_answers"] = uploads.answers
     finally:
-        stop.set()
-        slow.stop.set()
         os.killpg(product.pid, signal.SIGTERM)
         product.wait(60)
-
-    report = {"wall_s": round(elapsed, 2), "slow_clients_opened": slow.opened}
-    for kind in ("search", "chat"):
-        mine = [(status, ms) for k, status, ms in results if k == kind]
-        report[kind] = {
-            "requests": len(mine),
-            "statuses": {
-                str(s): sum(1 for st, _ in mine if st == s) for s in sorted({st for st, _ in mine})
-            },
-            "p50_ms": percentile([ms for _, ms in mine], 0.5),
-            "p95_ms": percentile([ms for _, ms in mine], 0.95),
-            "max_ms": round(max(ms for _, ms in mine), 1),
-        }
-    report["healthz"] = {
-        "polls": len(health_ms),
-        "statuses": {str(s): health_status.count(s) for s in sorted(set(health_status))},
-        "p50_ms": percentile(health_ms, 0.5),
-        "max_ms": round(max(health_ms), 1),
-        "median_of_all": round(statistics.median(health_ms), 1),
-    }
-    report["server_errors"] = sum(1 for _, status, _ in results if status >= 500 or status == 0)
+    report["p95_ratio_attacked_to_quiet"] = round(
+        report["attacked"]["p95_ms"] / report["quiet"]["p95_ms"], 2
+    )
     print(json.dumps(report, indent=2))
 
 

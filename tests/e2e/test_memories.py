@@ -32,7 +32,7 @@ def test_widget_user_remembers_reviews_and_forgets(
 ):
     _forged, url = demo_page(live_server, settings)
     as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
-    with chromium_page() as widget:
+    with chromium_page("es-ES") as widget:
         widget.on("dialog", lambda dialog: dialog.accept())
         widget.goto(url)
         visitor = widget.inner_text("#demo-visitor")  # this visitor's own end user

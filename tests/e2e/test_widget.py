@@ -48,7 +48,7 @@ def ask(page, question: str):
 
 def test_widget_on_another_origin_streams_an_answer_with_its_source(host_page, celery_worker):
     forged, url = host_page
-    with chromium_page() as page:
+    with chromium_page("es-ES") as page:
         page.goto(url)
         page.click(".fab")  # Playwright's CSS pierces the widget's open shadow root
         assert page.get_attribute(".fab", "aria-expanded") == "true"
