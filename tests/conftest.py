@@ -116,6 +116,29 @@ def stop_worker(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
+def wait_for_idle_worker(timeout: float = 60) -> None:
+    """Until the default queue is empty and no worker holds a task, twice in a row: a task
+    a test's upload queued (its sentence vectors) must not be reading the tables while the
+    test's teardown truncates them (a deadlock, seen once)."""
+    import redis
+
+    queue = redis.Redis.from_url(settings.REDIS_URL)
+    deadline, quiet = time.monotonic() + timeout, 0
+    while time.monotonic() < deadline and quiet < 2:
+        inspect = celery_app.control.inspect(timeout=0.3)
+        held = [*((inspect.active() or {}).values()), *((inspect.reserved() or {}).values())]
+        idle = not queue.llen("celery") and not any(held)
+        quiet = quiet + 1 if idle else 0
+
+
+@pytest.fixture(autouse=True)
+def _worker_idle_before_teardown(request, _django_db_helper):
+    # Depends on the database fixture so that it is torn down before it.
+    yield
+    if "celery_worker" in request.fixturenames:
+        wait_for_idle_worker()
+
+
 @pytest.fixture(scope="session")
 def celery_worker(django_db_setup, django_db_blocker):
     """A real worker process on the real Redis, reading the session's test database.
