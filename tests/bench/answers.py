@@ -1,0 +1,105 @@
+"""Answer quality of the offline answerer on real Spanish (XQuAD) and Portuguese (FaQuAD) data.
+
+The passages are ingested as bench_retrieval ingests them (tests/bench/retrieval.py), then
+each question goes through the chat service exactly as the API's /chat does (retrieval in the
+set's license scope, the offline answerer, citations). Each answer is scored against the
+question's gold ``answers`` in queries.jsonl: containment after folding case and accents and
+removing the offline label, citation markers and quotes.
+
+- **lead hit**: the answer's first sentence (after the label) holds a gold answer;
+- **whole hit**: the answer holds one anywhere;
+- **words**: the answer's length without the label and markers (median, p90);
+- **no info**: answers saying there is no information (the threshold or the answerer);
+- **wrong language**: answers whose label or wording is not in the set's language.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from chat.llm import OFFLINE_LABEL
+from chat.services import chat_answer
+from chat.texts import NO_INFORMATION
+from licenses.principals import principal_for_license
+from portality.text import fold
+from tests.bench.retrieval import bench_license, ingest_passages, load_dataset
+
+_MARKERS = re.compile(r"\[\d{1,3}\]|[«»\"“”]")
+_SENTENCE_LINE = re.compile(r"\n+")
+
+
+def set_language(name: str) -> str:
+    """xquad-es → es, faquad-pt → pt: the sets are named for their language."""
+    return name.rsplit("-", 1)[-1][:2]
+
+
+def answer_body(answer: str) -> str:
+    """The answer without the offline label, citation markers and quotes."""
+    for label in OFFLINE_LABEL.values():
+        answer = answer.replace(label, "")
+    return " ".join(_MARKERS.sub(" ", answer).split())
+
+
+def lead_sentence(answer: str) -> str:
+    """The first sentence after the label: the answerer writes one quoted sentence a line."""
+    for label in OFFLINE_LABEL.values():
+        answer = answer.replace(label, "")
+    lines = [line for line in _SENTENCE_LINE.split(answer) if line.strip()]
+    return answer_body(lines[0]) if lines else ""
+
+
+def holds(text: str, answers: list[str]) -> bool:
+    folded = " ".join(fold(text).split())
+    return any(" ".join(fold(gold).split()) in folded for gold in answers if gold.strip())
+
+
+def answer_language_of(answer: str) -> str | None:
+    for language, label in OFFLINE_LABEL.items():
+        if label in answer:
+            return language
+    for language, sentence in NO_INFORMATION.items():
+        if sentence in answer:
+            return language
+    return None
+
+
+def evaluate(directory: Path, split: str, progress: Callable[[int, int], None]) -> dict:
+    dataset = load_dataset(directory, split)
+    license = bench_license(dataset)
+    ingest_passages(dataset, license, progress)
+    principal = principal_for_license(license)
+    language = set_language(dataset.name)
+    lead, whole, words, latencies = [], [], [], []
+    no_info = wrong_language = 0
+    for n, query in enumerate(dataset.queries):
+        started = time.perf_counter()
+        answer = chat_answer(
+            principal=principal, question=query["text"], user_ref=f"bench-{n}"
+        ).answer
+        latencies.append((time.perf_counter() - started) * 1000)
+        said = answer_language_of(answer)
+        if said is not None and said != language:
+            wrong_language += 1
+        if any(sentence in answer for sentence in NO_INFORMATION.values()):
+            no_info += 1
+        lead.append(holds(lead_sentence(answer), query["answers"]))
+        whole.append(holds(answer_body(answer), query["answers"]))
+        words.append(len(answer_body(answer).split()))
+    words.sort()
+    latencies.sort()
+    return {
+        "dataset": dataset.name,
+        "split": split,
+        "n": len(dataset.queries),
+        "lead_hit": round(statistics.fmean(lead), 3),
+        "whole_hit": round(statistics.fmean(whole), 3),
+        "median_words": statistics.median(words),
+        "p90_words": words[int(len(words) * 0.9) - 1],
+        "no_info": no_info,
+        "wrong_language": wrong_language,
+        "p50_ms": round(latencies[len(latencies) // 2], 1),
+    }

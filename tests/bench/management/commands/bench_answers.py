@@ -1,0 +1,48 @@
+"""manage.py bench_answers DATASET_DIR --split heldout [--json] — the offline answerer's
+answers against the set's gold answers (tests/bench/answers.py says how they are scored).
+
+Runs in a separate database (portality_bench), so product data is never touched."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+
+class Command(BaseCommand):
+    help = "Lead-sentence and whole-answer hit, length, no-info and language of offline answers."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("dataset_dir", type=Path)
+        parser.add_argument("--split", default="dev", choices=["dev", "heldout", "all"])
+        parser.add_argument("--json", action="store_true")
+        parser.add_argument("--database", default="portality_bench", help="benchmark database name")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        from django.conf import settings
+
+        from tests.bench.answers import evaluate
+        from tests.bench.database import use_bench_database
+
+        directory = options["dataset_dir"]
+        if (
+            not (directory / "passages.jsonl").exists()
+            or not (directory / "queries.jsonl").exists()
+        ):
+            raise CommandError(f"{directory} needs passages.jsonl and queries.jsonl.")
+        if settings.LLM_PROVIDER != "extractive":
+            raise CommandError("bench_answers measures the offline answerer: unset LLM_PROVIDER.")
+        use_bench_database(options["database"])
+        report = evaluate(directory, options["split"], progress=self._progress)
+        self.stderr.write("")
+        if options["json"]:
+            self.stdout.write(json.dumps(report))
+            return
+        for key, value in report.items():
+            self.stdout.write(f"{key:<16} {value}")
+
+    def _progress(self, done: int, total: int) -> None:
+        self.stderr.write(f"\r  ingesting passages {done}/{total}", ending="")
