@@ -3,9 +3,8 @@
 * ``GeminiLLM`` — google-genai, streaming, system instruction; safety blocks become clear
   messages.
 * ``OpenAICompatibleLLM`` — any ``/v1/chat/completions`` server (Ollama, vLLM, LM Studio).
-* ``ExtractiveLLM`` — the offline default: quotes the retrieved sentences that answer the
-  question (chat/answerer.py), best first, with their citation numbers, and says it is in
-  offline mode.
+* ``ExtractiveLLM`` — the offline default: quotes the retrieved sentences that best match
+  the question, with their citation numbers, and says it is in offline mode.
 
 Both remote models are reached through portality.providers (timeouts, retries, errors a
 person understands).
@@ -15,14 +14,16 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from django.conf import settings
 
-from chat import answerer
+from knowledge.chunking import split_sentences
 from portality.providers import OpenAICompatible, ProviderError, gemini
+from portality.text import fold
 
 logger = logging.getLogger(__name__)
 # Rounds of tool calls before the model must answer with what it has (the orchestrator
@@ -223,34 +224,48 @@ OFFLINE_LABEL = {
 }
 
 
+def _sentences(passage: str) -> list[str]:
+    """Its sentences, and headings on lines of their own. knowledge.chunking's splitter
+    knows abbreviations (a bare regex cut "Y. pestis" and quoted "pestis asociados…")."""
+    return [sentence for line in passage.splitlines() for sentence in split_sentences(line)]
+
+
+def _fold_words(text: str) -> set[str]:
+    return {w[:6] for w in re.findall(r"\w+", fold(text)) if len(w) > 3}
+
+
 class ExtractiveLLM:
-    """No model: quotes the sentences of the retrieved passages that answer the question,
-    the best first (chat/answerer.py reads them), each cited to its passage."""
+    """No model: picks the sentences sharing most words with the question, cites them."""
 
     name = "extractive"
+    max_sentences = 3
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
         label = OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
         yield label + "\n\n"
-        for sentence, number in self.answer_sentences(prompt):
+        for sentence, number in self._best_sentences(prompt):
             yield f"«{sentence}» [{number}]\n"
 
-    def answer_sentences(self, prompt: Prompt) -> list[tuple[str, int]]:
-        from knowledge.embeddings import get_provider
-
-        found = answerer.candidates([(s.number, s.body or s.text) for s in prompt.sources])
-        embedder = get_provider()
-        scored = answerer.ranked(
-            prompt.question,
-            found,
-            embed_query=embedder.embed_query,
-            embed_passages=embedder.embed_passages,
-        )
-        chosen = [(c.sentence, c.number) for c in answerer.compose(scored)]
-        if chosen or not prompt.sources:
-            return chosen
-        first = prompt.sources[0]  # only fragments: the passage's start, as it is
-        return [((first.body or first.text)[:300], first.number)]
+    def _best_sentences(self, prompt: Prompt) -> list[tuple[str, int]]:
+        wanted = _fold_words(prompt.question)
+        scored = []
+        for rank, source in enumerate(prompt.sources):
+            # The body only: a heading path ("Normas > Comedor") is a title, not a fact.
+            for position, sentence in enumerate(_sentences(source.body or source.text)):
+                overlap = len(wanted & _fold_words(sentence))
+                scored.append((-overlap, rank, position, sentence.strip(), source.number))
+        scored.sort()
+        # Fragments (fewer than 4 words) are not worth quoting on their own, and a sentence
+        # repeated across sources is quoted once.
+        best, seen = [], set()
+        for _, _, _, sentence, number in scored:
+            if len(sentence.split()) >= 4 and fold(sentence) not in seen:
+                seen.add(fold(sentence))
+                best.append((sentence, number))
+            if len(best) == self.max_sentences:
+                break
+        first = prompt.sources[0]
+        return best or [((first.body or first.text)[:300], first.number)]
 
 
 def get_llm() -> LLM:

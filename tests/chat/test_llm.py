@@ -95,3 +95,35 @@ def test_extractive_quotes_the_best_sentence_with_its_citation_and_says_offline(
 
     assert answer.startswith("Modo sin conexión")
     assert "«La piscina abre a las ocho de la mañana.» [1]" in answer.splitlines()[2]
+
+
+@pytest.mark.parametrize(
+    ("question", "passage", "quoted"),
+    [
+        (
+            "¿Qué causó la peste negra?",
+            "La peste negra fue causada por Y. pestis, una bacteria. Otros brotes siguieron.",
+            "«La peste negra fue causada por Y. pestis, una bacteria.» [1]",
+        ),
+        (
+            "Quem chegou ao porto em 1990?",
+            "O Sr. Silva chegou ao porto em 1990. Depois partiu.",
+            "«O Sr. Silva chegou ao porto em 1990.» [1]",
+        ),
+        (
+            "When did Dr. Smith arrive?",
+            "Dr. Smith arrived in 1901, e.g. by ship. He left later.",
+            "«Dr. Smith arrived in 1901, e.g. by ship.» [1]",
+        ),
+    ],
+)
+def test_extractive_quotes_whole_sentences_across_abbreviations(question, passage, quoted):
+    # A bare regex cut at "Y." and quoted "pestis, una bacteria." on its own.
+    prompt = Prompt(
+        system="",
+        messages=[],
+        question=question,
+        language="es",
+        sources=[Source(number=1, label="a.md", text=passage, body=passage)],
+    )
+    assert quoted in "".join(ExtractiveLLM().stream(prompt)).splitlines()
