@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
 .PHONY: install install-dev system-packages run test test-fast lint check messages \
-	bench bench-retrieval bench-ingest bench-search bench-chat bench-load
+	bench bench-retrieval bench-answers bench-ingest bench-search bench-chat bench-load
 
 install: $(VENV)/.installed
 
@@ -54,11 +54,15 @@ test-fast: install-dev
 BENCH_CHUNKS ?= 20000
 SHARED_BENCH ?= ../shared/bench
 
-bench: bench-retrieval bench-ingest bench-search bench-chat bench-load
+bench: bench-retrieval bench-answers bench-ingest bench-search bench-chat bench-load
 
 bench-retrieval: install-dev
 	$(PY) manage.py bench_retrieval $(SHARED_BENCH)/xquad-es --split dev --json
 	$(PY) manage.py bench_retrieval $(SHARED_BENCH)/faquad-pt --split dev --json
+
+bench-answers: install-dev
+	$(PY) manage.py bench_answers $(SHARED_BENCH)/xquad-es --split heldout --json
+	$(PY) manage.py bench_answers $(SHARED_BENCH)/faquad-pt --split heldout --json
 
 bench-ingest: install-dev
 	$(PY) manage.py bench_ingest --json
