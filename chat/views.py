@@ -3,10 +3,13 @@ and make run's widget demo page."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import secrets
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.contrib.staticfiles import finders
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -63,3 +66,36 @@ def widget_demo(request: HttpRequest) -> HttpResponse:
         samesite="Lax",
     )
     return response
+
+
+WIDGET_SCRIPT = "widget/portality-chat.js"
+# How long a browser keeps the widget before asking again (a 304 when it has not changed):
+# an upgrade reaches every embedding page within five minutes.
+WIDGET_CACHE_SECONDS = 300
+
+
+@require_GET
+def widget_script(request: HttpRequest) -> HttpResponse:
+    """The chat widget at a URL that never changes (``/widget.js``, what the snippet uses),
+    and at any older hashed name (``/static/widget/portality-chat.<hash>.js``) that an
+    upgrade removed: pages that embed it keep working and get the current widget, instead
+    of a hashed file cached for ten years or a 404."""
+    body, etag = _widget_bundle()
+    if etag in request.headers.get("If-None-Match", ""):
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        response = HttpResponse(body, content_type="text/javascript; charset=utf-8")
+    response["ETag"] = etag
+    response["Cache-Control"] = f"public, max-age={WIDGET_CACHE_SECONDS}"
+    return response
+
+
+@functools.cache
+def _widget_bundle() -> tuple[bytes, str]:
+    """The widget's source and its ETag, read once per process (an upgrade restarts it)."""
+    path = finders.find(WIDGET_SCRIPT)
+    if not isinstance(path, str):
+        raise RuntimeError(f"{WIDGET_SCRIPT} is missing from the static files")
+    with open(path, "rb") as file:
+        body = file.read()
+    return body, f'"{hashlib.sha256(body).hexdigest()[:16]}"'

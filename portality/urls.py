@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from chat import views as chat_views
 from knowledge import views as knowledge_views
 from memory import selectors as memory_selectors
 from portality import health
@@ -25,6 +26,10 @@ urlpatterns = [
     path("chat/", include("chat.urls")),
     path("memories/", include("memory.urls")),
     path("healthz", health.healthz, name="healthz"),
+    # The chat widget at a stable URL, and at the hashed names of earlier releases (the
+    # current one is a static file WhiteNoise serves before Django sees the request).
+    path("widget.js", chat_views.widget_script, name="widget-script"),
+    re_path(r"^static/widget/portality-chat\.[0-9a-f]{12}\.js$", chat_views.widget_script),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's switcher
     # The console scripts' strings (gettext/ngettext in static/js) in the page's language.
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),

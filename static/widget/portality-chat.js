@@ -1,5 +1,5 @@
 /*! Portality Brain chat widget.
- * <script src="https://HOST/static/widget/portality-chat.js" data-token="pbw_…" async></script>
+ * <script src="https://HOST/widget.js" data-token="pbw_…" async></script>
  * Optional: data-api (default: this script's origin), data-title, data-accent, data-lang.
  * Everything lives in a Shadow DOM: the host page's CSS cannot reach it and it cannot reach
  * the host's. Server text is always inserted as text, never as HTML. Nothing is loaded

@@ -47,7 +47,7 @@ def test_each_visitor_gets_an_end_user_of_their_own_and_keeps_it(client, demo):
 def test_the_page_loads_the_widget_from_the_api_origin_under_its_own_policy(client, demo):
     response = client.get("/chat/widget-demo/", HTTP_HOST="localhost:8000")
     page = response.content.decode()
-    assert 'src="http://127.0.0.1:8000/static/widget/portality-chat.js"' in page
+    assert 'src="http://127.0.0.1:8000/widget.js"' in page
     assert "script-src http://127.0.0.1:8000;" in response["Content-Security-Policy"]
 
 

@@ -108,5 +108,5 @@ def test_license_detail_shows_the_widget_snippet_without_the_key(admin_client):
     )
     html = admin_client.get(f"/licenses/{forged.license.pk}/").content.decode()
 
-    assert "portality-chat.js" in html and "/api/v1/widget/token" in html
+    assert "/widget.js" in html and "/api/v1/widget/token" in html
     assert "https://app.example.com" in html and forged.key not in html
