@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_safe
 
 from licenses.models import DEMO_MACHINE_ID
 from licenses.selectors import license_choices, license_get_for_machine_id
@@ -74,7 +74,7 @@ WIDGET_SCRIPT = "widget/portality-chat.js"
 WIDGET_CACHE_SECONDS = 300
 
 
-@require_GET
+@require_safe
 def widget_script(request: HttpRequest) -> HttpResponse:
     """The chat widget at a URL that never changes (``/widget.js``, what the snippet uses),
     and at any older hashed name (``/static/widget/portality-chat.<hash>.js``) that an

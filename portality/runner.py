@@ -153,7 +153,8 @@ def _ensure_widget_demo(data_dir: Path, port: int) -> str:
 
 
 def _web_command(port: int) -> list[str]:
-    return [sys.executable, "-m", "portality.server", "--bind=127.0.0.1", f"--port={port}"]
+    # The address is WEB_BIND's (127.0.0.1 unless set), read by portality.server.
+    return [sys.executable, "-m", "portality.server", f"--port={port}"]
 
 
 class Supervisor:

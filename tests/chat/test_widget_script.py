@@ -20,6 +20,7 @@ def test_the_stable_url_serves_the_current_widget_briefly_cached(client):
     etag = response["ETag"]
     again = client.get("/widget.js", HTTP_IF_NONE_MATCH=etag)
     assert again.status_code == 304 and again["ETag"] == etag
+    assert client.head("/widget.js").status_code == 200
 
 
 @pytest.mark.parametrize("old_hash", ["0123456789ab", "fedcba987654"])
