@@ -39,7 +39,7 @@ def main() -> int:
     call_command("migrate", interactive=False, verbosity=1)
     # DEBUG off serves hashed, compressed files (WhiteNoise's manifest); collect them first.
     call_command("collectstatic", interactive=False, verbosity=0)
-    _ensure_first_admin()
+    first_admin = _ensure_first_admin()
     port = env_int("PORT", 8000, minimum=1)
     demo_url = _ensure_widget_demo(settings.DATA_DIR, port)
     # Children inherit this environment: on embedded defaults they attach to the same servers
@@ -59,6 +59,8 @@ def main() -> int:
     url = f"http://127.0.0.1:{port}/"
     print(f"\nPortality Brain is starting at {url}  (Ctrl-C stops everything)\n", flush=True)
     _announce_when_healthy(url, supervisor)
+    if first_admin:  # after the start's log lines, where a person looks, with where to use it
+        print(f"{first_admin}\n  Sign in at {url}accounts/login/\n", flush=True)
     # Documents a killed worker left "processing" are queued again now, not in 15 minutes.
     _requeue_interrupted()
     print(f"Chat widget demo, embedded from another origin: {demo_url}", flush=True)
@@ -96,25 +98,25 @@ def _stopped_line(data_dir: Path) -> str:
     )
 
 
-def _ensure_first_admin() -> None:
+def _ensure_first_admin() -> str:
+    """Create the first admin on a fresh data dir; what to tell the person (empty if one
+    existed already)."""
     from django.contrib.auth import get_user_model
 
     users = get_user_model()
     if users.objects.filter(is_superuser=True).exists():
-        return
+        return ""
     username = env_str("ADMIN_USERNAME") or "admin"
     password = env_secret("ADMIN_PASSWORD")
     generated = not password
     password = password or secrets.token_urlsafe(12)
     users.objects.create_superuser(username=username, email="", password=password)
     if generated:
-        print(
-            f"\n  First admin created: username {username!r}, password {password!r}\n"
-            "  (shown once; set ADMIN_USERNAME/ADMIN_PASSWORD to choose them)\n",
-            flush=True,
+        return (
+            f"  First admin created: username {username!r}, password {password!r}\n"
+            "  (shown once; set ADMIN_USERNAME/ADMIN_PASSWORD to choose them)"
         )
-    else:
-        print(f"First admin {username!r} created from ADMIN_USERNAME/ADMIN_PASSWORD.", flush=True)
+    return f"  First admin {username!r} created from ADMIN_USERNAME/ADMIN_PASSWORD."
 
 
 def _requeue_interrupted() -> None:

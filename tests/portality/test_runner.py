@@ -100,7 +100,15 @@ def product(tmp_path_factory):
 
 
 def test_a_healthy_start_prints_no_error_lines(product):
+    # The first admin is announced after the start's log lines, with where to sign in.
+    deadline = time.monotonic() + 30
+    while "Sign in at" not in product["log"].read_text():
+        assert time.monotonic() < deadline, "no sign-in hint after Ready"
+        time.sleep(0.2)
     started = product["log"].read_text()
+    after_ready = started.split("Ready:", 1)[1]
+    assert "First admin 'admin' created" in after_ready
+    assert f"Sign in at {product['url']}/accounts/login/" in after_ready
     assert "ERROR" not in started and "Traceback" not in started
     assert "superuser privileges" not in started  # Celery's root warning (JSON-only worker)
     assert get(product["url"] + "/healthz")[0] == 200
