@@ -110,3 +110,9 @@ def test_license_detail_shows_the_widget_snippet_without_the_key(admin_client):
 
     assert "/widget.js" in html and "/api/v1/widget/token" in html
     assert "https://app.example.com" in html and forged.key not in html
+    # Copied as is, the commands work: the key comes from a variable, not a shortened key
+    # that fails when pasted; the widget follows the page's language, not the admin's.
+    assert 'Bearer $PORTALITY_KEY"' in html and '…" -H' not in html
+    assert forged.license.key_prefix in html
+    tag = html.split('id="snippet-tag">')[1].split("</pre>")[0]
+    assert "data-lang" not in tag
