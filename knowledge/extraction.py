@@ -176,7 +176,7 @@ def _open_pdf(stream: BinaryIO, password: str):  # noqa: ANN202 - pypdf's PdfRea
         raise IngestionError(
             gettext_noop(
                 "This PDF is encrypted: type its password in the PDF password field of the "
-                "knowledge page (or pass --password to manage.py ingest), then press Retry."
+                "knowledge page, then press Retry."
             )
         )
     try:

@@ -34,7 +34,7 @@ from licenses.models import GLOBAL_SCOPE
 from licenses.principals import principal_for_admin
 from licenses.selectors import license_choices, license_counts, license_get_for_machine_id
 from portality.exceptions import ApplicationError
-from portality.health import is_healthy, system_health
+from portality.health import health_rows, is_healthy, system_health
 from portality.http import HtmxHttpRequest
 from portality.roles import (
     ADD_KNOWLEDGE,
@@ -63,7 +63,7 @@ def dashboard(
     now = timezone.now()
     by_status = selectors.document_counts_by_status()
     context = {
-        "health": (report := system_health()),
+        "health": health_rows(report := system_health()),
         "healthy": is_healthy(report),
         "by_status": by_status,
         "documents": sum(row.count for row in by_status),

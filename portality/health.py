@@ -13,6 +13,8 @@ import redis
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -21,6 +23,13 @@ from portality.env import celery_broker_url
 
 logger = logging.getLogger(__name__)
 OK = "ok"
+# The parts' names as the dashboard shows them (the JSON keeps the keys).
+PART_LABELS = {
+    "database": gettext_lazy("Database"),
+    "pgvector": "pgvector",
+    "redis": "Redis",
+    "worker": gettext_lazy("Worker"),
+}
 
 
 def check_database() -> tuple[str, str]:
@@ -65,6 +74,15 @@ def system_health() -> dict[str, str]:
         "redis": redis_status,
         "worker": check_worker(redis_status),
     }
+
+
+def health_rows(report: dict[str, str]) -> list[tuple[str, str]]:
+    """The report for a person, in their language: each part's name, and "ok" too (what is
+    wrong stays as the check said it, as in the log)."""
+    return [
+        (str(PART_LABELS.get(part, part)), _("ok") if value == OK else value)
+        for part, value in report.items()
+    ]
 
 
 def is_healthy(report: dict[str, str]) -> bool:

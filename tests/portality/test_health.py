@@ -101,3 +101,25 @@ def test_login_page_is_served_with_local_htmx(client):
     html = response.content.decode()
     assert "/static/django_htmx/htmx" in html
     assert "https://" not in html
+
+
+def test_the_dashboard_names_each_part_in_the_admins_language():
+    from django.utils import translation
+
+    from portality.health import health_rows
+
+    report = {
+        "database": "ok",
+        "pgvector": "0.8.6",
+        "redis": "unreachable: refused",
+        "worker": "ok",
+    }
+    with translation.override("es"):
+        assert health_rows(report) == [
+            ("Base de datos", "funciona"),
+            ("pgvector", "0.8.6"),
+            ("Redis", "unreachable: refused"),
+            ("Proceso de ingesta", "funciona"),
+        ]
+    with translation.override("pt-br"):
+        assert health_rows(report)[0] == ("Banco de dados", "funcionando")
