@@ -15,6 +15,7 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -35,6 +36,21 @@ class Dataset:
     name: str
     passages: list[dict]
     queries: list[dict]
+
+
+def add_dataset_arguments(parser: Any) -> None:
+    """The arguments every dataset benchmark command takes (bench_retrieval, bench_answers)."""
+    parser.add_argument("dataset_dir", type=Path)
+    parser.add_argument("--split", default="dev", choices=["dev", "heldout", "all"])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--database", default="portality_bench", help="benchmark database name")
+
+
+def missing_dataset_files(directory: Path) -> str:
+    """What is wrong with a dataset directory, or "" when it has both files."""
+    if (directory / "passages.jsonl").exists() and (directory / "queries.jsonl").exists():
+        return ""
+    return f"{directory} needs passages.jsonl and queries.jsonl."
 
 
 def load_dataset(directory: Path, split: str) -> Dataset:

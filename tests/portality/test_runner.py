@@ -222,12 +222,12 @@ def raw_request(product, head: bytes, *, source: str = "127.0.0.1", timeout: flo
 
 
 def answer(sock) -> str:
+    """Everything the server sent until it closed, reset or went quiet: a refusal may be
+    followed by a reset while the client still had body to send."""
     data = b""
-    try:
+    with contextlib.suppress(TimeoutError, ConnectionResetError):
         while chunk := sock.recv(65536):
             data += chunk
-    except (TimeoutError, ConnectionResetError):
-        pass
     return data.decode(errors="replace")
 
 

@@ -6,7 +6,6 @@ Runs in a separate database (portality_bench), so product data is never touched.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -16,23 +15,20 @@ class Command(BaseCommand):
     help = "Lead-sentence and whole-answer hit, length, no-info and language of offline answers."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("dataset_dir", type=Path)
-        parser.add_argument("--split", default="dev", choices=["dev", "heldout", "all"])
-        parser.add_argument("--json", action="store_true")
-        parser.add_argument("--database", default="portality_bench", help="benchmark database name")
+        from tests.bench.retrieval import add_dataset_arguments
+
+        add_dataset_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         from django.conf import settings
 
         from tests.bench.answers import evaluate
         from tests.bench.database import use_bench_database
+        from tests.bench.retrieval import missing_dataset_files
 
         directory = options["dataset_dir"]
-        if (
-            not (directory / "passages.jsonl").exists()
-            or not (directory / "queries.jsonl").exists()
-        ):
-            raise CommandError(f"{directory} needs passages.jsonl and queries.jsonl.")
+        if problem := missing_dataset_files(directory):
+            raise CommandError(problem)
         if settings.LLM_PROVIDER != "extractive":
             raise CommandError("bench_answers measures the offline answerer: unset LLM_PROVIDER.")
         use_bench_database(options["database"])

@@ -6,7 +6,6 @@ lives in knowledge/bench/retrieval.py, beside the other benchmark runners."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -18,21 +17,17 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("dataset_dir", type=Path)
-        parser.add_argument("--split", default="dev", choices=["dev", "heldout", "all"])
-        parser.add_argument("--json", action="store_true")
-        parser.add_argument("--database", default="portality_bench", help="benchmark database name")
+        from tests.bench.retrieval import add_dataset_arguments
+
+        add_dataset_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         from tests.bench.database import use_bench_database
-        from tests.bench.retrieval import run
+        from tests.bench.retrieval import missing_dataset_files, run
 
         directory = options["dataset_dir"]
-        if (
-            not (directory / "passages.jsonl").exists()
-            or not (directory / "queries.jsonl").exists()
-        ):
-            raise CommandError(f"{directory} needs passages.jsonl and queries.jsonl.")
+        if problem := missing_dataset_files(directory):
+            raise CommandError(problem)
         use_bench_database(options["database"])
         report = run(directory, options["split"], progress=self._progress)
         self.stderr.write("")
