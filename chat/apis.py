@@ -7,25 +7,39 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from chat.language import accept_language_hints
-from chat.services import ChatTurn, chat_answer, chat_prepare, chat_stream
+from chat.language import accept_language_hints, answer_language
+from chat.models import Answerer, AnswerLength, LauncherIcon, WidgetPosition
+from chat.selectors import assistant_profile, assistant_rows
+from chat.services import (
+    ChatTurn,
+    assistant_reset,
+    assistant_update,
+    chat_answer,
+    chat_prepare,
+    chat_stream,
+)
 from chat.session import session_transcript
 from licenses.authentication import LicenseKeyAuthentication
 from licenses.models import License
 from licenses.permissions import IsAdminOrLicense
 from licenses.principals import Principal, principal_from_request
+from licenses.selectors import license_get_for_machine_id
 from licenses.throttles import ChatRateThrottle, WidgetRateThrottle
 from licenses.widget_tokens import widget_token_issue, widget_token_revoke
 from portality.http import event_stream
 from portality.languages import LANGUAGES
 from portality.providers import ProviderError
+from portality.roles import SHAPE_ASSISTANT
 
 
 class ChatInputSerializer(serializers.Serializer):
@@ -152,6 +166,17 @@ class ChatStreamApi(APIView):
         return event_stream(request._request, _sse(turn, principal, user_ref, explain=explain))
 
 
+class WidgetAssistantSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    # color is #rrggbb, position right|left, icon chat|help|spark
+    title = serializers.CharField()
+    greeting = serializers.CharField()
+    suggestions = serializers.ListField(child=serializers.CharField())
+    color = serializers.CharField()
+    position = serializers.CharField()
+    icon = serializers.CharField()
+
+
 class ChatSessionApi(APIView):
     """The conversation so far, for a widget reopened after a page reload, and the name the
     assistant greets the user by. Only the caller's own session: the key is per license and
@@ -164,11 +189,18 @@ class ChatSessionApi(APIView):
         session_id = serializers.CharField(allow_null=True)
         user_name = serializers.CharField(allow_blank=True)
         turns = serializers.ListField(child=serializers.DictField())
+        assistant = WidgetAssistantSerializer(
+            help_text="How the widget presents the assistant; the greeting in the language "
+            "asked for."
+        )
 
     @extend_schema(
         parameters=[
             OpenApiParameter("session_id", str, description="The widget's stored session id."),
             OpenApiParameter("user", str, description="License keys only: the end user."),
+            OpenApiParameter(
+                "lang", str, description="The page's language (es, pt, en) for the greeting."
+            ),
         ],
         responses=OutputSerializer,
         summary="My conversation so far",
@@ -186,12 +218,34 @@ class ChatSessionApi(APIView):
             if session_id
             else None
         )
+        user_name = principal.license.user_name if principal.license else ""
+        language = answer_language(
+            "",
+            [
+                request.query_params.get("lang", "")[:8],
+                *accept_language_hints(request.headers.get("Accept-Language", "")),
+            ],
+        )
         payload = {
             "session_id": session.id if session else None,
-            "user_name": principal.license.user_name if principal.license else "",
+            "user_name": user_name,
             "turns": session.turns if session else [],
+            "assistant": _widget_assistant(principal, language, user_name),
         }
         return Response(self.OutputSerializer(payload).data)
+
+
+def _widget_assistant(principal: Principal, language: str, user_name: str) -> dict[str, Any]:
+    profile = assistant_profile(principal.license)
+    return {
+        "name": profile.name,
+        "title": profile.title,
+        "greeting": profile.greeting_for(language, user_name),
+        "suggestions": profile.suggestions,
+        "color": profile.widget_color,
+        "position": profile.widget_position,
+        "icon": profile.launcher_icon,
+    }
 
 
 class WidgetTokenApi(APIView):
@@ -250,3 +304,100 @@ class WidgetTokenRevokeApi(APIView):
         data.is_valid(raise_exception=True)
         widget_token_revoke(license=request.auth, token=data.validated_data["token"])
         return Response(status=204)
+
+
+class CanShapeAssistant(BasePermission):
+    message = "Only an admin with the owner role may change the assistant."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        user = request.user
+        return bool(
+            user and user.is_authenticated and user.is_staff and user.has_perm(SHAPE_ASSISTANT)
+        )
+
+
+class AssistantSettingsSerializer(serializers.Serializer):
+    """The settings a row holds; on a license an empty value means "as the deployment"."""
+
+    name = serializers.CharField(max_length=60, allow_blank=True, required=False)
+    instructions = serializers.CharField(
+        max_length=4000, allow_blank=True, required=False, trim_whitespace=False
+    )
+    greeting = serializers.DictField(
+        child=serializers.CharField(max_length=300, allow_blank=True),
+        required=False,
+        help_text='By language: {"es": "Hola, {user_name}…", "pt": …, "en": …}.',
+    )
+    suggestions = serializers.ListField(
+        child=serializers.CharField(max_length=150),
+        max_length=4,
+        allow_null=True,
+        required=False,
+        help_text="Up to 4; null on a license = the deployment's.",
+    )
+    answer_length = serializers.ChoiceField(
+        choices=["", *AnswerLength.values], allow_blank=True, required=False
+    )
+    answerer = serializers.ChoiceField(
+        choices=["", *Answerer.values], allow_blank=True, required=False
+    )
+    widget_title = serializers.CharField(max_length=60, allow_blank=True, required=False)
+    widget_color = serializers.RegexField(r"^(#[0-9a-fA-F]{6})?$", allow_blank=True, required=False)
+    widget_position = serializers.ChoiceField(
+        choices=["", *WidgetPosition.values], allow_blank=True, required=False
+    )
+    launcher_icon = serializers.ChoiceField(
+        choices=["", *LauncherIcon.values], allow_blank=True, required=False
+    )
+
+
+class AssistantApi(APIView):
+    """The deployment's assistant (no machine_id) or one license's own settings: GET shows
+    the row's settings and what they add up to; PATCH changes the fields sent; DELETE (a
+    license) goes back to the deployment's."""
+
+    permission_classes = [CanShapeAssistant]
+
+    @extend_schema(responses=AssistantSettingsSerializer, summary="The assistant's settings")
+    def get(self, request: Request, machine_id: str | None = None) -> Response:
+        return Response(_assistant_state(_license_or_404(machine_id)))
+
+    @extend_schema(
+        request=AssistantSettingsSerializer,
+        responses=AssistantSettingsSerializer,
+        summary="Change the assistant's settings",
+    )
+    def patch(self, request: Request, machine_id: str | None = None) -> Response:
+        license = _license_or_404(machine_id)
+        data = AssistantSettingsSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            assistant_update(license=license, values=dict(data.validated_data))
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from None
+        return Response(_assistant_state(license))
+
+    @extend_schema(responses={204: None}, summary="A license's assistant back to the deployment's")
+    def delete(self, request: Request, machine_id: str | None = None) -> Response:
+        license = _license_or_404(machine_id)
+        if license is None:
+            return Response({"detail": "Only a license's own settings can be removed."}, 400)
+        assistant_reset(license=license)
+        return Response(status=204)
+
+
+def _license_or_404(machine_id: str | None) -> License | None:
+    if machine_id is None:
+        return None
+    license = license_get_for_machine_id(machine_id)
+    if license is None:
+        raise NotFound(f"No license with machine_id {machine_id!r}.")
+    return license
+
+
+def _assistant_state(license: License | None) -> dict[str, Any]:
+    deployment, own = assistant_rows(license)
+    row = own if license else deployment
+    names = [str(name) for name in AssistantSettingsSerializer().fields]
+    settings = {name: getattr(row, name) for name in names} if row else {}
+    return {"settings": settings, "effective": asdict(assistant_profile(license))}

@@ -57,6 +57,7 @@ class Prompt:
     # orchestrator's runner, which keeps every call inside the caller's scope and counts.
     tools: list[dict[str, Any]] = field(default_factory=list)
     run_tool: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
+    max_words: int = 150  # about how long the answer may be (the assistant's answer length)
 
     def as_text(self) -> str:
         """The exact prompt, for the admin chat view's explainability."""
@@ -238,7 +239,6 @@ class ExtractiveLLM:
     """No model: picks the sentences sharing most words with the question, cites them."""
 
     name = "extractive"
-    max_sentences = 3
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
         label = OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
@@ -257,20 +257,40 @@ class ExtractiveLLM:
         scored.sort()
         # Fragments (fewer than 4 words) are not worth quoting on their own, and a sentence
         # repeated across sources is quoted once.
-        best, seen = [], set()
+        # The answer length the assistant is set to: a sentence per 50 words, within them.
+        best: list[tuple[str, int]] = []
+        seen: set[str] = set()
+        words = 0
         for _, _, _, sentence, number in scored:
-            if len(sentence.split()) >= 4 and fold(sentence) not in seen:
-                seen.add(fold(sentence))
-                best.append((sentence, number))
-            if len(best) == self.max_sentences:
+            length = len(sentence.split())
+            if length < 4 or fold(sentence) in seen:
+                continue
+            if best and words + length > prompt.max_words:
+                break
+            seen.add(fold(sentence))
+            best.append((sentence, number))
+            words += length
+            if len(best) >= max(1, prompt.max_words // 50):
                 break
         first = prompt.sources[0]
         return best or [((first.body or first.text)[:300], first.number)]
 
 
-def get_llm() -> LLM:
-    if settings.LLM_PROVIDER == "gemini":
+def answerers_available() -> set[str]:
+    """The answerers this deployment can use: offline always, a model when configured."""
+    available = {"extractive"}
+    if settings.GEMINI_API_KEY:
+        available.add("gemini")
+    if settings.OPENAI_BASE_URL and settings.OPENAI_MODEL:
+        available.add("openai")
+    return available
+
+
+def get_llm(provider: str = "") -> LLM:
+    """The answerer ``provider`` names (an assistant's choice), or the deployment's."""
+    provider = provider or settings.LLM_PROVIDER
+    if provider == "gemini":
         return GeminiLLM()
-    if settings.LLM_PROVIDER == "openai":
+    if provider == "openai":
         return OpenAICompatibleLLM()
     return ExtractiveLLM()

@@ -85,3 +85,16 @@ def refusal(code: str, language: str) -> str:
         return NEEDS_CONSENT[language]
     category = REFUSAL_CATEGORIES.get(code, REFUSAL_CATEGORIES["low_confidence"])[language]
     return REFUSED[language].format(category)
+
+
+# The widget's first words when the console sets no greeting: {name} is the assistant's.
+GREETING = {
+    "es": "Hola, {user_name}. Soy {name}. ¿En qué puedo ayudarte?",
+    "pt": "Olá, {user_name}. Sou {name}. Como posso ajudar?",
+    "en": "Hello, {user_name}. I am {name}. How can I help?",
+}
+HELLO = {
+    "es": "Hola. Soy {name}. ¿En qué puedo ayudarte?",
+    "pt": "Olá. Sou {name}. Como posso ajudar?",
+    "en": "Hello. I am {name}. How can I help?",
+}

@@ -1,23 +1,44 @@
 """The admin chat view: speak as a license, watch the answer stream, see sources and prompt;
-and make run's widget demo page."""
+the assistant's settings (the deployment's and a license's); make run's widget demo page;
+the widget's script at a stable URL."""
 
 from __future__ import annotations
 
 import functools
 import hashlib
 import secrets
+from typing import Any
+from uuid import UUID
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.staticfiles import finders
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
-from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_safe
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import (
+    require_GET,
+    require_http_methods,
+    require_POST,
+    require_safe,
+)
 
-from licenses.models import DEMO_MACHINE_ID
+from chat.forms import AssistantForm
+from chat.selectors import (
+    AssistantProfile,
+    assistant_profile,
+    assistant_rows,
+    assistant_shipped,
+    assistants_of_licenses,
+)
+from chat.services import assistant_reset, assistant_update
+from chat.texts import GREETING, HELLO
+from licenses.models import DEMO_MACHINE_ID, License
 from licenses.selectors import license_choices, license_get_for_machine_id
 from licenses.widget_tokens import widget_token_issue
 from portality.http import HtmxHttpRequest
-from portality.roles import SEARCH_AS_ADMIN, console_permission
+from portality.roles import SEARCH_AS_ADMIN, SHAPE_ASSISTANT, console_permission
 
 
 @console_permission(SEARCH_AS_ADMIN)
@@ -99,3 +120,70 @@ def _widget_bundle() -> tuple[bytes, str]:
     with open(path, "rb") as file:
         body = file.read()
     return body, f'"{hashlib.sha256(body).hexdigest()[:16]}"'
+
+
+@console_permission(SHAPE_ASSISTANT)
+@require_http_methods(["GET", "POST"])
+def assistant_edit(request: HtmxHttpRequest, license_id: UUID | None = None) -> HttpResponse:
+    """The deployment's assistant, or one license's (``license_id``), with a live preview of
+    the widget as its users will see it."""
+    license = get_object_or_404(License, pk=license_id) if license_id else None
+    deployment, own = assistant_rows(license)
+    inherited = assistant_profile(None) if license else assistant_shipped()
+    form = AssistantForm(
+        request.POST or None,
+        initial=AssistantForm.initial_from(own if license else deployment),
+        inherited=inherited,
+        for_license=license is not None,
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            assistant_update(license=license, values=form.values())
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            messages.success(
+                request, _("Saved. Answers use it at once; an open widget on its next start.")
+            )
+            return redirect(request.path)
+    profile = assistant_profile(license)
+    language = request.LANGUAGE_CODE[:2]
+    user_name = license.user_name if license else ""
+    context = {
+        "form": form,
+        "license": license,
+        "profile": profile,
+        "greeting": profile.greeting_for(language, user_name),
+        "preview_texts": _preview_texts(inherited, language, user_name),
+        "others": [] if license else assistants_of_licenses(),
+    }
+    return render(request, "chat/assistant.html", context)
+
+
+def _preview_texts(inherited: AssistantProfile, language: str, user_name: str) -> dict[str, Any]:
+    """What the preview script needs to draw what an empty field means."""
+    return {
+        "name": inherited.name,
+        "widget_title": inherited.widget_title,
+        "widget_color": inherited.widget_color,
+        "widget_position": inherited.widget_position,
+        "launcher_icon": inherited.launcher_icon,
+        "greeting": inherited.greeting.get(language, ""),
+        "suggestions": inherited.suggestions,
+        "standard_greeting": (GREETING if user_name else HELLO)[language],
+        "user_name": user_name,
+    }
+
+
+@console_permission(SHAPE_ASSISTANT)
+@require_POST
+def assistant_reset_view(request: HtmxHttpRequest, license_id: UUID) -> HttpResponse:
+    license = get_object_or_404(License, pk=license_id)
+    assistant_reset(license=license)
+    messages.success(
+        request,
+        _("%(machine_id)s's assistant is the deployment's again.")
+        % {"machine_id": license.machine_id},
+    )
+    return redirect("chat:assistant-license", license_id=license.pk)

@@ -1,6 +1,7 @@
 """Who may do what in the console: four roles, as Django groups with permissions.
 
-- **owner**: everything (licenses, knowledge, memories, the query log);
+- **owner**: everything (licenses, knowledge, memories, the query log, the assistant's
+  name, persona and widget);
 - **knowledge editor**: uploads, forgets and retries knowledge, searches and chats as an admin;
 - **support**: reads — the dashboard, documents, licenses, the query log — and may search;
 - **privacy officer**: end users' memories (review, deactivate, delete) and the dashboard.
@@ -36,12 +37,13 @@ MANAGE_LICENSES = "licenses.change_license"
 VIEW_MEMORIES = "memory.view_memory"
 CHANGE_MEMORIES = "memory.change_memory"
 DELETE_MEMORIES = "memory.delete_memory"
+SHAPE_ASSISTANT = "chat.change_assistant"
 
 ROLES: dict[str, tuple[str, ...]] = {
     "owner": (
         DASHBOARD, VIEW_KNOWLEDGE, ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SEARCH_AS_ADMIN, QUERY_LOG,
         VIEW_LICENSES, MANAGE_LICENSES, "licenses.add_license",
-        VIEW_MEMORIES, CHANGE_MEMORIES, DELETE_MEMORIES,
+        VIEW_MEMORIES, CHANGE_MEMORIES, DELETE_MEMORIES, SHAPE_ASSISTANT,
     ),
     "knowledge_editor": (DASHBOARD, VIEW_KNOWLEDGE, ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SEARCH_AS_ADMIN),
     "support": (DASHBOARD, VIEW_KNOWLEDGE, SEARCH_AS_ADMIN, QUERY_LOG, VIEW_LICENSES),

@@ -334,6 +334,17 @@ if LLM_PROVIDER == "gemini" and not GEMINI_API_KEY:
 if LLM_PROVIDER == "openai" and not (OPENAI_BASE_URL and OPENAI_MODEL):
     raise ImproperlyConfigured("LLM_PROVIDER=openai needs OPENAI_BASE_URL and OPENAI_MODEL.")
 
+# -- The assistant ------------------------------------------------------------------------
+# How the assistant presents itself as shipped; the console's Assistant page (chat.models)
+# changes any of it for the deployment, and per license.
+ASSISTANT_DEFAULTS = {
+    "name": env_str("ASSISTANT_NAME", "Savara")[:60],
+    "answer_length": "normal",
+    "widget_color": "#3355cc",
+    "widget_position": "right",
+    "launcher_icon": "chat",
+}
+
 # -- Retrieval ---------------------------------------------------------------------------
 SEARCH_TOP_K = env_int("SEARCH_TOP_K", 5, minimum=1)
 SEARCH_CANDIDATES = env_int("SEARCH_CANDIDATES", 50, minimum=5)

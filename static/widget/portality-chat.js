@@ -1,6 +1,8 @@
 /*! Portality Brain chat widget.
  * <script src="https://HOST/widget.js" data-token="pbw_…" async></script>
  * Optional: data-api (default: this script's origin), data-title, data-accent, data-lang.
+ * Without data-title/data-accent, the title, colour, position, launcher icon, greeting and
+ * suggested questions are the license's assistant's, as set in the console.
  * Everything lives in a Shadow DOM: the host page's CSS cannot reach it and it cannot reach
  * the host's. Server text is always inserted as text, never as HTML. Nothing is loaded
  * from other hosts.
@@ -13,7 +15,9 @@
   var token = script.dataset.token;
   var api = (script.dataset.api || new URL(script.src).origin).replace(/\/$/, "");
   var lang = (script.dataset.lang || document.documentElement.lang || navigator.language || "es").slice(0, 2);
-  var accent = /^#[0-9a-f]{3,8}$/i.test(script.dataset.accent || "") ? script.dataset.accent : "#3355cc";
+  var HEX = /^#[0-9a-f]{6}$/i;
+  var ownAccent = /^#[0-9a-f]{3,8}$/i.test(script.dataset.accent || "") ? script.dataset.accent : "";
+  var accent = ownAccent || "#3355cc";
   var TEXT = {
     es: { pending: "Propuesto por el asistente: ¿lo confirmas?", confirm: "Confirmar", memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", forgetAllAsk: "¿Olvidar todos tus recuerdos?", download: "Descargar (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", unavailable: "El asistente no está disponible en esta página ahora mismo.", title: "Asistente", greeting: "Hola, {name}. ¿En qué puedo ayudarte?", hello: "Hola. ¿En qué puedo ayudarte?", cancel: "Cancelar", withdraw: "¿Retirar el permiso para recordar? Se olvidarán todos tus recuerdos." },
     pt: { pending: "Sugerido pelo assistente: confirma?", confirm: "Confirmar", memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", forgetAllAsk: "Esquecer todas as suas memórias?", download: "Baixar (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", unavailable: "O assistente não está disponível nesta página agora.", title: "Assistente", greeting: "Olá, {name}. Como posso ajudar?", hello: "Olá. Como posso ajudar?", cancel: "Cancelar", withdraw: "Retirar a permissão para lembrar? Todas as suas memórias serão esquecidas." },
@@ -21,20 +25,31 @@
   }[lang] || null;
   TEXT = TEXT || { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", forgetAllAsk: "Forget all your memories?", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant", greeting: "Hello, {name}. How can I help?", hello: "Hello. How can I help?", cancel: "Cancel", withdraw: "Withdraw permission to remember? All your memories will be forgotten." };
   var title = script.dataset.title || TEXT.title;
+  var ICONS = {
+    chat: '<path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z"/>',
+    help: '<circle cx="12" cy="12" r="10"/><path d="M9.1 9a3 3 0 0 1 5.8 1c0 2-3 3-3 3"/><path d="M12 17h.01"/>',
+    spark: '<path d="M12 3l1.9 5.8L20 10.7l-5 3.7 1.8 6-4.8-3.6-4.8 3.6 1.8-6-5-3.7 6.1-1.9z"/>'
+  };
   var sessionKey = "portality-chat-session:" + api;
 
   var host = document.createElement("div");
   host.setAttribute("data-portality-chat", "");
+  // Hidden until the assistant's look has arrived (or 4 s have passed), so it never flickers.
+  host.style.visibility = "hidden";
+  var shown = setTimeout(function () { host.style.visibility = ""; }, 4000);
   var root = host.attachShadow({ mode: "open" });
   root.innerHTML =
     "<style>" +
     ":host{all:initial}[hidden]{display:none!important}*{box-sizing:border-box;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif}" +
-    ".fab{position:fixed;right:20px;bottom:20px;width:56px;height:56px;border-radius:50%;border:0;background:var(--accent);color:#fff;display:flex;align-items:center;justify-content:center;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25);z-index:2147483646}" +
+    ".fab{position:fixed;right:20px;bottom:20px;width:56px;height:56px;border-radius:50%;border:0;background:var(--accent);color:var(--on-accent);display:flex;align-items:center;justify-content:center;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25);z-index:2147483646}" +
     ".fab:focus-visible,button:focus-visible,textarea:focus-visible{outline:3px solid #ffbf47;outline-offset:2px}" +
     ".panel{position:fixed;right:20px;bottom:88px;width:min(380px,calc(100vw - 24px));height:min(560px,calc(100vh - 110px));background:#fff;color:#1c2430;border-radius:12px;box-shadow:0 10px 40px rgba(0,0,0,.3);display:flex;flex-direction:column;overflow:hidden;z-index:2147483647}" +
     ".panel[hidden]{display:none}" +
-    "header{display:flex;align-items:center;justify-content:space-between;padding:10px 14px;background:var(--accent);color:#fff;font-weight:600}" +
-    "header button{background:none;border:0;color:#fff;font-size:20px;cursor:pointer}" +
+    "header{display:flex;align-items:center;justify-content:space-between;gap:8px;padding:10px 14px;background:var(--accent);color:var(--on-accent);font-weight:600}" +
+    "header .title{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;min-width:0}header>span:last-child{display:flex;flex-shrink:0;gap:4px;align-items:center}" +
+    "header button{background:none;border:0;color:var(--on-accent);font-size:20px;cursor:pointer}" +
+    ":host([data-position=left]) .fab{left:20px;right:auto}:host([data-position=left]) .panel{left:20px;right:auto}" +
+    ".chips{display:flex;flex-wrap:wrap;gap:6px}.chips button{border:1px solid var(--accent);background:#fff;color:#1c2430;border-radius:999px;padding:4px 10px;font-size:13px;cursor:pointer;text-align:left}" +
     ".log{flex:1;overflow-y:auto;padding:12px;display:flex;flex-direction:column;gap:10px;font-size:14px;line-height:1.45}" +
     ".msg{max-width:88%;padding:8px 11px;border-radius:10px;white-space:pre-wrap;overflow-wrap:anywhere}" +
     ".user{align-self:flex-end;background:#eef3ff}.bot{align-self:flex-start;background:#f3f4f6}" +
@@ -42,12 +57,12 @@
     ".sources{font-size:12px;color:#475467;margin-top:6px}.sources ol{margin:4px 0 0 18px;padding:0}" +
     "form{display:flex;gap:8px;padding:10px;border-top:1px solid #e5e7eb}" +
     "textarea{flex:1;resize:none;height:42px;padding:9px;border:1px solid #cbd2dc;border-radius:8px;font-size:14px}" +
-    "form button{border:0;border-radius:8px;background:var(--accent);color:#fff;padding:0 14px;cursor:pointer}" +
+    "form button{border:0;border-radius:8px;background:var(--accent);color:var(--on-accent);padding:0 14px;cursor:pointer}" +
     ".mem{flex:1;overflow-y:auto;padding:12px;font-size:14px}.mem[hidden]{display:none}.mem ul{list-style:none;padding:0;margin:0}" +
     ".mem li{border-bottom:1px solid #e5e7eb;padding:8px 0}.mem small{color:#475467;display:block}" +
     ".mem .row{display:flex;gap:6px;flex-wrap:wrap;margin-top:6px}.mem button,.memtoggle{border:1px solid var(--accent);background:#fff;color:var(--accent);border-radius:6px;padding:3px 8px;cursor:pointer;font-size:12px}" +
-    ".mem input[type=text]{width:100%;padding:6px;border:1px solid #cbd2dc;border-radius:6px}.memtoggle{background:transparent;color:#fff;border-color:#fff}" +
-    "@media (max-width:480px){.panel{right:6px;left:6px;width:auto;bottom:80px;height:calc(100vh - 96px)}}" +
+    ".mem input[type=text]{width:100%;padding:6px;border:1px solid #cbd2dc;border-radius:6px}.memtoggle{background:transparent;color:var(--on-accent);border-color:var(--on-accent)}" +
+    "@media (max-width:480px){.panel,:host([data-position=left]) .panel{right:6px;left:6px;width:auto;bottom:80px;height:calc(100vh - 96px)}}" +
     "</style>" +
     '<button class="fab" type="button" aria-haspopup="dialog" aria-expanded="false"></button>' +
     '<section class="panel" role="dialog" aria-modal="false" hidden>' +
@@ -57,8 +72,22 @@
     '<form><label class="sr" style="position:absolute;left:-9999px" for="pb-input"></label>' +
     '<textarea id="pb-input" rows="1"></textarea><button type="submit"></button></form>' +
     "</section>";
-  root.host.style.setProperty("--accent", accent);
-  root.querySelector(".panel").style.setProperty("--accent", accent);
+  function setAccent(colour) {
+    [root.host, root.querySelector(".panel")].forEach(function (node) {
+      node.style.setProperty("--accent", colour);
+      node.style.setProperty("--on-accent", readableOn(colour));
+    });
+  }
+  function readableOn(colour) {
+    // White or near-black, whichever contrasts more with the colour (WCAG luminance).
+    if (!HEX.test(colour)) return "#fff";
+    function channel(i) {
+      var c = parseInt(colour.slice(i, i + 2), 16) / 255;
+      return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    }
+    return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5) > 0.179 ? "#111827" : "#fff";
+  }
+  setAccent(accent);
 
   var fab = root.querySelector(".fab");
   var panel = root.querySelector(".panel");
@@ -66,8 +95,11 @@
   var form = root.querySelector("form");
   var input = root.querySelector("textarea");
   var close = root.querySelector(".close");
-  // A constant of this script (not server text), so building it from markup is safe.
-  fab.innerHTML = '<svg width="26" height="26" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z"/></svg>';
+  function setIcon(name) {
+    // Constants of this script (the server only names one), so building markup is safe.
+    fab.innerHTML = '<svg width="26" height="26" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">' + (ICONS[name] || ICONS.chat) + "</svg>";
+  }
+  setIcon("chat");
   fab.setAttribute("aria-label", TEXT.open);
   root.querySelector(".title").textContent = title;
   panel.setAttribute("aria-label", title);
@@ -181,6 +213,8 @@
     var message = input.value.trim();
     if (!message) return;
     input.value = "";
+    var chips = log.querySelector(".chips");
+    if (chips) chips.remove();
     form.querySelector("button").disabled = true;
     ask(message).then(function () { form.querySelector("button").disabled = false; input.focus(); });
   });
@@ -189,13 +223,17 @@
   function restore() {
     var session = null;
     try { session = localStorage.getItem(sessionKey); } catch (e) {}
-    var query = session ? "?session_id=" + encodeURIComponent(session) : "";
+    var query = "?lang=" + encodeURIComponent(lang) + (session ? "&session_id=" + encodeURIComponent(session) : "");
     fetch(api + "/api/v1/chat/session" + query, { headers: { Authorization: "Widget " + token } })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (data) {
+        if (data && data.assistant) present(data.assistant);
+        reveal();
         if (!data || log.childNodes.length) return;
         if (!data.turns.length) {
-          bubble("bot", data.user_name ? TEXT.greeting.replace("{name}", data.user_name) : TEXT.hello);
+          var assistant = data.assistant || {};
+          bubble("bot", assistant.greeting || (data.user_name ? TEXT.greeting.replace("{name}", data.user_name) : TEXT.hello));
+          suggest(assistant.suggestions || []);
           return;
         }
         data.turns.forEach(function (turn) {
@@ -203,7 +241,31 @@
           if (turn.citations) showSources(node, turn.citations);
         });
       })
-      .catch(function () {});
+      .catch(reveal);
+  }
+  function reveal() { clearTimeout(shown); host.style.visibility = ""; }
+
+  // The license's assistant as set in the console; the page's own data-title/data-accent win.
+  function present(assistant) {
+    if (!script.dataset.title && assistant.title) {
+      title = assistant.title;
+      root.querySelector(".title").textContent = title;
+      panel.setAttribute("aria-label", title);
+    }
+    if (!ownAccent && HEX.test(assistant.color || "")) setAccent(assistant.color);
+    if (assistant.position === "left") host.setAttribute("data-position", "left");
+    setIcon(assistant.icon);
+  }
+
+  // Suggested questions, offered until the first question is asked.
+  function suggest(questions) {
+    if (!questions.length) return;
+    var chips = document.createElement("div");
+    chips.className = "chips";
+    questions.slice(0, 4).forEach(function (question) {
+      chips.appendChild(button(question, function () { chips.remove(); ask(question); }));
+    });
+    log.appendChild(chips);
   }
   restore();
 

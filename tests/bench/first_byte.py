@@ -74,7 +74,7 @@ def run(queries: int) -> dict[str, object]:
     token, _ = widget_token_issue(license=license, user_ref="bench", origin=ORIGIN)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Widget {token}")
-    chat.services.get_llm = StopwatchLLM
+    chat.services.get_llm = lambda provider="": StopwatchLLM()
     provider = get_provider()
     principal = principal_for_license(license)
     source, questions = _questions(queries + WARMUP)

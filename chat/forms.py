@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from chat.llm import answerers_available
+from chat.models import MAX_GREETING_CHARS, Answerer, AnswerLength, LauncherIcon, WidgetPosition
+from chat.selectors import AssistantProfile
+
+GREETING_FIELDS = {"es": "greeting_es", "pt": "greeting_pt", "en": "greeting_en"}
+
+
+class AssistantForm(forms.Form):
+    """The deployment's assistant, or one license's (``for_license``). An empty field means
+    what is ``inherited`` (the deployment's for a license, as shipped for the deployment),
+    shown as the field's placeholder."""
+
+    name = forms.CharField(max_length=60, required=False, label=_("Name"))
+    instructions = forms.CharField(
+        max_length=4000,
+        required=False,
+        label=_("Persona and instructions"),
+        widget=forms.Textarea(attrs={"rows": 5}),
+        help_text=_(
+            "Tone, style and focus, e.g. “Friendly and brief; you help the staff of a "
+            "school”. They never override the product's rules: answers stay within the "
+            "caller's knowledge, cite their sources and remember nothing without consent."
+        ),
+    )
+    greeting_es = forms.CharField(
+        max_length=MAX_GREETING_CHARS, required=False, label=_("Greeting (Spanish)")
+    )
+    greeting_pt = forms.CharField(
+        max_length=MAX_GREETING_CHARS, required=False, label=_("Greeting (Portuguese)")
+    )
+    greeting_en = forms.CharField(
+        max_length=MAX_GREETING_CHARS, required=False, label=_("Greeting (English)")
+    )
+    suggestions = forms.CharField(
+        required=False,
+        label=_("Suggested questions"),
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text=_("Up to 4, one per line; the widget offers them before the first question."),
+    )
+    answer_length = forms.ChoiceField(required=False, label=_("Answer length"))
+    answerer = forms.ChoiceField(required=False, label=_("Answerer"))
+    widget_title = forms.CharField(max_length=60, required=False, label=_("Widget title"))
+    widget_color = forms.CharField(
+        max_length=7,
+        required=False,
+        label=_("Widget colour"),
+        widget=forms.TextInput(attrs={"pattern": "#[0-9a-fA-F]{6}", "spellcheck": "false"}),
+        help_text=_("#rrggbb; the text on it turns dark or light to stay readable."),
+    )
+    widget_position = forms.ChoiceField(required=False, label=_("Widget position"))
+    launcher_icon = forms.ChoiceField(required=False, label=_("Launcher icon"))
+
+    def __init__(
+        self, *args: Any, inherited: AssistantProfile, for_license: bool, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.for_license = for_license
+        empty = _("As the deployment") if for_license else _("As shipped")
+        available = answerers_available()
+        choices = {
+            "answer_length": [("", empty), *AnswerLength.choices],
+            "answerer": [
+                ("", _("The server's default")),
+                *((value, label) for value, label in Answerer.choices if value in available),
+            ],
+            "widget_position": [("", empty), *WidgetPosition.choices],
+            "launcher_icon": [("", empty), *LauncherIcon.choices],
+        }
+        for name, options in choices.items():
+            cast(forms.ChoiceField, self.fields[name]).choices = options
+        self.fields["greeting_es"].help_text = _(
+            "{user_name} becomes the license's user name. Empty: the standard greeting."
+        )
+        self._show_inherited(inherited)
+
+    def _show_inherited(self, inherited: AssistantProfile) -> None:
+        placeholders = {
+            "name": inherited.name,
+            "instructions": inherited.instructions,
+            "widget_title": inherited.title,
+            "widget_color": inherited.widget_color,
+            "suggestions": "\n".join(inherited.suggestions),
+            **{field: inherited.greeting.get(lang, "") for lang, field in GREETING_FIELDS.items()},
+        }
+        for name, value in placeholders.items():
+            if value:
+                self.fields[name].widget.attrs["placeholder"] = value
+
+    def clean_widget_color(self) -> str:
+        return str(self.cleaned_data["widget_color"]).strip().lower()
+
+    def clean_suggestions(self) -> list[str] | None:
+        lines = [line.strip() for line in self.cleaned_data["suggestions"].splitlines()]
+        lines = [line for line in lines if line]
+        # A license with none of its own takes the deployment's; the deployment's empty = none.
+        return lines if lines or not self.for_license else None
+
+    def values(self) -> dict[str, Any]:
+        """The cleaned form as the Assistant row's fields."""
+        data = dict(self.cleaned_data)
+        data["greeting"] = {
+            lang: text
+            for lang, field in GREETING_FIELDS.items()
+            if (text := data.pop(field).strip())
+        }
+        return data
+
+    @classmethod
+    def initial_from(cls, row: Any) -> dict[str, Any]:  # noqa: ANN401 - an Assistant or None
+        if row is None:
+            return {}
+        initial = {name: getattr(row, name) for name in (
+            "name", "instructions", "answer_length", "answerer", "widget_title",
+            "widget_color", "widget_position", "launcher_icon",
+        )}  # fmt: skip
+        initial["suggestions"] = "\n".join(row.suggestions or [])
+        for lang, field in GREETING_FIELDS.items():
+            initial[field] = (row.greeting or {}).get(lang, "")
+        return initial
