@@ -53,7 +53,8 @@ def test_widget_on_another_origin_streams_an_answer_with_its_source(host_page, c
         page.click(".fab")  # Playwright's CSS pierces the widget's open shadow root
         assert page.get_attribute(".fab", "aria-expanded") == "true"
         greeting = page.locator(".msg.bot").first
-        expect(greeting).to_have_text("Hola, Lucía. Soy Savara. ¿En qué puedo ayudarte?")  # the license's user
+        # the license's user, by the assistant shipped (Savara)
+        expect(greeting).to_have_text("Hola, Lucía. Soy Savara. ¿En qué puedo ayudarte?")
         ask(page, "¿Con cuánta antelación se reserva el salón de fiestas?")
         page.wait_for_selector(".msg.bot .sources", timeout=60_000)
         answer = page.inner_text(".msg.bot >> nth=1")
