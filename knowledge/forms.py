@@ -7,7 +7,14 @@ from django.conf import settings
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from knowledge.models import DocumentStatus, FileKind, Language, SourceType
+from knowledge.models import (
+    PII_LABELS,
+    DocumentStatus,
+    FileKind,
+    Language,
+    Redaction,
+    SourceType,
+)
 from knowledge.search import STRATEGIES
 from licenses.models import GLOBAL_SCOPE
 from licenses.selectors import license_choices, license_get_for_machine_id
@@ -41,6 +48,12 @@ class UploadForm(forms.Form):
     source_type = forms.ChoiceField(choices=SourceType.choices, initial=SourceType.OTHER)
     language = forms.ChoiceField(choices=Language.choices, initial=Language.AUTO)
     pdf_password = forms.CharField(required=False, widget=forms.PasswordInput)
+    redaction = forms.ChoiceField(
+        choices=Redaction.choices, initial=Redaction.DEFAULT, required=False
+    )
+
+    def clean_redaction(self) -> str:
+        return self.cleaned_data.get("redaction") or Redaction.DEFAULT
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -51,6 +64,35 @@ class UploadForm(forms.Form):
                 raise forms.ValidationError(_("Choose the license this knowledge belongs to."))
             data["license_obj"] = license
         return data
+
+
+class RedactionPolicyForm(forms.Form):
+    kinds = forms.MultipleChoiceField(
+        required=False,
+        label=_("Personal data to redact"),
+        choices=list(PII_LABELS.items()),
+        widget=forms.CheckboxSelectMultiple,
+    )
+    keep_contacts = forms.BooleanField(
+        required=False,
+        label=_("Keep our contact details in every upload"),
+        help_text=_(
+            "Otherwise only uploads that ask for it (“Keep our contact details”) keep them."
+        ),
+    )
+    allow = forms.CharField(
+        required=False,
+        label=_("Our contact details (allow-list)"),
+        widget=forms.Textarea(attrs={"rows": 5, "spellcheck": "false"}),
+        help_text=_(
+            "One per line: an e-mail address (soporte@alamos.example), a whole e-mail domain "
+            "(@alamos.example) or a phone number (+34 910 000 000, with or without the "
+            "country code). Anyone else's stay redacted."
+        ),
+    )
+
+    def clean_allow(self) -> list[str]:
+        return [line.strip() for line in self.cleaned_data["allow"].splitlines() if line.strip()]
 
 
 class DocumentFilterForm(forms.Form):

@@ -67,6 +67,56 @@ class FileKind(models.TextChoices):
     MD = "md", _("Markdown")
 
 
+class Redaction(models.TextChoices):
+    """What an upload asks of the redaction of its personal data (knowledge.redaction)."""
+
+    DEFAULT = "default", _("As the scope's policy")
+    KEEP_CONTACTS = "keep_contacts", _("Keep our contact details (the allow-list)")
+    ALL = "all", _("Redact every kind, allow-list ignored")
+    NONE = "none", _("Redact nothing (public documents only)")
+
+
+# Each kind of personal data, for people (the placeholders in the text are "[EMAIL]"…).
+PII_LABELS = {
+    "EMAIL": _("e-mail addresses"),
+    "PHONE": _("phone numbers"),
+    "IBAN": _("bank accounts (IBAN)"),
+    "CARD": _("payment cards"),
+    "DNI": _("Spanish ID numbers (DNI)"),
+    "NIE": _("foreigner ID numbers (NIE)"),
+    "CPF": _("Brazilian taxpayer numbers (CPF)"),
+    "CNPJ": _("Brazilian company numbers (CNPJ)"),
+}
+
+
+def _every_kind() -> list[str]:
+    return list(PII_LABELS)
+
+
+class RedactionPolicy(models.Model):
+    """A scope's redaction (license null = global knowledge, the default of every scope):
+    which kinds of personal data are replaced, whether uploads keep the organisation's own
+    contact details by default, and those details. A license's allow-list adds to global's."""
+
+    license = models.OneToOneField(
+        License, null=True, blank=True, on_delete=models.CASCADE, related_name="redaction_policy"
+    )
+    kinds = ArrayField(models.CharField(max_length=8), default=_every_kind, blank=True)
+    keep_contacts = models.BooleanField(default=False)
+    allow = ArrayField(models.CharField(max_length=254), default=list, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["license"], nulls_distinct=False, name="one_redaction_policy_per_scope"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"redaction of {self.license.machine_id if self.license else 'global'}"
+
+
 class Document(models.Model):
     """An uploaded file and its ingestion state. ``license`` null means global knowledge."""
 
@@ -83,6 +133,9 @@ class Document(models.Model):
         max_length=20, choices=SourceType.choices, default=SourceType.OTHER
     )
     language = models.CharField(max_length=8, choices=Language.choices, default=Language.AUTO)
+    redaction = models.CharField(
+        max_length=16, choices=Redaction.choices, default=Redaction.DEFAULT
+    )
     status = models.CharField(
         max_length=16, choices=DocumentStatus.choices, default=DocumentStatus.QUEUED
     )

@@ -3,14 +3,19 @@
 Seeds 000/001: vectors never hold PII in clear text. Identifiers with check digits (cards,
 IBAN, DNI/NIE, CPF/CNPJ) are replaced only when the check digits hold, through
 python-stdnum, so ordinary numbers (amounts, article numbers) survive.
+
+What is redacted is the organisation's to choose (knowledge.models.RedactionPolicy, and per
+upload): which kinds, and an allow-list of its own contact details — its support e-mail,
+its e-mail domain, its switchboard's phone — which stay searchable when an upload asks to
+keep them, while anyone else's are still replaced.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 
 from stdnum import iban, luhn
 from stdnum.br import cnpj, cpf
@@ -83,22 +88,81 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+KINDS: tuple[str, ...] = tuple(rule.label for rule in RULES)
+_PHONE_ENTRY = re.compile(r"\+?[\d ().-]{6,24}")
+_EMAIL_ENTRY = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
+_DOMAIN_ENTRY = re.compile(r"@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
+
+
+class AllowList:
+    """Contact details that are the organisation's own: e-mail addresses, whole e-mail
+    domains ("@alamos.example") and phone numbers (the same number written with or without
+    its country code, spaces or dashes)."""
+
+    def __init__(self, entries: list[str] | tuple[str, ...] = ()) -> None:
+        self.emails: set[str] = set()
+        self.domains: set[str] = set()
+        self.phones: set[str] = set()  # their last nine digits
+        for entry in (e.strip().lower() for e in entries):
+            if _DOMAIN_ENTRY.fullmatch(entry):
+                self.domains.add(entry[1:])
+            elif _EMAIL_ENTRY.fullmatch(entry):
+                self.emails.add(entry)
+            elif _PHONE_ENTRY.fullmatch(entry):
+                self.phones.add(_digits(entry)[-9:])
+
+    def __bool__(self) -> bool:
+        return bool(self.emails or self.domains or self.phones)
+
+    def allows(self, label: str, value: str) -> bool:
+        if label == "EMAIL":
+            value = value.lower()
+            return value in self.emails or value.rsplit("@", 1)[-1] in self.domains
+        if label == "PHONE":
+            return _digits(value)[-9:] in self.phones
+        return False
+
+
+def allow_list_invalid(entries: list[str]) -> list[str]:
+    """The entries that are neither an e-mail address, an @domain nor a phone number."""
+    return [
+        entry
+        for entry in entries
+        if not any(
+            p.fullmatch(entry.strip().lower()) for p in (_DOMAIN_ENTRY, _EMAIL_ENTRY, _PHONE_ENTRY)
+        )
+        or (_PHONE_ENTRY.fullmatch(entry.strip()) and len(_digits(entry)) < 6)
+    ]
+
+
 @dataclass
 class Redaction:
     text: str
-    counts: Counter[str]
+    counts: Counter[str]  # replaced, by kind
+    kept: Counter[str] = field(default_factory=Counter)  # left in clear by the allow-list
 
 
-def redact(text: str) -> Redaction:
+def redact(
+    text: str, *, kinds: Collection[str] = KINDS, allow: AllowList | None = None
+) -> Redaction:
+    """``text`` with the personal data of ``kinds`` replaced by "[KIND]", except what
+    ``allow`` names as the organisation's own."""
     counts: Counter[str] = Counter()
+    kept: Counter[str] = Counter()
     for rule in RULES:
-        text = rule.pattern.sub(_replacer(rule, counts), text)
-    return Redaction(text=text, counts=counts)
+        if rule.label in kinds:
+            text = rule.pattern.sub(_replacer(rule, counts, kept, allow), text)
+    return Redaction(text=text, counts=counts, kept=kept)
 
 
-def _replacer(rule: Rule, counts: Counter[str]) -> Callable[[re.Match[str]], str]:
+def _replacer(
+    rule: Rule, counts: Counter[str], kept: Counter[str], allow: AllowList | None
+) -> Callable[[re.Match[str]], str]:
     def replace(match: re.Match[str]) -> str:
         if not rule.is_valid(match.group(0)):
+            return match.group(0)
+        if allow and allow.allows(rule.label, match.group(0)):
+            kept[rule.label] += 1
             return match.group(0)
         counts[rule.label] += 1
         return f"[{rule.label}]"

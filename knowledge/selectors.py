@@ -1,4 +1,5 @@
-"""Knowledge reads for the console: document lists, search metrics, dashboard figures.
+"""Knowledge reads for the console: document lists, search metrics, dashboard figures, the
+redaction a scope asks for.
 The search itself is the engine's: knowledge.search."""
 
 from __future__ import annotations
@@ -7,12 +8,21 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from uuid import UUID
 
+from django.conf import settings
 from django.db.models import Aggregate, Avg, Count, FloatField, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from knowledge.models import Chunk, Document, DocumentStatus, SearchLog
-from licenses.models import GLOBAL_SCOPE
+from knowledge.models import (
+    Chunk,
+    Document,
+    DocumentStatus,
+    Redaction,
+    RedactionPolicy,
+    SearchLog,
+)
+from knowledge.redaction import KINDS, AllowList
+from licenses.models import GLOBAL_SCOPE, License
 
 # -- metrics ---------------------------------------------------------------------------------
 
@@ -181,3 +191,51 @@ def chunk_count() -> int:
 def documents_failed_recently(*, limit: int) -> list[Document]:
     failed = Document.objects.filter(status=DocumentStatus.FAILED).select_related("license")
     return list(failed.order_by("-updated_at")[:limit])
+
+
+# -- redaction ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RedactionPlan:
+    """What one upload's ingestion replaces: ``kinds`` of personal data, except what
+    ``allow`` names as the organisation's own (None: nothing is kept)."""
+
+    kinds: tuple[str, ...]
+    allow: AllowList | None
+
+
+def redaction_policy_effective(license: License | None) -> RedactionPolicy:
+    """The scope's policy (unsaved when it has none of its own): a license's kinds and
+    default over global's, its allow-list added to global's."""
+    rows = {
+        p.license_id: p
+        for p in RedactionPolicy.objects.filter(Q(license__isnull=True) | Q(license=license))
+    }
+    shared = rows.get(None) or RedactionPolicy(license=None)
+    own = rows.get(license.pk) if license else None
+    if own is None:
+        return shared
+    return RedactionPolicy(
+        license=license,
+        kinds=own.kinds,
+        keep_contacts=own.keep_contacts,
+        allow=[*shared.allow, *own.allow],
+    )
+
+
+def redaction_policy_own(license: License | None) -> RedactionPolicy | None:
+    return RedactionPolicy.objects.filter(license=license).first()
+
+
+def redaction_plan(*, license: License | None, choice: str) -> RedactionPlan:
+    if not settings.KNOWLEDGE_REDACT_PII or choice == Redaction.NONE:
+        return RedactionPlan(kinds=(), allow=None)
+    if choice == Redaction.ALL:
+        return RedactionPlan(kinds=KINDS, allow=None)
+    policy = redaction_policy_effective(license)
+    keep = choice == Redaction.KEEP_CONTACTS or policy.keep_contacts
+    return RedactionPlan(
+        kinds=tuple(k for k in KINDS if k in policy.kinds),
+        allow=AllowList(policy.allow) if keep else None,
+    )

@@ -38,6 +38,8 @@ from knowledge.models import (
     Embedding,
     FileKind,
     Language,
+    Redaction,
+    RedactionPolicy,
     SearchLog,
     SourceType,
 )
@@ -47,8 +49,9 @@ from knowledge.normalize import (
     normalize_text,
     remove_repeated_margins,
 )
-from knowledge.redaction import redact
+from knowledge.redaction import KINDS, allow_list_invalid, redact
 from knowledge.search import SearchOptions, SearchResponse, search, vector_index
+from knowledge.selectors import RedactionPlan, redaction_plan
 from licenses.models import License
 from licenses.principals import Principal
 from portality.celery import app as celery_app
@@ -76,11 +79,12 @@ def document_create(
     source_type: str = SourceType.OTHER,
     language: str = Language.AUTO,
     pdf_password: str = "",
+    redaction: str = Redaction.DEFAULT,
     enqueue: bool = True,
 ) -> DocumentCreation:
     """Store an upload as a queued document, or return the same file already in this scope."""
     filename = Path(filename).name[:255] or "document"
-    _check_choices(source_type=source_type, language=language)
+    _check_choices(source_type=source_type, language=language, redaction=redaction)
     size = _file_size(file)
     if size == 0:
         raise IngestionError(gettext_noop("%(filename)s is empty."), params={"filename": filename})
@@ -107,6 +111,7 @@ def document_create(
             source_type=source_type,
             language=language,
             pdf_password=pdf_password,
+            redaction=redaction,
         )
     except IntegrityError:  # the same file arrived twice at once: the first one wins
         return DocumentCreation(Document.objects.get(license=license, sha256=sha256), created=False)
@@ -115,7 +120,12 @@ def document_create(
     return DocumentCreation(document, created=True)
 
 
-def _check_choices(*, source_type: str, language: str) -> None:
+def _check_choices(*, source_type: str, language: str, redaction: str) -> None:
+    if redaction not in Redaction.values:
+        raise ApplicationError(
+            gettext_noop("Unknown redaction %(value)r; use one of %(choices)s."),
+            params={"value": redaction, "choices": ", ".join(Redaction.values)},
+        )
     if source_type not in SourceType.values:
         raise ApplicationError(
             gettext_noop("Unknown source type %(value)r; use one of %(choices)s."),
@@ -258,7 +268,8 @@ def _extract(document: Document, provider: EmbeddingProvider) -> ExtractedDocume
         document.language if document.language != Language.AUTO else detect_language(full_text)
     )
     _progress(document, "redacting", 18)
-    pages, pii = _redact_pages(pages)
+    plan = redaction_plan(license=document.license, choice=document.redaction)
+    pages, pii, kept = _redact_pages(pages, plan)
     _progress(document, "chunking", 24)
     chunker = Chunker(
         count_tokens=provider.count_tokens,
@@ -268,20 +279,28 @@ def _extract(document: Document, provider: EmbeddingProvider) -> ExtractedDocume
     pieces = chunker.chunk(blocks_from_pages(pages, markdown=document.kind == FileKind.MD))
     if not pieces:
         raise IngestionError(gettext_noop("No text could be extracted: the document is empty."))
-    details = {**extraction.details, "pii_redacted": dict(pii), "language": language}
+    details = {
+        **extraction.details,
+        "pii_redacted": dict(pii),
+        "pii_kept": dict(kept),  # the organisation's own contact details, left in clear
+        "redaction": {"choice": document.redaction, "kinds": list(plan.kinds)},
+        "language": language,
+    }
     return ExtractedDocument(pieces, extraction.page_count, language, details)
 
 
-def _redact_pages(pages: list[PageText]) -> tuple[list[PageText], Counter[str]]:
-    if not settings.KNOWLEDGE_REDACT_PII:
-        return pages, Counter()
-    total: Counter[str] = Counter()
+def _redact_pages(
+    pages: list[PageText], plan: RedactionPlan
+) -> tuple[list[PageText], Counter[str], Counter[str]]:
+    replaced: Counter[str] = Counter()
+    kept: Counter[str] = Counter()
     redacted = []
     for page in pages:
-        result = redact(page.text)
-        total.update(result.counts)
+        result = redact(page.text, kinds=plan.kinds, allow=plan.allow)
+        replaced.update(result.counts)
+        kept.update(result.kept)
         redacted.append(PageText(page.number, result.text))
-    return redacted, total
+    return redacted, replaced, kept
 
 
 def content_hash(text: str) -> str:
@@ -557,3 +576,37 @@ def search_log_record(*, principal: Principal, response: SearchResponse) -> Sear
         result_count=len(response.results),
         chunk_ids=[result.chunk_id for result in response.results],
     )
+
+
+# -- redaction policy ---------------------------------------------------------------------------
+
+
+def redaction_policy_set(
+    *, license: License | None, kinds: list[str], keep_contacts: bool, allow: list[str]
+) -> RedactionPolicy:
+    """A scope's redaction from now on (uploads ingested or re-ingested after it)."""
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        raise ApplicationError(
+            gettext_noop("Unknown kind of personal data %(value)s; use %(choices)s."),
+            params={"value": ", ".join(unknown), "choices": ", ".join(KINDS)},
+        )
+    allow = [entry.strip() for entry in allow if entry.strip()]
+    if invalid := allow_list_invalid(allow):
+        raise ApplicationError(
+            gettext_noop("%(value)s is not an e-mail address, an @domain or a phone number."),
+            params={"value": invalid[0]},
+        )
+    with transaction.atomic():
+        policy = RedactionPolicy.objects.select_for_update().filter(license=license).first()
+        policy = policy or RedactionPolicy(license=license)
+        policy.kinds = [k for k in KINDS if k in kinds]
+        policy.keep_contacts = keep_contacts
+        policy.allow = list(dict.fromkeys(allow))[:200]
+        policy.save()
+    return policy
+
+
+def redaction_policy_reset(*, license: License) -> None:
+    """A license's redaction becomes global's again."""
+    RedactionPolicy.objects.filter(license=license).delete()

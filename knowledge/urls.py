@@ -11,6 +11,7 @@ urlpatterns = [
     path("upload", views.document_upload, name="document-upload"),
     path("forget", views.documents_forget_selected, name="documents-forget"),
     path("search/", views.playground, name="playground"),
+    path("redaction/", views.redaction_policy_edit, name="redaction"),
     path("<uuid:pk>/", views.document_detail, name="document-detail"),
     path("<uuid:pk>/status", views.document_status, name="document-status"),
     path("<uuid:pk>/forget", views.document_forget, name="document-forget"),

@@ -10,22 +10,23 @@ from uuid import UUID
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from knowledge import selectors, services
-from knowledge.forms import DocumentFilterForm, PlaygroundForm, UploadForm
+from knowledge.forms import DocumentFilterForm, PlaygroundForm, RedactionPolicyForm, UploadForm
 from knowledge.models import (
     Chunk,
     Document,
     DocumentStatus,
     FileKind,
     Language,
+    Redaction,
     SearchLog,
     SourceType,
 )
@@ -42,6 +43,7 @@ from portality.roles import (
     FORGET_KNOWLEDGE,
     QUERY_LOG,
     SEARCH_AS_ADMIN,
+    SET_REDACTION,
     VIEW_KNOWLEDGE,
     console_permission,
 )
@@ -93,6 +95,7 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
         "licenses": license_choices(),
         "source_types": SourceType.choices,
         "languages": Language.choices,
+        "redactions": Redaction.choices,
         "statuses": DocumentStatus.choices,
         "kinds": FileKind.choices,
         "max_upload_mb": settings.KNOWLEDGE_MAX_UPLOAD_BYTES // (1024 * 1024),
@@ -146,6 +149,7 @@ def document_upload(request: HtmxHttpRequest) -> JsonResponse:
             source_type=data["source_type"],
             language=data["language"],
             pdf_password=data["pdf_password"],
+            redaction=data["redaction"],
         )
     except ApplicationError as exc:
         return JsonResponse({"error": exc.message}, status=400)
@@ -294,3 +298,43 @@ def playground(request: HtmxHttpRequest) -> HttpResponse:
     }
     template = "knowledge/playground.html#results" if request.htmx else "knowledge/playground.html"
     return render(request, template, context)
+
+
+@console_permission(SET_REDACTION)
+@require_http_methods(["GET", "POST"])
+def redaction_policy_edit(request: HtmxHttpRequest) -> HttpResponse:
+    """A scope's redaction (``?scope=global`` or a license's machine_id): what is replaced,
+    and the organisation's own contact details that uploads may keep."""
+    scope = request.GET.get("scope") or GLOBAL_SCOPE
+    license = None if scope == GLOBAL_SCOPE else license_get_for_machine_id(scope)
+    if scope != GLOBAL_SCOPE and license is None:
+        raise Http404
+    own = selectors.redaction_policy_own(license)
+    shown = own or selectors.redaction_policy_effective(license)
+    initial = {
+        "kinds": shown.kinds,
+        "keep_contacts": shown.keep_contacts,
+        "allow": "\n".join(own.allow if own else []),  # a license's adds to global's
+    }
+    form = RedactionPolicyForm(request.POST or None, initial=initial)
+    if request.method == "POST" and request.POST.get("reset") and license:
+        services.redaction_policy_reset(license=license)
+        messages.success(request, _("This license follows global's redaction again."))
+        return redirect(f"{request.path}?scope={scope}")
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.redaction_policy_set(license=license, **form.cleaned_data)
+        except ApplicationError as exc:
+            form.add_error("allow", exc.message)
+        else:
+            messages.success(request, _("Saved. New uploads and re-ingested documents follow it."))
+            return redirect(f"{request.path}?scope={scope}")
+    context = {
+        "form": form,
+        "scope": scope,
+        "license": license,
+        "has_own": own is not None,
+        "shared_allow": selectors.redaction_policy_effective(None).allow if license else [],
+        "licenses": license_choices(),
+    }
+    return render(request, "knowledge/redaction.html", context)

@@ -104,3 +104,33 @@ def latency_chart(days: list, width: int = 560, height: int = 170) -> dict:
         "first": days[0].day,
         "last": days[-1].day,
     }
+
+
+@register.filter
+def pii_label(kind: str) -> str:
+    """A kind of personal data ("EMAIL") as people say it, in the admin's language."""
+    from knowledge.models import PII_LABELS
+
+    return str(PII_LABELS.get(kind, kind))
+
+
+_PLACEHOLDER = re.compile(r"\[(EMAIL|PHONE|IBAN|CARD|DNI|NIE|CPF|CNPJ)\]")
+
+
+@register.filter
+def redaction_marked(text: str) -> SafeString:
+    """Escape a chunk's text and mark each "[EMAIL]"-like placeholder, saying what it hides."""
+    from django.utils.translation import gettext
+
+    pieces, last = [], 0
+    for match in _PLACEHOLDER.finditer(text or ""):
+        why = gettext("Redacted before storing: %(kind)s") % {"kind": pii_label(match.group(1))}
+        pieces += [
+            escape(text[last : match.start()]),
+            f'<mark class="redacted" title="{escape(why)}">',
+            escape(match.group(0)),
+            "</mark>",
+        ]
+        last = match.end()
+    pieces.append(escape((text or "")[last:]))
+    return mark_safe("".join(pieces))  # every piece above was escaped

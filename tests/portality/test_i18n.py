@@ -170,6 +170,8 @@ def console_pages(data) -> list[str]:
         f"/licenses/{data['license'].pk}/",
         "/memories/",
         "/chat/",
+        "/knowledge/redaction/",
+        "/knowledge/redaction/?scope=sala-01",
         "/chat/assistant/",
         f"/chat/assistant/{data['license'].pk}/",
     ]

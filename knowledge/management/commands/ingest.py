@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge import services
-from knowledge.models import Document, DocumentStatus, Language, SourceType
+from knowledge.models import Document, DocumentStatus, Language, Redaction, SourceType
 from knowledge.search import sentence_vectors
 from licenses.models import License
 from licenses.selectors import license_get_for_machine_id
@@ -32,6 +32,13 @@ class Command(BaseCommand):
         parser.add_argument("--source-type", default=SourceType.OTHER, choices=SourceType.values)
         parser.add_argument("--language", default=Language.AUTO, choices=Language.values)
         parser.add_argument("--password", default="", help="password of encrypted PDFs")
+        parser.add_argument(
+            "--redaction",
+            default=Redaction.DEFAULT,
+            choices=Redaction.values,
+            help="personal data: the scope's policy (default), keep_contacts (the "
+            "organisation's allow-listed e-mails and phones stay), all, or none",
+        )
         parser.add_argument("--json", action="store_true", help="one JSON line per file")
         parser.add_argument(
             "--async", dest="run_async", action="store_true", help="queue for the workers"
@@ -113,6 +120,7 @@ class Command(BaseCommand):
                 source_type=options["source_type"],
                 language=options["language"],
                 pdf_password=options["password"],
+                redaction=options["redaction"],
                 enqueue=options["run_async"],
             )
 
