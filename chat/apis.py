@@ -69,7 +69,13 @@ class CitationSerializer(serializers.Serializer):
     page = serializers.IntegerField(allow_null=True)
     chunk_id = serializers.IntegerField()
     score = serializers.FloatField()
-    excerpt = serializers.CharField(allow_blank=True)
+    excerpt = serializers.CharField(allow_blank=True, help_text="The cited passage.")
+    section = serializers.CharField(
+        allow_blank=True, help_text="Its heading (or first words): tells passages apart."
+    )
+    quote = serializers.CharField(
+        allow_blank=True, help_text="The passage's sentence the answer relied on."
+    )
 
 
 class ChatOutputSerializer(serializers.Serializer):

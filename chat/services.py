@@ -16,7 +16,7 @@ import hashlib
 import re
 import secrets
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.conf import settings
@@ -28,6 +28,7 @@ from chat.llm import LLM, Prompt, Source, get_llm
 from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
 from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, refusal
+from knowledge.chunking import split_sentences
 from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
 from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
 from knowledge.search.vector_index import QueryEmbedding
@@ -67,13 +68,17 @@ MAX_TOOL_CALLS = 3  # searches the model may ask for in one answer
 
 @dataclass(frozen=True)
 class Citation:
+    """One passage the answer cites: opened, it shows ``passage`` with ``quote`` marked."""
+
     number: int
     document: str
     document_id: str
     page: int | None
     chunk_id: int
     score: float
-    excerpt: str = ""  # the start of the cited passage, for a source opened in the widget
+    excerpt: str = ""  # the passage (up to PASSAGE_CHARS), for a source opened in the widget
+    section: str = ""  # tells two passages of one page apart: its heading, or its first words
+    quote: str = ""  # the passage's sentence the answer relied on ("" when none stands out)
 
 
 @dataclass
@@ -311,7 +316,15 @@ def chat_stream(
         question=turn.prompt.question,
         answer=answer,
         citations=[
-            {"number": c.number, "document": c.document, "page": c.page, "excerpt": c.excerpt}
+            {
+                "number": c.number,
+                "document": c.document,
+                "page": c.page,
+                "excerpt": c.excerpt,
+                "section": c.section,
+                "quote": c.quote,
+                "chunk_id": c.chunk_id,
+            }
             for c in turn.citations
         ],
     )
@@ -328,7 +341,7 @@ def _answer_pieces(turn: ChatTurn, llm: LLM) -> Iterator[str]:
             yield text
     if tail := renumber.flush():
         yield tail
-    turn.citations = renumber.citations()
+    turn.citations = _with_quotes(renumber.citations(), "".join(renumber.said))
 
 
 def _log_search(turn: ChatTurn, principal: Principal) -> None:
@@ -346,6 +359,7 @@ class _Renumbering:
         self.turn = turn
         self.numbers: dict[int, int] = {}  # prompt's number → number in the answer
         self.pending = ""
+        self.said: list[str] = []  # the answer as renumbered, to find what each source backs
 
     def feed(self, delta: str) -> str:
         text = self.pending + delta
@@ -354,11 +368,15 @@ class _Renumbering:
             text, self.pending = text[:cut], text[cut:]  # maybe the start of a marker
         else:
             self.pending = ""
-        return _MARKER.sub(self._replace, text)
+        return self._said(_MARKER.sub(self._replace, text))
 
     def flush(self) -> str:
         text, self.pending = self.pending, ""
-        return _MARKER.sub(self._replace, text)
+        return self._said(_MARKER.sub(self._replace, text))
+
+    def _said(self, text: str) -> str:
+        self.said.append(text)
+        return text
 
     def _replace(self, match: re.Match[str]) -> str:
         original = int(match.group(1))
@@ -380,13 +398,60 @@ class _Renumbering:
                     r.chunk_id,
                     r.fused_score,
                     _excerpt(r.content),
+                    _section(r),
                 )
             )
         return cited
 
 
-def _excerpt(text: str, limit: int = 600) -> str:
+PASSAGE_CHARS = 1500
+
+
+def _excerpt(text: str, limit: int = PASSAGE_CHARS) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def _section(result: SearchResult) -> str:
+    """The passage's own heading (the last of its path), else its first words."""
+    if result.heading.strip():
+        return result.heading.split(">")[-1].strip()[:80]
+    words = result.content.split()
+    return " ".join(words[:8]) + ("…" if len(words) > 8 else "")
+
+
+def _with_quotes(citations: list[Citation], answer: str) -> list[Citation]:
+    """Each citation with the sentence of its passage that the answer's sentences citing it
+    share most words with: what a reader checks the claim against."""
+    claims: dict[int, list[str]] = {}
+    start, claim = 0, ""
+    for marker in _MARKER.finditer(answer):
+        # The claim a marker backs: the last sentence before it (since the previous marker);
+        # markers side by side ("[1][2]") back the same one.
+        before = answer[start : marker.start()].strip(' .;,«»"\n')
+        if before:
+            sentences = [part for line in before.splitlines() for part in split_sentences(line)]
+            claim = sentences[-1] if sentences else before
+        claims.setdefault(int(marker.group(1)), []).append(claim)
+        start = marker.end()
+    return [replace(c, quote=_best_quote(c.excerpt, claims.get(c.number, []))) for c in citations]
+
+
+def _best_quote(passage: str, claims: list[str]) -> str:
+    """The passage's sentence sharing most words (two at least) with the first claim that
+    has one: an answer leads with what matters most."""
+    sentences = split_sentences(" ".join(passage.split()))
+    for claim in claims:
+        claimed = _content_words(claim)
+        overlap, best = max(
+            ((len(claimed & _content_words(s)), s) for s in sentences), default=(0, "")
+        )
+        if overlap >= 2:
+            return best.strip()
+    return ""
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"\w+", fold(text)) if len(w) > 3 or w.isdigit()}
 
 
 def _queue_memory_proposals(principal: Principal, user_ref: str, turn: ChatTurn) -> None:

@@ -16,5 +16,6 @@ urlpatterns = [
     path("<uuid:pk>/status", views.document_status, name="document-status"),
     path("<uuid:pk>/forget", views.document_forget, name="document-forget"),
     path("<uuid:pk>/retry", views.document_retry, name="document-retry"),
+    path("chunks/<int:pk>/", views.chunk_open, name="chunk-open"),
     path("chunks/<int:pk>/forget", views.chunk_forget, name="chunk-forget"),
 ]

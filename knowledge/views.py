@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import timedelta
+from urllib.parse import urlencode
 from uuid import UUID
 
 from django.conf import settings
@@ -164,17 +165,41 @@ def document_status(request: HtmxHttpRequest, pk: UUID) -> JsonResponse:
     return JsonResponse(_status_payload(_get_document(pk)))
 
 
+CHUNKS_PER_PAGE = 50
+
+
 @console_permission(VIEW_KNOWLEDGE)
 @require_GET
 def document_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     document = _get_document(pk)
-    chunks = Paginator(document.chunks.order_by("ordinal"), 50).get_page(request.GET.get("page"))
+    chunks = Paginator(document.chunks.order_by("ordinal"), CHUNKS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
     context = {
         "document": document,
         "chunks": chunks,
         "stuck": services.document_is_stuck(document),
+        # A citation opened from an answer: its passage, and the sentence to mark in it.
+        "opened": _int_or_none(request.GET.get("open")),
+        "quote": request.GET.get("quote", "")[:1000],
     }
     return render(request, "knowledge/document_detail.html", context)
+
+
+def _int_or_none(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() else None
+
+
+@console_permission(VIEW_KNOWLEDGE)
+@require_GET
+def chunk_open(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """A cited passage: its document's page of chunks, scrolled to it, the quote marked."""
+    chunk = get_object_or_404(Chunk.objects.only("document_id", "ordinal"), pk=pk)
+    before = Chunk.objects.filter(document_id=chunk.document_id, ordinal__lt=chunk.ordinal)
+    page = before.count() // CHUNKS_PER_PAGE + 1
+    query = urlencode({"page": page, "open": pk, "quote": request.GET.get("quote", "")[:1000]})
+    url = reverse("knowledge:document-detail", args=[chunk.document_id])
+    return redirect(f"{url}?{query}#chunk-{pk}")
 
 
 @console_permission(FORGET_KNOWLEDGE)

@@ -134,3 +134,17 @@ def redaction_marked(text: str) -> SafeString:
         last = match.end()
     pieces.append(escape((text or "")[last:]))
     return mark_safe("".join(pieces))  # every piece above was escaped
+
+
+@register.filter
+def passage_marked(text: str, quote: str = "") -> SafeString:
+    """A chunk's text, escaped, its placeholders marked, and ``quote`` (the sentence an
+    answer cited it for) marked where it stands, so the reader lands on it."""
+    at = text.find(quote) if quote else -1
+    if at < 0:
+        return redaction_marked(text)
+    before, middle, after = text[:at], text[at : at + len(quote)], text[at + len(quote) :]
+    return mark_safe(
+        f'{redaction_marked(before)}<mark class="quote" id="quote">'
+        f"{redaction_marked(middle)}</mark>{redaction_marked(after)}"
+    )  # each piece was escaped by redaction_marked

@@ -60,7 +60,18 @@
     box.append(el("summary", "", interpolate(ngettext("%(count)s source", "%(count)s sources", citations.length), { count: citations.length }, true)));
     const list = el("ol", "");
     citations.forEach((c) => {
-      const item = el("li", "", c.document + page(c.page));
+      // Each source opens its document at the passage, the sentence the answer used marked.
+      const item = el("li", "");
+      const link = el("a", "", c.document + page(c.page) + (c.section ? " — " + c.section : ""));
+      link.href = form.dataset.passage.replace("/0/", "/" + c.chunk_id + "/") + (c.quote ? "?quote=" + encodeURIComponent(c.quote) : "");
+      link.target = "_blank";
+      link.rel = "noopener";
+      item.append(link);
+      if (c.quote) {
+        const quote = el("q", "muted small", c.quote);
+        quote.translate = false;
+        item.append(" ", quote);
+      }
       item.value = c.number;
       list.append(item);
     });

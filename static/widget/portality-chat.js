@@ -19,11 +19,11 @@
   var ownAccent = /^#[0-9a-f]{3,8}$/i.test(script.dataset.accent || "") ? script.dataset.accent : "";
   var accent = ownAccent || "#3355cc";
   var TEXT = {
-    es: { pending: "Propuesto por el asistente: ¿lo confirmas?", confirm: "Confirmar", memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", forgetAllAsk: "¿Olvidar todos tus recuerdos?", download: "Descargar (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", unavailable: "El asistente no está disponible en esta página ahora mismo.", title: "Asistente", greeting: "Hola, {name}. ¿En qué puedo ayudarte?", hello: "Hola. ¿En qué puedo ayudarte?", cancel: "Cancelar", withdraw: "¿Retirar el permiso para recordar? Se olvidarán todos tus recuerdos." },
-    pt: { pending: "Sugerido pelo assistente: confirma?", confirm: "Confirmar", memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", forgetAllAsk: "Esquecer todas as suas memórias?", download: "Baixar (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", unavailable: "O assistente não está disponível nesta página agora.", title: "Assistente", greeting: "Olá, {name}. Como posso ajudar?", hello: "Olá. Como posso ajudar?", cancel: "Cancelar", withdraw: "Retirar a permissão para lembrar? Todas as suas memórias serão esquecidas." },
-    en: { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", forgetAllAsk: "Forget all your memories?", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant", greeting: "Hello, {name}. How can I help?", hello: "Hello. How can I help?", cancel: "Cancel", withdraw: "Withdraw permission to remember? All your memories will be forgotten." }
+    es: { pending: "Propuesto por el asistente: ¿lo confirmas?", confirm: "Confirmar", memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", forgetAllAsk: "¿Olvidar todos tus recuerdos?", download: "Descargar (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", unavailable: "El asistente no está disponible en esta página ahora mismo.", title: "Asistente", page: "pág.", greeting: "Hola, {name}. ¿En qué puedo ayudarte?", hello: "Hola. ¿En qué puedo ayudarte?", cancel: "Cancelar", withdraw: "¿Retirar el permiso para recordar? Se olvidarán todos tus recuerdos." },
+    pt: { pending: "Sugerido pelo assistente: confirma?", confirm: "Confirmar", memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", forgetAllAsk: "Esquecer todas as suas memórias?", download: "Baixar (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", unavailable: "O assistente não está disponível nesta página agora.", title: "Assistente", page: "p.", greeting: "Olá, {name}. Como posso ajudar?", hello: "Olá. Como posso ajudar?", cancel: "Cancelar", withdraw: "Retirar a permissão para lembrar? Todas as suas memórias serão esquecidas." },
+    en: { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", forgetAllAsk: "Forget all your memories?", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant", page: "p.", greeting: "Hello, {name}. How can I help?", hello: "Hello. How can I help?", cancel: "Cancel", withdraw: "Withdraw permission to remember? All your memories will be forgotten." }
   }[lang] || null;
-  TEXT = TEXT || { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", forgetAllAsk: "Forget all your memories?", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant", greeting: "Hello, {name}. How can I help?", hello: "Hello. How can I help?", cancel: "Cancel", withdraw: "Withdraw permission to remember? All your memories will be forgotten." };
+  TEXT = TEXT || { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", forgetAllAsk: "Forget all your memories?", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant", page: "p.", greeting: "Hello, {name}. How can I help?", hello: "Hello. How can I help?", cancel: "Cancel", withdraw: "Withdraw permission to remember? All your memories will be forgotten." };
   var title = script.dataset.title || TEXT.title;
   var ICONS = {
     chat: '<path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z"/>',
@@ -54,7 +54,8 @@
     ".msg{max-width:88%;padding:8px 11px;border-radius:10px;white-space:pre-wrap;overflow-wrap:anywhere}" +
     ".user{align-self:flex-end;background:#eef3ff}.bot{align-self:flex-start;background:#f3f4f6}" +
     ".error{align-self:stretch;background:#fdecea;color:#8a1c12}" +
-    ".sources{font-size:12px;color:#475467;margin-top:6px}.sources ol{margin:4px 0 0 18px;padding:0}" +
+    ".sources{font-size:12px;color:#475467;margin-top:6px}.sources ol{margin:4px 0 0 18px;padding:0}.sources summary{cursor:pointer;overflow-wrap:anywhere}" +
+    ".passage{max-height:160px;overflow-y:auto;margin:4px 0;padding:6px 8px;background:#fff;border-left:3px solid var(--accent);color:#1c2430}.passage mark{background:#fff3a3;color:inherit}" +
     "form{display:flex;gap:8px;padding:10px;border-top:1px solid #e5e7eb}" +
     "textarea{flex:1;resize:none;height:42px;padding:9px;border:1px solid #cbd2dc;border-radius:8px;font-size:14px}" +
     "form button{border:0;border-radius:8px;background:var(--accent);color:var(--on-accent);padding:0 14px;cursor:pointer}" +
@@ -138,13 +139,22 @@
     box.textContent = TEXT.sources + ":";
     var list = document.createElement("ol");
     citations.forEach(function (c) {
-      // Each source opens to the passage it quotes.
+      // Each source opens to its passage, the sentence the answer relied on marked.
       var item = document.createElement("li");
       var more = document.createElement("details");
       var name = document.createElement("summary");
-      name.textContent = c.document + (c.page ? ", p. " + c.page : "");
+      name.textContent = c.document + (c.page ? ", " + TEXT.page + " " + c.page : "") + (c.section ? " — " + c.section : "");
       var passage = document.createElement("p");
-      passage.textContent = c.excerpt || "";
+      passage.className = "passage";
+      var text = c.excerpt || "";
+      var at = c.quote ? text.indexOf(c.quote) : -1;
+      if (at < 0) passage.textContent = text;
+      else {
+        var mark = document.createElement("mark");
+        mark.textContent = c.quote;
+        passage.append(text.slice(0, at), mark, text.slice(at + c.quote.length));
+        more.addEventListener("toggle", function () { if (more.open) mark.scrollIntoView({ block: "nearest" }); });
+      }
       more.append(name, passage);
       item.appendChild(more);
       list.appendChild(item);

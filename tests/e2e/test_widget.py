@@ -65,6 +65,7 @@ def test_widget_on_another_origin_streams_an_answer_with_its_source(host_page, c
         )
         page.click(".sources summary")  # a source opens to the passage it quotes
         assert "siete días" in page.inner_text(".sources details p")
+        assert "siete días" in page.inner_text(".sources details mark")  # the sentence used
         shot(page, "08-widget-answer")
 
         # A reload keeps the conversation: the page keeps the session id, the server the turns.
@@ -99,6 +100,13 @@ def test_admin_chat_view_streams_and_explains(live_server, django_user_model, ce
         page.wait_for_selector(".chat-turn .chat-citations", timeout=60_000)
         assert "reglamento-salon.md" in page.text_content(".chat-turn .chat-citations")
         assert "siete días" in page.inner_text("#chat-log")
+        # A source opens its document at the passage, with the sentence the answer used marked.
+        page.click(".chat-citations summary")
+        with page.expect_popup() as opened:
+            page.click(".chat-citations a")
+        passage = opened.value
+        passage.wait_for_selector("mark.quote")
+        assert "siete días" in passage.inner_text("mark.quote")
         assert "reglamento-salon.md" in page.inner_text("#chat-sources")
         assert "Lucía" in page.inner_text("#chat-prompt")
         shot(page, "10-admin-chat")
