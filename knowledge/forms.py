@@ -4,6 +4,8 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.utils.formats import number_format
+from django.utils.functional import lazy
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -140,7 +142,7 @@ class PlaygroundForm(forms.Form):
         min_value=-1,
         max_value=1,
         required=False,
-        help_text=_("empty = the model's calibrated default"),
+        help_text=_("Empty: the model's calibrated default."),
     )
     relative_cut = forms.FloatField(
         label=_("Relative cut"),
@@ -148,8 +150,8 @@ class PlaygroundForm(forms.Form):
         max_value=1,
         required=False,
         help_text=format_lazy(
-            _("drop results under this share of the best; empty = {default}"),
-            default=settings.SEARCH_RELATIVE_CUT,
+            _("Drops results scoring under this share of the best one. Empty: {default}."),
+            default=lazy(lambda: number_format(settings.SEARCH_RELATIVE_CUT), str)(),
         ),
     )
 

@@ -355,3 +355,13 @@ class SearchLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.actor}: {self.query[:40]}"
+
+    @property
+    def actor_display(self) -> str:
+        """Who searched, in the reader's language ("license:sala-07" → "License sala-07")."""
+        kind, _sep, name = self.actor.partition(":")
+        if kind == "license":
+            return str(_("License %(machine_id)s")) % {"machine_id": name}
+        if kind == "admin":
+            return str(_("Admin %(username)s")) % {"username": name}
+        return self.actor

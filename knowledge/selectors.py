@@ -4,11 +4,13 @@ The search itself is the engine's: knowledge.search."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from uuid import UUID
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Aggregate, Avg, Count, FloatField, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
@@ -239,3 +241,20 @@ def redaction_plan(*, license: License | None, choice: str) -> RedactionPlan:
         kinds=tuple(k for k in KINDS if k in policy.kinds),
         allow=AllowList(policy.allow) if keep else None,
     )
+
+
+def informative_words(query: str) -> list[str]:
+    """The query's words that are no stopword in Spanish, Portuguese or English, as the
+    keyword search's own dictionaries say (what the playground may highlight)."""
+    words = sorted({w for w in re.findall(r"\w+", query) if len(w) > 1})[:50]
+    if not words:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT w FROM unnest(%s::text[]) AS w
+                WHERE length(to_tsvector('pb_spanish', w)) > 0
+                  AND length(to_tsvector('pb_portuguese', w)) > 0
+                  AND length(to_tsvector('pb_english', w)) > 0""",
+            [words],
+        )
+        return [row[0] for row in cursor.fetchall()]

@@ -273,7 +273,29 @@ class TestPlayground:
         ).content.decode()
 
         assert "<mark>piscina</mark>" in html and "fused" in html and " ms" in html
-        assert "p.md" in html
+        assert "p.md" in html and "What the scores mean" in html
+
+    def test_only_words_the_keyword_search_weighs_are_marked(self, admin_client):
+        make_document("# Piscina\n\nLa piscina abre a las ocho de la mañana.", filename="p.md")
+        html = admin_client.get(
+            "/knowledge/search/",
+            {"query": "¿a qué hora abre la piscina?", "scope": "global", "min_score": "-1"},
+        ).content.decode()
+
+        assert "<mark>piscina</mark>" in html and "<mark>abre</mark>" in html
+        for stopword in ("la", "las", "de", "a"):  # stopwords in Spanish, Portuguese or English
+            assert f"<mark>{stopword}</mark>" not in html.lower()
+
+    def test_the_query_log_names_who_searched_in_the_readers_language(self, admin_client):
+        license = make_license(machine_id="sala-07")
+        admin_client.get("/knowledge/search/", {"query": "piscina", "scope": "sala-07"})
+        html = admin_client.get(
+            "/knowledge/search/",
+            {"query": "piscina", "scope": "global"},
+            HTTP_ACCEPT_LANGUAGE="es",
+        ).content.decode()
+        assert "Administrador admin" in html and "admin:admin" not in html
+        assert license.machine_id in html
 
     def test_bad_parameters_show_an_error(self, admin_client):
         html = admin_client.get(

@@ -1,0 +1,73 @@
+"""Every console page on a 390 px phone, in a real Chromium, in each language: nothing makes
+the page scroll sideways (wide tables scroll inside their own box). Screenshots go to
+test-results/e2e/phone-*.png."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.search import SearchOptions, search
+from knowledge.services import search_log_record
+from licenses.principals import principal_for_admin
+from licenses.services import license_forge
+from tests.e2e.browser import chromium_page, log_in
+from tests.e2e.test_admin_journey import make_memory, shot
+from tests.factories import as_owner, make_document
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+WIDE = "https://an-uncommonly-long-customer-origin.example.com"
+
+
+def console_urls(license, ready, failed) -> list[str]:
+    return [
+        "/",
+        "/knowledge/",
+        f"/knowledge/{ready.pk}/",
+        f"/knowledge/{failed.pk}/",
+        "/knowledge/search/?query=horario+de+la+piscina+comunitaria&scope=global",
+        "/knowledge/redaction/",
+        "/licenses/",
+        f"/licenses/{license.pk}/",
+        "/memories/",
+        "/chat/",
+        "/chat/assistant/",
+        f"/chat/assistant/{license.pk}/",
+        "/api/docs/",
+    ]
+
+
+@pytest.mark.parametrize("locale", ["es-ES", "pt-BR", "en-US"])
+def test_no_console_page_scrolls_sideways_on_a_phone(live_server, django_user_model, locale):
+    as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
+    license = license_forge(
+        user_name="Marta Fernández de la Concepción",
+        machine_id="sala-de-reuniones-del-edificio-norte-07",
+        allowed_origins=[WIDE],
+    ).license
+    make_memory(license)
+    ready = make_document(
+        "# Horario\n\nLa piscina comunitaria abre a las ocho de la mañana; "
+        "escriba a administracion.general.del.condominio@example.com.",
+        filename="horario-de-verano-de-la-piscina-comunitaria-2026.md",
+        license=license,
+    )
+    failed = make_document("  \n\t  ", filename="documento-vacio-sin-texto-alguno.txt")
+    admin = principal_for_admin("admin", license=None)
+    for query in ("horario de la piscina comunitaria en verano", "reserva del salón de fiestas"):
+        search_log_record(
+            principal=admin, response=search(principal=admin, query=query, options=SearchOptions())
+        )
+
+    with chromium_page(locale=locale) as page:
+        page.set_viewport_size({"width": 390, "height": 844})
+        log_in(page, f"{live_server.url}/", "admin", "s3cret-pass")
+        wide = {}
+        for url in console_urls(license, ready, failed):
+            page.goto(f"{live_server.url}{url}")
+            page.wait_for_load_state("networkidle")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > 390:
+                wide[url] = width
+                shot(page, f"phone-{locale}-{url.strip('/').replace('/', '-')[:40] or 'home'}")
+        assert wide == {}
