@@ -7,9 +7,14 @@ import uuid
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 from pgvector.django import VectorField
 
 from licenses.models import License
+
+# The reason a refused proposal's event keeps when the user had not allowed memories (an
+# English msgid, as every reason in memory.services.REFUSAL_REASONS).
+NO_CONSENT_REASON = gettext_noop("the user has not agreed to memories")
 
 
 class MemoryType(models.TextChoices):

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from licenses.models import License
-from memory.models import Memory, MemoryEvent
+from memory.models import NO_CONSENT_REASON, Memory, MemoryEvent
 
 
 def memory_list_for_user(*, license: License, user_ref: str) -> QuerySet[Memory]:
@@ -39,6 +39,7 @@ def memory_metrics(*, since: object) -> dict[str, object]:
     from django.db.models import Count
 
     events = MemoryEvent.objects.filter(created_at__gte=since)
+    no_consent = NO_CONSENT_REASON
     return {
         "active_total": Memory.objects.filter(active=True).count(),
         "active_per_license": list(
@@ -48,9 +49,16 @@ def memory_metrics(*, since: object) -> dict[str, object]:
             .order_by("-n")[:10]
         ),
         "writes": events.filter(kind="created").count(),
-        "decayed": events.filter(kind__in=["decayed", "deactivated", "expired"]).count(),
+        # Decay deactivates a memory whose confidence fell too low; an admin may too.
+        "decayed": events.filter(
+            Q(kind__in=["decayed", "expired"])
+            | Q(kind="deactivated") & ~Q(actor__startswith="admin:")
+        ).count(),
+        "deactivated": events.filter(kind="deactivated", actor__startswith="admin:").count(),
         "user_deleted": events.filter(kind="forgotten", actor__startswith="user:").count(),
-        "rejected": events.filter(kind="rejected").count(),
+        # Not kept because the user had not allowed memories: not a judgement of the content.
+        "without_consent": events.filter(kind="rejected", reason=no_consent).count(),
+        "rejected": events.filter(kind="rejected").exclude(reason=no_consent).count(),
     }
 
 

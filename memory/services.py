@@ -21,6 +21,7 @@ from django.utils.translation import gettext_noop
 from knowledge.search import vector_index
 from licenses.models import License
 from memory.models import (
+    NO_CONSENT_REASON,
     Memory,
     MemoryConsent,
     MemoryEvent,
@@ -49,7 +50,7 @@ DEACTIVATE_BELOW = 0.3
 REFUSAL_PARAMS = {"min_confidence": MIN_CONFIDENCE, "limit": MAX_ACTIVE_PER_USER}
 REFUSAL_REASONS = {
     # English msgids: the audit trail stores them, the console and the API translate them.
-    "no_consent": gettext_noop("the user has not agreed to memories"),
+    "no_consent": NO_CONSENT_REASON,
     "low_confidence": gettext_noop("its confidence is under %(min_confidence)s"),
     "limit": gettext_noop("the limit of %(limit)s memories is reached"),
     "personal_data": gettext_noop(

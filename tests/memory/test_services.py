@@ -131,3 +131,23 @@ class TestForgetting:
         assert list(Memory.objects.all()) == [bea]
         with pytest.raises(MemoryRejected, match="not agreed"):
             propose(license, "Prefiere la sauna", user="ana")
+
+
+def test_the_memory_figures_name_what_happened():
+    """Decay and an admin's deactivation are counted apart; a proposal not kept for want of
+    consent is not counted as refused for its content."""
+    from memory.selectors import memory_metrics
+    from tests.factories import make_license
+
+    license = make_license(machine_id="sala-metricas")
+    with pytest.raises(MemoryRejected):
+        propose(license, "Prefiere la sala grande", user="bea")  # bea has not consented
+    consent(license)
+    kept = propose(license, "Prefiere respuestas cortas")
+    with pytest.raises(MemoryRejected):
+        propose(license, "Su DNI es 12345678Z")  # personal data: refused for its content
+    services.memory_set_active(memory=kept, active=False, actor="admin:ana")
+
+    figures = memory_metrics(since=timezone.now() - timedelta(days=30))
+    assert (figures["deactivated"], figures["decayed"]) == (1, 0)
+    assert (figures["rejected"], figures["without_consent"]) == (1, 1)
