@@ -226,9 +226,29 @@ OFFLINE_LABEL = {
 
 
 def _sentences(passage: str) -> list[str]:
-    """Its sentences, and headings on lines of their own. knowledge.chunking's splitter
-    knows abbreviations (a bare regex cut "Y. pestis" and quoted "pestis asociados…")."""
-    return [sentence for line in passage.splitlines() for sentence in split_sentences(line)]
+    """Its sentences, line by line: knowledge.chunking's splitter knows abbreviations (a
+    bare regex cut "Y. pestis" and quoted "pestis asociados…"). A title — a Markdown heading,
+    or a short line with no final stop — is not a sentence to quote."""
+    return [
+        sentence
+        for line in passage.splitlines()
+        if not _is_title(line)
+        for sentence in split_sentences(line)
+    ]
+
+
+def _is_title(line: str) -> bool:
+    """A Markdown heading, or a short line with no final stop, no figure and no list marker
+    ("Normas de convivencia", not "- Piscina: de 8 a 20 h")."""
+    line = line.strip()
+    if line.startswith("#"):
+        return True
+    return (
+        len(line.split()) <= 8
+        and not line.endswith((".", "!", "?", ":", ";", "»", '"', ")"))
+        and not line.startswith(("-", "*", "•"))
+        and not any(c.isdigit() for c in line)
+    )
 
 
 def _fold_words(text: str) -> set[str]:

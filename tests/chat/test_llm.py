@@ -127,3 +127,20 @@ def test_extractive_quotes_whole_sentences_across_abbreviations(question, passag
         sources=[Source(number=1, label="a.md", text=passage, body=passage)],
     )
     assert quoted in "".join(ExtractiveLLM().stream(prompt)).splitlines()
+
+
+def test_extractive_never_quotes_a_title_but_keeps_list_items():
+    body = (
+        "Normas de la piscina\n\nLa piscina abre a las ocho de la mañana.\n"
+        "- Horario de invierno: de 10 a 18 h\n# Gimnasio"
+    )
+    prompt = Prompt(
+        system="",
+        messages=[],
+        question="¿Cuál es el horario de invierno de la piscina?",
+        language="es",
+        sources=[Source(1, "normas.md", body, body=body)],
+    )
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert "«Normas de la piscina»" not in answer and "Gimnasio" not in answer
+    assert "«- Horario de invierno: de 10 a 18 h» [1]" in answer
