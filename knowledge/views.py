@@ -207,13 +207,14 @@ def chunk_open(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def document_forget(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     document = _get_document(pk)
     services.document_forget(document=document)
-    messages.success(
-        request,
-        _("Forgot %(filename)s: its chunks are no longer searchable.")
-        % {"filename": document.filename},
-    )
-    if request.htmx:
-        return HttpResponse(status=204, headers={"HX-Trigger": "documentsChanged"})
+    message = _("Forgot %(filename)s: its chunks are no longer searchable.") % {
+        "filename": document.filename
+    }
+    if request.htmx:  # said in the page's live region, focus back on the table
+        return HttpResponse(
+            status=204, headers=_notify(message, changed=True, focus="#table-title")
+        )
+    messages.success(request, message)
     return redirect("knowledge:document-list")
 
 
@@ -267,10 +268,16 @@ def document_retry(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     return redirect("knowledge:document-detail", pk=pk)
 
 
-def _notify(message: str, *, level: str = "success", changed: bool = False) -> dict[str, str]:
-    """HX-Trigger headers: a message for the page's live region (static/js/console.js), and
-    documentsChanged to reload the knowledge table."""
-    events: dict[str, object] = {"showMessage": {"text": message, "level": level}}
+def _notify(
+    message: str, *, level: str = "success", changed: bool = False, focus: str = ""
+) -> dict[str, str]:
+    """HX-Trigger headers: a message for the page's live region (static/js/console.js), where
+    the keyboard focus goes when the row it was on is gone, and documentsChanged to reload
+    the knowledge table."""
+    shown: dict[str, str] = {"text": message, "level": level}
+    if focus:
+        shown["focus"] = focus
+    events: dict[str, object] = {"showMessage": shown}
     if changed:
         events["documentsChanged"] = True
     return {"HX-Trigger": json.dumps(events)}
@@ -282,8 +289,8 @@ def chunk_forget(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     chunk = get_object_or_404(Chunk, pk=pk)
     document_id = chunk.document_id
     services.chunk_forget(chunk=chunk)
-    if request.htmx:
-        return HttpResponse("")  # the row disappears
+    if request.htmx:  # the row disappears; the page says so and keeps the keyboard's place
+        return HttpResponse("", headers=_notify(_("Chunk forgotten."), focus="#chunks-title"))
     messages.success(request, _("Chunk forgotten."))
     return redirect("knowledge:document-detail", pk=document_id)
 

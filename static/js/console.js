@@ -63,6 +63,12 @@
     line.className = "message message-" + (event.detail.level || "info");
     line.textContent = event.detail.text;
     region.replaceChildren(line);
+    // The button that was pressed may be gone with its row: keep the keyboard's place.
+    const target = event.detail.focus && document.querySelector(event.detail.focus);
+    if (target) {
+      if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+      target.focus();
+    }
   });
 
   // Copy buttons: <button data-copy="#id-of-the-text">.

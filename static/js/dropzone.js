@@ -96,6 +96,8 @@
       if (payload.duplicate) {
         ui.duplicateOf = payload.filename;
         ui.item.dataset.duplicate = "true";
+      } else {
+        changed(); // the table lists it as queued at once, not only once it is ready
       }
       follow(ui, payload);
     });
@@ -158,10 +160,14 @@
     return button;
   }
 
+  function changed() {
+    document.body.dispatchEvent(new CustomEvent("documentsChanged", { bubbles: true }));
+  }
+
   function follow(ui, payload) {
     show(ui, payload);
     if (payload.status === "ready" || payload.status === "failed" || ui.duplicateOf !== undefined) {
-      document.body.dispatchEvent(new CustomEvent("documentsChanged", { bubbles: true }));
+      changed();
       return;
     }
     setTimeout(() => {

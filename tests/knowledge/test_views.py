@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -120,7 +121,14 @@ class TestKnowledgePage:
         first, second, third = (make_document(f"Texto {n}.", filename=f"{n}.txt") for n in range(3))
 
         response = admin_client.post(f"/knowledge/{first.pk}/forget", HTTP_HX_REQUEST="true")
-        assert response.status_code == 204 and response["HX-Trigger"] == "documentsChanged"
+        events = json.loads(response["HX-Trigger"])
+        assert response.status_code == 204 and events["documentsChanged"] is True
+        # Said on the page, and the keyboard's focus goes back to the table (its row is gone).
+        assert events["showMessage"] == {
+            "text": "Forgot 0.txt: its chunks are no longer searchable.",
+            "level": "success",
+            "focus": "#table-title",
+        }
         admin_client.post("/knowledge/forget", {"documents": [str(second.pk), str(third.pk)]})
         assert not Document.objects.exists() and not Chunk.objects.exists()
 
