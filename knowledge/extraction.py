@@ -183,8 +183,11 @@ def _open_pdf(stream: BinaryIO, password: str):  # noqa: ANN202 - pypdf's PdfRea
         unlocked = reader.decrypt(password)
     except DependencyError as exc:
         raise IngestionError(
-            gettext_noop("This PDF's encryption is not supported: %(detail)s"),
-            params={"detail": str(exc)},
+            gettext_noop(
+                "This PDF's encryption is not supported: save it again without a password "
+                "(or with standard AES encryption) and upload it again."
+            ),
+            extra={"technical": str(exc)},
         ) from exc
     if not unlocked:
         raise IngestionError(
@@ -260,9 +263,13 @@ def _damaged_pdf(detail: str) -> IngestionError:
                 "read."
             )
         )
+    # The reader's own words (English, technical) go apart from the sentence people read.
     return IngestionError(
-        gettext_noop("This PDF is damaged or incomplete and could not be read (%(detail)s)."),
-        params={"detail": detail},
+        gettext_noop(
+            "This PDF is damaged or incomplete and could not be read. Open it and save or "
+            "export it again as PDF, then upload that copy."
+        ),
+        extra={"technical": detail},
     )
 
 

@@ -193,6 +193,11 @@ class Document(models.Model):
         return translate_message(self.error_i18n["template"], self.error_i18n.get("params"))
 
     @property
+    def error_technical(self) -> str:
+        """What the file's reader itself said (English, for whoever debugs the file)."""
+        return str(self.error_i18n.get("technical", ""))
+
+    @property
     def is_finished(self) -> bool:
         return self.status in {DocumentStatus.READY, DocumentStatus.FAILED}
 

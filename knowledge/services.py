@@ -427,19 +427,24 @@ def document_mark_failed(*, document_id: uuid.UUID | str, error: ApplicationErro
     """Record why ingestion failed; nothing of the document stays searchable. The message is
     kept in English (``error``) and as template and parameters (``error_i18n``), so the
     console shows it in each admin's language (Document.error_message)."""
-    i18n = {"template": error.template, "params": error.params}
+    technical = str(error.extra.get("technical", ""))[:500]  # the reader's own words
+    i18n = {"template": error.template, "params": error.params, "technical": technical}
     with transaction.atomic():
         Chunk.objects.filter(document_id=document_id).delete()
         Document.objects.filter(pk=document_id).update(
             status=DocumentStatus.FAILED,
             stage="",
-            error=error.english[:2000],
+            error=_with_technical(error.english, technical)[:2000],
             error_i18n=i18n,
             chunk_count=0,
             pdf_password="",
             finished_at=timezone.now(),
             updated_at=timezone.now(),
         )
+
+
+def _with_technical(message: str, technical: str) -> str:
+    return f"{message} ({technical})" if technical else message
 
 
 # -- forgetting and retrying -----------------------------------------------------------------

@@ -101,7 +101,11 @@ class TestKnowledgePage:
         make_document((PDFS / "invalid.pdf").read_bytes(), filename="invalid.pdf")
 
         html = admin_client.get("/knowledge/?status=failed&sort=filename").content.decode()
-        assert "invalid.pdf" in html and "startxref" in html
+        assert "invalid.pdf" in html and "save or export it again as PDF" in html
+        assert "startxref" not in html  # the reader's own words are on the document's page
+        failed = Document.objects.get(filename="invalid.pdf")
+        detail = admin_client.get(f"/knowledge/{failed.pk}/").content.decode()
+        assert "Technical detail" in detail and "startxref" in detail
         assert HOSTILE not in html
         assert (
             admin_client.get("/knowledge/?q=nothing-like-this")
