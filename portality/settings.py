@@ -225,7 +225,7 @@ CACHES = {
 
 # -- API ---------------------------------------------------------------------------------
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "portality.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "licenses.authentication.LicenseKeyAuthentication",
         "licenses.authentication.WidgetTokenAuthentication",

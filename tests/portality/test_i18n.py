@@ -287,3 +287,14 @@ def test_a_processing_stage_is_named_in_the_admin_language(admin_client, console
     )
     status = admin_client.get(f"{url}status", HTTP_ACCEPT_LANGUAGE="es").json()
     assert (status["stage"], status["stage_label"]) == ("embedding", "calculando vectores")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("accept", "phrase"),
+    [("es-ES,es;q=0.9", "Volver a la consola"), ("pt-BR,pt;q=0.9", "Voltar ao console")],
+)
+def test_the_api_docs_page_has_the_console_header_in_the_readers_language(client, accept, phrase):
+    html = client.get("/api/docs/", HTTP_ACCEPT_LANGUAGE=accept).content.decode()
+    assert phrase in html and "Portality <strong>Brain</strong>" in html
+    assert 'id="swagger-ui"' in html  # the reference itself, below
