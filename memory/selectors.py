@@ -35,11 +35,24 @@ def memory_list_for_admin(
 
 
 def memory_metrics(*, since: object) -> dict[str, object]:
-    """Seed 004 §8.2: active per license, writes, decayed, deleted by users (in the period)."""
+    """Seed 004 §8.2: active per license, writes, decayed, deleted by users (in the period).
+    The period's events are counted in one query."""
     from django.db.models import Count
 
-    events = MemoryEvent.objects.filter(created_at__gte=since)
-    no_consent = NO_CONSENT_REASON
+    by_admin = Q(actor__startswith="admin:")
+    no_consent = Q(kind="rejected", reason=NO_CONSENT_REASON)
+    counts = MemoryEvent.objects.filter(created_at__gte=since).aggregate(
+        writes=Count("id", filter=Q(kind="created")),
+        # Decay deactivates a memory whose confidence fell too low; an admin may too.
+        decayed=Count(
+            "id", filter=Q(kind__in=["decayed", "expired"]) | Q(kind="deactivated") & ~by_admin
+        ),
+        deactivated=Count("id", filter=Q(kind="deactivated") & by_admin),
+        user_deleted=Count("id", filter=Q(kind="forgotten", actor__startswith="user:")),
+        # Not kept because the user had not allowed memories: not a judgement of the content.
+        without_consent=Count("id", filter=no_consent),
+        rejected=Count("id", filter=Q(kind="rejected") & ~no_consent),
+    )
     return {
         "active_total": Memory.objects.filter(active=True).count(),
         "active_per_license": list(
@@ -48,17 +61,7 @@ def memory_metrics(*, since: object) -> dict[str, object]:
             .annotate(n=Count("id"))
             .order_by("-n")[:10]
         ),
-        "writes": events.filter(kind="created").count(),
-        # Decay deactivates a memory whose confidence fell too low; an admin may too.
-        "decayed": events.filter(
-            Q(kind__in=["decayed", "expired"])
-            | Q(kind="deactivated") & ~Q(actor__startswith="admin:")
-        ).count(),
-        "deactivated": events.filter(kind="deactivated", actor__startswith="admin:").count(),
-        "user_deleted": events.filter(kind="forgotten", actor__startswith="user:").count(),
-        # Not kept because the user had not allowed memories: not a judgement of the content.
-        "without_consent": events.filter(kind="rejected", reason=no_consent).count(),
-        "rejected": events.filter(kind="rejected").exclude(reason=no_consent).count(),
+        **counts,
     }
 
 
