@@ -30,6 +30,7 @@ from chat.selectors import AssistantProfile, assistant_profile
 from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, refusal
 from knowledge.chunking import split_sentences
 from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
+from knowledge.normalize import detect_language
 from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
 from knowledge.search.vector_index import QueryEmbedding
 from knowledge.services import search_log_record
@@ -187,14 +188,18 @@ def chat_prepare(
     session = sessions.session_load(
         license_id=principal.license_id, user_ref=user_ref, session_id=session_id
     )
-    language = answer_language(question, [*language_hints, _conversation_language(session)])
+    hints = [*language_hints, _conversation_language(session)]
     proposal = explicit_proposal(question, session_id=session.id)
     if proposal is not None:
+        language = answer_language(question, hints)
         return _memory_turn(principal, proposal, user_ref, session, question, language)
     memories = _memories(principal, question, user_ref, embedding)
     assistant = assistant_profile(principal.license)
     response = search(principal=principal, query=question, options=options, embedding=embedding)
     results = distinct_results(response.results)
+    # A question that does not tell ("Quem criou o Mark I?"), with nothing else to go by, is
+    # answered in the language of what was found rather than in Spanish by default.
+    language = answer_language(question, [*hints, _passages_language(results)])
     prompt = build_prompt(
         principal=principal,
         question=question,
@@ -247,6 +252,13 @@ class _ToolRunner:
                 if r.chunk_id in numbers
             ]
         }
+
+
+def _passages_language(results: list[SearchResult]) -> str | None:
+    if not results:
+        return None
+    language = detect_language(" ".join(r.content for r in results[:3]))
+    return language if language in LANGUAGE_NAMES else None
 
 
 def _conversation_language(session: sessions.Session) -> str | None:

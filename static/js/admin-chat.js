@@ -62,7 +62,12 @@
     citations.forEach((c) => {
       // Each source opens its document at the passage, the sentence the answer used marked.
       const item = el("li", "");
-      const link = el("a", "", c.document + page(c.page) + (c.section ? " — " + c.section : ""));
+      const link = el("a", "", c.document + page(c.page));
+      if (c.section) {
+        const section = el("span", "", " — " + c.section);
+        section.translate = false; // the passage's own words, in its language
+        link.append(section);
+      }
       link.href = form.dataset.passage.replace("/0/", "/" + c.chunk_id + "/") + (c.quote ? "?quote=" + encodeURIComponent(c.quote) : "");
       link.target = "_blank";
       link.rel = "noopener";

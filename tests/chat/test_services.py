@@ -186,3 +186,21 @@ def test_the_search_is_logged_even_when_the_model_fails(marta):
     with pytest.raises(LLMError):
         list(chat_stream(turn, principal=principal, llm=FailingLLM()))
     assert SearchLog.objects.count() == 1
+
+
+def test_a_question_that_does_not_tell_is_answered_in_the_language_of_what_was_found(
+    settings, monkeypatch
+):
+    from knowledge.search import types as search_types
+
+    monkeypatch.setattr(search_types, "FALLBACK_MIN_SCORE", 0.0)
+    forged = license_forge(user_name="Rui", machine_id="sala-pt")
+    make_document(
+        "# Mark I\n\nO Mark I foi construído pela IBM para a universidade de Harvard, e os "
+        "seus relés eram os da indústria de máquinas de escritório da época.",
+        filename="mark.md",
+        license=forged.license,
+    )
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    answer = ask(forged, "Como era controlada a máquina?", llm=ExtractiveLLM())
+    assert answer.answer.startswith("Modo offline")
