@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,7 +22,8 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
-from knowledge.chunking import split_sentences
+from knowledge.chunking import sentence_groups, split_sentences
+from knowledge.normalize import STOPWORDS
 from portality.providers import OpenAICompatible, ProviderError, gemini
 from portality.text import fold
 
@@ -42,6 +44,10 @@ class Source:
     label: str  # "manual.pdf, p. 3"
     text: str  # heading path and body: what the model reads
     body: str = ""  # the passage without its heading path: what may be quoted
+    # How close each of its sentence groups (knowledge.chunking.sentence_groups) is to the
+    # question, from the stored sentence vectors: () when it has none.
+    group_scores: tuple[float, ...] = ()
+    score: float = 0.0  # the passage's own similarity to the question
 
 
 @dataclass
@@ -251,14 +257,20 @@ def _is_title(line: str) -> bool:
     )
 
 
-def _fold_words(text: str) -> set[str]:
-    return {w[:6] for w in re.findall(r"\w+", fold(text)) if len(w) > 3}
-
-
 class ExtractiveLLM:
-    """No model: picks the sentences sharing most words with the question, cites them."""
+    """No model: quotes the retrieved passages' sentences that answer the question best,
+    best first, each cited, within the answer length the assistant is set to.
+
+    A sentence's score (weights tuned on the shared sets' dev splits; BENCHMARKS.md):
+    - how close its sentence group is to the question, from the vectors already stored
+      (the passage's own similarity when it has none) — what it says;
+    - the question's rare words it shares (idf over the candidates) — what it names;
+    - for "how many / when / which year" a figure, for "who" a name, that the question does
+      not already hold — the kind of fact asked for;
+    - a small penalty per rank of its passage."""
 
     name = "extractive"
+    weights = {"meaning": 10.0, "words": 0.3, "figure": 0.3, "name": 0.2, "rank": 0.2}
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
         label = OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
@@ -267,33 +279,115 @@ class ExtractiveLLM:
             yield f"«{sentence}» [{number}]\n"
 
     def _best_sentences(self, prompt: Prompt) -> list[tuple[str, int]]:
-        wanted = _fold_words(prompt.question)
-        scored = []
-        for rank, source in enumerate(prompt.sources):
-            # The body only: a heading path ("Normas > Comedor") is a title, not a fact.
-            for position, sentence in enumerate(_sentences(source.body or source.text)):
-                overlap = len(wanted & _fold_words(sentence))
-                scored.append((-overlap, rank, position, sentence.strip(), source.number))
-        scored.sort()
-        # Fragments (fewer than 4 words) are not worth quoting on their own, and a sentence
-        # repeated across sources is quoted once.
+        candidates = _candidates(prompt)
+        if not candidates:
+            first = prompt.sources[0]
+            return [((first.body or first.text)[:300], first.number)]
+        _score(candidates, prompt.question, self.weights)
+        candidates.sort(key=lambda c: -c.score)
         # The answer length the assistant is set to: a sentence per 50 words, within them.
-        best: list[tuple[str, int]] = []
-        seen: set[str] = set()
-        words = 0
-        for _, _, _, sentence, number in scored:
-            length = len(sentence.split())
-            if length < 4 or fold(sentence) in seen:
-                continue
-            if best and words + length > prompt.max_words:
+        chosen: list[_Candidate] = []
+        for candidate in candidates:
+            if len(chosen) >= max(1, prompt.max_words // 50):
                 break
+            if chosen and sum(c.words for c in chosen) + candidate.words > prompt.max_words:
+                break
+            chosen.append(candidate)
+        return [(c.sentence, c.number) for c in chosen]
+
+
+@dataclass
+class _Candidate:
+    sentence: str
+    number: int  # its source's
+    rank: int  # its source's position in the retrieval
+    meaning: float
+    words: int = 0
+    score: float = 0.0
+
+
+def _candidates(prompt: Prompt) -> list[_Candidate]:
+    """Every quotable sentence of the sources, once (a sentence repeated across sources is
+    quoted from the best-ranked one), with its group's similarity."""
+    candidates, seen = [], set()
+    for rank, source in enumerate(prompt.sources):
+        # The body only: a heading path ("Normas > Comedor") is a title, not a fact.
+        body = source.body or source.text
+        groups = sentence_groups(body) or [" ".join(body.split())]
+        for sentence in _sentences(body):
+            sentence = sentence.strip()
+            if len(sentence.split()) < 4 or fold(sentence) in seen:
+                continue  # fragments are not worth quoting on their own
             seen.add(fold(sentence))
-            best.append((sentence, number))
-            words += length
-            if len(best) >= max(1, prompt.max_words // 50):
-                break
-        first = prompt.sources[0]
-        return best or [((first.body or first.text)[:300], first.number)]
+            meaning = _group_score(sentence, groups, source)
+            candidates.append(
+                _Candidate(sentence, source.number, rank, meaning, len(sentence.split()))
+            )
+    return candidates
+
+
+def _group_score(sentence: str, groups: list[str], source: Source) -> float:
+    if not source.group_scores:
+        return source.score
+    flat = " ".join(sentence.split())
+    for index, group in enumerate(groups[: len(source.group_scores)]):
+        if flat in group or flat[:40] in group:
+            return source.group_scores[index]
+    return source.score
+
+
+_ASKS_FIGURE = re.compile(
+    r"\b(cu[aá]nt[oa]s?|cu[aá]ndo|quant[oa]s?|quando|a[nñ]os?|fecha|data|siglo|s[eé]culo|"
+    r"porcentaje|porcentagem|n[uú]mero|how (many|much)|when|year)\b"
+)
+_ASKS_NAME = re.compile(r"\b(qui[eé]n(es)?|quem|who)\b")
+_NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][\wáéíóúâêôãõçñü]+")
+
+
+def _score(candidates: list[_Candidate], question: str, weights: dict[str, float]) -> None:
+    asked = _content_words(question)
+    counts: dict[str, int] = {}
+    words_of = [_content_words(c.sentence) for c in candidates]
+    for words in words_of:
+        for word in words:
+            counts[word] = counts.get(word, 0) + 1
+    total = len(candidates)
+    folded_question = fold(question)
+    asks_figure = bool(_ASKS_FIGURE.search(folded_question))
+    asks_name = bool(_ASKS_NAME.search(folded_question))
+    question_tokens = set(re.findall(r"\w+", folded_question))
+    for candidate, words in zip(candidates, words_of, strict=True):
+        shared = sum(math.log(1 + total / counts[w]) for w in asked & words)
+        figure = asks_figure and any(
+            n not in question_tokens for n in re.findall(r"\d+", candidate.sentence)
+        )
+        name = asks_name and any(
+            fold(n) not in question_tokens for n in _NAME.findall(candidate.sentence)[1:]
+        )
+        candidate.score = (
+            weights["meaning"] * candidate.meaning
+            + weights["words"] * shared
+            + weights["figure"] * figure
+            + weights["name"] * name
+            - weights["rank"] * candidate.rank
+        )
+
+
+# Words too common to tell sentences apart, and the question words themselves.
+_COMMON = {word for words in STOPWORDS.values() for word in words} | {
+    "qual", "quais", "quem", "quando", "onde", "como", "cual", "cuales", "quien", "quienes",
+    "cuando", "donde", "cuanto", "cuantos", "cuanta", "cuantas", "quanto", "quantos",
+    "what", "which", "who", "when", "where", "how", "foi", "fue", "was", "son", "sao", "are",
+}  # fmt: skip
+
+
+def _content_words(text: str) -> set[str]:
+    """Its words that say something, folded and cut to six letters (a crude stem)."""
+    return {
+        w[:6]
+        for w in re.findall(r"\w+", fold(text))
+        if (len(w) > 2 and w not in _COMMON) or w.isdigit()
+    }
 
 
 def answerers_available() -> set[str]:

@@ -32,6 +32,7 @@ from knowledge.chunking import split_sentences
 from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
 from knowledge.normalize import detect_language
 from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
+from knowledge.search.sentence_vectors import group_similarities
 from knowledge.search.vector_index import QueryEmbedding
 from knowledge.services import search_log_record
 from licenses.models import GLOBAL_SCOPE, License
@@ -98,12 +99,23 @@ class ChatTurn:
         return self.session.id
 
 
-def _sources(results: list[SearchResult]) -> list[Source]:
+def _sources(
+    results: list[SearchResult], group_scores: dict[int, list[float]] | None = None
+) -> list[Source]:
     sources = []
     for number, r in enumerate(results, 1):
         label = r.filename + (f", p. {r.page_start}" if r.page_start else "")
         text = f"{r.heading}\n{r.content}" if r.heading else r.content
-        sources.append(Source(number=number, label=label, text=text, body=r.content))
+        sources.append(
+            Source(
+                number=number,
+                label=label,
+                text=text,
+                body=r.content,
+                group_scores=tuple((group_scores or {}).get(r.chunk_id, ())),
+                score=r.vector_score if r.vector_score is not None else r.fused_score,
+            )
+        )
     return sources
 
 
@@ -131,6 +143,7 @@ def build_prompt(
     results: list[SearchResult],
     memories: list[str],
     assistant: AssistantProfile,
+    group_scores: dict[int, list[float]] | None = None,
 ) -> Prompt:
     system = _system_instruction(assistant, language)
     if principal.license and principal.license.user_name:
@@ -141,7 +154,7 @@ def build_prompt(
         system += f"\nWhat the user asked you to remember:\n<<{fence}>>\n{listed}\n<<END {fence}>>"
     if summary:
         system += f"\nEarlier in this conversation the user asked about: {summary}"
-    sources = _sources(results)
+    sources = _sources(results, group_scores)
     boundary = f"DOCUMENTS-{secrets.token_hex(8)}"
     fenced = "\n\n".join(f"[{s.number}] {s.label}\n{s.text}" for s in sources)
     user_text = f"<<{boundary}>>\n{fenced}\n<<END {boundary}>>\n\nQuestion: {question}"
@@ -200,6 +213,7 @@ def chat_prepare(
     # A question that does not tell ("Quem criou o Mark I?"), with nothing else to go by, is
     # answered in the language of what was found rather than in Spanish by default.
     language = answer_language(question, [*hints, _passages_language(results)])
+    group_scores = _group_scores(results, embedding, assistant)
     prompt = build_prompt(
         principal=principal,
         question=question,
@@ -209,6 +223,7 @@ def chat_prepare(
         results=results,
         memories=memories,
         assistant=assistant,
+        group_scores=group_scores,
     )
     turn = ChatTurn(session, prompt, results, search=response, answerer=assistant.answerer)
     prompt.tools = [KNOWLEDGE_SEARCH_TOOL]
@@ -252,6 +267,18 @@ class _ToolRunner:
                 if r.chunk_id in numbers
             ]
         }
+
+
+def _group_scores(
+    results: list[SearchResult], embedding: QueryEmbedding, assistant: AssistantProfile
+) -> dict[int, list[float]]:
+    """For the offline answerer, which quotes sentences: how close each sentence group of
+    the passages is to the question (stored vectors; nothing is embedded here)."""
+    if not results or (assistant.answerer or settings.LLM_PROVIDER) != "extractive":
+        return {}
+    return group_similarities(
+        chunk_ids=[r.chunk_id for r in results], vector=embedding.vector(), model=embedding.model
+    )
 
 
 def _passages_language(results: list[SearchResult]) -> str | None:

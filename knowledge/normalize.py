@@ -19,7 +19,7 @@ _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u3000]+")
 _BLANK_LINES = re.compile(r"\n\s*\n\s*(\n\s*)+")
 _DIGITS = re.compile(r"\d+")
 
-_STOPWORDS = {
+STOPWORDS = {
     "es": {
         "el",
         "la",
@@ -179,6 +179,6 @@ def check_quality(text: str) -> None:
 def detect_language(text: str) -> str:
     """es, pt or en by stopword counts; "other" when none of them dominates."""
     words = re.findall(r"[^\W\d_]+", text[:20000].lower())
-    counts = {lang: sum(1 for word in words if word in stop) for lang, stop in _STOPWORDS.items()}
+    counts = {lang: sum(1 for word in words if word in stop) for lang, stop in STOPWORDS.items()}
     best = max(counts, key=counts.__getitem__)
     return best if counts[best] >= max(3, 0.05 * len(words)) else "other"

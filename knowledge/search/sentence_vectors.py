@@ -133,3 +133,29 @@ def _embed_batch(batch: list[Embedding], provider: EmbeddingProvider) -> int:
             SentenceEmbedding(embedding_id=pk, vector=v) for pk in alive for v in rows[pk]
         )
     return sum(len(groups[pk]) for pk in alive)
+
+
+def group_similarities(
+    *, chunk_ids: list[int], vector: list[float], model: str
+) -> dict[int, list[float]]:
+    """Each chunk's sentence groups' similarity to ``vector``, in the groups' order
+    (knowledge.chunking.sentence_groups), from the vectors already stored: what tells the
+    offline answerer which sentence of a passage answers, without embedding anything. The
+    chunk ids come from a search in the caller's scope. A chunk of one group, or without
+    sentence vectors yet, is absent or has one value."""
+    if not chunk_ids or not enabled():
+        return {}
+    distance = vector_index.exact_distance("%s", alias="s.")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT e.chunk_id, 1 - {distance}
+                  FROM knowledge_sentenceembedding s
+                  JOIN knowledge_embedding e ON e.id = s.embedding_id
+                 WHERE e.chunk_id = ANY(%s) AND e.model = %s
+                 ORDER BY e.chunk_id, s.id""",
+            ["[" + ",".join(f"{x:.7f}" for x in vector) + "]", chunk_ids, model],
+        )
+        similarities: dict[int, list[float]] = {}
+        for chunk_id, similarity in cursor.fetchall():
+            similarities.setdefault(chunk_id, []).append(float(similarity))
+    return similarities

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from chat.llm import OFFLINE_LABEL
-from chat.services import chat_answer
+from chat.services import assistant_update, chat_answer
 from chat.texts import NO_INFORMATION
 from licenses.principals import principal_for_license
 from portality.text import fold
@@ -67,10 +67,13 @@ def answer_language_of(answer: str) -> str | None:
     return None
 
 
-def evaluate(directory: Path, split: str, progress: Callable[[int, int], None]) -> dict:
+def evaluate(
+    directory: Path, split: str, progress: Callable[[int, int], None], length: str = "normal"
+) -> dict:
     dataset = load_dataset(directory, split)
     license = bench_license(dataset)
     ingest_passages(dataset, license, progress)
+    assistant_update(license=license, values={"answer_length": length})
     principal = principal_for_license(license)
     language = set_language(dataset.name)
     lead, whole, words, latencies = [], [], [], []
@@ -94,6 +97,7 @@ def evaluate(directory: Path, split: str, progress: Callable[[int, int], None]) 
     return {
         "dataset": dataset.name,
         "split": split,
+        "answer_length": length,
         "n": len(dataset.queries),
         "lead_hit": round(statistics.fmean(lead), 3),
         "whole_hit": round(statistics.fmean(whole), 3),

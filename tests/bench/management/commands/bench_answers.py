@@ -18,6 +18,12 @@ class Command(BaseCommand):
         from tests.bench.retrieval import add_dataset_arguments
 
         add_dataset_arguments(parser)
+        parser.add_argument(
+            "--answer-length",
+            default="normal",
+            choices=["short", "normal", "detailed"],
+            help="the assistant's answer length the answers are given at",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         from django.conf import settings
@@ -32,7 +38,9 @@ class Command(BaseCommand):
         if settings.LLM_PROVIDER != "extractive":
             raise CommandError("bench_answers measures the offline answerer: unset LLM_PROVIDER.")
         use_bench_database(options["database"])
-        report = evaluate(directory, options["split"], progress=self._progress)
+        report = evaluate(
+            directory, options["split"], progress=self._progress, length=options["answer_length"]
+        )
         self.stderr.write("")
         if options["json"]:
             self.stdout.write(json.dumps(report))
