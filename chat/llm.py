@@ -285,10 +285,11 @@ class ExtractiveLLM:
             return [((first.body or first.text)[:300], first.number)]
         _score(candidates, prompt.question, self.weights)
         candidates.sort(key=lambda c: -c.score)
-        # The answer length the assistant is set to: a sentence per 50 words, within them.
+        # The answer length the assistant is set to: a sentence per 50 words (two at least),
+        # within them.
         chosen: list[_Candidate] = []
         for candidate in candidates:
-            if len(chosen) >= max(1, prompt.max_words // 50):
+            if len(chosen) >= max(2, prompt.max_words // 50):
                 break
             if chosen and sum(c.words for c in chosen) + candidate.words > prompt.max_words:
                 break

@@ -104,10 +104,11 @@ def test_persona_is_fenced_before_the_rules_which_it_cannot_override(marta):
     assert "Savara" not in system
 
 
-def test_short_answers_make_the_offline_answerer_quote_one_sentence():
+def test_short_answers_make_the_offline_answerer_quote_less():
     text = (
         "La piscina abre a las ocho de la mañana. La piscina cierra a las nueve de la noche. "
-        "La piscina tiene socorrista los fines de semana."
+        "La piscina tiene socorrista los fines de semana. La piscina se limpia los lunes, "
+        "cuando el conserje no la abre a los vecinos del condominio en todo el día."
     )
     prompt = Prompt(
         system="",
@@ -120,8 +121,8 @@ def test_short_answers_make_the_offline_answerer_quote_one_sentence():
     prompt.max_words = 60
     short = "".join(ExtractiveLLM().stream(prompt))
 
-    assert normal.count("«") == 3 and short.count("«") == 1
-    assert "abre a las ocho" in short
+    assert normal.count("«") == 3 and short.count("«") == 2
+    assert short.index("abre a las ocho") < short.index("»")  # the answer first
 
 
 def test_a_licenses_answerer_is_used_for_its_answers(marta, settings):
