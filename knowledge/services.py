@@ -56,6 +56,7 @@ from licenses.models import License
 from licenses.principals import Principal
 from portality.celery import app as celery_app
 from portality.exceptions import ApplicationError
+from portality.metrics import INGESTION_SECONDS
 
 logger = logging.getLogger(__name__)
 
@@ -196,12 +197,15 @@ def document_ingest(*, document_id: uuid.UUID | str) -> Document | None:
     document = Document.objects.select_related("license").get(pk=document_id)
     try:
         provider = vector_index.active_provider()
-        extracted = _extract(document, provider)
+        with INGESTION_SECONDS.labels(stage="extract").time():
+            extracted = _extract(document, provider)
         pieces, duplicates = _new_pieces(document, extracted.pieces)
-        vectors = _embed(document, pieces, provider)
+        with INGESTION_SECONDS.labels(stage="embed").time():
+            vectors = _embed(document, pieces, provider)
         vector_index.space_ensure(model=provider.model)
         extracted.details["duplicate_chunks_skipped"] = duplicates
-        _store(document, extracted, pieces, vectors, provider.model)
+        with INGESTION_SECONDS.labels(stage="store").time():
+            _store(document, extracted, pieces, vectors, provider.model)
     except IngestionError as exc:
         document_mark_failed(document_id=document.pk, error=exc)
     except _Forgotten:

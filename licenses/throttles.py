@@ -27,6 +27,7 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from licenses.models import License
+from portality.metrics import RATE_LIMIT_REFUSALS
 from portality.redis_pool import shared_redis
 
 logger = logging.getLogger(__name__)
@@ -102,6 +103,7 @@ class LicenseRateThrottle(BaseThrottle):
         if full:
             resets = [rate.get_window_stats(item, *ids).reset_time for item, ids in full]
             self._wait = max(resets) - time.time()
+            RATE_LIMIT_REFUSALS.labels(limit=self.scope).inc()
             return False
         for item, ids in buckets:
             rate.hit(item, *ids, cost=cost)

@@ -7,6 +7,7 @@ import warnings
 
 from celery import Celery
 from celery.exceptions import SecurityWarning
+from celery.signals import worker_process_shutdown, worker_ready
 
 from portality.embedded import start_unless_external
 
@@ -32,6 +33,27 @@ def _embedded_servers(sender: Celery, **kwargs: object) -> None:
 
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_ready.connect
+def _metrics_port(sender: object, **kwargs: object) -> None:
+    """A worker on a machine of its own answers Prometheus on WORKER_METRICS_PORT: its
+    pool processes' samples, summed (portality.metrics)."""
+    from django.conf import settings
+
+    if settings.WORKER_METRICS_PORT:
+        from prometheus_client import CollectorRegistry, multiprocess, start_http_server
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        start_http_server(settings.WORKER_METRICS_PORT, registry=registry)
+
+
+@worker_process_shutdown.connect
+def _metrics_process_gone(pid: int | None = None, **kwargs: object) -> None:
+    from portality.metrics import process_exited
+
+    process_exited(pid or os.getpid())
 
 
 @app.task(name="portality.ping")

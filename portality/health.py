@@ -6,13 +6,14 @@ are for a signed-in admin (and the log)."""
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
 
 import redis
 from django.conf import settings
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
@@ -20,6 +21,8 @@ from django.views.decorators.http import require_GET
 
 from portality.celery import app as celery_app
 from portality.env import celery_broker_url
+from portality.http import client_ip
+from portality.metrics import scrape
 
 logger = logging.getLogger(__name__)
 OK = "ok"
@@ -120,3 +123,27 @@ def _warn_unhealthy(report: dict[str, str]) -> None:
     _last_unhealthy_warning = now
     down = {part: state for part, state in report.items() if state != OK}
     logger.warning("health check: not every part is up: %s", down)
+
+
+@never_cache
+@require_GET
+def metrics(request: HttpRequest) -> HttpResponse:
+    """Prometheus metrics of every process on this machine (portality.metrics), for an admin
+    or a scraper on METRICS_ALLOWED_NETWORKS; anyone else finds nothing here."""
+    staff = bool(getattr(request.user, "is_staff", False))
+    if not (staff or _scraper(client_ip(request))):
+        raise Http404
+    body, content_type = scrape()
+    return HttpResponse(body, content_type=content_type)
+
+
+def _scraper(address: str | None) -> bool:
+    if not address:
+        return False
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(
+        ip in ipaddress.ip_network(net, strict=False) for net in settings.METRICS_ALLOWED_NETWORKS
+    )

@@ -25,6 +25,7 @@ import django
 
 from portality.embedded import start_unless_external
 from portality.env import env_int, env_secret, env_str
+from portality.metrics import metrics_reset
 from portality.processes import die_with_parent
 
 
@@ -40,6 +41,7 @@ def main() -> int:
     # DEBUG off serves hashed, compressed files (WhiteNoise's manifest); collect them first.
     call_command("collectstatic", interactive=False, verbosity=0)
     first_admin = _ensure_first_admin()
+    metrics_reset()  # the samples of an earlier run's processes are not this run's
     port = env_int("PORT", 8000, minimum=1)
     demo_url = _ensure_widget_demo(settings.DATA_DIR, port)
     # Children inherit this environment: on embedded defaults they attach to the same servers

@@ -5,6 +5,7 @@ See the README's configuration table and .env.example for each variable.
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import timedelta
 from pathlib import Path
 
@@ -113,6 +114,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "portality.middleware.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "portality.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -392,6 +394,18 @@ MEMORY_CONFIRM_PROPOSALS = env_bool("MEMORY_CONFIRM_PROPOSALS", False)
 # make run's widget demo page (chat.views.widget_demo): the origin it is served at, and the
 # origin of the API its widget talks to. Empty: no demo page.
 WIDGET_DEMO_ORIGIN = env_str("WIDGET_DEMO_ORIGIN").rstrip("/")
+# Who may read /metrics without signing in (Prometheus): these networks, CIDR notation.
+METRICS_ALLOWED_NETWORKS = env_list("METRICS_ALLOWED_NETWORKS", ["127.0.0.1/32", "::1/128"])
+# A worker machine's own scrape port (its processes' metrics); 0: none (on the web
+# server's machine, /metrics already holds the worker's).
+WORKER_METRICS_PORT = env_int("WORKER_METRICS_PORT", 0, minimum=0)
+for _network in METRICS_ALLOWED_NETWORKS:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"METRICS_ALLOWED_NETWORKS: {_network!r} is not a network (e.g. 10.0.0.0/8)."
+        ) from None
 WIDGET_DEMO_API_ORIGIN = env_str("WIDGET_DEMO_API_ORIGIN").rstrip("/")
 WIDGET_TOKEN_TTL_SECONDS = env_int("WIDGET_TOKEN_TTL_SECONDS", 3600, minimum=60)
 CHAT_RATE_PER_LICENSE_PER_MINUTE = env_int("CHAT_RATE_PER_LICENSE_PER_MINUTE", 120, minimum=1)

@@ -26,6 +26,7 @@ urlpatterns = [
     path("chat/", include("chat.urls")),
     path("memories/", include("memory.urls")),
     path("healthz", health.healthz, name="healthz"),
+    path("metrics", health.metrics, name="metrics"),
     # The chat widget at a stable URL, and at the hashed names of earlier releases (the
     # current one is a static file WhiteNoise serves before Django sees the request).
     path("widget.js", chat_views.widget_script, name="widget-script"),

@@ -22,6 +22,7 @@ from knowledge.search.types import (
 )
 from licenses.principals import Principal
 from portality.exceptions import ApplicationError
+from portality.metrics import SEARCH_SECONDS
 from portality.text import tame
 
 
@@ -46,17 +47,23 @@ def search(
         query=query, scope=principal.scope_label, model=model, options=options
     )
     if model:
-        vector = embedding.vector() if embedding else provider_for_model(model).embed_query(query)
-        rows = hybrid_rows(
-            license_id=principal.license_id,
-            query=query,
-            vector=vector,
-            model=model,
-            options=options,
-            tuning=tuning,
-        )
+        with SEARCH_SECONDS.labels(stage="embed").time():
+            vector = (
+                embedding.vector() if embedding else provider_for_model(model).embed_query(query)
+            )
+        with SEARCH_SECONDS.labels(stage="statement").time():
+            rows = hybrid_rows(
+                license_id=principal.license_id,
+                query=query,
+                vector=vector,
+                model=model,
+                options=options,
+                tuning=tuning,
+            )
         _fill(response, rows, options)
-    response.latency_ms = (time.perf_counter() - started) * 1000
+    elapsed = time.perf_counter() - started
+    SEARCH_SECONDS.labels(stage="total").observe(elapsed)
+    response.latency_ms = elapsed * 1000
     return response
 
 

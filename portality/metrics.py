@@ -1,0 +1,101 @@
+"""The product's Prometheus metrics, shared by every process of a machine.
+
+prometheus-client's multiprocess mode: each process (granian's workers, Celery's pool
+processes, a manage.py command) writes its samples to files in one directory, and whoever
+answers a scrape sums them (``/metrics`` on the web server, ``WORKER_METRICS_PORT`` on a
+worker machine). The directory must be known before prometheus-client is imported, hence
+this module sets it first; ``make run`` empties it when the product starts.
+
+What is measured: request latency by route, search latency by stage, ingestion stage
+durations, rate-limit refusals, and at each scrape the Celery queue's depth.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import cast
+
+from portality.env import data_dir, env_str
+
+
+def metrics_dir() -> Path:
+    return Path(env_str("PROMETHEUS_MULTIPROC_DIR") or data_dir() / "run" / "metrics")
+
+
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir())
+metrics_dir().mkdir(parents=True, exist_ok=True)
+
+from prometheus_client import (  # noqa: E402 - after the directory is known
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+from prometheus_client.core import GaugeMetricFamily  # noqa: E402
+from prometheus_client.registry import Collector  # noqa: E402
+
+REQUEST_SECONDS = Histogram(
+    "portality_http_request_duration_seconds",
+    "Time Django took to answer, by route (its URL pattern), method and status class.",
+    ["route", "method", "status"],
+)
+SEARCH_SECONDS = Histogram(
+    "portality_search_duration_seconds",
+    "Search time by stage: embed (the question), statement (the hybrid SQL), total.",
+    ["stage"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
+)
+INGESTION_SECONDS = Histogram(
+    "portality_ingestion_stage_duration_seconds",
+    "Ingestion time by stage: extract (read, normalise, redact, chunk), embed, store.",
+    ["stage"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900),
+)
+RATE_LIMIT_REFUSALS = Counter(
+    "portality_rate_limit_refusals_total",
+    "Requests refused for going over a rate limit, by limit.",
+    ["limit"],
+)
+
+
+CELERY_QUEUE = "celery"  # Celery's default queue, the only one the product uses
+
+
+class _QueueDepth(Collector):
+    """The Celery queue's length, read from Redis at each scrape (a gauge no process owns)."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        from redis.exceptions import RedisError
+
+        from portality.redis_pool import shared_redis
+
+        gauge = GaugeMetricFamily(
+            "portality_queue_depth", "Tasks waiting in a Celery queue.", labels=["queue"]
+        )
+        try:
+            gauge.add_metric([CELERY_QUEUE], float(cast(int, shared_redis().llen(CELERY_QUEUE))))
+        except RedisError:  # a scrape answers with Redis down; the health check says why
+            return
+        yield gauge
+
+
+def scrape() -> tuple[bytes, str]:
+    """Every process's samples on this machine, summed, and the queue's depth."""
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)
+    registry.register(_QueueDepth())
+    return generate_latest(registry), CONTENT_TYPE_LATEST
+
+
+def metrics_reset() -> None:
+    """Forget the samples of processes gone (make run calls this when it starts)."""
+    for stale in metrics_dir().glob("*.db"):
+        stale.unlink(missing_ok=True)
+
+
+def process_exited(pid: int) -> None:
+    multiprocess.mark_process_dead(pid)
