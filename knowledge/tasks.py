@@ -37,6 +37,7 @@ def document_ingest_task(self: Task, document_id: str) -> str | None:
     if document is None:
         logger.info("document %s: nothing to ingest (gone, or already finished)", document_id)
         return None
+    logger.info("document %s %s: %s chunks", document_id, document.status, document.chunk_count)
     if document.status == DocumentStatus.READY and sentence_vectors.enabled():
         _queue_sentences(document_id)
     return document.status

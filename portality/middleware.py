@@ -5,12 +5,14 @@ and failed there (a 500). No page or API takes NUL anywhere, so it is a 400 at t
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from urllib.parse import unquote
 
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
+from django_guid.log_filters import CorrelationId
 
 from portality.errors import respond
 from portality.metrics import REQUEST_SECONDS
@@ -101,3 +103,14 @@ class RequestMetricsMiddleware:
 
 
 _METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+
+
+class RequestIdLogFilter(CorrelationId):
+    """django-guid's request id on each log record; "-" outside a request or task (a
+    startup line), so the text format never reads "[None]"."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        super().filter(record)
+        if getattr(record, self.correlation_id_field, None) is None:
+            setattr(record, self.correlation_id_field, "-")
+        return True

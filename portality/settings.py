@@ -11,6 +11,7 @@ from pathlib import Path
 
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
+from django_guid.integrations import CeleryIntegration
 
 from portality.env import (
     EMBEDDED_DATABASE_URL,
@@ -107,6 +108,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served from here (no CDN)
+    "django_guid",  # a request id per request, carried into the Celery tasks it starts
     "licenses",
     "knowledge",
     "memory",
@@ -114,6 +116,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "django_guid.middleware.guid_middleware",
     "portality.middleware.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "portality.middleware.RejectNulMiddleware",
@@ -419,11 +422,46 @@ MEMORY_RATE_PER_USER_PER_MINUTE = env_int("MEMORY_RATE_PER_USER_PER_MINUTE", 60,
 WIDGET_RATE_PER_LICENSE_PER_MINUTE = env_int("WIDGET_RATE_PER_LICENSE_PER_MINUTE", 1200, minimum=1)
 WIDGET_RATE_PER_USER_PER_MINUTE = env_int("WIDGET_RATE_PER_USER_PER_MINUTE", 60, minimum=1)
 
+# Every log line carries the request id (X-Request-ID: a client's or nginx's when it is a
+# valid UUID, else a new one; answered in the response), in the request and in the Celery
+# tasks it queued (django-guid). LOG_FORMAT=json writes one JSON object a line, for a log
+# collector (compose sets it); text, the default, is for a person reading make run.
+LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))
+DJANGO_GUID = {
+    "GUID_HEADER_NAME": "X-Request-ID",
+    "VALIDATE_GUID": True,
+    "RETURN_HEADER": True,
+    "EXPOSE_HEADER": True,
+    "INTEGRATIONS": [CeleryIntegration(use_django_logging=True, log_parent=True)],
+}
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {
+        "request_id": {"()": "portality.middleware.RequestIdLogFilter"},
+        "task": {"()": "django_guid.integrations.celery.log_filters.CeleryTracing"},
+    },
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(correlation_id)s]: %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(correlation_id)s "
+            "%(celery_parent_id)s %(celery_current_id)s",
+            "rename_fields": {
+                "asctime": "time",
+                "levelname": "level",
+                "name": "logger",
+                "correlation_id": "request_id",
+            },
+        },
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id", "task"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
     # pypdf logs every quirk of every damaged file at WARNING; failures reach us as exceptions.
     "loggers": {
