@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from django import template
 from django.utils.formats import number_format
@@ -24,17 +25,21 @@ def _stem(word: str) -> str:
 def highlight(text: str, query: str) -> SafeString:
     """Escape ``text`` and wrap words matching the query (accent- and case-insensitive) in <mark>."""
     stems = {_stem(fold(w)) for w in _WORD.findall(query or "") if len(w) >= 3}
+
+    def matching(word: str) -> bool:
+        folded = fold(word)
+        return len(folded) >= 3 and any(folded.startswith(stem) for stem in stems)
+
+    words = (m for m in _WORD.finditer(text or "") if matching(m.group(0)))
+    return _marked(text, ((m, "<mark>") for m in words))
+
+
+def _marked(text: str, marks: Iterable[tuple[re.Match[str], str]]) -> SafeString:
+    """``text`` escaped, each match wrapped in its opening tag (already escaped) and </mark>."""
     pieces, last = [], 0
-    for match in _WORD.finditer(text or ""):
-        folded = fold(match.group(0))
-        if len(folded) >= 3 and any(folded.startswith(stem) for stem in stems):
-            pieces += [
-                escape(text[last : match.start()]),
-                "<mark>",
-                escape(match.group(0)),
-                "</mark>",
-            ]
-            last = match.end()
+    for match, opening in marks:
+        pieces += [escape(text[last : match.start()]), opening, escape(match.group(0)), "</mark>"]
+        last = match.end()
     pieces.append(escape((text or "")[last:]))
     return mark_safe("".join(pieces))  # every piece above was escaped
 
@@ -122,18 +127,11 @@ def redaction_marked(text: str) -> SafeString:
     """Escape a chunk's text and mark each "[EMAIL]"-like placeholder, saying what it hides."""
     from django.utils.translation import gettext
 
-    pieces, last = [], 0
-    for match in _PLACEHOLDER.finditer(text or ""):
-        why = gettext("Redacted before storing: %(kind)s") % {"kind": pii_label(match.group(1))}
-        pieces += [
-            escape(text[last : match.start()]),
-            f'<mark class="redacted" title="{escape(why)}">',
-            escape(match.group(0)),
-            "</mark>",
-        ]
-        last = match.end()
-    pieces.append(escape((text or "")[last:]))
-    return mark_safe("".join(pieces))  # every piece above was escaped
+    def opening(kind: str) -> str:
+        why = gettext("Redacted before storing: %(kind)s") % {"kind": pii_label(kind)}
+        return f'<mark class="redacted" title="{escape(why)}">'
+
+    return _marked(text, ((m, opening(m.group(1))) for m in _PLACEHOLDER.finditer(text or "")))
 
 
 @register.filter
