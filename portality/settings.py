@@ -470,5 +470,6 @@ LOGGING = {
         "httpx": {"level": "WARNING"},
         "httpx2": {"level": "WARNING"},
         "axes": {"level": "WARNING"},  # its start banner on every process
+        "django_guid": {"level": "WARNING"},  # a line per request saying it made an id
     },
 }
