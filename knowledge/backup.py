@@ -71,10 +71,14 @@ def backup_create(*, destination: Path) -> BackupReport:
                 f"--snapshot={snapshot}",
                 f"--file={destination / 'database.dump'}",
             )
-        _copy_originals(files, destination / "media")
+        missing = _copy_originals(files, destination / "media")
     except BaseException:
         shutil.rmtree(destination, ignore_errors=True)  # no half-written backup left behind
         raise
+    # A document forgotten between the snapshot and the copy has no original left: its rows
+    # are in the dump (searchable as they were), its file is said missing, not an error.
+    manifest["files"] = {name: digest for name, digest in files if name not in missing}
+    manifest["missing_files"] = sorted(missing)
     (destination / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return BackupReport(destination, manifest)
 
@@ -133,12 +137,18 @@ def _manifest(cursor: Any, files: list[tuple[str, str]]) -> dict[str, Any]:  # n
     }
 
 
-def _copy_originals(files: list[tuple[str, str]], media: Path) -> None:
+def _copy_originals(files: list[tuple[str, str]], media: Path) -> set[str]:
+    """Copy the originals (they never change once stored); return those already gone."""
     root = Path(settings.MEDIA_ROOT)
+    missing = set()
     for name, _digest in files:
         target = media / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(root / name, target)  # originals never change once stored
+        try:
+            shutil.copyfile(root / name, target)
+        except FileNotFoundError:
+            missing.add(name)
+    return missing
 
 
 def _read_manifest(source: Path) -> dict[str, Any]:
