@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from chat.llm import answerers_available
 from chat.models import MAX_GREETING_CHARS, Answerer, AnswerLength, LauncherIcon, WidgetPosition
-from chat.selectors import AssistantProfile
+from chat.selectors import TEXT_FIELDS, AssistantProfile
 
 GREETING_FIELDS = {"es": "greeting_es", "pt": "greeting_pt", "en": "greeting_en"}
 
@@ -116,10 +116,7 @@ class AssistantForm(forms.Form):
     def initial_from(cls, row: Any) -> dict[str, Any]:  # noqa: ANN401 - an Assistant or None
         if row is None:
             return {}
-        initial = {name: getattr(row, name) for name in (
-            "name", "instructions", "answer_length", "answerer", "widget_title",
-            "widget_color", "widget_position", "launcher_icon",
-        )}  # fmt: skip
+        initial = {name: getattr(row, name) for name in TEXT_FIELDS}
         initial["suggestions"] = "\n".join(row.suggestions or [])
         for lang, field in GREETING_FIELDS.items():
             initial[field] = (row.greeting or {}).get(lang, "")

@@ -346,9 +346,9 @@ _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][\wáéíóúâêôãõçñ�
 
 
 def _score(candidates: list[_Candidate], question: str, weights: dict[str, float]) -> None:
-    asked = _content_words(question)
+    asked = content_words(question)
     counts: dict[str, int] = {}
-    words_of = [_content_words(c.sentence) for c in candidates]
+    words_of = [content_words(c.sentence) for c in candidates]
     for words in words_of:
         for word in words:
             counts[word] = counts.get(word, 0) + 1
@@ -382,7 +382,7 @@ _COMMON = {word for words in STOPWORDS.values() for word in words} | {
 }  # fmt: skip
 
 
-def _content_words(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
     """Its words that say something, folded and cut to six letters (a crude stem)."""
     return {
         w[:6]

@@ -22,7 +22,7 @@ logger = logging.getLogger(__name__)
 # answerer stops adding sentences past it).
 ANSWER_WORDS = {AnswerLength.SHORT: 60, AnswerLength.NORMAL: 150, AnswerLength.DETAILED: 400}
 # Settings a license row leaves empty take the deployment's; these are the text ones.
-_TEXT_FIELDS = (
+TEXT_FIELDS = (
     "name",
     "instructions",
     "answer_length",
@@ -89,7 +89,7 @@ def assistant_profile(license: License | None) -> AssistantProfile:
     for row in (deployment, own):
         if row is None:
             continue
-        values.update({name: getattr(row, name) for name in _TEXT_FIELDS if getattr(row, name)})
+        values.update({name: getattr(row, name) for name in TEXT_FIELDS if getattr(row, name)})
         greeting.update({lang: text for lang, text in (row.greeting or {}).items() if text})
         if row.suggestions is not None:
             suggestions = list(row.suggestions)

@@ -24,7 +24,7 @@ from django.db import transaction
 
 from chat import session as sessions
 from chat.language import answer_language, question_language
-from chat.llm import LLM, Prompt, Source, get_llm
+from chat.llm import LLM, Prompt, Source, content_words, get_llm
 from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
 from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, refusal
@@ -480,17 +480,13 @@ def _best_quote(passage: str, claims: list[str]) -> str:
     has one: an answer leads with what matters most."""
     sentences = split_sentences(" ".join(passage.split()))
     for claim in claims:
-        claimed = _content_words(claim)
+        claimed = content_words(claim)
         overlap, best = max(
-            ((len(claimed & _content_words(s)), s) for s in sentences), default=(0, "")
+            ((len(claimed & content_words(s)), s) for s in sentences), default=(0, "")
         )
         if overlap >= 2:
             return best.strip()
     return ""
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"\w+", fold(text)) if len(w) > 3 or w.isdigit()}
 
 
 def _queue_memory_proposals(principal: Principal, user_ref: str, turn: ChatTurn) -> None:

@@ -64,7 +64,7 @@ def backup_create(*, destination: Path) -> BackupReport:
                 cursor.execute("SELECT pg_export_snapshot()")
                 (snapshot,) = cursor.fetchone()
                 files = _document_files(cursor)
-                manifest = _manifest(cursor, files)
+                manifest = _manifest(cursor)
             _pg(
                 "pg_dump",
                 "--format=custom",
@@ -120,7 +120,7 @@ def _document_files(cursor: Any) -> list[tuple[str, str]]:  # noqa: ANN401 - a D
     return [(name, sha256) for name, sha256 in cursor.fetchall()]
 
 
-def _manifest(cursor: Any, files: list[tuple[str, str]]) -> dict[str, Any]:  # noqa: ANN401
+def _manifest(cursor: Any) -> dict[str, Any]:  # noqa: ANN401 - a DB-API cursor
     cursor.execute(
         "SELECT model, dimensions, is_active FROM knowledge_embeddingspace ORDER BY model"
     )
@@ -133,7 +133,6 @@ def _manifest(cursor: Any, files: list[tuple[str, str]]) -> dict[str, Any]:  # n
         "server_version": server_version,
         "embedding_models": models,
         "counts": {name: _count(cursor, table) for name, table in COUNTED.items()},
-        "files": dict(files),
     }
 
 
