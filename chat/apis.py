@@ -18,8 +18,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from chat.language import accept_language_hints, answer_language
-from chat.models import Answerer, AnswerLength, LauncherIcon, WidgetPosition
-from chat.selectors import assistant_profile, assistant_rows
+from chat.models import Assistant
+from chat.selectors import TEXT_FIELDS, assistant_profile, assistant_rows
 from chat.services import (
     ChatTurn,
     assistant_reset,
@@ -322,39 +322,24 @@ class CanShapeAssistant(BasePermission):
         )
 
 
-class AssistantSettingsSerializer(serializers.Serializer):
-    """The settings a row holds; on a license an empty value means "as the deployment"."""
+class AssistantSettingsSerializer(serializers.ModelSerializer):
+    """The settings a row holds, as the model defines and validates them (the service checks
+    the row whole); on a license an empty value means "as the deployment"."""
 
-    name = serializers.CharField(max_length=60, allow_blank=True, required=False)
-    instructions = serializers.CharField(
-        max_length=4000, allow_blank=True, required=False, trim_whitespace=False
-    )
-    greeting = serializers.DictField(
-        child=serializers.CharField(max_length=300, allow_blank=True),
-        required=False,
-        help_text='By language: {"es": "Hola, {user_name}…", "pt": …, "en": …}.',
-    )
-    suggestions = serializers.ListField(
-        child=serializers.CharField(max_length=150),
-        max_length=4,
-        allow_null=True,
-        required=False,
-        help_text="Up to 4; null on a license = the deployment's.",
-    )
-    answer_length = serializers.ChoiceField(
-        choices=["", *AnswerLength.values], allow_blank=True, required=False
-    )
-    answerer = serializers.ChoiceField(
-        choices=["", *Answerer.values], allow_blank=True, required=False
-    )
-    widget_title = serializers.CharField(max_length=60, allow_blank=True, required=False)
-    widget_color = serializers.RegexField(r"^(#[0-9a-fA-F]{6})?$", allow_blank=True, required=False)
-    widget_position = serializers.ChoiceField(
-        choices=["", *WidgetPosition.values], allow_blank=True, required=False
-    )
-    launcher_icon = serializers.ChoiceField(
-        choices=["", *LauncherIcon.values], allow_blank=True, required=False
-    )
+    class Meta:
+        model = Assistant
+        fields = [*TEXT_FIELDS, "greeting", "suggestions"]
+        extra_kwargs = {
+            **{name: {"required": False} for name in TEXT_FIELDS},
+            "greeting": {
+                "required": False,
+                "help_text": 'By language: {"es": "Hola, {user_name}…", "pt": …, "en": …}.',
+            },
+            "suggestions": {
+                "required": False,
+                "help_text": "Up to 4; null on a license = the deployment's.",
+            },
+        }
 
 
 class AssistantApi(APIView):

@@ -249,3 +249,24 @@ def test_admin_api_sets_the_deployment_and_a_license(owner):
 
     assert api.delete("/api/v1/assistant/sala").status_code == 204
     assert assistant_profile(sala).name == "Lumen"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"greeting": ["hola"]},
+        {"greeting": {"es": 3}},
+        {"suggestions": "¿Horario?"},
+        {"suggestions": [1, 2]},
+        {"name": "x" * 61},
+        {"widget_color": None},
+        {"answer_length": "endless"},
+        ["not", "an", "object"],
+    ],
+)
+def test_the_admin_api_refuses_malformed_settings_with_a_400(owner, body):
+    api = APIClient()
+    api.force_authenticate(owner)
+    response = api.patch("/api/v1/assistant", body, format="json")
+    assert response.status_code == 400 and response.json()["detail"]
+    assert not Assistant.objects.exists()
