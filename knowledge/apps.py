@@ -5,6 +5,8 @@ from typing import Any
 from django.apps import AppConfig
 from django.db.backends.signals import connection_created
 
+from portality.metrics import register_collector
+
 
 class KnowledgeConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
@@ -13,6 +15,7 @@ class KnowledgeConfig(AppConfig):
     def ready(self) -> None:
         check_search_strategy()
         connection_created.connect(search_session_settings, dispatch_uid="hnsw-search-settings")
+        register_collector(OutboxBacklog())
 
 
 def check_search_strategy() -> None:
@@ -44,6 +47,9 @@ def search_session_settings(sender: Any, connection: Any, **kwargs: Any) -> None
 
     ``plan_cache_mode = force_generic_plan`` makes the prepared search statement plan once
     per session (knowledge/search/prepared.py says why that is safe: nothing else is prepared).
+
+    ``portality.vector_outbox`` turns on the embeddings table's outbox triggers when the
+    vectors also live in a remote backend (knowledge/vector_sync.py).
     """
     if connection.vendor != "postgresql":
         return
@@ -54,6 +60,35 @@ def search_session_settings(sender: Any, connection: Any, **kwargs: Any) -> None
         cursor.execute(
             "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false),"
             " set_config('hnsw.ef_search', %s, false),"
-            " set_config('plan_cache_mode', %s, false)",
-            [str(settings.SEARCH_HNSW_EF_SEARCH), plan_cache_mode],
+            " set_config('plan_cache_mode', %s, false),"
+            " set_config('portality.vector_outbox', %s, false)",
+            [
+                str(settings.SEARCH_HNSW_EF_SEARCH),
+                plan_cache_mode,
+                "off" if settings.SEARCH_VECTOR_BACKEND == "pgvector" else "on",
+            ],
+        )
+
+
+class OutboxBacklog:
+    """The remote vector backend's backlog at each scrape: changes waiting, and the age of
+    the oldest (0 and 0 with pgvector, whose outbox stays empty)."""
+
+    def collect(self) -> Any:
+        from django.db import DatabaseError
+        from prometheus_client.core import GaugeMetricFamily
+
+        from knowledge.vector_sync import outbox_backlog
+
+        try:
+            waiting, oldest_seconds = outbox_backlog()
+        except DatabaseError:  # a scrape answers with the database down; health says why
+            return
+        yield GaugeMetricFamily(
+            "portality_vector_outbox_waiting", "Vector changes not yet confirmed.", waiting
+        )
+        yield GaugeMetricFamily(
+            "portality_vector_outbox_oldest_seconds",
+            "Age of the oldest vector change not yet confirmed.",
+            oldest_seconds,
         )

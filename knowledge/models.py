@@ -370,3 +370,49 @@ class SearchLog(models.Model):
         if kind == "admin":
             return str(_("Admin %(username)s")) % {"username": name}
         return self.actor
+
+
+class VectorErasure(models.Model):
+    """A receipt for forgetting, when a remote vector backend holds copies of the vectors:
+    what was forgotten, how many of its datapoints the engine had to remove, and when it
+    confirmed the last (knowledge/vector_sync.py). Search never waited for it: PostgreSQL
+    re-checks every neighbour, so a forgotten passage is gone from answers at once; the
+    receipt is about the engine's copy."""
+
+    subject = models.CharField(max_length=300)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    datapoints = models.PositiveIntegerField(default=0)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at"]
+
+    def __str__(self) -> str:
+        return self.subject
+
+
+class VectorOutbox(models.Model):
+    """A vector change a remote backend has yet to confirm. Rows are written by triggers on
+    the embeddings table in the transaction that changes it (migration 0015), whatever the
+    path (ingestion, re-embedding, forgetting, a license's cascade), and only in sessions
+    where ``portality.vector_outbox`` is on (knowledge.apps sets it for remote backends)."""
+
+    class Operation(models.TextChoices):
+        UPSERT = "upsert"
+        REMOVE = "remove"
+
+    datapoint_id = models.BigIntegerField()  # an embedding's id; removals outlive the row
+    operation = models.CharField(max_length=6, choices=Operation.choices)
+    erasure = models.ForeignKey(
+        VectorErasure, null=True, blank=True, on_delete=models.SET_NULL, related_name="removals"
+    )
+    created_at = models.DateTimeField(db_default=models.functions.Now())
+    available_at = models.DateTimeField(db_default=models.functions.Now())
+    attempts = models.PositiveIntegerField(db_default=0)
+    last_error = models.TextField(db_default="", blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["available_at", "id"], name="vector_outbox_due_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.operation} {self.datapoint_id}"

@@ -27,6 +27,7 @@ from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from knowledge import vector_sync
 from knowledge.chunking import CHUNK_SIZES, Chunker, Piece, blocks_from_pages, embedding_text
 from knowledge.embeddings import EmbeddingProvider, embed_in_batches
 from knowledge.extraction import Budget, IngestionError, PageText, detect_kind, extract
@@ -42,6 +43,7 @@ from knowledge.models import (
     RedactionPolicy,
     SearchLog,
     SourceType,
+    VectorErasure,
 )
 from knowledge.normalize import (
     check_quality,
@@ -374,6 +376,7 @@ def _store(
             finished_at=timezone.now(),
             updated_at=timezone.now(),
         )
+        vector_sync.drain_soon()
 
 
 def _chunk_rows(document: Document, pieces: list[Piece], ts_config: str) -> list[Chunk]:
@@ -454,13 +457,16 @@ def _with_technical(message: str, technical: str) -> str:
 # -- forgetting and retrying -----------------------------------------------------------------
 
 
-def document_forget(*, document: Document) -> None:
-    """Delete a document with its chunks and embeddings (one transaction), then its file."""
+def document_forget(*, document: Document) -> VectorErasure | None:
+    """Delete a document with its chunks and embeddings (one transaction), then its file.
+    With a remote vector backend, the receipt that says when its copies are gone there."""
     file_name = document.file.name
     with transaction.atomic():
-        document.delete()
+        with vector_sync.erasure(f"document {document.pk} ({document.filename})") as receipt:
+            document.delete()
         if file_name:
             transaction.on_commit(lambda: default_storage.delete(file_name))
+    return receipt
 
 
 def documents_forget(*, documents: list[Document]) -> int:
@@ -470,14 +476,16 @@ def documents_forget(*, documents: list[Document]) -> int:
     return len(documents)
 
 
-def chunk_forget(*, chunk: Chunk) -> None:
+def chunk_forget(*, chunk: Chunk) -> VectorErasure | None:
     with transaction.atomic():
         document_id = chunk.document_id
-        chunk.delete()
+        with vector_sync.erasure(f"chunk {chunk.pk} of document {document_id}") as receipt:
+            chunk.delete()
         Document.objects.filter(pk=document_id).update(
             chunk_count=Chunk.objects.filter(document_id=document_id).count(),
             updated_at=timezone.now(),
         )
+    return receipt
 
 
 def document_is_stuck(document: Document) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 from celery import Task, shared_task
 from django.db import IntegrityError, OperationalError
 
-from knowledge import services
+from knowledge import services, vector_sync
 from knowledge.models import DocumentStatus
 from knowledge.search import sentence_vectors
 from portality.providers import ProviderUnavailable
@@ -79,3 +79,13 @@ def sentences_embed_missing_task() -> int:
 @shared_task(expires=600)
 def documents_requeue_stuck_task() -> int:
     return len(services.documents_requeue_stuck())
+
+
+@shared_task(expires=60, autoretry_for=(OperationalError,), retry_backoff=2, max_retries=3)
+def vector_outbox_drain_task() -> dict[str, Any]:
+    """Send the remote vector backend what is due (knowledge/vector_sync.py); the outbox
+    keeps its own backoff per change, so this task never retries a refused batch itself."""
+    report = vector_sync.outbox_drain()
+    if report.error:
+        logger.warning("vector outbox: %s", report.error)
+    return {"upserted": report.upserted, "removed": report.removed, "postponed": report.postponed}

@@ -7,7 +7,9 @@ worker machine). The directory must be known before prometheus-client is importe
 this module sets it first; ``make run`` empties it when the product starts.
 
 What is measured: request latency by route, search latency by stage, ingestion stage
-durations, rate-limit refusals, and at each scrape the Celery queue's depth.
+durations, rate-limit refusals, a remote vector backend's fallbacks and outbox lag, and at
+each scrape the Celery queue's depth plus what the apps register (``register_collector``:
+the outbox's backlog, the replicas' lag), read when Prometheus asks.
 """
 
 from __future__ import annotations
@@ -61,6 +63,17 @@ RATE_LIMIT_REFUSALS = Counter(
     ["limit"],
 )
 
+VECTOR_BACKEND_FALLBACKS = Counter(
+    "portality_vector_backend_fallbacks_total",
+    "Searches a remote vector backend could not answer, served by pgvector instead.",
+    ["backend"],
+)
+OUTBOX_LAG_SECONDS = Histogram(
+    "portality_vector_outbox_lag_seconds",
+    "From a vector change's commit to the remote backend confirming it, by operation.",
+    ["operation"],
+    buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600),
+)
 
 CELERY_QUEUE = "celery"  # Celery's default queue, the only one the product uses
 
@@ -83,11 +96,22 @@ class _QueueDepth(Collector):
         yield gauge
 
 
+_registered: list[Collector] = []
+
+
+def register_collector(collector: Collector) -> None:
+    """A gauge read at each scrape, from an app above this one (apps depend downward)."""
+    _registered.append(collector)
+
+
 def scrape() -> tuple[bytes, str]:
-    """Every process's samples on this machine, summed, and the queue's depth."""
+    """Every process's samples on this machine, summed, the queue's depth and the apps'
+    registered gauges."""
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)
     registry.register(_QueueDepth())
+    for collector in _registered:
+        registry.register(collector)
     return generate_latest(registry), CONTENT_TYPE_LATEST
 
 

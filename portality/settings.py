@@ -291,6 +291,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "knowledge.tasks.documents_requeue_stuck_task",
         "schedule": crontab(minute="*/15"),
     },
+    # Only a remote vector backend has an outbox; the task is a no-op otherwise. Each
+    # ingestion also drains it when it commits: this catches retries and missed wakes.
+    "knowledge-vector-outbox": {
+        "task": "knowledge.tasks.vector_outbox_drain_task",
+        "schedule": 10.0,
+    },
     "knowledge-sentence-vectors": {
         "task": "knowledge.tasks.sentences_embed_missing_task",
         "schedule": crontab(minute="7-59/15"),
@@ -389,6 +395,42 @@ SEARCH_PREPARED_STATEMENTS = env_bool("SEARCH_PREPARED_STATEMENTS", True)
 # "Small scopes"); a license with at most this many of its own has them compared exactly
 # beside a walk of the global vectors' graph (knowledge/search/plan.py). 0 turns it off.
 SEARCH_EXACT_SCAN_MAX_ROWS = env_int("SEARCH_EXACT_SCAN_MAX_ROWS", 5_000, minimum=0)
+
+# -- Vector backend (knowledge/search/nearest.py) ---------------------------------------
+# Where the chunks' vectors are searched: "pgvector" (PostgreSQL's HNSW graphs, the
+# default: one statement, one snapshot) or "vertex" (Vertex AI Vector Search: the vectors
+# are streamed there through an outbox, PostgreSQL keeps the text, keyword search, fusion
+# and the final say on scope). README, "Past one machine".
+SEARCH_VECTOR_BACKEND = env_choice("SEARCH_VECTOR_BACKEND", "pgvector", ("pgvector", "vertex"))
+VERTEX_PROJECT = env_str("VERTEX_PROJECT")
+VERTEX_LOCATION = env_str("VERTEX_LOCATION", "us-central1")
+VERTEX_INDEX = env_str("VERTEX_INDEX")  # the index's numeric id (upserts and removals)
+VERTEX_INDEX_ENDPOINT = env_str("VERTEX_INDEX_ENDPOINT")  # the endpoint's id (queries)
+VERTEX_DEPLOYED_INDEX_ID = env_str("VERTEX_DEPLOYED_INDEX_ID")
+# The public endpoint's domain (IndexEndpoint.publicEndpointDomainName), where queries go.
+VERTEX_ENDPOINT_DOMAIN = env_str("VERTEX_ENDPOINT_DOMAIN")
+# Where index writes go; the regional API unless told (a proxy, or the tests' fake).
+VERTEX_API_BASE_URL = env_str(
+    "VERTEX_API_BASE_URL", f"https://{VERTEX_LOCATION}-aiplatform.googleapis.com"
+).rstrip("/")
+# A service account's JSON key; empty: Application Default Credentials (the metadata
+# server on Google Cloud, or GOOGLE_APPLICATION_CREDENTIALS).
+VERTEX_CREDENTIALS_FILE = env_str("VERTEX_CREDENTIALS_FILE")
+VERTEX_TIMEOUT_SECONDS = env_float("VERTEX_TIMEOUT_SECONDS", 5.0)
+# Datapoints per upsert/remove request (Vertex accepts up to 1000 per streaming update).
+VERTEX_BATCH_SIZE = env_int("VERTEX_BATCH_SIZE", 100, minimum=1)
+# Neighbours asked of the engine per search, beyond the search's own candidates: the
+# ones PostgreSQL drops on re-checking (forgotten, another model) are replaced.
+VERTEX_EXTRA_NEIGHBORS = env_int("VERTEX_EXTRA_NEIGHBORS", 20, minimum=0)
+if SEARCH_VECTOR_BACKEND == "vertex":
+    _missing = [
+        name
+        for name in ("VERTEX_PROJECT", "VERTEX_INDEX", "VERTEX_INDEX_ENDPOINT")
+        + ("VERTEX_DEPLOYED_INDEX_ID", "VERTEX_ENDPOINT_DOMAIN")
+        if not globals()[name]
+    ]
+    if _missing:
+        raise ImproperlyConfigured(f"SEARCH_VECTOR_BACKEND=vertex needs {', '.join(_missing)}.")
 
 # Ask the widget user to confirm memories the model proposes before they are used.
 MEMORY_CONFIRM_PROPOSALS = env_bool("MEMORY_CONFIRM_PROPOSALS", False)

@@ -192,3 +192,44 @@ def semantic_plan(request, settings, monkeypatch):
     if request.param.endswith("widened"):
         monkeypatch.setattr(knn_plan, "_estimated_share", lambda *args: 0.2)
     return request.param
+
+
+def vertex_settings(fake, directory: Path) -> dict[str, str]:
+    """The settings (as environment variables) of a deployment searching through ``fake``."""
+    return {
+        "SEARCH_VECTOR_BACKEND": "vertex",
+        "VERTEX_PROJECT": fake.project,
+        "VERTEX_LOCATION": fake.location,
+        "VERTEX_INDEX": fake.index,
+        "VERTEX_INDEX_ENDPOINT": fake.index_endpoint,
+        "VERTEX_DEPLOYED_INDEX_ID": fake.deployed_index_id,
+        "VERTEX_ENDPOINT_DOMAIN": fake.url,
+        "VERTEX_API_BASE_URL": fake.url,
+        "VERTEX_CREDENTIALS_FILE": str(fake.service_account_file(directory)),
+        "VERTEX_TIMEOUT_SECONDS": "1",
+    }
+
+
+def vector_outbox_session(on: bool) -> None:
+    """What knowledge.apps does when a connection opens, for the test's open connection."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('portality.vector_outbox', %s, false)", ["on" if on else "off"]
+        )
+
+
+@pytest.fixture
+def fake_vertex(settings, tmp_path, fake_embedder):
+    """This test's deployment searches through a fake Vertex AI Vector Search
+    (tests/fake_vertex.py), its vectors written there through the outbox."""
+    from knowledge.search.vertex import vertex_client
+    from tests.fake_vertex import FakeVertex
+
+    with FakeVertex(dimensions=fake_embedder.dimensions) as fake:
+        for name, value in vertex_settings(fake, tmp_path).items():
+            setattr(settings, name, float(value) if name.endswith("_SECONDS") else value)
+        vertex_client.cache_clear()
+        vector_outbox_session(True)
+        yield fake
+        vector_outbox_session(False)
+        vertex_client.cache_clear()

@@ -30,3 +30,6 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 # Provider retries back off from 10 ms, not half a second: the fakes answer at once.
 PROVIDER_BACKOFF_SECONDS = 0.01
+# A test's own worker (started with other settings, e.g. a remote vector backend) sends its
+# follow-up tasks to a queue of its own, not to the session worker's "celery".
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("PORTALITY_TEST_QUEUE", "celery")

@@ -2,19 +2,29 @@
 
 The search statement (statement.py) reads its kNN candidates from one CTE, ``semantic``,
 whose rows are ``(embedding_id, chunk_id, distance)``. A backend answers with the SQL of
-that CTE, its parameters and anything to send in the same round trip. Today there is one
-backend, pgvector, whose answer is a scan of the model's HNSW graphs or an exact comparison
-(plan.py chooses which), so the whole search stays one statement over one snapshot. A
-backend whose vectors live elsewhere would answer with its neighbours as a parameter
-(``unnest(%(ids)s, %(distances)s)``), and the statement would re-check them against the
-chunks in the caller's scope as it does for every row it reads.
+that CTE, its parameters and anything to send in the same round trip.
+
+- ``pgvector`` (the default): a scan of the model's HNSW graphs or an exact comparison
+  (plan.py chooses which), so the whole search stays one statement over one snapshot.
+- ``vertex`` (vertex.py): Vertex AI Vector Search finds the neighbours, inside the caller's
+  scope by its restricts; the statement receives their ids as a parameter and re-checks
+  each against the embeddings table (model and scope) and measures its distance from the
+  stored vector, so a wrong restrict can never leak and the scores are pgvector's own.
+
+PostgreSQL stays the source of truth either way: the embeddings table keeps every vector
+(the sentence scores, the re-check and a re-sync read them), and a remote backend's copy is
+written through the outbox (knowledge/vector_sync.py). ``upsert`` and ``remove`` are what
+the outbox's drain calls; pgvector's are no-ops, its vectors being the table's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from uuid import UUID
+
+from django.conf import settings
 
 from knowledge.search import vector_index
 from knowledge.search.plan import EXACT, GRAPH, SPLIT, knn_plan
@@ -29,10 +39,59 @@ class NearestQuery:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-class NearestVectors(Protocol):
+class VectorBackendError(Exception):
+    """A remote backend did not do what was asked. ``transient``: the same request may work
+    later (the outbox retries either way; a lasting refusal is retried row by row)."""
+
+    def __init__(self, message: str, *, transient: bool) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+@dataclass(frozen=True)
+class Datapoint:
+    """What a remote backend holds of an embedding: its id, vector and restricts."""
+
+    id: int  # the embedding's
+    vector: list[float]
+    model: str
+    license_id: UUID | None
+
+    @property
+    def scope(self) -> str:
+        return scope_token(self.license_id)
+
+
+def scope_token(license_id: UUID | None) -> str:
+    """A scope's restrict token: ``global`` or ``license:<uuid>``."""
+    return f"license:{license_id}" if license_id else "global"
+
+
+def scope_tokens(license_id: UUID | None) -> list[str]:
+    """The tokens a search in this scope may see: global, and the license's own."""
+    return ["global", scope_token(license_id)] if license_id else ["global"]
+
+
+class VectorBackend(Protocol):
+    name: str
+
     def nearest(
-        self, *, model: str, license_id: UUID | None, candidates: int, tuning: SearchTuning
+        self,
+        *,
+        model: str,
+        vector: list[float],
+        license_id: UUID | None,
+        candidates: int,
+        tuning: SearchTuning,
     ) -> NearestQuery: ...
+
+    def upsert(self, datapoints: Sequence[Datapoint]) -> None: ...
+
+    def remove(self, ids: Sequence[int]) -> None: ...
+
+    def health(self) -> str:
+        """What the backend holds, in a line; raises when it cannot be reached."""
+        ...
 
 
 # The kNN's three ways (plan.py). A walk orders by the indexed expression; an exact
@@ -96,17 +155,43 @@ def pgvector_sql(model: str, *, way: str) -> tuple[str, str]:
     return description, sql
 
 
-class PgvectorNearest:
+class PgvectorBackend:
     """The default backend: the vectors are the embeddings table's, in PostgreSQL."""
 
+    name = "pgvector"
+
     def nearest(
-        self, *, model: str, license_id: UUID | None, candidates: int, tuning: SearchTuning
+        self,
+        *,
+        model: str,
+        vector: list[float],
+        license_id: UUID | None,
+        candidates: int,
+        tuning: SearchTuning,
     ) -> NearestQuery:
         plan = knn_plan(license_id, model, candidates, tuning)
         description, sql = pgvector_sql(model, way=plan.way)
         return NearestQuery(description, sql, session_sql=plan.session_sql())
 
+    def upsert(self, datapoints: Sequence[Datapoint]) -> None:
+        """Nothing to send: an embedding row is the datapoint."""
 
-def nearest_vectors() -> NearestVectors:
-    """The deployment's vector backend."""
-    return PgvectorNearest()
+    def remove(self, ids: Sequence[int]) -> None:
+        """Nothing to send: deleting the embedding row removed it."""
+
+    def health(self) -> str:
+        return "pgvector: the vectors are searched in PostgreSQL"
+
+
+def vector_backend() -> VectorBackend:
+    """The deployment's vector backend (SEARCH_VECTOR_BACKEND)."""
+    if settings.SEARCH_VECTOR_BACKEND == "vertex":
+        from knowledge.search.vertex import VertexBackend
+
+        return VertexBackend.from_settings()
+    return PgvectorBackend()
+
+
+def is_remote() -> bool:
+    """Whether the vectors are also held elsewhere, written through the outbox."""
+    return settings.SEARCH_VECTOR_BACKEND != "pgvector"

@@ -21,7 +21,7 @@ from knowledge.models import GLOBAL_SCOPE_KEY
 from knowledge.search import prepared, vector_index
 from knowledge.search.fusion import fusion_ctes
 from knowledge.search.keyword import common_lexemes, keyword_ctes
-from knowledge.search.nearest import NearestQuery, nearest_vectors
+from knowledge.search.nearest import NearestQuery, vector_backend
 from knowledge.search.tuning import SearchTuning
 from knowledge.search.types import SearchOptions
 from licenses.models import GLOBAL_SCOPE
@@ -84,8 +84,12 @@ def hybrid_rows(
     tuning: SearchTuning,
 ) -> list[dict[str, Any]]:
     """The statement's rows: passing results first, best first, then those cut."""
-    nearest = nearest_vectors().nearest(
-        model=model, license_id=license_id, candidates=options.candidates, tuning=tuning
+    nearest = vector_backend().nearest(
+        model=model,
+        vector=vector,
+        license_id=license_id,
+        candidates=options.candidates,
+        tuning=tuning,
     )
     sql = hybrid_sql(nearest, tuning)
     params = {
