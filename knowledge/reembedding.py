@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection, transaction
 
+from knowledge import vector_sync
 from knowledge.chunking import embedding_text
 from knowledge.embeddings import EmbeddingProvider
 from knowledge.models import Chunk, Embedding, EmbeddingSpace
@@ -128,4 +129,5 @@ def reembed(
         deleted, _ = Embedding.objects.filter(model=previous).delete()
         vector_index.drop_index(previous)
         EmbeddingSpace.objects.filter(model=previous).delete()
+    vector_sync.drain_soon()  # a remote backend's copy follows (knowledge/vector_sync.py)
     return ReembedReport(provider.model, previous, embedded, sentences, recall, deleted)

@@ -34,13 +34,8 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from knowledge.models import Embedding, VectorErasure, VectorOutbox
-from knowledge.search.nearest import (
-    Datapoint,
-    VectorBackend,
-    VectorBackendError,
-    is_remote,
-    vector_backend,
-)
+from knowledge.search.backends import is_remote, vector_backend
+from knowledge.search.nearest import Datapoint, VectorBackend, VectorBackendError
 from portality.metrics import OUTBOX_LAG_SECONDS
 
 logger = logging.getLogger(__name__)

@@ -233,3 +233,12 @@ def fake_vertex(settings, tmp_path, fake_embedder):
         yield fake
         vector_outbox_session(False)
         vertex_client.cache_clear()
+        forget_prepared_statements()  # the fallbacks' pgvector statements, for later counts
+
+
+def forget_prepared_statements() -> None:
+    from knowledge.search import prepared
+
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    prepared._prepared.pop(connection.connection, None)

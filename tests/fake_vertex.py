@@ -31,7 +31,8 @@ What it speaks, and the semantics it follows (Google's REST reference for
 - Errors are Google's JSON: ``{"error": {"code", "message", "status"}}``.
 
 Fault injection: ``fail_next(status, times, call=…)`` answers the next calls (of one kind,
-``upsertDatapoints``/``removeDatapoints``/``findNeighbors``/``token``, or any) with an error;
+``upsertDatapoints``/``removeDatapoints``/``findNeighbors``/``getIndex``/``token``, or
+any) with an error;
 ``stall_next(seconds, times, call=…)`` holds them past the client's timeout;
 ``ignore_restricts`` answers queries as if no restrict were sent (a misconfigured engine).
 """
@@ -85,6 +86,7 @@ class FakeVertex:
         self.dimensions = dimensions
         self.datapoints: dict[str, dict] = {}
         self.calls: list[tuple[str, dict]] = []  # (call, body) in order
+        self.stored_at: dict[str, float] = {}  # datapoint id → when (time.time()) it arrived
         self.ignore_restricts = False
         self._faults: deque[list] = deque()  # [call, kind, value, calls to let through first]
         self._tokens: set[str] = set()
@@ -94,6 +96,9 @@ class FakeVertex:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
+                fault = fake._fault("getIndex")
+                if fault and fault[0] == "fail":
+                    return self._error(int(fault[1]), "scripted failure")
                 if not fake._authorised(self.headers.get("Authorization")):
                     return self._error(401, "Request had invalid authentication credentials.")
                 if self.path.rstrip("/").endswith(f"/indexes/{fake.index}"):
@@ -260,6 +265,7 @@ class FakeVertex:
         with self._lock:
             for datapoint in datapoints:
                 self.datapoints[str(datapoint["datapointId"])] = datapoint
+                self.stored_at[str(datapoint["datapointId"])] = time.time()
         return 200, {}
 
     def _neighbors(self, query: dict) -> dict:
@@ -274,8 +280,10 @@ class FakeVertex:
         return {
             "id": wanted.get("datapointId", ""),
             "neighbors": [
-                {"datapoint": {"datapointId": i, "crowdingTag": {"crowdingAttribute": "0"}},
-                 "distance": distance}
+                {
+                    "datapoint": {"datapointId": i, "crowdingTag": {"crowdingAttribute": "0"}},
+                    "distance": distance,
+                }
                 for distance, i in scored
             ],
         }

@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from uuid import UUID
 
-from django.conf import settings
-
 from knowledge.search import vector_index
 from knowledge.search.plan import EXACT, GRAPH, SPLIT, knn_plan
 from knowledge.search.tuning import SearchTuning
@@ -181,17 +179,3 @@ class PgvectorBackend:
 
     def health(self) -> str:
         return "pgvector: the vectors are searched in PostgreSQL"
-
-
-def vector_backend() -> VectorBackend:
-    """The deployment's vector backend (SEARCH_VECTOR_BACKEND)."""
-    if settings.SEARCH_VECTOR_BACKEND == "vertex":
-        from knowledge.search.vertex import VertexBackend
-
-        return VertexBackend.from_settings()
-    return PgvectorBackend()
-
-
-def is_remote() -> bool:
-    """Whether the vectors are also held elsewhere, written through the outbox."""
-    return settings.SEARCH_VECTOR_BACKEND != "pgvector"

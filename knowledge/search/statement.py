@@ -19,9 +19,10 @@ from uuid import UUID
 
 from knowledge.models import GLOBAL_SCOPE_KEY
 from knowledge.search import prepared, vector_index
+from knowledge.search.backends import vector_backend
 from knowledge.search.fusion import fusion_ctes
 from knowledge.search.keyword import common_lexemes, keyword_ctes
-from knowledge.search.nearest import NearestQuery, vector_backend
+from knowledge.search.nearest import NearestQuery
 from knowledge.search.tuning import SearchTuning
 from knowledge.search.types import SearchOptions
 from licenses.models import GLOBAL_SCOPE

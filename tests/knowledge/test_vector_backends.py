@@ -257,7 +257,9 @@ def test_writes_the_engine_refuses_wait_and_are_sent_later_nothing_lost(vertex, 
     report = outbox_drain()
     assert report.postponed == 1 and report.upserted == 0 and report.error
     waiting = VectorOutbox.objects.get()
-    assert waiting.attempts == 1 and waiting.last_error and waiting.available_at > waiting.created_at
+    assert (
+        waiting.attempts == 1 and waiting.last_error and waiting.available_at > waiting.created_at
+    )
     assert outbox_drain().upserted == 0  # not due yet: backoff
     vertex.fake.clear_faults()
     due_now()
@@ -309,10 +311,9 @@ def test_a_forgetting_rolled_back_sends_nothing(vertex):
     document = make_document(PISCINA, filename="piscina.md")
     kept = document.pk
     vertex.settle()
-    with pytest.raises(RuntimeError):
-        with transaction.atomic():
-            services.document_forget(document=document)
-            raise RuntimeError("the request failed after deleting")
+    with pytest.raises(RuntimeError), transaction.atomic():
+        services.document_forget(document=document)
+        raise RuntimeError("the request failed after deleting")
     assert not VectorOutbox.objects.exists() and not VectorErasure.objects.exists()
     assert Document.objects.filter(pk=kept).exists()
 
@@ -342,3 +343,28 @@ def test_only_one_drain_sends_at_a_time(vertex):
     finally:
         other.close()
     vertex.settle()
+
+
+def test_the_sync_command_sends_everything_and_says_what_is_left(vertex):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    make_document(PISCINA, filename="piscina.md")
+    VectorOutbox.objects.all().delete()  # as if stored before the move to Vertex
+    out = StringIO()
+    call_command("vector_sync", "--all", stdout=out)
+    assert "Vertex AI index 1234567890: 0 vectors of 384" in out.getvalue()
+    assert "Queued 1 vectors." in out.getvalue() and "Sent 1 vectors" in out.getvalue()
+    assert "Nothing waiting" in out.getvalue() and len(vertex.fake.datapoints) == 1
+
+
+def test_the_sync_command_says_why_it_cannot_work(settings, fake_vertex):
+    from django.core.management import CommandError, call_command
+
+    fake_vertex.fail_next(403, call="getIndex")
+    with pytest.raises(CommandError, match="cannot be reached: .*HTTP 403"):
+        call_command("vector_sync", "--check")
+    settings.SEARCH_VECTOR_BACKEND = "pgvector"
+    with pytest.raises(CommandError, match="nothing to send"):
+        call_command("vector_sync")
