@@ -96,6 +96,29 @@ class _QueueDepth(Collector):
         yield gauge
 
 
+class _ReplicaLag(Collector):
+    """Each read replica's replay lag, and whether it serves reads (portality/replicas.py)."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        from portality.replicas import replica_aliases, replica_state
+
+        lag = GaugeMetricFamily(
+            "portality_replica_lag_seconds", "Replay lag of a read replica.", labels=["replica"]
+        )
+        serving = GaugeMetricFamily(
+            "portality_replica_serving",
+            "1 when a read replica serves reads; 0 when down or lagging (the primary serves).",
+            labels=["replica"],
+        )
+        for alias in replica_aliases():
+            state = replica_state(alias)
+            if state.lag_seconds is not None:
+                lag.add_metric([alias], state.lag_seconds)
+            serving.add_metric([alias], 1.0 if state.healthy else 0.0)
+        yield lag
+        yield serving
+
+
 _registered: list[Collector] = []
 
 
@@ -110,6 +133,7 @@ def scrape() -> tuple[bytes, str]:
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)
     registry.register(_QueueDepth())
+    registry.register(_ReplicaLag())
     for collector in _registered:
         registry.register(collector)
     return generate_latest(registry), CONTENT_TYPE_LATEST

@@ -89,6 +89,20 @@ DATABASES = {
         pool_size=WEB_APP_SLOTS + 2 if DATABASE_POOL else 0
     )
 }
+# Streaming replicas of DATABASE_URL (comma-separated URLs) that serve the search's reads
+# (portality/replicas.py); writes always go to the primary. A replica more than
+# DATABASE_REPLICA_MAX_LAG_SECONDS behind, or down, is skipped until it catches up.
+DATABASE_REPLICAS: list[str] = []
+for _n, _url in enumerate(env_list("DATABASE_REPLICA_URL"), start=1):
+    _replica = parse_database_url("DATABASE_REPLICA_URL", _url).as_django(
+        pool_size=WEB_APP_SLOTS + 2 if DATABASE_POOL else 0
+    )
+    # A replica down must not hold a search up: the primary answers instead.
+    _replica["OPTIONS"] = {**_replica.get("OPTIONS", {}), "connect_timeout": 2}  # type: ignore[dict-item]
+    DATABASES[f"replica{_n}"] = _replica
+    DATABASE_REPLICAS.append(f"replica{_n}")
+DATABASE_REPLICA_MAX_LAG_SECONDS = env_float("DATABASE_REPLICA_MAX_LAG_SECONDS", 2.0)
+DATABASE_ROUTERS = ["portality.replicas.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # -- Django ------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from knowledge.search.types import (
 from licenses.principals import Principal
 from portality.exceptions import ApplicationError
 from portality.metrics import SEARCH_SECONDS
+from portality.replicas import replica_reads
 from portality.text import tame
 
 
@@ -37,7 +38,21 @@ def search(
     """Hybrid search inside the principal's scope. Reads only: the logged search every entry
     point uses is ``knowledge.services.knowledge_search``. ``embedding``: the query already
     being embedded with the active model (the chat starts it early); ``tuning``: the
-    engine's numbers, the deployment's unless given."""
+    engine's numbers, the deployment's unless given. Served by a read replica when the
+    deployment has a healthy one (portality/replicas.py)."""
+    with replica_reads() as alias:
+        response = _search(principal, query, options, embedding, tuning)
+    response.served_by = alias
+    return response
+
+
+def _search(
+    principal: Principal,
+    query: str,
+    options: SearchOptions | None,
+    embedding: vector_index.QueryEmbedding | None,
+    tuning: SearchTuning | None,
+) -> SearchResponse:
     started = time.perf_counter()
     tuning = tuning or SearchTuning.from_settings()
     query = clean_query(query)

@@ -12,9 +12,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from django.db import connection
-
 from knowledge.search.tuning import SearchTuning
+from portality.replicas import read_connection
 
 # The query's terms, and the two ranked branches. Their rows: (chunk_id, score) in
 # ``keyword``, ``terms.strict`` for the exact-match test of the fusion.
@@ -125,7 +124,7 @@ def common_lexemes(tuning: SearchTuning) -> CommonLexemes:
     cached = _cache.get(key)
     if cached and cached.expires > time.monotonic():
         return cached
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(
             """
             SELECT words, words::text

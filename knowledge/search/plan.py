@@ -27,10 +27,9 @@ import time
 from dataclasses import dataclass
 from uuid import UUID
 
-from django.db import connection
-
 from knowledge.search import vector_index
 from knowledge.search.tuning import SearchTuning
+from portality.replicas import read_connection
 
 # The measurements behind SearchTuning's plan fields:
 # - ef_search_margin 1.2: room above the expected count of in-scope vectors; without it a
@@ -153,7 +152,7 @@ def _own_vectors_are_few(license_id: UUID | None, model: str, limit: int) -> boo
 def _at_most(rows: str, license_id: UUID | None, limit: int) -> bool:
     """Whether ``rows`` (a select of the license's scope) are at most ``limit``: counted with
     the (model, license) index, never further than the limit."""
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(f"SELECT count(*) FROM ({rows} LIMIT %s) s", [license_id, limit + 1])
         return cursor.fetchone()[0] <= limit
 
@@ -177,6 +176,6 @@ def _global_graph_is_small(model: str, rows_at_most: int) -> bool:
 
 
 def _estimated_rows(sql: str, params: list[UUID | None]) -> float:
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
         return float(cursor.fetchone()[0][0]["Plan"]["Plan Rows"])

@@ -28,8 +28,10 @@ import re
 import weakref
 from typing import Any
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError
 from psycopg.errors import FeatureNotSupported, InvalidSqlStatementName
+
+from portality.replicas import read_connection
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 # Statements prepared in each open database session (keyed by the driver's connection
@@ -58,6 +60,7 @@ def fetch_prepared(sql: str, params: dict[str, Any], *, first: str = "") -> list
     """Rows of ``sql`` (``%(name)s`` placeholders) as dicts, through a prepared statement.
     ``first``: a parameterless statement (a setting) sent ahead of it in the same round trip."""
     name, prepare, names = prepared_form(sql)
+    connection = read_connection()  # the primary, or a replica in a replica_reads() block
     with connection.cursor() as cursor:
         done = _prepared.setdefault(connection.connection, set())
         if name not in done:
@@ -101,7 +104,7 @@ def _stale(error: DatabaseError) -> bool:
 def fetch(sql: str, params: dict[str, Any], *, first: str = "") -> list[dict[str, Any]]:
     """Rows of ``sql`` as dicts, parsed and planned for this call only (``first``: as in
     ``fetch_prepared``)."""
-    with connection.cursor() as cursor:
+    with read_connection().cursor() as cursor:
         cursor.execute(_after(first, sql), params)
         return _dict_rows(cursor, skip=bool(first))
 

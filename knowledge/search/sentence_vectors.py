@@ -27,6 +27,7 @@ from knowledge.chunking import embedding_text, sentence_groups
 from knowledge.embeddings import EmbeddingProvider, embed_in_batches
 from knowledge.models import Embedding, SentenceEmbedding
 from knowledge.search import vector_index
+from portality.replicas import read_connection, replica_reads
 
 # Embeddings handled per transaction: bounds memory, and what a crash would redo.
 BATCH_EMBEDDINGS = 32
@@ -146,7 +147,7 @@ def group_similarities(
     if not chunk_ids or not enabled():
         return {}
     distance = vector_index.exact_distance("%s", alias="s.")
-    with connection.cursor() as cursor:
+    with replica_reads(), read_connection().cursor() as cursor:
         cursor.execute(
             f"""SELECT e.chunk_id, 1 - {distance}
                   FROM knowledge_sentenceembedding s

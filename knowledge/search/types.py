@@ -110,6 +110,7 @@ class SearchResponse:
     # What was retrieved but not kept, and why ("threshold" or "far_below_best"), for the
     # playground: the best few of each, not every candidate.
     cut: list[CutResult] = field(default_factory=list)
+    served_by: str = "default"  # the database alias that answered (a replica's, or the primary)
 
 
 @dataclass(frozen=True)
