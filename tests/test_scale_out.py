@@ -248,3 +248,18 @@ def _worker_holding(broker: str, document_id: str) -> str | None:
             if document_id in str(task.get("args")) + str(task.get("kwargs")):
                 return hostname.split("@")[0]
     return None
+
+
+@pytest.mark.django_db(transaction=False)
+def test_docker_compose_deploys_the_same_topology():
+    import yaml
+
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert {"db", "db-replica", "redis", "web", "worker", "beat", "nginx"} <= set(services)
+    assert "pg_basebackup -h db" in services["db-replica"]["command"]
+    assert services["web"]["deploy"]["replicas"] >= 2
+    assert services["worker"]["deploy"]["replicas"] >= 2
+    assert "deploy" not in services["beat"]  # one beat, or every periodic task runs twice
+    for name in ("web", "worker", "beat"):
+        assert "@db-replica:5432/" in services[name]["environment"]["DATABASE_REPLICA_URL"]
+        assert services[name]["environment"]["REDIS_URL"] == "redis://redis:6379/0"
