@@ -87,6 +87,7 @@ class FakeVertex:
         self.datapoints: dict[str, dict] = {}
         self.calls: list[tuple[str, dict]] = []  # (call, body) in order
         self.stored_at: dict[str, float] = {}  # datapoint id → when (time.time()) it arrived
+        self.query_seconds: list[float] = []  # the fake's own time per findNeighbors
         self.ignore_restricts = False
         self._faults: deque[list] = deque()  # [call, kind, value, calls to let through first]
         self._tokens: set[str] = set()
@@ -250,7 +251,10 @@ class FakeVertex:
         if call == "findNeighbors":
             if body.get("deployedIndexId") != self.deployed_index_id:
                 return 400, {"message": f"deployedIndexId {body.get('deployedIndexId')!r} unknown"}
-            return 200, {"nearestNeighbors": [self._neighbors(q) for q in body.get("queries", [])]}
+            started = time.perf_counter()
+            found = [self._neighbors(q) for q in body.get("queries", [])]
+            self.query_seconds.append(time.perf_counter() - started)
+            return 200, {"nearestNeighbors": found}
         return 404, {"message": "no such method"}
 
     def _upsert(self, datapoints: list[dict]) -> tuple[int, dict]:
