@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
 .PHONY: install install-dev system-packages run test test-fast lint check messages \
-	bench bench-retrieval bench-answers bench-ingest bench-search bench-chat bench-load
+	bench bench-retrieval bench-answers bench-ingest bench-search bench-chat bench-load \
+	bench-vector-backends bench-scale-out
 
 install: $(VENV)/.installed
 
@@ -54,7 +55,8 @@ test-fast: install-dev
 BENCH_CHUNKS ?= 20000
 SHARED_BENCH ?= ../shared/bench
 
-bench: bench-retrieval bench-answers bench-ingest bench-search bench-chat bench-load
+bench: bench-retrieval bench-answers bench-ingest bench-search bench-chat bench-load \
+	bench-vector-backends bench-scale-out
 
 bench-retrieval: install-dev
 	$(PY) manage.py bench_retrieval $(SHARED_BENCH)/xquad-es --split dev --json
@@ -75,6 +77,13 @@ bench-chat: bench-search
 
 bench-load: install-dev
 	$(PY) -m tests.bench.load
+
+bench-vector-backends: install-dev
+	$(PY) manage.py bench_vector_backends $(SHARED_BENCH)/xquad-es --split heldout --json
+	$(PY) manage.py bench_vector_backends $(SHARED_BENCH)/faquad-pt --split heldout --json
+
+bench-scale-out: install-dev
+	$(PY) -m tests.bench.scale_out
 
 # The console's catalogs: extract marked strings (needs GNU gettext's xgettext), then fill
 # them from locale/translations.py and compile (pure Python). Commit locale/ afterwards.
