@@ -430,7 +430,9 @@ VERTEX_API_BASE_URL = env_str(
 # A service account's JSON key; empty: Application Default Credentials (the metadata
 # server on Google Cloud, or GOOGLE_APPLICATION_CREDENTIALS).
 VERTEX_CREDENTIALS_FILE = env_str("VERTEX_CREDENTIALS_FILE")
-VERTEX_TIMEOUT_SECONDS = env_float("VERTEX_TIMEOUT_SECONDS", 5.0)
+VERTEX_TIMEOUT_SECONDS = env_float("VERTEX_TIMEOUT_SECONDS", 5.0)  # index writes, the outbox's
+# A search waits this long for Vertex's neighbours before pgvector answers instead.
+VERTEX_QUERY_TIMEOUT_SECONDS = env_float("VERTEX_QUERY_TIMEOUT_SECONDS", 1.0)
 # Datapoints per upsert/remove request (Vertex accepts up to 1000 per streaming update).
 VERTEX_BATCH_SIZE = env_int("VERTEX_BATCH_SIZE", 100, minimum=1)
 # Neighbours asked of the engine per search, beyond the search's own candidates: the

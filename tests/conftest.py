@@ -207,6 +207,7 @@ def vertex_settings(fake, directory: Path) -> dict[str, str]:
         "VERTEX_API_BASE_URL": fake.url,
         "VERTEX_CREDENTIALS_FILE": str(fake.service_account_file(directory)),
         "VERTEX_TIMEOUT_SECONDS": "1",
+        "VERTEX_QUERY_TIMEOUT_SECONDS": "0.5",
     }
 
 
@@ -222,9 +223,10 @@ def vector_outbox_session(on: bool) -> None:
 def fake_vertex(settings, tmp_path, fake_embedder):
     """This test's deployment searches through a fake Vertex AI Vector Search
     (tests/fake_vertex.py), its vectors written there through the outbox."""
-    from knowledge.search.vertex import vertex_client
+    from knowledge.search.vertex import QUERY_BREAKER, vertex_client
     from tests.fake_vertex import FakeVertex
 
+    QUERY_BREAKER.close()  # a previous test's outage is not this one's
     with FakeVertex(dimensions=fake_embedder.dimensions) as fake:
         for name, value in vertex_settings(fake, tmp_path).items():
             setattr(settings, name, float(value) if name.endswith("_SECONDS") else value)

@@ -15,9 +15,12 @@ neighbours then go back through PostgreSQL (nearest.py), which keeps only the em
 of that model and scope and measures each distance from the stored vector.
 
 The index is expected to use ``DOT_PRODUCT_DISTANCE`` over ``UNIT_L2_NORM`` vectors (cosine,
-like pgvector's ``<=>``); its own distances are not used. When Vertex cannot answer, the
-search falls back to pgvector over the same table, and says so in the log and the metrics:
-a search slower than usual beats an error, and nothing in scope is lost.
+like pgvector's ``<=>``); its own distances are not used. When Vertex cannot answer within
+``VERTEX_QUERY_TIMEOUT_SECONDS``, the search falls back to pgvector over the same table, and
+says so in the log and the metrics: a search slower than usual beats an error, and nothing
+in scope is lost. After ``BREAKER_FAILURES`` failures in a row, a circuit breaker (pybreaker)
+sends searches straight to pgvector for ``BREAKER_RESET_SECONDS`` before trying Vertex again,
+so an outage does not cost every search its timeout.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 from uuid import UUID
 
 import httpx
+import pybreaker
 from django.conf import settings
 
 from knowledge.search import vector_index
@@ -51,6 +55,13 @@ CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 # Statuses worth trying again (Google's retry guidance for its APIs): quota, and the
 # server's own trouble. Anything else is the request's fault and will fail again.
 TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+
+BREAKER_FAILURES = 3
+BREAKER_RESET_SECONDS = 30
+# Per process: each web worker learns of an outage from its own searches.
+QUERY_BREAKER = pybreaker.CircuitBreaker(
+    fail_max=BREAKER_FAILURES, reset_timeout=BREAKER_RESET_SECONDS, name="vertex-queries"
+)
 
 # The neighbours Vertex found, re-checked: only embeddings of the model, in the caller's
 # scope, survive; their distance is measured from the stored vector, as pgvector's is.
@@ -79,6 +90,7 @@ class VertexConfig:
     api_base_url: str
     credentials_file: str
     timeout: float
+    query_timeout: float
     batch_size: int
     extra_neighbors: int
 
@@ -94,6 +106,7 @@ class VertexConfig:
             api_base_url=settings.VERTEX_API_BASE_URL,
             credentials_file=settings.VERTEX_CREDENTIALS_FILE,
             timeout=settings.VERTEX_TIMEOUT_SECONDS,
+            query_timeout=settings.VERTEX_QUERY_TIMEOUT_SECONDS,
             batch_size=settings.VERTEX_BATCH_SIZE,
             extra_neighbors=settings.VERTEX_EXTRA_NEIGHBORS,
         )
@@ -148,7 +161,9 @@ class VertexClient:
             "neighborCount": count,
         }
         body = {"deployedIndexId": self.config.deployed_index_id, "queries": [query]}
-        answer = self._post(self.config.find_neighbors_url, body)
+        answer = self._send(
+            "POST", self.config.find_neighbors_url, body, timeout=self.config.query_timeout
+        )
         try:
             found = (answer.get("nearestNeighbors") or [{}])[0].get("neighbors") or []
             return [int(n["datapoint"]["datapointId"]) for n in found]
@@ -161,11 +176,18 @@ class VertexClient:
     def _post(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
         return self._send("POST", url, body)
 
-    def _send(self, method: str, url: str, body: dict[str, Any] | None) -> dict[str, Any]:
+    def _send(
+        self, method: str, url: str, body: dict[str, Any] | None, timeout: float | None = None
+    ) -> dict[str, Any]:
         headers = {"Content-Type": "application/json", **self._authorization(method, url)}
+        content = json.dumps(body) if body is not None else None
         try:
             response = self._http.request(
-                method, url, content=json.dumps(body) if body is not None else None, headers=headers
+                method,
+                url,
+                content=content,
+                headers=headers,
+                timeout=timeout or self.config.timeout,
             )
         except httpx.HTTPError as exc:  # timeouts, refused connections, broken streams
             raise VertexError(f"{url}: {type(exc).__name__}: {exc}", transient=True) from exc
@@ -254,10 +276,14 @@ class VertexBackend:
     ) -> NearestQuery:
         count = candidates + self.client.config.extra_neighbors
         try:
-            ids = self.client.find_neighbors(
-                vector, scopes=scope_tokens(license_id), model=model, count=count
+            ids = QUERY_BREAKER.call(
+                self.client.find_neighbors,
+                vector,
+                scopes=scope_tokens(license_id),
+                model=model,
+                count=count,
             )
-        except VertexError as exc:
+        except (VertexError, pybreaker.CircuitBreakerError) as exc:
             logger.warning("Vertex AI Vector Search failed, searching with pgvector: %s", exc)
             VECTOR_BACKEND_FALLBACKS.labels(backend=self.name).inc()
             return PgvectorBackend().nearest(

@@ -5,8 +5,12 @@ faces: the network failing, and an engine that forgets to filter."""
 
 from __future__ import annotations
 
+import time
+from datetime import timedelta
+
 import pytest
 from django.db import transaction
+from django.utils import timezone
 
 from knowledge import services
 from knowledge.models import Chunk, Document, Embedding, EmbeddingSpace, VectorErasure, VectorOutbox
@@ -237,12 +241,35 @@ def test_a_search_the_engine_cannot_answer_falls_back_to_pgvector(vertex, fault)
     make_document(PISCINA, filename="piscina.md", license=alpha)
     vertex.settle()
     if fault == "timeout":
-        vertex.fake.stall_next(1.5, call="findNeighbors")
+        vertex.fake.stall_next(1.0, call="findNeighbors")  # VERTEX_QUERY_TIMEOUT_SECONDS 0.5
     else:
         vertex.fake.fail_next(int(fault), call="findNeighbors")
     fallbacks = VECTOR_BACKEND_FALLBACKS.labels(backend="vertex")._value.get()
     assert filenames(search(principal_for_license(alpha), "piscina")) == ["piscina.md"]
     assert VECTOR_BACKEND_FALLBACKS.labels(backend="vertex")._value.get() == fallbacks + 1
+
+
+def test_after_three_failures_searches_skip_vertex_until_it_may_be_back(vertex):
+    import time_machine
+
+    alpha = make_license(machine_id="alpha")
+    make_document(PISCINA, filename="piscina.md", license=alpha)
+    vertex.settle()
+    principal = principal_for_license(alpha)
+
+    def asked() -> int:
+        return sum(call == "findNeighbors" for call, _ in vertex.fake.calls)
+
+    vertex.fake.fail_next(503, times=3, call="findNeighbors")
+    for _ in range(3):
+        assert filenames(search(principal, "piscina")) == ["piscina.md"]
+    before = asked()
+    started = time.monotonic()
+    assert filenames(search(principal, "piscina")) == ["piscina.md"]  # pgvector, at once
+    assert asked() == before and time.monotonic() - started < 0.5
+    with time_machine.travel(timezone.now() + timedelta(seconds=31)):
+        assert filenames(search(principal, "piscina")) == ["piscina.md"]
+    assert asked() == before + 1  # tried again, answered: Vertex is back in use
 
 
 @pytest.mark.parametrize("fault", ["429", "503", "timeout", "token endpoint down"])
