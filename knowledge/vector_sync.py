@@ -3,7 +3,7 @@
 Every insert and delete of an embedding puts a row in ``VectorOutbox``, written by the
 database's own triggers in the same transaction (migration 0015), so no path can change the
 vectors without the engine hearing of it, and a rolled-back change is never sent. The drain
-(a Celery task, queued when an ingestion or a forgetting commits and every 10 s by beat)
+(a Celery task, queued when an ingestion or a forgetting commits and every 15 s by beat)
 sends due rows in batches and deletes each batch's rows once the engine said yes.
 
 - **Nothing lost**: a batch the engine refuses stays, postponed with exponential backoff

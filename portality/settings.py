@@ -305,17 +305,19 @@ CELERY_BEAT_SCHEDULE = {
         "task": "knowledge.tasks.documents_requeue_stuck_task",
         "schedule": crontab(minute="*/15"),
     },
-    # Only a remote vector backend has an outbox; the task is a no-op otherwise. Each
-    # ingestion also drains it when it commits: this catches retries and missed wakes.
-    "knowledge-vector-outbox": {
-        "task": "knowledge.tasks.vector_outbox_drain_task",
-        "schedule": 10.0,
-    },
     "knowledge-sentence-vectors": {
         "task": "knowledge.tasks.sentences_embed_missing_task",
         "schedule": crontab(minute="7-59/15"),
     },
 }
+# Only a remote vector backend has an outbox (defined further down, hence the check of the
+# environment here). Each ingestion and forgetting drains it at once; this catches the
+# changes waiting for their backoff, and any wake that was missed.
+if env_str("SEARCH_VECTOR_BACKEND", "pgvector").lower() not in ("", "pgvector"):
+    CELERY_BEAT_SCHEDULE["knowledge-vector-outbox"] = {
+        "task": "knowledge.tasks.vector_outbox_drain_task",
+        "schedule": 15.0,
+    }
 
 # -- Knowledge ingestion -----------------------------------------------------------------
 KNOWLEDGE_MAX_UPLOAD_BYTES = env_int("KNOWLEDGE_MAX_UPLOAD_MB", 50, minimum=1) * 1024 * 1024

@@ -43,6 +43,8 @@ def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
         ("EMBEDDING_PROVIDER", "word2vec"),
         ("SEARCH_VECTOR_WEIGHT", "heavy"),
         ("SEARCH_SENTENCE_WEIGHT", "1.5"),
+        ("SEARCH_VECTOR_BACKEND", "faiss"),
+        ("DATABASE_REPLICA_URL", "mysql://replica/portality"),
     ],
 )
 def test_malformed_value_stops_start_naming_the_variable(name, value):
@@ -52,6 +54,16 @@ def test_malformed_value_stops_start_naming_the_variable(name, value):
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert name in result.stderr.strip().splitlines()[-1]
+
+
+def test_vertex_without_its_index_is_refused_naming_what_is_missing():
+    env = {"DATABASE_URL": "postgresql://u@127.0.0.1:1/db", "REDIS_URL": "redis://127.0.0.1:1/0"}
+    result = load_settings(**env, SEARCH_VECTOR_BACKEND="vertex", VERTEX_PROJECT="p")
+
+    assert result.returncode != 0
+    last = result.stderr.strip().splitlines()[-1]
+    assert "SEARCH_VECTOR_BACKEND=vertex needs VERTEX_INDEX, VERTEX_INDEX_ENDPOINT" in last
+    assert "VERTEX_PROJECT" not in last
 
 
 def test_missing_secret_key_outside_debug_is_refused():
