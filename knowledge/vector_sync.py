@@ -30,10 +30,12 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, Min
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Now
 from django.utils import timezone
 
 from knowledge.models import Embedding, VectorErasure, VectorOutbox
+from knowledge.search import sparse
 from knowledge.search.backends import is_remote, vector_backend
 from knowledge.search.nearest import Datapoint, VectorBackend, VectorBackendError
 from portality.metrics import OUTBOX_LAG_SECONDS
@@ -121,16 +123,25 @@ def _send(backend: VectorBackend, rows: Sequence[VectorOutbox], report: DrainRep
 
 
 def _datapoints(ids: set[int]) -> list[Datapoint]:
-    """The embeddings still there, as the engine stores them."""
-    rows = Embedding.objects.filter(pk__in=ids).order_by("pk")
+    """The embeddings still there, as the engine stores them (with their chunk's words when
+    the queries are hybrid)."""
+    rows = (
+        Embedding.objects.filter(pk__in=ids)
+        .order_by("pk")
+        .only("pk", "vector", "model", "license_id")
+    )
+    hybrid = bool(settings.VERTEX_HYBRID_ALPHA)
+    if hybrid:
+        rows = rows.annotate(lexemes=RawSQL(sparse.CHUNK_LEXEMES_SQL, []))
     return [
         Datapoint(
             id=e.pk,
             vector=[float(x) for x in e.vector],
             model=e.model,
             license_id=e.license_id,
+            sparse=sparse.chunk_sparse(getattr(e, "lexemes", None) or []) if hybrid else None,
         )
-        for e in rows.only("pk", "vector", "model", "license_id")
+        for e in rows
     ]
 
 

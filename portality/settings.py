@@ -440,6 +440,12 @@ VERTEX_BATCH_SIZE = env_int("VERTEX_BATCH_SIZE", 100, minimum=1)
 # Neighbours asked of the engine per search, beyond the search's own candidates: the
 # ones PostgreSQL drops on re-checking (forgotten, another model) are replaced.
 VERTEX_EXTRA_NEIGHBORS = env_int("VERTEX_EXTRA_NEIGHBORS", 20, minimum=0)
+# Hybrid queries: each datapoint also carries a sparse vector of its chunk's words (hashed
+# lexemes), each query the question's, and Vertex fuses its dense and sparse lists by RRF
+# with this alpha (1: dense only, 0: sparse only). Empty: dense queries. Either way the
+# product's own keyword search and fusion run in PostgreSQL; the sparse half widens the
+# candidates Vertex returns (BENCHMARKS.md, "Past one machine").
+VERTEX_HYBRID_ALPHA = env_str("VERTEX_HYBRID_ALPHA")
 if SEARCH_VECTOR_BACKEND == "vertex":
     _missing = [
         name
@@ -449,6 +455,15 @@ if SEARCH_VECTOR_BACKEND == "vertex":
     ]
     if _missing:
         raise ImproperlyConfigured(f"SEARCH_VECTOR_BACKEND=vertex needs {', '.join(_missing)}.")
+if VERTEX_HYBRID_ALPHA:
+    try:
+        _alpha = float(VERTEX_HYBRID_ALPHA)
+    except ValueError:
+        _alpha = -1.0
+    if not 0 <= _alpha <= 1:
+        raise ImproperlyConfigured(
+            f"VERTEX_HYBRID_ALPHA must be a number from 0 to 1; got {VERTEX_HYBRID_ALPHA!r}"
+        )
 
 # Ask the widget user to confirm memories the model proposes before they are used.
 MEMORY_CONFIRM_PROPOSALS = env_bool("MEMORY_CONFIRM_PROPOSALS", False)

@@ -28,6 +28,11 @@ What it speaks, and the semantics it follows (Google's REST reference for
   does not match (the reference leaves this open; the strict reading). Numeric restricts
   (``valueInt``/``valueFloat``/``valueDouble`` with ``op`` LESS, LESS_EQUAL, EQUAL,
   GREATER_EQUAL, GREATER, NOT_EQUAL) likewise need the namespace on the datapoint.
+- Hybrid: a datapoint's and a query's ``sparseEmbedding`` (``values`` and int64 ``dimensions``,
+  strings in JSON); a neighbour's ``sparseDistance`` is the dot product of the two. A query
+  with both and ``rrf: {alpha}`` is answered in the order of reciprocal rank fusion (k = 60)
+  of the dense list (weight alpha) and the sparse one (1 − alpha); a datapoint no sparse
+  dimension matches is on the dense list only.
 - Errors are Google's JSON: ``{"error": {"code", "message", "status"}}``.
 
 Fault injection: ``fail_next(status, times, call=…)`` answers the next calls (of one kind,
@@ -277,18 +282,28 @@ class FakeVertex:
         vector = np.asarray(wanted.get("featureVector") or [], dtype=float)
         with self._lock:
             allowed = [d for d in self.datapoints.values() if self._allows(wanted, d)]
-        scored = sorted(
-            ((float(np.dot(vector, d["featureVector"])), d["datapointId"]) for d in allowed),
-            reverse=True,
-        )[: int(query.get("neighborCount") or 10)]
+        dense = {d["datapointId"]: float(np.dot(vector, d["featureVector"])) for d in allowed}
+        words = _sparse(wanted.get("sparseEmbedding"))
+        sparse = {
+            d["datapointId"]: score
+            for d in allowed
+            if (score := sum(w * _sparse(d.get("sparseEmbedding")).get(k, 0.0)
+                             for k, w in words.items())) > 0
+        }  # fmt: skip
+        if words and "rrf" in query:
+            order = _rrf(dense, sparse, float(query["rrf"].get("alpha", 0.5)))
+        else:
+            order = sorted(dense, key=dense.__getitem__, reverse=True)
+        found = order[: int(query.get("neighborCount") or 10)]
         return {
             "id": wanted.get("datapointId", ""),
             "neighbors": [
                 {
                     "datapoint": {"datapointId": i, "crowdingTag": {"crowdingAttribute": "0"}},
-                    "distance": distance,
+                    "distance": dense[i],
+                    **({"sparseDistance": sparse[i]} if i in sparse else {}),
                 }
-                for distance, i in scored
+                for i in found
             ],
         }
 
@@ -312,6 +327,25 @@ class FakeVertex:
             ):
                 return False
         return True
+
+
+RRF_K = 60  # the reference names no constant; the usual one (Cormack et al.)
+
+
+def _rrf(dense: dict[str, float], sparse: dict[str, float], alpha: float) -> list[str]:
+    """Reciprocal rank fusion of the two lists, the dense one weighted ``alpha``."""
+    fused: dict[str, float] = {}
+    for weight, scores in ((alpha, dense), (1 - alpha, sparse)):
+        ranked = sorted(scores, key=scores.__getitem__, reverse=True)
+        for rank, datapoint_id in enumerate(ranked, 1):
+            fused[datapoint_id] = fused.get(datapoint_id, 0.0) + weight / (RRF_K + rank)
+    return sorted(fused, key=fused.__getitem__, reverse=True)
+
+
+def _sparse(embedding: dict | None) -> dict[int, float]:
+    if not embedding:
+        return {}
+    return dict(zip(map(int, embedding["dimensions"]), embedding["values"], strict=True))
 
 
 def _number(restrict: dict) -> float:

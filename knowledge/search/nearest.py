@@ -54,6 +54,7 @@ class Datapoint:
     vector: list[float]
     model: str
     license_id: UUID | None
+    sparse: dict[int, float] | None = None  # hashed lexeme → weight, for hybrid queries
 
     @property
     def scope(self) -> str:
@@ -77,6 +78,7 @@ class VectorBackend(Protocol):
         self,
         *,
         model: str,
+        query: str,
         vector: list[float],
         license_id: UUID | None,
         candidates: int,
@@ -162,6 +164,7 @@ class PgvectorBackend:
         self,
         *,
         model: str,
+        query: str,
         vector: list[float],
         license_id: UUID | None,
         candidates: int,

@@ -87,6 +87,7 @@ def hybrid_rows(
     """The statement's rows: passing results first, best first, then those cut."""
     nearest = vector_backend().nearest(
         model=model,
+        query=query,
         vector=vector,
         license_id=license_id,
         candidates=options.candidates,

@@ -46,6 +46,7 @@ from knowledge.search.nearest import (
     VectorBackendError,
     scope_tokens,
 )
+from knowledge.search.sparse import query_sparse
 from knowledge.search.tuning import SearchTuning
 from portality.metrics import VECTOR_BACKEND_FALLBACKS
 
@@ -93,6 +94,7 @@ class VertexConfig:
     query_timeout: float
     batch_size: int
     extra_neighbors: int
+    hybrid_alpha: float | None  # RRF's weight of the dense list; None: dense queries
 
     @classmethod
     def from_settings(cls) -> VertexConfig:
@@ -109,6 +111,9 @@ class VertexConfig:
             query_timeout=settings.VERTEX_QUERY_TIMEOUT_SECONDS,
             batch_size=settings.VERTEX_BATCH_SIZE,
             extra_neighbors=settings.VERTEX_EXTRA_NEIGHBORS,
+            hybrid_alpha=(
+                float(settings.VERTEX_HYBRID_ALPHA) if settings.VERTEX_HYBRID_ALPHA else None
+            ),
         )
 
     @property
@@ -146,20 +151,29 @@ class VertexClient:
         )
 
     def find_neighbors(
-        self, vector: list[float], *, scopes: list[str], model: str, count: int
+        self,
+        vector: list[float],
+        *,
+        scopes: list[str],
+        model: str,
+        count: int,
+        sparse: dict[int, float] | None = None,
     ) -> list[int]:
-        """Ids of the ``count`` nearest datapoints the restricts allow, nearest first."""
-        query = {
-            "datapoint": {
-                "datapointId": "query",
-                "featureVector": vector,
-                "restricts": [
-                    {"namespace": "scope", "allowList": scopes},
-                    {"namespace": "model", "allowList": [model]},
-                ],
-            },
-            "neighborCount": count,
+        """Ids of the ``count`` nearest datapoints the restricts allow, nearest first; with
+        ``sparse`` (hybrid), Vertex's RRF of the dense and sparse lists at the configured
+        alpha."""
+        datapoint: dict[str, Any] = {
+            "datapointId": "query",
+            "featureVector": vector,
+            "restricts": [
+                {"namespace": "scope", "allowList": scopes},
+                {"namespace": "model", "allowList": [model]},
+            ],
         }
+        query: dict[str, Any] = {"datapoint": datapoint, "neighborCount": count}
+        if sparse is not None and self.config.hybrid_alpha is not None:
+            datapoint["sparseEmbedding"] = _sparse_json(sparse)
+            query["rrf"] = {"alpha": self.config.hybrid_alpha}
         body = {"deployedIndexId": self.config.deployed_index_id, "queries": [query]}
         answer = self._send(
             "POST", self.config.find_neighbors_url, body, timeout=self.config.query_timeout
@@ -232,7 +246,7 @@ def _credentials(credentials_file: str) -> Any:
 
 
 def _datapoint_json(datapoint: Datapoint) -> dict[str, Any]:
-    return {
+    body: dict[str, Any] = {
         "datapointId": str(datapoint.id),
         "featureVector": datapoint.vector,
         "restricts": [
@@ -240,6 +254,15 @@ def _datapoint_json(datapoint: Datapoint) -> dict[str, Any]:
             {"namespace": "model", "allowList": [datapoint.model]},
         ],
     }
+    if datapoint.sparse:
+        body["sparseEmbedding"] = _sparse_json(datapoint.sparse)
+    return body
+
+
+def _sparse_json(sparse: dict[int, float]) -> dict[str, list[Any]]:
+    """Vertex's SparseEmbedding: int64 dimensions travel as JSON strings."""
+    dimensions = sorted(sparse)
+    return {"values": [sparse[d] for d in dimensions], "dimensions": [str(d) for d in dimensions]}
 
 
 def _error_message(response: httpx.Response) -> str:
@@ -269,12 +292,14 @@ class VertexBackend:
         self,
         *,
         model: str,
+        query: str,
         vector: list[float],
         license_id: UUID | None,
         candidates: int,
         tuning: SearchTuning,
     ) -> NearestQuery:
         count = candidates + self.client.config.extra_neighbors
+        words = query_sparse(query) if self.client.config.hybrid_alpha is not None else None
         try:
             ids = QUERY_BREAKER.call(
                 self.client.find_neighbors,
@@ -282,12 +307,14 @@ class VertexBackend:
                 scopes=scope_tokens(license_id),
                 model=model,
                 count=count,
+                sparse=words,
             )
         except (VertexError, pybreaker.CircuitBreakerError) as exc:
             logger.warning("Vertex AI Vector Search failed, searching with pgvector: %s", exc)
             VECTOR_BACKEND_FALLBACKS.labels(backend=self.name).inc()
             return PgvectorBackend().nearest(
                 model=model,
+                query=query,
                 vector=vector,
                 license_id=license_id,
                 candidates=candidates,

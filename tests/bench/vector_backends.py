@@ -2,7 +2,8 @@
 side in one run: what the product's own code adds per query (the fake's own time taken out:
 a real engine's is the network's and Google's), and ranking quality per fusion through each
 backend — ``rrf`` is Vertex's RRF at its default alpha 0.5 (equal weights) over the dense
-list and PostgreSQL's keyword list, against today's weighted fusion.
+list and PostgreSQL's keyword list, against today's weighted fusion — and through hybrid
+queries (VERTEX_HYBRID_ALPHA 0.5: Vertex's own sparse list fused into the candidates).
 
     .venv/bin/python manage.py bench_vector_backends ../shared/bench/xquad-es --split heldout --json
 """
@@ -44,7 +45,8 @@ def run(directory: Path, split: str, progress: Callable[[int, int], None]) -> di
         vertex = {k: float(v) if k.endswith("_SECONDS") else v
                   for k, v in vertex_settings(fake, Path(keys)).items()}  # fmt: skip
         vertex["VERTEX_BATCH_SIZE"] = 500
-        with override_settings(**vertex):
+        hybrid = {**vertex, "VERTEX_HYBRID_ALPHA": "0.5"}
+        with override_settings(**hybrid):  # the datapoints carry their words too
             vertex_client.cache_clear()
             started = time.perf_counter()
             outbox_enqueue_all()
@@ -53,7 +55,11 @@ def run(directory: Path, split: str, progress: Callable[[int, int], None]) -> di
             report["datapoints"] = sent.upserted
         report["latency_ms"] = _latencies(dataset, license, fake, vertex)
         report["quality"] = {}
-        for backend, overrides in (("pgvector", {}), ("vertex", vertex)):
+        for backend, overrides in (
+            ("pgvector", {}),
+            ("vertex", vertex),
+            ("vertex_hybrid_alpha_0.5", hybrid),
+        ):
             with override_settings(**overrides):
                 caches_forget()
                 report["quality"][backend] = {s: evaluate(dataset, license, s) for s in STRATEGIES}

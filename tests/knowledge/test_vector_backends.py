@@ -5,6 +5,7 @@ faces: the network failing, and an engine that forgets to filter."""
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import timedelta
 
@@ -53,10 +54,13 @@ class Backend:
         return {str(pk) for pk in ids}
 
 
-@pytest.fixture(params=["pgvector", "vertex"])
-def backend(request, fake_embedder):
-    if request.param == "vertex":
-        return Backend("vertex", request.getfixturevalue("fake_vertex"))
+@pytest.fixture(params=["pgvector", "vertex", "vertex hybrid"])
+def backend(request, fake_embedder, settings):
+    if request.param.startswith("vertex"):
+        fake = request.getfixturevalue("fake_vertex")
+        if request.param == "vertex hybrid":  # dense + sparse, fused by Vertex's RRF
+            settings.VERTEX_HYBRID_ALPHA = "0.5"
+        return Backend(request.param, fake)
     return Backend("pgvector")
 
 
@@ -208,6 +212,28 @@ def test_the_engine_is_told_each_scope_and_each_query_allows_only_the_callers(ve
     restricts = body["queries"][0]["datapoint"]["restricts"]
     assert {"namespace": "scope", "allowList": ["global", f"license:{alpha.pk}"]} in restricts
     assert {"namespace": "model", "allowList": ["fake-hash@384"]} in restricts
+
+
+def test_hybrid_queries_send_each_chunks_words_and_the_questions_with_rrf(vertex, settings):
+    from knowledge.search.sparse import lexeme_dimension
+
+    settings.VERTEX_HYBRID_ALPHA = "0.7"
+    make_document(PISCINA, filename="piscina.md")
+    vertex.settle()
+    [datapoint] = vertex.fake.datapoints.values()
+    stored = dict(zip(map(int, datapoint["sparseEmbedding"]["dimensions"]),
+                      datapoint["sparseEmbedding"]["values"], strict=True))  # fmt: skip
+    # Spanish stems: "piscina" twice (heading and text), "condominio" once.
+    assert stored[lexeme_dimension("piscin")] == pytest.approx(1 + math.log(2))
+    assert stored[lexeme_dimension("condomini")] == 1.0
+
+    found = search(principal_for_admin("root", license=None), "¿Abre la piscina?")
+    assert filenames(found) == ["piscina.md"]
+    _, body = [c for c in vertex.fake.calls if c[0] == "findNeighbors"][-1]
+    query = body["queries"][0]
+    assert query["rrf"] == {"alpha": 0.7}
+    asked = set(map(int, query["datapoint"]["sparseEmbedding"]["dimensions"]))
+    assert lexeme_dimension("piscin") in asked and lexeme_dimension("abre") in asked
 
 
 def test_an_engine_that_ignores_restricts_still_leaks_nothing(vertex):
