@@ -87,19 +87,27 @@ def _drain_batch(backend: VectorBackend, report: DrainReport) -> bool:
                 _postpone(rows, exc, report)
                 return False
             logger.warning("vector outbox: batch refused (%s); sending it row by row", exc)
-            for row in rows:
-                _send_alone(backend, row, report)
+            _send_row_by_row(backend, rows, report)
         _done([r for r in rows if r.pk is not None])
     return len(rows) == size
 
 
-def _send_alone(backend: VectorBackend, row: VectorOutbox, report: DrainReport) -> None:
-    try:
-        with transaction.atomic():
+def _send_row_by_row(
+    backend: VectorBackend, rows: Sequence[VectorOutbox], report: DrainReport
+) -> None:
+    """Each row alone: the refused ones stay (their pk set to None here); if the engine
+    becomes unreachable meanwhile, the rest wait for the next drain rather than each
+    waiting out its own timeout."""
+    for n, row in enumerate(rows):
+        try:
             _send(backend, [row], report)
-    except VectorBackendError as exc:
-        _postpone([row], exc, report)
-        row.pk = None  # stays in the outbox
+        except VectorBackendError as exc:
+            left = [row] if not exc.transient else list(rows[n:])
+            _postpone(left, exc, report)
+            for waiting in left:
+                waiting.pk = None
+            if exc.transient:
+                return
 
 
 def _drain_lock() -> bool:

@@ -345,6 +345,20 @@ def test_a_datapoint_the_engine_will_never_take_holds_up_only_itself(vertex):
     assert refused.datapoint_id == bad.pk and "dimensionality" in refused.last_error
 
 
+def test_an_engine_going_down_while_rows_are_sent_one_by_one_stops_the_drain(vertex):
+    for text, name in [(PISCINA, "a.md"), (GIMNASIO, "b.md"), (MEDICACION, "c.md")]:
+        make_document(text, filename=name)
+    vertex.fake.fail_next(400, call="upsertDatapoints")  # the batch: refused as a whole
+    vertex.fake.fail_next(503, call="upsertDatapoints", after=1)  # then, the second row
+    report = outbox_drain()
+    assert (report.upserted, report.postponed) == (1, 2)
+    upserts = [body for call, body in vertex.fake.calls if call == "upsertDatapoints"]
+    assert len(upserts) == 1  # the third row was not tried: the engine was down
+    assert VectorOutbox.objects.count() == 2
+    due_now()
+    vertex.settle()
+
+
 def test_a_removal_waits_for_the_engine_and_the_receipt_says_when(vertex):
     document = make_document(PISCINA, filename="piscina.md")
     vertex.settle()
