@@ -7,7 +7,9 @@ topology of tests/test_scale_out.py, on a data dir of its own, var/bench-scale):
 2. search requests per second through web A alone, then through A and B, from the same
    closed-loop clients (on two cores the ratio shows whether the web tier is the limit);
 3. the outbox's drain lag: both workers restarted on a (fake) Vertex AI Vector Search, each
-   upload's vectors timed from the document being ready to the engine holding them all.
+   upload's vectors timed from the document being ready to the engine holding them all;
+   then web A too, each document forgotten through its console and timed until Vertex
+   confirmed its datapoints removed (the erasure receipt).
 
     .venv/bin/python -m tests.bench.scale_out [--documents 16] [--seconds 15] [--clients 4]
 """
@@ -248,6 +250,34 @@ def _outbox_lag(processes, admin, documents: int) -> dict:
             }
             _wait(lambda wanted=wanted: wanted <= set(fake.stored_at), 120)
             lags.append(max(fake.stored_at[i] for i in wanted) - document.finished_at.timestamp())
+        forgotten = _forget_lag(processes, admin, ids, env)
+    return {"p50": round(percentile(lags, 0.5), 3), "p95": round(percentile(lags, 0.95), 3),
+            "max": round(max(lags), 3), "documents": len(lags),
+            "forget_confirmed_seconds": forgotten}  # fmt: skip
+
+
+def _forget_lag(processes, admin, ids: list[str], env: dict[str, str]) -> dict:
+    """Web A restarted on Vertex too (every process of a deployment is): each document
+    forgotten through its console, timed until Vertex confirmed its datapoints removed."""
+    from knowledge.models import VectorErasure
+    from tests.test_scale_out import answers
+
+    web = str(admin.base_url).rstrip("/")
+    processes.processes["web-A"].terminate()
+    processes.processes["web-A"].wait(60)
+    port = web.rsplit(":", 1)[1]
+    processes.start("web-A", [sys.executable, "-m", "portality.server", f"--port={port}"], **env)
+    _wait(lambda: answers(web))
+    for document_id in ids:
+        answer = admin.post(f"/knowledge/{document_id}/forget",
+                            headers={"X-CSRFToken": admin.cookies["csrftoken"], "HX-Request": "true"})  # fmt: skip
+        assert answer.status_code == 204, answer.text[:200]
+    receipts = VectorErasure.objects.filter(subject__contains="document ")
+    _wait(
+        lambda: receipts.count() == len(ids) and not receipts.filter(confirmed_at=None).exists(),
+        300,
+    )
+    lags = [(r.confirmed_at - r.requested_at).total_seconds() for r in receipts]
     return {"p50": round(percentile(lags, 0.5), 3), "p95": round(percentile(lags, 0.95), 3),
             "max": round(max(lags), 3), "documents": len(lags)}  # fmt: skip
 
