@@ -192,6 +192,8 @@ def test_the_product_over_many_processes(topology):
     beta = license_forge(user_name="Beta", machine_id="beta")
     gamma = license_forge(user_name="Gamma", machine_id="gamma")
     admin_a = signed_in(web_a, "scaler", "scale-out-password")
+    for web in (web_a, web_b):  # each server loads its embedder at its first search
+        assert filenames(search(web, beta.key, "piscina")) == []
 
     # An upload through web A, searchable through web B within 2 s of being ready.
     document_id = upload(admin_a, "alpha", "piscina.txt", "La piscina abre a las ocho en punto.")
