@@ -376,7 +376,6 @@ def _store(
             finished_at=timezone.now(),
             updated_at=timezone.now(),
         )
-        vector_sync.drain_soon()
 
 
 def _chunk_rows(document: Document, pieces: list[Piece], ts_config: str) -> list[Chunk]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
 from celery import Task, shared_task
@@ -40,33 +39,10 @@ def document_ingest_task(self: Task, document_id: str) -> str | None:
         return None
     logger.info("document %s %s: %s chunks", document_id, document.status, document.chunk_count)
     if document.status == DocumentStatus.READY:
-        _send_vectors(document_id)
+        vector_sync.send_now(f"document {document_id}")
         if sentence_vectors.enabled():
             _queue_sentences(document_id)
     return document.status
-
-
-# Up to a second waiting for another worker's drain to let go (it may have read the outbox
-# before this document's rows were committed).
-DRAIN_BUSY_RETRIES = 20
-
-
-def _send_vectors(document_id: str) -> None:
-    """With a remote vector backend, the new vectors go there now, from this worker: a drain
-    task queued behind the other uploads waited 9-16 s (BENCHMARKS.md). The document is
-    ready whatever happens here; what is not sent waits in the outbox for the next drain."""
-    try:
-        report = vector_sync.outbox_drain()
-        for _ in range(DRAIN_BUSY_RETRIES):  # another worker's drain: its batch ends soon
-            if not report.busy:
-                break
-            time.sleep(0.05)
-            report = vector_sync.outbox_drain()
-    except Exception:
-        logger.warning("document %s: vectors not sent yet", document_id, exc_info=True)
-        return
-    if report.error:
-        logger.warning("document %s: vectors not sent yet: %s", document_id, report.error)
 
 
 def _queue_sentences(document_id: str) -> None:

@@ -3,7 +3,8 @@
 Every insert and delete of an embedding puts a row in ``VectorOutbox``, written by the
 database's own triggers in the same transaction (migration 0015), so no path can change the
 vectors without the engine hearing of it, and a rolled-back change is never sent. The drain
-(a Celery task, queued when an ingestion or a forgetting commits and every 15 s by beat)
+(``send_now`` right after an ingestion, in the process that ingested; a Celery task queued
+when a forgetting or a re-embedding commits; and every 15 s by beat)
 sends due rows in batches and deletes each batch's rows once the engine said yes.
 
 - **Nothing lost**: a batch the engine refuses stays, postponed with exponential backoff
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -68,6 +70,32 @@ def outbox_drain(*, backend: VectorBackend | None = None, max_batches: int = 100
         if not _drain_batch(backend, report):
             break
     return report
+
+
+# Up to a second waiting for another drain to let go (it may have read the outbox before
+# this process's changes were committed).
+DRAIN_BUSY_RETRIES = 20
+
+
+def send_now(what: str) -> None:
+    """After an ingestion, in the process that did it (the worker, or ``manage.py ingest``):
+    its vectors go to the remote backend now — a drain task queued behind the other uploads
+    waited 9-16 s (BENCHMARKS.md). Never raises: the document is ready whatever happens
+    here, and what is not sent waits in the outbox for the next drain."""
+    if not is_remote():
+        return
+    try:
+        report = outbox_drain()
+        for _ in range(DRAIN_BUSY_RETRIES):
+            if not report.busy:
+                break
+            time.sleep(0.05)
+            report = outbox_drain()
+    except Exception:
+        logger.warning("%s: vectors not sent yet", what, exc_info=True)
+        return
+    if report.error:
+        logger.warning("%s: vectors not sent yet: %s", what, report.error)
 
 
 def _drain_batch(backend: VectorBackend, report: DrainReport) -> bool:

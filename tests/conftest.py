@@ -211,6 +211,29 @@ def vertex_settings(fake, directory: Path) -> dict[str, str]:
     }
 
 
+def use_vertex_settings(settings, fake, directory: Path) -> dict[str, str]:
+    """This process's settings searching through ``fake``; the same, as the environment
+    variables a worker or web server started by the test needs."""
+    from knowledge.search.vertex import vertex_client
+
+    env = vertex_settings(fake, directory)
+    for name, value in env.items():
+        setattr(settings, name, float(value) if name.endswith("_SECONDS") else value)
+    vertex_client.cache_clear()  # one client per configuration: the next call builds it
+    return env
+
+
+def wait_until(condition, timeout: float = 120, every: float = 0.05, what: str = ""):
+    """``condition()``'s first truthy value, polled every ``every`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"timed out waiting for {what or condition}")
+
+
 def vector_outbox_session(on: bool) -> None:
     """What knowledge.apps does when a connection opens, for the test's open connection."""
     with connection.cursor() as cursor:
@@ -228,9 +251,7 @@ def fake_vertex(settings, tmp_path, fake_embedder):
 
     QUERY_BREAKER.close()  # a previous test's outage is not this one's
     with FakeVertex(dimensions=fake_embedder.dimensions) as fake:
-        for name, value in vertex_settings(fake, tmp_path).items():
-            setattr(settings, name, float(value) if name.endswith("_SECONDS") else value)
-        vertex_client.cache_clear()
+        use_vertex_settings(settings, fake, tmp_path)
         vector_outbox_session(True)
         yield fake
         vector_outbox_session(False)

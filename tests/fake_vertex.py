@@ -44,6 +44,7 @@ any) with an error;
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -140,17 +141,16 @@ class FakeVertex:
 
             def _send(self, status, payload):
                 data = json.dumps(payload).encode()
-                try:
+                # A client that gave up on a stalled call (its timeout) has closed the socket.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
-                    pass
 
             def log_message(self, *args):
-                pass
+                """No access log on the test's stderr."""
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

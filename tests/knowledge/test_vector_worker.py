@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import io
-import time
 
 import pytest
 
@@ -16,8 +15,9 @@ from licenses.principals import principal_for_license
 from tests.conftest import (
     start_worker,
     stop_worker,
+    use_vertex_settings,
     vector_outbox_session,
-    vertex_settings,
+    wait_until,
     worker_env,
 )
 from tests.factories import make_license
@@ -33,10 +33,7 @@ def test_through_a_real_worker_an_upload_reaches_the_engine_within_the_searchabl
     embedder's real vectors: the upload's vectors are in the engine ≤ 2 s after the document
     is ready, a search finds it by meaning through the engine, and forgetting it is confirmed."""
     with FakeVertex(dimensions=384) as fake:
-        env = vertex_settings(fake, tmp_path)
-        for name, value in env.items():
-            setattr(settings, name, float(value) if name.endswith("_SECONDS") else value)
-        vertex_client.cache_clear()
+        env = use_vertex_settings(settings, fake, tmp_path)
         vector_outbox_session(True)
         worker = start_worker(
             worker_env(**env, PORTALITY_TEST_QUEUE="vertex"), name="vertex", queues="vertex"
@@ -50,7 +47,7 @@ def test_through_a_real_worker_an_upload_reaches_the_engine_within_the_searchabl
                 enqueue=False,
             ).document
             document_ingest_task.apply_async(args=[str(created.pk)], queue="vertex")
-            document = _wait_for(
+            document = wait_until(
                 lambda: Document.objects.filter(pk=created.pk, status="ready").first()
             )
             ids = {
@@ -59,7 +56,7 @@ def test_through_a_real_worker_an_upload_reaches_the_engine_within_the_searchabl
                     "pk", flat=True
                 )
             }
-            _wait_for(lambda: ids <= set(fake.stored_at))
+            wait_until(lambda: ids <= set(fake.stored_at))
             lag = max(fake.stored_at[i] for i in ids) - document.finished_at.timestamp()
             assert lag <= 2.0, (
                 f"vectors reached the engine {lag:.2f} s after the document was ready"
@@ -73,7 +70,7 @@ def test_through_a_real_worker_an_upload_reaches_the_engine_within_the_searchabl
 
             receipt = services.document_forget(document=document)
             vector_outbox_drain_task.apply_async(queue="vertex")  # drain_soon's, on this queue
-            _wait_for(
+            wait_until(
                 lambda: VectorErasure.objects.filter(
                     pk=receipt.pk, confirmed_at__isnull=False
                 ).exists()
@@ -83,13 +80,3 @@ def test_through_a_real_worker_an_upload_reaches_the_engine_within_the_searchabl
             stop_worker(worker)
             vector_outbox_session(False)
             vertex_client.cache_clear()
-
-
-def _wait_for(condition, timeout: float = 60):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out")

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge import services
+from knowledge import services, vector_sync
 from knowledge.models import Document, DocumentStatus, Language, Redaction, SourceType
 from knowledge.search import sentence_vectors
 from licenses.models import License
@@ -132,6 +132,7 @@ class Command(BaseCommand):
             ).start()
         try:
             result = services.document_ingest(document_id=document.pk)
+            vector_sync.send_now(f"document {document.pk}")  # as the worker does
         except Exception as exc:
             services.document_mark_crashed(document_id=document.pk, error=exc)
             result = None
