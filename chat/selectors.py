@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Q
 
-from chat.llm import answerers_available
+from chat.llm import ANSWER_WORDS, answerers_available
 from chat.models import AnswerLength, Assistant
 from chat.texts import GREETING, HELLO
 from licenses.models import License
@@ -20,7 +20,6 @@ logger = logging.getLogger(__name__)
 
 # About how many words an answer of each length may take (the model is told; the offline
 # answerer stops adding sentences past it).
-ANSWER_WORDS = {AnswerLength.SHORT: 60, AnswerLength.NORMAL: 150, AnswerLength.DETAILED: 400}
 # Settings a license row leaves empty take the deployment's; these are the text ones.
 TEXT_FIELDS = (
     "name",
@@ -50,7 +49,7 @@ class AssistantProfile:
 
     @property
     def answer_words(self) -> int:
-        return ANSWER_WORDS.get(AnswerLength(self.answer_length), 150)
+        return ANSWER_WORDS.get(self.answer_length, ANSWER_WORDS["normal"])
 
     @property
     def title(self) -> str:

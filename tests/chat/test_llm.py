@@ -144,3 +144,45 @@ def test_extractive_never_quotes_a_title_but_keeps_list_items():
     answer = "".join(ExtractiveLLM().stream(prompt))
     assert "«Normas de la piscina»" not in answer and "Gimnasio" not in answer
     assert "«- Horario de invierno: de 10 a 18 h» [1]" in answer
+
+
+def _offline_quotes(question: str, passage: str, max_words: int = 150) -> list[str]:
+    prompt = Prompt(
+        system="",
+        messages=[],
+        question=question,
+        language="es",
+        sources=[Source(1, "club.md", passage, body=passage)],
+        max_words=max_words,
+    )
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    return [line for line in answer.splitlines() if line.startswith("«")]
+
+
+CLUB = (
+    "El club de lectura se reúne el primer martes de cada mes en la biblioteca. "
+    "Las cuotas se pagan en enero. El aparcamiento tiene veinte plazas para socios. "
+    "La cafetería sirve desayunos hasta las once."
+)
+
+
+def test_extractive_quotes_a_clear_answer_alone():
+    quotes = _offline_quotes("¿Cuándo se reúne el club de lectura?", CLUB)
+
+    assert quotes == [
+        "«El club de lectura se reúne el primer martes de cada mes en la biblioteca.» [1]"
+    ]
+
+
+def test_extractive_adds_close_contenders_and_says_more_when_asked():
+    passage = (
+        "La piscina del club abre a las ocho en verano. "
+        "La piscina del club abre a las diez en invierno. " + CLUB
+    )
+    question = "¿A qué hora abre la piscina del club?"
+
+    normal = _offline_quotes(question, passage)
+    detailed = _offline_quotes(question, passage, max_words=400)
+
+    assert [q[:30] for q in normal] == ["«La piscina del club abre a la"] * 2  # both, unsure which
+    assert len(detailed) == 6  # asked for detail: all its length allows
