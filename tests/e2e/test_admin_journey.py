@@ -99,12 +99,12 @@ def test_admin_uploads_searches_forges_and_forgets(live_server, celery_worker, d
         duplicate = page.locator(".upload-item[data-duplicate]")
         duplicate.wait_for()
         expect(duplicate).to_contain_text("ready")  # (the page's CSP forbids wait_for_function)
-        # A finished upload reloads the table (htmx): let that land before selecting rows.
-        page.wait_for_load_state("networkidle")
         assert f"duplicate of {GOOD_PDF}" in duplicate.inner_text()
 
         # The table: Retry where it helps, Forget selected only once something is selected.
-        assert page.locator("tr:has-text('invalid.pdf') button:has-text('Retry')").count() == 1
+        # A finished upload reloads the table (htmx): the expectations wait for it to land.
+        expect(page.locator("tr:has-text('invalid.pdf') button:has-text('Retry')")).to_have_count(1)
+        expect(page.locator(f"tr:has-text('{GOOD_PDF}') td.status")).to_contain_text("Ready")
         assert page.locator(f"tr:has-text('{GOOD_PDF}') button:has-text('Retry')").count() == 0
         forget_selected = page.locator("button.forget-selected")
         assert forget_selected.is_disabled()

@@ -49,10 +49,10 @@ def test_the_console_in_brazilian_portuguese(live_server, celery_worker, django_
         failed.wait_for(timeout=120_000)
         assert re.search(r"pronto · \d+ trechos", ready.inner_text())
         assert "falhou: Este PDF está danificado" in failed.inner_text()
-        page.wait_for_selector(f"#document-table >> text={GOOD_PDF}")
-        page.wait_for_load_state("networkidle")
         row = page.locator(f"tr:has-text('{GOOD_PDF}')")
-        assert "Pronto" in row.locator("td.status").inner_text()
+        # A finished upload reloads the table (htmx) after the upload list says so: wait for
+        # that reload (networkidle only waits for navigations, already over).
+        expect(row.locator("td.status")).to_contain_text("Pronto")
         assert re.search(r"\d{2}/\d{2}/\d{4}", row.locator("time").inner_text())  # dd/mm/aaaa
         assert re.search(r"\d+,\d\s[KM]B", row.inner_text())  # a decimal comma
         page.check("#document-table .select-all")
