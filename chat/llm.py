@@ -32,6 +32,7 @@ logger = logging.getLogger(__name__)
 # About how many words an answer may take, by the assistant's answer length
 # (chat.models.AnswerLength): what the model is told, and what the offline answerer quotes.
 ANSWER_WORDS = {"short": 60, "normal": 150, "detailed": 400}
+
 # Rounds of tool calls before the model must answer with what it has (the orchestrator
 # also caps the searches themselves).
 MAX_TOOL_ROUNDS = 3

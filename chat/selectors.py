@@ -18,8 +18,6 @@ from licenses.models import License
 
 logger = logging.getLogger(__name__)
 
-# About how many words an answer of each length may take (the model is told; the offline
-# answerer stops adding sentences past it).
 # Settings a license row leaves empty take the deployment's; these are the text ones.
 TEXT_FIELDS = (
     "name",
