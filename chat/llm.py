@@ -366,6 +366,13 @@ _ASKS_FIGURE = re.compile(
     r"\b(cu[aá]nt[oa]s?|cu[aá]ndo|quant[oa]s?|quando|a[nñ]os?|fecha|data|siglo|s[eé]culo|"
     r"porcentaje|porcentagem|n[uú]mero|how (many|much)|when|year)\b"
 )
+# A figure is written in digits or, below a hundred or so, in words ("nueve naciones").
+_FIGURE = re.compile(
+    r"\d+|\b(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|veinte|treinta|"
+    r"cuarenta|cincuenta|cien|ciento|mil|millones|dois|duas|tres|quatro|sete|oito|nove|dez|"
+    r"onze|doze|vinte|trinta|quarenta|cinquenta|cem|cento|milhoes|two|three|four|five|six|"
+    r"seven|eight|nine|ten|twelve|twenty|hundred|thousand|million|docena|duzia|dozen)\b"
+)
 _ASKS_NAME = re.compile(r"\b(qui[eé]n(es)?|quem|who)\b")
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][\wáéíóúâêôãõçñü]+")
 
@@ -385,7 +392,7 @@ def _score(candidates: list[_Candidate], question: str, weights: dict[str, float
     for candidate, words in zip(candidates, words_of, strict=True):
         shared = sum(math.log(1 + total / counts[w]) for w in asked & words)
         figure = asks_figure and any(
-            n not in question_tokens for n in re.findall(r"\d+", candidate.sentence)
+            n not in question_tokens for n in _FIGURE.findall(fold(candidate.sentence))
         )
         name = asks_name and any(
             fold(n) not in question_tokens for n in _NAME.findall(candidate.sentence)[1:]

@@ -82,10 +82,12 @@ def blocks_from_pages(pages: list[PageText], *, markdown: bool) -> Iterator[Bloc
                 )
 
 
-# Abbreviations (es/pt/en) after which a period does not end the sentence.
+# Abbreviations (es/pt/en) after which a period does not end the sentence. "EE." is the
+# first half of the Spanish plural "EE. UU." (United States), never a sentence end.
 _ABBREVIATION = re.compile(
-    r"(?:\b(?:art|arts|núm|num|nº|pág|pag|págs|sr|sra|srta|dr|dra|prof|profa|av|avda|ex|cf|"
-    r"vol|cap|fig|ej|etc|ltda|cía|inc|no|nos|p|pp|mr|mrs|ms|st|vs|e\.g|i\.e)|\b[A-Za-z])\.$",
+    r"(?:\b(?:art|arts|núm|num|nº|pág|pag|págs|sr|sra|srta|sres|dr|dra|drs|prof|profa|av|avda|"
+    r"ex|cf|vol|cap|fig|ej|etc|ltda|cía|inc|no|nos|p|pp|mr|mrs|ms|st|vs|e\.g|i\.e|aprox|"
+    r"approx|ee|ud|uds|vd|vds|sto|sta|gral|ing|lic|jr|dept|depto|tel|vide)|\b[A-Za-z])\.$",
     re.IGNORECASE,
 )
 

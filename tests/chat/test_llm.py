@@ -186,3 +186,24 @@ def test_extractive_adds_close_contenders_and_says_more_when_asked():
 
     assert [q[:30] for q in normal] == ["«La piscina del club abre a la"] * 2  # both, unsure which
     assert len(detailed) == 6  # asked for detail: all its length allows
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        (
+            "¿Cuántos coches caben en el aparcamiento del club?",
+            "El aparcamiento del club está detrás del edificio. "
+            "El aparcamiento del club tiene veinte plazas.",
+        ),
+        (
+            "Quantos carros cabem no estacionamento do clube?",
+            "O estacionamento do clube fica atrás do prédio. "
+            "O estacionamento do clube tem vinte vagas.",
+        ),
+    ],
+)
+def test_extractive_reads_a_figure_written_in_words(question, passage):
+    # "How many" is answered by the sentence with the figure, in digits or in words.
+    first = _offline_quotes(question, passage)[0]
+    assert "veinte plazas" in first or "vinte vagas" in first

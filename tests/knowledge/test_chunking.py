@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pytest
 from django.test import SimpleTestCase
 
 from knowledge.chunking import Chunker, ChunkSize, blocks_from_pages, split_sentences
@@ -33,6 +34,31 @@ class SentenceTests(SimpleTestCase):
             "El art. 3.2 dice 1.5 metros.",
             "Fin.",
         ]
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        (
+            "Gira a 3600 RPM en EE. UU. con 60 Hz. En Europa, a 3000.",
+            ["Gira a 3600 RPM en EE. UU. con 60 Hz.", "En Europa, a 3000."],
+        ),
+        (
+            "La Sra. Díaz y el Ing. Pérez miden aprox. dos metros. Ud. lo verá.",
+            ["La Sra. Díaz y el Ing. Pérez miden aprox. dos metros.", "Ud. lo verá."],
+        ),
+        (
+            "O Sr. Silva mora na Av. Paulista, nº 10. A Profa. Lima também.",
+            ["O Sr. Silva mora na Av. Paulista, nº 10.", "A Profa. Lima também."],
+        ),
+        (
+            "Mr. Smith Jr. left, i.e. he quit. Dept. heads stayed.",
+            ["Mr. Smith Jr. left, i.e. he quit.", "Dept. heads stayed."],
+        ),
+    ],
+)
+def test_abbreviations_in_spanish_portuguese_and_english(text, sentences):
+    assert split_sentences(text) == sentences
 
 
 class ChunkerTests(SimpleTestCase):
