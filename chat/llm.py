@@ -369,7 +369,7 @@ _ASKS_FIGURE = re.compile(
 # A figure is written in digits or, below a hundred or so, in words ("nueve naciones").
 _FIGURE = re.compile(
     r"\d+|\b(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|veinte|treinta|"
-    r"cuarenta|cincuenta|cien|ciento|mil|millones|dois|duas|tres|quatro|sete|oito|nove|dez|"
+    r"cuarenta|cincuenta|cien|ciento|mil|millones|dois|duas|quatro|sete|oito|nove|dez|"
     r"onze|doze|vinte|trinta|quarenta|cinquenta|cem|cento|milhoes|two|three|four|five|six|"
     r"seven|eight|nine|ten|twelve|twenty|hundred|thousand|million|docena|duzia|dozen)\b"
 )
