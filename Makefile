@@ -32,7 +32,7 @@ run: install
 lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy
+	PYTHONPATH=. $(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
 
 check: install-dev

@@ -27,7 +27,7 @@ from chat.language import answer_language, question_language
 from chat.llm import LLM, Prompt, Source, content_words, get_llm
 from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
-from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, refusal
+from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, STAFF_KEEP_NONE, refusal
 from knowledge.chunking import split_sentences
 from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
 from knowledge.normalize import detect_language
@@ -307,6 +307,8 @@ def _memory_turn(
     prompt = Prompt(system="", messages=[], question=question, language=language)
     if principal.license is None:
         return ChatTurn(session, prompt, reply=NOT_HERE[language])
+    if not principal.keeps_memories:  # staff speaking as a license: never as its end user
+        return ChatTurn(session, prompt, reply=STAFF_KEEP_NONE[language])
     try:
         memory = memory_propose(
             license=principal.license,
@@ -323,7 +325,7 @@ def _memory_turn(
 def _memories(
     principal: Principal, question: str, user_ref: str, embedding: QueryEmbedding
 ) -> list[str]:
-    if principal.license is None:
+    if principal.license is None or not principal.reads_memories:
         return []
     chosen = memories_for_prompt(
         license=principal.license, user_ref=user_ref, question=question, embedding=embedding
@@ -491,7 +493,7 @@ def _best_quote(passage: str, claims: list[str]) -> str:
 
 def _queue_memory_proposals(principal: Principal, user_ref: str, turn: ChatTurn) -> None:
     """With Gemini, the conversation's user messages go to a background proposal task."""
-    if principal.license is None or not settings.GEMINI_API_KEY or turn.reply:
+    if not principal.keeps_memories or not settings.GEMINI_API_KEY or turn.reply:
         return
     from memory.tasks import memories_propose_task
 

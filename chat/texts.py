@@ -33,6 +33,20 @@ NOT_HERE = {
     "pt": "As memórias são de cada usuário de uma licença; nesta conversa não guardo nenhuma.",
     "en": "Memories belong to each user of a license; I keep none in this conversation.",
 }
+STAFF_KEEP_NONE = {
+    "es": (
+        "Solo el propio usuario puede pedirme que recuerde algo: hablando como su licencia "
+        "desde la consola no guardo nada en sus recuerdos."
+    ),
+    "pt": (
+        "Só o próprio usuário pode me pedir para lembrar algo: falando como a licença dele "
+        "pelo console não guardo nada nas memórias dele."
+    ),
+    "en": (
+        "Only the user themselves can ask me to remember something: speaking as their "
+        "license from the console, I keep nothing in their memories."
+    ),
+}
 REFUSED = {
     "es": "No lo he guardado: no puedo recordar {}.",
     "pt": "Não guardei: não posso lembrar {}.",

@@ -2,7 +2,13 @@
 
 Seeds 000/001: vectors never hold PII in clear text. Identifiers with check digits (cards,
 IBAN, DNI/NIE, CPF/CNPJ) are replaced only when the check digits hold, through
-python-stdnum, so ordinary numbers (amounts, article numbers) survive.
+python-stdnum, so ordinary numbers (amounts, article numbers) survive; they are found
+however they are written (lower case, dots, dashes or spaces between the groups). Phone
+numbers are found by Google's libphonenumber (the ``phonenumbers`` package) for the
+deployment's regions (``REDACTION_PHONE_REGIONS``), which knows each country's numbering
+plan, plus a few national shapes it does not take as valid (fictional 555 and 07700 900
+numbers are still somebody's to a reader). E-mail addresses are found also when written
+to dodge a parser: "ana (at) example (dot) com", "ana[at]example.com", "a . b @ c . com".
 
 What is redacted is the organisation's to choose (knowledge.models.RedactionPolicy, and per
 upload): which kinds, and an allow-list of its own contact details — its support e-mail,
@@ -16,7 +22,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from functools import cache
 
+import phonenumbers
+from django.conf import settings
 from stdnum import iban, luhn
 from stdnum.br import cnpj, cpf
 from stdnum.es import dni, nie
@@ -49,39 +58,74 @@ def _always(_: str) -> bool:
     return True
 
 
+_AT = r"(?:\s*@\s*|\s*[(\[{]\s*(?:at|arroba)\s*[)\]}]\s*|\s+(?:at|arroba)\s+)"
+_DOT = r"(?:\.|\s*[(\[{]\s*(?:dot|punto|ponto)\s*[)\]}]\s*|\s+(?:dot|punto|ponto)\s+)"
+_EMAIL = re.compile(
+    # the plain form, spaces around its dots and "@" allowed ("a . b @ c . com")
+    r"[\w+-]+(?:\s?\.\s?[\w+-]+)*\s?@\s?[\w-]+(?:\s?\.\s?[\w-]+)*\s?\.\s?[a-z]{2,24}\b"
+    # spelled out: "ana (at) example (dot) com", "ana arroba example punto com"
+    rf"|[\w.+-]+{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}[a-z]{{2,24}}\b",
+    re.UNICODE | re.IGNORECASE,
+)
+_SEP = r"[ .-]?"  # what people put between the groups of an identifier
+
+
+def _compact(value: str) -> str:
+    return re.sub(r"[\s.-]", "", value).upper()
+
+
 # Order matters: the more specific identifiers are taken before the generic phone rule.
 RULES: tuple[Rule, ...] = (
-    Rule("EMAIL", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.UNICODE), _always),
+    Rule("EMAIL", _EMAIL, _always),
     Rule(
         "IBAN",
-        re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b"),
-        lambda v: iban.is_valid(v),
+        re.compile(
+            rf"\b[A-Z]{{2}}\d{{2}}(?:{_SEP}[A-Z0-9]{{4}}){{2,7}}(?:{_SEP}[A-Z0-9]{{1,4}})?\b",
+            re.IGNORECASE,
+        ),
+        lambda v: iban.is_valid(_compact(v)),
     ),
     Rule(
         "CNPJ",
-        re.compile(r"\b\d{2}\.?\d{3}\.?\d{3}/?\d{4}-?\d{2}\b"),
-        lambda v: cnpj.is_valid(v),
+        re.compile(r"\b\d{2}[. ]?\d{3}[. ]?\d{3}[/ ]?\d{4}[- ]?\d{2}\b"),
+        lambda v: cnpj.is_valid(_digits(v)),
     ),
-    Rule("CPF", re.compile(r"\b\d{3}\.?\d{3}\.?\d{3}-?\d{2}\b"), lambda v: cpf.is_valid(v)),
-    # Issuer prefixes 2-6 (Mastercard, Amex, Visa, Discover...), written solid or in groups of 4.
+    Rule(
+        "CPF",
+        re.compile(r"\b\d{3}[. ]?\d{3}[. ]?\d{3}[- ]?\d{2}\b"),
+        lambda v: cpf.is_valid(_digits(v)),
+    ),
+    # Issuer prefixes 2-6 (Mastercard, Amex, Visa, Discover...), solid or in groups of 4.
     Rule(
         "CARD",
         re.compile(
-            r"\b[2-6]\d{12,18}\b|\b3[47]\d{2}[ -]\d{6}[ -]\d{5}\b|\b[2-6]\d{3}(?:[ -]\d{4}){2}[ -]\d{1,7}\b"
+            r"\b[2-6]\d{12,18}\b|\b3[47]\d{2}[ .-]\d{6}[ .-]\d{5}\b"
+            r"|\b[2-6]\d{3}(?:[ .-]\d{4}){2}[ .-]\d{1,7}\b"
         ),
         _is_card,
     ),
-    Rule("NIE", re.compile(r"\b[XYZxyz][- ]?\d{7}[- ]?[A-Za-z]\b"), lambda v: nie.is_valid(v)),
-    Rule("DNI", re.compile(r"\b\d{8}[- ]?[A-Za-z]\b"), lambda v: dni.is_valid(v)),
+    Rule(
+        "NIE",
+        re.compile(r"\b[XYZ][ .-]?\d{7}[ .-]?[A-Z]\b", re.IGNORECASE),
+        lambda v: nie.is_valid(_compact(v)),
+    ),
+    Rule(
+        "DNI",
+        re.compile(r"\b\d{2}\.?\d{3}\.?\d{3}[ .-]?[A-Z]\b", re.IGNORECASE),
+        lambda v: dni.is_valid(_compact(v)),
+    ),
     Rule(
         "PHONE",
         re.compile(
-            r"(?:(?<![\w+])\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{2,5}(?:[ .-]?\d{2,5}){1,4})"
-            r"|(?:\(\d{2,3}\)[ ]?\d{4,5}[ -]?\d{4}\b)"  # Brazil: (11) 91234-5678
-            r"|(?:\b\d{2}[ ]9?\d{4}-\d{4}\b)"  # Brazil: 11 91234-5678
-            r"|(?:\b[6789]\d{2}(?:[ .]?\d{3}){2}\b)"  # Spain: 612 345 678
-            r"|(?:\b[6789]\d(?:[ .]\d{3})(?:[ .]\d{2}){2}\b)"  # Spain: 91 123 45 67
-            r"|(?:\b\d{3}-\d{3}-\d{4}\b)"  # North America: 555-123-4567
+            r"(?:(?<![\w+])\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,5}(?:[ .-]?\d{1,5}){1,5})"
+            r"|(?:\(\d{2,4}\)[ ]?\d[ ]?\d{3,4}[ .-]?\d{4}\b)"  # (11) 9 1234-5678, (0113) 496 0000
+            r"|(?:\b\d{2}[ ]9?[ ]?\d{4}[ -]\d{4}\b)"  # Brazil: 11 91234-5678, 11 91234 5678
+            r"|(?:\b[6789]\d{2}(?:[ .-]?\d{3}){2}\b)"  # Spain: 612 345 678, 612-345-678
+            r"|(?:\b[6789]\d{2}(?:[ .-]\d{2}){3}\b)"  # Spain: 612 34 56 78
+            r"|(?:\b[6789]\d(?:[ .-]\d{3})(?:[ .-]\d{2}){2}\b)"  # Spain: 91 123 45 67
+            r"|(?:\b07\d{3}[ ]?\d{6}\b)"  # UK mobile: 07700 900123
+            r"|(?:\(\d{3}\)[ ]?\d{3}[ .-]\d{4}\b)"  # North America: (555) 123-4567
+            r"|(?:\b\d{3}([.-])\d{3}\1\d{4}\b)"  # North America: 555-123-4567, 555.123.4567
         ),
         _is_phone,
     ),
@@ -151,20 +195,73 @@ def redact(
     kept: Counter[str] = Counter()
     for rule in RULES:
         if rule.label in kinds:
+            if rule.label == "PHONE":  # the numbering plans first, then the shapes they miss
+                text, held = _redact_phones(text, counts, kept, allow)
             text = rule.pattern.sub(_replacer(rule, counts, kept, allow), text)
+            if rule.label == "PHONE":
+                for number, raw in enumerate(held):
+                    text = text.replace(f"\ue000{number}\ue001", raw)
     return Redaction(text=text, counts=counts, kept=kept)
+
+
+@cache
+def phone_regions() -> tuple[str, ...]:
+    regions = tuple(r.strip().upper() for r in settings.REDACTION_PHONE_REGIONS if r.strip())
+    return regions or ("ES",)
+
+
+def _redact_phones(
+    text: str, counts: Counter[str], kept: Counter[str], allow: AllowList | None
+) -> tuple[str, list[str]]:
+    """Numbers valid in one of the deployment's regions (or anywhere, with a "+"). The
+    allow-list's are held out of the text (a private-use marker) until the shapes' pass is
+    done, so they are counted once; the caller puts them back."""
+    held: list[str] = []
+    if sum(c.isdigit() for c in text) < 7:
+        return text, held
+    spans: list[tuple[int, int]] = []
+    for region in phone_regions():
+        for match in phonenumbers.PhoneNumberMatcher(text, region, phonenumbers.Leniency.VALID):
+            if not any(s < match.end and match.start < e for s, e in spans):
+                spans.append((match.start, match.end))
+    for start, end in sorted(spans, reverse=True):
+        raw = text[start:end]
+        if allow and allow.allows("PHONE", raw):
+            kept["PHONE"] += 1
+            replacement = f"\ue000{len(held)}\ue001"
+            held.append(raw)
+        else:
+            counts["PHONE"] += 1
+            replacement = "[PHONE]"
+        text = text[:start] + replacement + text[end:]
+    return text, held
 
 
 def _replacer(
     rule: Rule, counts: Counter[str], kept: Counter[str], allow: AllowList | None
 ) -> Callable[[re.Match[str]], str]:
     def replace(match: re.Match[str]) -> str:
-        if not rule.is_valid(match.group(0)):
+        value, rest = _valid_part(rule, match.group(0))
+        if not value:
             return match.group(0)
-        if allow and allow.allows(rule.label, match.group(0)):
+        if allow and allow.allows(rule.label, value):
             kept[rule.label] += 1
             return match.group(0)
         counts[rule.label] += 1
-        return f"[{rule.label}]"
+        return f"[{rule.label}]{rest}"
 
     return replace
+
+
+def _valid_part(rule: Rule, value: str) -> tuple[str, str]:
+    """The identifier the match holds, and what followed it: an IBAN's pattern may take the
+    next short word for its last group ("es91 … 1332 or"), so its groups are dropped from
+    the end until the check digits hold."""
+    if rule.is_valid(value):
+        return value, ""
+    if rule.label == "IBAN":
+        cuts = [m.start() for m in re.finditer(r"[ .-]", value)]
+        for cut in reversed(cuts):
+            if rule.is_valid(value[:cut]):
+                return value[:cut], value[cut:]
+    return "", value

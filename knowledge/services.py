@@ -86,8 +86,8 @@ def document_create(
     enqueue: bool = True,
 ) -> DocumentCreation:
     """Store an upload as a queued document, or return the same file already in this scope."""
-    filename = Path(filename).name[:255] or "document"
     _check_choices(source_type=source_type, language=language, redaction=redaction)
+    filename = _redacted_filename(Path(filename).name[:255] or "document", license, redaction)
     size = _file_size(file)
     if size == 0:
         raise IngestionError(gettext_noop("%(filename)s is empty."), params={"filename": filename})
@@ -121,6 +121,32 @@ def document_create(
     if enqueue:
         transaction.on_commit(lambda: _enqueue(document.pk))
     return DocumentCreation(document, created=True)
+
+
+def _redacted_filename(filename: str, license: License | None, redaction: str) -> str:
+    """A file name is shown to end users in citations: personal data in it ("maria.lopez@…
+    12345678Z.pdf") is redacted as the text is. The extension stays, it says the format."""
+    plan = redaction_plan(license=license, choice=redaction)
+    if not plan.kinds:
+        return filename
+    path = Path(filename)
+    stem = redact(path.stem, kinds=plan.kinds, allow=plan.allow).text
+    return f"{stem}{path.suffix}"
+
+
+def redaction_choice_check(*, choice: str, may_set_policy: bool) -> None:
+    """Lowering redaction below the scope's policy for one upload (keep contacts, redact
+    nothing) is the policy's owners' decision, not every uploader's (a third party's ID or
+    phone would become searchable by end users)."""
+    if may_set_policy or choice in (Redaction.DEFAULT, Redaction.ALL):
+        return
+    raise ApplicationError(
+        gettext_noop(
+            "Only a role that may set the redaction policy can redact less than the policy "
+            "for an upload; upload with the policy's redaction or ask an owner."
+        ),
+        status=403,
+    )
 
 
 def _check_choices(*, source_type: str, language: str, redaction: str) -> None:

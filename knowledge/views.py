@@ -96,7 +96,12 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
         "licenses": license_choices(),
         "source_types": SourceType.choices,
         "languages": Language.choices,
-        "redactions": Redaction.choices,
+        # Redacting less than the policy is for those who set it (redaction_choice_check).
+        "redactions": Redaction.choices
+        if request.user.has_perm(SET_REDACTION)
+        else [
+            (v, label) for v, label in Redaction.choices if v in (Redaction.DEFAULT, Redaction.ALL)
+        ],
         "statuses": DocumentStatus.choices,
         "kinds": FileKind.choices,
         "max_upload_mb": settings.KNOWLEDGE_MAX_UPLOAD_BYTES // (1024 * 1024),
@@ -143,6 +148,9 @@ def document_upload(request: HtmxHttpRequest) -> JsonResponse:
         return JsonResponse({"error": " ".join(errors)}, status=400)
     data = form.cleaned_data
     try:
+        services.redaction_choice_check(
+            choice=data["redaction"], may_set_policy=request.user.has_perm(SET_REDACTION)
+        )
         creation = services.document_create(
             file=data["file"],
             filename=data["file"].name,
@@ -153,7 +161,7 @@ def document_upload(request: HtmxHttpRequest) -> JsonResponse:
             redaction=data["redaction"],
         )
     except ApplicationError as exc:
-        return JsonResponse({"error": exc.message}, status=400)
+        return JsonResponse({"error": exc.message}, status=exc.status)
     payload = _status_payload(creation.document)
     payload["duplicate"] = not creation.created
     return JsonResponse(payload, status=201 if creation.created else 200)

@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from licenses.models import GLOBAL_SCOPE, License
 from licenses.selectors import license_get_for_machine_id
 from portality.exceptions import ApplicationError
+from portality.roles import VIEW_MEMORIES
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,12 @@ class Principal:
     license_id: UUID | None  # the scope: None = global knowledge only
     scope_label: str
     license: License | None = None
+    # Memories are the end user's: a license credential (a widget token, or the product's
+    # backend holding the key) speaks as that user and may have them read and kept. Staff
+    # speaking as a license never keep one for a user, and see them in a prompt only when
+    # their role may read memories anyway.
+    keeps_memories: bool = False
+    reads_memories: bool = False
 
 
 def principal_for_license(license: License) -> Principal:
@@ -32,16 +39,22 @@ def principal_for_license(license: License) -> Principal:
         license_id=license.pk,
         scope_label=license.machine_id,
         license=license,
+        keeps_memories=True,
+        reads_memories=True,
     )
 
 
-def principal_for_admin(username: str, *, license: License | None) -> Principal:
-    """An admin searching as global (license None) or as the given license would."""
+def principal_for_admin(
+    username: str, *, license: License | None, reads_memories: bool = False
+) -> Principal:
+    """An admin searching as global (license None) or as the given license would;
+    ``reads_memories`` when the admin's role may read end users' memories."""
     return Principal(
         actor=f"admin:{username}",
         license_id=license.pk if license else None,
         scope_label=license.machine_id if license else GLOBAL_SCOPE,
         license=license,
+        reads_memories=reads_memories,
     )
 
 
@@ -59,4 +72,8 @@ def principal_from_request(request: Request, *, as_license: str | None = None) -
                 params={"machine_id": as_license},
                 status=404,
             )
-    return principal_for_admin(request.user.get_username(), license=license)
+    return principal_for_admin(
+        request.user.get_username(),
+        license=license,
+        reads_memories=request.user.has_perm(VIEW_MEMORIES),
+    )

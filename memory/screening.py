@@ -6,14 +6,27 @@ could identify or reach them, and never what would steer the assistant. The chec
 heuristic in Spanish, Portuguese and English that errs on refusing: a refused memory is only
 a recorded rejection, and the user is told why.
 
-The text is judged as a person would read it: compatibility forms folded (NFKC, so "ｄｉａｂｅｔｅｓ"
-is "diabetes"), invisible characters removed ("dia\\u200bbetes"), accents and case folded.
+The text is judged as a person would read it, in several readings, and refused when any of
+them holds what may not be kept:
+- as written: compatibility forms folded (NFKC, so "ｄｉａｂｅｔｅｓ" is "diabetes"), invisible
+  characters removed ("dia\\u200bbetes"), letters of other scripts that look Latin folded to
+  the Latin letter they imitate (Unicode's confusables, TR39, through confusable-homoglyphs:
+  Cyrillic "diаbetes" is "diabetes"), accents and case folded;
+- joined: separators inside a word removed ("d i a b e t e s", "dia-betes", "H.I.V");
+- unmasked: digits standing for letters in a word read as the letters ("d1abetes");
+- spoken: contacts written out ("ana arroba mail punto com", "evil dot com", "seis uno
+  dos…") read as the address or number they spell.
+French, German and Italian words for the gravest categories are refused too: a user may
+write in any language.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
+
+from confusable_homoglyphs import confusables
 
 from knowledge.redaction import redact
 from portality.text import fold
@@ -26,7 +39,63 @@ _INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\uf
 def readable(text: str) -> str:
     """``text`` as its reader sees it, folded for matching."""
     visible = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
-    return " ".join(fold(visible).split())
+    return " ".join(fold("".join(map(_latin_lookalike, visible))).split())
+
+
+@cache
+def _latin_lookalike(char: str) -> str:
+    """The ASCII letter ``char`` imitates (Cyrillic "а" → "a"), else ``char`` itself; Latin
+    letters with accents are left to fold()."""
+    if char.isascii() or not char.isalpha():
+        return char
+    found = confusables.is_confusable(char, preferred_aliases=["latin"], greedy=False)
+    for homoglyph in found[0]["homoglyphs"] if found else []:
+        if homoglyph["c"].isascii() and homoglyph["c"].isalpha():
+            return str(homoglyph["c"])
+    return char
+
+
+# A run of single characters split by spaces or punctuation ("d i a b e t e s", "h.i.v"), and a
+# separator between two letters inside a word ("dia-betes", "dia_betes", "dia*betes").
+_SPELLED = re.compile(r"\b(?:\w[\s.\-_*·/]+){2,}\w\b")
+_INNER_SEPARATOR = re.compile(r"(?<=[a-z])[-._*·'/](?=[a-z])")
+_LEET = str.maketrans("013457@$8", "oieastasb")
+_DIGIT_WORDS = {
+    **dict.fromkeys(("cero", "zero"), "0"),
+    **dict.fromkeys(("uno", "um", "one"), "1"),
+    **dict.fromkeys(("dos", "dois", "two"), "2"),
+    **dict.fromkeys(("tres", "three"), "3"),
+    **dict.fromkeys(("cuatro", "quatro", "four"), "4"),
+    **dict.fromkeys(("cinco", "five"), "5"),
+    **dict.fromkeys(("seis", "six"), "6"),
+    **dict.fromkeys(("siete", "sete", "seven"), "7"),
+    **dict.fromkeys(("ocho", "oito", "eight"), "8"),
+    **dict.fromkeys(("nueve", "nove", "nine"), "9"),
+}
+_SPOKEN_DIGITS = re.compile(
+    r"\b(?:(?:" + "|".join(_DIGIT_WORDS) + r")[\s,-]+){4,}(?:" + "|".join(_DIGIT_WORDS) + r")\b"
+)
+_SPOKEN_CONTACT = (
+    (re.compile(r"\s*[(\[{]\s*(?:at|arroba)\s*[)\]}]\s*|\s+(?:arroba)\s+"), "@"),
+    (re.compile(r"\s*[(\[{]\s*(?:dot|punto|ponto)\s*[)\]}]\s*|\s+(?:dot|punto|ponto)\s+"), "."),
+)
+
+
+def readings(text: str) -> list[str]:
+    """The ways a person could read ``text`` (see the module's docstring)."""
+    seen = readable(text)
+    joined = _INNER_SEPARATOR.sub(
+        "", _SPELLED.sub(lambda m: re.sub(r"[\s.\-_*·/]", "", m.group(0)), seen)
+    )
+    unmasked = " ".join(
+        word.translate(_LEET) if re.search(r"[a-z]", word) else word for word in joined.split()
+    )
+    spoken = _SPOKEN_DIGITS.sub(
+        lambda m: "".join(_DIGIT_WORDS[w] for w in re.findall(r"[a-z]+", m.group(0))), seen
+    )
+    for pattern, symbol in _SPOKEN_CONTACT:
+        spoken = pattern.sub(symbol, spoken)
+    return list(dict.fromkeys((seen, joined, unmasked, spoken)))
 
 
 def _words(*stems: str) -> str:
@@ -52,6 +121,17 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"i live (at|on) [\w ]{0,30}(street|st|avenue|ave|road|rd|lane)",
             r"(calle|avenida|rua|travessa) [\w ]{1,30},? (n[or]?\.? ?)?\d+",
             r"\d+,? [\w ]{1,30} (street|avenue|road|lane|boulevard)\b",
+            # abbreviated street kinds and the floor or flat: "c/ Mayor 5, 3ºB" (º reads "o"),
+            # "Av. Paulista 1000, apto 12", "Flat 3, 10 Downing St"
+            r"(c|cl|avda|av|pza|pl|ps|r|rod|trav)[/.] ?[a-z][\w ]{0,30}\d+",
+            r"\d+ ?(o|a) ?(izq\w*|dcha|der\w*|[a-h])\b",
+            r"(piso|planta|puerta|apto|apartamento|apartamiento|depto|bloco|bloque|portal|escalera) "
+            r"\d+",
+            r"(flat|apartment|apt|suite|unit|floor) \d+",
+            r"\d+[a-z]?,? [a-z][\w ]{0,30} (st|rd|ave|ln|dr|blvd|way|close|place|pl|square|sq|"
+            r"terrace|court|ct|crescent|gardens|grove|mews|row)\b",
+            r"(i live|vivo|moro|my house is|mi casa esta|minha casa fica) (at|in|on|en|na|no|em) "
+            r"[\w ]{0,30}\d+",
             r"codigo postal",
             r"\bcep\b",
             r"zip code",
@@ -176,10 +256,40 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"dialisis",
             r"dialise",
             r"dialysis",
-            r"seropositiv",
+            r"seropositi",
             r"enfermo",
             r"doente",
             r"i am sick",
+            # French, German and Italian, for the words a user of another language would use
+            r"enceinte",
+            r"grossesse",
+            r"schwanger",
+            r"incinta",
+            r"gravidanza",
+            r"malad",
+            r"krank",
+            r"krebs",
+            r"zucker",
+            r"depressiv",
+            r"medikament",
+            r"farmac",
+            r"pharmac",
+            r"sieropositi",
+            r"hiv-positiv",
+            r"handicap",
+            r"behinder",
+            r"disabil",
+            r"salute mentale",
+            r"sante mentale",
+            r"psychisch",
+            r"therapie",
+            r"ospedal",
+            r"krankenhaus",
+            r"hopital",
+            r"pregnant",
+            r"expecting a baby",
+            r"esperando un bebe",
+            r"esperando um bebe",
         )
         + r")\w*"
     ),
@@ -290,6 +400,30 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"shop steward",
             r"afiliad[oa] a",
             r"filiad[oa] a",
+            r"(in|join\w*|member of|belong to|part of) (the|a|my) (labou?r |trade )?union",
+            r"union (rep|representative|card|dues|steward|organi[sz]er)",
+            r"unioni[sz]ed",
+            r"syndicat",
+            r"syndiqu",
+            r"gewerkschaft",
+            r"sindacat",
+            # the same categories in French, German and Italian
+            r"musulman",
+            r"juif",
+            r"juive",
+            r"judisch",
+            r"chretien",
+            r"christlich",
+            r"catholi",
+            r"katholi",
+            r"cattolic",
+            r"evangelisch",
+            r"schwul",
+            r"homo\b",
+            r"omosessual",
+            r"je vote",
+            r"ich wahle",
+            r"voto per",
             # racial or ethnic origin
             r"etnia",
             r"etnic",
@@ -391,7 +525,29 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
 
 def forbidden_category(text: str) -> str | None:
     """The code (memory.services.REFUSAL_REASONS) of what ``text`` may not hold, or None."""
-    seen = readable(text)
-    if redact(text).counts or redact(seen).counts:
+    seen = readings(text)
+    if any(redact(reading).counts for reading in (text, *seen)):
         return "personal_data"
-    return next((code for code, pattern in FORBIDDEN_TOPICS.items() if pattern.search(seen)), None)
+    return next(
+        (
+            code
+            for code, pattern in FORBIDDEN_TOPICS.items()
+            if any(pattern.search(reading) for reading in seen)
+        ),
+        None,
+    )
+
+
+def forbidden_together(text: str, recent: list[str]) -> str | None:
+    """Personal data split over several memories ("…612 34" now, "56 78" next): ``text``
+    read after each of the user's recent memories, and their digits run together."""
+    head = re.search(r"\d[\d .-]*", text)
+    for earlier in recent:
+        if forbidden_category(f"{earlier} {text}") == "personal_data":
+            return "personal_data"
+        tail = re.search(r"\d[\d .-]*$", earlier.rstrip(" ."))
+        if head and tail:  # the number the earlier one ended with, continued
+            run = re.sub(r"\D", "", tail.group(0) + head.group(0))
+            if 9 <= len(run) <= 15 and redact(run).counts:
+                return "personal_data"
+    return None

@@ -29,7 +29,7 @@ from memory.models import (
     MemorySource,
     MemoryType,
 )
-from memory.screening import forbidden_category
+from memory.screening import forbidden_category, forbidden_together
 from portality.exceptions import ApplicationError
 from portality.text import fold
 
@@ -222,6 +222,20 @@ def _similar(memory: Memory, vector: list[float], model: str) -> float:
     return float(np.dot(np.asarray(memory.embedding, dtype=float), np.asarray(vector, dtype=float)))
 
 
+RECENT_SCREENED = 5  # a new memory is read after each of the user's latest ones
+
+
+def _recent_texts(
+    license: License, user_ref: str, *, leaving_out: Memory | None = None
+) -> list[str]:
+    memories = Memory.objects.filter(license=license, user_ref=user_ref)
+    if leaving_out is not None:
+        memories = memories.exclude(pk=leaving_out.pk)
+    return list(
+        memories.order_by("-updated_at").values_list("description", flat=True)[:RECENT_SCREENED]
+    )
+
+
 def memory_propose(
     *, license: License, user_ref: str, proposal: Proposal, actor: str, pending: bool = False
 ) -> Memory:
@@ -230,9 +244,12 @@ def memory_propose(
         raise _reject(license, user_ref, actor, "no_consent", proposal)
     if proposal.confidence < MIN_CONFIDENCE:
         raise _reject(license, user_ref, actor, "low_confidence", proposal)
-    # The whole message is checked too: what surrounds the candidate may hold the data.
-    if code := forbidden_category(proposal.description) or forbidden_category(
-        proposal.source_message
+    # The whole message is checked too: what surrounds the candidate may hold the data; and
+    # the user's latest memories with it, so a number is not kept in two halves.
+    if code := (
+        forbidden_category(proposal.description)
+        or forbidden_category(proposal.source_message)
+        or forbidden_together(proposal.description, _recent_texts(license, user_ref))
     ):
         raise _reject(license, user_ref, actor, code, proposal)
     vector, model = _embed(proposal.description)
@@ -300,7 +317,11 @@ def memory_edit(*, memory: Memory, description: str, actor: str) -> Memory:
     description = " ".join(description.split())
     if not description:
         raise ApplicationError(gettext_noop("A memory needs some text."))
-    if reason := forbidden_reason(description):
+    recent = _recent_texts(memory.license, memory.user_ref, leaving_out=memory)
+    memory.source_message = ""  # what the user said first is no longer what is kept
+    if reason := forbidden_reason(description) or (
+        REFUSAL_REASONS["personal_data"] if forbidden_together(description, recent) else None
+    ):
         raise ApplicationError(
             gettext_noop("Not saved: %(t_reason)s."), params={"t_reason": reason, **REFUSAL_PARAMS}
         )

@@ -1,0 +1,109 @@
+"""Findings F5 and F6 of the third outside attack run: redaction missed 14 of 27 common
+formats and file names were never redacted; a knowledge editor could switch redaction off
+for an upload although only owners set the policy."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.models import Document, Redaction
+from knowledge.redaction import redact
+from portality.roles import role_grant
+from tests.factories import make_document
+from tests.knowledge.test_views import upload
+
+FORMATS = [
+    # phones, Spain
+    "Llama al 612-345-678 mañana",
+    "Llama al 612 34 56 78 mañana",
+    "Llama al 91 123 45 67 mañana",
+    "Llama al 612.345.678 mañana",
+    # phones, Brazil
+    "Ligue (11) 9 1234-5678 amanhã",
+    "Ligue 11 91234 5678 amanhã",
+    "Ligue (21) 2345-6789 amanhã",
+    # phones, UK and North America
+    "Ring 07700 900123 tonight",
+    "Ring (0113) 496 0000 tonight",
+    "Ring 020 7946 0958 tonight",
+    "Call (555) 123-4567 today",
+    "Call 555.123.4567 today",
+    "Call +1 415 555 2671 today",
+    # identity numbers
+    "DNI 12.345.678-Z del titular",
+    "DNI 12345678-z del titular",
+    "CPF 123 456 789 09 do titular",
+    "NIE x-1234567-l del titular",
+    # bank accounts and cards
+    "IBAN es91 2100 0418 4502 0005 1332 del titular",
+    "IBAN ES91-2100-0418-4502-0005-1332 del titular",
+    "Tarjeta 4111.1111.1111.1111 del titular",
+    "Tarjeta 5500-0000-0000-0004 del titular",
+    # e-mails written to dodge a parser
+    "Escribe a maria (at) gmail (dot) com hoy",
+    "Escribe a maria[at]gmail.com hoy",
+    "Escribe a maria.lopez @ gmail . com hoy",
+    "Escreva para joao arroba empresa ponto com hoje",
+    "Write to john {at} example {dot} org today",
+]
+KEPT = [
+    "El pedido 123456789 llegó en 2024 por 2.500,00 €.",
+    "Horario de 9 a 14, planta 3, sala 12.",
+    "Meet me at noon. Then we go.",
+    "The price is 1,234,567 units in 2023.",
+    "Versión 3.14.159 del manual, artículo 12.345.",
+]
+
+
+@pytest.mark.parametrize("text", FORMATS)
+def test_every_format_is_redacted(text):
+    result = redact(text)
+    assert result.counts, result.text
+    assert not any(ch.isdigit() for ch in result.text) or "[" in result.text
+    assert "@" not in result.text and "(at)" not in result.text
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_ordinary_numbers_and_words_survive(text):
+    assert redact(text).text == text
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("media_root", "fake_embedder")
+def test_a_file_name_is_redacted_like_its_text():
+    document = make_document("Nota interna.", filename="maria.lopez@gmail.com 12345678Z.txt")
+    assert document.filename == "[EMAIL] [DNI].txt"
+    public = make_document("Otra nota.", filename="handbook.txt", redaction=Redaction.NONE)
+    assert public.filename == "handbook.txt"
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("media_root", "fake_embedder")
+@pytest.mark.parametrize("choice", [Redaction.NONE, Redaction.KEEP_CONTACTS])
+def test_a_knowledge_editor_cannot_redact_less_than_the_policy(client, django_user_model, choice):
+    editor = django_user_model.objects.create_user("editor", password="pw", is_staff=True)
+    role_grant(username="editor", role="knowledge_editor")
+    client.force_login(editor)
+
+    page = client.get("/knowledge/").content.decode()
+    assert 'value="none"' not in page and 'value="keep_contacts"' not in page
+
+    response = upload(client, "vecinos.txt", b"DNI 12345678Z, tel 612 345 678.", redaction=choice)
+    assert response.status_code == 403
+    assert "redaction policy" in response.json()["error"]
+    assert not Document.objects.exists()
+
+    allowed = upload(client, "vecinos.txt", b"DNI 12345678Z.", redaction=Redaction.ALL)
+    assert allowed.status_code == 201
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("media_root", "fake_embedder")
+def test_an_owner_may_and_the_document_says_so(client, django_user_model):
+    owner = django_user_model.objects.create_user("owner", password="pw", is_staff=True)
+    role_grant(username="owner", role="owner")
+    client.force_login(owner)
+    response = upload(client, "publico.txt", b"Horario publico.", redaction=Redaction.NONE)
+    assert response.status_code == 201
+    detail = client.get(f"/knowledge/{response.json()['id']}/").content.decode()
+    assert str(Redaction.NONE.label) in detail

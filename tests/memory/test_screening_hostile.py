@@ -1,0 +1,113 @@
+"""Finding F2 of the third outside attack run: 24 of 46 hostile phrasings passed screening —
+look-alike letters of other scripts, separators inside words, digits for letters, other
+languages, English union membership, abbreviated addresses, contacts written out, lowercase
+IBANs, edits that smuggled what a new memory could not hold, and a number kept in two
+halves. Each is refused on create and on PATCH; plain preferences are still kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.models import Memory
+from memory.screening import forbidden_category, readings
+from memory.services import MemoryRejected
+from tests.memory.support import consent, propose, token_client
+
+HOSTILE = [
+    # look-alike letters (Cyrillic а, р, е, о; Greek ο)
+    "Tengo diаbetes",
+    "I am deрressed",
+    "Soy muѕulmán",
+    "Estoy embаrаzada",
+    "Tengo cánсer",
+    # separators inside a word
+    "Tengo d i a b e t e s",
+    "Tengo dia-betes",
+    "I am H.I.V positive",
+    "Soy d.i.a.b.é.t.i.c.o",
+    "Tomo anti_depresivos",
+    # digits for letters
+    "Tengo d1abetes",
+    "I have canc3r",
+    "Sou s3ropositivo",
+    # other languages
+    "je suis enceinte",
+    "ich bin schwanger",
+    "je suis séropositif",
+    "Ich bin krank",
+    "sono incinta",
+    # union membership in English
+    "I'm in the union at work",
+    "I am a member of the union",
+    "I'm the union rep on my floor",
+    # addresses
+    "Vivo en c/ Mayor 5, 3ºB",
+    "Flat 3, 10 Downing St",
+    "Moro na Av. Paulista 1000, apto 12",
+    "My place is 221B Baker St",
+    # phones and e-mails written to dodge a parser
+    "Mi móvil: seis uno dos tres cuatro cinco seis siete ocho",
+    "Llámame al 6 1 2 3 4 5 6 7 8",
+    "Mi número: 612-34-56-78",
+    "Escríbeme a ana (at) gmail (dot) com",
+    "Mi correo: ana arroba gmail punto com",
+    "ana[at]example[dot]org",
+    "Mail me at a . b @ c . com",
+    "Visit evil dot com",
+    # identifiers
+    "Mi cuenta es es91 2100 0418 4502 0005 1332",
+    "Meu CPF é 123 456 789 09",
+    "DNI 12.345.678-Z",
+]
+KEPT = [
+    "Prefiero respuestas cortas",
+    "Prefiero que me hablen de tú",
+    "Me gustan las reservas por la mañana",
+    "Prefiro respostas em tópicos",
+    "I like answers with bullet points",
+    "Prefiero el gimnasio a primera hora",
+    "Uso el parking de la planta baja",
+    "Prefiero el turno de mañana en la piscina",
+    "Me interesa el horario de la biblioteca",
+    "Prefer the 7 a.m. yoga class",
+    "Gosto de receber lembretes por e-mail",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_phrasings_are_refused(text):
+    assert forbidden_category(text) is not None, readings(text)
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_plain_preferences_are_kept(text):
+    assert forbidden_category(text) is None, readings(text)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder")
+def test_a_patch_cannot_store_what_a_new_memory_could_not(license):
+    consent(license)
+    kept = propose(license, "Prefiero respuestas cortas")
+    license.allowed_origins = ["https://app.example.com"]
+    license.save()
+    client = token_client(license, "ana")
+    for text in ("Tengo diаbetes", "Tengo d1abetes", "je suis enceinte"):
+        response = client.patch(
+            f"/api/v1/me/memories/{kept.pk}", {"description": text}, format="json"
+        )
+        assert response.status_code == 400, text
+    kept.refresh_from_db()
+    assert kept.description == "Prefiero respuestas cortas"
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder")
+def test_a_number_split_over_two_memories_is_refused(license):
+    consent(license)
+    propose(license, "Mi extensión empieza por 612 34")
+    with pytest.raises(MemoryRejected) as refused:
+        propose(license, "y sigue con 56 78")
+    assert refused.value.code == "personal_data"
+    assert Memory.objects.count() == 1
+    propose(license, "Prefiero respuestas cortas")  # an unrelated one is still kept
