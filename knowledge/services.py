@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import secrets
 import uuid
 from collections import Counter
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+import redis
 from django.conf import settings
 from django.contrib.postgres.search import SearchVector
 from django.core.files import File
@@ -54,11 +56,13 @@ from knowledge.normalize import (
 from knowledge.redaction import KINDS, allow_list_invalid, redact
 from knowledge.search import SearchOptions, SearchResponse, search, vector_index
 from knowledge.selectors import RedactionPlan, redaction_plan
+from knowledge.signals import passages_forgotten
 from licenses.models import License
 from licenses.principals import Principal
 from portality.celery import app as celery_app
 from portality.exceptions import ApplicationError
 from portality.metrics import INGESTION_SECONDS
+from portality.redis_pool import shared_redis
 
 logger = logging.getLogger(__name__)
 
@@ -487,11 +491,19 @@ def document_forget(*, document: Document) -> VectorErasure | None:
     With a remote vector backend, the receipt that says when its copies are gone there."""
     file_name = document.file.name
     with transaction.atomic():
+        chunk_ids = list(document.chunks.values_list("pk", flat=True))
         with vector_sync.erasure(f"document {document.pk} ({document.filename})") as receipt:
             document.delete()
         if file_name:
             transaction.on_commit(lambda: default_storage.delete(file_name))
+        _tell_forgotten(chunk_ids)
     return receipt
+
+
+def _tell_forgotten(chunk_ids: list[int]) -> None:
+    """Once committed, the apps above scrub the copies they keep (session transcripts)."""
+    if chunk_ids:
+        transaction.on_commit(lambda: passages_forgotten.send(sender=Document, chunk_ids=chunk_ids))
 
 
 def documents_forget(*, documents: list[Document]) -> int:
@@ -503,9 +515,10 @@ def documents_forget(*, documents: list[Document]) -> int:
 
 def chunk_forget(*, chunk: Chunk) -> VectorErasure | None:
     with transaction.atomic():
-        document_id = chunk.document_id
+        document_id, chunk_id = chunk.document_id, chunk.pk
         with vector_sync.erasure(f"chunk {chunk.pk} of document {document_id}") as receipt:
             chunk.delete()
+        _tell_forgotten([chunk_id])
         Document.objects.filter(pk=document_id).update(
             chunk_count=Chunk.objects.filter(document_id=document_id).count(),
             updated_at=timezone.now(),
@@ -536,6 +549,39 @@ def documents_being_ingested() -> set[str] | None:
     return running
 
 
+def documents_in_broker() -> set[str] | None:
+    """Ids of the documents whose ingestion message is in the broker — waiting in the queue,
+    or delivered to a worker and not yet acknowledged — or None when it cannot be read. A
+    message lost with Redis (killed within a second of an upload) leaves its document
+    "queued" with nothing left to pick it up. Celery's headers carry the task's arguments
+    in clear (argsrepr), so the ids are read from them without decoding the bodies."""
+    try:
+        client = shared_redis()
+        messages = [*client.lrange(QUEUE_NAME, 0, -1), *client.hvals("unacked")]  # type: ignore[misc]
+    except redis.RedisError as exc:
+        logger.warning("cannot read the broker's queue: %s", exc)
+        return None
+    found: set[str] = set()
+    for message in messages:
+        found.update(_UUID.findall(message.decode("utf-8", "replace")))
+    return found
+
+
+QUEUE_NAME = "celery"  # Celery's default queue: the tasks here have no routes of their own
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _message_lost(document: Document, waiting: set[str] | None) -> bool:
+    """Queued for a while, and no message for it in the broker (or the broker cannot say and
+    it has waited past the stuck limit)."""
+    if document.status != DocumentStatus.QUEUED:
+        return False
+    age = timezone.now() - document.updated_at
+    if waiting is None:
+        return age > settings.KNOWLEDGE_STUCK_AFTER
+    return age > settings.KNOWLEDGE_QUEUED_LOST_AFTER and str(document.pk) not in waiting
+
+
 def _interrupted(document: Document, running: set[str] | None) -> bool:
     return (
         document.status == DocumentStatus.PROCESSING
@@ -558,7 +604,9 @@ def document_retry(
             gettext_noop("%(filename)s is still being processed; wait for it to finish."),
             params={"filename": document.filename},
         )
-    if document.status == DocumentStatus.QUEUED:
+    if document.status == DocumentStatus.QUEUED and not _message_lost(
+        document, documents_in_broker()
+    ):
         raise ApplicationError(
             gettext_noop("%(filename)s is already queued."), params={"filename": document.filename}
         )
@@ -578,13 +626,19 @@ def document_retry(
 
 
 def documents_requeue_stuck(*, enqueue: bool = True) -> list[Document]:
-    """Queue again every document stuck (processing for too long) or interrupted (no worker
-    holds it): at make run's start, by `ingest --retry-stuck`, and every 15 minutes."""
+    """Queue again every document stuck (processing for too long), interrupted (no worker
+    holds it) or whose queued message was lost: at make run's start, by `ingest
+    --retry-stuck`, and every 15 minutes."""
     processing = list(Document.objects.filter(status=DocumentStatus.PROCESSING))
-    if not processing:
-        return []
-    running = documents_being_ingested()
-    stuck = [d for d in processing if document_is_stuck(d) or _interrupted(d, running)]
+    lost_limit = timezone.now() - settings.KNOWLEDGE_QUEUED_LOST_AFTER
+    queued = list(Document.objects.filter(status=DocumentStatus.QUEUED, updated_at__lt=lost_limit))
+    stuck: list[Document] = []
+    if processing:
+        running = documents_being_ingested()
+        stuck += [d for d in processing if document_is_stuck(d) or _interrupted(d, running)]
+    if queued:
+        waiting = documents_in_broker()
+        stuck += [d for d in queued if _message_lost(d, waiting)]
     return [document_retry(document=document, enqueue=enqueue) for document in stuck]
 
 

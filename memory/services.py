@@ -30,6 +30,7 @@ from memory.models import (
     MemoryType,
 )
 from memory.screening import forbidden_category, forbidden_together
+from memory.signals import memory_forgotten
 from portality.exceptions import ApplicationError
 from portality.text import fold
 
@@ -335,9 +336,14 @@ def memory_edit(*, memory: Memory, description: str, actor: str) -> Memory:
 def memory_forget(*, memory: Memory, actor: str) -> None:
     with transaction.atomic():
         MemoryEvent.objects.filter(memory_id=memory.pk).update(memory_id=None, detail={})
-        license, user_ref = memory.license, memory.user_ref
+        license, user_ref, description = memory.license, memory.user_ref, memory.description
         memory.delete()
         _event(license, user_ref, MemoryEventKind.FORGOTTEN, actor)
+        transaction.on_commit(  # the chat scrubs the session turns that said it
+            lambda: memory_forgotten.send(
+                sender=Memory, license_id=license.pk, user_ref=user_ref, description=description
+            )
+        )
 
 
 def memories_forget_all(*, license: License, user_ref: str, actor: str) -> int:

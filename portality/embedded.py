@@ -192,11 +192,16 @@ class EmbeddedServices:
         if _redis_answers(self.redis_socket):
             return url
         self._remove_stale_redis_files()
-        self.redis_dir.mkdir(parents=True, exist_ok=True)
-        self.redis_socket.parent.mkdir(parents=True, exist_ok=True)
+        # Sessions and queued questions are people's words: Redis' directory is 0700 and
+        # every file it writes 0600 (its umask), a data dir from before included.
+        for directory in (self.redis_dir, self.redis_socket.parent):
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            directory.chmod(0o700)
+        for existing in self.redis_dir.rglob("*"):
+            existing.chmod(0o700 if existing.is_dir() else 0o600)
         config = self.redis_dir / "redis.conf"
         config.write_text(self._redis_config())
-        subprocess.run([_redis_server_binary(), str(config)], check=True, timeout=30)
+        subprocess.run([_redis_server_binary(), str(config)], check=True, timeout=30, umask=0o077)
         deadline = time.monotonic() + 15
         while not _redis_answers(self.redis_socket):
             if time.monotonic() > deadline:

@@ -328,12 +328,20 @@ KNOWLEDGE_MAX_PDF_PAGES = env_int("KNOWLEDGE_MAX_PDF_PAGES", 2000, minimum=1)
 KNOWLEDGE_MAX_PDF_CONTENT_MB = env_int("KNOWLEDGE_MAX_PDF_CONTENT_MB", 100, minimum=1)
 KNOWLEDGE_MAX_EXTRACTION_SECONDS = env_int("KNOWLEDGE_MAX_EXTRACTION_SECONDS", 900, minimum=10)
 KNOWLEDGE_REDACT_PII = env_bool("KNOWLEDGE_REDACT_PII", True)
+# manage.py backup signs its manifest with this key and restore refuses a backup whose
+# signature does not match (keep it outside the deployment; empty = digests only).
+BACKUP_SIGNING_KEY = env_secret("BACKUP_SIGNING_KEY")
 # Whose phone numbering plans the redactor knows (ISO 3166 codes, comma-separated): a
 # national number of these countries is found however it is written; "+" numbers always.
 REDACTION_PHONE_REGIONS = env_list(
     "REDACTION_PHONE_REGIONS", ["ES", "BR", "PT", "MX", "AR", "GB", "US"]
 )
 KNOWLEDGE_STUCK_AFTER = timedelta(minutes=env_int("KNOWLEDGE_STUCK_AFTER_MINUTES", 30, minimum=1))
+# An upload still "queued" this long with no message for it in the broker (lost with Redis)
+# is queued again by the periodic check, and Retry accepts it.
+KNOWLEDGE_QUEUED_LOST_AFTER = timedelta(
+    minutes=env_int("KNOWLEDGE_QUEUED_LOST_AFTER_MINUTES", 5, minimum=1)
+)
 KNOWLEDGE_OCR_LANGUAGES = env_str("KNOWLEDGE_OCR_LANGUAGES", "spa+por+eng")
 
 # -- Providers ---------------------------------------------------------------------------

@@ -4,8 +4,11 @@ the same."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import os
+import stat
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -87,3 +90,87 @@ def test_a_backup_never_overwrites_and_a_failed_one_leaves_nothing(deployment, t
         call_command("backup", str(existing))
     with pytest.raises(CommandError, match="not a Portality Brain backup"):
         call_command("restore", str(tmp_path))
+
+
+# -- third outside attack run, F3 and F4 ----------------------------------------------------------
+
+
+def _modes(root):
+    return {
+        p.relative_to(root).as_posix() or ".": stat.S_IMODE(p.stat().st_mode)
+        for p in [root, *root.rglob("*")]
+    }
+
+
+def test_a_backup_is_private_whatever_the_umask(deployment, tmp_path):
+    previous = os.umask(0o022)
+    try:
+        call_command("backup", str(tmp_path / "backup"), stdout=io.StringIO())
+    finally:
+        os.umask(previous)
+    modes = _modes(tmp_path / "backup")
+    assert len(modes) > 5
+    for name, mode in modes.items():
+        expected = 0o700 if (tmp_path / "backup" / name).is_dir() else 0o600
+        assert mode == expected, (name, oct(mode))
+
+
+@pytest.fixture
+def backup(deployment, tmp_path):
+    call_command("backup", str(tmp_path / "backup"), stdout=io.StringIO())
+    return tmp_path / "backup"
+
+
+def _restore_refused(backup_dir, settings, tmp_path, match):
+    settings.MEDIA_ROOT = tmp_path / "restored-media"
+    before = {t: _count(t) for t in ("licenses_license", "knowledge_document", "memory_memory")}
+    with pytest.raises(CommandError, match=match):
+        call_command("restore", str(backup_dir), "--force")
+    assert not (tmp_path / "restored-media").exists() or not any(
+        (tmp_path / "restored-media").rglob("*")
+    )
+    assert {t: _count(t) for t in before} == before
+    assert not (tmp_path / "secret_key").exists()
+
+
+def _count(table):
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {table}")
+        return cursor.fetchone()[0]
+
+
+def test_a_manifest_path_outside_media_is_refused_before_anything_is_written(
+    backup, settings, tmp_path
+):
+    manifest = json.loads((backup / "manifest.json").read_text())
+    (backup / "secret_key").write_bytes(b"attacker's key")  # media/../secret_key in the backup
+    manifest["files"] = {"../secret_key": hashlib.sha256(b"attacker's key").hexdigest()}
+    (backup / "manifest.json").write_text(json.dumps(manifest))
+    _restore_refused(backup, settings, tmp_path, "outside media")
+
+
+def test_a_changed_dump_is_refused(backup, settings, tmp_path):
+    with open(backup / "database.dump", "ab") as dump:
+        dump.write(b"\0")
+    _restore_refused(backup, settings, tmp_path, "database.dump does not match")
+
+
+def test_a_changed_original_is_refused_before_the_database_is_touched(backup, settings, tmp_path):
+    manifest = json.loads((backup / "manifest.json").read_text())
+    name = sorted(manifest["files"])[-1]
+    (backup / "media" / name).write_bytes(b"tampered")
+    _restore_refused(backup, settings, tmp_path, "differs from the manifest")
+
+
+def test_with_a_signing_key_an_edited_manifest_is_refused(deployment, settings, tmp_path):
+    settings.BACKUP_SIGNING_KEY = "kept-by-the-operator"
+    call_command("backup", str(tmp_path / "signed"), stdout=io.StringIO())
+    assert (tmp_path / "signed" / "manifest.sig").is_file()
+    manifest = json.loads((tmp_path / "signed" / "manifest.json").read_text())
+    manifest["database_sha256"] = "0" * 64
+    (tmp_path / "signed" / "manifest.json").write_text(json.dumps(manifest))
+    _restore_refused(tmp_path / "signed", settings, tmp_path, "manifest.sig")
+    (tmp_path / "signed" / "manifest.sig").unlink()
+    _restore_refused(tmp_path / "signed", settings, tmp_path, "manifest.sig")
