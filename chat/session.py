@@ -158,7 +158,7 @@ def sessions_scrub_passages(*, chunk_ids: list[int]) -> int:
         return any(c.get("chunk_id") in gone for c in citations)  # type: ignore[union-attr]
 
     client = _client()
-    keys = [key for key in client.scan_iter(match="pb:session:*", count=500)]
+    keys = list(client.scan_iter(match="pb:session:*", count=500))
     return _scrub(client, keys, cites_gone, said="")
 
 

@@ -36,8 +36,9 @@ from chat.services import assistant_reset, assistant_update
 from chat.texts import GREETING, HELLO
 from licenses.models import DEMO_MACHINE_ID, License
 from licenses.selectors import license_choices, license_get_for_machine_id
+from licenses.throttles import new_visitor_allowed
 from licenses.widget_tokens import widget_token_issue
-from portality.http import HtmxHttpRequest
+from portality.http import HtmxHttpRequest, client_ip
 from portality.roles import SEARCH_AS_ADMIN, SHAPE_ASSISTANT, console_permission
 
 
@@ -65,6 +66,12 @@ def widget_demo(request: HttpRequest) -> HttpResponse:
     if license is None or f"{request.scheme}://{request.get_host()}" != origin:
         raise Http404
     visitor = request.get_signed_cookie(DEMO_VISITOR_COOKIE, default="", salt=DEMO_VISITOR_COOKIE)
+    if not visitor and not new_visitor_allowed(client_ip(request)):
+        response = HttpResponse(
+            _("Too many new visitors from your address; try again in a minute."), status=429
+        )
+        response["Retry-After"] = "60"
+        return response
     visitor = visitor or f"visitor-{secrets.token_hex(6)}"
     token, _expires = widget_token_issue(license=license, user_ref=visitor, origin=origin)
     api = settings.WIDGET_DEMO_API_ORIGIN

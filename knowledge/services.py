@@ -554,10 +554,12 @@ def documents_in_broker() -> set[str] | None:
     or delivered to a worker and not yet acknowledged — or None when it cannot be read. A
     message lost with Redis (killed within a second of an upload) leaves its document
     "queued" with nothing left to pick it up. Celery's headers carry the task's arguments
-    in clear (argsrepr), so the ids are read from them without decoding the bodies."""
+    in clear (argsrepr), so the ids are read from them without decoding the bodies; the
+    tasks here have no routes, so they wait in the default queue."""
     try:
         client = shared_redis()
-        messages = [*client.lrange(QUEUE_NAME, 0, -1), *client.hvals("unacked")]  # type: ignore[misc]
+        queue = getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery")
+        messages = [*client.lrange(queue, 0, -1), *client.hvals("unacked")]  # type: ignore[misc]
     except redis.RedisError as exc:
         logger.warning("cannot read the broker's queue: %s", exc)
         return None
@@ -567,7 +569,6 @@ def documents_in_broker() -> set[str] | None:
     return found
 
 
-QUEUE_NAME = "celery"  # Celery's default queue: the tasks here have no routes of their own
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 

@@ -21,7 +21,7 @@ import redis
 from django.conf import settings
 from limits import RateLimitItem, RateLimitItemPerMinute
 from limits.storage import RedisStorage
-from limits.strategies import FixedWindowRateLimiter
+from limits.strategies import SlidingWindowCounterRateLimiter
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
@@ -50,19 +50,22 @@ def end_user(request: Request) -> str | None:
 
 
 @functools.lru_cache(maxsize=4)
-def _limiter(pool: redis.ConnectionPool) -> FixedWindowRateLimiter:
+def _limiter(pool: redis.ConnectionPool) -> SlidingWindowCounterRateLimiter:
+    # A sliding window (the previous minute's count weighs in as it slides out): a fixed
+    # window admitted a whole minute's quota as one burst at its edge (finding F9).
     storage = RedisStorage("redis://", connection_pool=pool, key_prefix="pb:rate")
-    return FixedWindowRateLimiter(storage)
+    return SlidingWindowCounterRateLimiter(storage)
 
 
-def limiter() -> FixedWindowRateLimiter:
+def limiter() -> SlidingWindowCounterRateLimiter:
     # On the process's shared pool (portality.redis_pool): its short timeouts make a Redis
     # outage cost a request milliseconds, not seconds.
     return _limiter(shared_redis().connection_pool)
 
 
 class LicenseRateThrottle(BaseThrottle):
-    """One bucket per license and one per (license, end user), per minute."""
+    """One bucket per license and one per (license, end user), per minute; an admin's calls
+    (API token or console session) have a bucket of their own at the license rate."""
 
     scope = ""
     per_license_setting = ""
@@ -74,9 +77,13 @@ class LicenseRateThrottle(BaseThrottle):
         self._wait = 0.0
 
     def allow_request(self, request: Request, view: APIView) -> bool:
-        if not isinstance(request.auth, License):
-            return True  # admins are not throttled
-        buckets = self._buckets(request.auth, end_user(request))
+        if isinstance(request.auth, License):
+            buckets = self._buckets(request.auth, end_user(request))
+        elif request.user and request.user.is_authenticated:
+            per_admin = RateLimitItemPerMinute(getattr(settings, self.per_license_setting))
+            buckets = [(per_admin, (self.scope, "admin", str(request.user.pk)))]
+        else:
+            return True  # refused by the permission check, which costs nothing
         cost = self.cost_by_method.get(request.method or "", 1)
         try:
             return self._take(buckets, cost)
@@ -147,3 +154,17 @@ class WidgetRateThrottle(LicenseRateThrottle):
     scope = "widget"
     per_license_setting = "WIDGET_RATE_PER_LICENSE_PER_MINUTE"
     per_user_setting = "WIDGET_RATE_PER_USER_PER_MINUTE"
+
+
+def new_visitor_allowed(address: str | None) -> bool:
+    """make run's demo page mints an end user and a widget token for each visitor without
+    its cookie: at most DEMO_VISITORS_PER_MINUTE from one address (finding F13)."""
+    per_minute = RateLimitItemPerMinute(settings.DEMO_VISITORS_PER_MINUTE)
+    try:
+        if limiter().hit(per_minute, "demo", "visitor", address or "unknown"):
+            return True
+    except redis.RedisError as exc:
+        _warn_unenforced(exc)
+        return True
+    RATE_LIMIT_REFUSALS.labels(limit="demo").inc()
+    return False

@@ -14,7 +14,10 @@ fits, before Django reads a byte of a body:
 - **how many requests run Django code at once** (``WEB_APP_SLOTS`` per worker process):
   each one holds a thread and a database connection; the rest wait here, where waiting
   costs a coroutine. ``/healthz`` never waits, so a monitor hears "up" while the product is
-  busy.
+  busy;
+- **how many of those slots one client address may hold** (``WEB_CLIENT_SLOTS``, a quarter
+  of them by default): its other requests wait behind its own, not in front of everyone
+  else's, so one busy client cannot slow another license 20-40× (finding F9).
 
 Refusals are JSON ``{"detail": ...}`` in the client's language.
 """
@@ -56,6 +59,11 @@ class EdgeLimits:
     client_requests: int  # open at once from one client address, per worker process
     app_slots: int  # requests running Django code at once, per worker process
     behind_proxy: bool
+    client_slots: int = 0  # of app_slots one client address may hold (0: a quarter, ≥ 1)
+
+    @property
+    def slots_per_client(self) -> int:
+        return min(self.app_slots, self.client_slots or max(1, self.app_slots // 4))
 
     def body_deadline(self, length: int) -> float:
         return self.body_grace_seconds + length / self.body_min_rate
@@ -110,6 +118,7 @@ class Edge:
         self.language = language
         self.open_requests: Counter[str] = Counter()
         self.slots = asyncio.Semaphore(limits.app_slots)
+        self.client_slots: dict[str, asyncio.Semaphore] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -126,14 +135,23 @@ class Edge:
             await self._refuse(send, headers, _too_many_open())
             return
         self.open_requests[client] += 1
+        own = self.client_slots.setdefault(client, asyncio.Semaphore(self.limits.slots_per_client))
         try:
-            await self._serve(scope, receive, send, headers)
+            await self._serve(scope, receive, send, headers, own)
         finally:
             self.open_requests[client] -= 1
             if self.open_requests[client] <= 0:
                 del self.open_requests[client]
+                del self.client_slots[client]
 
-    async def _serve(self, scope: Scope, receive: Receive, send: Send, headers: Headers) -> None:
+    async def _serve(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        headers: Headers,
+        own_slots: asyncio.Semaphore,
+    ) -> None:
         try:
             allowed = await self._body_allowance(scope["path"], headers)
         except Refusal as refusal:
@@ -144,7 +162,7 @@ class Edge:
             length=_content_length(headers),
             allowed=allowed,
             limits=self.limits,
-            slots=None if scope["path"] == HEALTH_PATH else self.slots,
+            slots=None if scope["path"] == HEALTH_PATH else (own_slots, self.slots),
         )
         started = False
 
@@ -210,7 +228,7 @@ class BodyGate:
         length: int | None,
         allowed: int,
         limits: EdgeLimits,
-        slots: asyncio.Semaphore | None,
+        slots: tuple[asyncio.Semaphore, asyncio.Semaphore] | None,
     ) -> None:
         self._receive = receive
         self.allowed = allowed
@@ -240,14 +258,25 @@ class BodyGate:
         if not message.get("more_body", False):
             self.complete = True
             if self.slots is not None:
-                await self.slots.acquire()
+                await _acquire_both(*self.slots)
                 self.holding_slot = True
         return message
 
     def release(self) -> None:
         if self.holding_slot and self.slots is not None:
-            self.slots.release()
+            own, shared = self.slots
+            shared.release()
+            own.release()
             self.holding_slot = False
+
+
+async def _acquire_both(own: asyncio.Semaphore, shared: asyncio.Semaphore) -> None:
+    await own.acquire()
+    try:
+        await shared.acquire()
+    except BaseException:  # cancelled while waiting (the client left): give its share back
+        own.release()
+        raise
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:
@@ -313,6 +342,7 @@ def edge_for(app: ASGIApp) -> Edge:
         client_requests=settings.WEB_CLIENT_REQUESTS,
         app_slots=settings.WEB_APP_SLOTS,
         behind_proxy=settings.BEHIND_PROXY,
+        client_slots=settings.WEB_CLIENT_SLOTS,
     )
     return Edge(app, limits, may_upload=may_upload, language=request_language)
 

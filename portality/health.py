@@ -23,6 +23,7 @@ from portality.celery import app as celery_app
 from portality.env import celery_broker_url
 from portality.http import client_ip
 from portality.metrics import scrape
+from portality.roles import DASHBOARD
 
 logger = logging.getLogger(__name__)
 OK = "ok"
@@ -102,8 +103,7 @@ _last_unhealthy_warning = 0.0
 def healthz(request: HttpRequest) -> JsonResponse:
     report = system_health()
     healthy = is_healthy(report)
-    staff = bool(getattr(request.user, "is_staff", False))
-    body = report if staff else {"status": "ok" if healthy else "unavailable"}
+    body = report if _console_role(request) else {"status": "ok" if healthy else "unavailable"}
     if healthy:
         return JsonResponse(body)
     response = JsonResponse(body, status=503)
@@ -130,11 +130,17 @@ def _warn_unhealthy(report: dict[str, str]) -> None:
 def metrics(request: HttpRequest) -> HttpResponse:
     """Prometheus metrics of every process on this machine (portality.metrics), for an admin
     or a scraper on METRICS_ALLOWED_NETWORKS; anyone else finds nothing here."""
-    staff = bool(getattr(request.user, "is_staff", False))
-    if not (staff or _scraper(client_ip(request))):
+    if not (_console_role(request) or _scraper(client_ip(request))):
         raise Http404
     body, content_type = scrape()
     return HttpResponse(body, content_type=content_type)
+
+
+def _console_role(request: HttpRequest) -> bool:
+    """A staff account with a role (any role reads the dashboard); a roleless one is told
+    to ask for a role and sees no more than anyone else."""
+    user = getattr(request, "user", None)
+    return bool(user and user.is_active and user.is_staff and user.has_perm(DASHBOARD))
 
 
 def _scraper(address: str | None) -> bool:

@@ -75,6 +75,8 @@ if not DATABASE_URL or not REDIS_URL:
 # Requests running Django code at once per web worker process (each holds a thread and a
 # database connection); the others wait in the edge, where waiting costs a coroutine.
 WEB_APP_SLOTS = env_int("WEB_APP_SLOTS", 8, minimum=1)
+# Of those, how many one client address may hold at once (0 = a quarter of them, at least 1).
+WEB_CLIENT_SLOTS = env_int("WEB_CLIENT_SLOTS", 0, minimum=0)
 # Requests one client address may have open at once per web worker process.
 WEB_CLIENT_REQUESTS = env_int("WEB_CLIENT_REQUESTS", 32, minimum=1)
 # A request body arrives at no less than this rate after a grace period, or is refused 408.
@@ -508,6 +510,7 @@ SEARCH_RATE_PER_USER_PER_MINUTE = env_int("SEARCH_RATE_PER_USER_PER_MINUTE", 60,
 MEMORY_RATE_PER_LICENSE_PER_MINUTE = env_int("MEMORY_RATE_PER_LICENSE_PER_MINUTE", 600, minimum=1)
 MEMORY_RATE_PER_USER_PER_MINUTE = env_int("MEMORY_RATE_PER_USER_PER_MINUTE", 60, minimum=1)
 WIDGET_RATE_PER_LICENSE_PER_MINUTE = env_int("WIDGET_RATE_PER_LICENSE_PER_MINUTE", 1200, minimum=1)
+DEMO_VISITORS_PER_MINUTE = env_int("DEMO_VISITORS_PER_MINUTE", 20, minimum=1)
 WIDGET_RATE_PER_USER_PER_MINUTE = env_int("WIDGET_RATE_PER_USER_PER_MINUTE", 60, minimum=1)
 
 # Every log line carries the request id (X-Request-ID: a client's or nginx's when it is a

@@ -39,7 +39,20 @@ urlpatterns = [
         auth_views.LoginView.as_view(authentication_form=StaffAuthenticationForm),
         name="login",
     ),
-    path("accounts/", include("django.contrib.auth.urls")),
+    # Sign-out and a signed-in admin's password change. No password reset: this deployment
+    # sends no mail, and Django's reset views would be anonymous, unthrottled and try SMTP on
+    # localhost:25 (finding F12); an owner sets a new password (manage.py changepassword).
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "accounts/password_change/",
+        auth_views.PasswordChangeView.as_view(),
+        name="password_change",
+    ),
+    path(
+        "accounts/password_change/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
     path("django-admin/", admin.site.urls),
     path("api/v1/", include("knowledge.api_urls")),
     path("api/v1/", include("chat.api_urls")),

@@ -33,3 +33,5 @@ PROVIDER_BACKOFF_SECONDS = 0.01
 # A test's own worker (started with other settings, e.g. a remote vector backend) sends its
 # follow-up tasks to a queue of its own, not to the session worker's "celery".
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("PORTALITY_TEST_QUEUE", "celery")
+# The demo page's new-visitor limit is per address, and every test client is 127.0.0.1.
+DEMO_VISITORS_PER_MINUTE = 1000

@@ -242,7 +242,7 @@
         if (!data || log.childNodes.length) return;
         if (!data.turns.length) {
           var assistant = data.assistant || {};
-          bubble("bot", assistant.greeting || (data.user_name ? TEXT.greeting.replace("{name}", data.user_name) : TEXT.hello));
+          bubble("bot", assistant.greeting || (data.user_name ? TEXT.greeting.replace("{name}", function () { return data.user_name; }) : TEXT.hello));
           suggest(assistant.suggestions || []);
           return;
         }

@@ -65,3 +65,22 @@ def test_the_page_is_only_at_its_origin(client, demo, host):
 def test_no_page_when_not_configured(client, settings):
     settings.WIDGET_DEMO_ORIGIN = ""
     assert client.get("/chat/widget-demo/", HTTP_HOST="localhost:8000").status_code == 404
+
+
+def test_new_visitors_from_one_address_are_limited(client, demo, settings):
+    """Finding F13: each cookie-less request minted an end user and a token, unthrottled."""
+    import redis
+
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    settings.DEMO_VISITORS_PER_MINUTE = 3
+    from django.test import Client
+
+    statuses = [
+        Client(REMOTE_ADDR="192.0.2.50").get("/chat/widget-demo/", HTTP_HOST="localhost:8000")
+        for _ in range(4)
+    ]
+    assert [r.status_code for r in statuses] == [200, 200, 200, 429]
+    assert "Too many new visitors" in statuses[-1].content.decode()
+    # a returning visitor (their cookie) is not a new one
+    returning = client.get("/chat/widget-demo/", HTTP_HOST="localhost:8000")
+    assert returning.status_code == 200

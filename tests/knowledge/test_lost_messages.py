@@ -33,7 +33,7 @@ def _queued(minutes_ago: int) -> Document:
 
 
 def test_a_queued_upload_with_no_message_is_queued_again_and_retry_accepts_it():
-    redis.Redis.from_url(settings.REDIS_URL).delete(services.QUEUE_NAME)
+    redis.Redis.from_url(settings.REDIS_URL).delete(settings.CELERY_TASK_DEFAULT_QUEUE)
     lost, recent = _queued(minutes_ago=30), _queued(minutes_ago=1)
 
     assert services.documents_requeue_stuck(enqueue=False) == [lost]
@@ -54,4 +54,4 @@ def test_a_queued_upload_whose_message_waits_is_left_alone():
         assert str(waiting.pk) in services.documents_in_broker()
         assert services.documents_requeue_stuck(enqueue=False) == []
     finally:
-        redis.Redis.from_url(settings.REDIS_URL).delete(services.QUEUE_NAME)
+        redis.Redis.from_url(settings.REDIS_URL).delete(settings.CELERY_TASK_DEFAULT_QUEUE)

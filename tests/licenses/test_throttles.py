@@ -148,3 +148,34 @@ def test_memory_calls_are_limited_and_an_edit_costs_five(forged, settings):
     assert client.get("/api/v1/me/memories?user=ana").status_code == 200  # a read needs 1
     assert client.get("/api/v1/me/memories?user=ana").status_code == 429
     assert client.get("/api/v1/me/memories?user=bea").status_code == 200  # another user
+
+
+def test_admin_calls_are_limited_too(forged, settings, django_user_model):
+    """Finding F9: admin-token calls had no limit at all."""
+    from rest_framework.authtoken.models import Token
+
+    from portality.roles import role_grant
+
+    settings.CHAT_RATE_PER_LICENSE_PER_MINUTE = 3
+    admin = django_user_model.objects.create_user("ops", password="pw-ops-1234", is_staff=True)
+    role_grant(username="ops", role="knowledge_editor")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=admin).key}")
+    assert [chat_as(client) for _ in range(4)] == [200, 200, 200, 429]
+    assert chat_as(key_client(forged)) == 200  # the license's bucket is its own
+
+
+def test_a_minute_s_quota_is_not_admitted_again_as_one_burst_at_the_window_s_edge(forged, settings):
+    """Finding F9: a fixed window let a whole minute's quota through at 10:00:59 and again
+    at 10:01:00. The window slides: right after the edge, last minute's calls still count."""
+    settings.SEARCH_RATE_PER_LICENSE_PER_MINUTE = 10
+    settings.SEARCH_RATE_PER_USER_PER_MINUTE = 10
+    client = key_client(forged)
+
+    def search():
+        return client.post("/api/v1/search", {"query": "piscina"}, format="json").status_code
+
+    with time_machine.travel("2026-11-23 10:00:58", tick=False):
+        assert [search() for _ in range(10)] == [200] * 10
+    with time_machine.travel("2026-11-23 10:01:02", tick=False):
+        assert [search() for _ in range(3)].count(429) >= 2

@@ -171,6 +171,35 @@ def test_one_client_cannot_hold_more_than_its_share_others_still_get_in():
     assert other[0] == 200 and [s for s, _ in stalled] == [200, 200]
 
 
+def test_one_client_holds_at_most_its_share_of_the_slots_and_others_pass_it():
+    """Finding F9: one address with many requests held every slot, and another license's
+    searches waited behind all of them (p95 0.05 → 2.1 s)."""
+
+    async def scenario():
+        hold = asyncio.Event()
+        app = App(hold)
+        limits = LIMITS.__class__(**{**LIMITS.__dict__, "app_slots": 8, "client_requests": 32})
+        edge = edge_with(app, limits=limits)
+        flood = [
+            asyncio.create_task(call(edge, scope(client="198.51.100.7"), chunks(b"x")))
+            for _ in range(20)
+        ]
+        await asyncio.sleep(0.05)
+        held_by_flood = limits.app_slots - edge.slots._value
+        other = asyncio.create_task(call(edge, scope(client="203.0.113.9"), chunks(b"y")))
+        await asyncio.sleep(0.05)
+        # the other client got a slot at once, ahead of the flood's 18 waiting requests
+        other_running = limits.app_slots - edge.slots._value == held_by_flood + 1
+        hold.set()
+        results = [await task for task in flood]
+        return held_by_flood, other_running, (await other)[0], results
+
+    held, other_running, other_status, flood = run(scenario())
+    assert held == 2  # a quarter of 8
+    assert other_running and other_status == 200
+    assert [status for status, _ in flood] == [200] * 20  # the flood waited, nothing refused
+
+
 def test_health_checks_do_not_wait_for_a_slot():
     async def scenario():
         hold = asyncio.Event()

@@ -1,0 +1,28 @@
+"""Findings F11 and F12 of the third outside attack run: /metrics and the detailed /healthz
+answered any staff account, roleless included; Django's password-reset views were
+anonymous, unthrottled and tried SMTP on localhost:25."""
+
+from __future__ import annotations
+
+import pytest
+
+from portality.roles import role_grant
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_roleless_staff_account_sees_no_more_than_anyone(client, django_user_model):
+    roleless = django_user_model.objects.create_user("nobody", password="pw", is_staff=True)
+    client.force_login(roleless)
+    assert client.get("/metrics", REMOTE_ADDR="203.0.113.5").status_code == 404
+    assert set(client.get("/healthz").json()) == {"status"}
+
+    role_grant(username="nobody", role="support")
+    assert client.get("/metrics", REMOTE_ADDR="203.0.113.5").status_code == 200
+    assert "database" in client.get("/healthz").json() or len(client.get("/healthz").json()) > 1
+
+
+@pytest.mark.parametrize("url", ["/accounts/password_reset/", "/accounts/reset/MQ/set-password/"])
+def test_there_is_no_anonymous_password_reset(client, url):
+    assert client.get(url).status_code == 404
+    assert client.post(url, {"email": "admin@example.com"}).status_code == 404
