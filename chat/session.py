@@ -17,7 +17,9 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import redis
 
@@ -153,12 +155,11 @@ def sessions_scrub_passages(*, chunk_ids: list[int]) -> int:
     """Every session's answers that cited one of ``chunk_ids``: their text and sources go."""
     gone = set(chunk_ids)
 
-    def cites_gone(turn: dict[str, object]) -> bool:
-        citations = turn.get("citations") or []
-        return any(c.get("chunk_id") in gone for c in citations)  # type: ignore[union-attr]
+    def cites_gone(turn: dict[str, Any]) -> bool:
+        return any(c.get("chunk_id") in gone for c in turn.get("citations") or [])
 
     client = _client()
-    keys = list(client.scan_iter(match="pb:session:*", count=500))
+    keys = [key.decode() for key in client.scan_iter(match="pb:session:*", count=500)]
     return _scrub(client, keys, cites_gone, said="")
 
 
@@ -168,7 +169,7 @@ def sessions_scrub_memory(*, license_id: object, user_ref: str, description: str
     if not said:
         return 0
 
-    def says_it(turn: dict[str, object]) -> bool:
+    def says_it(turn: dict[str, Any]) -> bool:
         return said in " ".join(fold(str(turn.get("text", ""))).split())
 
     client = _client()
@@ -177,23 +178,25 @@ def sessions_scrub_memory(*, license_id: object, user_ref: str, description: str
     return _scrub(client, keys, says_it, said=said)
 
 
-def _scrub(client: redis.Redis, keys: list[object], hit: object, *, said: str) -> int:
+def _scrub(
+    client: redis.Redis, keys: list[str], hit: Callable[[dict[str, Any]], bool], *, said: str
+) -> int:
     """Rewrite the sessions at ``keys`` whose turns ``hit`` (keeping each key's TTL)."""
     scrubbed = 0
     for key in keys:
-        raw = client.get(key)  # type: ignore[arg-type]
+        raw: bytes | None = client.get(key)  # type: ignore[assignment]
         if not raw:
             continue
-        data = json.loads(raw)  # type: ignore[arg-type]
+        data = json.loads(raw)
         changed = False
         for turn in data["turns"]:
-            if hit(turn):  # type: ignore[operator]
+            if hit(turn):
                 turn["text"], changed = FORGOTTEN_TURN, True
                 turn.pop("citations", None)
         if said and said in fold(data.get("summary", "")):
             data["summary"], changed = "", True
         if changed:
-            client.set(key, json.dumps(data), keepttl=True)  # type: ignore[arg-type]
+            client.set(key, json.dumps(data), keepttl=True)
             scrubbed += 1
     if scrubbed:
         _rewrite_files(client)
