@@ -229,10 +229,11 @@ def _deltas(events: Iterator[dict[str, Any]], calls: dict[int, dict[str, Any]]) 
 
 # -- offline extractive ------------------------------------------------------------------------
 
+# The answer's closing line, never its first: the first sentence is the answer.
 OFFLINE_LABEL = {
-    "es": "Modo sin conexión: cito los pasajes más relevantes de la base de conocimiento.",
-    "pt": "Modo offline: cito os trechos mais relevantes da base de conhecimento.",
-    "en": "Offline mode: quoting the most relevant passages of the knowledge base.",
+    "es": "(Modo sin conexión: citas literales de la base de conocimiento.)",
+    "pt": "(Modo offline: citações literais da base de conhecimento.)",
+    "en": "(Offline mode: quoted word for word from the knowledge base.)",
 }
 
 
@@ -271,22 +272,24 @@ class ExtractiveLLM:
       (the passage's own similarity when it has none) — what it says;
     - the question's rare words it shares (idf over the candidates) — what it names;
     - for "how many / when / which year" a figure, for "who" a name, that the question does
-      not already hold — the kind of fact asked for;
+      not already hold, for "e-mail / phone / web / address" a contact — the kind of fact
+      asked for;
     - a small penalty per rank of its passage.
 
     How many it quotes depends on how sure it is (``_enough``): temperature and ``sure``
     tuned on the dev splits so that the median answer stays under 45 words."""
 
     name = "extractive"
-    weights = {"meaning": 10.0, "words": 0.3, "figure": 0.3, "name": 0.2, "rank": 0.2}
+    weights = {
+        "meaning": 10.0, "words": 0.3, "figure": 0.3, "name": 0.2, "contact": 1.0, "rank": 0.2,
+    }  # fmt: skip
     temperature = 0.4
     sure = 0.8
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
-        label = OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
-        yield label + "\n\n"
         for sentence, number in self._best_sentences(prompt):
             yield f"«{sentence}» [{number}]\n"
+        yield "\n" + OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
 
     def _best_sentences(self, prompt: Prompt) -> list[tuple[str, int]]:
         candidates = _candidates(prompt)
@@ -374,6 +377,18 @@ _FIGURE = re.compile(
     r"seven|eight|nine|ten|twelve|twenty|hundred|thousand|million|docena|duzia|dozen)\b"
 )
 _ASKS_NAME = re.compile(r"\b(qui[eé]n(es)?|quem|who)\b")
+# A question asking how to reach someone, in words that ask for nothing else ("dirección"
+# alone is also a direction, "call" a name, "sitio" a place), and a sentence that says it:
+# an e-mail address, a phone number, a web or street address (or redaction's placeholder).
+_ASKS_CONTACT = re.compile(
+    r"\b(correo|e-?mail|mail|telefono|telefone|phone|movil|celular|whatsapp|contacto|contato|"
+    r"contact|url|website|pagina web|sitio web|site|enlace|link|direccion postal|endereco|"
+    r"address|llamo|ligo|escribo|escrevo|write to)\b"
+)
+_CONTACT = re.compile(
+    r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\bwww\.|\+?\d[\d ().-]{6,}\d|\[(EMAIL|PHONE)\]"
+    r"|\b(calle|avenida|rua|street|road|avda?\.|c/)\s"
+)
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][\wáéíóúâêôãõçñü]+")
 
 
@@ -388,6 +403,7 @@ def _score(candidates: list[_Candidate], question: str, weights: dict[str, float
     folded_question = fold(question)
     asks_figure = bool(_ASKS_FIGURE.search(folded_question))
     asks_name = bool(_ASKS_NAME.search(folded_question))
+    asks_contact = bool(_ASKS_CONTACT.search(folded_question))
     question_tokens = set(re.findall(r"\w+", folded_question))
     for candidate, words in zip(candidates, words_of, strict=True):
         shared = sum(math.log(1 + total / counts[w]) for w in asked & words)
@@ -397,11 +413,13 @@ def _score(candidates: list[_Candidate], question: str, weights: dict[str, float
         name = asks_name and any(
             fold(n) not in question_tokens for n in _NAME.findall(candidate.sentence)[1:]
         )
+        contact = asks_contact and bool(_CONTACT.search(candidate.sentence))
         candidate.score = (
             weights["meaning"] * candidate.meaning
             + weights["words"] * shared
             + weights["figure"] * figure
             + weights["name"] * name
+            + weights["contact"] * contact
             - weights["rank"] * candidate.rank
         )
 

@@ -75,7 +75,10 @@ def roles_ensure(**kwargs: Any) -> None:
         group.permissions.set(wanted)
 
 
-def role_grant(*, username: str, role: str) -> None:
+def role_grant(*, username: str, role: str) -> bool:
+    """Give ``username`` the role; True when the account was a superuser and is no longer
+    one (a superuser holds every permission: granting a narrower role would otherwise say
+    "support" and still let it do everything)."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
@@ -90,9 +93,12 @@ def role_grant(*, username: str, role: str) -> None:
             gettext_noop("No account %(username)s."), params={"username": username}
         )
     roles_ensure()
+    demoted = bool(user.is_superuser and role != "owner")
     user.is_staff = True  # a role is console access
-    user.save(update_fields=["is_staff"])
+    user.is_superuser = user.is_superuser and not demoted
+    user.save(update_fields=["is_staff", "is_superuser"])
     user.groups.add(Group.objects.get(name=role))
+    return demoted
 
 
 def role_revoke(*, username: str, role: str) -> None:
@@ -104,6 +110,9 @@ def role_revoke(*, username: str, role: str) -> None:
             gettext_noop("No account %(username)s."), params={"username": username}
         )
     user.groups.remove(*user.groups.filter(name=role))
+    if role == "owner" and user.is_superuser:  # a superuser is an owner: no longer either
+        user.is_superuser = False
+        user.save(update_fields=["is_superuser"])
 
 
 def user_roles(user: Any) -> list[str]:  # noqa: ANN401 - a user model instance

@@ -77,7 +77,7 @@ def evaluate(
     principal = principal_for_license(license)
     language = set_language(dataset.name)
     lead, whole, words, latencies = [], [], [], []
-    no_info = wrong_language = 0
+    no_info = wrong_language = label_first = 0
     for n, query in enumerate(dataset.queries):
         started = time.perf_counter()
         answer = chat_answer(
@@ -89,6 +89,8 @@ def evaluate(
             wrong_language += 1
         if any(sentence in answer for sentence in NO_INFORMATION.values()):
             no_info += 1
+        first_line = answer.strip().split("\n", 1)[0]
+        label_first += any(label in first_line for label in OFFLINE_LABEL.values())
         lead.append(holds(lead_sentence(answer), query["answers"]))
         whole.append(holds(answer_body(answer), query["answers"]))
         words.append(len(answer_body(answer).split()))
@@ -105,5 +107,6 @@ def evaluate(
         "p90_words": words[int(len(words) * 0.9) - 1],
         "no_info": no_info,
         "wrong_language": wrong_language,
+        "label_first": label_first,  # answers whose first line is the offline label: 0
         "p50_ms": round(latencies[len(latencies) // 2], 1),
     }

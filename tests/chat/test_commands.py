@@ -17,4 +17,4 @@ def test_chat_command_json(marta):
     payload = json.loads(out.getvalue())
 
     assert set(payload) == {"answer", "citations", "session_id"}
-    assert payload["answer"].startswith("Modo sin conexión")
+    assert payload["answer"].startswith("«") and "Modo sin conexión" in payload["answer"]

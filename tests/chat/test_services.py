@@ -106,8 +106,8 @@ def test_redis_down_still_answers_without_context(marta, settings, caplog):
 def test_offline_answer_quotes_the_document(marta):
     answer = ask(marta, "¿A qué hora abre la piscina?", llm=ExtractiveLLM())
 
-    assert answer.answer.startswith("Modo sin conexión")
-    assert "«La piscina del condominio abre a las ocho.» [1]" in answer.answer
+    assert answer.answer.startswith("«La piscina del condominio abre a las ocho.» [1]")
+    assert "Modo sin conexión" in answer.answer
 
 
 def test_a_license_never_gets_another_licenses_documents(marta):
@@ -203,4 +203,4 @@ def test_a_question_that_does_not_tell_is_answered_in_the_language_of_what_was_f
     )
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
     answer = ask(forged, "Como era controlada a máquina?", llm=ExtractiveLLM())
-    assert answer.answer.startswith("Modo offline")
+    assert "Modo offline" in answer.answer.splitlines()[-1]

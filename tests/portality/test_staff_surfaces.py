@@ -26,3 +26,25 @@ def test_a_roleless_staff_account_sees_no_more_than_anyone(client, django_user_m
 def test_there_is_no_anonymous_password_reset(client, url):
     assert client.get(url).status_code == 404
     assert client.post(url, {"email": "admin@example.com"}).status_code == 404
+
+
+def test_a_superuser_granted_a_narrower_role_holds_only_that_role(django_user_model):
+    """createsuperuser, then grant_role x support, said "now has the role support" while the
+    account stayed a superuser that could do everything."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from portality.roles import ADD_KNOWLEDGE, user_roles
+
+    django_user_model.objects.create_superuser("root", "root@example.com", "pw-root-1234")
+    out = StringIO()
+    call_command("grant_role", "root", "support", stdout=out)
+    root = django_user_model.objects.get(username="root")
+    assert not root.is_superuser and user_roles(root) == ["support"]
+    assert not root.has_perm(ADD_KNOWLEDGE)
+    assert "was a superuser" in out.getvalue()
+
+    call_command("grant_role", "root", "owner", stdout=StringIO())
+    root = django_user_model.objects.get(username="root")
+    assert root.has_perm(ADD_KNOWLEDGE)

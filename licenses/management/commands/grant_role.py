@@ -32,8 +32,13 @@ class Command(BaseCommand):
             raise CommandError("Name an account and a role, e.g. grant_role ana support.")
         change = role_revoke if options["revoke"] else role_grant
         try:
-            change(username=options["username"], role=options["role"])
+            demoted = change(username=options["username"], role=options["role"])
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
         verb = "no longer has" if options["revoke"] else "now has"
         self.stdout.write(f"{options['username']} {verb} the role {options['role']}.")
+        if demoted:
+            self.stdout.write(
+                f"{options['username']} was a superuser (every permission); it is not one "
+                f"any more, so the role {options['role']} is what it may do."
+            )
