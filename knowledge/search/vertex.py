@@ -30,6 +30,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 from uuid import UUID
@@ -140,6 +141,7 @@ class VertexClient:
         self._http = httpx.Client(timeout=config.timeout)
         self._credentials: Any = None
         self._lock = threading.Lock()  # google-auth credentials are not thread-safe
+        self._refreshing = False  # a background refresh ahead of expiry is under way
 
     def upsert(self, datapoints: Sequence[Datapoint]) -> None:
         body = {"datapoints": [_datapoint_json(d) for d in datapoints]}
@@ -171,7 +173,9 @@ class VertexClient:
             ],
         }
         query: dict[str, Any] = {"datapoint": datapoint, "neighborCount": count}
-        if sparse is not None and self.config.hybrid_alpha is not None:
+        # RRF is for a query with both vectors (Google's FindNeighborsRequest.Query): a
+        # question whose words stem to nothing is asked as a dense query.
+        if sparse and self.config.hybrid_alpha is not None:
             datapoint["sparseEmbedding"] = _sparse_json(sparse)
             query["rrf"] = {"alpha": self.config.hybrid_alpha}
         body = {"deployedIndexId": self.config.deployed_index_id, "queries": [query]}
@@ -193,7 +197,8 @@ class VertexClient:
     def _send(
         self, method: str, url: str, body: dict[str, Any] | None, timeout: float | None = None
     ) -> dict[str, Any]:
-        headers = {"Content-Type": "application/json", **self._authorization(method, url)}
+        budget = timeout or self.config.timeout
+        headers = {"Content-Type": "application/json", **self._authorization(budget)}
         content = json.dumps(body) if body is not None else None
         try:
             response = self._http.request(
@@ -215,21 +220,108 @@ class VertexClient:
         except ValueError as exc:
             raise VertexError(f"{url}: not JSON: {response.text[:200]}", transient=True) from exc
 
-    def _authorization(self, method: str, url: str) -> dict[str, str]:
-        from google.auth.exceptions import GoogleAuthError
-        from google.auth.transport.requests import Request
+    def _authorization(self, budget: float) -> dict[str, str]:
+        """The bearer header. A token is fetched before the call only when there is none
+        valid, within ``budget`` seconds (a search's is 1 s: a stalled token endpoint must
+        not hold a search for google-auth's 120 s, nor the other searches waiting for the
+        lock); a token that expires soon is refreshed in the background while it still
+        serves."""
+        if not self._lock.acquire(timeout=budget):
+            raise VertexError(
+                "Google credentials: another request is fetching a token", transient=True
+            )
+        try:
+            credentials = self._credentials or self._load_credentials()
+            if credentials.token and not credentials.expired:
+                if _expires_within(credentials, REFRESH_AHEAD_SECONDS):
+                    self._refresh_in_background()
+            else:
+                self._refresh(credentials, budget)
+            headers: dict[str, str] = {}
+            credentials.apply(headers)
+            return headers
+        finally:
+            self._lock.release()
 
-        headers: dict[str, str] = {}
-        with self._lock:
+    def _load_credentials(self) -> Any:  # noqa: ANN401 - google-auth credentials
+        try:
+            self._credentials = _credentials(self.config.credentials_file)
+        except (OSError, ValueError) as exc:
+            raise VertexError(f"Google credentials: {exc}", transient=True) from exc
+        return self._credentials
+
+    def _refresh(self, credentials: Any, budget: float) -> None:  # noqa: ANN401
+        from google.auth.exceptions import GoogleAuthError
+
+        try:
+            credentials.refresh(_bounded_request(budget))
+        except (GoogleAuthError, OSError, ValueError) as exc:
+            # A token endpoint down is transient; a broken key file is not, but the
+            # outbox's retries cost nothing and the log says which.
+            raise VertexError(f"Google credentials: {exc}", transient=True) from exc
+
+    def _refresh_in_background(self) -> None:
+        """Called holding the lock: at most one refresh runs; the old token serves meanwhile."""
+        if self._refreshing:
+            return
+        self._refreshing = True
+
+        def refresh() -> None:
+            fresh = _credentials(self.config.credentials_file)
             try:
-                if self._credentials is None:
-                    self._credentials = _credentials(self.config.credentials_file)
-                self._credentials.before_request(Request(), method, url, headers)
-            except (GoogleAuthError, OSError, ValueError) as exc:
-                # A token endpoint down is transient; a broken key file is not, but the
-                # outbox's retries cost nothing and the log says which.
-                raise VertexError(f"Google credentials: {exc}", transient=True) from exc
-        return headers
+                fresh.refresh(_bounded_request(self.config.timeout))
+            except Exception as exc:  # noqa: BLE001 - any failure: the next call tries again
+                logger.warning("Vertex token refresh ahead of expiry failed: %s", exc)
+            else:
+                with self._lock:
+                    self._credentials = fresh
+            finally:
+                self._refreshing = False
+
+        threading.Thread(target=refresh, name="vertex-token", daemon=True).start()
+
+
+REFRESH_AHEAD_SECONDS = 300  # a token this close to expiry is replaced in the background
+
+
+def _expires_within(credentials: Any, seconds: float) -> bool:  # noqa: ANN401
+    expiry = getattr(credentials, "expiry", None)
+    if expiry is None:
+        return False
+    now = datetime.now(UTC).replace(tzinfo=None)  # google-auth's expiry is naive UTC
+    return (expiry - now).total_seconds() < seconds
+
+
+@cache
+def _bounded_request_class() -> type:
+    # google-auth is imported on first use, as everywhere here: only a Vertex deployment
+    # loads it.
+    from google.auth.transport.requests import Request
+
+    class BoundedRequest(Request):
+        """google-auth's transport, every call within ``timeout`` seconds (its token
+        refresh asks with its own default of 120 s)."""
+
+        def __init__(self, timeout: float) -> None:
+            super().__init__()
+            self.bound = timeout
+
+        def __call__(
+            self,
+            url: str,
+            method: str = "GET",
+            body: Any = None,  # noqa: ANN401
+            headers: Any = None,
+            timeout: Any = None,
+            **kwargs: Any,
+        ) -> Any:  # noqa: ANN401
+            return super().__call__(url, method, body, headers, timeout=self.bound, **kwargs)
+
+    return BoundedRequest
+
+
+def _bounded_request(timeout: float) -> Any:  # noqa: ANN401 - a google-auth Request
+    return _bounded_request_class()(timeout)
 
 
 def _credentials(credentials_file: str) -> Any:

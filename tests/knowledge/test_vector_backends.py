@@ -435,3 +435,36 @@ def test_the_sync_command_says_why_it_cannot_work(settings, fake_vertex):
     settings.SEARCH_VECTOR_BACKEND = "pgvector"
     with pytest.raises(CommandError, match="nothing to send"):
         call_command("vector_sync")
+
+
+def test_a_stalled_token_endpoint_costs_a_search_at_most_its_timeout(vertex, settings):
+    """Third outside attack run: google-auth refreshed the token inside a search with its
+    120 s default while holding the client's lock; with the token endpoint taking 8 s, a
+    search promised to fall back within 1 s returned after 8.1 s."""
+    from knowledge.search.vertex import vertex_client
+
+    alpha = make_license(machine_id="alpha")
+    make_document(PISCINA, filename="piscina.md", license=alpha)
+    vertex.settle()
+    settings.VERTEX_QUERY_TIMEOUT_SECONDS = 1.0
+    vertex_client.cache_clear()  # a process that has no token yet
+    vertex.fake.stall_next(8.0, call="token")
+    principal = principal_for_license(alpha)
+    for _ in range(2):  # the second does not wait behind the first's stalled refresh either
+        started = time.monotonic()
+        assert filenames(search(principal, "piscina")) == ["piscina.md"]
+        assert time.monotonic() - started < 1.5
+
+
+def test_a_hybrid_question_with_no_words_left_is_asked_as_a_dense_query(vertex, settings):
+    """Google's FindNeighborsRequest.Query: rrf is for queries with both vectors."""
+    settings.VERTEX_HYBRID_ALPHA = "0.5"
+    alpha = make_license(machine_id="alpha")
+    make_document(PISCINA, filename="piscina.md", license=alpha)
+    vertex.settle()
+    search(principal_for_license(alpha), "¿…?")
+    query = [body for call, body in vertex.fake.calls if call == "findNeighbors"][-1]["queries"][0]
+    assert "rrf" not in query and "sparseEmbedding" not in query["datapoint"]
+    search(principal_for_license(alpha), "piscina climatizada")
+    query = [body for call, body in vertex.fake.calls if call == "findNeighbors"][-1]["queries"][0]
+    assert "rrf" in query and query["datapoint"]["sparseEmbedding"]["dimensions"]
