@@ -53,4 +53,8 @@ class Command(BaseCommand):
             fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "w") as file:
                 file.write(forged.key)
-        self.stdout.write(str(key_file))
+        if options["verbosity"] >= 1:  # make run passes 0: its own start-up says it in words
+            self.stdout.write(
+                f"The demo license's key (for a product backend to try the API with) is in "
+                f"{key_file}, readable by this account only."
+            )
