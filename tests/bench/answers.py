@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import statistics
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from chat.services import assistant_update, chat_answer
 from chat.texts import NO_INFORMATION
 from licenses.principals import principal_for_license
 from portality.text import fold
-from tests.bench.retrieval import bench_license, ingest_passages, load_dataset
+from tests.bench.retrieval import Dataset, bench_license, ingest_passages, load_dataset
 
 _MARKERS = re.compile(r"\[\d{1,3}\]|[«»\"“”]")
 _SENTENCE_LINE = re.compile(r"\n+")
@@ -109,4 +110,48 @@ def evaluate(
         "wrong_language": wrong_language,
         "label_first": label_first,  # answers whose first line is the offline label: 0
         "p50_ms": round(latencies[len(latencies) // 2], 1),
+    }
+
+
+def half_of_each_article(dataset: Dataset) -> tuple[Dataset, set[str]]:
+    """Every other passage of each article (title): questions about the others have no
+    answer in this half, although their article's other paragraphs are there — the hard
+    case, a handbook that does not say what is asked."""
+    by_title: dict[str, list[dict]] = defaultdict(list)
+    for passage in dataset.passages:
+        by_title[passage["title"]].append(passage)
+    kept = {p["id"] for passages in by_title.values() for p in passages[::2]}
+    passages = [p for p in dataset.passages if p["id"] in kept]
+    return Dataset(f"{dataset.name}-half", passages, dataset.queries), kept
+
+
+def evaluate_unanswerable(
+    directory: Path, split: str, progress: Callable[[int, int], None]
+) -> dict:
+    """The same answerer on half of each article's passages: the share of questions with no
+    answer in the license's documents that get "no information", and the answered ones'
+    hits, side by side."""
+    half, kept = half_of_each_article(load_dataset(directory, split))
+    license = bench_license(half)
+    ingest_passages(half, license, progress)
+    principal = principal_for_license(license)
+    no_info_when_absent, no_info_when_present, lead, whole = [], [], [], []
+    for n, query in enumerate(half.queries):
+        answer = chat_answer(principal=principal, question=query["text"], user_ref=f"u-{n}")
+        said_none = any(sentence in answer.answer for sentence in NO_INFORMATION.values())
+        if set(query["relevant"]) & kept:
+            no_info_when_present.append(said_none)
+            lead.append(holds(lead_sentence(answer.answer), query["answers"]))
+            whole.append(holds(answer_body(answer.answer), query["answers"]))
+        else:
+            no_info_when_absent.append(said_none)
+    return {
+        "dataset": half.name,
+        "split": split,
+        "unanswerable": len(no_info_when_absent),
+        "no_info_share_unanswerable": round(statistics.fmean(no_info_when_absent), 3),
+        "answerable": len(lead),
+        "no_info_share_answerable": round(statistics.fmean(no_info_when_present), 3),
+        "lead_hit": round(statistics.fmean(lead), 3),
+        "whole_hit": round(statistics.fmean(whole), 3),
     }

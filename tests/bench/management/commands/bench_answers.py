@@ -24,11 +24,17 @@ class Command(BaseCommand):
             choices=["short", "normal", "detailed"],
             help="the assistant's answer length the answers are given at",
         )
+        parser.add_argument(
+            "--unanswerable",
+            action="store_true",
+            help="half of each article's passages: no-info share on questions they do not "
+            "answer, hits on those they do",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         from django.conf import settings
 
-        from tests.bench.answers import evaluate
+        from tests.bench.answers import evaluate, evaluate_unanswerable
         from tests.bench.database import use_bench_database
         from tests.bench.retrieval import missing_dataset_files
 
@@ -38,9 +44,15 @@ class Command(BaseCommand):
         if settings.LLM_PROVIDER != "extractive":
             raise CommandError("bench_answers measures the offline answerer: unset LLM_PROVIDER.")
         use_bench_database(options["database"])
-        report = evaluate(
-            directory, options["split"], progress=self._progress, length=options["answer_length"]
-        )
+        if options["unanswerable"]:
+            report = evaluate_unanswerable(directory, options["split"], progress=self._progress)
+        else:
+            report = evaluate(
+                directory,
+                options["split"],
+                progress=self._progress,
+                length=options["answer_length"],
+            )
         self.stderr.write("")
         if options["json"]:
             self.stdout.write(json.dumps(report))
