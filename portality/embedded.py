@@ -303,8 +303,10 @@ TUNING = {
     # autoprewarm: after a restart, reload the pages that were in shared buffers (the HNSW
     # and GIN indexes above all), so the first searches do not pay for reading them back.
     "shared_preload_libraries": "pg_prewarm",
+    # The socket is this account's only (it was 0777 in a 0700 directory): defence in depth.
+    "unix_socket_permissions": "0700",
 }
-RESTART_SETTINGS = {"shared_buffers", "shared_preload_libraries"}
+RESTART_SETTINGS = {"shared_buffers", "shared_preload_libraries", "unix_socket_permissions"}
 
 
 def _apply_tuning(socket_dir: str) -> bool:

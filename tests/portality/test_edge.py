@@ -154,6 +154,21 @@ def test_a_body_slower_than_the_minimum_rate_is_a_408():
     assert "did not arrive in time" in json.loads(body)["detail"]
 
 
+def test_a_body_that_falls_behind_the_rate_is_dropped_then_not_at_its_overall_deadline():
+    """Third attack run: an authenticated upload at 1 byte a second was held for the grace
+    period plus its declared size at the minimum rate (215 s for 10 MB)."""
+    import time
+
+    app = App()
+    headers = [("content-length", "9000")]  # an overall deadline of 0.2 + 9 s
+    started = time.monotonic()
+    trickle = chunks(*[b"x"] * 9000, delay=0.05)  # 20 bytes a second
+    upload = scope("/knowledge/upload", headers=headers)
+    status, body = run(call(edge_with(app, may_upload=True), upload, trickle))
+    assert status == 408 and app.bodies == []
+    assert time.monotonic() - started < 1.5
+
+
 def test_one_client_cannot_hold_more_than_its_share_others_still_get_in():
     async def scenario():
         hold = asyncio.Event()

@@ -48,3 +48,17 @@ def test_a_superuser_granted_a_narrower_role_holds_only_that_role(django_user_mo
     call_command("grant_role", "root", "owner", stdout=StringIO())
     root = django_user_model.objects.get(username="root")
     assert root.has_perm(ADD_KNOWLEDGE)
+
+
+def test_the_embedded_postgresql_socket_is_its_account_s_only():
+    import stat
+    from pathlib import Path
+
+    from django.db import connection
+
+    host = connection.settings_dict.get("HOST") or ""
+    if not host.startswith("/"):
+        pytest.skip("an external PostgreSQL over TCP: its socket is not the product's")
+    sockets = list(Path(host).glob(".s.PGSQL.*"))
+    sockets = [s for s in sockets if s.is_socket()]
+    assert sockets and all(stat.S_IMODE(s.stat().st_mode) & 0o077 == 0 for s in sockets)
