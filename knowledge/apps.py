@@ -5,6 +5,7 @@ from typing import Any
 from django.apps import AppConfig
 from django.db.backends.signals import connection_created
 
+from portality.erasures import replayer
 from portality.metrics import register_collector
 
 
@@ -16,6 +17,8 @@ class KnowledgeConfig(AppConfig):
         check_search_strategy()
         connection_created.connect(search_session_settings, dispatch_uid="hnsw-search-settings")
         register_collector(OutboxBacklog())
+        replayer("document", forget_document_again)
+        replayer("chunk", forget_chunk_again)
 
 
 def check_search_strategy() -> None:
@@ -92,3 +95,24 @@ class OutboxBacklog:
             "Age of the oldest vector change not yet confirmed.",
             oldest_seconds,
         )
+
+
+def forget_document_again(document_id: str) -> bool:
+    """A restore's replay of the erasure journal: the document, if the backup had it."""
+    from knowledge.models import Document
+    from knowledge.services import document_forget
+
+    document = Document.objects.filter(pk=document_id).first()
+    if document is not None:
+        document_forget(document=document)
+    return document is not None
+
+
+def forget_chunk_again(chunk_id: str) -> bool:
+    from knowledge.models import Chunk
+    from knowledge.services import chunk_forget
+
+    chunk = Chunk.objects.filter(pk=chunk_id).first()
+    if chunk is not None:
+        chunk_forget(chunk=chunk)
+    return chunk is not None

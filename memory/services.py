@@ -31,6 +31,7 @@ from memory.models import (
 )
 from memory.screening import forbidden_category, forbidden_together
 from memory.signals import memory_forgotten
+from portality.erasures import erasure_record
 from portality.exceptions import ApplicationError
 from portality.text import fold
 
@@ -337,6 +338,7 @@ def memory_forget(*, memory: Memory, actor: str) -> None:
     with transaction.atomic():
         MemoryEvent.objects.filter(memory_id=memory.pk).update(memory_id=None, detail={})
         license, user_ref, description = memory.license, memory.user_ref, memory.description
+        memory_pk = memory.pk
         memory.delete()
         _event(license, user_ref, MemoryEventKind.FORGOTTEN, actor)
         transaction.on_commit(  # the chat scrubs the session turns that said it
@@ -344,6 +346,8 @@ def memory_forget(*, memory: Memory, actor: str) -> None:
                 sender=Memory, license_id=license.pk, user_ref=user_ref, description=description
             )
         )
+        memory_id = str(memory_pk)
+        transaction.on_commit(lambda: erasure_record("memory", [memory_id]))
 
 
 def memories_forget_all(*, license: License, user_ref: str, actor: str) -> int:

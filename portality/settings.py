@@ -210,6 +210,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT") or DATA_DIR / "static")
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on a missing root
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or DATA_DIR / "media")
+# What was forgotten, and when (ids only): manage.py restore replays what came after the
+# backup (portality/erasures.py). Keep it with the backups.
+ERASURE_JOURNAL = Path(env_str("ERASURE_JOURNAL") or DATA_DIR / "erasure-journal.jsonl")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -64,7 +64,8 @@ def test_backup_and_restore_into_a_fresh_data_dir_keep_everything(deployment, tm
     restored = manage(fresh, "restore", str(backup), "--json")
     assert restored.returncode == 0, restored.stderr
     assert json.loads(restored.stdout.strip().splitlines()[-1]) == {
-        k: written[k] for k in ("licenses", "documents", "chunks", "embeddings", "memories")
+        **{k: written[k] for k in ("licenses", "documents", "chunks", "embeddings", "memories")},
+        "forgotten_again": {},
     }
     found = manage(fresh, "search", QUESTION, "--license", "alamos", "--json")
     assert found.returncode == 0, found.stderr
@@ -174,3 +175,34 @@ def test_with_a_signing_key_an_edited_manifest_is_refused(deployment, settings, 
     _restore_refused(tmp_path / "signed", settings, tmp_path, "manifest.sig")
     (tmp_path / "signed" / "manifest.sig").unlink()
     _restore_refused(tmp_path / "signed", settings, tmp_path, "manifest.sig")
+
+
+def test_a_restore_forgets_again_what_was_forgotten_after_the_backup(
+    deployment, tmp_path, settings
+):
+    """Third attack run, F7: restoring an older backup brought back what had been forgotten
+    since. The erasure journal (ids only) is replayed."""
+    from knowledge.models import Document
+    from knowledge.services import document_forget
+    from memory.models import Memory
+    from memory.services import memory_forget
+
+    settings.ERASURE_JOURNAL = tmp_path / "erasure-journal.jsonl"
+    call_command("backup", str(tmp_path / "backup"), stdout=io.StringIO())
+    document_forget(document=Document.objects.get(filename="salon-alamos.md"))
+    memory_forget(memory=Memory.objects.get(), actor="user:lucia")
+    journal = settings.ERASURE_JOURNAL.read_text()
+    assert "salon" not in journal and "Prefiere" not in journal  # ids only
+    assert stat.S_IMODE(settings.ERASURE_JOURNAL.stat().st_mode) == 0o600
+
+    fresh = tmp_path / "fresh"
+    restored = manage(
+        fresh, "restore", str(tmp_path / "backup"), "--erasure-journal",
+        str(settings.ERASURE_JOURNAL), "--json",
+    )  # fmt: skip
+    assert restored.returncode == 0, restored.stderr
+    counts = json.loads(restored.stdout.strip().splitlines()[-1])
+    assert counts["documents"] == 2 and counts["memories"] == 0
+    assert counts["forgotten_again"] == {"document": 1, "memory": 1}
+    found = manage(fresh, "search", QUESTION, "--license", "alamos", "--json")
+    assert "salon-alamos.md" not in found.stdout

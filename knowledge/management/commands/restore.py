@@ -21,15 +21,30 @@ class Command(BaseCommand):
         parser.add_argument(
             "--force", action="store_true", help="replace a deployment that already has data"
         )
+        parser.add_argument(
+            "--erasure-journal",
+            type=Path,
+            help="the erasure journal of the deployment the backup came from (default: "
+            "ERASURE_JOURNAL): what was forgotten after the backup is forgotten again",
+        )
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            counts = backup_restore(source=options["directory"], force=options["force"])
+            counts = backup_restore(
+                source=options["directory"],
+                force=options["force"],
+                erasure_journal=options["erasure_journal"],
+            )
         except ApplicationError as exc:
             raise CommandError(exc.message) from None
         if options["json"]:
             self.stdout.write(json.dumps(counts))
             return
+        again = counts.pop("forgotten_again")
         summary = ", ".join(f"{n} {name}" for name, n in counts.items())
+        if again:
+            summary += "; forgotten again from the erasure journal: " + ", ".join(
+                f"{n} {kind}" for kind, n in again.items()
+            )
         self.stdout.write(f"Restored from {options['directory']}: {summary}.")
