@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from django.conf import settings
 
 from knowledge.chunking import sentence_groups, split_sentences
-from knowledge.normalize import STOPWORDS
+from knowledge.normalize import STOPWORDS, detect_language
 from portality.providers import OpenAICompatible, ProviderError, gemini
 from portality.text import fold
 
@@ -237,6 +237,22 @@ OFFLINE_LABEL = {
 }
 
 
+# Quoted word for word, a passage keeps its language: the answer says which when it is not
+# the question's ("When does the pool open?" answered from a Spanish handbook).
+SOURCE_LANGUAGE = {
+    "es": {"pt": "(La fuente está en portugués.)", "en": "(La fuente está en inglés.)"},
+    "pt": {"es": "(A fonte está em espanhol.)", "en": "(A fonte está em inglês.)"},
+    "en": {"es": "(The source is in Spanish.)", "pt": "(The source is in Portuguese.)"},
+}
+
+
+def _source_language_note(quoted: str, language: str) -> str:
+    # Quotes are short: a handful of stopwords is enough to tell es, pt and en apart.
+    words = len(quoted.split())
+    source = detect_language(quoted) if words >= 6 else "other"
+    return SOURCE_LANGUAGE.get(language, {}).get(source, "")
+
+
 def _sentences(passage: str) -> list[str]:
     """Its sentences, line by line: knowledge.chunking's splitter knows abbreviations (a
     bare regex cut "Y. pestis" and quoted "pestis asociados…"). A title — a Markdown heading,
@@ -287,8 +303,11 @@ class ExtractiveLLM:
     sure = 0.8
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
-        for sentence, number in self._best_sentences(prompt):
+        quoted = self._best_sentences(prompt)
+        for sentence, number in quoted:
             yield f"«{sentence}» [{number}]\n"
+        if note := _source_language_note(" ".join(s for s, _ in quoted), prompt.language):
+            yield note + "\n"
         yield "\n" + OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
 
     def _best_sentences(self, prompt: Prompt) -> list[tuple[str, int]]:

@@ -113,25 +113,30 @@ def evaluate(
     }
 
 
-def half_of_each_article(dataset: Dataset) -> tuple[Dataset, set[str]]:
-    """Every other passage of each article (title): questions about the others have no
-    answer in this half, although their article's other paragraphs are there — the hard
-    case, a handbook that does not say what is asked."""
+def half_of_the_passages(dataset: Dataset, by: str) -> tuple[Dataset, set[str]]:
+    """Half of the set's passages, and the ids kept. ``by="article"``: every other article
+    (title) whole — a question about the others asks what this knowledge never mentions.
+    ``by="paragraph"``: every other paragraph of each article — the question's article is
+    there, only the paragraph that answers it is not (the hard case: a handbook that does
+    not say what is asked)."""
     by_title: dict[str, list[dict]] = defaultdict(list)
     for passage in dataset.passages:
         by_title[passage["title"]].append(passage)
-    kept = {p["id"] for passages in by_title.values() for p in passages[::2]}
+    if by == "article":
+        kept = {p["id"] for passages in list(by_title.values())[::2] for p in passages}
+    else:
+        kept = {p["id"] for passages in by_title.values() for p in passages[::2]}
     passages = [p for p in dataset.passages if p["id"] in kept]
-    return Dataset(f"{dataset.name}-half", passages, dataset.queries), kept
+    return Dataset(f"{dataset.name}-half-{by}", passages, dataset.queries), kept
 
 
 def evaluate_unanswerable(
-    directory: Path, split: str, progress: Callable[[int, int], None]
+    directory: Path, split: str, progress: Callable[[int, int], None], by: str = "article"
 ) -> dict:
-    """The same answerer on half of each article's passages: the share of questions with no
-    answer in the license's documents that get "no information", and the answered ones'
-    hits, side by side."""
-    half, kept = half_of_each_article(load_dataset(directory, split))
+    """The same answerer on half of the passages (``half_of_the_passages``): the share of
+    questions with no answer in the license's documents that get "no information", and the
+    answered ones' hits, side by side."""
+    half, kept = half_of_the_passages(load_dataset(directory, split), by)
     license = bench_license(half)
     ingest_passages(half, license, progress)
     principal = principal_for_license(license)

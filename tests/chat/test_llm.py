@@ -233,3 +233,29 @@ def test_a_question_asking_for_a_contact_gets_the_sentence_holding_it(question, 
     """The newcomer's "What's HR's e-mail?" got the office hours."""
     quotes = _offline_quotes(question, HANDBOOK)
     assert expected in quotes[0]
+
+
+@pytest.mark.parametrize(
+    ("language", "note"),
+    [("en", "(The source is in Spanish.)"), ("pt", "(A fonte está em espanhol.)")],
+)
+def test_an_answer_quoting_a_source_in_another_language_says_so(language, note):
+    """The newcomer's question in one language about a document in another."""
+    passage = (
+        "La piscina abre de lunes a domingo de ocho de la mañana a nueve de la noche. "
+        "Los niños menores de doce años deben ir acompañados de un adulto."
+    )
+    prompt = Prompt(
+        system="",
+        messages=[],
+        question="When does the pool open?",
+        language=language,
+        sources=[Source(1, "normas.md", passage, body=passage)],
+    )
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert answer.startswith("«La piscina abre") and note in answer
+    same = Prompt(
+        system="", messages=[], question="¿Cuándo abre?", language="es",
+        sources=[Source(1, "normas.md", passage, body=passage)],
+    )  # fmt: skip
+    assert "(La fuente" not in "".join(ExtractiveLLM().stream(same))

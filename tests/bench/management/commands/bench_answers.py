@@ -26,9 +26,9 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--unanswerable",
-            action="store_true",
-            help="half of each article's passages: no-info share on questions they do not "
-            "answer, hits on those they do",
+            choices=["article", "paragraph"],
+            help="half of the passages (every other article, or every other paragraph of "
+            "each): no-info share on questions they do not answer, hits on those they do",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -45,7 +45,9 @@ class Command(BaseCommand):
             raise CommandError("bench_answers measures the offline answerer: unset LLM_PROVIDER.")
         use_bench_database(options["database"])
         if options["unanswerable"]:
-            report = evaluate_unanswerable(directory, options["split"], progress=self._progress)
+            report = evaluate_unanswerable(
+                directory, options["split"], self._progress, by=options["unanswerable"]
+            )
         else:
             report = evaluate(
                 directory,
