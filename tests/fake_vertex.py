@@ -34,6 +34,13 @@ What it speaks, and the semantics it follows (Google's REST reference for
   of the dense list (weight alpha) and the sparse one (1 − alpha); a datapoint no sparse
   dimension matches is on the dense list only.
 - Errors are Google's JSON: ``{"error": {"code", "message", "status"}}``.
+- Every request body is read as the real API reads it: parsed into the request message of
+  Google's published definitions (``google-cloud-aiplatform``'s ``aiplatform_v1`` types, the
+  same protos the service is generated from) — an unknown or misspelled field, or a value
+  of the wrong type, is 400 ``INVALID_ARGUMENT`` "Invalid JSON payload received. …", as the
+  real API answers — then handled in its canonical JSON form, so enums sent as numbers
+  (``?$alt=json;enum-encoding=int``, what Google's own REST client sends) mean what their
+  names mean. The query string is not part of the route.
 
 Fault injection: ``fail_next(status, times, call=…)`` answers the next calls (of one kind,
 ``upsertDatapoints``/``removeDatapoints``/``findNeighbors``/``getIndex``/``token``, or
@@ -52,11 +59,13 @@ import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from google.cloud.aiplatform_v1 import types as vertex_types
+from google.protobuf import json_format
 
 GOOGLE_TOKEN_AUDIENCE = "https://oauth2.googleapis.com/token"
 STATUS_NAMES = {
@@ -77,6 +86,23 @@ _NUMERIC_OPS = {
     "NOT_EQUAL": lambda a, b: a != b,
 }
 _CALL = re.compile(r":(upsertDatapoints|removeDatapoints|findNeighbors)$")
+# Each call's request message; the path's resource name is not part of the body.
+_REQUESTS = {
+    "upsertDatapoints": vertex_types.UpsertDatapointsRequest,
+    "removeDatapoints": vertex_types.RemoveDatapointsRequest,
+    "findNeighbors": vertex_types.FindNeighborsRequest,
+}
+
+
+def canonical_body(call: str, raw: bytes) -> dict:
+    """``raw`` parsed as the call's request message and written back as canonical JSON;
+    ValueError (with the API's wording) when the real API would refuse it."""
+    message = _REQUESTS[call]()._pb
+    try:
+        json_format.Parse(raw or b"{}", message)
+    except json_format.ParseError as exc:
+        raise ValueError(f"Invalid JSON payload received. {exc}") from exc
+    return json_format.MessageToDict(message)
 
 
 class FakeVertex:
@@ -108,14 +134,15 @@ class FakeVertex:
                     return self._error(int(fault[1]), "scripted failure")
                 if not fake._authorised(self.headers.get("Authorization")):
                     return self._error(401, "Request had invalid authentication credentials.")
-                if self.path.rstrip("/").endswith(f"/indexes/{fake.index}"):
+                if urlsplit(self.path).path.rstrip("/").endswith(f"/indexes/{fake.index}"):
                     return self._send(200, fake.index_resource())
                 return self._error(404, f"no route {self.path}")
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
-                call = "token" if self.path == "/token" else _call_name(self.path)
+                path = urlsplit(self.path).path
+                call = "token" if path == "/token" else _call_name(path)
                 fault = fake._fault(call)
                 if fault and fault[0] == "stall":
                     time.sleep(fault[1])
@@ -125,10 +152,12 @@ class FakeVertex:
                     return self._send(*fake.token(parse_qs(raw.decode())))
                 if not fake._authorised(self.headers.get("Authorization")):
                     return self._error(401, "Request had invalid authentication credentials.")
+                if call not in _REQUESTS:
+                    return self._error(404, f"no route {path}")
                 try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    return self._error(400, "Invalid JSON payload received.")
+                    body = canonical_body(call, raw)
+                except ValueError as exc:
+                    return self._error(400, str(exc))
                 fake.calls.append((call, body))
                 status, payload = fake.answer(call, body)
                 if status >= 400:
