@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
+from chat.texts import NO_INFORMATION
 from knowledge.chunking import sentence_groups, split_sentences
 from knowledge.normalize import STOPWORDS, detect_language
 from portality.providers import OpenAICompatible, ProviderError, gemini
@@ -69,6 +70,7 @@ class Prompt:
     tools: list[dict[str, Any]] = field(default_factory=list)
     run_tool: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
     max_words: int = 150  # about how long the answer may be (the assistant's answer length)
+    min_score: float = 0.0  # the search's calibrated floor the sources passed (their model's)
 
     def as_text(self) -> str:
         """The exact prompt, for the admin chat view's explainability."""
@@ -303,12 +305,40 @@ class ExtractiveLLM:
     sure = 0.8
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
+        if self._says_nothing_asked(prompt):
+            yield NO_INFORMATION.get(prompt.language, NO_INFORMATION["en"])
+            return
         quoted = self._best_sentences(prompt)
         for sentence, number in quoted:
             yield f"«{sentence}» [{number}]\n"
         if note := _source_language_note(" ".join(s for s, _ in quoted), prompt.language):
             yield note + "\n"
         yield "\n" + OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
+
+    # "No information" rather than unrelated quotes (the newcomer's finding: 3 of 5 questions
+    # with no answer in the documents got quotes): when the best passages hold too few of the
+    # question's words, or they barely passed the calibrated floor and hold less than some.
+    # Tuned on the dev splits with half of the articles as knowledge (bench_answers
+    # --unanswerable article; BENCHMARKS.md "Answers").
+    unsure_coverage = 0.15
+    unsure_margin = 0.015  # over the calibrated floor (e5-small's 0.82)
+    unsure_coverage_near_floor = 0.4
+
+    def _says_nothing_asked(self, prompt: Prompt) -> bool:
+        """The passages do not say what is asked. Only when they are in the question's
+        language: words cannot be compared across languages (a question in English about a
+        Spanish handbook is answered from it, and says so)."""
+        asked = content_words(prompt.question)
+        top = prompt.sources[:3]
+        if not asked or not top:
+            return False
+        if detect_language(" ".join(s.body or s.text for s in top)) != prompt.language:
+            return False
+        coverage = max(len(asked & content_words(s.body or s.text)) / len(asked) for s in top)
+        near_floor = prompt.min_score > 0 and top[0].score < prompt.min_score + self.unsure_margin
+        return coverage < self.unsure_coverage or (
+            near_floor and coverage < self.unsure_coverage_near_floor
+        )
 
     def _best_sentences(self, prompt: Prompt) -> list[tuple[str, int]]:
         candidates = _candidates(prompt)

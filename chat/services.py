@@ -231,6 +231,7 @@ def chat_prepare(
         group_scores=group_scores,
     )
     turn = ChatTurn(session, prompt, results, search=response, answerer=assistant.answerer)
+    prompt.min_score = response.options.min_score or 0.0
     prompt.tools = [KNOWLEDGE_SEARCH_TOOL]
     prompt.run_tool = _ToolRunner(turn, principal)
     return turn

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chat.llm import ExtractiveLLM, GeminiLLM, LLMError, OpenAICompatibleLLM, Prompt, Source
+from chat.texts import NO_INFORMATION
 from portality.providers import INTERACTIVE, ProviderError
 from tests.fakes import FakeGemini, FakeOpenAI
 
@@ -259,3 +260,24 @@ def test_an_answer_quoting_a_source_in_another_language_says_so(language, note):
         sources=[Source(1, "normas.md", passage, body=passage)],
     )  # fmt: skip
     assert "(La fuente" not in "".join(ExtractiveLLM().stream(same))
+
+
+def test_a_passage_that_does_not_say_what_is_asked_gets_no_information():
+    """The newcomer's finding: 3 of 5 questions with no answer in the documents got
+    unrelated quotes."""
+    handbook = (
+        "El departamento de Recursos Humanos atiende de lunes a viernes de nueve a dos. "
+        "Las vacaciones se piden con un mes de antelación en el portal del empleado."
+    )
+
+    def answer(question, score=0.9):
+        prompt = Prompt(
+            system="", messages=[], question=question, language="es", min_score=0.82,
+            sources=[Source(1, "rrhh.md", handbook, body=handbook, score=score)],
+        )  # fmt: skip
+        return "".join(ExtractiveLLM().stream(prompt))
+
+    assert answer("¿Cuánto cuesta el aparcamiento de la sede?") == NO_INFORMATION["es"]
+    assert answer("¿Con cuánta antelación se piden las vacaciones?").startswith("«Las vacaciones")
+    # barely past the floor, and only some of what is asked: not enough either
+    assert answer("¿Qué días atiende el comité de empresa?", score=0.825) == NO_INFORMATION["es"]
