@@ -9,6 +9,7 @@ which stop when no other process of the same data dir still uses them.
 
 from __future__ import annotations
 
+import io
 import os
 import secrets
 import signal
@@ -24,7 +25,7 @@ from types import FrameType
 import django
 
 from portality.embedded import start_unless_external
-from portality.env import env_int, env_secret, env_str
+from portality.env import env_bool, env_int, env_secret, env_str
 from portality.metrics import metrics_reset
 from portality.processes import die_with_parent
 
@@ -153,7 +154,32 @@ def _ensure_widget_demo(data_dir: Path, port: int) -> str:
     os.environ["WIDGET_DEMO_API_ORIGIN"] = f"http://127.0.0.1:{port}"
     key_file = data_dir / "demo-license.key"
     call_command("demo_license", f"--origin={origin}", f"--key-file={key_file}", verbosity=0)
+    if env_bool("DEMO_SAMPLE_HANDBOOK", True):
+        demo_sample_add(data_dir)
     return f"{origin}/chat/widget-demo/"
+
+
+SAMPLE_HANDBOOK = Path(__file__).resolve().parent.parent / "docs" / "sample" / "sample-handbook.md"
+DEMO_MACHINE_ID = "demo"  # licenses.models.DEMO_MACHINE_ID (the runner imports no app)
+
+
+def demo_sample_add(data_dir: Path) -> bool:
+    """The first ``make run`` gives the demo license a small sample handbook (es, pt, en), so
+    the demo page's first question has an answer. Once: forgotten in the console, it does
+    not come back (the marker file says it was added). True when added now. Through the
+    ingest command, as the runner knows no app (it sits below them)."""
+    from django.core.management import call_command
+
+    marker = data_dir / "demo-sample-added"
+    if marker.exists():
+        return False
+    out = io.StringIO()
+    # Queued for the worker (started next): the runner does not load the embedder itself.
+    call_command(
+        "ingest", str(SAMPLE_HANDBOOK), "--license", DEMO_MACHINE_ID, "--async", stdout=out
+    )
+    marker.touch()
+    return True
 
 
 def _web_command(port: int) -> list[str]:
