@@ -119,19 +119,32 @@ def pii_label(kind: str) -> str:
     return str(PII_LABELS.get(kind, kind))
 
 
-_PLACEHOLDER = re.compile(r"\[(EMAIL|PHONE|IBAN|CARD|DNI|NIE|CPF|CNPJ)\]")
+# A placeholder, or a contact left in clear: an e-mail address, or a phone number with its
+# country code or in groups (what an allow-list keeps).
+_MARKED = re.compile(
+    r"\[(?P<kind>EMAIL|PHONE|IBAN|CARD|DNI|NIE|CPF|CNPJ)\]"
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|\+\d{1,3}(?:[ .-]?\d{2,4}){2,5}"
+)
 
 
 @register.filter
 def redaction_marked(text: str) -> SafeString:
-    """Escape a chunk's text and mark each "[EMAIL]"-like placeholder, saying what it hides."""
+    """Escape a chunk's text and mark each "[EMAIL]"-like placeholder, saying what it hides,
+    and each e-mail address or phone number left in clear (the allow-list's, or an upload
+    that asked for no redaction), saying it was kept."""
     from django.utils.translation import gettext
 
-    def opening(kind: str) -> str:
-        why = gettext("Redacted before storing: %(kind)s") % {"kind": pii_label(kind)}
-        return f'<mark class="redacted" title="{escape(why)}">'
+    kept = gettext("Kept in clear by this upload's redaction (our contact details)")
 
-    return _marked(text, ((m, opening(m.group(1))) for m in _PLACEHOLDER.finditer(text or "")))
+    def opening(match: re.Match[str]) -> str:
+        if match.group("kind"):
+            kind = pii_label(match.group("kind"))
+            why = gettext("Redacted before storing: %(kind)s") % {"kind": kind}
+            return f'<mark class="redacted" title="{escape(why)}">'
+        return f'<mark class="kept" title="{escape(kept)}">'
+
+    return _marked(text, ((m, opening(m)) for m in _MARKED.finditer(text or "")))
 
 
 @register.filter

@@ -130,6 +130,10 @@ def test_console_upload_asks_to_keep_our_contacts_and_the_preview_says_what_was_
         in page
     )
     assert "soporte@alamos.example" in page
+    # The newcomer's finding: reasons only as hover tooltips, kept contacts not marked.
+    assert '<mark class="kept"' in page and ">soporte@alamos.example</mark>" in page
+    legend = page.split('class="muted small redaction-legend">')[1].split("</p>")[0]
+    assert "[EMAIL]" in legend and "ocultad" in legend.lower()
 
 
 def test_console_policy_page_sets_a_scope_and_refuses_a_bad_entry(owner_client):

@@ -111,3 +111,19 @@ def test_a_number_split_over_two_memories_is_refused(license):
     assert refused.value.code == "personal_data"
     assert Memory.objects.count() == 1
     propose(license, "Prefiero respuestas cortas")  # an unrelated one is still kept
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder")
+def test_an_edited_memory_no_longer_shows_what_was_said_first(license):
+    """The newcomer's finding: an edited memory kept its old "you said" text."""
+    from memory.services import memory_edit
+
+    consent(license)
+    memory = propose(
+        license,
+        "Prefiero respuestas largas",
+        source_message="Recuerda que prefiero respuestas largas",
+    )
+    edited = memory_edit(memory=memory, description="Prefiero respuestas cortas", actor="user:ana")
+    assert edited.description == "Prefiero respuestas cortas" and edited.source_message == ""
