@@ -49,7 +49,8 @@ def test_no_console_page_scrolls_sideways_on_a_phone(live_server, django_user_mo
     ready = make_document(
         "# Horario\n\nLa piscina comunitaria abre a las ocho de la mañana; "
         "escriba a administracion.general.del.condominio@example.com.",
-        filename="horario-de-verano-de-la-piscina-comunitaria-2026.md",
+        # one unbroken word: the newcomer's long file name scrolled the document page sideways
+        filename="Horario_de_verano_de_la_piscina_comunitaria_del_condominio_2026.md",
         license=license,
     )
     failed = make_document("  \n\t  ", filename="documento-vacio-sin-texto-alguno.txt")
