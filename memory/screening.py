@@ -60,6 +60,8 @@ def _latin_lookalike(char: str) -> str:
 _SPELLED = re.compile(r"\b(?:\w[\s.\-_*·/]+){2,}\w\b")
 _INNER_SEPARATOR = re.compile(r"(?<=[a-z])[-._*·'/](?=[a-z])")
 _LEET = str.maketrans("013457@$8", "oieastasb")
+_UNLEET = str.maketrans("lio", "110")
+_NUMBERISH = re.compile(r"\b(?=[\dlio]*\d[\dlio]*\d)[\dlio]{3,}\b")
 _DIGIT_WORDS = {
     **dict.fromkeys(("cero", "zero"), "0"),
     **dict.fromkeys(("uno", "um", "one"), "1"),
@@ -93,6 +95,8 @@ def readings(text: str) -> list[str]:
     spoken = _SPOKEN_DIGITS.sub(
         lambda m: "".join(_DIGIT_WORDS[w] for w in re.findall(r"[a-z]+", m.group(0))), seen
     )
+    # letters standing for digits in a number ("6l2 345 678")
+    spoken = _NUMBERISH.sub(lambda m: m.group(0).translate(_UNLEET), spoken)
     for pattern, symbol in _SPOKEN_CONTACT:
         spoken = pattern.sub(symbol, spoken)
     return list(dict.fromkeys((seen, joined, unmasked, spoken)))
@@ -134,6 +138,8 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"[\w ]{0,30}\d+",
             r"codigo postal",
             r"\bcep\b",
+            r"c\.?p\b[ .:]*(es |e |is )?\d{4,5}",  # "CP 28013", "mi CP es 28013"
+            r"\d{5}-\d{3}",  # a Brazilian CEP, 01310-100
             r"zip code",
             r"postcode",
             r"mi (numero de )?(telefono|movil|celular|whatsapp)",
@@ -301,6 +307,7 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"gay",
             r"lesbi",
             r"bisexual",
+            r"(soy|sou|i'?m|i am|es|e) bi\b",
             r"bissexual",
             r"homosexual",
             r"heterosexual",

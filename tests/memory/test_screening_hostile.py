@@ -58,6 +58,14 @@ HOSTILE = [
     "Mi cuenta es es91 2100 0418 4502 0005 1332",
     "Meu CPF é 123 456 789 09",
     "DNI 12.345.678-Z",
+    # found by trying more of the same kinds after the first fixes
+    "Mi número: 6l2 345 678",
+    "Soy bi",
+    "Mi CP es 28013",
+    "Mi CEP é 01310-100",
+    "I'm pregn@nt",
+    "Tengo s i d a",
+    "write to ana at gmail dot com",
 ]
 KEPT = [
     "Prefiero respuestas cortas",
