@@ -248,11 +248,40 @@ SOURCE_LANGUAGE = {
 }
 
 
-def _source_language_note(quoted: str, language: str) -> str:
-    # Quotes are short: a handful of stopwords is enough to tell es, pt and en apart.
-    words = len(quoted.split())
-    source = detect_language(quoted) if words >= 6 else "other"
-    return SOURCE_LANGUAGE.get(language, {}).get(source, "")
+def _in_the_question_s_language(
+    quoted: list[tuple[str, int]], language: str
+) -> tuple[list[tuple[str, int]], str]:
+    """The quotes, and the note naming their language when it is not the question's. A
+    handbook written in several languages says each thing in each: when some quotes are in
+    the question's language, the others (its translations) are not quoted too."""
+    languages = [_sentence_language(sentence) for sentence, _ in quoted]
+    if language in languages:
+        kept = [q for q, said in zip(quoted, languages, strict=True) if said in (language, "other")]
+        return kept, ""
+    together = " ".join(sentence for sentence, _ in quoted)
+    source = detect_language(together) if len(together.split()) >= 6 else "other"
+    return quoted, SOURCE_LANGUAGE.get(language, {}).get(source, "")
+
+
+def _sentence_language(sentence: str) -> str:
+    """es, pt or en when a quote's own words say so — stopwords of one language only ("los",
+    "del" / "os", "das" / "the", "which"), two at least and more than any other's —, else
+    "other" (Spanish and Portuguese share "de", "a", "que"…)."""
+    words = re.findall(r"[^\W\d_]+", sentence.lower())
+    counts = sorted(
+        ((sum(w in own for w in words), lang) for lang, own in _OWN_STOPWORDS.items()),
+        reverse=True,
+    )
+    (best, language), (second, _) = counts[0], counts[1]
+    return language if best >= 2 and best > second else "other"
+
+
+_OWN_STOPWORDS = {
+    language: frozenset(words).difference(
+        *(other for name, other in STOPWORDS.items() if name != language)
+    )
+    for language, words in STOPWORDS.items()
+}
 
 
 def _sentences(passage: str) -> list[str]:
@@ -308,10 +337,10 @@ class ExtractiveLLM:
         if self._says_nothing_asked(prompt):
             yield NO_INFORMATION.get(prompt.language, NO_INFORMATION["en"])
             return
-        quoted = self._best_sentences(prompt)
+        quoted, note = _in_the_question_s_language(self._best_sentences(prompt), prompt.language)
         for sentence, number in quoted:
             yield f"«{sentence}» [{number}]\n"
-        if note := _source_language_note(" ".join(s for s, _ in quoted), prompt.language):
+        if note:
             yield note + "\n"
         yield "\n" + OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
 

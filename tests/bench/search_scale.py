@@ -252,8 +252,9 @@ def _insert_documents(cursor, world: World, now) -> dict:  # noqa: ANN001
         cursor.execute(
             "INSERT INTO knowledge_document (id, license_id, file, filename, kind, size_bytes, sha256, "
             "source_type, language, status, stage, progress, error, error_i18n, chunk_count, "
-            "pdf_password, metadata, created_at, updated_at) VALUES (%s, %s, '', 'synthetic.txt', "
-            "'txt', 0, %s, 'other', 'es', 'ready', '', 100, '', '{}', 0, '', '{}', %s, %s)",
+            "pdf_password, redaction, metadata, created_at, updated_at) VALUES (%s, %s, '', "
+            "'synthetic.txt', 'txt', 0, %s, 'other', 'es', 'ready', '', 100, '', '{}', 0, '', "
+            "'default', '{}', %s, %s)",
             [document_id, scope, uuid.uuid4().hex, now, now],
         )
         documents[scope] = document_id

@@ -281,3 +281,19 @@ def test_a_passage_that_does_not_say_what_is_asked_gets_no_information():
     assert answer("¿Con cuánta antelación se piden las vacaciones?").startswith("«Las vacaciones")
     # barely past the floor, and only some of what is asked: not enough either
     assert answer("¿Qué días atiende el comité de empresa?", score=0.825) == NO_INFORMATION["es"]
+
+
+def test_a_handbook_in_several_languages_is_quoted_in_the_question_s():
+    """make run's trilingual sample: "¿A qué hora abre la piscina?" quoted the Spanish and the
+    Portuguese sentence and said the source was in Portuguese."""
+    passage = (
+        "La piscina abre todos los días de ocho de la mañana a nueve de la noche.\n"
+        "A piscina abre todos os dias das oito da manhã às nove da noite."
+    )
+    prompt = Prompt(
+        system="", messages=[], question="¿A qué hora abre la piscina?", language="es",
+        sources=[Source(1, "manual.md", passage, body=passage)],
+    )  # fmt: skip
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert "«La piscina abre" in answer and "A piscina abre" not in answer
+    assert "(La fuente" not in answer
