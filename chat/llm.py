@@ -265,7 +265,7 @@ def _in_the_question_s_language(
 
 def _sentence_language(sentence: str) -> str:
     """es, pt or en when a quote's own words say so — stopwords of one language only ("los",
-    "del" / "os", "das" / "the", "which"), two at least and more than any other's —, else
+    "del" / "os", "das" / "the", "which"), three at least and more than any other's —, else
     "other" (Spanish and Portuguese share "de", "a", "que"…)."""
     words = re.findall(r"[^\W\d_]+", sentence.lower())
     counts = sorted(
@@ -273,7 +273,7 @@ def _sentence_language(sentence: str) -> str:
         reverse=True,
     )
     (best, language), (second, _) = counts[0], counts[1]
-    return language if best >= 2 and best > second else "other"
+    return language if best >= 3 and best > second else "other"
 
 
 _OWN_STOPWORDS = {
