@@ -437,6 +437,7 @@ def test_the_sync_command_says_why_it_cannot_work(settings, fake_vertex):
         call_command("vector_sync")
 
 
+@pytest.mark.slow  # real seconds: the point of the test
 def test_a_stalled_token_endpoint_costs_a_search_at_most_its_timeout(vertex, settings):
     """Third outside attack run: google-auth refreshed the token inside a search with its
     120 s default while holding the client's lock; with the token endpoint taking 8 s, a

@@ -25,6 +25,7 @@ from tests.fake_vertex import FakeVertex
 from tests.knowledge.test_vector_backends import PISCINA, search
 
 
+@pytest.mark.worker  # a Celery worker process of its own
 @pytest.mark.django_db(transaction=True)
 def test_through_a_real_worker_an_upload_reaches_the_engine_within_the_searchable_promise(
     settings, tmp_path

@@ -167,6 +167,7 @@ def test_admin_calls_are_limited_too(forged, settings, django_user_model):
     assert chat_as(key_client(forged)) == 200  # the license's bucket is its own
 
 
+@pytest.mark.slow  # real seconds: the point of the test
 def test_a_window_s_quota_is_not_admitted_again_as_one_burst_at_its_edge():
     """Finding F9: a fixed window let a whole quota through at a window's end and again at
     the next one's start. The window slides: right after the edge, the previous window's

@@ -21,7 +21,11 @@ from portality.replicas import replica_state, replica_states_forget
 from tests.factories import make_document, make_license
 from tests.standby import Standby
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fake_embedder")]
+pytestmark = [
+    pytest.mark.process,  # a streaming standby: pg_basebackup and a second server
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("fake_embedder"),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 

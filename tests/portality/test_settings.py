@@ -33,6 +33,7 @@ def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.process  # a Python process of its own
 @pytest.mark.parametrize(
     ("name", "value"),
     [
@@ -56,6 +57,7 @@ def test_malformed_value_stops_start_naming_the_variable(name, value):
     assert name in result.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.process  # a Python process of its own
 def test_vertex_without_its_index_is_refused_naming_what_is_missing():
     env = {"DATABASE_URL": "postgresql://u@127.0.0.1:1/db", "REDIS_URL": "redis://127.0.0.1:1/0"}
     result = load_settings(**env, SEARCH_VECTOR_BACKEND="vertex", VERTEX_PROJECT="p")
@@ -66,6 +68,7 @@ def test_vertex_without_its_index_is_refused_naming_what_is_missing():
     assert "VERTEX_PROJECT" not in last
 
 
+@pytest.mark.process  # a Python process of its own
 def test_missing_secret_key_outside_debug_is_refused():
     result = load_settings(
         SECRET_KEY="",
@@ -107,6 +110,7 @@ class EnvHelperTests(SimpleTestCase):
         assert celery_broker_url("redis://h:6379/1") == "redis://h:6379/1"
 
 
+@pytest.mark.process  # a Python process of its own
 def test_importing_the_settings_starts_no_server(tmp_path):
     # No DATABASE_URL / REDIS_URL and no entry point that started the embedded servers:
     # the settings say so and start nothing (the data dir stays empty).
