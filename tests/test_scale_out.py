@@ -49,12 +49,14 @@ def free_port() -> int:
 class Topology:
     """Starts the processes; stops them all, whatever happened."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], logs: Path = ROOT / "var" / "test") -> None:
         self.env = env
+        self.logs = logs  # one log file per process (the bench's data dir has its own)
+        self.logs.mkdir(parents=True, exist_ok=True)
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(self, name: str, command: list[str], **env: str) -> subprocess.Popen[bytes]:
-        log = open(ROOT / "var" / "test" / f"scale-{name}.log", "wb")  # noqa: SIM115
+        log = open(self.logs / f"scale-{name}.log", "wb")  # noqa: SIM115
         process = subprocess.Popen(
             command, cwd=ROOT, env={**self.env, **env}, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,  # its own group: kill -9 takes its pool with it

@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> dict:
         "SEARCH_RATE_PER_LICENSE_PER_MINUTE": "1000000",
         "PROMETHEUS_MULTIPROC_DIR": str(DATA_DIR / "metrics"),
     }
-    processes = Topology(env)
+    processes = Topology(env, logs=DATA_DIR)
     report: dict = {"documents_per_phase": args.documents}
     try:
         webs = [f"http://127.0.0.1:{port}" for port in ports]
