@@ -236,7 +236,8 @@ def test_the_product_over_many_processes(topology):
 
 def _worker_holding(broker: str, document_id: str) -> str | None:
     """Which worker process ("worker-1"/"worker-2") is running the document's ingestion."""
-    control = Celery(broker=broker).control
+    # not the current app: the later tests' tasks would go to this topology's (stopped) Redis
+    control = Celery(broker=broker, set_as_current=False).control
     for hostname, tasks in (control.inspect(timeout=1.0).active() or {}).items():
         for task in tasks:
             if document_id in str(task.get("args")) + str(task.get("kwargs")):
