@@ -54,6 +54,13 @@ def _is_phone(value: str) -> bool:
     return 9 <= len(digits) <= 15 and not re.fullmatch(r"(19|20)\d{2}", digits)
 
 
+def _round_amount(digits: str) -> bool:
+    """ "1 160 000 000 millas": a round figure written in thousands, which a numbering plan
+    may take for a valid number; the shapes' rules (a switchboard's "910 000 000", a "+"
+    number) decide those themselves."""
+    return digits.endswith("000000")
+
+
 def _always(_: str) -> bool:
     return True
 
@@ -222,6 +229,8 @@ def _redact_phones(
     spans: list[tuple[int, int]] = []
     for region in phone_regions():
         for match in phonenumbers.PhoneNumberMatcher(text, region, phonenumbers.Leniency.VALID):
+            if _round_amount(_digits(match.raw_string)):
+                continue
             if not any(s < match.end and match.start < e for s, e in spans):
                 spans.append((match.start, match.end))
     for start, end in sorted(spans, reverse=True):

@@ -52,6 +52,7 @@ KEPT = [
     "Meet me at noon. Then we go.",
     "The price is 1,234,567 units in 2023.",
     "Versión 3.14.159 del manual, artículo 12.345.",
+    "La región afectada era de 1 160 000 000 millas cuadradas (3 000 000 km2).",
 ]
 
 
