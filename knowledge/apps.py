@@ -99,6 +99,7 @@ class OutboxBacklog:
 
 def forget_document_again(document_id: str) -> bool:
     """A restore's replay of the erasure journal: the document, if the backup had it."""
+    # Models and services load after the app registry: imported when a restore replays.
     from knowledge.models import Document
     from knowledge.services import document_forget
 

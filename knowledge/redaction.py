@@ -141,7 +141,9 @@ RULES: tuple[Rule, ...] = (
 
 KINDS: tuple[str, ...] = tuple(rule.label for rule in RULES)
 _PHONE_ENTRY = re.compile(r"\+?[\d ().-]{6,24}")
-_EMAIL_ENTRY = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
+# A plain e-mail address (the allow-list's entries; what the console marks as kept).
+EMAIL_ADDRESS = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_EMAIL_ENTRY = re.compile(EMAIL_ADDRESS, re.UNICODE)
 _DOMAIN_ENTRY = re.compile(r"@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
 
 
@@ -201,13 +203,10 @@ def redact(
     counts: Counter[str] = Counter()
     kept: Counter[str] = Counter()
     for rule in RULES:
-        if rule.label in kinds:
-            if rule.label == "PHONE":  # the numbering plans first, then the shapes they miss
-                text, held = _redact_phones(text, counts, kept, allow)
+        if rule.label == "PHONE" and "PHONE" in kinds:
+            text = _redact_phones(text, rule, counts, kept, allow)
+        elif rule.label in kinds:
             text = rule.pattern.sub(_replacer(rule, counts, kept, allow), text)
-            if rule.label == "PHONE":
-                for number, raw in enumerate(held):
-                    text = text.replace(f"\ue000{number}\ue001", raw)
     return Redaction(text=text, counts=counts, kept=kept)
 
 
@@ -218,32 +217,37 @@ def phone_regions() -> tuple[str, ...]:
 
 
 def _redact_phones(
-    text: str, counts: Counter[str], kept: Counter[str], allow: AllowList | None
-) -> tuple[str, list[str]]:
-    """Numbers valid in one of the deployment's regions (or anywhere, with a "+"). The
-    allow-list's are held out of the text (a private-use marker) until the shapes' pass is
-    done, so they are counted once; the caller puts them back."""
-    held: list[str] = []
-    if sum(c.isdigit() for c in text) < 7:
-        return text, held
-    spans: list[tuple[int, int]] = []
-    for region in phone_regions():
-        for match in phonenumbers.PhoneNumberMatcher(text, region, phonenumbers.Leniency.VALID):
-            if _round_amount(_digits(match.raw_string)):
-                continue
-            if not any(s < match.end and match.start < e for s, e in spans):
-                spans.append((match.start, match.end))
-    for start, end in sorted(spans, reverse=True):
+    text: str, rule: Rule, counts: Counter[str], kept: Counter[str], allow: AllowList | None
+) -> str:
+    """Numbers valid in one of the deployment's regions (or anywhere, with a "+"), and the
+    national shapes the numbering plans miss (``rule``): each found once, replaced unless
+    the allow-list keeps it."""
+    for start, end in reversed(_phone_spans(text, rule)):
         raw = text[start:end]
         if allow and allow.allows("PHONE", raw):
             kept["PHONE"] += 1
-            replacement = f"\ue000{len(held)}\ue001"
-            held.append(raw)
         else:
             counts["PHONE"] += 1
-            replacement = "[PHONE]"
-        text = text[:start] + replacement + text[end:]
-    return text, held
+            text = text[:start] + "[PHONE]" + text[end:]
+    return text
+
+
+def _phone_spans(text: str, rule: Rule) -> list[tuple[int, int]]:
+    """Where the phone numbers are, in order, none overlapping another."""
+    if sum(c.isdigit() for c in text) < 7:
+        return []
+    found = [
+        (match.start, match.end)
+        for region in phone_regions()
+        for match in phonenumbers.PhoneNumberMatcher(text, region, phonenumbers.Leniency.VALID)
+        if not _round_amount(_digits(match.raw_string))
+    ]
+    found += [m.span() for m in rule.pattern.finditer(text) if rule.is_valid(m.group(0))]
+    spans: list[tuple[int, int]] = []
+    for start, end in sorted(found, key=lambda span: (span[0], -span[1])):
+        if not spans or start >= spans[-1][1]:
+            spans.append((start, end))
+    return spans
 
 
 def _replacer(

@@ -8,6 +8,7 @@ from django.utils.formats import number_format
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from knowledge.redaction import EMAIL_ADDRESS
 from portality.text import fold
 
 register = template.Library()
@@ -123,7 +124,7 @@ def pii_label(kind: str) -> str:
 # country code or in groups (what an allow-list keeps).
 _MARKED = re.compile(
     r"\[(?P<kind>EMAIL|PHONE|IBAN|CARD|DNI|NIE|CPF|CNPJ)\]"
-    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    rf"|{EMAIL_ADDRESS}"
     r"|\+\d{1,3}(?:[ .-]?\d{2,4}){2,5}"
 )
 
