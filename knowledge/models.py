@@ -65,6 +65,13 @@ class FileKind(models.TextChoices):
     PDF = "pdf", _("PDF")
     TXT = "txt", _("Text")
     MD = "md", _("Markdown")
+    DOCX = "docx", _("Word")
+    PPTX = "pptx", _("PowerPoint")
+    XLSX = "xlsx", _("Excel")
+    CSV = "csv", _("CSV")
+    HTML = "html", _("HTML")
+    ODT = "odt", _("OpenDocument text")
+    EPUB = "epub", _("EPUB")
 
 
 class Redaction(models.TextChoices):

@@ -39,7 +39,6 @@ from knowledge.models import (
     Document,
     DocumentStatus,
     Embedding,
-    FileKind,
     Language,
     Redaction,
     RedactionPolicy,
@@ -66,8 +65,6 @@ from portality.metrics import INGESTION_SECONDS
 from portality.redis_pool import shared_redis
 
 logger = logging.getLogger(__name__)
-
-_HEAD_BYTES = 4096
 
 
 @dataclass
@@ -102,8 +99,9 @@ def document_create(
             gettext_noop("%(filename)s is %(size).1f MB; the limit is %(limit)s MB."),
             params={"filename": filename, "size": size / 1048576, "limit": limit_mb},
         )
-    file.seek(0)
-    kind = detect_kind(file.read(_HEAD_BYTES), filename)
+    kind = detect_kind(
+        file, filename, max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024
+    )
     sha256 = _sha256(file)
     existing = Document.objects.filter(license=license, sha256=sha256).first()
     if existing:
@@ -288,6 +286,7 @@ def _extract(document: Document, provider: EmbeddingProvider) -> ExtractedDocume
         max_content_bytes=settings.KNOWLEDGE_MAX_PDF_CONTENT_MB * 1024 * 1024,
         max_seconds=settings.KNOWLEDGE_MAX_EXTRACTION_SECONDS,
         between_pages=lambda: _still_processing(document),
+        max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024,
     )
     extraction = extract(
         Path(document.file.path),
@@ -298,7 +297,8 @@ def _extract(document: Document, provider: EmbeddingProvider) -> ExtractedDocume
     )
     _progress(document, "normalising", 12)
     pages = [PageText(p.number, normalize_text(p.text)) for p in extraction.pages]
-    pages = remove_repeated_margins(pages)
+    if not extraction.markdown:  # structured formats have no page margins: none are read
+        pages = remove_repeated_margins(pages)
     full_text = "\n\n".join(page.text for page in pages)
     check_quality(full_text)
     language = (
@@ -313,7 +313,7 @@ def _extract(document: Document, provider: EmbeddingProvider) -> ExtractedDocume
         max_tokens=provider.max_input_tokens,
         size=CHUNK_SIZES.get(document.source_type, CHUNK_SIZES["other"]),
     )
-    pieces = chunker.chunk(blocks_from_pages(pages, markdown=document.kind == FileKind.MD))
+    pieces = chunker.chunk(blocks_from_pages(pages, markdown=extraction.markdown))
     if not pieces:
         raise IngestionError(gettext_noop("No text could be extracted: the document is empty."))
     details = {

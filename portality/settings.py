@@ -332,6 +332,9 @@ KNOWLEDGE_MAX_PDF_PAGES = env_int("KNOWLEDGE_MAX_PDF_PAGES", 2000, minimum=1)
 # this long (knowledge/extraction.py, Budget).
 KNOWLEDGE_MAX_PDF_CONTENT_MB = env_int("KNOWLEDGE_MAX_PDF_CONTENT_MB", 100, minimum=1)
 KNOWLEDGE_MAX_EXTRACTION_SECONDS = env_int("KNOWLEDGE_MAX_EXTRACTION_SECONDS", 900, minimum=10)
+# Office, OpenDocument and EPUB files are ZIP archives: what they may expand to when read
+# (their readers hold the parts in memory), checked from the archive's directory first.
+KNOWLEDGE_MAX_UNPACKED_MB = env_int("KNOWLEDGE_MAX_UNPACKED_MB", 100, minimum=1)
 KNOWLEDGE_REDACT_PII = env_bool("KNOWLEDGE_REDACT_PII", True)
 # manage.py backup signs its manifest with this key and restore refuses a backup whose
 # signature does not match (keep it outside the deployment; empty = digests only).

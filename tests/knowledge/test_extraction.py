@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import codecs
+import io
 import shutil
 import time
 from dataclasses import replace
@@ -8,7 +9,8 @@ from dataclasses import replace
 import pytest
 from django.test import SimpleTestCase
 
-from knowledge.extraction import Budget, IngestionError, decode_text, detect_kind, extract_pdf
+from knowledge.extraction import Budget, IngestionError, decode_text, extract_pdf
+from knowledge.extraction import detect_kind as detect_kind_of_file
 from knowledge.models import FileKind
 from tests.conftest import PDFS
 
@@ -54,6 +56,10 @@ def text_of(extraction):
     return "\n".join(page.text for page in extraction.pages)
 
 
+def detect_kind(data: bytes, filename: str) -> FileKind:
+    return detect_kind_of_file(io.BytesIO(data), filename, max_unpacked_bytes=10**8)
+
+
 class DetectKindTests(SimpleTestCase):
     def test_pdf_by_magic_bytes_whatever_the_name(self):
         assert detect_kind(b"%PDF-1.7\n...", "notes.txt") == FileKind.PDF
@@ -65,7 +71,7 @@ class DetectKindTests(SimpleTestCase):
     def test_images_and_office_files_are_refused_by_content(self):
         for head, word in [
             (b"\x89PNG\r\n", "PNG"),
-            (b"PK\x03\x04", "ZIP"),
+            (b"PK\x03\x04", "damaged or incomplete"),  # not even a ZIP's directory
             (b"\xff\xd8\xff\xe0", "JPEG"),
         ]:
             with self.assertRaisesMessage(IngestionError, word):
@@ -173,7 +179,7 @@ class TestBudget:
         from pypdf import PdfReader
         from pypdf.errors import PdfReadError
 
-        from knowledge.extraction import _check_content_size
+        from knowledge.extraction.pdf import _check_content_size
 
         # Every PDF of the test corpus, the 117-page book (3.1 MB of instructions) included,
         # fits in a thirtieth of the default budget.

@@ -135,7 +135,7 @@ class TestBadInput:
         [
             (b"", "empty.txt", "empty"),
             (b"\x89PNG\r\n\x1a\n" + b"\x00" * 50, "photo.pdf", "PNG image"),
-            (b"PK\x03\x04" + b"\x00" * 50, "report.docx", "ZIP archive"),
+            (b"PK\x03\x04" + b"\x00" * 50, "report.docx", "damaged or incomplete"),
         ],
     )
     def test_refused_at_upload_with_nothing_stored(self, data, filename, message):

@@ -21,7 +21,8 @@ from portality.exceptions import ApplicationError
 
 class Command(BaseCommand):
     help = (
-        "Ingest PDF, TXT and MD files (in this process with a progress bar, or --async to queue)."
+        "Ingest documents — PDF, DOCX, PPTX, XLSX, ODT, EPUB, HTML, CSV, TXT, MD — in this "
+        "process with a progress bar, or --async to queue."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:

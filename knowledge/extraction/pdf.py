@@ -1,139 +1,28 @@
-"""Turn an uploaded file into page texts: type by content, PDF page by page, text by encoding.
-
-Every failure a person can fix or should know about is an ``IngestionError`` with a message
-written for the admin who uploaded the file. PDF JavaScript is never run: pypdf only parses.
-"""
+"""PDF, page by page; OCR for pages without a text layer. PDF JavaScript is never run:
+pypdf only parses."""
 
 from __future__ import annotations
 
-import codecs
 import logging
 import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from charset_normalizer import from_bytes
 from django.utils.translation import gettext_noop
 
-from knowledge.models import FileKind
-from portality.exceptions import ApplicationError
+from knowledge.extraction.base import (
+    Budget,
+    Extraction,
+    IngestionError,
+    PageText,
+    stored_file_missing,
+)
 
 logger = logging.getLogger(__name__)
-
-_BINARY_SIGNATURES = {
-    b"\x89PNG": gettext_noop("a PNG image"),
-    b"\xff\xd8\xff": gettext_noop("a JPEG image"),
-    b"GIF8": gettext_noop("a GIF image"),
-    b"PK\x03\x04": gettext_noop(
-        "a ZIP archive (Word, Excel and OpenDocument files are ZIP archives)"
-    ),
-    b"\xd0\xcf\x11\xe0": gettext_noop("an old Microsoft Office file"),
-    b"\x7fELF": gettext_noop("a program"),
-    b"{\\rtf": gettext_noop("an RTF document"),
-}
-_MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown")
-
-
-class IngestionError(ApplicationError):
-    """Bad input: the document fails with this message and nothing of it is searchable."""
-
-
-@dataclass
-class PageText:
-    number: int | None
-    text: str
-
-
-@dataclass(frozen=True)
-class Budget:
-    """What reading one PDF may cost. Its text is read by interpreting each page's drawing
-    instructions, and a small file can make that endless: 40 pages sharing one 5 MB content
-    stream (a 22 KB file) took 16 s a page, and such a file can have thousands. Real documents
-    hold 5-100 KB of instructions a page (BENCHMARKS.md), so the budget is counted in bytes of
-    instructions to interpret (each page's, shared ones counted on every page), with a time
-    limit behind it. ``between_pages`` runs after each page (the caller stops there when the
-    document was forgotten meanwhile)."""
-
-    max_pages: int
-    max_content_bytes: int
-    max_seconds: float
-    between_pages: Callable[[], None] | None = None
-
-
-@dataclass
-class Extraction:
-    pages: list[PageText]
-    page_count: int | None
-    details: dict[str, object] = field(default_factory=dict)
-
-
-def detect_kind(head: bytes, filename: str) -> FileKind:
-    """Decide the type from the first bytes; the name only tells Markdown from plain text."""
-    if b"%PDF-" in head[:1024]:
-        return FileKind.PDF
-    for signature, description in _BINARY_SIGNATURES.items():
-        if head.startswith(signature):
-            raise IngestionError(
-                gettext_noop(
-                    "This file is %(t_description)s, not a supported type. Upload a PDF, plain text "
-                    "(.txt) or Markdown (.md) file."
-                ),
-                params={"t_description": description},
-            )
-    if b"\x00" in head and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise IngestionError(
-            gettext_noop(
-                "This file is binary, not text. Upload a PDF, plain text (.txt) or Markdown (.md) file."
-            )
-        )
-    return FileKind.MD if filename.lower().endswith(_MARKDOWN_SUFFIXES) else FileKind.TXT
-
-
-# -- text files ---------------------------------------------------------------------------
-
-
-def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
-    """UTF-8 (with or without BOM), UTF-16 with BOM, else the detected legacy encoding."""
-    if data.startswith(codecs.BOM_UTF8):
-        return data[3:].decode("utf-8", errors="replace"), {"encoding": "utf-8-sig"}
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16", errors="replace"), {"encoding": "utf-16"}
-    try:
-        return data.decode("utf-8"), {"encoding": "utf-8"}
-    except UnicodeDecodeError:
-        pass  # not UTF-8: detect the legacy encoding below
-    best = from_bytes(data).best()
-    if best is None:
-        raise IngestionError(
-            gettext_noop(
-                "The text's character encoding could not be recognised. Save it as UTF-8 and "
-                "upload it again."
-            )
-        )
-    return str(best), {"encoding": best.encoding, "encoding_detected": True}
-
-
-def stored_file_missing(path: Path) -> IngestionError:
-    return IngestionError(
-        gettext_noop(
-            "The uploaded file is missing from storage (%(name)s); check MEDIA_ROOT on the "
-            "worker, or upload the file again."
-        ),
-        params={"name": path.name},
-    )
-
-
-def extract_text_file(path: Path) -> Extraction:
-    if not path.exists():
-        raise stored_file_missing(path)
-    text, details = decode_text(path.read_bytes())
-    return Extraction(pages=[PageText(number=None, text=text)], page_count=None, details=details)
-
 
 # -- PDF ------------------------------------------------------------------------------------
 
@@ -330,11 +219,3 @@ def _ocr_page(page, languages: str) -> str:  # noqa: ANN001
             )
             texts.append(result.stdout)
     return "\n\n".join(texts)
-
-
-def extract(
-    path: Path, kind: str, *, password: str, budget: Budget, ocr_languages: str
-) -> Extraction:
-    if kind == FileKind.PDF:
-        return extract_pdf(path, password=password, budget=budget, ocr_languages=ocr_languages)
-    return extract_text_file(path)

@@ -1,0 +1,55 @@
+"""Turn an uploaded file into text with its structure.
+
+The type is decided by the content (``kinds``); ZIP-based and OLE files are inspected
+before any reader opens them (``archives``). Each format has a reader: ``pdf`` (page by
+page, OCR for scans), ``text`` (plain text, Markdown, CSV), ``office`` (Word, PowerPoint,
+Excel), ``opendocument`` (ODT) and ``markup`` (HTML pages, EPUB books). Structured formats
+come out as Markdown written by ``base.Outline``: their headings, slides and sheets become
+the chunks' section paths. Every failure a person can fix or should know about is an
+``IngestionError`` with a message written for the admin who uploaded the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knowledge.extraction.base import Budget, Extraction, IngestionError, PageText
+from knowledge.extraction.kinds import detect_kind
+from knowledge.extraction.markup import extract_epub, extract_html
+from knowledge.extraction.office import extract_docx, extract_pptx, extract_xlsx
+from knowledge.extraction.opendocument import extract_odt
+from knowledge.extraction.pdf import extract_pdf
+from knowledge.extraction.text import decode_text, extract_csv, extract_text_file
+from knowledge.models import FileKind
+
+__all__ = [
+    "Budget",
+    "Extraction",
+    "IngestionError",
+    "PageText",
+    "decode_text",
+    "detect_kind",
+    "extract",
+    "extract_pdf",
+]
+
+_STRUCTURED = {
+    FileKind.DOCX: extract_docx,
+    FileKind.PPTX: extract_pptx,
+    FileKind.XLSX: extract_xlsx,
+    FileKind.ODT: extract_odt,
+    FileKind.EPUB: extract_epub,
+    FileKind.CSV: extract_csv,
+}
+
+
+def extract(
+    path: Path, kind: str, *, password: str, budget: Budget, ocr_languages: str
+) -> Extraction:
+    if kind == FileKind.PDF:
+        return extract_pdf(path, password=password, budget=budget, ocr_languages=ocr_languages)
+    if kind in _STRUCTURED:
+        return _STRUCTURED[FileKind(kind)](path, budget=budget)
+    if kind == FileKind.HTML:
+        return extract_html(path)
+    return extract_text_file(path, markdown=kind == FileKind.MD)

@@ -1,0 +1,208 @@
+"""Office, OpenDocument and EPUB files are ZIP archives; old and encrypted Office files are
+OLE compound files. Both are inspected before any reader opens them: what the archive
+holds decides the format (never the file name), and what it would expand to is checked
+against the budget from its directory, so a 40 KB file that would unpack to 2 GB is refused
+in milliseconds without expanding a byte of it."""
+
+from __future__ import annotations
+
+import zipfile
+from typing import IO
+
+import olefile
+from django.utils.translation import gettext_noop
+
+from knowledge.extraction.base import IngestionError
+
+# A part is a ZIP bomb when it expands far more than any real document part: Office XML
+# compresses 5-20:1, a spreadsheet of repeated values up to ~60:1 (checked on real files).
+MAX_RATIO = 200
+RATIO_FLOOR_BYTES = 1024 * 1024  # small parts may compress any amount
+MAX_ENTRIES = 10_000
+# XML entity declarations are what entity-expansion attacks are made of; no Office,
+# OpenDocument or EPUB part needs them, so a part declaring one is refused outright.
+_ENTITY = b"<!ENTITY"
+
+OPENDOCUMENT = "application/vnd.oasis.opendocument."
+_MIMETYPES = {
+    "application/vnd.oasis.opendocument.text": "odt",
+    "application/epub+zip": "epub",
+}
+_OFFICE_MAIN_PARTS = {
+    "word/document.xml": "docx",
+    "ppt/presentation.xml": "pptx",
+    "xl/workbook.xml": "xlsx",
+}
+_OTHER_OPENDOCUMENTS = {
+    "spreadsheet": gettext_noop(
+        "This is an OpenDocument spreadsheet (.ods). Save it as .xlsx or .csv and upload that."
+    ),
+    "presentation": gettext_noop(
+        "This is an OpenDocument presentation (.odp). Save it as .pptx or PDF and upload that."
+    ),
+}
+
+
+def zip_kind(file: IO[bytes], max_unpacked_bytes: int) -> str:
+    """The format of a ZIP-based document ("docx", "pptx", "xlsx", "odt" or "epub"), after
+    checking that it is safe to open. Refuses anything else with a sentence."""
+    archive = open_zip(file)
+    with archive:
+        check_inventory(archive, max_unpacked_bytes)
+        names = set(archive.namelist())
+        if "mimetype" in names:
+            return _opendocument_kind(archive, names)
+        for part, kind in _OFFICE_MAIN_PARTS.items():
+            if part in names:
+                _refuse_macros(archive, names)
+                return kind
+    raise IngestionError(
+        gettext_noop(
+            "This file is a ZIP archive, not a document. Upload the documents inside it one by "
+            "one (Word, PowerPoint, Excel, OpenDocument text, EPUB, PDF, HTML, CSV, text)."
+        )
+    )
+
+
+def open_zip(file: IO[bytes]) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(file)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise IngestionError(
+            gettext_noop(
+                "This file is damaged or incomplete (its archive directory cannot be read). "
+                "Open it and save it again, then upload that copy."
+            ),
+            extra={"technical": str(exc)},
+        ) from exc
+
+
+def check_inventory(archive: zipfile.ZipFile, max_unpacked_bytes: int) -> None:
+    """From the archive's directory alone: entries, total size, compression ratio."""
+    entries = archive.infolist()
+    if len(entries) > MAX_ENTRIES:
+        raise IngestionError(
+            gettext_noop(
+                "This file holds %(count)s parts; a document has far fewer (the limit is "
+                "%(limit)s). It is not a document this server will open."
+            ),
+            params={"count": len(entries), "limit": MAX_ENTRIES},
+        )
+    total = sum(entry.file_size for entry in entries)
+    if total > max_unpacked_bytes:
+        raise IngestionError(
+            gettext_noop(
+                "This file would expand to %(size)s MB when opened; the limit is %(limit)s MB. "
+                "Remove large images or split it, then upload it again."
+            ),
+            params={"size": total // 1048576, "limit": max_unpacked_bytes // 1048576},
+        )
+    for entry in entries:
+        if entry.flag_bits & 0x1:
+            raise IngestionError(
+                gettext_noop(
+                    "This file is encrypted (password-protected). Save a copy without a "
+                    "password and upload that."
+                )
+            )
+        ratio = entry.file_size / max(entry.compress_size, 1)
+        if entry.file_size > RATIO_FLOOR_BYTES and ratio > MAX_RATIO:
+            raise IngestionError(
+                gettext_noop(
+                    "This file is a decompression bomb: one of its parts expands %(ratio)s "
+                    "times (real documents stay under %(limit)s). It was not opened."
+                ),
+                params={"ratio": int(ratio), "limit": MAX_RATIO},
+            )
+
+
+def check_xml_parts(archive: zipfile.ZipFile) -> None:
+    """Refuse a part that declares XML entities before any XML parser sees it."""
+    for entry in archive.infolist():
+        if not entry.filename.lower().endswith((".xml", ".rels", ".opf", ".ncx", "html", ".htm")):
+            continue
+        with archive.open(entry) as part:
+            head = part.read(64 * 1024)
+        if _ENTITY in head:
+            raise IngestionError(
+                gettext_noop(
+                    "This file declares XML entities (in %(part)s), which documents never need "
+                    "and attacks on XML readers use. It was not opened."
+                ),
+                params={"part": entry.filename[:80]},
+            )
+
+
+def _opendocument_kind(archive: zipfile.ZipFile, names: set[str]) -> str:
+    mimetype = archive.read("mimetype")[:200].decode("ascii", errors="replace").strip()
+    if mimetype in _MIMETYPES:
+        if "META-INF/encryption.xml" in names:
+            raise IngestionError(
+                gettext_noop(
+                    "This EPUB is protected by DRM (its chapters are encrypted), so its text "
+                    "cannot be read. Upload a copy without DRM."
+                )
+            )
+        if mimetype.startswith(OPENDOCUMENT) and _odf_encrypted(archive, names):
+            raise IngestionError(
+                gettext_noop(
+                    "This OpenDocument file is password-protected. Save a copy without a "
+                    "password (File › Save As, untick “Save with password”) and upload that."
+                )
+            )
+        return _MIMETYPES[mimetype]
+    for family, message in _OTHER_OPENDOCUMENTS.items():
+        if mimetype == f"{OPENDOCUMENT}{family}":
+            raise IngestionError(message)
+    raise IngestionError(
+        gettext_noop(
+            "This archive's type (%(mimetype)s) is not a supported document. Upload Word, "
+            "PowerPoint, Excel, OpenDocument text, EPUB, PDF, HTML, CSV or text files."
+        ),
+        params={"mimetype": mimetype[:80] or "?"},
+    )
+
+
+def _odf_encrypted(archive: zipfile.ZipFile, names: set[str]) -> bool:
+    manifest = "META-INF/manifest.xml"
+    return manifest in names and b"encryption-data" in archive.read(manifest)
+
+
+def _refuse_macros(archive: zipfile.ZipFile, names: set[str]) -> None:
+    content_types = archive.read("[Content_Types].xml") if "[Content_Types].xml" in names else b""
+    if any(name.lower().endswith("vbaproject.bin") for name in names) or (
+        b"macroEnabled" in content_types
+    ):
+        raise IngestionError(
+            gettext_noop(
+                "This Office file contains macros (.docm, .pptm or .xlsm). Macros are never run "
+                "here: save it as a regular .docx, .pptx or .xlsx file (without macros) and "
+                "upload that."
+            )
+        )
+
+
+def ole_refusal(file: IO[bytes]) -> IngestionError:
+    """Why an OLE compound file cannot be read: encrypted Office, or an old binary format."""
+    file.seek(0)
+    try:
+        ole = olefile.OleFileIO(file)
+    except OSError:
+        ole = None
+    encrypted = ole is not None and ole.exists("EncryptedPackage")
+    if ole is not None:
+        ole.close()
+    if encrypted:
+        return IngestionError(
+            gettext_noop(
+                "This Office file is password-protected, so its text cannot be read. Open it, "
+                "remove the password (File › Info › Protect › Encrypt with password, empty) and "
+                "upload that copy."
+            )
+        )
+    return IngestionError(
+        gettext_noop(
+            "This is an old Microsoft Office file (.doc, .xls or .ppt). Save it as .docx, .xlsx "
+            "or .pptx (or PDF) and upload that."
+        )
+    )

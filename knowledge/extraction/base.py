@@ -1,0 +1,145 @@
+"""What every reader shares: the error people read, the budget, and the outline writer that
+turns a structured document (headings, paragraphs, tables) into the Markdown the chunker
+reads, so a heading becomes the section path of the chunks under it."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.utils.translation import gettext_noop
+
+from portality.exceptions import ApplicationError
+
+
+class IngestionError(ApplicationError):
+    """Bad input: the document fails with this message and nothing of it is searchable."""
+
+
+@dataclass
+class PageText:
+    number: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What reading one document may cost. A PDF's text is read by interpreting each page's
+    drawing instructions, and a small file can make that endless: 40 pages sharing one 5 MB
+    content stream (a 22 KB file) took 16 s a page. Real documents hold 5-100 KB of
+    instructions a page, so the budget is counted in bytes of instructions to interpret
+    (shared ones counted on every page), with a time limit behind it that every format
+    obeys. ``between_pages`` runs after each page, slide or sheet (the caller stops there
+    when the document was forgotten meanwhile). Office, OpenDocument and EPUB files are ZIP
+    archives: ``max_unpacked_bytes`` bounds what their parts may expand to."""
+
+    max_pages: int
+    max_content_bytes: int
+    max_seconds: float
+    between_pages: Callable[[], None] | None = None
+    max_unpacked_bytes: int = 100 * 1024 * 1024
+
+    def deadline(self) -> Deadline:
+        return Deadline(time.monotonic() + self.max_seconds, self)
+
+
+@dataclass
+class Deadline:
+    at: float
+    budget: Budget
+
+    def check(self, where: str) -> None:
+        """Between two parts: stop when forgotten, or when reading took too long."""
+        if self.budget.between_pages:
+            self.budget.between_pages()
+        if time.monotonic() > self.at:
+            raise IngestionError(
+                gettext_noop(
+                    "Reading this document took longer than %(limit)s seconds (stopped at "
+                    "%(where)s); split it into smaller files."
+                ),
+                params={"limit": int(self.budget.max_seconds), "where": where},
+            )
+
+
+@dataclass
+class Extraction:
+    pages: list[PageText]
+    page_count: int | None
+    details: dict[str, object] = field(default_factory=dict)
+    # The text is Markdown: "#" lines are headings that give the chunks their section path.
+    markdown: bool = False
+
+
+def stored_file_missing(path: Path) -> IngestionError:
+    return IngestionError(
+        gettext_noop(
+            "The uploaded file is missing from storage (%(name)s); check MEDIA_ROOT on the "
+            "worker, or upload the file again."
+        ),
+        params={"name": path.name},
+    )
+
+
+_SPACES = re.compile(r"\s+")
+_HEADING_LIKE = re.compile(r"^(#{1,6}\s)")
+
+
+def one_line(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+class Outline:
+    """Markdown written from a document's structure, one paragraph per block.
+
+    A table row is written with its column headers ("Plan: Pro · Price: 49 €"): a row alone
+    in a chunk still says what its numbers are. Body text that would read as a heading is
+    escaped the Markdown way (``\\#``)."""
+
+    def __init__(self) -> None:
+        self._blocks: list[str] = []
+
+    def heading(self, level: int, text: str) -> None:
+        text = one_line(text)
+        if text:
+            self._blocks.append(f"{'#' * min(max(level, 1), 6)} {text}")
+
+    def paragraph(self, text: str) -> None:
+        text = one_line(text)
+        if text:
+            self._blocks.append(_HEADING_LIKE.sub(r"\\\1", text))
+
+    def table(self, rows: Iterable[Sequence[str]]) -> None:
+        """The first row with two or more filled cells names the columns of those below."""
+        headers: list[str] | None = None
+        written = 0
+        for row in rows:
+            cells = [one_line(cell) for cell in row]
+            if not any(cells):
+                continue
+            if headers is None and sum(1 for cell in cells if cell) >= 2:
+                headers = cells
+                continue
+            self.paragraph(row_text(headers, cells))
+            written += 1
+        if headers is not None and not written:  # a table of one row is that row's text
+            self.paragraph(" · ".join(cell for cell in headers if cell))
+
+    def text(self) -> str:
+        return "\n\n".join(self._blocks)
+
+    def __bool__(self) -> bool:
+        return bool(self._blocks)
+
+
+def row_text(headers: Sequence[str] | None, cells: Sequence[str]) -> str:
+    parts = []
+    for index, cell in enumerate(cells):
+        if not cell:
+            continue
+        header = headers[index] if headers and index < len(headers) else ""
+        parts.append(f"{header}: {cell}" if header and header != cell else cell)
+    return " · ".join(parts)

@@ -1,0 +1,75 @@
+"""The type of an upload, decided by its content; the name only tells apart formats that are
+all plain text (Markdown, CSV, HTML without a doctype)."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from typing import IO
+
+from django.utils.translation import gettext_noop
+
+from knowledge.extraction.archives import ole_refusal, zip_kind
+from knowledge.extraction.base import IngestionError
+from knowledge.models import FileKind
+
+HEAD_BYTES = 4096
+_ZIP = (b"PK\x03\x04", b"PK\x05\x06")
+_OLE = b"\xd0\xcf\x11\xe0"
+_BINARY_SIGNATURES = {
+    b"\x89PNG": gettext_noop("a PNG image"),
+    b"\xff\xd8\xff": gettext_noop("a JPEG image"),
+    b"GIF8": gettext_noop("a GIF image"),
+    b"\x7fELF": gettext_noop("a program"),
+    b"MZ": gettext_noop("a Windows program"),
+    b"{\\rtf": gettext_noop("an RTF document"),
+    b"\x1f\x8b": gettext_noop("a gzip archive"),
+    b"Rar!": gettext_noop("a RAR archive"),
+    b"7z\xbc\xaf": gettext_noop("a 7-Zip archive"),
+}
+_MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown")
+_CSV_SUFFIXES = (".csv", ".tsv")
+_HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+_HTML_START = re.compile(
+    rb"^\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*<(!doctype\s+html|html)\b", re.I | re.S
+)
+
+
+def detect_kind(file: IO[bytes], filename: str, *, max_unpacked_bytes: int) -> FileKind:
+    """Read the file's first bytes (and a ZIP's directory) to tell what it is."""
+    file.seek(0)
+    head = file.read(HEAD_BYTES)
+    file.seek(0)
+    if b"%PDF-" in head[:1024]:
+        return FileKind.PDF
+    if head.startswith(_ZIP):
+        return FileKind(zip_kind(file, max_unpacked_bytes))
+    if head.startswith(_OLE):
+        raise ole_refusal(file)
+    for signature, description in _BINARY_SIGNATURES.items():
+        if head.startswith(signature):
+            raise IngestionError(
+                gettext_noop(
+                    "This file is %(t_description)s, not a supported type. Upload a PDF, Word "
+                    "(.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument text (.odt), EPUB, "
+                    "HTML, CSV, plain text (.txt) or Markdown (.md) file."
+                ),
+                params={"t_description": description},
+            )
+    if b"\x00" in head and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise IngestionError(
+            gettext_noop(
+                "This file is binary, not text, and not a supported document. Upload a PDF, "
+                "Word (.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument text (.odt), "
+                "EPUB, HTML, CSV, plain text (.txt) or Markdown (.md) file."
+            )
+        )
+    return _text_kind(head, filename.lower())
+
+
+def _text_kind(head: bytes, name: str) -> FileKind:
+    if _HTML_START.match(head.removeprefix(codecs.BOM_UTF8)) or name.endswith(_HTML_SUFFIXES):
+        return FileKind.HTML
+    if name.endswith(_CSV_SUFFIXES):
+        return FileKind.CSV
+    return FileKind.MD if name.endswith(_MARKDOWN_SUFFIXES) else FileKind.TXT

@@ -1,0 +1,145 @@
+"""HTML pages and EPUB books: headings become sections, paragraphs and list items blocks, a
+table row is read with its column headers. A web page's main content is found by
+trafilatura (navigation, footers, cookie banners and comments dropped); an EPUB's chapters
+are read whole, in reading order, by EbookLib."""
+
+from __future__ import annotations
+
+import logging
+import zipfile
+from pathlib import Path
+
+import lxml.etree
+import lxml.html
+import trafilatura
+from django.utils.translation import gettext_noop
+from ebooklib import ITEM_DOCUMENT, epub
+
+from knowledge.extraction.archives import check_inventory, check_xml_parts, open_zip
+from knowledge.extraction.base import Budget, Extraction, IngestionError, Outline, PageText
+from knowledge.extraction.text import read_decoded
+
+logger = logging.getLogger(__name__)
+
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_SKIPPED = {
+    "script", "style", "noscript", "template", "nav", "footer", "header", "aside", "form",
+    "button", "select", "svg", "iframe", "head",
+}  # fmt: skip
+_BLOCKS = {"p", "pre", "blockquote", "dt", "dd", "figcaption", "caption", "address", "summary"}
+_CONTAINERS_IN_ITEMS = {"ul", "ol", "dl", "table", "p", "div", "blockquote", "pre"}
+_BLOCK_TAGS = (
+    set(_HEADINGS) | _BLOCKS | _CONTAINERS_IN_ITEMS | {"li", "section", "article", "main", "body"}
+)
+
+
+def extract_html(path: Path) -> Extraction:
+    html, details = read_decoded(path)
+    main = trafilatura.extract(
+        html,
+        output_format="html",
+        include_tables=True,
+        include_links=False,
+        include_images=False,
+        include_comments=False,
+        favor_recall=True,
+    )
+    root = _parse(main or html)
+    outline = Outline()
+    if root is not None:
+        title = _title(html)
+        if title and root.find(".//h1") is None:
+            outline.heading(1, title)
+        walk(root, outline)
+    details["main_content"] = bool(main)
+    return Extraction([PageText(None, outline.text())], None, details, markdown=True)
+
+
+def extract_epub(path: Path, *, budget: Budget) -> Extraction:
+    with open_zip(path.open("rb")) as archive:
+        check_inventory(archive, budget.max_unpacked_bytes)
+        check_xml_parts(archive)
+    try:
+        book = epub.read_epub(str(path), options={"ignore_ncx": True})
+    except (epub.EpubException, KeyError, zipfile.BadZipFile, lxml.etree.LxmlError) as exc:
+        raise IngestionError(
+            gettext_noop(
+                "This EPUB is damaged (its table of contents or chapters cannot be read). "
+                "Export it again and upload that copy."
+            ),
+            extra={"technical": str(exc)},
+        ) from exc
+    deadline = budget.deadline()
+    pages = []
+    for number, (idref, _linear) in enumerate(book.spine, start=1):
+        item = book.get_item_with_id(idref)
+        if item is None or item.get_type() != ITEM_DOCUMENT:
+            continue
+        outline = Outline()
+        root = _parse(item.get_content())
+        if root is not None:
+            walk(root, outline)
+        if outline:
+            pages.append(PageText(None, outline.text()))
+        deadline.check(f"chapter {number}")
+    return Extraction(pages, None, {"chapters": len(pages)}, markdown=True)
+
+
+def _parse(markup: str | bytes) -> lxml.html.HtmlElement | None:
+    try:
+        return lxml.html.document_fromstring(markup)
+    except (lxml.etree.ParserError, ValueError) as exc:  # empty, or nothing but comments
+        logger.info("HTML without a document: %s", exc)
+        return None
+
+
+def _title(html: str) -> str:
+    root = _parse(html)
+    return (root.findtext(".//title") or "").strip() if root is not None else ""
+
+
+def walk(element: lxml.html.HtmlElement, outline: Outline) -> None:
+    """Write an element's blocks in document order."""
+    tag = element.tag if isinstance(element.tag, str) else ""
+    if tag in _SKIPPED or not tag:
+        return
+    if tag in _HEADINGS:
+        outline.heading(_HEADINGS[tag], element.text_content())
+    elif tag == "table":
+        outline.table(table_rows(element))
+    elif tag in _BLOCKS or (tag == "li" and not _has_blocks(element)):
+        outline.paragraph(element.text_content())
+    elif not _has_blocks(element):
+        outline.paragraph(element.text_content())  # a div or span of inline text
+    else:
+        _walk_children(element, outline)
+
+
+def _walk_children(element: lxml.html.HtmlElement, outline: Outline) -> None:
+    outline.paragraph(element.text or "")  # loose text before the first child
+    for child in element:
+        walk(child, outline)
+        outline.paragraph(child.tail or "")
+
+
+def _has_blocks(element: lxml.html.HtmlElement) -> bool:
+    return any(
+        isinstance(child.tag, str) and (child.tag in _BLOCK_TAGS or child.tag in _SKIPPED)
+        for child in element.iterdescendants()
+    )
+
+
+def table_rows(table: lxml.html.HtmlElement) -> list[list[str]]:
+    rows = []
+    for row in table.iter("tr"):
+        if _nearest_table(row) is not table:
+            continue  # a nested table's row is read with its own table
+        rows.append([cell.text_content() for cell in row if cell.tag in ("td", "th")])
+    return rows
+
+
+def _nearest_table(element: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
+    parent = element.getparent()
+    while parent is not None and parent.tag != "table":
+        parent = parent.getparent()
+    return parent

@@ -1,0 +1,238 @@
+"""Word, PowerPoint and Excel files, read by python-docx, python-pptx and openpyxl (all three
+parse XML without resolving entities; openpyxl through defusedxml). Headings make sections;
+each slide is a section with its title and speaker notes; each sheet a section whose rows
+are read with their column headers."""
+
+from __future__ import annotations
+
+import datetime
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import docx
+import lxml.etree
+import openpyxl
+import pptx
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext_noop, pgettext
+from docx.opc.exceptions import PackageNotFoundError
+from docx.table import Table
+from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
+from pptx.exc import PackageNotFoundError as PptxPackageNotFoundError
+
+from knowledge.extraction.archives import check_inventory, check_xml_parts, open_zip
+from knowledge.extraction.base import (
+    Budget,
+    Deadline,
+    Extraction,
+    IngestionError,
+    Outline,
+    PageText,
+    stored_file_missing,
+)
+
+_ROWS_BETWEEN_CHECKS = 2000
+# Placeholders that repeat on every slide and say nothing about its content.
+_MARGIN_PLACEHOLDERS = {PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.DATE}
+_LIBRARY_ERRORS = (
+    PackageNotFoundError,
+    PptxPackageNotFoundError,
+    KeyError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    zipfile.BadZipFile,
+    lxml.etree.LxmlError,
+)
+
+
+def checked_archive(path: Path, budget: Budget) -> None:
+    """Checks every ZIP-based reader runs before its library opens the file."""
+    if not path.exists():
+        raise stored_file_missing(path)
+    with path.open("rb") as stream, open_zip(stream) as archive:
+        check_inventory(archive, budget.max_unpacked_bytes)
+        check_xml_parts(archive)
+
+
+def damaged(kind: str, exc: Exception) -> IngestionError:
+    return IngestionError(
+        gettext_noop(
+            "This %(kind)s file is damaged or incomplete and could not be read. Open it and save "
+            "it again, then upload that copy."
+        ),
+        params={"kind": kind},
+        extra={"technical": f"{type(exc).__name__}: {exc}"[:500]},
+    )
+
+
+@dataclass(frozen=True)
+class SectionWords:
+    """Section names the product adds, in the deployment's language: they are part of the
+    stored text, shown in citations to every reader."""
+
+    slide: str
+    notes: str
+    sheet: str
+
+
+def section_words() -> SectionWords:
+    with translation.override(settings.LANGUAGE_CODE):
+        return SectionWords(
+            slide=pgettext("presentation", "Slide"),
+            notes=pgettext("presentation", "Speaker notes"),
+            sheet=pgettext("spreadsheet", "Sheet"),
+        )
+
+
+# -- Word ---------------------------------------------------------------------------------
+
+
+def extract_docx(path: Path, *, budget: Budget) -> Extraction:
+    checked_archive(path, budget)
+    try:
+        document = docx.Document(str(path))
+        outline = Outline()
+        below_title = 0  # headings sit one level under the document's title, when it has one
+        for block in document.iter_inner_content():
+            if isinstance(block, Table):
+                outline.table(_docx_rows(block))
+            elif (level := _heading_level(block)) == 1 and _is_title(block):
+                outline.heading(1, block.text)
+                below_title = 1
+            elif level:
+                outline.heading(level + below_title, block.text)
+            else:
+                outline.paragraph(block.text)
+    except _LIBRARY_ERRORS as exc:
+        raise damaged("Word", exc) from exc
+    return Extraction([PageText(None, outline.text())], None, {}, markdown=True)
+
+
+def _style_name(paragraph: Any) -> str:
+    return (paragraph.style.name if paragraph.style is not None else "").lower()
+
+
+def _is_title(paragraph: Any) -> bool:
+    return _style_name(paragraph) == "title"
+
+
+def _heading_level(paragraph: Any) -> int:
+    name = _style_name(paragraph)
+    if name == "title":
+        return 1
+    if name.startswith("heading ") and name[8:].isdigit():
+        return int(name[8:])
+    return 0
+
+
+def _docx_rows(table: Table) -> Iterator[list[str]]:
+    for row in table.rows:
+        cells, seen = [], set()
+        for cell in row.cells:
+            if id(cell._tc) in seen:  # a merged cell is returned once per column it spans
+                continue
+            seen.add(id(cell._tc))
+            cells.append(cell.text)
+        yield cells
+
+
+# -- PowerPoint ---------------------------------------------------------------------------
+
+
+def extract_pptx(path: Path, *, budget: Budget) -> Extraction:
+    checked_archive(path, budget)
+    deadline = budget.deadline()
+    outline = Outline()
+    words = section_words()
+    try:
+        presentation = pptx.Presentation(str(path))
+        for number, slide in enumerate(presentation.slides, start=1):
+            _slide(slide, number, outline, words)
+            deadline.check(f"slide {number}")
+    except _LIBRARY_ERRORS as exc:
+        raise damaged("PowerPoint", exc) from exc
+    details: dict[str, object] = {"slides": len(presentation.slides)}
+    return Extraction([PageText(None, outline.text())], None, details, markdown=True)
+
+
+def _slide(slide: Any, number: int, outline: Outline, words: SectionWords) -> None:
+    title_shape = slide.shapes.title
+    title = title_shape.text_frame.text.strip() if title_shape is not None else ""
+    outline.heading(1, f"{words.slide} {number}: {title}" if title else f"{words.slide} {number}")
+    shapes = [
+        s
+        for s in _shapes(slide.shapes)
+        if title_shape is None or s.shape_id != title_shape.shape_id
+    ]
+    for shape in sorted(shapes, key=lambda s: (s.top or 0, s.left or 0)):
+        if getattr(shape, "has_table", False) and shape.has_table:
+            outline.table([[cell.text for cell in row.cells] for row in shape.table.rows])
+        elif shape.has_text_frame:
+            for paragraph in shape.text_frame.paragraphs:
+                outline.paragraph("".join(run.text for run in paragraph.runs))
+    notes = slide.notes_slide.notes_text_frame if slide.has_notes_slide else None
+    if notes is not None and notes.text.strip():
+        outline.heading(2, words.notes)
+        for paragraph in notes.paragraphs:
+            outline.paragraph("".join(run.text for run in paragraph.runs))
+
+
+def _shapes(shapes: Any) -> Iterator[Any]:
+    """Every shape with content, groups opened, footers and slide numbers left out."""
+    for shape in shapes:
+        if shape.is_placeholder and shape.placeholder_format.type in _MARGIN_PLACEHOLDERS:
+            continue
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            yield from _shapes(shape.shapes)
+        else:
+            yield shape
+
+
+# -- Excel --------------------------------------------------------------------------------
+
+
+def extract_xlsx(path: Path, *, budget: Budget) -> Extraction:
+    checked_archive(path, budget)
+    deadline = budget.deadline()
+    outline = Outline()
+    sheet_word = section_words().sheet
+    try:
+        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except _LIBRARY_ERRORS + (OSError,) as exc:
+        raise damaged("Excel", exc) from exc
+    try:
+        sheets = [sheet for sheet in workbook.worksheets if sheet.sheet_state == "visible"]
+        for sheet in sheets:
+            outline.heading(1, f"{sheet_word}: {sheet.title}")
+            outline.table(_sheet_rows(sheet, deadline))
+    except _LIBRARY_ERRORS as exc:
+        raise damaged("Excel", exc) from exc
+    finally:
+        workbook.close()
+    return Extraction(
+        [PageText(None, outline.text())], None, {"sheets": len(sheets)}, markdown=True
+    )
+
+
+def _sheet_rows(sheet: Any, deadline: Deadline) -> Iterator[list[str]]:
+    for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+        if number % _ROWS_BETWEEN_CHECKS == 0:
+            deadline.check(f"{sheet.title}, row {number}")
+        yield [_cell_text(value) for value in values]
+
+
+def _cell_text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, datetime.datetime) and value.time() == datetime.time():
+        return value.date().isoformat()
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    return str(value)

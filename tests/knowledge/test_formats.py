@@ -1,0 +1,272 @@
+"""Every document format through the upload path: structure kept (headings → section
+paths, slides with their notes, sheets, table rows with their column headers), searchable,
+and bad files refused with a sentence before they cost anything."""
+
+from __future__ import annotations
+
+import io
+import tracemalloc
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from knowledge import services
+from knowledge.extraction import Budget, IngestionError, detect_kind, extract
+from knowledge.models import DocumentStatus, FileKind
+from knowledge.search import SearchOptions
+from knowledge.search import search as engine_search
+from licenses.principals import principal_for_admin
+from tests.conftest import PDFS
+from tests.documents import KINDS, build, facts, odf_package
+from tests.factories import make_document
+
+DOCUMENTS = Path(__file__).resolve().parent.parent / "data" / "documents"
+BUDGET = Budget(max_pages=2000, max_content_bytes=10**8, max_seconds=60)
+MB = 1024 * 1024
+
+
+def found(query: str, **options) -> list:
+    principal = principal_for_admin("root", license=None)
+    options.setdefault("strategy", "keyword")
+    return engine_search(principal=principal, query=query, options=SearchOptions(**options)).results
+
+
+def kind_of(data: bytes, filename: str, limit: int = 100 * MB) -> str:
+    return detect_kind(io.BytesIO(data), filename, max_unpacked_bytes=limit)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+class TestEveryFormatIsSearchable:
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_facts_in_three_languages_are_found_with_their_section(self, kind):
+        f = facts(kind)
+        document = make_document(build(kind), filename=f"manual.{kind}")
+
+        assert document.status == DocumentStatus.READY, document.error
+        assert document.kind == kind
+        for query, fact, section in (
+            ("vacaciones empleados", f.es, "Política de vacaciones"),
+            ("férias funcionários", f.pt, "Férias no Brasil"),
+            ("parking garage closes", f.en, "Parking garage"),
+        ):
+            top = found(query)[0]
+            assert fact in top.content, (query, top.content)
+            if kind == "csv":  # a CSV has no sections: its rows carry their column names
+                assert "Respuesta: " in top.content
+            else:
+                assert section in top.heading, (query, top.heading)
+
+    @pytest.mark.parametrize("kind", [k for k in KINDS if k != "csv"])
+    def test_a_table_row_comes_back_with_its_column_headers(self, kind):
+        make_document(build(kind), filename=f"precios.{kind}")
+
+        top = found(f"Pro {facts(kind).price}")[0]
+        assert facts(kind).table_row in top.content
+        assert "Planes" in top.heading
+
+    def test_slides_keep_their_number_title_and_speaker_notes(self):
+        document = make_document(build("pptx"), filename="deck.pptx")
+
+        headings = list(document.chunks.order_by("ordinal").values_list("heading", flat=True))
+        assert headings[:3] == [
+            "Slide 1: Política de vacaciones",
+            "Slide 2: Férias no Brasil",
+            "Slide 3: Parking garage",
+        ]
+        notes = found("código de descuento")[0]
+        assert notes.heading == "Slide 4: Planes y precios > Speaker notes"
+        assert f"PROMO{facts('pptx').price}" in notes.content
+
+    def test_sheets_are_sections_and_hidden_sheets_stay_out(self):
+        document = make_document(build("xlsx"), filename="libro.xlsx")
+
+        assert set(document.chunks.values_list("heading", flat=True)) == {
+            "Sheet: Política de vacaciones",
+            "Sheet: Férias no Brasil",
+            "Sheet: Parking garage",
+            "Sheet: Planes y precios",
+            "Sheet: Días",
+        }
+        days = found("Dias de férias por ano")[0]
+        assert "País: Brasil · Dias de férias por ano: 32" in days.content
+        assert days.heading == "Sheet: Días"
+        assert not found("secret never shown")
+
+    def test_section_names_are_in_the_deployment_language(self, settings):
+        settings.LANGUAGE_CODE = "es"
+        document = make_document(build("pptx"), filename="deck.pptx")
+
+        assert document.chunks.order_by("ordinal").first().heading.startswith("Diapositiva 1: ")
+
+    def test_html_keeps_the_main_content_only(self):
+        document = make_document(build("html"), filename="manual.html")
+
+        text = " ".join(document.chunks.values_list("content", flat=True))
+        assert "antelación" in text and "Visitors park" in text
+        for boilerplate in ("Inicio", "cookies de terceros", "Aviso legal", "never read"):
+            assert boilerplate not in text
+        assert document.metadata["main_content"] is True
+
+    @pytest.mark.parametrize(
+        ("filename", "query", "heading", "content"),
+        [
+            ("handbook.docx", "oficina agosto", "Manual de la oficina > Horario de verano", "15:00"),
+            ("handbook.odt", "reembolso despesas", "Manual de la oficina > Reembolso de viagens", "12 dias"),
+            ("handbook.epub", "bicycles basement", "", "B2"),
+            ("deck.pptx", "aire acondicionado", "Slide 1: Horario de verano > Speaker notes", "14:30"),
+            ("tarifas.xlsx", "traducción", "Sheet: tarifas", "Servicio: Traducción · Tarifa: 0.08"),
+            ("handbook.docx", "Revisión", "Manual de la oficina > Tarifas", "Servicio: Revisión · Tarifa: 0,03 € por palabra"),
+        ],
+    )  # fmt: skip
+    def test_files_written_by_libreoffice(self, filename, query, heading, content):
+        document = make_document((DOCUMENTS / filename).read_bytes(), filename=filename)
+
+        assert document.status == DocumentStatus.READY, document.error
+        top = found(query)[0]
+        assert content in top.content
+        assert top.heading == heading
+
+    def test_a_pdf_named_docx_is_read_as_the_pdf_it_is(self):
+        data = (PDFS / "google-doc-document.pdf").read_bytes()
+        document = make_document(data, filename="informe.docx")
+
+        assert document.kind == FileKind.PDF
+        assert document.status == DocumentStatus.READY, document.error
+
+    def test_a_docx_named_pdf_is_read_as_word(self):
+        document = make_document(build("docx"), filename="manual.pdf")
+
+        assert document.kind == FileKind.DOCX
+        assert document.status == DocumentStatus.READY
+
+
+class TestKinds:
+    def test_the_content_decides_not_the_name(self):
+        assert kind_of(build("xlsx"), "datos.docx") == FileKind.XLSX
+        assert kind_of(build("odt"), "notas.txt") == FileKind.ODT
+        assert kind_of(build("epub"), "libro.zip") == FileKind.EPUB
+        assert kind_of(b"<!DOCTYPE html><html><p>hola</p></html>", "pagina.txt") == FileKind.HTML
+        assert kind_of(b"a;b\n1;2\n", "tabla.csv") == FileKind.CSV
+        assert kind_of(b"<p>hola</p>", "fragmento.htm") == FileKind.HTML
+
+    def test_a_plain_zip_is_refused_with_what_to_do(self):
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as archive:
+            archive.writestr("fotos/1.jpg", b"\xff\xd8\xff" + b"0" * 100)
+        with pytest.raises(IngestionError, match="ZIP archive, not a document"):
+            kind_of(out.getvalue(), "manual.docx")
+
+    def test_other_opendocuments_say_what_to_save_them_as(self):
+        spreadsheet = odf_package("application/vnd.oasis.opendocument.spreadsheet", "<x/>")
+        with pytest.raises(IngestionError, match=r"\.ods.*\.xlsx"):
+            kind_of(spreadsheet, "cuentas.ods")
+
+
+class TestBadFilesAreRefusedBeforeTheyCost:
+    def bomb(self, megabytes: int) -> bytes:
+        """A Word file whose document part is megabytes of one repeated byte."""
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+            archive.writestr("[Content_Types].xml", "<Types/>")
+            with archive.open("word/document.xml", "w", force_zip64=True) as part:
+                block = b"\x20" * MB
+                for _ in range(megabytes):
+                    part.write(block)
+        return out.getvalue()
+
+    def test_a_zip_bomb_disguised_as_docx_is_refused_without_expanding_it(self, tmp_path):
+        bomb = self.bomb(2048)  # 2 GB of spaces in a ~2 MB file
+        assert len(bomb) < 3 * MB
+        path = tmp_path / "bomb.docx"
+        path.write_bytes(bomb)
+
+        tracemalloc.start()
+        with pytest.raises(IngestionError, match="would expand to 2048 MB.*limit is 100 MB"):
+            kind_of(bomb, "bomb.docx")
+        with pytest.raises(IngestionError, match="would expand to 2048 MB"):
+            extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 20 * MB  # refused from the archive's directory, nothing expanded
+
+    def test_a_part_that_expands_like_a_bomb_is_refused_under_the_size_limit(self):
+        with pytest.raises(IngestionError, match="decompression bomb"):
+            kind_of(self.bomb(50), "small-bomb.docx", limit=1024 * MB)
+
+    def test_a_password_protected_docx_is_refused_with_what_to_do(self):
+        with pytest.raises(IngestionError, match="password-protected.*remove the password"):
+            kind_of((DOCUMENTS / "locked.docx").read_bytes(), "locked.docx")
+
+    def test_an_old_binary_office_file_says_to_save_it_as_docx(self):
+        import olefile  # noqa: PLC0415 - the test builds an OLE file only here
+
+        assert olefile  # an old .doc: an OLE file without an EncryptedPackage stream
+        old_doc = (
+            (DOCUMENTS / "locked.docx")
+            .read_bytes()
+            .replace("EncryptedPackage".encode("utf-16-le"), "WordDocumentXXXX".encode("utf-16-le"))
+        )
+        with pytest.raises(IngestionError, match=r"old Microsoft Office file.*\.docx"):
+            kind_of(old_doc, "viejo.doc")
+
+    @pytest.mark.parametrize(
+        ("kind", "suffix"), [("docx", "docm"), ("pptx", "pptm"), ("xlsx", "xlsm")]
+    )
+    def test_macro_enabled_files_are_refused(self, kind, suffix):
+        with pytest.raises(IngestionError, match="contains macros"):
+            kind_of(with_macros(build(kind)), f"macros.{suffix}")
+
+    def test_an_xml_entity_declaration_is_refused_before_any_parser_reads_it(self, tmp_path):
+        laughs = (
+            '<?xml version="1.0"?><!DOCTYPE w [<!ENTITY a "ha"><!ENTITY b "&a;&a;&a;&a;">]>'
+            "<w:document>&b;</w:document>"
+        )
+        path = tmp_path / "laughs.docx"
+        path.write_bytes(replace_part(build("docx"), "word/document.xml", laughs))
+        with pytest.raises(IngestionError, match="declares XML entities"):
+            extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
+
+    def test_a_damaged_docx_fails_with_a_sentence(self, tmp_path):
+        path = tmp_path / "roto.docx"
+        path.write_bytes(replace_part(build("docx"), "word/document.xml", "<w:document"))
+        with pytest.raises(IngestionError, match="Word file is damaged"):
+            extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
+
+    def test_a_truncated_docx_fails_with_a_sentence(self):
+        with pytest.raises(IngestionError, match="damaged or incomplete"):
+            kind_of(build("docx")[:-200], "cortado.docx")
+
+    def test_an_encrypted_odt_is_refused(self):
+        encrypted = odf_package("application/vnd.oasis.opendocument.text", "<x/>", encrypted=True)
+        with pytest.raises(IngestionError, match="OpenDocument file is password-protected"):
+            kind_of(encrypted, "secreto.odt")
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+def test_a_refused_upload_leaves_nothing_behind():
+    from knowledge.models import Document  # noqa: PLC0415
+
+    with pytest.raises(IngestionError, match="contains macros"):
+        services.document_create(
+            file=io.BytesIO(with_macros(build("docx"))), filename="m.docm", license=None
+        )
+    assert not Document.objects.exists()
+
+
+def with_macros(data: bytes) -> bytes:
+    data = replace_part(data, "word/vbaProject.bin", "fake macros")
+    return data
+
+
+def replace_part(data: bytes, name: str, content: str) -> bytes:
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for entry in source.infolist():
+            if entry.filename != name:
+                archive.writestr(entry, source.read(entry))
+        archive.writestr(name, content)
+    return out.getvalue()
