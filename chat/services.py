@@ -105,7 +105,7 @@ def _sources(
 ) -> list[Source]:
     sources = []
     for number, r in enumerate(results, 1):
-        label = r.filename + (f", p. {r.page_start}" if r.page_start else "")
+        label = source_label(r)
         text = f"{r.heading}\n{r.content}" if r.heading else r.content
         sources.append(
             Source(
@@ -266,7 +266,7 @@ class _ToolRunner:
             "results": [
                 {
                     "number": numbers[r.chunk_id],
-                    "source": r.filename + (f", p. {r.page_start}" if r.page_start else ""),
+                    "source": source_label(r),
                     "text": r.content,
                 }
                 for r in found
@@ -458,10 +458,21 @@ def _excerpt(text: str, limit: int = PASSAGE_CHARS) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
 
 
+def source_label(result: SearchResult) -> str:
+    """How the model names a passage: its file and page, or its section when the format has
+    no pages (a slide, a sheet, a heading)."""
+    if result.page_start:
+        return f"{result.filename}, p. {result.page_start}"
+    section = _section(result) if result.heading.strip() else ""
+    return f"{result.filename} — {section}" if section else result.filename
+
+
 def _section(result: SearchResult) -> str:
-    """The passage's own heading (the last of its path), else its first words."""
+    """The passage's own heading and the one above it ("Slide 4: Prices › Speaker notes",
+    "Sheet: Plans"), else its first words."""
     if result.heading.strip():
-        return result.heading.split(">")[-1].strip()[:80]
+        path = [part.strip() for part in result.heading.split(">") if part.strip()]
+        return " › ".join(path[-2:])[:120]
     words = result.content.split()
     return " ".join(words[:8]) + ("…" if len(words) > 8 else "")
 

@@ -30,7 +30,7 @@ def test_a_citation_carries_its_passage_its_section_and_the_sentence_the_answer_
     llm = SpyLLM("La piscina abre a las ocho [1]; el gimnasio, a las siete [2].")
     answer = ask(marta, "¿A qué hora abren la piscina y el gimnasio del condominio?", llm)
 
-    by_section = {c.section: c for c in answer.citations}
+    by_section = {c.section.removeprefix("Normas › "): c for c in answer.citations}
     assert set(by_section) >= {"Piscina", "Gimnasio"}  # one page, two passages told apart
     assert by_section["Piscina"].quote == "La piscina del condominio abre a las ocho."
     assert by_section["Gimnasio"].quote == "El gimnasio del condominio abre a las siete."
@@ -84,3 +84,14 @@ def test_a_quote_cannot_inject_markup(client, django_user_model):
         f"/knowledge/{document.pk}/", {"open": chunk.pk, "quote": "<b>con</b>"}
     ).content.decode()
     assert "<b>con</b>" not in html and "&lt;b&gt;con&lt;/b&gt;" in html
+
+
+def test_a_slide_is_cited_by_its_number_and_title_and_named_so_to_the_model(marta):
+    from tests.documents import build  # noqa: PLC0415 - builds Office files for this test only
+
+    make_document(build("pptx"), filename="deck.pptx", license=marta.license)
+    llm = SpyLLM("El código de descuento es PROMO42 [1].")
+    answer = ask(marta, "¿Cuál es el código de descuento?", llm)
+
+    assert answer.citations[0].section == "Slide 4: Planes y precios › Speaker notes"
+    assert "deck.pptx — Slide 4: Planes y precios › Speaker notes" in llm.prompts[0].as_text()
