@@ -1,8 +1,12 @@
-"""Split text into chunks by structure: Markdown headings, paragraphs, sentences.
+"""Split text into chunks, by structure (Markdown headings, paragraphs, sentences) or in
+fixed windows of tokens.
 
 Sizes and overlaps per source type follow seed 004 §3.2, measured in the embedder's own
 tokens and capped by its input limit (heading included, since it is embedded with the
-chunk). A chunk never ends mid-sentence unless one sentence alone exceeds the limit.
+chunk); an upload or its scope may choose others (``ChunkSize``). By structure, a chunk
+never ends mid-sentence unless one sentence alone exceeds the limit; in fixed windows it
+ends where the window does, at a word boundary, and carries the section path of the words
+it starts with.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from knowledge.extraction import PageText
 class ChunkSize:
     target: int
     overlap: int
+    fixed: bool = False  # windows of tokens instead of the document's structure
 
 
 # seed 004 §3.2 (tokens). Types the seed does not list take the middle ground of seed 002
@@ -59,6 +64,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'»)\]]*\s+(?=[A-ZÁÉÍÓÚÑÇÀ�
 
 
 def blocks_from_pages(pages: list[PageText], *, markdown: bool) -> Iterator[Block]:
+    # The open heading at each level: a "##" heading replaces the "##" before it (and
+    # closes deeper ones) even when the document has no "#" above them.
+    open_headings: dict[int, str] = {}
     path: list[str] = []
     for page in pages:
         for paragraph in re.split(r"\n\s*\n", page.text):
@@ -71,15 +79,22 @@ def blocks_from_pages(pages: list[PageText], *, markdown: bool) -> Iterator[Bloc
                         yield Block(" ".join(body), " > ".join(path), page.number)
                         body = []
                     level = len(match.group(1))
-                    path = [*path[: level - 1], match.group(2).strip()]
+                    open_headings = {n: h for n, h in open_headings.items() if n < level}
+                    open_headings[level] = match.group(2).strip()
+                    path = [open_headings[n] for n in sorted(open_headings)]
                 elif line.strip():
-                    body.append(line.strip())
+                    body.append(_unescaped(line.strip()) if markdown else line.strip())
             if body:
                 yield Block(
                     " ".join(body) if not markdown else "\n".join(body),
                     " > ".join(path),
                     page.number,
                 )
+
+
+def _unescaped(line: str) -> str:
+    """Markdown's escape of a line that would read as a heading ("\\# 1 priority")."""
+    return line[1:] if line.startswith("\\#") else line
 
 
 # Abbreviations (es/pt/en) after which a period does not end the sentence. "EE." is the
@@ -110,9 +125,13 @@ class Chunker:
         self.count_tokens = count_tokens
         self.max_tokens = max_tokens
         self.target = min(size.target, max_tokens)
-        self.overlap = min(size.overlap, self.target // 3)
+        self.overlap = min(size.overlap, self.target // 2)
+        self.fixed = size.fixed
 
     def chunk(self, blocks: Iterator[Block]) -> list[Piece]:
+        return self._fixed(blocks) if self.fixed else self._by_structure(blocks)
+
+    def _by_structure(self, blocks: Iterator[Block]) -> list[Piece]:
         pieces: list[Piece] = []
         current: list[tuple[str, int, int | None]] = []  # (sentence, tokens, page)
         heading = ""
@@ -131,6 +150,39 @@ class Chunker:
         if current:
             pieces.append(self._piece(current, heading))
         return [piece for piece in pieces if piece.text.strip()]
+
+    def _fixed(self, blocks: Iterator[Block]) -> list[Piece]:
+        """Windows of ``target`` tokens, each starting ``overlap`` tokens before the last
+        one ended. A word's tokens are counted alone (its share of the text's)."""
+        empty = self.count_tokens("")  # the tokenizer's own markers, counted once per text
+        words = [
+            (word, max(1, self.count_tokens(word) - empty), block.heading, block.page)
+            for block in blocks
+            for word in block.text.split()
+        ]
+        pieces: list[Piece] = []
+        start = 0
+        while start < len(words):
+            end, total = start, 0
+            budget = self.target - self._heading_tokens(words[start][2])
+            while end < len(words) and (end == start or total + words[end][1] <= budget):
+                total += words[end][1]
+                end += 1
+            window = [(word, tokens, page) for word, tokens, _, page in words[start:end]]
+            pieces.append(self._piece(window, words[start][2]))
+            if end == len(words):
+                break
+            start = max(start + 1, self._overlap_start(words, start, end))
+        return pieces
+
+    def _overlap_start(
+        self, words: list[tuple[str, int, str, int | None]], start: int, end: int
+    ) -> int:
+        back, total = end, 0
+        while back > start and total + words[back - 1][1] <= self.overlap:
+            back -= 1
+            total += words[back][1]
+        return back
 
     def _heading_tokens(self, heading: str) -> int:
         return self.count_tokens(heading) if heading else 0

@@ -9,6 +9,7 @@ from django.utils.functional import lazy
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from knowledge.chunk_options import MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS, ChunkOptions
 from knowledge.models import (
     PII_LABELS,
     DocumentStatus,
@@ -16,6 +17,7 @@ from knowledge.models import (
     Language,
     Redaction,
     SourceType,
+    SplitMode,
 )
 from knowledge.search import STRATEGIES
 from licenses.models import GLOBAL_SCOPE
@@ -41,21 +43,29 @@ class ScopeField(forms.ChoiceField):
         return value == GLOBAL_SCOPE or license_get_for_machine_id(value) is not None
 
 
-class UploadForm(forms.Form):
-    file = forms.FileField()
+class ChunkingFields(forms.Form):
+    """Chunking an upload (or a scope's default) chooses; empty = the scope's default."""
+
+    chunk_size = forms.IntegerField(
+        required=False, min_value=MIN_CHUNK_TOKENS, max_value=MAX_CHUNK_TOKENS
+    )
+    chunk_overlap = forms.IntegerField(required=False, min_value=0, max_value=MAX_CHUNK_TOKENS // 2)
+    split = forms.ChoiceField(
+        required=False, choices=[("", _("The scope's default")), *SplitMode.choices]
+    )
+
+    def chunk_options(self) -> ChunkOptions:
+        data = self.cleaned_data
+        return ChunkOptions(
+            data.get("chunk_size"), data.get("chunk_overlap"), data.get("split") or ""
+        )
+
+
+class ScopeFields(forms.Form):
     scope = forms.ChoiceField(
         choices=[(GLOBAL_SCOPE, _("Global")), ("license", _("License"))], initial=GLOBAL_SCOPE
     )
     license = forms.CharField(required=False)
-    source_type = forms.ChoiceField(choices=SourceType.choices, initial=SourceType.OTHER)
-    language = forms.ChoiceField(choices=Language.choices, initial=Language.AUTO)
-    pdf_password = forms.CharField(required=False, widget=forms.PasswordInput)
-    redaction = forms.ChoiceField(
-        choices=Redaction.choices, initial=Redaction.DEFAULT, required=False
-    )
-
-    def clean_redaction(self) -> str:
-        return self.cleaned_data.get("redaction") or Redaction.DEFAULT
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -66,6 +76,23 @@ class UploadForm(forms.Form):
                 raise forms.ValidationError(_("Choose the license this knowledge belongs to."))
             data["license_obj"] = license
         return data
+
+
+class ChunkingDefaultForm(ScopeFields, ChunkingFields):
+    reset = forms.BooleanField(required=False)
+
+
+class UploadForm(ScopeFields, ChunkingFields):
+    file = forms.FileField()
+    source_type = forms.ChoiceField(choices=SourceType.choices, initial=SourceType.OTHER)
+    language = forms.ChoiceField(choices=Language.choices, initial=Language.AUTO)
+    pdf_password = forms.CharField(required=False, widget=forms.PasswordInput)
+    redaction = forms.ChoiceField(
+        choices=Redaction.choices, initial=Redaction.DEFAULT, required=False
+    )
+
+    def clean_redaction(self) -> str:
+        return self.cleaned_data.get("redaction") or Redaction.DEFAULT
 
 
 class RedactionPolicyForm(forms.Form):

@@ -124,6 +124,37 @@ class RedactionPolicy(models.Model):
         return f"redaction of {self.license.machine_id if self.license else 'global'}"
 
 
+class SplitMode(models.TextChoices):
+    """How a document is cut into chunks (knowledge.chunking)."""
+
+    STRUCTURE = "structure", _("By structure: headings, paragraphs, sentences")
+    FIXED = "fixed", _("Fixed size: windows of tokens, across headings")
+
+
+class ChunkingDefault(models.Model):
+    """A scope's chunking for the uploads that do not choose their own (license null =
+    global, the default of every license without its own). Empty sizes keep the built-in
+    ones of each document type (knowledge.chunking.CHUNK_SIZES)."""
+
+    license = models.OneToOneField(
+        License, null=True, blank=True, on_delete=models.CASCADE, related_name="chunking_default"
+    )
+    chunk_size = models.PositiveSmallIntegerField(null=True, blank=True)
+    chunk_overlap = models.PositiveSmallIntegerField(null=True, blank=True)
+    split = models.CharField(max_length=10, choices=SplitMode.choices, default=SplitMode.STRUCTURE)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["license"], nulls_distinct=False, name="one_chunking_default_per_scope"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"chunking of {self.license.machine_id if self.license else 'global'}"
+
+
 class Document(models.Model):
     """An uploaded file and its ingestion state. ``license`` null means global knowledge."""
 
@@ -155,6 +186,10 @@ class Document(models.Model):
     page_count = models.PositiveIntegerField(null=True, blank=True)
     # Only for encrypted PDFs, and cleared as soon as ingestion ends either way.
     pdf_password = models.CharField(max_length=255, blank=True)
+    # Chunking chosen at upload (or the scope's default then); empty sizes = the type's.
+    chunk_size = models.PositiveSmallIntegerField(null=True, blank=True)
+    chunk_overlap = models.PositiveSmallIntegerField(null=True, blank=True)
+    split = models.CharField(max_length=10, choices=SplitMode.choices, default=SplitMode.STRUCTURE)
     metadata = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from knowledge.models import (
     Chunk,
+    ChunkingDefault,
     Document,
     DocumentStatus,
     Redaction,
@@ -258,3 +259,28 @@ def informative_words(query: str) -> list[str]:
             [words],
         )
         return [row[0] for row in cursor.fetchall()]
+
+
+def chunking_default_own(license: License | None) -> ChunkingDefault | None:
+    return ChunkingDefault.objects.filter(license=license).first()
+
+
+def chunking_default_effective(license: License | None) -> ChunkingDefault:
+    """The license's own chunking default, else global's, else the built-in one (unsaved)."""
+    own = chunking_default_own(license)
+    if own is None and license is not None:
+        own = chunking_default_own(None)
+    return own or ChunkingDefault(license=None)
+
+
+def chunking_defaults_by_scope() -> dict[str, dict[str, object]]:
+    """Every scope's own chunking default, by GLOBAL_SCOPE or machine_id (the console shows
+    the one of the scope chosen for an upload; a license without one follows global's)."""
+    return {
+        (default.license.machine_id if default.license else GLOBAL_SCOPE): {
+            "chunk_size": default.chunk_size,
+            "chunk_overlap": default.chunk_overlap,
+            "split": default.split,
+        }
+        for default in ChunkingDefault.objects.select_related("license")
+    }

@@ -14,6 +14,7 @@ import re
 import secrets
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -30,7 +31,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from knowledge import vector_sync
-from knowledge.chunking import CHUNK_SIZES, Chunker, Piece, blocks_from_pages, embedding_text
+from knowledge.chunk_options import ChunkOptions, chunk_options_resolve, chunk_size_for
+from knowledge.chunking import Chunker, Piece, blocks_from_pages, embedding_text
 from knowledge.embeddings import EmbeddingProvider, embed_in_batches
 from knowledge.extraction import Budget, IngestionError, PageText, detect_kind, extract
 from knowledge.models import (
@@ -85,10 +87,12 @@ def document_create(
     language: str = Language.AUTO,
     pdf_password: str = "",
     redaction: str = Redaction.DEFAULT,
+    chunking: ChunkOptions | None = None,
     enqueue: bool = True,
 ) -> DocumentCreation:
     """Store an upload as a queued document, or return the same file already in this scope."""
-    _check_choices(source_type=source_type, language=language, redaction=redaction)
+    check_choices(source_type=source_type, language=language, redaction=redaction)
+    chunking = chunk_options_resolve(license, chunking or ChunkOptions())
     filename = _redacted_filename(Path(filename).name[:255] or "document", license, redaction)
     size = _file_size(file)
     if size == 0:
@@ -118,6 +122,9 @@ def document_create(
             language=language,
             pdf_password=pdf_password,
             redaction=redaction,
+            chunk_size=chunking.size,
+            chunk_overlap=chunking.overlap,
+            split=chunking.split,
         )
     except IntegrityError:  # the same file arrived twice at once: the first one wins
         return DocumentCreation(Document.objects.get(license=license, sha256=sha256), created=False)
@@ -152,7 +159,7 @@ def redaction_choice_check(*, choice: str, may_set_policy: bool) -> None:
     )
 
 
-def _check_choices(*, source_type: str, language: str, redaction: str) -> None:
+def check_choices(*, source_type: str, language: str, redaction: str) -> None:
     if redaction not in Redaction.values:
         raise ApplicationError(
             gettext_noop("Unknown redaction %(value)r; use one of %(choices)s."),
@@ -281,21 +288,39 @@ def _still_processing(document: Document) -> None:
 
 
 def _extract(document: Document, provider: EmbeddingProvider) -> ExtractedDocument:
-    budget = Budget(
-        max_pages=settings.KNOWLEDGE_MAX_PDF_PAGES,
-        max_content_bytes=settings.KNOWLEDGE_MAX_PDF_CONTENT_MB * 1024 * 1024,
-        max_seconds=settings.KNOWLEDGE_MAX_EXTRACTION_SECONDS,
-        between_pages=lambda: _still_processing(document),
-        max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024,
-    )
-    extraction = extract(
+    return read_document(
+        document,
         Path(document.file.path),
+        provider,
+        budget=Budget(
+            max_pages=settings.KNOWLEDGE_MAX_PDF_PAGES,
+            max_content_bytes=settings.KNOWLEDGE_MAX_PDF_CONTENT_MB * 1024 * 1024,
+            max_seconds=settings.KNOWLEDGE_MAX_EXTRACTION_SECONDS,
+            between_pages=lambda: _still_processing(document),
+            max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024,
+        ),
+        on_stage=lambda stage, progress: _progress(document, stage, progress),
+    )
+
+
+def read_document(
+    document: Document,
+    path: Path,
+    provider: EmbeddingProvider,
+    *,
+    budget: Budget,
+    on_stage: Callable[[str, int], None],
+) -> ExtractedDocument:
+    """Extract → normalise → redact → chunk, as the document's options say (nothing stored:
+    the chunk preview runs it on an unsaved document)."""
+    extraction = extract(
+        path,
         document.kind,
         password=document.pdf_password,
         budget=budget,
         ocr_languages=settings.KNOWLEDGE_OCR_LANGUAGES,
     )
-    _progress(document, "normalising", 12)
+    on_stage("normalising", 12)
     pages = [PageText(p.number, normalize_text(p.text)) for p in extraction.pages]
     if not extraction.markdown:  # structured formats have no page margins: none are read
         pages = remove_repeated_margins(pages)
@@ -304,14 +329,14 @@ def _extract(document: Document, provider: EmbeddingProvider) -> ExtractedDocume
     language = (
         document.language if document.language != Language.AUTO else detect_language(full_text)
     )
-    _progress(document, "redacting", 18)
+    on_stage("redacting", 18)
     plan = redaction_plan(license=document.license, choice=document.redaction)
     pages, pii, kept = _redact_pages(pages, plan)
-    _progress(document, "chunking", 24)
+    on_stage("chunking", 24)
     chunker = Chunker(
         count_tokens=provider.count_tokens,
         max_tokens=provider.max_input_tokens,
-        size=CHUNK_SIZES.get(document.source_type, CHUNK_SIZES["other"]),
+        size=chunk_size_for(document),
     )
     pieces = chunker.chunk(blocks_from_pages(pages, markdown=extraction.markdown))
     if not pieces:

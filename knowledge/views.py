@@ -8,6 +8,7 @@ from datetime import timedelta
 from urllib.parse import urlencode
 from uuid import UUID
 
+from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -20,7 +21,19 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from knowledge import selectors, services
-from knowledge.forms import DocumentFilterForm, PlaygroundForm, RedactionPolicyForm, UploadForm
+from knowledge.chunk_options import (
+    MAX_CHUNK_TOKENS,
+    MIN_CHUNK_TOKENS,
+    chunking_default_reset,
+    chunking_default_set,
+)
+from knowledge.forms import (
+    ChunkingDefaultForm,
+    DocumentFilterForm,
+    PlaygroundForm,
+    RedactionPolicyForm,
+    UploadForm,
+)
 from knowledge.models import (
     Chunk,
     Document,
@@ -30,7 +43,9 @@ from knowledge.models import (
     Redaction,
     SearchLog,
     SourceType,
+    SplitMode,
 )
+from knowledge.preview import chunks_preview, preview_payload
 from knowledge.search import SearchOptions
 from licenses.models import GLOBAL_SCOPE
 from licenses.principals import principal_for_admin
@@ -107,6 +122,10 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
         "max_upload_mb": settings.KNOWLEDGE_MAX_UPLOAD_BYTES // (1024 * 1024),
         "max_pages": settings.KNOWLEDGE_MAX_PDF_PAGES,
         "any_documents": Document.objects.exists(),
+        "splits": SplitMode.choices,
+        "chunking_defaults": selectors.chunking_defaults_by_scope(),
+        "min_chunk": MIN_CHUNK_TOKENS,
+        "max_chunk": MAX_CHUNK_TOKENS,
     }
     template = "knowledge/document_list.html"
     if request.htmx and request.htmx.target == "document-table":
@@ -144,8 +163,7 @@ def document_upload(request: HtmxHttpRequest) -> JsonResponse:
     """One file per request, so the DropZone can show a progress bar per file."""
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
-        errors = [str(e) for errs in form.errors.values() for e in errs]
-        return JsonResponse({"error": " ".join(errors)}, status=400)
+        return _form_errors(form)
     data = form.cleaned_data
     try:
         services.redaction_choice_check(
@@ -159,12 +177,63 @@ def document_upload(request: HtmxHttpRequest) -> JsonResponse:
             language=data["language"],
             pdf_password=data["pdf_password"],
             redaction=data["redaction"],
+            chunking=form.chunk_options(),
         )
     except ApplicationError as exc:
         return JsonResponse({"error": exc.message}, status=exc.status)
     payload = _status_payload(creation.document)
     payload["duplicate"] = not creation.created
     return JsonResponse(payload, status=201 if creation.created else 200)
+
+
+def _form_errors(form: forms.Form) -> JsonResponse:
+    errors = [str(e) for errs in form.errors.values() for e in errs]
+    return JsonResponse({"error": " ".join(errors)}, status=400)
+
+
+@console_permission(ADD_KNOWLEDGE)
+@require_POST
+def document_preview(request: HtmxHttpRequest) -> JsonResponse:
+    """The first chunks a file would become with the form's chunking; nothing is stored."""
+    form = UploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _form_errors(form)
+    data = form.cleaned_data
+    try:
+        services.redaction_choice_check(
+            choice=data["redaction"], may_set_policy=request.user.has_perm(SET_REDACTION)
+        )
+        preview = chunks_preview(
+            file=data["file"],
+            filename=data["file"].name,
+            license=data["license_obj"],
+            source_type=data["source_type"],
+            language=data["language"],
+            redaction=data["redaction"],
+            pdf_password=data["pdf_password"],
+            chunking=form.chunk_options(),
+        )
+    except ApplicationError as exc:
+        return JsonResponse({"error": exc.message}, status=exc.status)
+    return JsonResponse(preview_payload(preview))
+
+
+@console_permission(ADD_KNOWLEDGE)
+@require_POST
+def chunking_default_edit(request: HtmxHttpRequest) -> JsonResponse:
+    """Save (or, for a license, reset to global's) the chunking a scope's next uploads get."""
+    form = ChunkingDefaultForm(request.POST)
+    if not form.is_valid():
+        return _form_errors(form)
+    license = form.cleaned_data["license_obj"]
+    try:
+        if form.cleaned_data["reset"] and license is not None:
+            chunking_default_reset(license=license)
+        else:
+            chunking_default_set(license=license, options=form.chunk_options())
+    except ApplicationError as exc:
+        return JsonResponse({"error": exc.message}, status=exc.status)
+    return JsonResponse({"defaults": selectors.chunking_defaults_by_scope()})
 
 
 @console_permission(VIEW_KNOWLEDGE)

@@ -96,3 +96,18 @@ class ChunkerTests(SimpleTestCase):
 
     def test_target_never_exceeds_the_embedder_limit(self):
         assert chunker(target=800, max_tokens=500).target == 500
+
+
+def test_sibling_subheadings_without_a_title_above_them_are_not_nested():
+    text = "## Piscina\n\nAbre a las ocho.\n\n## Gimnasio\n\nAbre a las siete.\n\n### Toallas\n\nObligatorias."
+    blocks = list(blocks_from_pages([PageText(None, text)], markdown=True))
+
+    assert [b.heading for b in blocks] == ["Piscina", "Gimnasio", "Gimnasio > Toallas"]
+
+
+def test_an_escaped_hash_is_body_text_not_a_heading():
+    blocks = list(
+        blocks_from_pages([PageText(None, "# Lista\n\n\\# 1 prioridad: el agua")], markdown=True)
+    )
+
+    assert [(b.heading, b.text) for b in blocks] == [("Lista", "# 1 prioridad: el agua")]

@@ -270,3 +270,18 @@ def replace_part(data: bytes, name: str, content: str) -> bytes:
                 archive.writestr(entry, source.read(entry))
         archive.writestr(name, content)
     return out.getvalue()
+
+
+def test_body_text_that_looks_like_a_heading_stays_body_text(tmp_path):
+    import docx  # noqa: PLC0415 - builds one Word file for this test
+
+    document = docx.Document()
+    document.add_heading("Prioridades", level=1)
+    document.add_paragraph("# 1 prioridad: revisar el agua")
+    path = tmp_path / "p.docx"
+    document.save(path)
+
+    text = (
+        extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
+    )
+    assert text == "# Prioridades\n\n\\# 1 prioridad: revisar el agua"

@@ -12,7 +12,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge import services, vector_sync
-from knowledge.models import Document, DocumentStatus, Language, Redaction, SourceType
+from knowledge.chunk_options import ChunkOptions
+from knowledge.models import Document, DocumentStatus, Language, Redaction, SourceType, SplitMode
 from knowledge.search import sentence_vectors
 from licenses.models import License
 from licenses.selectors import license_get_for_machine_id
@@ -39,6 +40,17 @@ class Command(BaseCommand):
             choices=Redaction.values,
             help="personal data: the scope's policy (default), keep_contacts (the "
             "organisation's allow-listed e-mails and phones stay), all, or none",
+        )
+        parser.add_argument(
+            "--chunk-size",
+            type=int,
+            help="tokens per chunk (default: the scope's, else the type's)",
+        )
+        parser.add_argument("--chunk-overlap", type=int, help="tokens shared by consecutive chunks")
+        parser.add_argument(
+            "--split",
+            choices=SplitMode.values,
+            help="structure (headings, paragraphs, sentences) or fixed (windows of tokens)",
         )
         parser.add_argument("--json", action="store_true", help="one JSON line per file")
         parser.add_argument(
@@ -84,6 +96,12 @@ class Command(BaseCommand):
             creation = self._create(path, license, options)
             document = creation.document
             outcome["document_id"] = str(document.pk)
+            outcome.update(
+                kind=document.kind,
+                split=document.split,
+                chunk_size=document.chunk_size,
+                chunk_overlap=document.chunk_overlap,
+            )
             if not creation.created:  # the same bytes are already in this scope
                 outcome.update(duplicate=True, duplicate_of=document.filename)
             if not options["run_async"] and not document.is_finished:
@@ -122,6 +140,11 @@ class Command(BaseCommand):
                 language=options["language"],
                 pdf_password=options["password"],
                 redaction=options["redaction"],
+                chunking=ChunkOptions(
+                    size=options["chunk_size"],
+                    overlap=options["chunk_overlap"],
+                    split=options["split"] or "",
+                ),
                 enqueue=options["run_async"],
             )
 

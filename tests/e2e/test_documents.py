@@ -1,0 +1,70 @@
+"""In Chromium: every document format dropped on the DropZone becomes ready through the real
+worker, and the chunking options preview a file's chunks and save a scope's default."""
+
+from __future__ import annotations
+
+import base64
+
+from playwright.sync_api import expect
+
+from knowledge.models import ChunkingDefault, Document
+from tests.documents import KINDS, build
+from tests.e2e.browser import chromium_page, log_in
+from tests.factories import as_owner
+
+
+def drop(page, files: dict[str, bytes]) -> None:  # noqa: ANN001
+    payload = [{"name": n, "b64": base64.b64encode(data).decode()} for n, data in files.items()]
+    transfer = page.evaluate_handle(
+        """(files) => {
+            const transfer = new DataTransfer();
+            for (const f of files) {
+                const bytes = Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0));
+                transfer.items.add(new File([bytes], f.name));
+            }
+            return transfer;
+        }""",
+        payload,
+    )
+    page.dispatch_event("#dropzone", "drop", {"dataTransfer": transfer})
+
+
+def test_every_format_uploads_and_chunking_is_previewed_and_saved(
+    live_server, celery_worker, django_user_model
+):
+    as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
+    with chromium_page() as page:
+        log_in(page, f"{live_server.url}/knowledge/", "admin", "s3cret-pass")
+
+        page.click("#chunking summary")
+        expect(page.locator("#chunking-default")).to_contain_text("split by structure")
+        page.fill("#upload-chunk-size", "64")
+        page.select_option("#upload-split", "fixed")
+        page.set_input_files(
+            "#preview-file",
+            files=[
+                {
+                    "name": "deck.pptx",
+                    "mimeType": "application/octet-stream",
+                    "buffer": build("pptx"),
+                }
+            ],
+        )
+        preview = page.locator("#chunk-preview")
+        expect(preview).to_contain_text("Slide 1: Política de vacaciones", timeout=30_000)
+        expect(preview).to_contain_text("deck.pptx")
+        assert not Document.objects.exists()  # a preview stores nothing
+
+        page.click("#chunking-save")
+        expect(page.locator("#chunking-default")).to_contain_text("64 tokens")
+        assert ChunkingDefault.objects.get(license=None).split == "fixed"
+        page.fill("#upload-chunk-size", "")
+        page.select_option("#upload-split", "")
+
+        drop(page, {f"manual.{kind}": build(kind) for kind in KINDS})
+        ready = page.locator(".upload-item[data-status=ready]")
+        expect(ready).to_have_count(len(KINDS), timeout=180_000)
+        for kind in KINDS:
+            expect(page.locator("#document-table")).to_contain_text(f"manual.{kind}")
+        # The scope's default (saved above) cut every one of them.
+        assert set(Document.objects.values_list("split", "chunk_size")) == {("fixed", 64)}
