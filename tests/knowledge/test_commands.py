@@ -37,10 +37,17 @@ def test_ingest_json_reports_each_file_and_exits_1_when_any_failed(tmp_path):
     ]
     assert lines[0]["chunks"] == 1 and lines[0]["error"] == ""
     assert "damaged" in lines[1]["error"]
-    assert set(lines[0]) == {
-        "file", "document_id", "status", "chunks", "error", "duplicate", "sentence_groups"
+    fields = {
+        "file", "document_id", "status", "chunks", "error", "duplicate", "kind", "split",
+        "chunk_size", "chunk_overlap",
     }  # fmt: skip
-    assert set(lines[1]) == {"file", "document_id", "status", "chunks", "error", "duplicate"}
+    assert set(lines[0]) == fields | {"sentence_groups"}
+    assert set(lines[1]) == fields
+    assert (lines[0]["kind"], lines[0]["split"], lines[0]["chunk_size"]) == (
+        "md",
+        "structure",
+        None,
+    )
     assert lines[0]["duplicate"] is False
     # The worker's second pass, run here: a one-sentence note keeps its own vector.
     assert lines[0]["sentence_groups"] == 0

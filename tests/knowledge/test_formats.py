@@ -285,3 +285,34 @@ def test_body_text_that_looks_like_a_heading_stays_body_text(tmp_path):
         extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
     )
     assert text == "# Prioridades\n\n\\# 1 prioridad: revisar el agua"
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+def test_the_per_format_benchmark_runs_on_a_tiny_size(tmp_path):
+    """manage.py bench_formats' work on a two-passage set: a change of the readers or of the
+    ingestion cannot silently break the benchmark behind BENCHMARKS.md's format figures."""
+    import json  # noqa: PLC0415
+
+    from tests.bench.formats import THROUGHPUT_FORMATS, run  # noqa: PLC0415 - bench code
+
+    passages = [
+        {"id": "p1", "title": "Piscina", "text": "La piscina del condominio abre a las ocho."},
+        {"id": "p2", "title": "Ginásio", "text": "O ginásio do condomínio abre às sete horas."},
+    ]
+    queries = [
+        {
+            "id": "q1",
+            "text": "¿A qué hora abre la piscina?",
+            "relevant": ["p1"],
+            "split": "heldout",
+        },
+        {"id": "q2", "text": "Quando abre o ginásio?", "relevant": ["p2"], "split": "heldout"},
+    ]
+    for name, rows in (("passages", passages), ("queries", queries)):
+        (tmp_path / f"{name}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    report = run(tmp_path, "heldout", lambda done, total: None)
+
+    assert set(report["retrieval"]) == {"md", "docx", "html"}
+    assert all(m["recall@10"] == 1.0 for m in report["retrieval"].values())
+    assert set(report["extraction"]) == set(THROUGHPUT_FORMATS)

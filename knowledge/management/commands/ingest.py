@@ -91,6 +91,10 @@ class Command(BaseCommand):
             "chunks": 0,
             "error": "",
             "duplicate": False,
+            "kind": None,
+            "split": None,
+            "chunk_size": None,
+            "chunk_overlap": None,
         }
         try:
             creation = self._create(path, license, options)
