@@ -458,3 +458,73 @@ class VectorOutbox(models.Model):
 
     def __str__(self) -> str:
         return f"{self.operation} {self.datapoint_id}"
+
+
+class SourceMode(models.TextChoices):
+    PAGE = "page", _("One page")
+    SITEMAP = "sitemap", _("The pages of a sitemap")
+    SITE = "site", _("A site: pages under the address, by links")
+
+
+class Source(models.Model):
+    """A web address whose pages are kept as documents and re-checked on a schedule
+    (knowledge.sources). ``license`` null means global knowledge, as for an upload."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    license = models.ForeignKey(
+        License, null=True, blank=True, on_delete=models.PROTECT, related_name="sources"
+    )
+    url = models.URLField(max_length=2000)
+    mode = models.CharField(max_length=8, choices=SourceMode.choices, default=SourceMode.PAGE)
+    every_hours = models.PositiveIntegerField(default=24)
+    max_pages = models.PositiveIntegerField(default=50)
+    max_depth = models.PositiveSmallIntegerField(default=2)
+    last_checked_at = models.DateTimeField(null=True, blank=True)
+    next_check_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    checking = models.BooleanField(default=False)
+    # The last check's failure (template and params, read in each admin's language), and
+    # what it did: {"new": 1, "changed": 0, "unchanged": 4, "removed": 1, "errors": 0}.
+    error = models.TextField(blank=True)
+    error_i18n = models.JSONField(default=dict, blank=True)
+    last_result = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["license", "url"], nulls_distinct=False, name="one_source_per_url_and_scope"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class SourcePage(models.Model):
+    """A page of a source, the document its content became, and what the next check sends
+    to learn cheaply whether it changed (ETag, Last-Modified, the main text's hash)."""
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="pages")
+    url = models.URLField(max_length=2000)
+    document = models.ForeignKey(
+        Document, null=True, blank=True, on_delete=models.SET_NULL, related_name="source_pages"
+    )
+    etag = models.CharField(max_length=255, blank=True)
+    last_modified = models.CharField(max_length=64, blank=True)
+    text_hash = models.CharField(max_length=64, blank=True)
+    links = models.JSONField(default=list, blank=True)  # for a site: where it leads
+    depth = models.PositiveSmallIntegerField(default=0)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    last_checked_at = models.DateTimeField(null=True, blank=True)
+    last_changed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["url"]
+        constraints = [
+            models.UniqueConstraint(fields=["source", "url"], name="one_page_per_url_and_source"),
+        ]
+
+    def __str__(self) -> str:
+        return self.url

@@ -181,4 +181,10 @@ def detect_language(text: str) -> str:
     words = re.findall(r"[^\W\d_]+", text[:20000].lower())
     counts = {lang: sum(1 for word in words if word in stop) for lang, stop in STOPWORDS.items()}
     best = max(counts, key=counts.__getitem__)
-    return best if counts[best] >= max(3, 0.05 * len(words)) else "other"
+    if counts[best] >= max(3, 0.05 * len(words)):
+        return best
+    # A short text (an FAQ answer, a small web page) has few stopwords: two, and more than
+    # any other language's, are enough — "other" would index it without stemming, where
+    # questions in its language do not find it.
+    runner_up = sorted(counts.values())[-2]
+    return best if len(words) < 40 and counts[best] >= 2 and counts[best] > runner_up else "other"

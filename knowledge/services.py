@@ -89,11 +89,12 @@ def document_create(
     redaction: str = Redaction.DEFAULT,
     chunking: ChunkOptions | None = None,
     enqueue: bool = True,
+    kind_hint: str = "",
 ) -> DocumentCreation:
     """Store an upload as a queued document, or return the same file already in this scope."""
     check_choices(source_type=source_type, language=language, redaction=redaction)
     chunking = chunk_options_resolve(license, chunking or ChunkOptions())
-    filename = _redacted_filename(Path(filename).name[:255] or "document", license, redaction)
+    filename = _redacted_filename(_display_name(filename), license, redaction)
     size = _file_size(file)
     if size == 0:
         raise IngestionError(gettext_noop("%(filename)s is empty."), params={"filename": filename})
@@ -104,7 +105,10 @@ def document_create(
             params={"filename": filename, "size": size / 1048576, "limit": limit_mb},
         )
     kind = detect_kind(
-        file, filename, max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024
+        file,
+        filename,
+        max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024,
+        text_hint=kind_hint,
     )
     sha256 = _sha256(file)
     existing = Document.objects.filter(license=license, sha256=sha256).first()
@@ -133,12 +137,21 @@ def document_create(
     return DocumentCreation(document, created=True)
 
 
+def _display_name(filename: str) -> str:
+    """An upload's own name (no client path), or a web page's whole URL: its citation."""
+    if filename.startswith(("http://", "https://")):
+        return filename[:255]
+    return Path(filename).name[:255] or "document"
+
+
 def _redacted_filename(filename: str, license: License | None, redaction: str) -> str:
     """A file name is shown to end users in citations: personal data in it ("maria.lopez@…
     12345678Z.pdf") is redacted as the text is. The extension stays, it says the format."""
     plan = redaction_plan(license=license, choice=redaction)
     if not plan.kinds:
         return filename
+    if filename.startswith(("http://", "https://")):
+        return redact(filename, kinds=plan.kinds, allow=plan.allow).text
     path = Path(filename)
     stem = redact(path.stem, kinds=plan.kinds, allow=plan.allow).text
     return f"{stem}{path.suffix}"
@@ -239,9 +252,11 @@ def document_ingest(*, document_id: uuid.UUID | str) -> Document | None:
             extracted = _extract(document, provider)
         pieces, duplicates = _new_pieces(document, extracted.pieces)
         with INGESTION_SECONDS.labels(stage="embed").time():
-            vectors = _embed(document, pieces, provider)
+            vectors, reused = _embed(document, pieces, provider)
         vector_index.space_ensure(model=provider.model)
         extracted.details["duplicate_chunks_skipped"] = duplicates
+        extracted.details["vectors_reused"] = reused
+        extracted.details["vectors_embedded"] = len(pieces) - reused
         with INGESTION_SECONDS.labels(stage="store").time():
             _store(document, extracted, pieces, vectors, provider.model)
     except IngestionError as exc:
@@ -391,13 +406,35 @@ def _new_pieces(document: Document, pieces: list[Piece]) -> tuple[list[Piece], i
 
 def _embed(
     document: Document, pieces: list[Piece], provider: EmbeddingProvider
-) -> list[list[float]]:
+) -> tuple[list[list[float]], int]:
+    """The pieces' vectors, and how many were reused: a re-ingested document (a changed web
+    page, a retry) keeps the vectors of its chunks whose heading and text did not change."""
     _progress(document, "embedding", 30)
-    return embed_in_batches(
-        provider,
-        [embedding_text(p.heading, p.text) for p in pieces],
-        lambda done: _progress(document, "embedding", 30 + int(60 * done / len(pieces))),
+    known = _known_vectors(document, provider.model)
+    keys = [(p.heading, content_hash(p.text)) for p in pieces]
+    missing = [i for i, key in enumerate(keys) if key not in known]
+    fresh = (
+        embed_in_batches(
+            provider,
+            [embedding_text(pieces[i].heading, pieces[i].text) for i in missing],
+            lambda done: _progress(
+                document, "embedding", 30 + int(60 * done / max(len(missing), 1))
+            ),
+        )
+        if missing
+        else []
     )
+    by_index = dict(zip(missing, fresh, strict=True))
+    return [by_index[i] if i in by_index else known[key] for i, key in enumerate(keys)], len(
+        pieces
+    ) - len(missing)
+
+
+def _known_vectors(document: Document, model: str) -> dict[tuple[str, str], list[float]]:
+    rows = Embedding.objects.filter(chunk__document=document, model=model).values_list(
+        "chunk__heading", "chunk__content_hash", "vector"
+    )
+    return {(heading, digest): list(vector) for heading, digest, vector in rows}
 
 
 def _store(
@@ -652,6 +689,34 @@ def document_retry(
         transaction.on_commit(lambda: _enqueue(document.pk))
     document.refresh_from_db()
     return document
+
+
+def document_replace_file(*, document: Document, file: IO[bytes], enqueue: bool = True) -> Document:
+    """A new version of a document's content (a web page that changed): the file is
+    replaced and the document re-ingested in place; its chunks stay searchable until the
+    new ones replace them, and those whose text did not change keep their vectors."""
+    size = _file_size(file)
+    sha256 = _sha256(file)
+    if sha256 == document.sha256:
+        return document
+    old_name = document.file.name or ""
+    stored_name = f"{document.pk}-{sha256[:12]}{Path(old_name).suffix}"
+    file.seek(0)
+    new_name = default_storage.save(f"{Path(old_name).parent}/{stored_name}", File(file))
+    try:
+        with transaction.atomic():
+            Document.objects.filter(pk=document.pk).update(
+                file=new_name, sha256=sha256, size_bytes=size, updated_at=timezone.now()
+            )
+    except IntegrityError as exc:
+        default_storage.delete(new_name)
+        raise ApplicationError(
+            gettext_noop("The new content of %(filename)s is already a document of this scope."),
+            params={"filename": document.filename},
+        ) from exc
+    transaction.on_commit(lambda: default_storage.delete(old_name))
+    document.refresh_from_db()
+    return document_retry(document=document, enqueue=enqueue)
 
 
 def documents_requeue_stuck(*, enqueue: bool = True) -> list[Document]:

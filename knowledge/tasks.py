@@ -8,9 +8,10 @@ from typing import Any
 from celery import Task, shared_task
 from django.db import IntegrityError, OperationalError
 
-from knowledge import services, vector_sync
+from knowledge import services, sources, vector_sync
 from knowledge.models import DocumentStatus
 from knowledge.search import sentence_vectors
+from portality.exceptions import ApplicationError
 from portality.providers import ProviderUnavailable
 
 logger = logging.getLogger(__name__)
@@ -91,3 +92,21 @@ def vector_outbox_drain_task() -> dict[str, Any]:
     if report.error:
         logger.warning("vector outbox: %s", report.error)
     return {"upserted": report.upserted, "removed": report.removed, "postponed": report.postponed}
+
+
+@shared_task(expires=3600, autoretry_for=(OperationalError,), retry_backoff=5, max_retries=3)
+def source_check_task(source_id: str) -> dict[str, int]:
+    """A check's failure is kept on the source (its page shows it); nothing to retry here."""
+    try:
+        return sources.source_check(source_id=source_id).as_dict()
+    except ApplicationError as exc:
+        logger.info("source %s: %s", source_id, exc.english)
+        return {"errors": 1}
+
+
+@shared_task(expires=600)
+def sources_check_due_task() -> int:
+    due = sources.sources_due()
+    for source_id in due:
+        source_check_task.delay(str(source_id))
+    return len(due)

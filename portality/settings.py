@@ -314,6 +314,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "knowledge.tasks.sentences_embed_missing_task",
         "schedule": crontab(minute="7-59/15"),
     },
+    # Web sources whose next check has come (each source says how often).
+    "knowledge-sources": {
+        "task": "knowledge.tasks.sources_check_due_task",
+        "schedule": crontab(minute="*/5"),
+    },
 }
 # Only a remote vector backend has an outbox (defined further down, hence the check of the
 # environment here). Each ingestion and forgetting drains it at once; this catches the
@@ -335,6 +340,12 @@ KNOWLEDGE_MAX_EXTRACTION_SECONDS = env_int("KNOWLEDGE_MAX_EXTRACTION_SECONDS", 9
 # Office, OpenDocument and EPUB files are ZIP archives: what they may expand to when read
 # (their readers hold the parts in memory), checked from the archive's directory first.
 KNOWLEDGE_MAX_UNPACKED_MB = env_int("KNOWLEDGE_MAX_UNPACKED_MB", 100, minimum=1)
+# Web sources (knowledge/fetching.py): only public addresses are fetched; these host:port
+# entries (a name or an address) are let through anyway — an intranet help centre, say.
+SOURCES_ALLOWED_HOSTS = env_list("SOURCES_ALLOWED_HOSTS", [])
+SOURCES_MAX_PAGE_MB = env_int("SOURCES_MAX_PAGE_MB", 5, minimum=1)
+# The least time between two requests to one host (robots.txt may ask for more).
+SOURCES_MIN_DELAY_SECONDS = env_float("SOURCES_MIN_DELAY_SECONDS", 1.0)
 KNOWLEDGE_REDACT_PII = env_bool("KNOWLEDGE_REDACT_PII", True)
 # manage.py backup signs its manifest with this key and restore refuses a backup whose
 # signature does not match (keep it outside the deployment; empty = digests only).

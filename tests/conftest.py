@@ -4,6 +4,7 @@ this file adds a real Celery worker process and a clean Redis for each session."
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -78,12 +79,25 @@ def database_url_for_test_db() -> str:
     return f"postgresql://{db['USER']}:{db['PASSWORD']}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+# The port of the local web site a worker may fetch (tests/website.py): the session's
+# worker is started with it allowed, as a deployment would allow an intranet host.
+WORKER_SITE_PORT = _free_port()
+
+
 def worker_env(**extra: str) -> dict[str, str]:
     return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "tests.settings",
         "DATABASE_URL": database_url_for_test_db(),
         "REDIS_URL": settings.REDIS_URL,
+        "SOURCES_ALLOWED_HOSTS": f"127.0.0.1:{WORKER_SITE_PORT}",
+        "SOURCES_MIN_DELAY_SECONDS": "0",
         **extra,
     }
 

@@ -32,9 +32,11 @@ class FakeEmbedder:
     def __init__(self) -> None:
         self.calls = 0
         self.queries: list[str] = []
+        self.passages: list[str] = []  # every text embedded, in order
 
     def embed_passages(self, texts):
         self.calls += 1
+        self.passages.extend(texts)
         return [hashed_vector(text, self.dimensions) for text in texts]
 
     def embed_query(self, text):

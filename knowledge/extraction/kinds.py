@@ -35,8 +35,11 @@ _HTML_START = re.compile(
 )
 
 
-def detect_kind(file: IO[bytes], filename: str, *, max_unpacked_bytes: int) -> FileKind:
-    """Read the file's first bytes (and a ZIP's directory) to tell what it is."""
+def detect_kind(
+    file: IO[bytes], filename: str, *, max_unpacked_bytes: int, text_hint: str = ""
+) -> FileKind:
+    """Read the file's first bytes (and a ZIP's directory) to tell what it is. ``text_hint``
+    names the kind of a text file whose name says nothing (a web page's URL: "html")."""
     file.seek(0)
     head = file.read(HEAD_BYTES)
     file.seek(0)
@@ -64,6 +67,8 @@ def detect_kind(file: IO[bytes], filename: str, *, max_unpacked_bytes: int) -> F
                 "EPUB, HTML, CSV, plain text (.txt) or Markdown (.md) file."
             )
         )
+    if text_hint in FileKind.values:
+        return FileKind(text_hint)
     return _text_kind(head, filename.lower())
 
 

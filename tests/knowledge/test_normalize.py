@@ -70,3 +70,10 @@ class LanguageTests(SimpleTestCase):
             == "en"
         )
         assert detect_language("Einführung in die Geometrie und Topologie") == "other"
+
+
+def test_a_short_text_gets_its_language_from_two_stopwords():
+    from knowledge.normalize import detect_language  # noqa: PLC0415
+
+    assert detect_language("Los envíos a las islas Canarias tardan cinco días.") == "es"
+    assert detect_language("Hola mundo") == "other"  # no stopword at all: not a guess

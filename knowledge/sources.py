@@ -1,0 +1,410 @@
+"""Web sources: pages kept as documents and re-checked on a schedule.
+
+A check discovers the source's pages (the page itself, a sitemap's, or a site's by its
+links), fetches each with the validators of the last fetch (ETag / Last-Modified), and
+compares the main text's hash: an unchanged page costs one request and no embedding; a
+changed one is re-ingested in place (its chunks stay searchable until the new ones replace
+them, and chunks whose text did not change keep their vectors); a new page becomes a
+document whose citation is its URL; a page that answers 404/410 or left the sitemap or the
+site is forgotten with the same erasure as a forgotten upload. When the discovery itself
+fails (the sitemap or the start page cannot be read), nothing is forgotten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import uuid
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from datetime import timedelta
+from urllib.parse import urljoin, urlsplit
+
+import defusedxml.ElementTree
+import lxml.html
+import trafilatura
+from defusedxml import DefusedXmlException
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext_noop
+
+from knowledge import services
+from knowledge.fetching import (
+    HTML_TYPES,
+    XML_TYPES,
+    Fetched,
+    Fetcher,
+    FetchError,
+    check_url,
+    checked_address,
+)
+from knowledge.models import Document, DocumentStatus, Source, SourceMode, SourcePage
+from knowledge.search import sentence_vectors
+from licenses.models import License
+from portality.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
+
+MAX_SITEMAPS = 20  # child sitemaps of a sitemap index read in one check
+_SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+
+
+@dataclass
+class CheckResult:
+    new: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    errors: int = 0
+    skipped_by_robots: int = 0
+    documents: list[str] = field(default_factory=list)  # documents created or re-ingested
+
+    def as_dict(self) -> dict[str, int]:
+        return {k: v for k, v in self.__dict__.items() if k != "documents"}
+
+
+# -- adding, forgetting ------------------------------------------------------------------
+
+
+def source_add(
+    *,
+    url: str,
+    license: License | None,
+    mode: str = SourceMode.PAGE,
+    every_hours: int = 24,
+    max_pages: int = 50,
+    max_depth: int = 2,
+) -> Source:
+    """Refuses, before anything is stored, an address that may not be fetched."""
+    url = check_url(url)
+    if mode not in SourceMode.values:
+        raise ApplicationError(gettext_noop("The mode must be page, sitemap or site."))
+    if not 1 <= every_hours <= 24 * 365 or not 1 <= max_pages <= 10_000 or max_depth > 10:
+        raise ApplicationError(
+            gettext_noop(
+                "Check every 1 hour to 1 year, 1 to 10,000 pages, and a depth of at most 10."
+            )
+        )
+    parts = urlsplit(url)
+    checked_address(parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
+    try:
+        return Source.objects.create(
+            url=url,
+            license=license,
+            mode=mode,
+            every_hours=every_hours,
+            max_pages=max_pages,
+            max_depth=max_depth,
+            next_check_at=timezone.now(),
+        )
+    except IntegrityError as exc:
+        raise ApplicationError(
+            gettext_noop("%(url)s is already a source of this scope."), params={"url": url}
+        ) from exc
+
+
+def source_forget(*, source: Source) -> int:
+    """Forget the source and every document its pages became (erasure as for uploads)."""
+    with transaction.atomic():
+        documents = list(Document.objects.filter(source_pages__source=source).distinct())
+        for document in documents:
+            services.document_forget(document=document)
+        source.delete()
+    return len(documents)
+
+
+# -- checking ------------------------------------------------------------------------------
+
+
+def sources_due() -> list[uuid.UUID]:
+    """Claim the sources whose next check has come (a conditional update: two beats never
+    queue one source twice)."""
+    now = timezone.now()
+    claimed = []
+    for source in Source.objects.filter(next_check_at__lte=now):
+        # Moving the next check forward is the claim (a check that crashed is due again
+        # then, whatever its "checking" flag says).
+        if Source.objects.filter(pk=source.pk, next_check_at__lte=now).update(
+            checking=True, next_check_at=now + timedelta(hours=source.every_hours)
+        ):
+            claimed.append(source.pk)
+    return claimed
+
+
+def source_check(*, source_id: uuid.UUID | str, enqueue: bool = True) -> CheckResult:
+    """Check a source now. With ``enqueue`` the changed documents go to the workers;
+    without, they are ingested here (the command's way) and searchable on return."""
+    source = Source.objects.select_related("license").get(pk=source_id)
+    Source.objects.filter(pk=source.pk).update(checking=True)
+    result = CheckResult()
+    try:
+        with Fetcher() as fetcher:
+            pages = _discover(source, fetcher)
+            for url, depth in pages:
+                _check_page(source, url, depth, fetcher, result, enqueue=enqueue)
+            gone = SourcePage.objects.filter(source=source).exclude(url__in=[u for u, _ in pages])
+            for page in gone:
+                _forget_page(page, result)
+    except ApplicationError as exc:
+        _finish(source, result, error=exc)
+        raise
+    _finish(source, result, error=None)
+    if not enqueue:
+        _ingest_here(result.documents)
+    return result
+
+
+def _finish(source: Source, result: CheckResult, *, error: ApplicationError | None) -> None:
+    now = timezone.now()
+    Source.objects.filter(pk=source.pk).update(
+        checking=False,
+        last_checked_at=now,
+        next_check_at=now + timedelta(hours=source.every_hours),
+        last_result=result.as_dict(),
+        error=error.english if error else "",
+        error_i18n={"template": error.template, "params": error.params} if error else {},
+    )
+
+
+def _ingest_here(document_ids: list[str]) -> None:
+    for document_id in document_ids:
+        services.document_ingest(document_id=document_id)
+        sentence_vectors.document_embed_sentences(document_id=document_id)
+
+
+# -- discovering pages ---------------------------------------------------------------------
+
+
+def _discover(source: Source, fetcher: Fetcher) -> list[tuple[str, int]]:
+    """The page URLs of this check, with their depth (0 = the address itself)."""
+    if source.mode == SourceMode.SITEMAP:
+        return [(url, 1) for url in _sitemap_urls(source, fetcher)][: source.max_pages]
+    if source.mode == SourceMode.SITE:
+        return _site_urls(source, fetcher)
+    return [(source.url, 0)]
+
+
+def _sitemap_urls(source: Source, fetcher: Fetcher) -> list[str]:
+    urls: list[str] = []
+    queue, read = deque([source.url]), 0
+    host = urlsplit(source.url).netloc
+    while queue and read < MAX_SITEMAPS and len(urls) < source.max_pages:
+        fetched = fetcher.get(queue.popleft(), accept=XML_TYPES)
+        if fetched.status != 200:
+            raise FetchError(
+                gettext_noop("The sitemap %(url)s answered %(status)s; nothing was changed."),
+                params={"url": fetched.url[:200], "status": fetched.status},
+            )
+        read += 1
+        root = _parse_sitemap(fetched)
+        for loc in root.iter(f"{_SITEMAP_NS}loc"):
+            url = (loc.text or "").strip()
+            if not url or urlsplit(url).netloc != host:  # another site's pages: not this source's
+                continue
+            if root.tag == f"{_SITEMAP_NS}sitemapindex":
+                queue.append(url)
+            elif url not in urls:
+                urls.append(url)
+    return urls
+
+
+def _parse_sitemap(fetched: Fetched):  # noqa: ANN202 - an ElementTree element
+    try:
+        return defusedxml.ElementTree.fromstring(fetched.body, forbid_dtd=True)
+    except (DefusedXmlException, SyntaxError) as exc:
+        raise FetchError(
+            gettext_noop("The sitemap %(url)s is not valid XML: %(detail)s."),
+            params={"url": fetched.url[:200], "detail": str(exc)[:200]},
+        ) from exc
+
+
+def _site_urls(source: Source, fetcher: Fetcher) -> list[tuple[str, int]]:
+    """Breadth first from the address, through links under its host and path prefix, to
+    ``max_depth`` and ``max_pages``. A page that did not change lends its stored links."""
+    prefix = _prefix(source.url)
+    known = {page.url: page for page in SourcePage.objects.filter(source=source)}
+    found: dict[str, int] = {source.url: 0}
+    queue = deque([source.url])
+    while queue and len(found) < source.max_pages:
+        url = queue.popleft()
+        depth = found[url]
+        if depth >= source.max_depth:
+            continue
+        for link in _links_of(url, known.get(url), fetcher, start=url == source.url):
+            if link.startswith(prefix) and link not in found and len(found) < source.max_pages:
+                found[link] = depth + 1
+                queue.append(link)
+    return list(found.items())
+
+
+def _links_of(url: str, page: SourcePage | None, fetcher: Fetcher, *, start: bool) -> list[str]:
+    try:
+        fetched = fetcher.get(url, accept=HTML_TYPES)
+    except FetchError:
+        if start:
+            raise  # the site cannot be read at all: change nothing
+        return list(page.links) if page else []
+    if fetched.status != 200:
+        if start:
+            raise FetchError(
+                gettext_noop("%(url)s answered %(status)s; nothing was changed."),
+                params={"url": url[:200], "status": fetched.status},
+            )
+        return []
+    return page_links(fetched)
+
+
+def page_links(fetched: Fetched) -> list[str]:
+    try:
+        root = lxml.html.document_fromstring(fetched.body)
+    except (lxml.etree.ParserError, ValueError):
+        return []
+    links = []
+    for element, attribute, link, _pos in root.iterlinks():
+        if element.tag == "a" and attribute == "href":
+            absolute = urljoin(fetched.url, link).split("#")[0]
+            if absolute.startswith(("http://", "https://")) and absolute not in links:
+                links.append(absolute)
+    return links
+
+
+def _prefix(url: str) -> str:
+    parts = urlsplit(url)
+    path = parts.path if parts.path.endswith("/") else parts.path.rsplit("/", 1)[0] + "/"
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+# -- one page ------------------------------------------------------------------------------
+
+
+def _check_page(
+    source: Source, url: str, depth: int, fetcher: Fetcher, result: CheckResult, *, enqueue: bool
+) -> None:
+    page = SourcePage.objects.filter(source=source, url=url).first()
+    if not fetcher.allowed(url):
+        result.skipped_by_robots += 1
+        if page is not None:
+            _forget_page(page, result)
+        return
+    try:
+        fetched = fetcher.get(
+            url,
+            accept=HTML_TYPES,
+            etag=page.etag if page and page.document_id else "",
+            last_modified=page.last_modified if page and page.document_id else "",
+        )
+    except FetchError as exc:
+        _page_error(source, url, depth, page, exc.english, result)
+        return
+    if fetched.gone:
+        if page is not None:
+            _forget_page(page, result)
+        return
+    if fetched.not_modified and page is not None:
+        _touch(page, fetched, result)
+        return
+    if fetched.status != 200:
+        _page_error(source, url, depth, page, f"HTTP {fetched.status}", result)
+        return
+    _store_page(source, url, depth, page, fetched, result, enqueue=enqueue)
+
+
+def _store_page(
+    source: Source,
+    url: str,
+    depth: int,
+    page: SourcePage | None,
+    fetched: Fetched,
+    result: CheckResult,
+    *,
+    enqueue: bool,
+) -> None:
+    text_hash = _main_text_hash(fetched.body)
+    page = page or SourcePage(source=source, url=url)
+    page.depth, page.status_code, page.error = depth, fetched.status, ""
+    page.etag, page.last_modified = fetched.etag, fetched.last_modified
+    page.links = page_links(fetched) if source.mode == SourceMode.SITE else []
+    page.last_checked_at = timezone.now()
+    document = Document.objects.filter(pk=page.document_id).first() if page.document_id else None
+    if document is not None and page.text_hash == text_hash:
+        page.save()
+        result.unchanged += 1
+        return
+    page.text_hash, page.last_changed_at = text_hash, timezone.now()
+    try:
+        if document is None:
+            document = _new_document(source, url, fetched.body, enqueue=enqueue)
+            result.new += 1
+        else:
+            document = _replace_document(document, fetched.body, enqueue=enqueue)
+            result.changed += 1
+    except ApplicationError as exc:
+        page.error = exc.english
+        page.save()
+        result.errors += 1
+        return
+    page.document = document
+    page.save()
+    if document.status == DocumentStatus.QUEUED:
+        result.documents.append(str(document.pk))
+
+
+def _new_document(source: Source, url: str, body: bytes, *, enqueue: bool) -> Document:
+    creation = services.document_create(
+        file=io.BytesIO(body),
+        filename=_citation_name(url),
+        license=source.license,
+        enqueue=enqueue,
+        kind_hint="html",
+    )
+    return creation.document
+
+
+def _replace_document(document: Document, body: bytes, *, enqueue: bool) -> Document:
+    return services.document_replace_file(document=document, file=io.BytesIO(body), enqueue=enqueue)
+
+
+def _citation_name(url: str) -> str:
+    """The document's name is its URL: what a citation shows and a reader opens."""
+    return url if len(url) <= 255 else url[:254] + "…"
+
+
+def _main_text_hash(body: bytes) -> str:
+    """A page's identity is its main text: a changed timestamp in a footer, a rotating
+    banner or a session token in a link is not a change worth re-embedding."""
+    html = body.decode("utf-8", errors="replace")
+    text = trafilatura.extract(html, include_tables=True, favor_recall=True) or html
+    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
+
+
+def _touch(page: SourcePage, fetched: Fetched, result: CheckResult) -> None:
+    SourcePage.objects.filter(pk=page.pk).update(
+        last_checked_at=timezone.now(), status_code=fetched.status, error=""
+    )
+    result.unchanged += 1
+
+
+def _page_error(
+    source: Source, url: str, depth: int, page: SourcePage | None, error: str, result: CheckResult
+) -> None:
+    """A page that failed this time keeps its document (it may be back next time)."""
+    page = page or SourcePage(source=source, url=url, depth=depth)
+    page.error, page.last_checked_at = error[:2000], timezone.now()
+    page.save()
+    result.errors += 1
+
+
+def _forget_page(page: SourcePage, result: CheckResult) -> None:
+    document = page.document
+    page.delete()
+    if document is not None and not document.source_pages.exists():
+        services.document_forget(document=document)
+    result.removed += 1
+
+
+def source_pages_by_state(source: Source) -> Counter[str]:
+    states: Counter[str] = Counter()
+    for page in source.pages.select_related("document"):
+        states["error" if page.error else (page.document.status if page.document else "none")] += 1
+    return states

@@ -1,0 +1,345 @@
+"""Web sources against a real web site on the loopback address (tests/website.py): a
+sitemap of pages kept in sync (changed, removed, added), conditional requests that make an
+unchanged page cost one request and no embedding, and fetching that refuses private
+addresses before connecting, follows redirects carefully, obeys robots.txt and its limits."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from knowledge import fetching
+from knowledge.fetching import FetchError, address_refusal
+from knowledge.models import Chunk, Document, DocumentStatus, Source, SourcePage
+from knowledge.search import SearchOptions
+from knowledge.search import search as engine_search
+from knowledge.sources import source_add, source_check, source_forget
+from licenses.principals import principal_for_admin, principal_for_license
+from tests.conftest import WORKER_SITE_PORT, wait_until
+from tests.factories import make_license
+from tests.website import Page, Website
+
+FACTS = {
+    "/ayuda/horario": (
+        "Horario",
+        "La oficina de atención abre de lunes a viernes de 8 a 15 horas.",
+    ),
+    "/ayuda/devolucoes": ("Devoluções", "As devoluções são aceitas em até trinta dias corridos."),
+    "/ayuda/parking": ("Parking", "Visitors park on level minus two beside the lifts."),
+    "/ayuda/wifi": ("Wifi", "La contraseña del wifi de invitados cambia cada lunes."),
+    "/ayuda/pagos": ("Pagos", "Aceptamos pagos con tarjeta y transferencia bancaria."),
+}
+
+
+@pytest.fixture
+def site(settings):
+    website = Website()
+    server = website.start()
+    settings.SOURCES_ALLOWED_HOSTS = [f"127.0.0.1:{website.port}"]
+    settings.SOURCES_MIN_DELAY_SECONDS = 0
+    for path, (title, text) in FACTS.items():
+        website.html(path, title, text)
+    website.pages["/robots.txt"] = Page(b"User-agent: *\nDisallow: /privado/\n", "text/plain")
+    website.sitemap()
+    yield website
+    server.shutdown()
+
+
+def found(query: str, license=None) -> list:
+    principal = (
+        principal_for_license(license) if license else principal_for_admin("root", license=None)
+    )
+    options = SearchOptions(strategy="keyword", min_score=-1.0)
+    return engine_search(principal=principal, query=query, options=options).results
+
+
+def embedded_since(fake, start: int) -> str:
+    return " ".join(fake.passages[start:])
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+class TestSitemapSource:
+    def test_pages_are_searchable_and_cited_by_their_url(self, site):
+        source = source_add(url=site.url("/sitemap.xml"), license=None, mode="sitemap")
+        result = source_check(source_id=source.pk, enqueue=False)
+
+        assert (result.new, result.errors) == (5, 0)
+        assert Document.objects.filter(status=DocumentStatus.READY).count() == 5
+        top = found("oficina atención lunes viernes")[0]
+        assert top.filename == site.url("/ayuda/horario")
+        assert "8 a 15 horas" in top.content
+
+    def test_a_change_a_removal_and_an_addition_are_followed_and_unchanged_pages_cost_nothing(
+        self, site, fake_embedder
+    ):
+        source = source_add(url=site.url("/sitemap.xml"), license=None, mode="sitemap")
+        source_check(source_id=source.pk, enqueue=False)
+        removed_chunks = list(
+            Chunk.objects.filter(document__filename=site.url("/ayuda/wifi")).values_list(
+                "pk", flat=True
+            )
+        )
+        site.html(
+            "/ayuda/horario",
+            "Horario",
+            "La oficina de atención abre de lunes a jueves de 9 a 14 horas.",
+        )
+        del site.pages["/ayuda/wifi"]
+        site.html(
+            "/ayuda/envios",
+            "Envíos",
+            "Los envíos a las islas Canarias tardan cinco días laborables.",
+        )
+        site.sitemap()
+        site.requests.clear()
+        before = len(fake_embedder.passages)
+
+        result = source_check(source_id=source.pk, enqueue=False)
+
+        assert result.as_dict() == {
+            "new": 1, "changed": 1, "unchanged": 3, "removed": 1, "errors": 0, "skipped_by_robots": 0
+        }  # fmt: skip
+        assert "9 a 14 horas" in found("oficina atención jueves")[0].content
+        assert not Chunk.objects.filter(content__contains="8 a 15 horas").exists()
+        assert not any("wifi" in r.content for r in found("contraseña wifi invitados"))
+        assert not Chunk.objects.filter(pk__in=removed_chunks).exists()  # gone from the database
+        assert "cinco días laborables" in found("envíos Canarias")[0].content
+        # The unchanged pages: one conditional request each, answered 304, nothing embedded.
+        unchanged = ("/ayuda/devolucoes", "/ayuda/pagos", "/ayuda/parking")  # the sitemap's order
+        assert [(p, s) for p, cond, s in site.requests if p in unchanged] == [
+            (p, 304) for p in unchanged
+        ]
+        texts = embedded_since(fake_embedder, before)
+        assert "jueves" in texts and "Canarias" in texts
+        for path in unchanged:
+            assert FACTS[path][1].split()[1] not in texts
+
+    def test_a_page_whose_main_text_did_not_change_is_not_re_ingested(self, site, fake_embedder):
+        source = source_add(url=site.url("/ayuda/horario"), license=None)
+        source_check(source_id=source.pk, enqueue=False)
+        title, text = FACTS["/ayuda/horario"]
+        site.html("/ayuda/horario", title, text)  # new footer timestamp, new ETag, same text
+        before = len(fake_embedder.passages)
+
+        result = source_check(source_id=source.pk, enqueue=False)
+
+        assert (result.unchanged, result.changed) == (1, 0)
+        assert len(fake_embedder.passages) == before
+
+    def test_a_changed_page_keeps_the_vectors_of_its_unchanged_chunks(self, site, fake_embedder):
+        long_text = [" ".join(f"palabra{n}x{i}" for i in range(60)) + "." for n in range(8)]
+        site.html("/largo", "Largo", *long_text)
+        source = source_add(url=site.url("/largo"), license=None)
+        source_check(source_id=source.pk, enqueue=False)
+        first = Document.objects.get(filename=site.url("/largo"))
+        assert first.chunk_count >= 2
+        site.html("/largo", "Largo", *long_text[:-1], "Un párrafo final nuevo del todo.")
+
+        source_check(source_id=source.pk, enqueue=False)
+
+        document = Document.objects.get(pk=first.pk)
+        assert document.metadata["vectors_reused"] >= 1
+        assert document.metadata["vectors_embedded"] >= 1
+        assert (
+            document.metadata["vectors_reused"] + document.metadata["vectors_embedded"]
+            == document.chunk_count
+        )
+
+    def test_a_failed_sitemap_forgets_nothing(self, site):
+        source = source_add(url=site.url("/sitemap.xml"), license=None, mode="sitemap")
+        source_check(source_id=source.pk, enqueue=False)
+        site.pages["/sitemap.xml"] = Page(b"", status=500)
+
+        with pytest.raises(FetchError, match="answered 500; nothing was changed"):
+            source_check(source_id=source.pk, enqueue=False)
+        assert Document.objects.count() == 5
+        assert "500" in Source.objects.get(pk=source.pk).error
+
+    def test_a_license_source_is_that_license_s_only(self, site):
+        sala, otra = make_license(machine_id="sala-01"), make_license(machine_id="sala-02")
+        source = source_add(url=site.url("/ayuda/parking"), license=sala)
+        source_check(source_id=source.pk, enqueue=False)
+
+        assert found("Visitors park level", license=sala)
+        assert not found("Visitors park level", license=otra)
+
+    def test_forgetting_a_source_forgets_its_documents(self, site):
+        source = source_add(url=site.url("/sitemap.xml"), license=None, mode="sitemap")
+        source_check(source_id=source.pk, enqueue=False)
+
+        assert source_forget(source=source) == 5
+        assert not Document.objects.exists() and not SourcePage.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+class TestSiteSource:
+    def test_links_under_the_address_are_followed_to_the_depth_asked(self, site):
+        site.html(
+            "/ayuda/",
+            "Ayuda",
+            "Índice de la ayuda.",
+            links=(
+                "/ayuda/horario",
+                "/ayuda/pagos",
+                "/ayuda/privado/",
+                "/blog/",
+                "https://example.com/x",
+            ),
+        )
+        site.html("/ayuda/privado/", "Privado", "Nunca leído: robots.txt lo prohíbe.")
+        site.pages["/robots.txt"] = Page(
+            b"User-agent: *\nDisallow: /ayuda/privado/\n", "text/plain"
+        )
+        site.html("/blog/", "Blog", "Fuera del prefijo.")
+        source = source_add(url=site.url("/ayuda/"), license=None, mode="site", max_depth=1)
+
+        result = source_check(source_id=source.pk, enqueue=False)
+
+        assert result.skipped_by_robots == 1
+        names = set(Document.objects.values_list("filename", flat=True))
+        assert names == {site.url("/ayuda/"), site.url("/ayuda/horario"), site.url("/ayuda/pagos")}
+        assert "/blog/" not in site.paths_requested()
+        assert "/ayuda/privado/" not in site.paths_requested()
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+class TestFetchingLimits:
+    def test_no_cookie_or_credential_is_sent_and_the_user_agent_names_the_product(self, site):
+        source = source_add(url=site.url("/sitemap.xml"), license=None, mode="sitemap")
+        source_check(source_id=source.pk, enqueue=False)
+
+        assert site.headers_seen and all("Cookie" not in h for h in site.headers_seen)
+        assert all(h["User-Agent"].startswith("PortalityBrain/") for h in site.headers_seen)
+        with pytest.raises(FetchError, match="user name or password"):
+            source_add(url=f"http://ana:secreto@127.0.0.1:{site.port}/", license=None)
+
+    def test_slow_huge_and_non_html_pages_fail_alone_with_their_reason(
+        self, site, settings, monkeypatch
+    ):
+        monkeypatch.setattr(fetching, "TOTAL_SECONDS", 1.0)
+        monkeypatch.setattr(fetching, "READ_SECONDS", 1.0)
+        settings.SOURCES_MAX_PAGE_MB = 1
+        site.pages["/lento"] = Page(b"<html><p>tarde</p></html>", delay=3)
+        site.pages["/enorme"] = Page(b"<html><p>" + b"x" * (2 * 1024 * 1024) + b"</p></html>")
+        site.pages["/foto"] = Page(b"\x89PNG....", content_type="image/png")
+        site.sitemap()
+        source = source_add(url=site.url("/sitemap.xml"), license=None, mode="sitemap")
+
+        result = source_check(source_id=source.pk, enqueue=False)
+
+        assert (result.new, result.errors) == (5, 2)  # the PNG is not in a sitemap of pages
+        errors = dict(SourcePage.objects.exclude(error="").values_list("url", "error"))
+        assert "longer than 1 seconds" in errors[site.url("/lento")]
+        assert "larger than 1 MB" in errors[site.url("/enorme")]
+        with pytest.raises(FetchError, match="image/png, not a web page"):
+            fetching.Fetcher().get(site.url("/foto"), accept=fetching.HTML_TYPES)
+
+    def test_redirects_are_followed_and_each_hop_is_checked(self, site):
+        site.pages["/viejo"] = Page(b"", status=301, location="/ayuda/pagos")
+        site.pages["/fuera"] = Page(b"", status=302, location="http://127.0.0.2:1/admin")
+        site.pages["/bucle"] = Page(b"", status=302, location="/bucle")
+        with fetching.Fetcher() as fetcher:
+            assert fetcher.get(site.url("/viejo"), accept=fetching.HTML_TYPES).url == site.url(
+                "/ayuda/pagos"
+            )
+            with pytest.raises(FetchError, match="127.0.0.2, a private, loopback or reserved"):
+                fetcher.get(site.url("/fuera"), accept=fetching.HTML_TYPES)
+            with pytest.raises(FetchError, match="redirects more than 5 times"):
+                fetcher.get(site.url("/bucle"), accept=fetching.HTML_TYPES)
+
+
+@pytest.mark.django_db
+class TestRefusedAddresses:
+    def test_a_loopback_host_not_allowed_is_refused_before_any_connection(self, site, settings):
+        settings.SOURCES_ALLOWED_HOSTS = []
+        with pytest.raises(
+            FetchError, match=r"localhost resolves to (127\.0\.0\.1|::1), a private, loopback"
+        ):
+            source_add(url=f"http://localhost:{site.port}/ayuda/horario", license=None)
+        assert site.requests == [] and not Source.objects.exists()
+
+    @pytest.mark.parametrize(
+        "address",
+        [
+            "127.0.0.1", "10.1.2.3", "172.16.0.9", "192.168.1.1", "169.254.169.254", "100.64.0.1",
+            "0.0.0.0", "224.0.0.1", "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "::ffff:169.254.169.254",
+        ],
+    )  # fmt: skip
+    def test_private_metadata_and_reserved_ranges_are_refused_by_the_address_check(self, address):
+        assert address_refusal("intranet.example", 80, [address], allowed=[]) != ""
+
+    def test_public_addresses_and_exactly_allowed_hosts_pass(self):
+        assert (
+            address_refusal(
+                "example.com", 443, ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"], []
+            )
+            == ""
+        )
+        assert address_refusal("wiki.intranet", 8080, ["10.0.0.5"], ["wiki.intranet:8080"]) == ""
+        assert (
+            address_refusal("wiki.intranet", 8081, ["10.0.0.5"], ["wiki.intranet:8080"])
+            == "10.0.0.5"
+        )
+        # One private address among public ones is enough to refuse (DNS answers vary).
+        assert address_refusal("mixed.example", 80, ["93.184.215.14", "10.0.0.5"], []) == "10.0.0.5"
+
+    @pytest.mark.parametrize(
+        "url", ["ftp://example.com/x", "file:///etc/passwd", "javascript:alert(1)", "http:///x"]
+    )
+    def test_only_http_and_https_addresses(self, url):
+        with pytest.raises(FetchError, match="Only http:// and https://"):
+            source_add(url=url, license=None)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+def test_the_source_command(site):
+    def run(*args):
+        out = StringIO()
+        call_command("source", *args, stdout=out, stderr=StringIO())
+        return [json.loads(line) for line in out.getvalue().splitlines() if line.strip()]
+
+    [added] = run("add", site.url("/sitemap.xml"), "--mode", "sitemap", "--every", "6", "--json")
+    assert added["mode"] == "sitemap" and added["every_hours"] == 6 and added["scope"] == "global"
+    [checked] = run("check", added["id"], "--json")
+    assert checked["new"] == 5
+    [listing] = run("list", "--json")
+    assert listing[0]["pages"] == 5 and listing[0]["last_result"]["new"] == 5
+    [forgotten] = run("forget", added["id"], "--json")
+    assert forgotten["documents_forgotten"] == 5
+    with pytest.raises(CommandError, match="resolves to"):
+        call_command("source", "add", "http://localhost:9/", stdout=StringIO())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_check_queued_to_the_real_worker(celery_worker, settings, media_root):
+    """The task path: beat's due sources → a check in the worker → pages ingested there."""
+    from knowledge.tasks import sources_check_due_task  # noqa: PLC0415
+
+    settings.MEDIA_ROOT = media_root  # the worker reads the same files
+    website = Website(port=WORKER_SITE_PORT)
+    server = website.start()
+    settings.SOURCES_ALLOWED_HOSTS = [f"127.0.0.1:{WORKER_SITE_PORT}"]
+    try:
+        website.html(
+            "/faq", "FAQ", "El ascensor de servicio se revisa el primer martes de cada mes."
+        )
+        source_add(url=website.url("/faq"), license=None)
+
+        assert sources_check_due_task.delay().get(timeout=60) == 1  # as beat queues it
+        wait_until(
+            lambda: Document.objects.filter(status=DocumentStatus.READY).exists(),
+            timeout=120,
+            what="the page ingested by the worker",
+        )
+        assert Source.objects.get().last_result["new"] == 1
+        assert sources_check_due_task.delay().get(timeout=60) == 0  # not due again so soon
+    finally:
+        server.shutdown()
