@@ -5,6 +5,7 @@ huge page. It records every request, so a test can say what a check cost."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 import time
@@ -86,10 +87,9 @@ class Website:
                 body = page.body if page and status == 200 else b""
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                try:
+                # The fetcher stops reading a page over its size limit.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the fetcher stopped reading a page over its size limit
 
             def log_message(self, *args: object) -> None:
                 pass
