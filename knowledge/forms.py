@@ -16,6 +16,7 @@ from knowledge.models import (
     FileKind,
     Language,
     Redaction,
+    SourceMode,
     SourceType,
     SplitMode,
 )
@@ -187,3 +188,19 @@ class PlaygroundForm(forms.Form):
         scope = self.fields["scope"]
         assert isinstance(scope, forms.ChoiceField)
         scope.choices = [(GLOBAL_SCOPE, _("Global only")), *license_choices()]
+
+
+class SourceForm(ScopeFields):
+    url = forms.URLField(label=_("Address"), max_length=2000, assume_scheme="https")
+    mode = forms.ChoiceField(
+        label=_("What to keep"), choices=SourceMode.choices, initial=SourceMode.PAGE
+    )
+    every_hours = forms.IntegerField(
+        label=_("Check every (hours)"), min_value=1, max_value=24 * 365, initial=24
+    )
+    max_pages = forms.IntegerField(
+        label=_("At most (pages)"), min_value=1, max_value=10_000, initial=50
+    )
+    max_depth = forms.IntegerField(
+        label=_("Links followed (site)"), min_value=0, max_value=10, initial=2
+    )

@@ -500,6 +500,11 @@ class Source(models.Model):
     def __str__(self) -> str:
         return self.url
 
+    @property
+    def error_message(self) -> str:
+        """The last check's failure in the active language (``error`` is the English)."""
+        return _message(self.error, self.error_i18n)
+
 
 class SourcePage(models.Model):
     """A page of a source, the document its content became, and what the next check sends
@@ -517,6 +522,7 @@ class SourcePage(models.Model):
     depth = models.PositiveSmallIntegerField(default=0)
     status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     error = models.TextField(blank=True)
+    error_i18n = models.JSONField(default=dict, blank=True)
     last_checked_at = models.DateTimeField(null=True, blank=True)
     last_changed_at = models.DateTimeField(null=True, blank=True)
 
@@ -528,3 +534,15 @@ class SourcePage(models.Model):
 
     def __str__(self) -> str:
         return self.url
+
+    @property
+    def error_message(self) -> str:
+        return _message(self.error, self.error_i18n)
+
+
+def _message(english: str, i18n: dict[str, object]) -> str:
+    template = i18n.get("template")
+    if not isinstance(template, str) or not template:
+        return english
+    params = i18n.get("params")
+    return translate_message(template, params if isinstance(params, dict) else None)

@@ -23,6 +23,8 @@ from knowledge.models import (
     Redaction,
     RedactionPolicy,
     SearchLog,
+    Source,
+    SourcePage,
 )
 from knowledge.redaction import KINDS, AllowList
 from licenses.models import GLOBAL_SCOPE, License
@@ -284,3 +286,14 @@ def chunking_defaults_by_scope() -> dict[str, dict[str, object]]:
         }
         for default in ChunkingDefault.objects.select_related("license")
     }
+
+
+def source_list() -> QuerySet[Source]:
+    return Source.objects.select_related("license").annotate(
+        page_count=Count("pages", distinct=True),
+        failing_pages=Count("pages", filter=~Q(pages__error=""), distinct=True),
+    )
+
+
+def source_pages(source: Source) -> QuerySet[SourcePage]:
+    return source.pages.select_related("document").order_by("url")

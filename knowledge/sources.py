@@ -295,7 +295,7 @@ def _check_page(
             last_modified=page.last_modified if page and page.document_id else "",
         )
     except FetchError as exc:
-        _page_error(source, url, depth, page, exc.english, result)
+        _page_error(source, url, depth, page, exc, result)
         return
     if fetched.gone:
         if page is not None:
@@ -305,7 +305,10 @@ def _check_page(
         _touch(page, fetched, result)
         return
     if fetched.status != 200:
-        _page_error(source, url, depth, page, f"HTTP {fetched.status}", result)
+        answered = FetchError(
+            gettext_noop("The page answered HTTP %(status)s."), params={"status": fetched.status}
+        )
+        _page_error(source, url, depth, page, answered, result)
         return
     _store_page(source, url, depth, page, fetched, result, enqueue=enqueue)
 
@@ -322,7 +325,7 @@ def _store_page(
 ) -> None:
     text_hash = _main_text_hash(fetched.body)
     page = page or SourcePage(source=source, url=url)
-    page.depth, page.status_code, page.error = depth, fetched.status, ""
+    page.depth, page.status_code, page.error, page.error_i18n = depth, fetched.status, "", {}
     page.etag, page.last_modified = fetched.etag, fetched.last_modified
     page.links = page_links(fetched) if source.mode == SourceMode.SITE else []
     page.last_checked_at = timezone.now()
@@ -341,6 +344,7 @@ def _store_page(
             result.changed += 1
     except ApplicationError as exc:
         page.error = exc.english
+        page.error_i18n = {"template": exc.template, "params": exc.params}
         page.save()
         result.errors += 1
         return
@@ -380,17 +384,23 @@ def _main_text_hash(body: bytes) -> str:
 
 def _touch(page: SourcePage, fetched: Fetched, result: CheckResult) -> None:
     SourcePage.objects.filter(pk=page.pk).update(
-        last_checked_at=timezone.now(), status_code=fetched.status, error=""
+        last_checked_at=timezone.now(), status_code=fetched.status, error="", error_i18n={}
     )
     result.unchanged += 1
 
 
 def _page_error(
-    source: Source, url: str, depth: int, page: SourcePage | None, error: str, result: CheckResult
+    source: Source,
+    url: str,
+    depth: int,
+    page: SourcePage | None,
+    error: ApplicationError,
+    result: CheckResult,
 ) -> None:
     """A page that failed this time keeps its document (it may be back next time)."""
     page = page or SourcePage(source=source, url=url, depth=depth)
-    page.error, page.last_checked_at = error[:2000], timezone.now()
+    page.error, page.last_checked_at = error.english[:2000], timezone.now()
+    page.error_i18n = {"template": error.template, "params": error.params}
     page.save()
     result.errors += 1
 

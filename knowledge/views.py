@@ -11,6 +11,7 @@ from uuid import UUID
 from django import forms
 from django.conf import settings
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -20,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from knowledge import selectors, services
+from knowledge import selectors, services, sources
 from knowledge.chunk_options import (
     MAX_CHUNK_TOKENS,
     MIN_CHUNK_TOKENS,
@@ -32,6 +33,7 @@ from knowledge.forms import (
     DocumentFilterForm,
     PlaygroundForm,
     RedactionPolicyForm,
+    SourceForm,
     UploadForm,
 )
 from knowledge.models import (
@@ -42,11 +44,13 @@ from knowledge.models import (
     Language,
     Redaction,
     SearchLog,
+    Source,
     SourceType,
     SplitMode,
 )
 from knowledge.preview import chunks_preview, preview_payload
 from knowledge.search import SearchOptions
+from knowledge.tasks import source_check_task
 from licenses.models import GLOBAL_SCOPE
 from licenses.principals import principal_for_admin
 from licenses.selectors import license_choices, license_counts, license_get_for_machine_id
@@ -123,6 +127,7 @@ def document_list(request: HtmxHttpRequest) -> HttpResponse:
         "max_pages": settings.KNOWLEDGE_MAX_PDF_PAGES,
         "any_documents": Document.objects.exists(),
         "splits": SplitMode.choices,
+        "sources_url": reverse("knowledge:source-list"),
         "chunking_defaults": selectors.chunking_defaults_by_scope(),
         "min_chunk": MIN_CHUNK_TOKENS,
         "max_chunk": MAX_CHUNK_TOKENS,
@@ -449,3 +454,72 @@ def redaction_policy_edit(request: HtmxHttpRequest) -> HttpResponse:
         "licenses": license_choices(),
     }
     return render(request, "knowledge/redaction.html", context)
+
+
+# -- web sources ---------------------------------------------------------------------------
+
+
+@console_permission(VIEW_KNOWLEDGE)
+@require_http_methods(["GET", "POST"])
+def source_list(request: HtmxHttpRequest) -> HttpResponse:
+    """Every web source, and (for knowledge editors) the form that adds one."""
+    form = SourceForm(request.POST or None)
+    if request.method == "POST":
+        if not request.user.has_perm(ADD_KNOWLEDGE):
+            raise PermissionDenied
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                source = sources.source_add(
+                    url=data["url"],
+                    license=data["license_obj"],
+                    mode=data["mode"],
+                    every_hours=data["every_hours"],
+                    max_pages=data["max_pages"],
+                    max_depth=data["max_depth"],
+                )
+            except ApplicationError as exc:
+                form.add_error("url", exc.message)
+            else:
+                source_check_task.delay(str(source.pk))
+                messages.success(request, _("Source added: its pages are being fetched."))
+                return redirect("knowledge:source-detail", pk=source.pk)
+    context = {"form": form, "sources": selectors.source_list(), "licenses": license_choices()}
+    return render(request, "knowledge/source_list.html", context)
+
+
+@console_permission(VIEW_KNOWLEDGE)
+@require_GET
+def source_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    source = get_object_or_404(Source.objects.select_related("license"), pk=pk)
+    context = {"source": source, "pages": selectors.source_pages(source)}
+    return render(request, "knowledge/source_detail.html", context)
+
+
+@console_permission(ADD_KNOWLEDGE)
+@require_POST
+def source_check(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    source = get_object_or_404(Source, pk=pk)
+    Source.objects.filter(pk=source.pk).update(checking=True)
+    source_check_task.delay(str(source.pk))
+    messages.success(
+        request, _("Checking now: changes are searchable as soon as they are ingested.")
+    )
+    return redirect("knowledge:source-detail", pk=source.pk)
+
+
+@console_permission(FORGET_KNOWLEDGE)
+@require_POST
+def source_forget(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    source = get_object_or_404(Source, pk=pk)
+    forgotten = sources.source_forget(source=source)
+    messages.success(
+        request,
+        ngettext(
+            "Source forgotten, with its %(count)s document.",
+            "Source forgotten, with its %(count)s documents.",
+            forgotten,
+        )
+        % {"count": forgotten},
+    )
+    return redirect("knowledge:source-list")

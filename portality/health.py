@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -26,7 +26,7 @@ from portality.metrics import scrape
 from portality.roles import DASHBOARD
 
 logger = logging.getLogger(__name__)
-OK = "ok"
+OK = gettext_noop("ok")  # gettext_noop: the console shows it translated
 # The parts' names as the dashboard shows them (the JSON keeps the keys).
 PART_LABELS = {
     "database": gettext_lazy("Database"),
@@ -66,7 +66,11 @@ def check_worker(redis_status: str) -> str:
     except Exception as exc:  # kombu raises many transport-specific errors
         logger.warning("worker ping failed: %s", exc)
         return f"unreachable: {exc}"
-    return OK if replies else "no Celery worker answered a ping within 1 s"
+    return OK if replies else NO_WORKER
+
+
+NO_WORKER = gettext_noop("no Celery worker answered a ping within 1 s")
+_OWN_SENTENCES = {OK, NO_WORKER}
 
 
 def system_health() -> dict[str, str]:
@@ -81,10 +85,11 @@ def system_health() -> dict[str, str]:
 
 
 def health_rows(report: dict[str, str]) -> list[tuple[str, str]]:
-    """The report for a person, in their language: each part's name, and "ok" too (what is
-    wrong stays as the check said it, as in the log)."""
+    """The report for a person, in their language: each part's name, "ok", and the
+    product's own sentences (what a server or library said stays as it said it, as in the
+    log)."""
     return [
-        (str(PART_LABELS.get(part, part)), _("ok") if value == OK else value)
+        (str(PART_LABELS.get(part, part)), _(value) if value in _OWN_SENTENCES else value)
         for part, value in report.items()
     ]
 

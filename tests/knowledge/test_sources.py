@@ -343,3 +343,62 @@ def test_a_check_queued_to_the_real_worker(celery_worker, settings, media_root):
         assert sources_check_due_task.delay().get(timeout=60) == 0  # not due again so soon
     finally:
         server.shutdown()
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+class TestConsole:
+    @pytest.fixture
+    def queued(self, monkeypatch):
+        """The checks the console queues (the worker's path is tested above)."""
+        from knowledge import views  # noqa: PLC0415
+
+        calls: list[str] = []
+        monkeypatch.setattr(views.source_check_task, "delay", calls.append)
+        return calls
+
+    def test_an_editor_adds_checks_and_forgets_a_source(self, site, client, admin_user, queued):
+        from tests.factories import as_owner  # noqa: PLC0415
+
+        client.force_login(as_owner(admin_user))
+        response = client.post(
+            "/knowledge/sources/",
+            {"url": site.url("/sitemap.xml"), "scope": "global", "mode": "sitemap", "every_hours": 12,
+             "max_pages": 50, "max_depth": 2},
+        )  # fmt: skip
+        source = Source.objects.get()
+        assert response.status_code == 302 and queued == [str(source.pk)]
+        source_check(source_id=source.pk, enqueue=False)  # what the queued check does
+
+        page = client.get(f"/knowledge/sources/{source.pk}/").content.decode()
+        assert site.url("/ayuda/horario") in page and "5 new" in page
+        assert client.post(f"/knowledge/sources/{source.pk}/check").status_code == 302
+        assert queued == [str(source.pk)] * 2
+        client.post(f"/knowledge/sources/{source.pk}/forget")
+        assert not Source.objects.exists() and not Document.objects.exists()
+
+    def test_a_refused_address_is_explained_on_the_form(self, client, admin_user, settings, queued):
+        from tests.factories import as_owner  # noqa: PLC0415
+
+        settings.SOURCES_ALLOWED_HOSTS = []
+        client.force_login(as_owner(admin_user))
+        response = client.post(
+            "/knowledge/sources/",
+            {"url": "http://localhost:9/", "scope": "global", "mode": "page", "every_hours": 24,
+             "max_pages": 50, "max_depth": 2},
+            HTTP_ACCEPT_LANGUAGE="es",
+        )  # fmt: skip
+        assert response.status_code == 200 and not Source.objects.exists() and queued == []
+        assert "dirección privada" in response.content.decode()
+
+    def test_support_may_look_but_not_add(self, client, django_user_model, queued):
+        from portality.roles import role_grant  # noqa: PLC0415
+
+        user = django_user_model.objects.create_user("apoyo", password="x", is_staff=True)
+        role_grant(username="apoyo", role="support")
+        client.force_login(user)
+        assert client.get("/knowledge/sources/").status_code in (200, 403)
+        response = client.post(
+            "/knowledge/sources/", {"url": "https://example.com/", "scope": "global"}
+        )
+        assert response.status_code == 403 and not Source.objects.exists()

@@ -155,7 +155,36 @@ def console_data(media_root, fake_embedder):
     assert failed.status == DocumentStatus.FAILED
     consent(license, "ana")
     propose(license, "Prefiere la sala con vistas al jardín")
-    return {"license": license, "ready": ready, "failed": failed}
+    source = _source_with_pages(ready)
+    return {"license": license, "ready": ready, "failed": failed, "source": source}
+
+
+def _source_with_pages(document):
+    """A web source as a check leaves it: one page kept, one failing with its reason."""
+    from django.utils import timezone  # noqa: PLC0415
+
+    from knowledge.models import Source, SourcePage  # noqa: PLC0415
+
+    source = Source.objects.create(
+        url="https://ayuda.example.com/sitemap.xml",
+        mode="sitemap",
+        last_checked_at=timezone.now(),
+        next_check_at=timezone.now(),
+        last_result={"new": 1, "changed": 0, "unchanged": 0, "removed": 0, "errors": 1},
+    )
+    SourcePage.objects.create(
+        source=source, url="https://ayuda.example.com/horario", document=document
+    )
+    SourcePage.objects.create(
+        source=source,
+        url="https://ayuda.example.com/lento",
+        error="https://ayuda.example.com/lento took longer than 30 seconds to answer.",
+        error_i18n={
+            "template": "%(url)s took longer than %(limit)s seconds to answer.",
+            "params": {"url": "https://ayuda.example.com/lento", "limit": 30},
+        },
+    )
+    return source
 
 
 def console_pages(data) -> list[str]:
@@ -174,6 +203,8 @@ def console_pages(data) -> list[str]:
         "/knowledge/redaction/?scope=sala-01",
         "/chat/assistant/",
         f"/chat/assistant/{data['license'].pk}/",
+        "/knowledge/sources/",
+        f"/knowledge/sources/{data['source'].pk}/",
     ]
 
 
