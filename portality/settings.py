@@ -276,6 +276,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "portality.openapi.add_error_responses",
     ],
+    "ENUM_NAME_OVERRIDES": {"SourceModeEnum": "knowledge.models.SourceMode"},
 }
 
 # -- Celery ------------------------------------------------------------------------------
