@@ -106,8 +106,8 @@ def test_citations_are_the_sources_used_renumbered_in_order_of_first_use(marta):
         "Abre a las ocho [1], pero la climatizada a las nueve [2]. Otra vez [1]."
     )
     assert [(c.number, c.document) for c in answer.citations] == [
-        (1, sources[1].label.split(",")[0]),
-        (2, sources[0].label.split(",")[0]),
+        (1, sources[1].label.split(",")[0].split(" — ")[0]),
+        (2, sources[0].label.split(",")[0].split(" — ")[0]),
     ]
 
 

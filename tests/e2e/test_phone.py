@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 WIDE = "https://an-uncommonly-long-customer-origin.example.com"
 
 
-def console_urls(license, ready, failed) -> list[str]:
+def console_urls(license, ready, failed, source) -> list[str]:
     return [
         "/",
         "/knowledge/",
@@ -27,6 +27,8 @@ def console_urls(license, ready, failed) -> list[str]:
         f"/knowledge/{failed.pk}/",
         "/knowledge/search/?query=horario+de+la+piscina+comunitaria&scope=global",
         "/knowledge/redaction/",
+        "/knowledge/sources/",
+        f"/knowledge/sources/{source.pk}/",
         "/licenses/",
         f"/licenses/{license.pk}/",
         "/memories/",
@@ -54,6 +56,7 @@ def test_no_console_page_scrolls_sideways_on_a_phone(live_server, django_user_mo
         license=license,
     )
     failed = make_document("  \n\t  ", filename="documento-vacio-sin-texto-alguno.txt")
+    source = long_source(ready)
     admin = principal_for_admin("admin", license=None)
     for query in ("horario de la piscina comunitaria en verano", "reserva del salón de fiestas"):
         search_log_record(
@@ -64,7 +67,7 @@ def test_no_console_page_scrolls_sideways_on_a_phone(live_server, django_user_mo
         page.set_viewport_size({"width": 390, "height": 844})
         log_in(page, f"{live_server.url}/", "admin", "s3cret-pass")
         wide = {}
-        for url in console_urls(license, ready, failed):
+        for url in console_urls(license, ready, failed, source):
             page.goto(f"{live_server.url}{url}")
             page.wait_for_load_state("networkidle")
             width = page.evaluate("document.documentElement.scrollWidth")
@@ -72,3 +75,22 @@ def test_no_console_page_scrolls_sideways_on_a_phone(live_server, django_user_mo
                 wide[url] = width
                 shot(page, f"phone-{locale}-{url.strip('/').replace('/', '-')[:40] or 'home'}")
         assert wide == {}
+
+
+def long_source(document):
+    """A web source whose addresses are long unbroken words, with a failing page."""
+    from knowledge.models import Source, SourcePage  # noqa: PLC0415
+
+    base = "https://centro-de-ayuda-del-condominio-de-las-palmeras.example.com"
+    source = Source.objects.create(
+        url=f"{base}/preguntas-frecuentes/sitemap-de-todas-las-paginas.xml", mode="sitemap"
+    )
+    SourcePage.objects.create(
+        source=source, url=f"{base}/preguntas-frecuentes/horario-de-la-piscina", document=document
+    )
+    SourcePage.objects.create(
+        source=source,
+        url=f"{base}/preguntas-frecuentes/pagina-que-tarda-demasiado-en-responder",
+        error=f"{base}/preguntas-frecuentes/pagina-que-tarda-demasiado-en-responder took longer than 30 seconds to answer.",
+    )
+    return source
