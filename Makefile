@@ -5,8 +5,8 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
 .PHONY: install install-dev system-packages run test test-fast lint check messages \
-	bench bench-retrieval bench-answers bench-ingest bench-search bench-chat bench-load \
-	bench-vector-backends bench-scale-out
+	bench bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
+	bench-load bench-vector-backends bench-scale-out
 
 install: $(VENV)/.installed
 
@@ -55,8 +55,8 @@ test-fast: install-dev
 BENCH_CHUNKS ?= 20000
 SHARED_BENCH ?= ../shared/bench
 
-bench: bench-retrieval bench-answers bench-ingest bench-search bench-chat bench-load \
-	bench-vector-backends bench-scale-out
+bench: bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
+	bench-load bench-vector-backends bench-scale-out
 
 bench-retrieval: install-dev
 	$(PY) manage.py bench_retrieval $(SHARED_BENCH)/xquad-es --split dev --json
@@ -68,6 +68,10 @@ bench-answers: install-dev
 
 bench-ingest: install-dev
 	$(PY) manage.py bench_ingest --json
+
+bench-formats: install-dev
+	$(PY) manage.py bench_formats $(SHARED_BENCH)/xquad-es --split heldout --json
+	$(PY) manage.py bench_formats $(SHARED_BENCH)/faquad-pt --split heldout --json
 
 bench-search: install-dev
 	$(PY) manage.py bench_search --chunks $(BENCH_CHUNKS) --licenses 200 --json
