@@ -50,7 +50,7 @@ class TestPagesNeedStaff:
 class TestKnowledgePage:
     def test_empty_state_tells_a_new_admin_what_to_do(self, admin_client):
         html = admin_client.get("/knowledge/").content.decode()
-        assert "No knowledge yet" in html and "Drop a PDF" in html
+        assert "No knowledge yet" in html and "Drop a document above" in html
 
     def test_upload_queues_a_document_and_reports_its_status(
         self, admin_client, django_capture_on_commit_callbacks
