@@ -316,3 +316,27 @@ def test_the_per_format_benchmark_runs_on_a_tiny_size(tmp_path):
     assert set(report["retrieval"]) == {"md", "docx", "html"}
     assert all(m["recall@10"] == 1.0 for m in report["retrieval"].values())
     assert set(report["extraction"]) == set(THROUGHPUT_FORMATS)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+def test_manage_py_ingest_reads_every_format(tmp_path):
+    """The command outside checks use: every format in one call, each fact then found."""
+    import json  # noqa: PLC0415
+    from io import StringIO  # noqa: PLC0415
+
+    from django.core.management import call_command  # noqa: PLC0415
+
+    paths = []
+    for kind in KINDS:
+        path = tmp_path / f"manual.{kind}"
+        path.write_bytes(build(kind))
+        paths.append(str(path))
+    out = StringIO()
+    call_command("ingest", *paths, "--json", stdout=out, stderr=StringIO())
+
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [(line["kind"], line["status"]) for line in lines] == [(k, "ready") for k in KINDS]
+    for kind in KINDS:
+        hits = found(f"{facts(kind).days} días vacaciones")
+        assert any(facts(kind).es in hit.content for hit in hits), kind
