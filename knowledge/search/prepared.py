@@ -22,10 +22,13 @@ and the next call prepares again.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import re
 import weakref
+from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Any
 
 from django.db import DatabaseError
@@ -37,6 +40,27 @@ _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 # Statements prepared in each open database session (keyed by the driver's connection
 # object, which is replaced when Django reconnects, so a new session starts empty).
 _prepared: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+# The statements a block of code runs, with their parameters, as it sends them (before a
+# prepared statement turns them into EXECUTE): what `manage.py search --sql` prints.
+_recorded: ContextVar[list[tuple[str, dict[str, Any]]] | None] = ContextVar(
+    "recorded_statements", default=None
+)
+
+
+@contextlib.contextmanager
+def statements_recorded() -> Iterator[list[tuple[str, dict[str, Any]]]]:
+    statements: list[tuple[str, dict[str, Any]]] = []
+    token = _recorded.set(statements)
+    try:
+        yield statements
+    finally:
+        _recorded.reset(token)
+
+
+def _record(sql: str, params: dict[str, Any]) -> None:
+    recorded = _recorded.get()
+    if recorded is not None:
+        recorded.append((sql, dict(params)))
 
 
 @functools.lru_cache(maxsize=32)
@@ -59,6 +83,7 @@ def prepared_form(sql: str) -> tuple[str, str, tuple[str, ...]]:
 def fetch_prepared(sql: str, params: dict[str, Any], *, first: str = "") -> list[dict[str, Any]]:
     """Rows of ``sql`` (``%(name)s`` placeholders) as dicts, through a prepared statement.
     ``first``: a parameterless statement (a setting) sent ahead of it in the same round trip."""
+    _record(_after(first, sql), params)
     name, prepare, names = prepared_form(sql)
     connection = read_connection()  # the primary, or a replica in a replica_reads() block
     with connection.cursor() as cursor:
@@ -104,6 +129,7 @@ def _stale(error: DatabaseError) -> bool:
 def fetch(sql: str, params: dict[str, Any], *, first: str = "") -> list[dict[str, Any]]:
     """Rows of ``sql`` as dicts, parsed and planned for this call only (``first``: as in
     ``fetch_prepared``)."""
+    _record(_after(first, sql), params)
     with read_connection().cursor() as cursor:
         cursor.execute(_after(first, sql), params)
         return _dict_rows(cursor, skip=bool(first))

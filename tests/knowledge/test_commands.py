@@ -139,3 +139,14 @@ def test_embed_sentences_catches_up_every_chunk_once(settings):
     settings.SEARCH_SENTENCE_VECTORS = False
     with pytest.raises(CommandError, match="Sentence vectors are off"):
         call_command("embed_sentences")
+
+
+def test_search_sql_prints_the_statement_a_query_runs_with_its_parameters():
+    make_document("# Horario\n\nLa recepción abre a las ocho.", filename="horario.md")
+    out = StringIO()
+    call_command("search", "¿horario?", "--sql", stdout=out, stderr=StringIO())
+    text = out.getvalue()
+
+    assert "-- statement 1 of" in text and "SELECT" in text and "knowledge_chunk" in text
+    assert '"q": "¿horario?"' in text  # the parameters sent with it
+    assert "1. horario.md" in text  # and the results after them

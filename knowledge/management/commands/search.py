@@ -9,6 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.search import STRATEGIES, SearchOptions
+from knowledge.search.prepared import statements_recorded
 from knowledge.services import knowledge_search
 from licenses.principals import principal_for_admin, principal_for_license
 from licenses.selectors import license_get_for_machine_id
@@ -27,6 +28,11 @@ class Command(BaseCommand):
         parser.add_argument("--top-k", type=int, default=0)
         parser.add_argument("--min-score", type=float)
         parser.add_argument("--json", action="store_true")
+        parser.add_argument(
+            "--sql",
+            action="store_true",
+            help="print the statements the search ran, with their parameters",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         principal = principal_for_admin("cli", license=None)
@@ -41,16 +47,27 @@ class Command(BaseCommand):
             min_score=options["min_score"],
         )
         try:
-            response = knowledge_search(
-                principal=principal, query=options["query"], options=search_options
-            )
+            with statements_recorded() as statements:
+                response = knowledge_search(
+                    principal=principal, query=options["query"], options=search_options
+                )
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
+        if options["sql"]:
+            self._print_statements(statements)
         if options["json"]:
             payload = {**asdict(response), "options": asdict(response.options)}
             self.stdout.write(json.dumps(payload, default=str, ensure_ascii=False))
             return
         self._print(response)
+
+    def _print_statements(self, statements: list[tuple[str, dict[str, Any]]]) -> None:
+        for number, (sql, params) in enumerate(statements, 1):
+            self.stdout.write(f"-- statement {number} of {len(statements)}")
+            self.stdout.write(sql.strip())
+            self.stdout.write("-- parameters")
+            self.stdout.write(json.dumps(params, default=str, ensure_ascii=False, indent=1))
+            self.stdout.write("")
 
     def _print(self, response) -> None:  # noqa: ANN001
         self.stdout.write(
