@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
 
@@ -169,26 +170,31 @@ def document_upload(request: HtmxHttpRequest) -> JsonResponse:
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return _form_errors(form)
-    data = form.cleaned_data
     try:
-        services.redaction_choice_check(
-            choice=data["redaction"], may_set_policy=request.user.has_perm(SET_REDACTION)
-        )
-        creation = services.document_create(
-            file=data["file"],
-            filename=data["file"].name,
-            license=data["license_obj"],
-            source_type=data["source_type"],
-            language=data["language"],
-            pdf_password=data["pdf_password"],
-            redaction=data["redaction"],
-            chunking=form.chunk_options(),
-        )
+        creation = services.document_create(**_upload_options(request, form))
     except ApplicationError as exc:
         return JsonResponse({"error": exc.message}, status=exc.status)
     payload = _status_payload(creation.document)
     payload["duplicate"] = not creation.created
     return JsonResponse(payload, status=201 if creation.created else 200)
+
+
+def _upload_options(request: HtmxHttpRequest, form: UploadForm) -> dict[str, Any]:
+    """What an upload (or its preview) asks, once its redaction choice is allowed."""
+    data = form.cleaned_data
+    services.redaction_choice_check(
+        choice=data["redaction"], may_set_policy=request.user.has_perm(SET_REDACTION)
+    )
+    return {
+        "file": data["file"],
+        "filename": data["file"].name,
+        "license": data["license_obj"],
+        "source_type": data["source_type"],
+        "language": data["language"],
+        "pdf_password": data["pdf_password"],
+        "redaction": data["redaction"],
+        "chunking": form.chunk_options(),
+    }
 
 
 def _form_errors(form: forms.Form) -> JsonResponse:
@@ -203,21 +209,8 @@ def document_preview(request: HtmxHttpRequest) -> JsonResponse:
     form = UploadForm(request.POST, request.FILES)
     if not form.is_valid():
         return _form_errors(form)
-    data = form.cleaned_data
     try:
-        services.redaction_choice_check(
-            choice=data["redaction"], may_set_policy=request.user.has_perm(SET_REDACTION)
-        )
-        preview = chunks_preview(
-            file=data["file"],
-            filename=data["file"].name,
-            license=data["license_obj"],
-            source_type=data["source_type"],
-            language=data["language"],
-            redaction=data["redaction"],
-            pdf_password=data["pdf_password"],
-            chunking=form.chunk_options(),
-        )
+        preview = chunks_preview(**_upload_options(request, form))
     except ApplicationError as exc:
         return JsonResponse({"error": exc.message}, status=exc.status)
     return JsonResponse(preview_payload(preview))

@@ -13,10 +13,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge import services, vector_sync
 from knowledge.chunk_options import ChunkOptions
+from knowledge.management.scope import license_or_global
 from knowledge.models import Document, DocumentStatus, Language, Redaction, SourceType, SplitMode
 from knowledge.search import sentence_vectors
 from licenses.models import License
-from licenses.selectors import license_get_for_machine_id
 from portality.exceptions import ApplicationError
 
 
@@ -68,18 +68,10 @@ class Command(BaseCommand):
                 return
         if not options["paths"]:
             raise CommandError("Give at least one file to ingest (or --retry-stuck).")
-        license = self._license(options["machine_id"])
+        license = license_or_global(options["machine_id"])
         outcomes = [self._ingest_one(path, license, options) for path in options["paths"]]
         if any(outcome["status"] == DocumentStatus.FAILED for outcome in outcomes):
             sys.exit(1)
-
-    def _license(self, machine_id: str | None) -> License | None:
-        if not machine_id:
-            return None
-        license = license_get_for_machine_id(machine_id)
-        if license is None:
-            raise CommandError(f"No license with machine_id {machine_id!r}.")
-        return license
 
     def _ingest_one(
         self, path: Path, license: License | None, options: dict[str, Any]

@@ -14,9 +14,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge import sources
+from knowledge.management.scope import license_or_global
 from knowledge.models import Source, SourceMode
-from licenses.models import License
-from licenses.selectors import license_get_for_machine_id
 from portality.exceptions import ApplicationError
 
 
@@ -52,7 +51,7 @@ class Command(BaseCommand):
     def _add(self, options: dict[str, Any]) -> None:
         source = sources.source_add(
             url=options["url"],
-            license=self._license(options["machine_id"]),
+            license=license_or_global(options["machine_id"]),
             mode=options["mode"],
             every_hours=options["every"],
             max_pages=options["max_pages"],
@@ -98,14 +97,6 @@ class Command(BaseCommand):
 
     def _out(self, options: dict[str, Any], row: dict[str, Any], text: str) -> None:
         self.stdout.write(json.dumps(row, ensure_ascii=False) if options["json"] else text)
-
-    def _license(self, machine_id: str | None) -> License | None:
-        if not machine_id:
-            return None
-        license = license_get_for_machine_id(machine_id)
-        if license is None:
-            raise CommandError(f"No license with machine_id {machine_id!r}.")
-        return license
 
     def _source(self, source_id: str) -> Source:
         try:
