@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: install install-dev system-packages run test test-fast lint check messages \
+.PHONY: install install-dev system-packages run test test-fast lint check docs messages \
 	bench bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
 	bench-load bench-vector-backends bench-scale-out
 
@@ -42,7 +42,11 @@ check: install-dev
 system-packages:
 	@scripts/system-packages.sh
 
-test: install-dev system-packages lint check
+# The documentation site (docs/, mkdocs.yml) into var/site; a broken link or anchor fails it.
+docs: install-dev
+	$(VENV)/bin/mkdocs build --strict --quiet
+
+test: install-dev system-packages lint check docs
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # The inner loop: no browser, no Celery worker process, no make run / manage.py processes,

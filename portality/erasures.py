@@ -4,7 +4,7 @@ A restore puts back a database as it was when its backup was taken, so what was 
 after that would come back. Each forgetting (a document, a chunk, a memory) is appended here
 once it has committed — ids only, never the text that was forgotten — and ``manage.py
 restore`` replays the entries newer than the backup, so a restored deployment forgets them
-again (the README's "Backup and restore").
+again (docs/production.md, "Backup and restore").
 
 The journal is a JSON-lines file (``ERASURE_JOURNAL``, by default in the data dir), 0600,
 appended under an exclusive lock and flushed to disk before the forgetting returns. Keep it

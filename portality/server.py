@@ -3,7 +3,7 @@
     python -m portality.server                    # WEB_BIND (127.0.0.1) and PORT (8000)
     python -m portality.server --bind 0.0.0.0 --port 8000
 
-Why granian (README, "Architecture"): its HTTP/1 and HTTP/2 come from Rust's hyper; it
+Why granian (docs/architecture.md): its HTTP/1 and HTTP/2 come from Rust's hyper; it
 holds each connection in its event loop for the cost of a few kilobytes and closes one whose
 headers do not arrive within ``WEB_HEADER_TIMEOUT``; it bounds the requests each worker
 takes at once (``WEB_MAX_REQUESTS``) and restarts a worker that dies. What it cannot know —

@@ -1,6 +1,6 @@
 """Portality Brain settings: one file, every deployment difference from the environment.
 
-See the README's configuration table and .env.example for each variable.
+See docs/configuration.md and .env.example for each variable.
 """
 
 from __future__ import annotations
@@ -449,7 +449,7 @@ SEARCH_EXACT_SCAN_MAX_ROWS = env_int("SEARCH_EXACT_SCAN_MAX_ROWS", 5_000, minimu
 # Where the chunks' vectors are searched: "pgvector" (PostgreSQL's HNSW graphs, the
 # default: one statement, one snapshot) or "vertex" (Vertex AI Vector Search: the vectors
 # are streamed there through an outbox, PostgreSQL keeps the text, keyword search, fusion
-# and the final say on scope). README, "Past one machine".
+# and the final say on scope). docs/scale.md.
 SEARCH_VECTOR_BACKEND = env_choice("SEARCH_VECTOR_BACKEND", "pgvector", ("pgvector", "vertex"))
 VERTEX_PROJECT = env_str("VERTEX_PROJECT")
 VERTEX_LOCATION = env_str("VERTEX_LOCATION", "us-central1")

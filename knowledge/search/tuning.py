@@ -18,7 +18,7 @@ from django.conf import settings
 
 @dataclass(frozen=True)
 class SearchTuning:
-    # -- from settings (README, "Configuration") ------------------------------------------
+    # -- from settings (docs/configuration.md) ---------------------------------------------
     vector_weight: float = 0.6
     weights_by_source_type: MappingProxyType[str, float] = field(
         default_factory=lambda: MappingProxyType({})

@@ -27,7 +27,7 @@ class Command(BaseCommand):
             raise CommandError(
                 "SEARCH_VECTOR_BACKEND is pgvector: the vectors are searched in PostgreSQL, "
                 "there is nothing to send. Set SEARCH_VECTOR_BACKEND=vertex and its VERTEX_* "
-                "settings first (README, “Past one machine”)."
+                "settings first (docs/scale.md)."
             )
         try:
             self.stdout.write(vector_backend().health())
