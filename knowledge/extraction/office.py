@@ -37,6 +37,9 @@ from knowledge.extraction.base import (
 )
 
 _ROWS_BETWEEN_CHECKS = 2000
+# A sheet formatted to its last row reports a million rows of nothing: after this many empty
+# rows in a row, the rest of the sheet is taken to be empty.
+_EMPTY_ROWS_TO_STOP = 1000
 # Placeholders that repeat on every slide and say nothing about its content.
 _MARGIN_PLACEHOLDERS = {PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.DATE}
 _LIBRARY_ERRORS = (
@@ -112,9 +115,22 @@ def extract_docx(path: Path, *, budget: Budget) -> Extraction:
                 outline.heading(level + below_title, block.text)
             else:
                 outline.paragraph(block.text)
+        if not outline:
+            _every_paragraph(document, outline)
     except _LIBRARY_ERRORS as exc:
         raise damaged("Word", exc) from exc
     return Extraction([PageText(None, outline.text())], None, {}, markdown=True)
+
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+
+def _every_paragraph(document: Any, outline: Outline) -> None:
+    """A document whose text sits only in text boxes or content controls (a flyer, a form)
+    has no body paragraph python-docx yields: every paragraph of the body, in order."""
+    for paragraph in document.element.body.iter(f"{_W}p"):
+        if paragraph.find(f".//{_W}p") is None:  # a box's paragraph, not the one holding it
+            outline.paragraph("".join(t.text or "" for t in paragraph.iter(f"{_W}t")))
 
 
 def _style_names(document: Any) -> dict[str, str]:
@@ -223,10 +239,15 @@ def extract_xlsx(path: Path, *, budget: Budget) -> Extraction:
 
 
 def _sheet_rows(sheet: Any, deadline: Deadline) -> Iterator[list[str]]:
+    empty = 0
     for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
         if number % _ROWS_BETWEEN_CHECKS == 0:
             deadline.check(f"{sheet.title}, row {number}")
-        yield [_cell_text(value) for value in values]
+        cells = [_cell_text(value) for value in values]
+        empty = 0 if any(cells) else empty + 1
+        if empty >= _EMPTY_ROWS_TO_STOP:
+            return
+        yield cells
 
 
 def _cell_text(value: object) -> str:

@@ -340,3 +340,41 @@ def test_manage_py_ingest_reads_every_format(tmp_path):
     for kind in KINDS:
         hits = found(f"{facts(kind).days} días vacaciones")
         assert any(facts(kind).es in hit.content for hit in hits), kind
+
+
+def test_a_word_file_whose_text_is_only_in_text_boxes_is_still_read(tmp_path):
+    """python-docx yields no body paragraph for text inside a text box (a flyer)."""
+    box = (
+        '<w:p><w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006">'
+        '<mc:Fallback><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox><w:txbxContent>'
+        "<w:p><w:r><w:t>La fiesta de verano es el sábado 21 en la terraza.</w:t></w:r></w:p>"
+        "</w:txbxContent></v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>"
+    )
+    document = zipfile.ZipFile(io.BytesIO(build("docx"))).read("word/document.xml").decode()
+    start, end = document.index("<w:body>") + len("<w:body>"), document.index("<w:sectPr")
+    flyer = document[:start] + box + document[end:]
+    path = tmp_path / "flyer.docx"
+    path.write_bytes(replace_part(build("docx"), "word/document.xml", flyer))
+
+    text = (
+        extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
+    )
+    assert text == "La fiesta de verano es el sábado 21 en la terraza."
+
+
+def test_a_sheet_formatted_to_its_last_row_stops_after_its_data(tmp_path):
+    import openpyxl  # noqa: PLC0415
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.append(["Sala", "Aforo"])
+    sheet.append(["Norte", 12])
+    sheet.cell(row=200_000, column=1).value = None
+    sheet.cell(row=200_000, column=1).number_format = "0.00"  # formatting far below the data
+    path = tmp_path / "salas.xlsx"
+    workbook.save(path)
+
+    text = (
+        extract(path, FileKind.XLSX, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
+    )
+    assert text.endswith("Sala: Norte · Aforo: 12")
