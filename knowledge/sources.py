@@ -12,11 +12,13 @@ fails (the sitemap or the start page cannot be read), nothing is forgotten.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import logging
 import uuid
 from collections import Counter, deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from urllib.parse import urljoin, urlsplit
@@ -25,7 +27,7 @@ import defusedxml.ElementTree
 import lxml.html
 import trafilatura
 from defusedxml import DefusedXmlException
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -136,6 +138,31 @@ def source_check(*, source_id: uuid.UUID | str, enqueue: bool = True) -> CheckRe
     """Check a source now. With ``enqueue`` the changed documents go to the workers;
     without, they are ingested here (the command's way) and searchable on return."""
     source = Source.objects.select_related("license").get(pk=source_id)
+    with _checked_alone(source):
+        return _check(source, enqueue=enqueue)
+
+
+@contextlib.contextmanager
+def _checked_alone(source: Source) -> Iterator[None]:
+    """One check of a source at a time (Check now pressed twice, or beside beat's): a
+    session advisory lock, held while the check runs, released however it ends."""
+    key = uuid.UUID(str(source.pk)).int % (2**63)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        if not cursor.fetchone()[0]:
+            raise ApplicationError(
+                gettext_noop("%(url)s is being checked already; its result will show here."),
+                params={"url": source.url[:200]},
+                status=409,
+            )
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+
+
+def _check(source: Source, *, enqueue: bool) -> CheckResult:
     Source.objects.filter(pk=source.pk).update(checking=True)
     result = CheckResult()
     try:

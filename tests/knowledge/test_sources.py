@@ -402,3 +402,30 @@ class TestConsole:
             "/knowledge/sources/", {"url": "https://example.com/", "scope": "global"}
         )
         assert response.status_code == 403 and not Source.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+def test_one_check_of_a_source_at_a_time(site):
+    """Check now pressed while beat's check runs: the second one says so and changes nothing."""
+    import uuid  # noqa: PLC0415
+
+    import psycopg  # noqa: PLC0415
+    from django.db import connection  # noqa: PLC0415
+
+    from portality.exceptions import ApplicationError  # noqa: PLC0415
+
+    source = source_add(url=site.url("/ayuda/horario"), license=None)
+    db = connection.settings_dict
+    params = {
+        "dbname": db["NAME"],
+        "user": db["USER"],
+        "host": db["HOST"],
+        "port": db["PORT"] or None,
+    }
+    with psycopg.connect(**{k: v for k, v in params.items() if v}, autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(%s)", [uuid.UUID(str(source.pk)).int % (2**63)])
+        with pytest.raises(ApplicationError, match="being checked already"):
+            source_check(source_id=source.pk, enqueue=False)
+    assert not Document.objects.exists() and site.requests == []
+    assert source_check(source_id=source.pk, enqueue=False).new == 1  # free again
