@@ -25,13 +25,13 @@ from urllib.parse import urljoin, urlsplit
 
 import defusedxml.ElementTree
 import lxml.html
-import trafilatura
 from defusedxml import DefusedXmlException
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from knowledge import services
+from knowledge.extraction.markup import main_content
 from knowledge.fetching import (
     HTML_TYPES,
     XML_TYPES,
@@ -405,7 +405,7 @@ def _main_text_hash(body: bytes) -> str:
     """A page's identity is its main text: a changed timestamp in a footer, a rotating
     banner or a session token in a link is not a change worth re-embedding."""
     html = body.decode("utf-8", errors="replace")
-    text = trafilatura.extract(html, include_tables=True, favor_recall=True) or html
+    text = main_content(html) or html
     return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
 
 

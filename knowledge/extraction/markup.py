@@ -35,15 +35,7 @@ _BLOCK_TAGS = (
 
 def extract_html(path: Path) -> Extraction:
     html, details = read_decoded(path)
-    main = trafilatura.extract(
-        html,
-        output_format="html",
-        include_tables=True,
-        include_links=False,
-        include_images=False,
-        include_comments=False,
-        favor_recall=True,
-    )
+    main = main_content(html, output_format="html")
     root = _parse(main or html)
     outline = Outline()
     if root is not None:
@@ -53,6 +45,24 @@ def extract_html(path: Path) -> Extraction:
         walk(root, outline)
     details["main_content"] = bool(main)
     return Extraction([PageText(None, outline.text())], None, details, markdown=True)
+
+
+def main_content(html: str, *, output_format: str = "txt") -> str | None:
+    """The page's main content (trafilatura), or None when it finds none or fails: the
+    caller then reads the whole page (a reader library must not fail a hostile page)."""
+    try:
+        return trafilatura.extract(
+            html,
+            output_format=output_format,
+            include_tables=True,
+            include_links=False,
+            include_images=False,
+            include_comments=False,
+            favor_recall=True,
+        )
+    except Exception:  # noqa: BLE001 - any failure of the extractor means "no main content"
+        logger.warning("trafilatura failed on a page; reading it whole", exc_info=True)
+        return None
 
 
 def extract_epub(path: Path, *, budget: Budget) -> Extraction:
