@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.utils.translation import gettext_noop
+
 from knowledge.extraction.base import Budget, Extraction, IngestionError, PageText
 from knowledge.extraction.kinds import detect_kind
 from knowledge.extraction.markup import extract_epub, extract_html
@@ -48,8 +50,16 @@ def extract(
 ) -> Extraction:
     if kind == FileKind.PDF:
         return extract_pdf(path, password=password, budget=budget, ocr_languages=ocr_languages)
-    if kind in _STRUCTURED:
-        return _STRUCTURED[FileKind(kind)](path, budget=budget)
-    if kind == FileKind.HTML:
-        return extract_html(path)
+    try:
+        if kind in _STRUCTURED:
+            return _STRUCTURED[FileKind(kind)](path, budget=budget)
+        if kind == FileKind.HTML:
+            return extract_html(path)
+    except RecursionError as exc:  # elements nested thousands deep: no real document is
+        raise IngestionError(
+            gettext_noop(
+                "This document's structure is nested too deeply to read (thousands of levels); "
+                "save it again from its program, or export it as PDF."
+            )
+        ) from exc
     return extract_text_file(path, markdown=kind == FileKind.MD)

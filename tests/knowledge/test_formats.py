@@ -378,3 +378,19 @@ def test_a_sheet_formatted_to_its_last_row_stops_after_its_data(tmp_path):
         extract(path, FileKind.XLSX, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
     )
     assert text.endswith("Sala: Norte · Aforo: 12")
+
+
+def test_elements_nested_thousands_deep_fail_with_a_sentence(tmp_path):
+    ns = (
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"'
+    )
+    deep = "<text:section>" * 5000 + "<text:p>hondo</text:p>" + "</text:section>" * 5000
+    content = (
+        f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {ns}><office:body>'
+        f"<office:text>{deep}</office:text></office:body></office:document-content>"
+    )
+    path = tmp_path / "hondo.odt"
+    path.write_bytes(odf_package("application/vnd.oasis.opendocument.text", content))
+    with pytest.raises(IngestionError, match="nested too deeply"):
+        extract(path, FileKind.ODT, password="", budget=BUDGET, ocr_languages="eng")
