@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import io
 import logging
+import time
 import uuid
 from collections import Counter, deque
 from collections.abc import Iterator
@@ -134,32 +135,42 @@ def sources_due() -> list[uuid.UUID]:
     return claimed
 
 
-def source_check(*, source_id: uuid.UUID | str, enqueue: bool = True) -> CheckResult:
+def source_check(
+    *, source_id: uuid.UUID | str, enqueue: bool = True, wait_seconds: float = 0.0
+) -> CheckResult:
     """Check a source now. With ``enqueue`` the changed documents go to the workers;
-    without, they are ingested here (the command's way) and searchable on return."""
+    without, they are ingested here (the command's way) and searchable on return. When
+    another check of it is running, wait up to ``wait_seconds`` for it to end, then check."""
     source = Source.objects.select_related("license").get(pk=source_id)
-    with _checked_alone(source):
+    with _checked_alone(source, wait_seconds):
         return _check(source, enqueue=enqueue)
 
 
 @contextlib.contextmanager
-def _checked_alone(source: Source) -> Iterator[None]:
-    """One check of a source at a time (Check now pressed twice, or beside beat's): a
-    session advisory lock, held while the check runs, released however it ends."""
+def _checked_alone(source: Source, wait_seconds: float) -> Iterator[None]:
+    """One check of a source at a time (Check now pressed twice, a command beside beat's
+    check): a session advisory lock, held while the check runs, released however it ends."""
     key = uuid.UUID(str(source.pk)).int % (2**63)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
-        if not cursor.fetchone()[0]:
+    deadline = time.monotonic() + wait_seconds
+    while not _try_lock(key):
+        if time.monotonic() >= deadline:
             raise ApplicationError(
                 gettext_noop("%(url)s is being checked already; its result will show here."),
                 params={"url": source.url[:200]},
                 status=409,
             )
+        time.sleep(0.5)
     try:
         yield
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+
+
+def _try_lock(key: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        return bool(cursor.fetchone()[0])
 
 
 def _check(source: Source, *, enqueue: bool) -> CheckResult:

@@ -408,6 +408,7 @@ class TestConsole:
 @pytest.mark.usefixtures("fake_embedder", "media_root")
 def test_one_check_of_a_source_at_a_time(site):
     """Check now pressed while beat's check runs: the second one says so and changes nothing."""
+    import threading  # noqa: PLC0415
     import uuid  # noqa: PLC0415
 
     import psycopg  # noqa: PLC0415
@@ -427,5 +428,8 @@ def test_one_check_of_a_source_at_a_time(site):
         other.execute("SELECT pg_advisory_lock(%s)", [uuid.UUID(str(source.pk)).int % (2**63)])
         with pytest.raises(ApplicationError, match="being checked already"):
             source_check(source_id=source.pk, enqueue=False)
-    assert not Document.objects.exists() and site.requests == []
-    assert source_check(source_id=source.pk, enqueue=False).new == 1  # free again
+        assert not Document.objects.exists() and site.requests == []
+        # The command waits for the running check instead (here: it ends a second later).
+        key = uuid.UUID(str(source.pk)).int % (2**63)
+        threading.Timer(1.0, lambda: other.execute("SELECT pg_advisory_unlock(%s)", [key])).start()
+        assert source_check(source_id=source.pk, enqueue=False, wait_seconds=30).new == 1

@@ -18,6 +18,8 @@ from knowledge.management.scope import license_or_global
 from knowledge.models import Source, SourceMode
 from portality.exceptions import ApplicationError
 
+CHECK_WAIT_SECONDS = 300
+
 
 class Command(BaseCommand):
     help = "Add, check, list and forget web sources (pages kept as knowledge, re-checked)."
@@ -57,7 +59,12 @@ class Command(BaseCommand):
             max_pages=options["max_pages"],
             max_depth=options["max_depth"],
         )
-        self._out(options, source_row(source), f"Added {source.url} as source {source.pk}.")
+        self._out(
+            options,
+            source_row(source),
+            f"Added {source.url} as source {source.pk}: `source check {source.pk}` fetches it "
+            "now; otherwise the scheduler does within five minutes.",
+        )
 
     def _check(self, options: dict[str, Any]) -> None:
         if options["all"]:
@@ -70,7 +77,10 @@ class Command(BaseCommand):
         for source_id in ids:
             result: dict[str, Any]
             try:
-                result = sources.source_check(source_id=source_id, enqueue=False).as_dict()
+                # Beside a running product, the scheduler may be checking it already: wait.
+                result = sources.source_check(
+                    source_id=source_id, enqueue=False, wait_seconds=CHECK_WAIT_SECONDS
+                ).as_dict()
             except ApplicationError as exc:
                 result, failed = {"error": exc.message}, True
             row = {"id": str(source_id), **result}
