@@ -92,7 +92,7 @@ class Website:
                     self.wfile.write(body)
 
             def log_message(self, *args: object) -> None:
-                pass
+                """Quiet: a test reads ``requests`` and ``headers_seen``, not a log."""
 
         server = ThreadingHTTPServer((self.host, self.port), Handler)
         self.port = server.server_address[1]

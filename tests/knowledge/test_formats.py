@@ -200,14 +200,7 @@ class TestBadFilesAreRefusedBeforeTheyCost:
             kind_of((DOCUMENTS / "locked.docx").read_bytes(), "locked.docx")
 
     def test_an_old_binary_office_file_says_to_save_it_as_docx(self):
-        import olefile  # noqa: PLC0415 - the test builds an OLE file only here
-
-        assert olefile  # an old .doc: an OLE file without an EncryptedPackage stream
-        old_doc = (
-            (DOCUMENTS / "locked.docx")
-            .read_bytes()
-            .replace("EncryptedPackage".encode("utf-16-le"), "WordDocumentXXXX".encode("utf-16-le"))
-        )
+        old_doc = (DOCUMENTS / "old.doc").read_bytes()  # Word 97, written by LibreOffice
         with pytest.raises(IngestionError, match=r"old Microsoft Office file.*\.docx"):
             kind_of(old_doc, "viejo.doc")
 
