@@ -10,15 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from django.conf import settings
-from django.utils.translation import gettext_noop
-
 from knowledge.chunk_options import ChunkOptions, chunk_options_resolve
 from knowledge.chunking import Piece
-from knowledge.extraction import Budget, IngestionError, detect_kind
 from knowledge.models import Document, Language, Redaction, SourceType
 from knowledge.search import vector_index
-from knowledge.services import check_choices, read_document
+from knowledge.services import check_choices, ingestion_budget, read_document, upload_checked
 from licenses.models import License
 
 PREVIEW_SECONDS = 20
@@ -48,10 +44,7 @@ def chunks_preview(
 ) -> ChunkPreview:
     check_choices(source_type=source_type, language=language, redaction=redaction)
     options = chunk_options_resolve(license, chunking or ChunkOptions())
-    _check_size(file)
-    kind = detect_kind(
-        file, filename, max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024
-    )
+    _size, kind = upload_checked(file, filename)
     document = Document(
         license=license,
         filename=filename,
@@ -74,33 +67,12 @@ def chunks_preview(
             document,
             Path(copy.name),
             vector_index.active_provider(),
-            budget=Budget(
-                max_pages=settings.KNOWLEDGE_MAX_PDF_PAGES,
-                max_content_bytes=settings.KNOWLEDGE_MAX_PDF_CONTENT_MB * 1024 * 1024,
-                max_seconds=PREVIEW_SECONDS,
-                max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024,
-            ),
+            budget=ingestion_budget(max_seconds=PREVIEW_SECONDS),
             on_stage=lambda stage, progress: None,
         )
     return ChunkPreview(
         kind, extracted.language, len(extracted.pieces), extracted.pieces[:limit], options
     )
-
-
-def _check_size(file: IO[bytes]) -> None:
-    file.seek(0, 2)
-    size = file.tell()
-    file.seek(0)
-    if size == 0:
-        raise IngestionError(gettext_noop("The file is empty."))
-    if size > settings.KNOWLEDGE_MAX_UPLOAD_BYTES:
-        raise IngestionError(
-            gettext_noop("The file is %(size).1f MB; the limit is %(limit)s MB."),
-            params={
-                "size": size / 1048576,
-                "limit": settings.KNOWLEDGE_MAX_UPLOAD_BYTES // 1048576,
-            },
-        )
 
 
 def preview_payload(preview: ChunkPreview) -> dict[str, object]:

@@ -41,6 +41,7 @@ from knowledge.models import (
     Document,
     DocumentStatus,
     Embedding,
+    FileKind,
     Language,
     Redaction,
     RedactionPolicy,
@@ -95,21 +96,7 @@ def document_create(
     check_choices(source_type=source_type, language=language, redaction=redaction)
     chunking = chunk_options_resolve(license, chunking or ChunkOptions())
     filename = _redacted_filename(_display_name(filename), license, redaction)
-    size = _file_size(file)
-    if size == 0:
-        raise IngestionError(gettext_noop("%(filename)s is empty."), params={"filename": filename})
-    if size > settings.KNOWLEDGE_MAX_UPLOAD_BYTES:
-        limit_mb = settings.KNOWLEDGE_MAX_UPLOAD_BYTES // (1024 * 1024)
-        raise IngestionError(
-            gettext_noop("%(filename)s is %(size).1f MB; the limit is %(limit)s MB."),
-            params={"filename": filename, "size": size / 1048576, "limit": limit_mb},
-        )
-    kind = detect_kind(
-        file,
-        filename,
-        max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024,
-        text_hint=kind_hint,
-    )
+    size, kind = upload_checked(file, filename, text_hint=kind_hint)
     sha256 = _sha256(file)
     existing = Document.objects.filter(license=license, sha256=sha256).first()
     if existing:
@@ -142,6 +129,27 @@ def _display_name(filename: str) -> str:
     if filename.startswith(("http://", "https://")):
         return filename[:255]
     return Path(filename).name[:255] or "document"
+
+
+def upload_checked(file: IO[bytes], filename: str, *, text_hint: str = "") -> tuple[int, FileKind]:
+    """What every file is checked for before anything reads it (an upload, its preview):
+    not empty, within the size limit, and a type read from its content."""
+    size = _file_size(file)
+    if size == 0:
+        raise IngestionError(gettext_noop("%(filename)s is empty."), params={"filename": filename})
+    if size > settings.KNOWLEDGE_MAX_UPLOAD_BYTES:
+        limit_mb = settings.KNOWLEDGE_MAX_UPLOAD_BYTES // (1024 * 1024)
+        raise IngestionError(
+            gettext_noop("%(filename)s is %(size).1f MB; the limit is %(limit)s MB."),
+            params={"filename": filename, "size": size / 1048576, "limit": limit_mb},
+        )
+    kind = detect_kind(
+        file,
+        filename,
+        max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024,
+        text_hint=text_hint,
+    )
+    return size, kind
 
 
 def _redacted_filename(filename: str, license: License | None, redaction: str) -> str:
@@ -307,14 +315,24 @@ def _extract(document: Document, provider: EmbeddingProvider) -> ExtractedDocume
         document,
         Path(document.file.path),
         provider,
-        budget=Budget(
-            max_pages=settings.KNOWLEDGE_MAX_PDF_PAGES,
-            max_content_bytes=settings.KNOWLEDGE_MAX_PDF_CONTENT_MB * 1024 * 1024,
+        budget=ingestion_budget(
             max_seconds=settings.KNOWLEDGE_MAX_EXTRACTION_SECONDS,
             between_pages=lambda: _still_processing(document),
-            max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024,
         ),
         on_stage=lambda stage, progress: _progress(document, stage, progress),
+    )
+
+
+def ingestion_budget(
+    *, max_seconds: float, between_pages: Callable[[], None] | None = None
+) -> Budget:
+    """The deployment's limits on reading one document, with the time a reader waits."""
+    return Budget(
+        max_pages=settings.KNOWLEDGE_MAX_PDF_PAGES,
+        max_content_bytes=settings.KNOWLEDGE_MAX_PDF_CONTENT_MB * 1024 * 1024,
+        max_seconds=max_seconds,
+        between_pages=between_pages,
+        max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024,
     )
 
 
