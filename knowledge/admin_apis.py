@@ -10,7 +10,6 @@ from uuid import UUID
 
 from django.db import transaction
 from django.shortcuts import get_object_or_404
-from django.utils.translation import gettext_noop
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
@@ -34,9 +33,8 @@ from knowledge.models import (
 )
 from knowledge.preview import chunks_preview, preview_payload
 from knowledge.tasks import source_check_task
-from licenses.models import GLOBAL_SCOPE, License
-from licenses.selectors import license_get_for_machine_id
-from portality.exceptions import ApplicationError
+from licenses.models import GLOBAL_SCOPE
+from licenses.selectors import license_for_scope
 from portality.roles import ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SET_REDACTION, VIEW_KNOWLEDGE
 
 _PERMISSION_BY_METHOD = {"GET": VIEW_KNOWLEDGE, "POST": ADD_KNOWLEDGE, "DELETE": FORGET_KNOWLEDGE}
@@ -55,20 +53,6 @@ class KnowledgeRole(BasePermission):
 class AdminApi(APIView):
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [KnowledgeRole]
-
-
-def scope_license(machine_id: str) -> License | None:
-    """A machine_id names a license's scope; empty or "global" is global knowledge."""
-    if not machine_id or machine_id == GLOBAL_SCOPE:
-        return None
-    license = license_get_for_machine_id(machine_id)
-    if license is None:
-        raise ApplicationError(
-            gettext_noop("No license with machine_id %(machine_id)s."),
-            params={"machine_id": machine_id[:100]},
-            status=404,
-        )
-    return license
 
 
 # -- documents ---------------------------------------------------------------------------
@@ -115,7 +99,7 @@ class UploadSerializer(serializers.Serializer):
         return {
             "file": data["file"],
             "filename": data["file"].name,
-            "license": scope_license(data.get("license", "")),
+            "license": license_for_scope(data.get("license", "")),
             "source_type": data["source_type"],
             "language": data["language"],
             "redaction": data["redaction"],
@@ -262,7 +246,7 @@ class SourceListApi(AdminApi):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
-        license = scope_license(fields.pop("license", ""))
+        license = license_for_scope(fields.pop("license", ""))
         source = sources.source_add(license=license, **fields)
         transaction.on_commit(lambda: source_check_task.delay(str(source.pk)))
         return Response(SourceSerializer(source).data, status=201)

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Q
+from django.utils.translation import gettext_noop
 
 from licenses.keys import KEY_PREFIX, PREFIX_LENGTH, hash_key
-from licenses.models import License, LicenseStatus
+from licenses.models import GLOBAL_SCOPE, License, LicenseStatus
+from portality.exceptions import ApplicationError
 
 
 def license_get_for_key(key: str) -> License | None:
@@ -25,6 +27,21 @@ def license_get_for_key(key: str) -> License | None:
 def license_get_for_machine_id(machine_id: str) -> License | None:
     """machine_ids are slugs compared without case, as people type them."""
     return License.objects.filter(machine_id__iexact=machine_id.strip()).first()
+
+
+def license_for_scope(machine_id: str | None) -> License | None:
+    """The license a scope's machine_id names; empty or "global" is global knowledge (None).
+    An unknown machine_id is refused with a sentence (404), never taken for global."""
+    if not machine_id or machine_id == GLOBAL_SCOPE:
+        return None
+    license = license_get_for_machine_id(machine_id)
+    if license is None:
+        raise ApplicationError(
+            gettext_noop("No license with machine_id %(machine_id)s."),
+            params={"machine_id": machine_id[:100]},
+            status=404,
+        )
+    return license
 
 
 def license_choices() -> list[tuple[str, str]]:
