@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from chat.language import accept_language_hints, answer_language
+from chat.markdown import answer_html
 from chat.models import Assistant
 from chat.selectors import TEXT_FIELDS, assistant_profile, assistant_rows
 from chat.services import (
@@ -76,12 +77,22 @@ class CitationSerializer(serializers.Serializer):
     quote = serializers.CharField(
         allow_blank=True, help_text="The passage's sentence the answer relied on."
     )
+    curated = serializers.BooleanField(
+        help_text="The organisation's own answer (written to close a knowledge gap)."
+    )
 
 
 class ChatOutputSerializer(serializers.Serializer):
     answer = serializers.CharField()
     citations = CitationSerializer(many=True)
     session_id = serializers.CharField()
+    answer_id = serializers.CharField(
+        allow_blank=True,
+        help_text="The kept answer: what feedback names (POST /api/v1/feedback).",
+    )
+    answer_html = serializers.CharField(
+        help_text="The answer's Markdown as safe HTML (no raw HTML, http(s) links only)."
+    )
 
 
 @dataclass(frozen=True)
@@ -127,6 +138,8 @@ class ChatApi(APIView):
             "answer": answer.answer,
             "citations": [asdict(c) for c in answer.citations],
             "session_id": answer.session_id,
+            "answer_id": answer.answer_id,
+            "answer_html": answer_html(answer.answer),
         }
         return Response(ChatOutputSerializer(payload).data)
 
@@ -148,7 +161,14 @@ def _sse(turn: ChatTurn, principal: Principal, user_ref: str, *, explain: bool) 
         yield _event("error", {"detail": exc.message})
         return
     yield _event("citations", [asdict(c) for c in turn.citations])
-    yield _event("done", {"session_id": turn.session_id})
+    yield _event(
+        "done",
+        {
+            "session_id": turn.session_id,
+            "answer_id": turn.answer_id,
+            "html": answer_html(turn.answer),
+        },
+    )
 
 
 class ChatStreamApi(APIView):
@@ -159,7 +179,8 @@ class ChatStreamApi(APIView):
         request=ChatInputSerializer,
         responses={
             200: OpenApiResponse(
-                description="text/event-stream: delta*, citations, done (or error)"
+                description="text/event-stream: delta*, citations, done (or error); done carries "
+                "session_id, answer_id and the answer as safe HTML (html)"
             )
         },
         summary="Ask the assistant, streamed as Server-Sent Events",
@@ -235,10 +256,15 @@ class ChatSessionApi(APIView):
         payload = {
             "session_id": session.id if session else None,
             "user_name": user_name,
-            "turns": session.turns if session else [],
+            "turns": [_with_html(t) for t in session.turns] if session else [],
             "assistant": _widget_assistant(principal, language, user_name),
         }
         return Response(self.OutputSerializer(payload).data)
+
+
+def _with_html(turn: dict[str, Any]) -> dict[str, Any]:
+    """An answer's turn with its safe HTML, as the widget shows it."""
+    return {**turn, "html": answer_html(turn["text"])} if turn.get("role") == "model" else turn
 
 
 def _widget_assistant(principal: Principal, language: str, user_name: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Forgetting below (knowledge, memory) reaches the copies the chat keeps: the session
+"""Forgetting below (knowledge, memory, an end user's erasure) reaches the copies the chat keeps: the session
 transcripts in Redis. Connected in ChatConfig.ready."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from typing import Any
 import redis
 from django.dispatch import receiver
 
-from chat.session import sessions_scrub_memory, sessions_scrub_passages
+from chat.session import sessions_erase_user, sessions_scrub_memory, sessions_scrub_passages
+from conversations.signals import conversations_erased
 from knowledge.signals import passages_forgotten
 from memory.signals import memory_forgotten
 
@@ -29,6 +30,11 @@ def scrub_memory(
     _scrubbing(
         sessions_scrub_memory, license_id=license_id, user_ref=user_ref, description=description
     )
+
+
+@receiver(conversations_erased, dispatch_uid="chat-erase-sessions")
+def erase_sessions(sender: object, license_id: object, user_ref: str, **kwargs: Any) -> None:
+    _scrubbing(sessions_erase_user, license_id=license_id, user_ref=user_ref)
 
 
 def _scrubbing(scrub: Callable[..., int], **arguments: Any) -> None:

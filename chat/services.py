@@ -13,14 +13,16 @@ passes the threshold the model is not called: the answer says there is no inform
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import secrets
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 
 from chat import session as sessions
 from chat.language import answer_language, question_language
@@ -28,8 +30,10 @@ from chat.llm import LLM, Prompt, Source, content_words, get_llm
 from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
 from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, STAFF_KEEP_NONE, refusal
+from conversations.services import Said, exchange_record
 from knowledge.chunking import split_sentences
 from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
+from knowledge.models import SourceType
 from knowledge.normalize import detect_language
 from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
 from knowledge.search.sentence_vectors import group_similarities
@@ -66,6 +70,7 @@ GREET_BY_NAME = (
     "The user's name is {user_name}. In the first answer of a conversation, greet them by name."
 )
 _MARKER = re.compile(r"\[(\d{1,3})\]")
+logger = logging.getLogger(__name__)
 MAX_TOOL_CALLS = 3  # searches the model may ask for in one answer
 
 
@@ -82,6 +87,7 @@ class Citation:
     excerpt: str = ""  # the passage (up to PASSAGE_CHARS), for a source opened in the widget
     section: str = ""  # tells two passages of one page apart: its heading, or its first words
     quote: str = ""  # the passage's sentence the answer relied on ("" when none stands out)
+    curated: bool = False  # the organisation's own answer to a knowledge gap
 
 
 @dataclass
@@ -94,6 +100,10 @@ class ChatTurn:
     citations: list[Citation] = field(default_factory=list)  # filled as the answer streams
     search: SearchResponse | None = None  # logged once the answer has started
     answerer: str = ""  # the license's assistant's; "" = the deployment's LLM_PROVIDER
+    embedding: QueryEmbedding | None = None
+    started: float = field(default_factory=time.perf_counter)
+    answer_id: str = ""  # the kept answer's id, once it has streamed (feedback names it)
+    answer: str = ""  # the whole answer, once it has streamed
 
     @property
     def session_id(self) -> str:
@@ -210,7 +220,9 @@ def chat_prepare(
     proposal = explicit_proposal(question, session_id=session.id)
     if proposal is not None:
         language = answer_language(question, hints)
-        return _memory_turn(principal, proposal, user_ref, session, question, language)
+        turn = _memory_turn(principal, proposal, user_ref, session, question, language)
+        turn.embedding = embedding
+        return turn
     memories = _memories(principal, question, user_ref, embedding)
     assistant = assistant_profile(principal.license)
     response = search(principal=principal, query=question, options=options, embedding=embedding)
@@ -230,7 +242,9 @@ def chat_prepare(
         assistant=assistant,
         group_scores=group_scores,
     )
-    turn = ChatTurn(session, prompt, results, search=response, answerer=assistant.answerer)
+    turn = ChatTurn(
+        session, prompt, results, search=response, answerer=assistant.answerer, embedding=embedding
+    )
     prompt.min_score = response.options.min_score or 0.0
     prompt.tools = [KNOWLEDGE_SEARCH_TOOL]
     prompt.run_tool = _ToolRunner(turn, principal)
@@ -355,7 +369,8 @@ def chat_stream(
             _log_search(turn, principal)  # once: after the first piece is out
     finally:  # the model failed or the client left: the retrieval happened all the same
         _log_search(turn, principal)
-    answer = "".join(parts)
+    answer = turn.answer = "".join(parts)
+    turn.answer_id = _keep(turn, principal, user_ref, answer)
     sessions.session_append(
         license_id=principal.license_id,
         user_ref=user_ref,
@@ -371,11 +386,58 @@ def chat_stream(
                 "section": c.section,
                 "quote": c.quote,
                 "chunk_id": c.chunk_id,
+                "curated": c.curated,
             }
             for c in turn.citations
         ],
+        answer_id=turn.answer_id,
     )
     _queue_memory_proposals(principal, user_ref, turn)
+
+
+def _keep(turn: ChatTurn, principal: Principal, user_ref: str, answer: str) -> str:
+    """The answer kept for review, feedback and gaps (conversations app), redacted there.
+    A database that fails here has already let the answer out: logged, no answer_id."""
+    by_staff = not principal.keeps_memories
+    scores = [r.vector_score for r in turn.results if r.vector_score is not None]
+    said = Said(
+        license=principal.license,
+        user_ref=principal.actor if by_staff else user_ref,
+        session_id=turn.session_id,
+        by_staff=by_staff,
+        question=turn.prompt.question,
+        answer=answer,
+        language=turn.prompt.language,
+        answerer=turn.answerer or settings.LLM_PROVIDER,
+        citations=[_kept_citation(c) for c in turn.citations],
+        no_information=not turn.reply and not turn.citations,
+        best_score=max(scores) if scores else None,
+        min_score=turn.prompt.min_score,
+        latency_ms=(time.perf_counter() - turn.started) * 1000,
+        vector=turn.embedding.vector() if turn.embedding and not turn.reply else None,
+        model=turn.embedding.model if turn.embedding else "",
+    )
+    try:
+        return str(exchange_record(said).pk)
+    except DatabaseError:
+        logger.exception("the answer was not kept for review")
+        return ""
+
+
+def _kept_citation(citation: Citation) -> dict[str, object]:
+    """What a stored answer keeps of a citation: where it points, not the passage (opened
+    from the knowledge, and gone with it)."""
+    return {
+        "number": citation.number,
+        "document": citation.document,
+        "document_id": citation.document_id,
+        "page": citation.page,
+        "chunk_id": citation.chunk_id,
+        "score": round(citation.score, 4),
+        "section": citation.section,
+        "quote": citation.quote,
+        "curated": citation.curated,
+    }
 
 
 def _answer_pieces(turn: ChatTurn, llm: LLM) -> Iterator[str]:
@@ -446,6 +508,7 @@ class _Renumbering:
                     r.fused_score,
                     _excerpt(r.content),
                     _section(r),
+                    curated=r.source_type == SourceType.ANSWER,
                 )
             )
         return cited
@@ -528,6 +591,7 @@ class ChatAnswer:
     citations: list[Citation]
     session_id: str
     prompt: str
+    answer_id: str = ""
 
 
 def chat_answer(
@@ -547,7 +611,9 @@ def chat_answer(
         language_hints=language_hints,
     )
     answer = "".join(chat_stream(turn, principal=principal, user_ref=user_ref, llm=llm))
-    return ChatAnswer(answer, turn.citations, turn.session_id, turn.prompt.as_text())
+    return ChatAnswer(
+        answer, turn.citations, turn.session_id, turn.prompt.as_text(), turn.answer_id
+    )
 
 
 # -- The assistant's settings ----------------------------------------------------------------

@@ -99,12 +99,15 @@ def session_append(
     question: str,
     answer: str,
     citations: list[dict[str, object]] | None = None,
+    answer_id: str = "",
 ) -> None:
-    """Add a question and its answer (with the sources it cited, for the transcript the
-    widget shows again after a page reload)."""
+    """Add a question and its answer (with the sources it cited and the kept answer's id,
+    for the transcript the widget shows again after a page reload, 👍/👎 included)."""
     answered: dict[str, object] = {"role": "model", "text": answer}
     if citations:
         answered["citations"] = citations
+    if answer_id:
+        answered["answer_id"] = answer_id
     session.turns += [{"role": "user", "text": question}, answered]  # type: ignore[list-item]
     if len(session.turns) > 30:
         dropped, session.turns = session.turns[:-30], session.turns[-30:]
@@ -149,6 +152,20 @@ def _evict_extra_sessions(client: redis.Redis, license_id: object, user_ref: str
 
 
 # -- forgetting ------------------------------------------------------------------------------
+
+
+def sessions_erase_user(*, license_id: object, user_ref: str) -> int:
+    """Every session transcript of this user of this license (their erasure)."""
+    client = _client()
+    index = _index_key(license_id, user_ref)
+    ids: list[bytes] = client.zrange(index, 0, -1)  # type: ignore[assignment]
+    keys = [_key(license_id, user_ref, session_id.decode()) for session_id in ids]
+    if keys:
+        client.delete(*keys)
+    client.delete(index)
+    if keys:
+        _rewrite_files(client)
+    return len(keys)
 
 
 def sessions_scrub_passages(*, chunk_ids: list[int]) -> int:

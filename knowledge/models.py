@@ -28,6 +28,9 @@ class SourceType(models.TextChoices):
     MANUAL = "manual", _("Manual")
     NOTE = "note", _("Note")
     OTHER = "other", _("Other")
+    # Written in the console to close a knowledge gap (conversations.services.gap_answer):
+    # cited as the organisation's own answer.
+    ANSWER = "answer", _("Organisation's answer")
 
 
 class Language(models.TextChoices):

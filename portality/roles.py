@@ -1,10 +1,13 @@
 """Who may do what in the console: four roles, as Django groups with permissions.
 
-- **owner**: everything (licenses, knowledge, memories, the query log, the assistant's
-  name, persona and widget);
-- **knowledge editor**: uploads, forgets and retries knowledge, searches and chats as an admin;
-- **support**: reads — the dashboard, documents, licenses, the query log — and may search;
-- **privacy officer**: end users' memories (review, deactivate, delete) and the dashboard.
+- **owner**: everything (licenses, knowledge, memories, the query log, conversations, gaps,
+  the assistant's name, persona and widget);
+- **knowledge editor**: uploads, forgets and retries knowledge, searches and chats as an
+  admin, sees knowledge gaps (never who asked) and answers them;
+- **support**: reads — the dashboard, documents, licenses, the query log — may search, and
+  reviews conversations (verdicts and causes);
+- **privacy officer**: end users' memories (review, deactivate, delete), their conversations
+  (read, export, erase, retention) and the dashboard.
 
 A superuser holds every permission. A staff account with no role may sign in and is told to
 ask an owner for one (``manage.py grant_role``). The groups and their permissions are
@@ -39,16 +42,31 @@ CHANGE_MEMORIES = "memory.change_memory"
 DELETE_MEMORIES = "memory.delete_memory"
 SHAPE_ASSISTANT = "chat.change_assistant"
 SET_REDACTION = "knowledge.change_redactionpolicy"
+VIEW_CONVERSATIONS = "conversations.view_conversation"
+REVIEW_CONVERSATIONS = "conversations.review_conversation"
+ERASE_CONVERSATIONS = "conversations.erase_conversation"
+VIEW_GAPS = "conversations.view_gap"
+ANSWER_GAPS = "conversations.answer_gap"
 
 ROLES: dict[str, tuple[str, ...]] = {
     "owner": (
         DASHBOARD, VIEW_KNOWLEDGE, ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SEARCH_AS_ADMIN, QUERY_LOG,
         VIEW_LICENSES, MANAGE_LICENSES, "licenses.add_license",
         VIEW_MEMORIES, CHANGE_MEMORIES, DELETE_MEMORIES, SHAPE_ASSISTANT, SET_REDACTION,
+        VIEW_CONVERSATIONS, REVIEW_CONVERSATIONS, ERASE_CONVERSATIONS, VIEW_GAPS, ANSWER_GAPS,
     ),
-    "knowledge_editor": (DASHBOARD, VIEW_KNOWLEDGE, ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SEARCH_AS_ADMIN),
-    "support": (DASHBOARD, VIEW_KNOWLEDGE, SEARCH_AS_ADMIN, QUERY_LOG, VIEW_LICENSES),
-    "privacy_officer": (DASHBOARD, VIEW_MEMORIES, CHANGE_MEMORIES, DELETE_MEMORIES),
+    "knowledge_editor": (
+        DASHBOARD, VIEW_KNOWLEDGE, ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SEARCH_AS_ADMIN,
+        VIEW_GAPS, ANSWER_GAPS,
+    ),
+    "support": (
+        DASHBOARD, VIEW_KNOWLEDGE, SEARCH_AS_ADMIN, QUERY_LOG, VIEW_LICENSES,
+        VIEW_CONVERSATIONS, REVIEW_CONVERSATIONS,
+    ),
+    "privacy_officer": (
+        DASHBOARD, VIEW_MEMORIES, CHANGE_MEMORIES, DELETE_MEMORIES,
+        VIEW_CONVERSATIONS, ERASE_CONVERSATIONS,
+    ),
 }  # fmt: skip
 ROLE_LABELS = {
     "owner": _("Owner"),

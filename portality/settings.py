@@ -128,6 +128,7 @@ INSTALLED_APPS = [
     "licenses",
     "knowledge",
     "memory",
+    "conversations",
     "chat",
 ]
 
@@ -315,6 +316,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "knowledge.tasks.sentences_embed_missing_task",
         "schedule": crontab(minute="7-59/15"),
     },
+    "conversations-purge": {
+        "task": "conversations.tasks.conversations_purge_task",
+        "schedule": crontab(hour=3, minute=45),
+    },
     # Web sources whose next check has come (each source says how often).
     "knowledge-sources": {
         "task": "knowledge.tasks.sources_check_due_task",
@@ -500,6 +505,12 @@ if VERTEX_HYBRID_ALPHA:
 
 # Ask the widget user to confirm memories the model proposes before they are used.
 MEMORY_CONFIRM_PROPOSALS = env_bool("MEMORY_CONFIRM_PROPOSALS", False)
+
+# -- Conversations ---------------------------------------------------------------------------
+# How long end users' questions and answers are kept (redacted), in days, unless a license
+# says otherwise; 0 keeps only the daily counts. Purged daily by beat
+# (manage.py purge_conversations runs it now).
+CONVERSATION_RETENTION_DAYS = env_int("CONVERSATION_RETENTION_DAYS", 30, minimum=0)
 
 # -- Chat widget -------------------------------------------------------------------------
 # make run's widget demo page (chat.views.widget_demo): the origin it is served at, and the

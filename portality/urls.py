@@ -25,6 +25,7 @@ urlpatterns = [
     path("licenses/", include("licenses.urls")),
     path("chat/", include("chat.urls")),
     path("memories/", include("memory.urls")),
+    path("conversations/", include("conversations.urls")),
     path("healthz", health.healthz, name="healthz"),
     path("metrics", health.metrics, name="metrics"),
     # The chat widget at a stable URL, and at the hashed names of earlier releases (the
@@ -57,6 +58,7 @@ urlpatterns = [
     path("api/v1/", include("knowledge.api_urls")),
     path("api/v1/", include("chat.api_urls")),
     path("api/v1/", include("memory.api_urls")),
+    path("api/v1/", include("conversations.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]

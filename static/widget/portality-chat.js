@@ -19,11 +19,11 @@
   var ownAccent = /^#[0-9a-f]{3,8}$/i.test(script.dataset.accent || "") ? script.dataset.accent : "";
   var accent = ownAccent || "#3355cc";
   var TEXT = {
-    es: { pending: "Propuesto por el asistente: ¿lo confirmas?", confirm: "Confirmar", memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", forgetAllAsk: "¿Olvidar todos tus recuerdos?", download: "Descargar (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", unavailable: "El asistente no está disponible en esta página ahora mismo.", title: "Asistente", page: "pág.", greeting: "Hola, {name}. ¿En qué puedo ayudarte?", hello: "Hola. ¿En qué puedo ayudarte?", cancel: "Cancelar", withdraw: "¿Retirar el permiso para recordar? Se olvidarán todos tus recuerdos." },
-    pt: { pending: "Sugerido pelo assistente: confirma?", confirm: "Confirmar", memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", forgetAllAsk: "Esquecer todas as suas memórias?", download: "Baixar (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", unavailable: "O assistente não está disponível nesta página agora.", title: "Assistente", page: "p.", greeting: "Olá, {name}. Como posso ajudar?", hello: "Olá. Como posso ajudar?", cancel: "Cancelar", withdraw: "Retirar a permissão para lembrar? Todas as suas memórias serão esquecidas." },
-    en: { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", forgetAllAsk: "Forget all your memories?", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant", page: "p.", greeting: "Hello, {name}. How can I help?", hello: "Hello. How can I help?", cancel: "Cancel", withdraw: "Withdraw permission to remember? All your memories will be forgotten." }
+    es: { pending: "Propuesto por el asistente: ¿lo confirmas?", confirm: "Confirmar", memories: "Mis recuerdos", back: "Volver al chat", consent: "Permitir que el asistente recuerde lo que le pida", none: "No hay recuerdos.", edit: "Editar", forget: "Olvidar", forgetAll: "Olvidar todo", forgetAllAsk: "¿Olvidar todos tus recuerdos?", download: "Descargar mis datos (JSON)", said: "Dijiste", save: "Guardar", open: "Abrir el asistente", close: "Cerrar", send: "Enviar", placeholder: "Escribe tu pregunta…", sources: "Fuentes", you: "Tú", bot: "Asistente", error: "No se pudo responder", unavailable: "El asistente no está disponible en esta página ahora mismo.", title: "Asistente", page: "pág.", greeting: "Hola, {name}. ¿En qué puedo ayudarte?", hello: "Hola. ¿En qué puedo ayudarte?", cancel: "Cancelar", withdraw: "¿Retirar el permiso para recordar? Se olvidarán todos tus recuerdos." , up: "Útil", down: "No útil", why: "¿Qué falló?", reasons: ["Incorrecta", "Incompleta", "Desactualizada", "No es lo que pregunté"], comment: "Comentario (opcional)", thanks: "¡Gracias por tu opinión!", newChat: "Nueva conversación", curated: "Respuesta de la organización", wipe: "Borrar mis conversaciones", wipeAsk: "¿Borrar todas tus conversaciones guardadas?" },
+    pt: { pending: "Sugerido pelo assistente: confirma?", confirm: "Confirmar", memories: "Minhas memórias", back: "Voltar ao chat", consent: "Permitir que o assistente lembre o que eu pedir", none: "Não há memórias.", edit: "Editar", forget: "Esquecer", forgetAll: "Esquecer tudo", forgetAllAsk: "Esquecer todas as suas memórias?", download: "Baixar meus dados (JSON)", said: "Você disse", save: "Salvar", open: "Abrir o assistente", close: "Fechar", send: "Enviar", placeholder: "Escreva sua pergunta…", sources: "Fontes", you: "Você", bot: "Assistente", error: "Não foi possível responder", unavailable: "O assistente não está disponível nesta página agora.", title: "Assistente", page: "p.", greeting: "Olá, {name}. Como posso ajudar?", hello: "Olá. Como posso ajudar?", cancel: "Cancelar", withdraw: "Retirar a permissão para lembrar? Todas as suas memórias serão esquecidas." , up: "Útil", down: "Não foi útil", why: "O que falhou?", reasons: ["Errada", "Incompleta", "Desatualizada", "Não é o que perguntei"], comment: "Comentário (opcional)", thanks: "Obrigado pela sua opinião!", newChat: "Nova conversa", curated: "Resposta da organização", wipe: "Apagar minhas conversas", wipeAsk: "Apagar todas as suas conversas guardadas?" },
+    en: { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", forgetAllAsk: "Forget all your memories?", download: "Download my data (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant", page: "p.", greeting: "Hello, {name}. How can I help?", hello: "Hello. How can I help?", cancel: "Cancel", withdraw: "Withdraw permission to remember? All your memories will be forgotten." , up: "Helpful", down: "Not helpful", why: "What went wrong?", reasons: ["Wrong", "Incomplete", "Outdated", "Not what I asked"], comment: "Comment (optional)", thanks: "Thanks for your feedback!", newChat: "New conversation", curated: "The organisation's answer", wipe: "Delete my conversations", wipeAsk: "Delete all your saved conversations?" }
   }[lang] || null;
-  TEXT = TEXT || { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", forgetAllAsk: "Forget all your memories?", download: "Download (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant", page: "p.", greeting: "Hello, {name}. How can I help?", hello: "Hello. How can I help?", cancel: "Cancel", withdraw: "Withdraw permission to remember? All your memories will be forgotten." };
+  TEXT = TEXT || { pending: "Suggested by the assistant: confirm?", confirm: "Confirm", memories: "My memories", back: "Back to the chat", consent: "Let the assistant remember what I ask it to", none: "No memories.", edit: "Edit", forget: "Forget", forgetAll: "Forget all", forgetAllAsk: "Forget all your memories?", download: "Download my data (JSON)", said: "You said", save: "Save", open: "Open the assistant", close: "Close", send: "Send", placeholder: "Type your question…", sources: "Sources", you: "You", bot: "Assistant", error: "Could not answer", unavailable: "The assistant is not available on this page right now.", title: "Assistant", page: "p.", greeting: "Hello, {name}. How can I help?", hello: "Hello. How can I help?", cancel: "Cancel", withdraw: "Withdraw permission to remember? All your memories will be forgotten.", up: "Helpful", down: "Not helpful", why: "What went wrong?", reasons: ["Wrong", "Incomplete", "Outdated", "Not what I asked"], comment: "Comment (optional)", thanks: "Thanks for your feedback!", newChat: "New conversation", curated: "The organisation's answer", wipe: "Delete my conversations", wipeAsk: "Delete all your saved conversations?" };
   var title = script.dataset.title || TEXT.title;
   var ICONS = {
     chat: '<path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z"/>',
@@ -54,6 +54,8 @@
     ".msg{max-width:88%;padding:8px 11px;border-radius:10px;white-space:pre-wrap;overflow-wrap:anywhere}" +
     ".user{align-self:flex-end;background:#eef3ff}.bot{align-self:flex-start;background:#f3f4f6}" +
     ".error{align-self:stretch;background:#fdecea;color:#8a1c12}" +
+    ".md{white-space:normal}.md p,.md ul,.md ol,.md pre,.md blockquote{margin:0 0 6px}.md ul,.md ol{padding-left:20px}.md a{color:inherit}" +
+    ".fb{display:flex;flex-wrap:wrap;gap:6px;margin-top:6px;align-items:center;font-size:12px;white-space:normal}.fb button{border:1px solid #cbd2dc;background:#fff;border-radius:6px;padding:2px 8px;cursor:pointer;font-size:13px}.fb button[aria-pressed=true]{border-color:var(--accent);background:#eef3ff}.fb input{flex:1 1 100%;padding:5px;border:1px solid #cbd2dc;border-radius:6px}" +
     ".sources{font-size:12px;color:#475467;margin-top:6px}.sources ol{margin:4px 0 0 18px;padding:0}.sources summary{cursor:pointer;overflow-wrap:anywhere}" +
     ".passage{max-height:160px;overflow-y:auto;margin:4px 0;padding:6px 8px;background:#fff;border-left:3px solid var(--accent);color:#1c2430}.passage mark{background:#fff3a3;color:inherit}" +
     "form{display:flex;gap:8px;padding:10px;border-top:1px solid #e5e7eb}" +
@@ -67,7 +69,7 @@
     "</style>" +
     '<button class="fab" type="button" aria-haspopup="dialog" aria-expanded="false"></button>' +
     '<section class="panel" role="dialog" aria-modal="false" hidden>' +
-    '<header><span class="title"></span><span><button type="button" class="memtoggle"></button> <button type="button" class="close"></button></span></header>' +
+    '<header><span class="title"></span><span><button type="button" class="memtoggle newchat"></button> <button type="button" class="memtoggle"></button> <button type="button" class="close"></button></span></header>' +
     '<div class="mem" hidden></div>' +
     '<div class="log" role="log" aria-live="polite" aria-relevant="additions"></div>' +
     '<form><label class="sr" style="position:absolute;left:-9999px" for="pb-input"></label>' +
@@ -143,7 +145,7 @@
       var item = document.createElement("li");
       var more = document.createElement("details");
       var name = document.createElement("summary");
-      name.textContent = c.document + (c.page ? ", " + TEXT.page + " " + c.page : "") + (c.section ? " — " + c.section : "");
+      name.textContent = (c.curated ? TEXT.curated + ": " : "") + c.document + (c.page ? ", " + TEXT.page + " " + c.page : "") + (c.section ? " — " + c.section : "");
       var passage = document.createElement("p");
       passage.className = "passage";
       var text = c.excerpt || "";
@@ -166,9 +168,76 @@
   function handle(event, node, state) {
     if (event.name === "delta") { state.text += event.data.text; node.firstChild.textContent = state.text; }
     else if (event.name === "citations") showSources(node, event.data);
-    else if (event.name === "done") { try { localStorage.setItem(sessionKey, event.data.session_id); } catch (e) {} }
+    else if (event.name === "done") {
+      try { localStorage.setItem(sessionKey, event.data.session_id); } catch (e) {}
+      showAnswer(node, event.data.html, event.data.answer_id);
+    }
     else if (event.name === "error") { node.className = "msg error"; node.setAttribute("role", "alert"); node.firstChild.textContent = TEXT.error + ": " + event.data.detail; }
     log.scrollTop = log.scrollHeight;
+  }
+
+  // The answer's Markdown arrives as HTML the server made safe; it is copied in through this
+  // allow-list anyway (the browser parses it inert, nothing runs): tags below, http(s) links.
+  var TAGS = /^(P|BR|STRONG|EM|CODE|PRE|UL|OL|LI|A|BLOCKQUOTE|H1|H2|H3|H4)$/;
+  function copySafe(from, to) {
+    from.childNodes.forEach(function (n) {
+      if (n.nodeType === 3) { to.appendChild(document.createTextNode(n.textContent)); return; }
+      if (n.nodeType !== 1) return;
+      if (!TAGS.test(n.tagName)) { copySafe(n, to); return; }
+      var el = document.createElement(n.tagName === "A" ? "a" : n.tagName.toLowerCase());
+      if (n.tagName === "A") {
+        var href = n.getAttribute("href") || "";
+        if (/^(https?:|mailto:)/i.test(href)) { el.href = href; el.target = "_blank"; el.rel = "noopener noreferrer"; }
+      }
+      copySafe(n, el);
+      to.appendChild(el);
+    });
+  }
+  function showAnswer(node, html, answerId) {
+    if (html) {
+      var body = document.createElement("div");
+      body.className = "md";
+      copySafe(new DOMParser().parseFromString(html, "text/html").body, body);
+      node.replaceChild(body, node.firstChild);
+    }
+    if (answerId) feedback(node, answerId);
+  }
+  // 👍 / 👎 under an answer; a 👎 asks why (optional) and for a comment (optional).
+  function feedback(node, answerId) {
+    var row = document.createElement("div");
+    row.className = "fb";
+    function send(rating, reason, comment) {
+      return fetch(api + "/api/v1/feedback", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: "Widget " + token },
+        body: JSON.stringify({ answer_id: answerId, rating: rating, reason: reason || "", comment: comment || "" })
+      }).then(function (r) { if (r.ok) { row.textContent = TEXT.thanks; row.setAttribute("role", "status"); } });
+    }
+    var up = button("\uD83D\uDC4D", function () { send("up"); });
+    var down = button("\uD83D\uDC4E", function () {
+      down.setAttribute("aria-pressed", "true");
+      var reasons = ["wrong", "incomplete", "outdated", "not_asked"], chosen = "";
+      var why = document.createElement("span");
+      why.textContent = TEXT.why;
+      var note = document.createElement("input");
+      note.type = "text"; note.maxLength = 1000; note.placeholder = TEXT.comment; note.setAttribute("aria-label", TEXT.comment);
+      row.replaceChildren(why);
+      reasons.forEach(function (code, i) {
+        var b = button(TEXT.reasons[i], function () {
+          chosen = code;
+          row.querySelectorAll("button[data-reason]").forEach(function (o) { o.setAttribute("aria-pressed", String(o === b)); });
+        });
+        b.dataset.reason = code;
+        b.setAttribute("aria-pressed", "false");
+        row.appendChild(b);
+      });
+      row.append(note, button(TEXT.send, function () { send("down", chosen, note.value.trim()); }));
+      note.focus();
+    });
+    up.setAttribute("aria-label", TEXT.up);
+    down.setAttribute("aria-label", TEXT.down);
+    row.append(up, down);
+    node.appendChild(row);
   }
 
   function parse(block) {
@@ -247,8 +316,10 @@
           return;
         }
         data.turns.forEach(function (turn) {
-          var node = bubble(turn.role === "user" ? "user" : "bot", turn.text);
+          var node = bubble(turn.role === "user" ? "user" : "bot", "");
+          node.appendChild(document.createTextNode(turn.text));
           if (turn.citations) showSources(node, turn.citations);
+          if (turn.role !== "user") showAnswer(node, turn.html, turn.answer_id);
         });
       })
       .catch(reveal);
@@ -281,8 +352,21 @@
 
   // -- My memories ---------------------------------------------------------------------
   var memView = root.querySelector(".mem");
-  var memToggle = root.querySelector(".memtoggle");
+  var memToggle = root.querySelector(".memtoggle:not(.newchat)");
   memToggle.textContent = TEXT.memories;
+  // A new conversation: the next question starts a session of its own, the old one is kept.
+  var newChatButton = root.querySelector(".newchat");
+  newChatButton.textContent = "+";
+  newChatButton.title = TEXT.newChat;
+  newChatButton.setAttribute("aria-label", TEXT.newChat);
+  function newChat() {
+    try { localStorage.removeItem(sessionKey); } catch (e) {}
+    showMemories(false);
+    log.textContent = "";
+    restore();
+    input.focus();
+  }
+  newChatButton.addEventListener("click", newChat);
 
   function meApi(path, options) {
     options = options || {};
@@ -367,20 +451,21 @@
     actions.append(
       button(TEXT.forgetAll, function () { if (confirm(TEXT.forgetAllAsk)) meApi("memories", { method: "DELETE" }).then(loadMemories); }),
       button(TEXT.download, function () {
-        fetch(api + "/api/v1/me/memories/export", { headers: { Authorization: "Widget " + token } })
+        fetch(api + "/api/v1/me/export", { headers: { Authorization: "Widget " + token } })
           .then(function (r) { return r.blob(); })
           .then(function (blob) {
             var link = document.createElement("a");
             link.href = URL.createObjectURL(blob);
-            link.download = "my-memories.json";
+            link.download = "my-data.json";
             root.appendChild(link);
             link.click();
             link.remove();
           });
-      })
+      }),
+      button(TEXT.wipe, function () { if (confirm(TEXT.wipeAsk)) meApi("conversations", { method: "DELETE" }).then(newChat); })
     );
-    // Nothing to forget or download: the buttons say so by being off.
-    actions.querySelectorAll("button").forEach(function (b) { b.disabled = !data.memories.length; });
+    // Nothing to forget: the button says so by being off.
+    actions.firstChild.disabled = !data.memories.length;
     memView.appendChild(actions);
   }
 

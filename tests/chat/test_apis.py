@@ -23,7 +23,7 @@ class TestApi:
 
         assert response.status_code == 200
         body = response.json()
-        assert set(body) == {"answer", "citations", "session_id"}
+        assert set(body) == {"answer", "citations", "session_id", "answer_id", "answer_html"}
         assert body["citations"][0]["document"] == "piscina.md"
         assert set(body["citations"][0]) >= {"document", "page", "chunk_id", "score"}
 

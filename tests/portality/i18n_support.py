@@ -13,7 +13,7 @@ LOCALE = Path(__file__).resolve().parents[2] / "locale"
 # Names, units and technical terms that are the same in every language.
 SAME_IN_EVERY_LANGUAGE = {
     "Portality", "Brain", "API", "PDF", "TXT", "MD", "OCR", "SHA-256", "ms", "p50", "p95",
-    "p99", "machine_id", "Top-k", "Global", "MB", "h",
+    "p99", "machine_id", "Top-k", "Global", "MB", "h", "CSV", "JSON",
     # The embedder's unit: Spanish and Portuguese technical writing says "tokens" too.
     "tokens",
 }  # fmt: skip

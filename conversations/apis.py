@@ -1,0 +1,478 @@
+"""The API of what users asked: feedback (an end user's 👍/👎), conversations (staff review
+them), knowledge gaps (editors answer them), and an end user's own conversations.
+
+Staff calls are checked against the account's role like the console's pages; end-user calls
+take the user from the widget token (or, with the license key, the ``user`` named), so
+nothing in a request reaches another user's answers."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+from uuid import UUID
+
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, serializers
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from conversations import selectors, services
+from conversations.exports import exchange_row, exchanges_download, gap_row, gaps_download
+from conversations.models import Cause, Rating, Reason, Verdict
+from licenses.models import License
+from licenses.permissions import IsAdminOrLicense
+from licenses.selectors import license_for_scope
+from licenses.throttles import USER_REF_MAX_LENGTH, MemoryRateThrottle
+from memory.apis import MemorySerializer
+from memory.selectors import memory_list_for_user
+from portality.roles import (
+    ANSWER_GAPS,
+    ERASE_CONVERSATIONS,
+    REVIEW_CONVERSATIONS,
+    VIEW_CONVERSATIONS,
+    VIEW_GAPS,
+)
+
+LIST_LIMIT = 200
+
+
+def _staff_permission(permission: str, *, post: str | None = None) -> type[BasePermission]:
+    """A console account whose role holds ``permission`` (``post`` for a POST, if other)."""
+
+    class StaffRole(BasePermission):
+        message = "Sign in with a console account whose role may do this."
+
+        def has_permission(self, request: Request, view: APIView) -> bool:
+            user = request.user
+            needed = post if post and request.method == "POST" else permission
+            return bool(user and user.is_authenticated and user.is_staff and user.has_perm(needed))
+
+    return StaffRole
+
+
+class StaffApi(APIView):
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+
+
+def _end_user(request: Request, user: str = "") -> tuple[License, str]:
+    """The license and end user a widget token (or the key with ``user``) speaks for."""
+    if not isinstance(request.auth, License):
+        raise exceptions.PermissionDenied(
+            "Feedback and conversations are an end user's: use a widget token or the license key."
+        )
+    user_ref = (
+        getattr(request.user, "user_ref", None) or user or request.query_params.get("user", "")
+    )
+    if not user_ref.strip():
+        raise exceptions.ValidationError(
+            {"user": "Name the end user (user=…) when calling with the license key."}
+        )
+    if len(user_ref) > USER_REF_MAX_LENGTH:
+        raise exceptions.ValidationError(
+            {"user": f"An end user's reference is at most {USER_REF_MAX_LENGTH} characters."}
+        )
+    return request.auth, user_ref
+
+
+# -- feedback ------------------------------------------------------------------------------------
+
+
+class FeedbackInputSerializer(serializers.Serializer):
+    answer_id = serializers.UUIDField(help_text="The answer_id the chat returned.")
+    rating = serializers.ChoiceField(choices=Rating.values)
+    reason = serializers.ChoiceField(choices=Reason.values, required=False, allow_blank=True)
+    comment = serializers.CharField(
+        max_length=services.MAX_COMMENT_CHARS, required=False, allow_blank=True
+    )
+    user = serializers.CharField(
+        max_length=USER_REF_MAX_LENGTH, required=False, help_text="License keys only: the end user."
+    )
+
+
+class FeedbackApi(APIView):
+    permission_classes = [IsAdminOrLicense]
+    throttle_classes = [MemoryRateThrottle]
+
+    @extend_schema(
+        tags=["feedback"],
+        request=FeedbackInputSerializer,
+        responses={200: None},
+        summary="Rate an answer (👍/👎, a reason and a comment)",
+    )
+    def post(self, request: Request) -> Response:
+        data = FeedbackInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        license, user_ref = _end_user(request, values.get("user", ""))
+        exchange = services.feedback_record(
+            license=license,
+            user_ref=user_ref,
+            answer_id=values["answer_id"],
+            rating=values["rating"],
+            reason=values.get("reason", ""),
+            comment=values.get("comment", ""),
+        )
+        return Response({"answer_id": str(exchange.pk), "rating": exchange.rating})
+
+
+# -- conversations (staff) -----------------------------------------------------------------------
+
+
+class QueueQuerySerializer(serializers.Serializer):
+    license = serializers.CharField(required=False, help_text="A machine_id.")
+    user = serializers.CharField(required=False, max_length=USER_REF_MAX_LENGTH)
+    since = serializers.DateField(required=False)
+    until = serializers.DateField(required=False)
+    rating = serializers.ChoiceField(choices=["up", "down", "none"], required=False)
+    no_information = serializers.BooleanField(required=False, default=False)
+    low_score = serializers.BooleanField(required=False, default=False)
+    language = serializers.ChoiceField(choices=["es", "pt", "en"], required=False)
+    reviewed = serializers.ChoiceField(choices=["yes", "no"], required=False)
+    offset = serializers.IntegerField(required=False, default=0, min_value=0)
+    limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=LIST_LIMIT)
+
+
+def queue_filters(values: dict[str, Any]) -> selectors.QueueFilters:
+    since: date | None = values.get("since")
+    until: date | None = values.get("until")
+    return selectors.QueueFilters(
+        license=license_for_scope(values.get("license")),
+        user_ref=values.get("user", ""),
+        since=since,
+        until=until,
+        rating=values.get("rating", ""),
+        no_information=values.get("no_information", False),
+        low_score=values.get("low_score", False),
+        language=values.get("language", ""),
+        reviewed=values.get("reviewed", ""),
+    )
+
+
+class ExchangeSerializer(serializers.Serializer):
+    answer_id = serializers.CharField()
+    asked_at = serializers.CharField()
+    license = serializers.CharField()
+    user = serializers.CharField()
+    language = serializers.CharField()
+    question = serializers.CharField()
+    answer = serializers.CharField()
+    no_information = serializers.BooleanField()
+    low_score = serializers.BooleanField()
+    best_score = serializers.FloatField(allow_null=True)
+    sources = serializers.ListField(child=serializers.CharField())
+    rating = serializers.CharField()
+    reason = serializers.CharField()
+    comment = serializers.CharField()
+    verdict = serializers.CharField()
+    cause = serializers.CharField()
+    review_comment = serializers.CharField()
+    reviewed_by = serializers.CharField()
+
+
+_QUEUE_PARAMETERS = [
+    OpenApiParameter(name, str, description=text)
+    for name, text in (
+        ("license", "A machine_id."),
+        ("user", "An end user's reference."),
+        ("since", "YYYY-MM-DD."),
+        ("until", "YYYY-MM-DD."),
+        ("rating", "up, down or none."),
+        ("no_information", "true: only answers that said there was no information."),
+        ("low_score", "true: only answers under the calibrated retrieval score."),
+        ("language", "es, pt or en."),
+        ("reviewed", "yes or no."),
+    )
+]
+
+
+class ConversationListApi(StaffApi):
+    permission_classes = [_staff_permission(VIEW_CONVERSATIONS)]
+
+    @extend_schema(
+        tags=["conversations"],
+        parameters=[
+            *_QUEUE_PARAMETERS,
+            OpenApiParameter("offset", int),
+            OpenApiParameter("limit", int, description="At most 200."),
+        ],
+        responses=ExchangeSerializer(many=True),
+        summary="Answers users were given (the review queue), newest first",
+    )
+    def get(self, request: Request) -> Response:
+        query = QueueQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        values = query.validated_data
+        rows = selectors.exchange_queue(queue_filters(values))
+        page = rows[values["offset"] : values["offset"] + values["limit"]]
+        return Response(
+            {
+                "count": rows.count(),
+                "results": [
+                    exchange_row(e) | {"conversation_id": str(e.conversation_id)} for e in page
+                ],
+            }
+        )
+
+
+class ConversationExportApi(StaffApi):
+    permission_classes = [_staff_permission(VIEW_CONVERSATIONS)]
+
+    @extend_schema(
+        tags=["conversations"],
+        parameters=[*_QUEUE_PARAMETERS, OpenApiParameter("as", str, description="csv or json.")],
+        responses={200: None},
+        summary="The review queue as a CSV or JSON file",
+    )
+    def get(self, request: Request) -> HttpResponse | StreamingHttpResponse:
+        query = QueueQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        as_ = request.query_params.get("as", "csv")
+        if as_ not in ("csv", "json"):
+            raise exceptions.ValidationError({"as": "csv or json."})
+        rows = selectors.exchange_queue(queue_filters(query.validated_data))
+        return exchanges_download(rows, as_, with_user=True)
+
+
+class ConversationDetailApi(StaffApi):
+    permission_classes = [_staff_permission(VIEW_CONVERSATIONS)]
+
+    @extend_schema(
+        tags=["conversations"], summary="One conversation, every answer with its citations"
+    )
+    def get(self, request: Request, pk: UUID) -> Response:
+        conversation = selectors.conversation_get(pk)
+        if conversation is None:
+            raise exceptions.NotFound("No such conversation.")
+        return Response(
+            {
+                "id": str(conversation.pk),
+                "license": conversation.license.machine_id if conversation.license else "",
+                "user": conversation.user_ref,
+                "started_at": conversation.started_at,
+                "exchanges": [
+                    exchange_row(e) | {"citations": e.citations}
+                    for e in conversation.exchanges.all()
+                ],
+            }
+        )
+
+
+class ReviewInputSerializer(serializers.Serializer):
+    verdict = serializers.ChoiceField(choices=Verdict.values)
+    cause = serializers.ChoiceField(choices=Cause.values, required=False, allow_blank=True)
+    comment = serializers.CharField(
+        max_length=services.MAX_COMMENT_CHARS, required=False, allow_blank=True
+    )
+
+
+class AnswerReviewApi(StaffApi):
+    permission_classes = [_staff_permission(REVIEW_CONVERSATIONS)]
+
+    @extend_schema(
+        tags=["conversations"],
+        request=ReviewInputSerializer,
+        responses=ExchangeSerializer,
+        summary="Record a verdict (and a cause) on one answer",
+    )
+    def post(self, request: Request, pk: UUID) -> Response:
+        exchange = selectors.exchange_get(pk)
+        if exchange is None:
+            raise exceptions.NotFound("No such answer.")
+        data = ReviewInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        exchange = services.exchange_review(
+            exchange=exchange,
+            verdict=values["verdict"],
+            cause=values.get("cause", ""),
+            comment=values.get("comment", ""),
+            reviewer=request.user.get_username(),
+        )
+        return Response(exchange_row(exchange))
+
+
+class EraseInputSerializer(serializers.Serializer):
+    license = serializers.CharField(help_text="The end user's license (machine_id).")
+    user = serializers.CharField(max_length=USER_REF_MAX_LENGTH)
+
+
+class ConversationEraseApi(StaffApi):
+    permission_classes = [_staff_permission(ERASE_CONVERSATIONS)]
+
+    @extend_schema(
+        tags=["conversations"],
+        request=EraseInputSerializer,
+        responses={200: None},
+        summary="Erase one end user's conversations (their right to erasure)",
+    )
+    def post(self, request: Request) -> Response:
+        data = EraseInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        license = license_for_scope(data.validated_data["license"])
+        if license is None:
+            raise exceptions.ValidationError({"license": "Name the end user's license."})
+        erased = services.conversations_erase_user(
+            license=license, user_ref=data.validated_data["user"]
+        )
+        return Response({"conversations_erased": erased})
+
+
+# -- knowledge gaps ------------------------------------------------------------------------------
+
+
+class GapSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    count = serializers.IntegerField()
+    languages = serializers.ListField(child=serializers.CharField())
+    licenses = serializers.ListField(child=serializers.CharField())
+    first_asked = serializers.CharField()
+    last_asked = serializers.CharField()
+    examples = serializers.ListField(child=serializers.CharField())
+    answered_by = serializers.CharField()
+    answered_at = serializers.CharField(allow_null=True)
+
+
+_GAP_PARAMETERS = [
+    OpenApiParameter("status", str, description="open (default), answered or all."),
+    OpenApiParameter("license", str, description="Only gaps asked in this machine_id."),
+]
+
+
+def _gaps(request: Request) -> Any:  # noqa: ANN401 - a queryset of gaps
+    status = request.query_params.get("status", "open")
+    if status not in ("open", "answered", "all"):
+        raise exceptions.ValidationError({"status": "open, answered or all."})
+    license = license_for_scope(request.query_params.get("license"))
+    return selectors.gap_list(status="" if status == "all" else status, license=license)
+
+
+class GapListApi(StaffApi):
+    permission_classes = [_staff_permission(VIEW_GAPS)]
+
+    @extend_schema(
+        tags=["knowledge-gaps"],
+        parameters=_GAP_PARAMETERS,
+        responses=GapSerializer(many=True),
+        summary="Questions the knowledge did not answer, grouped by meaning (no one's identity)",
+    )
+    def get(self, request: Request) -> Response:
+        return Response([gap_row(g) for g in _gaps(request)[:LIST_LIMIT]])
+
+
+class GapExportApi(StaffApi):
+    permission_classes = [_staff_permission(VIEW_GAPS)]
+
+    @extend_schema(
+        tags=["knowledge-gaps"],
+        parameters=[*_GAP_PARAMETERS, OpenApiParameter("as", str, description="csv or json.")],
+        responses={200: None},
+        summary="Knowledge gaps as a CSV or JSON file",
+    )
+    def get(self, request: Request) -> HttpResponse | StreamingHttpResponse:
+        as_ = request.query_params.get("as", "csv")
+        if as_ not in ("csv", "json"):
+            raise exceptions.ValidationError({"as": "csv or json."})
+        return gaps_download(_gaps(request), as_)
+
+
+class GapAnswerInputSerializer(serializers.Serializer):
+    answer = serializers.CharField(max_length=services.MAX_ANSWER_CHARS)
+    license = serializers.CharField(
+        required=False, allow_blank=True, help_text="A machine_id; empty: global."
+    )
+    question = serializers.CharField(
+        max_length=services.MAX_QUESTION_CHARS,
+        required=False,
+        allow_blank=True,
+        help_text="The question it answers (its heading); empty: the gap's latest phrasing.",
+    )
+
+
+class GapAnswerApi(StaffApi):
+    permission_classes = [_staff_permission(ANSWER_GAPS)]
+
+    @extend_schema(
+        tags=["knowledge-gaps"],
+        request=GapAnswerInputSerializer,
+        responses=GapSerializer,
+        summary="Answer a gap: the answer becomes curated knowledge in the chosen scope",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        data = GapAnswerInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        gap = selectors.gap_get(pk)
+        if gap is None:
+            raise exceptions.NotFound("No such knowledge gap.")
+        examples = selectors.gap_examples(gap)
+        question = values.get("question") or (examples[0] if examples else "")
+        services.gap_answer(
+            gap_id=pk,
+            question=question,
+            answer=values["answer"],
+            license=license_for_scope(values.get("license")),
+            editor=request.user.get_username(),
+        )
+        answered = selectors.gap_get(pk)
+        assert answered is not None  # noqa: S101 - just answered, inside this request
+        return Response(gap_row(answered))
+
+
+# -- an end user's own ---------------------------------------------------------------------------
+
+
+class MyConversationsApi(APIView):
+    permission_classes = [IsAdminOrLicense]
+    throttle_classes = [MemoryRateThrottle]
+
+    @extend_schema(
+        tags=["conversations"],
+        parameters=[OpenApiParameter("user", str, description="License keys only: the end user.")],
+        summary="My conversations, as kept",
+    )
+    def get(self, request: Request) -> Response:
+        license, user_ref = _end_user(request)
+        return Response(selectors.user_conversations(license=license, user_ref=user_ref))
+
+    @extend_schema(
+        tags=["conversations"],
+        parameters=[OpenApiParameter("user", str, description="License keys only: the end user.")],
+        responses={200: None},
+        summary="Erase my conversations",
+    )
+    def delete(self, request: Request) -> Response:
+        license, user_ref = _end_user(request)
+        erased = services.conversations_erase_user(license=license, user_ref=user_ref)
+        return Response({"conversations_erased": erased})
+
+
+class MyDataApi(APIView):
+    permission_classes = [IsAdminOrLicense]
+    throttle_classes = [MemoryRateThrottle]
+
+    @extend_schema(
+        tags=["conversations"],
+        parameters=[OpenApiParameter("user", str, description="License keys only: the end user.")],
+        summary="Download everything kept about me (memories and conversations) as JSON",
+    )
+    def get(self, request: Request) -> HttpResponse:
+        license, user_ref = _end_user(request)
+        body = {
+            "user": user_ref,
+            "memories": MemorySerializer(
+                memory_list_for_user(license=license, user_ref=user_ref), many=True
+            ).data,
+            "conversations": selectors.user_conversations(license=license, user_ref=user_ref),
+        }
+        response = HttpResponse(
+            json.dumps(body, default=str, ensure_ascii=False, indent=2),
+            content_type="application/json",
+        )
+        response["Content-Disposition"] = 'attachment; filename="my-data.json"'
+        return response

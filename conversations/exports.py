@@ -1,0 +1,118 @@
+"""CSV and JSON files of the review queue and the gaps (the console's and the API's)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import HttpResponse, StreamingHttpResponse
+
+from conversations.models import Exchange, Gap
+from conversations.selectors import gap_examples, license_machine_ids
+
+EXCHANGE_COLUMNS = [
+    "answer_id", "asked_at", "license", "user", "language", "question", "answer",
+    "no_information", "low_score", "best_score", "sources", "rating", "reason", "comment",
+    "verdict", "cause", "review_comment", "reviewed_by",
+]  # fmt: skip
+GAP_COLUMNS = [
+    "id", "status", "count", "languages", "licenses", "first_asked", "last_asked", "examples",
+    "answered_by", "answered_at",
+]  # fmt: skip
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def exchange_row(e: Exchange, *, with_user: bool = True) -> dict[str, Any]:
+    return {
+        "answer_id": str(e.pk),
+        "asked_at": e.created_at.isoformat(),
+        "license": e.license.machine_id if e.license else "",
+        "user": e.conversation.user_ref if with_user else "",
+        "language": e.language,
+        "question": e.question,
+        "answer": e.answer,
+        "no_information": e.no_information,
+        "low_score": e.low_score,
+        "best_score": e.best_score,
+        "sources": [c.get("document", "") for c in e.citations if not c.get("forgotten")],
+        "rating": e.rating,
+        "reason": e.reason,
+        "comment": e.comment,
+        "verdict": e.verdict,
+        "cause": e.cause,
+        "review_comment": e.review_comment,
+        "reviewed_by": e.reviewed_by,
+    }
+
+
+def gap_row(gap: Gap) -> dict[str, Any]:
+    return {
+        "id": gap.pk,
+        "status": gap.status,
+        "count": gap.count,
+        "languages": gap.languages,
+        "licenses": license_machine_ids(gap.license_ids),
+        "first_asked": gap.first_asked.isoformat(),
+        "last_asked": gap.last_asked.isoformat(),
+        "examples": gap_examples(gap),
+        "answered_by": gap.answered_by,
+        "answered_at": gap.answered_at.isoformat() if gap.answered_at else None,
+    }
+
+
+def _cell(value: object) -> str:
+    """A spreadsheet never runs what a user typed: a cell that would read as a formula
+    starts with an apostrophe (OWASP's CSV injection advice)."""
+    text = (
+        "; ".join(map(str, value))
+        if isinstance(value, list)
+        else ""
+        if value is None
+        else str(value)
+    )
+    return "'" + text if text.startswith(_FORMULA) else text
+
+
+def _csv_lines(columns: list[str], rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(columns)
+    yield "\ufeff" + buffer.getvalue()  # a BOM: spreadsheets then read UTF-8 accents right
+    for row in rows:
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow([_cell(row[c]) for c in columns])
+        yield buffer.getvalue()
+
+
+def download(
+    name: str, columns: list[str], rows: Iterable[dict[str, Any]], as_: str
+) -> HttpResponse | StreamingHttpResponse:
+    if as_ == "csv":
+        response: HttpResponse | StreamingHttpResponse = StreamingHttpResponse(
+            _csv_lines(columns, rows), content_type="text/csv; charset=utf-8"
+        )
+    else:
+        body = json.dumps(list(rows), ensure_ascii=False, indent=1, default=str)
+        response = HttpResponse(body, content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{name}.{as_}"'
+    return response
+
+
+def exchanges_download(
+    rows: QuerySet[Exchange], as_: str, *, with_user: bool
+) -> HttpResponse | StreamingHttpResponse:
+    return download(
+        "conversations",
+        EXCHANGE_COLUMNS,
+        (exchange_row(e, with_user=with_user) for e in rows.iterator(chunk_size=500)),
+        as_,
+    )
+
+
+def gaps_download(rows: QuerySet[Gap], as_: str) -> HttpResponse | StreamingHttpResponse:
+    return download("knowledge-gaps", GAP_COLUMNS, (gap_row(g) for g in rows), as_)

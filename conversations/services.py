@@ -1,0 +1,406 @@
+"""Keeping, rating, reviewing, purging and erasing what users asked.
+
+Everything a person wrote is redacted (knowledge.redaction) before it is stored; how long it
+is kept is the license's ``Retention`` or ``CONVERSATION_RETENTION_DAYS``; with 0 days only
+the numbers are kept (the row, without text or vector, until the next purge)."""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+from django.utils.translation import gettext_noop
+
+from conversations.gaps import as_floats, gap_assign
+from conversations.models import (
+    Cause,
+    Conversation,
+    Exchange,
+    Gap,
+    GapStatus,
+    Rating,
+    Reason,
+    Retention,
+    Verdict,
+)
+from conversations.signals import conversations_erased
+from knowledge.models import SourceType
+from knowledge.redaction import redact
+from knowledge.services import document_create
+from licenses.models import License
+from portality.erasures import erasure_record
+from portality.exceptions import ApplicationError
+from portality.text import fold
+
+MAX_COMMENT_CHARS = 1000
+FORGOTTEN_PASSAGE = "[…]"
+_MARKER = re.compile(r"\[(\d{1,3})\]")
+
+
+@dataclass(frozen=True)
+class Said:
+    """One answer as the chat gives it, to be kept."""
+
+    license: License | None
+    user_ref: str
+    session_id: str
+    by_staff: bool
+    question: str
+    answer: str
+    language: str
+    answerer: str
+    citations: list[dict[str, object]]
+    no_information: bool
+    best_score: float | None
+    min_score: float
+    latency_ms: float
+    vector: list[float] | None = None
+    model: str = ""
+
+
+def retention_days(license: License | None) -> int:
+    if license is not None:
+        own = Retention.objects.filter(license=license).values_list("days", flat=True).first()
+        if own is not None:
+            return own
+    return int(settings.CONVERSATION_RETENTION_DAYS)
+
+
+def _redacted(text: str) -> str:
+    return redact(text).text if text else ""
+
+
+def exchange_record(said: Said) -> Exchange:
+    """Keep one answer (redacted) and, for an end user's question the knowledge did not
+    answer confidently, count it in the gap of the same meaning."""
+    keep_text = retention_days(said.license) > 0
+    low_score = said.best_score is not None and said.best_score < said.min_score
+    with transaction.atomic():
+        conversation = _conversation(said)
+        exchange = Exchange.objects.create(
+            conversation=conversation,
+            license=said.license,
+            by_staff=said.by_staff,
+            question=_redacted(said.question) if keep_text else "",
+            answer=_redacted(said.answer) if keep_text else "",
+            language=said.language,
+            answerer=said.answerer,
+            citations=said.citations if keep_text else [],
+            chunk_ids=[int(c["chunk_id"]) for c in said.citations],  # type: ignore[call-overload]
+            no_information=said.no_information,
+            low_score=low_score,
+            best_score=said.best_score,
+            latency_ms=said.latency_ms,
+            model=said.model,
+            question_vector=said.vector if keep_text else None,
+        )
+        if not said.by_staff and said.vector and (said.no_information or low_score):
+            gap_assign(exchange, said.vector, said.model)
+    return exchange
+
+
+def _conversation(said: Said) -> Conversation:
+    lookup = {"license": said.license, "user_ref": said.user_ref, "session_id": said.session_id}
+    conversation = Conversation.objects.filter(**lookup).first()
+    if conversation is None:
+        try:
+            with transaction.atomic():
+                conversation = Conversation.objects.create(**lookup, by_staff=said.by_staff)
+        except IntegrityError:  # the same session's first two answers at once
+            conversation = Conversation.objects.get(**lookup)
+    else:
+        conversation.save(update_fields=["last_at"])
+    return conversation
+
+
+def exchange_for_user(*, license: License, user_ref: str, answer_id: UUID | str) -> Exchange:
+    """An answer given to this end user of this license, or a 404 that tells nothing more."""
+    exchange = (
+        Exchange.objects.filter(
+            pk=answer_id, license=license, conversation__user_ref=user_ref, by_staff=False
+        )
+        .select_for_update()
+        .first()
+    )
+    if exchange is None:
+        raise ApplicationError(
+            gettext_noop("No answer %(answer_id)s was given to you (or it is no longer kept)."),
+            params={"answer_id": str(answer_id)},
+            status=404,
+        )
+    return exchange
+
+
+def feedback_record(
+    *,
+    license: License,
+    user_ref: str,
+    answer_id: UUID | str,
+    rating: str,
+    reason: str = "",
+    comment: str = "",
+) -> Exchange:
+    """An end user's 👍 or 👎 on one of their answers (a second rating replaces the first).
+    A 👎 counts the question in its knowledge gap."""
+    if rating not in Rating.values:
+        raise ApplicationError(gettext_noop("A rating is up or down."))
+    if reason and (reason not in Reason.values or rating != Rating.DOWN):
+        raise ApplicationError(
+            gettext_noop("A reason goes with a 👎: wrong, incomplete, outdated or not_asked.")
+        )
+    if len(comment) > MAX_COMMENT_CHARS:
+        raise ApplicationError(gettext_noop("A comment is at most 1000 characters."))
+    with transaction.atomic():
+        exchange = exchange_for_user(license=license, user_ref=user_ref, answer_id=answer_id)
+        exchange.rating, exchange.reason = rating, reason
+        exchange.comment = _redacted(comment.strip()) if exchange.question else ""
+        exchange.rated_at = timezone.now()
+        exchange.save(update_fields=["rating", "reason", "comment", "rated_at"])
+        vector = exchange.question_vector
+        if rating == Rating.DOWN and exchange.gap_id is None and vector is not None:
+            gap_assign(exchange, as_floats(vector), exchange.model)
+    return exchange
+
+
+def exchange_review(
+    *, exchange: Exchange, verdict: str, cause: str = "", comment: str = "", reviewer: str
+) -> Exchange:
+    """A reviewer's verdict on one answer; a fault (incomplete, wrong) names its cause."""
+    if verdict not in Verdict.values:
+        raise ApplicationError(
+            gettext_noop("A verdict is correct, incomplete, wrong or not_a_fault.")
+        )
+    if cause and cause not in Cause.values:
+        raise ApplicationError(
+            gettext_noop("A cause is knowledge_missing, knowledge_wrong or assistant.")
+        )
+    if verdict in (Verdict.INCOMPLETE, Verdict.WRONG) and not cause:
+        raise ApplicationError(gettext_noop("Say the cause of an incomplete or wrong answer."))
+    if len(comment) > MAX_COMMENT_CHARS:
+        raise ApplicationError(gettext_noop("A comment is at most 1000 characters."))
+    exchange.verdict, exchange.cause = verdict, cause
+    exchange.review_comment = _redacted(comment.strip())
+    exchange.reviewed_by, exchange.reviewed_at = reviewer[:150], timezone.now()
+    exchange.save(
+        update_fields=["verdict", "cause", "review_comment", "reviewed_by", "reviewed_at"]
+    )
+    return exchange
+
+
+def retention_set(*, license: License, days: int | None) -> None:
+    """A license's own retention (None: the deployment's again)."""
+    if days is None:
+        Retention.objects.filter(license=license).delete()
+        return
+    if not 0 <= days <= 3650:
+        raise ApplicationError(gettext_noop("Keep conversations between 0 and 3650 days."))
+    Retention.objects.update_or_create(license=license, defaults={"days": days})
+
+
+# -- purge and erasure --------------------------------------------------------------------------
+
+# The exchanges past their retention, summed into the daily counts, then removed (one
+# statement: what is counted is exactly what is deleted). A license's own retention wins.
+_PURGE = """
+WITH gone AS (
+    DELETE FROM conversations_exchange e
+    USING (
+        SELECT e2.id FROM conversations_exchange e2
+        LEFT JOIN conversations_retention r ON r.license_id = e2.license_id
+        WHERE e2.created_at < %(now)s - make_interval(days => COALESCE(r.days, %(days)s))
+        LIMIT %(batch)s
+    ) expired
+    WHERE e.id = expired.id
+    RETURNING e.created_at, e.license_id, e.language, e.no_information, e.rating
+), counted AS (
+    INSERT INTO conversations_dailycount
+        (day, license_id, language, questions, no_information, rated_up, rated_down)
+    SELECT (created_at AT TIME ZONE %(tz)s)::date, license_id, language, count(*),
+           count(*) FILTER (WHERE no_information),
+           count(*) FILTER (WHERE rating = 'up'), count(*) FILTER (WHERE rating = 'down')
+    FROM gone GROUP BY 1, 2, 3
+    ON CONFLICT (day, license_id, language) DO UPDATE SET
+        questions = conversations_dailycount.questions + EXCLUDED.questions,
+        no_information = conversations_dailycount.no_information + EXCLUDED.no_information,
+        rated_up = conversations_dailycount.rated_up + EXCLUDED.rated_up,
+        rated_down = conversations_dailycount.rated_down + EXCLUDED.rated_down
+    RETURNING questions
+)
+SELECT (SELECT count(*) FROM gone)
+"""
+PURGE_BATCH = 20_000
+
+
+@dataclass(frozen=True)
+class Purged:
+    exchanges: int
+    conversations: int
+    gaps: int
+
+
+def conversations_purge(
+    *, older_than_days: int | None = None, now: datetime | None = None
+) -> Purged:
+    """Remove what is past its retention (``older_than_days``: this many days for every
+    license instead), keeping its numbers in the daily counts. In batches, each one
+    committed: an interrupted purge loses nothing and the next run goes on."""
+    now = now or timezone.now()
+    days = int(settings.CONVERSATION_RETENTION_DAYS) if older_than_days is None else older_than_days
+    statement = _PURGE
+    if older_than_days is not None:  # the same cut for everyone
+        statement = statement.replace("COALESCE(r.days, %(days)s)", "%(days)s")
+    params: dict[str, Any] = {
+        "now": now,
+        "days": days,
+        "batch": PURGE_BATCH,
+        "tz": settings.TIME_ZONE,
+    }
+    exchanges = 0
+    while True:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(statement, params)
+            removed = cursor.fetchone()[0]
+        exchanges += removed
+        if removed < PURGE_BATCH:
+            break
+    conversations, _ = Conversation.objects.filter(exchanges__isnull=True).delete()
+    gaps = _gaps_without_questions()
+    return Purged(exchanges, conversations, gaps)
+
+
+def _gaps_without_questions() -> int:
+    """An open gap whose every question is gone goes too (its centre was made of them);
+    an answered one stays, without its centre, to show who answered what."""
+    empty = Gap.objects.filter(exchanges__isnull=True)
+    removed, _ = empty.filter(status=GapStatus.OPEN).delete()
+    empty.filter(status=GapStatus.ANSWERED).exclude(centroid=None).update(centroid=None)
+    return removed
+
+
+def conversations_erase_user(*, license: License, user_ref: str) -> int:
+    """Everything this end user asked and was answered, gone (their erasure); journaled so
+    a restore forgets it again. The gaps keep their numbers, not the words."""
+    with transaction.atomic():
+        conversations = Conversation.objects.filter(license=license, user_ref=user_ref)
+        ids = [str(pk) for pk in conversations.values_list("pk", flat=True)]
+        conversations.delete()
+        _gaps_without_questions()
+        transaction.on_commit(lambda: erasure_record("conversation", ids))
+        transaction.on_commit(
+            lambda: conversations_erased.send(
+                sender=Conversation, license_id=license.pk, user_ref=user_ref
+            )
+        )
+    return len(ids)
+
+
+# -- forgetting below reaches the copies kept here ------------------------------------------------
+
+
+def exchanges_scrub_passages(*, chunk_ids: list[int]) -> int:
+    """Forgotten passages leave no copy in stored answers: each citation of one says the
+    source was forgotten, and the words of the answer that cited it are removed."""
+    gone = set(chunk_ids)
+    scrubbed = 0
+    with transaction.atomic():
+        for exchange in Exchange.objects.select_for_update().filter(chunk_ids__overlap=chunk_ids):
+            numbers = {int(c["number"]) for c in exchange.citations if c.get("chunk_id") in gone}
+            exchange.citations = [
+                {"number": c["number"], "forgotten": True} if c.get("chunk_id") in gone else c
+                for c in exchange.citations
+            ]
+            exchange.answer = _without_claims(exchange.answer, numbers)
+            exchange.chunk_ids = [i for i in exchange.chunk_ids if i not in gone]
+            exchange.save(update_fields=["citations", "answer", "chunk_ids"])
+            scrubbed += 1
+    return scrubbed
+
+
+def _without_claims(answer: str, numbers: set[int]) -> str:
+    """The answer without the text each marker of ``numbers`` backs (what was said since the
+    previous marker): the quotes of a forgotten source."""
+    if not numbers:
+        return answer
+    parts, start = [], 0
+    for marker in _MARKER.finditer(answer):
+        claim = answer[start : marker.start()]
+        if int(marker.group(1)) in numbers:
+            parts.append(" " + FORGOTTEN_PASSAGE if claim.strip() else "")
+        else:
+            parts.append(claim + marker.group(0))
+        start = marker.end()
+    parts.append(answer[start:])
+    return "".join(parts).strip()
+
+
+def exchanges_scrub_memory(*, license_id: object, user_ref: str, description: str) -> int:
+    """A forgotten memory leaves no copy in this user's stored questions and answers."""
+    said = " ".join(fold(description).split())
+    if not said:
+        return 0
+    scrubbed = 0
+    exchanges = Exchange.objects.filter(license_id=str(license_id), conversation__user_ref=user_ref)
+    for exchange in exchanges.only("question", "answer"):
+        if said in " ".join(fold(exchange.question + " " + exchange.answer).split()):
+            Exchange.objects.filter(pk=exchange.pk).update(question="", answer="")
+            scrubbed += 1
+    return scrubbed
+
+
+# -- answering a gap ------------------------------------------------------------------------------
+
+MAX_ANSWER_CHARS = 4000
+MAX_QUESTION_CHARS = 300
+
+
+def gap_answer(
+    *, gap_id: int, question: str, answer: str, license: License | None, editor: str
+) -> Gap:
+    """A knowledge editor's answer to a gap becomes knowledge of the chosen scope (a
+    Markdown document headed by the question, ingested like any upload and cited as the
+    organisation's answer); the gap closes, saying who answered it and when."""
+    question, answer = " ".join(question.split()), answer.strip()
+    if not answer:
+        raise ApplicationError(gettext_noop("Write the answer."))
+    if len(answer) > MAX_ANSWER_CHARS:
+        raise ApplicationError(gettext_noop("An answer is at most 4000 characters."))
+    if not question or len(question) > MAX_QUESTION_CHARS:
+        raise ApplicationError(
+            gettext_noop("Write the question it answers (up to 300 characters).")
+        )
+    with transaction.atomic():
+        gap = Gap.objects.select_for_update().filter(pk=gap_id).first()
+        if gap is None:
+            raise ApplicationError(gettext_noop("No such knowledge gap."), status=404)
+        if gap.status == GapStatus.ANSWERED:
+            raise ApplicationError(
+                gettext_noop("This gap was already answered by %(editor)s."),
+                params={"editor": gap.answered_by},
+                status=409,
+            )
+        text = f"# {question}\n\n{answer}\n"
+        creation = document_create(
+            file=io.BytesIO(text.encode()),
+            filename=_answer_filename(question),
+            license=license,
+            source_type=SourceType.ANSWER,
+        )
+        gap.status = GapStatus.ANSWERED
+        gap.answer_question, gap.answer = question, answer
+        gap.answer_license, gap.answer_document = license, creation.document
+        gap.answered_by, gap.answered_at = editor[:150], timezone.now()
+        gap.save()
+    return gap
+
+
+def _answer_filename(question: str) -> str:
+    """The citation's name: the question itself (a file name cannot hold "/" or "?")."""
+    name = re.sub(r"[\\/:*?\"<>|¿¡]+", "", question).strip(" .") or "answer"
+    return f"{name[:120]}.md"

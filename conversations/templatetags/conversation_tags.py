@@ -1,0 +1,66 @@
+"""Server-drawn SVG charts for the insights page (no JavaScript library: they render with
+the page, under the strict CSP, printed or read by a screen reader from the table that
+follows each one)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+WIDTH, HEIGHT = 560, 170
+LEFT, RIGHT, FLOOR, CEILING = 36, WIDTH - 8, HEIGHT - 22, 10
+
+
+@register.inclusion_tag("conversations/partials/stacked_bars.html")
+def stacked_bars(days: list, first: str, second: str, label: str) -> dict[str, Any]:
+    """One bar per day, ``first`` (e.g. answered) stacked under ``second`` (no information)."""
+    top = max((getattr(d, first) + getattr(d, second) for d in days), default=0)
+    if not top:
+        return {"empty": True}
+    step = (RIGHT - LEFT) / len(days)
+    scale = (FLOOR - CEILING) / top
+    bars = []
+    for i, d in enumerate(days):
+        low, high = getattr(d, first), getattr(d, second)
+        x = LEFT + i * step + step * 0.15
+        bars.append(
+            {
+                "x": f"{x:.1f}",
+                "w": f"{step * 0.7:.1f}",
+                "y1": f"{FLOOR - low * scale:.1f}",
+                "h1": f"{low * scale:.1f}",
+                "y2": f"{FLOOR - (low + high) * scale:.1f}",
+                "h2": f"{high * scale:.1f}",
+                "day": d.day,
+                "low": low,
+                "high": high,
+            }
+        )
+    ticks = [bars[0], bars[len(bars) // 2], bars[-1]]
+    return {
+        "bars": bars,
+        "ticks": [{"x": f"{float(t['x']) + step * 0.35:.1f}", "day": t["day"]} for t in ticks],
+        "top": top,
+        "label": label,
+        "width": WIDTH,
+        "height": HEIGHT,
+        "left": LEFT,
+        "right": RIGHT,
+        "floor": FLOOR,
+        "ceiling": CEILING,
+    }
+
+
+@register.inclusion_tag("conversations/partials/ranking.html")
+def ranking(rows: list[dict[str, Any]], label: str) -> dict[str, Any]:
+    """Bars, longest first (``<progress>``: no inline style under the CSP): ``rows`` of
+    {"name", "count"}."""
+    return {"rows": rows, "top": max((r["count"] for r in rows), default=0), "label": label}
+
+
+@register.filter
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.0f} %"

@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from conversations import views
+
+app_name = "conversations"
+
+urlpatterns = [
+    path("", views.queue, name="queue"),
+    path("<uuid:pk>/", views.transcript, name="transcript"),
+    path("answers/<uuid:pk>/review", views.review, name="review"),
+    path("erase", views.erase_user, name="erase-user"),
+    path("export", views.export_user, name="export-user"),
+    path("retention", views.retention_edit, name="retention"),
+    path("gaps/", views.gaps, name="gaps"),
+    path("gaps/<int:pk>/answer", views.gap_answer, name="gap-answer"),
+    path("insights/", views.insights, name="insights"),
+]

@@ -1,0 +1,218 @@
+"""Console pages: the review queue and its transcripts, knowledge gaps, insights, and a
+privacy officer's export, erasure and retention."""
+
+from __future__ import annotations
+
+import json
+from uuid import UUID
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from conversations import selectors, services
+from conversations.exports import exchanges_download, gaps_download
+from conversations.forms import GapAnswerForm, QueueFilterForm, RetentionForm, ReviewForm
+from conversations.models import GapStatus, Retention
+from licenses.selectors import license_get_for_machine_id
+from memory.apis import MemorySerializer
+from memory.selectors import memory_list_for_user
+from portality.exceptions import ApplicationError
+from portality.http import HtmxHttpRequest, safe_next
+from portality.roles import (
+    ANSWER_GAPS,
+    DASHBOARD,
+    ERASE_CONVERSATIONS,
+    REVIEW_CONVERSATIONS,
+    VIEW_CONVERSATIONS,
+    VIEW_GAPS,
+    console_permission,
+)
+
+PAGE_SIZE = 25
+
+
+@console_permission(VIEW_CONVERSATIONS)
+@require_GET
+def queue(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpResponse:
+    form = QueueFilterForm(request.GET)
+    filters = form.filters()
+    rows = selectors.exchange_queue(filters)
+    as_ = request.GET.get("as", "")
+    if as_ in ("csv", "json"):
+        return exchanges_download(rows, as_, with_user=True)
+    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "form": form,
+        "filters": filters,
+        "page": page,
+        "query": query.urlencode(),
+        "retentions": Retention.objects.select_related("license").order_by("license__machine_id"),
+        "default_retention": services.retention_days(None),
+        "retention_form": RetentionForm(),
+    }
+    return render(request, "conversations/queue.html", context)
+
+
+@console_permission(VIEW_CONVERSATIONS)
+@require_GET
+def transcript(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    conversation = selectors.conversation_get(pk)
+    if conversation is None:
+        raise Http404
+    context = {
+        "conversation": conversation,
+        "exchanges": list(conversation.exchanges.all()),
+        "review_form": ReviewForm(),
+        "next": request.GET.get("next", ""),
+    }
+    return render(request, "conversations/transcript.html", context)
+
+
+@console_permission(REVIEW_CONVERSATIONS)
+@require_POST
+def review(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    exchange = selectors.exchange_get(pk)
+    if exchange is None:
+        raise Http404
+    form = ReviewForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose a verdict."))
+    else:
+        try:
+            services.exchange_review(
+                exchange=exchange,
+                verdict=form.cleaned_data["verdict"],
+                cause=form.cleaned_data["cause"],
+                comment=form.cleaned_data["comment"],
+                reviewer=request.user.get_username(),
+            )
+            messages.success(request, _("Verdict recorded."))
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+    url = reverse("conversations:transcript", args=[exchange.conversation_id])
+    return redirect(f"{url}#answer-{exchange.pk}")
+
+
+@console_permission(ERASE_CONVERSATIONS)
+@require_POST
+def erase_user(request: HtmxHttpRequest) -> HttpResponse:
+    license = license_get_for_machine_id(request.POST.get("license", ""))
+    user_ref = request.POST.get("user", "").strip()
+    if license is None or not user_ref:
+        messages.error(request, _("Filter by a license and a user first."))
+    else:
+        erased = services.conversations_erase_user(license=license, user_ref=user_ref)
+        messages.success(
+            request,
+            _("Erased %(count)s conversations of %(user)s.") % {"count": erased, "user": user_ref},
+        )
+    return redirect(safe_next(request, fallback="conversations:queue"))
+
+
+@console_permission(ERASE_CONVERSATIONS)
+@require_GET
+def export_user(request: HtmxHttpRequest) -> HttpResponse:
+    """Everything kept about one end user (memories and conversations), as they would get it."""
+    license = license_get_for_machine_id(request.GET.get("license", ""))
+    user_ref = request.GET.get("user", "").strip()
+    if license is None or not user_ref:
+        raise Http404
+    body = {
+        "user": user_ref,
+        "license": license.machine_id,
+        "memories": MemorySerializer(
+            memory_list_for_user(license=license, user_ref=user_ref), many=True
+        ).data,
+        "conversations": selectors.user_conversations(license=license, user_ref=user_ref),
+    }
+    response = HttpResponse(
+        json.dumps(body, default=str, ensure_ascii=False, indent=2),
+        content_type="application/json",
+    )
+    response["Content-Disposition"] = 'attachment; filename="user-data.json"'
+    return response
+
+
+@console_permission(ERASE_CONVERSATIONS)
+@require_POST
+def retention_edit(request: HtmxHttpRequest) -> HttpResponse:
+    form = RetentionForm(request.POST)
+    if form.is_valid():
+        license = license_get_for_machine_id(form.cleaned_data["license"])
+        if license is not None:
+            services.retention_set(license=license, days=form.cleaned_data["days"])
+            messages.success(request, _("Retention saved."))
+    else:
+        messages.error(request, _("Choose a license and a number of days from 0 to 3650."))
+    return redirect("conversations:queue")
+
+
+@console_permission(VIEW_GAPS)
+@require_GET
+def gaps(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpResponse:
+    status = request.GET.get("status", GapStatus.OPEN)
+    if status not in GapStatus.values:
+        status = GapStatus.OPEN
+    rows = selectors.gap_list(status=status)
+    as_ = request.GET.get("as", "")
+    if as_ in ("csv", "json"):
+        return gaps_download(rows, as_)
+    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    for gap in page.object_list:
+        gap.examples = selectors.gap_examples(gap)  # type: ignore[attr-defined]  # for the template
+        gap.licenses = selectors.license_machine_ids(gap.license_ids)  # type: ignore[attr-defined]
+        gap.form = GapAnswerForm(  # type: ignore[attr-defined]
+            initial={"question": gap.examples[0] if gap.examples else ""},  # type: ignore[attr-defined]
+            prefix=f"gap{gap.pk}",
+        )
+    return render(request, "conversations/gaps.html", {"page": page, "status": status})
+
+
+@console_permission(ANSWER_GAPS)
+@require_POST
+def gap_answer(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    form = GapAnswerForm(request.POST, prefix=f"gap{pk}")
+    if not form.is_valid():
+        messages.error(request, _("Write the question and its answer."))
+        return redirect(f"{reverse('conversations:gaps')}#gap-{pk}")
+    try:
+        license = license_get_for_machine_id(form.cleaned_data["scope"] or "")
+        if form.cleaned_data["scope"] and license is None:
+            raise Http404
+        services.gap_answer(
+            gap_id=pk,
+            question=form.cleaned_data["question"],
+            answer=form.cleaned_data["answer"],
+            license=license,
+            editor=request.user.get_username(),
+        )
+        messages.success(
+            request,
+            _("Answered: the answer is being added to the knowledge and the gap is closed."),
+        )
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    return redirect(f"{reverse('conversations:gaps')}?status=answered")
+
+
+@console_permission(DASHBOARD)
+@require_GET
+def insights(request: HtmxHttpRequest) -> HttpResponse:
+    machine_id = request.GET.get("license", "")
+    license = license_get_for_machine_id(machine_id) if machine_id else None
+    figures = selectors.insights(license=license, days=30)
+    form = QueueFilterForm(initial={"license": machine_id})
+    context = {
+        "figures": figures,
+        "license": license,
+        "licenses": form.fields["license"].choices,  # type: ignore[attr-defined]
+        "may_see_gaps": request.user.has_perm(VIEW_GAPS),
+    }
+    return render(request, "conversations/insights.html", context)
