@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-WIDGET_PATHS = ("/api/v1/chat", "/api/v1/me/")
+WIDGET_PATHS = ("/api/v1/chat", "/api/v1/me/", "/api/v1/feedback")
 
 
 class WidgetCorsMiddleware:

@@ -117,11 +117,11 @@ def user_conversations(*, license: License, user_ref: str) -> list[dict[str, Any
     return [
         {
             "session_id": c.session_id,
-            "started_at": c.started_at,
+            "started_at": c.started_at.isoformat(),
             "exchanges": [
                 {
                     "answer_id": str(e.pk),
-                    "asked_at": e.created_at,
+                    "asked_at": e.created_at.isoformat(),
                     "question": e.question,
                     "answer": e.answer,
                     "language": e.language,

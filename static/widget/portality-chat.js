@@ -63,13 +63,13 @@
     "form button{border:0;border-radius:8px;background:var(--accent);color:var(--on-accent);padding:0 14px;cursor:pointer}" +
     ".mem{flex:1;overflow-y:auto;padding:12px;font-size:14px}.mem[hidden]{display:none}.mem ul{list-style:none;padding:0;margin:0}" +
     ".mem li{border-bottom:1px solid #e5e7eb;padding:8px 0}.mem small{color:#475467;display:block}" +
-    ".mem .row{display:flex;gap:6px;flex-wrap:wrap;margin-top:6px}.mem button,.memtoggle{border:1px solid var(--accent);background:#fff;color:var(--accent);border-radius:6px;padding:3px 8px;cursor:pointer;font-size:12px}" +
-    ".mem input[type=text]{width:100%;padding:6px;border:1px solid #cbd2dc;border-radius:6px}.memtoggle{background:transparent;color:var(--on-accent);border-color:var(--on-accent)}" +
+    ".mem .row{display:flex;gap:6px;flex-wrap:wrap;margin-top:6px}.mem button,.memtoggle,.newchat{border:1px solid var(--accent);background:#fff;color:var(--accent);border-radius:6px;padding:3px 8px;cursor:pointer;font-size:12px}" +
+    ".mem input[type=text]{width:100%;padding:6px;border:1px solid #cbd2dc;border-radius:6px}.memtoggle,.newchat{background:transparent;color:var(--on-accent);border-color:var(--on-accent)}" +
     "@media (max-width:480px){.panel,:host([data-position=left]) .panel{right:6px;left:6px;width:auto;bottom:80px;height:calc(100vh - 96px)}}" +
     "</style>" +
     '<button class="fab" type="button" aria-haspopup="dialog" aria-expanded="false"></button>' +
     '<section class="panel" role="dialog" aria-modal="false" hidden>' +
-    '<header><span class="title"></span><span><button type="button" class="memtoggle newchat"></button> <button type="button" class="memtoggle"></button> <button type="button" class="close"></button></span></header>' +
+    '<header><span class="title"></span><span><button type="button" class="newchat"></button> <button type="button" class="memtoggle"></button> <button type="button" class="close"></button></span></header>' +
     '<div class="mem" hidden></div>' +
     '<div class="log" role="log" aria-live="polite" aria-relevant="additions"></div>' +
     '<form><label class="sr" style="position:absolute;left:-9999px" for="pb-input"></label>' +
@@ -352,7 +352,7 @@
 
   // -- My memories ---------------------------------------------------------------------
   var memView = root.querySelector(".mem");
-  var memToggle = root.querySelector(".memtoggle:not(.newchat)");
+  var memToggle = root.querySelector(".memtoggle");
   memToggle.textContent = TEXT.memories;
   // A new conversation: the next question starts a session of its own, the old one is kept.
   var newChatButton = root.querySelector(".newchat");

@@ -34,3 +34,13 @@ def test_an_earlier_releases_hashed_name_still_loads_the_current_widget(client, 
 def test_other_missing_static_files_are_still_404(client):
     assert client.get("/static/widget/portality-chat.js.map").status_code == 404
     assert client.get("/static/widget/other.0123456789ab.js").status_code == 404
+
+
+# The widget's size budget (docs/widget.md): what a host page downloads, gzipped.
+WIDGET_BUDGET_GZIPPED = 10 * 1024
+
+
+def test_the_widget_stays_within_its_size_budget():
+    import gzip
+
+    assert len(gzip.compress(SOURCE, compresslevel=9)) <= WIDGET_BUDGET_GZIPPED

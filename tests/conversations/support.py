@@ -16,9 +16,7 @@ def widget_user(forged, user: str) -> APIClient:
     minted = backend.post("/api/v1/widget/token", {"user": user, "origin": SITE}, format="json")
     assert minted.status_code == 200, minted.content
     client = APIClient()
-    client.credentials(
-        HTTP_AUTHORIZATION=f"Widget {minted.json()['token']}", HTTP_ORIGIN=SITE
-    )
+    client.credentials(HTTP_AUTHORIZATION=f"Widget {minted.json()['token']}", HTTP_ORIGIN=SITE)
     return client
 
 

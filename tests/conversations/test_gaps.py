@@ -39,9 +39,7 @@ def licenses():
     return first, other
 
 
-def test_one_gap_answered_once_answers_every_phrasing(
-    licenses, django_user_model, celery_worker
-):
+def test_one_gap_answered_once_answers_every_phrasing(licenses, django_user_model, celery_worker):
     first, other = licenses
     for user, question in PHRASINGS:
         body = ask(widget_user(first, user), question)

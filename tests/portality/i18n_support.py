@@ -14,6 +14,8 @@ LOCALE = Path(__file__).resolve().parents[2] / "locale"
 SAME_IN_EVERY_LANGUAGE = {
     "Portality", "Brain", "API", "PDF", "TXT", "MD", "OCR", "SHA-256", "ms", "p50", "p95",
     "p99", "machine_id", "Top-k", "Global", "MB", "h", "CSV", "JSON",
+    # Each language named in its own words in the language filters.
+    "English",
     # The embedder's unit: Spanish and Portuguese technical writing says "tokens" too.
     "tokens",
 }  # fmt: skip

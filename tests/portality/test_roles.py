@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
+from conversations.services import Said, exchange_record
 from licenses.services import license_forge
 from memory.models import Memory
 from portality.roles import ROLES, role_grant
@@ -31,7 +32,32 @@ PAGES = [
     ("post", "/licenses/{license}/revoke", {"owner"}),
     ("get", "/memories/", {"owner", "privacy_officer"}),
     ("post", "/memories/{memory}/toggle", {"owner", "privacy_officer"}),
+    ("get", "/conversations/", {"owner", "support", "privacy_officer"}),
+    ("get", "/conversations/?as=csv", {"owner", "support", "privacy_officer"}),
+    ("get", "/conversations/{conversation}/", {"owner", "support", "privacy_officer"}),
+    ("post", "/conversations/answers/{answer}/review", {"owner", "support"}),
+    ("get", "/conversations/export?license=sala-roles&user=ana", {"owner", "privacy_officer"}),
+    ("post", "/conversations/retention", {"owner", "privacy_officer"}),
+    ("get", "/conversations/gaps/", {"owner", "knowledge_editor"}),
+    ("post", "/conversations/gaps/{gap}/answer", {"owner", "knowledge_editor"}),
+    (
+        "get",
+        "/conversations/insights/",
+        {"owner", "knowledge_editor", "support", "privacy_officer"},
+    ),
+    ("post", "/conversations/erase", {"owner", "privacy_officer"}),
     ("post", "/knowledge/{document}/forget", {"owner", "knowledge_editor"}),
+]
+# The same for the API (a console account's session; tokens are checked the same way).
+APIS = [
+    ("get", "/api/v1/conversations", {"owner", "support", "privacy_officer"}),
+    ("get", "/api/v1/conversations/export?as=json", {"owner", "support", "privacy_officer"}),
+    ("get", "/api/v1/conversations/{conversation}", {"owner", "support", "privacy_officer"}),
+    ("post", "/api/v1/answers/{answer}/review", {"owner", "support"}),
+    ("post", "/api/v1/conversations/erase", {"owner", "privacy_officer"}),
+    ("get", "/api/v1/knowledge-gaps", {"owner", "knowledge_editor"}),
+    ("get", "/api/v1/knowledge-gaps/export", {"owner", "knowledge_editor"}),
+    ("post", "/api/v1/knowledge-gaps/{gap}/answer", {"owner", "knowledge_editor"}),
 ]
 
 
@@ -41,7 +67,22 @@ def world():
     document = make_document("La piscina abre a las ocho.", filename="p.txt")
     consent(forged.license, "ana")
     memory = propose(forged.license, "Prefiere la piscina", user="ana")
-    return {"license": forged.license.pk, "document": document.pk, "memory": memory.pk}
+    exchange = exchange_record(
+        Said(
+            license=forged.license, user_ref="ana", session_id="s1", by_staff=False,
+            question="¿Hay wifi?", answer="No tengo información.", language="es",
+            answerer="extractive", citations=[], no_information=True, best_score=None,
+            min_score=0.8, latency_ms=5.0, vector=[1.0, 0.0, 0.0], model="fake@3",
+        )
+    )  # fmt: skip
+    return {
+        "license": forged.license.pk,
+        "document": document.pk,
+        "memory": memory.pk,
+        "conversation": exchange.conversation_id,
+        "answer": exchange.pk,
+        "gap": exchange.gap_id,
+    }
 
 
 def client_with(django_user_model, role):
@@ -60,6 +101,26 @@ def test_each_role_reaches_exactly_its_pages(django_user_model, world, role):
         response = getattr(client, method)(url.format(**world))
         if role in allowed:
             assert response.status_code in (200, 201, 204, 302), (role, method, url)
+        else:
+            assert response.status_code == 403, (role, method, url, response.status_code)
+
+
+# Bodies a role that may call them gets past validation with (so the answer is not a 400).
+API_BODIES = {
+    "review": {"verdict": "correct"},
+    "erase": {"license": "sala-roles", "user": "nobody"},
+    "answer": {"answer": "Sí, la red es Invitados.", "license": ""},
+}
+
+
+@pytest.mark.parametrize("role", [*ROLES, None])
+def test_each_role_reaches_exactly_its_api(django_user_model, world, role):
+    client = client_with(django_user_model, role)
+    for method, url, allowed in APIS:
+        body = next((b for key, b in API_BODIES.items() if url.endswith(key)), None)
+        response = getattr(client, method)(url.format(**world), body, format="json")
+        if role in allowed:
+            assert response.status_code in (200, 201, 204, 409), (role, url, response.content)
         else:
             assert response.status_code == 403, (role, method, url, response.status_code)
 

@@ -1,0 +1,104 @@
+"""👍/👎 on an answer, the review queue with verdicts and causes, and the insights."""
+
+from __future__ import annotations
+
+import pytest
+
+from conversations.models import Exchange
+from conversations.selectors import insights
+from tests.conversations.support import ask, staff, widget_user
+
+pytestmark = [pytest.mark.django_db]
+
+
+def test_a_thumbs_down_reaches_the_queue_and_a_verdict_moves_the_figures(sala, django_user_model):
+    ana = widget_user(sala, "ana")
+    first = ask(ana, "¿A qué hora abre la piscina?")
+    second = ask(ana, "¿La piscina abre temprano?")
+    assert first["citations"] and first["answer_id"]
+
+    assert insights(license=sala.license).up_share is None
+    down = ana.post(
+        "/api/v1/feedback",
+        {"answer_id": first["answer_id"], "rating": "down", "reason": "outdated",
+         "comment": "Ahora abre a las nueve; escríbeme a ana@example.com"},
+        format="json",
+    )  # fmt: skip
+    assert down.status_code == 200, down.content
+    assert insights(license=sala.license).up_share == 0.0
+    up = ana.post(
+        "/api/v1/feedback", {"answer_id": second["answer_id"], "rating": "up"}, format="json"
+    )
+    assert up.status_code == 200
+    assert insights(license=sala.license).up_share == 0.5
+
+    support = staff(django_user_model, "support")
+    queue = support.get("/api/v1/conversations", {"rating": "down"}).json()
+    assert queue["count"] == 1
+    [row] = queue["results"]
+    assert row["answer_id"] == first["answer_id"] and row["reason"] == "outdated"
+    assert row["sources"] == ["piscina.md"]
+    assert "ana@example.com" not in row["comment"] and "[EMAIL]" in row["comment"]
+
+    page = support.get(f"/conversations/{row['conversation_id']}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "piscina.md" in html and "/knowledge/chunks/" in html  # citations open their passage
+
+    reviewed = support.post(
+        f"/api/v1/answers/{first['answer_id']}/review",
+        {"verdict": "wrong", "cause": "knowledge_wrong", "comment": "El horario cambió."},
+        format="json",
+    )
+    assert reviewed.status_code == 200, reviewed.content
+    exchange = Exchange.objects.get(pk=first["answer_id"])
+    assert (exchange.verdict, exchange.cause, exchange.reviewed_by) == (
+        "wrong", "knowledge_wrong", "u-support",
+    )  # fmt: skip
+    assert support.get("/api/v1/conversations", {"reviewed": "no"}).json()["count"] == 1
+    assert support.get("/api/v1/conversations", {"reviewed": "yes"}).json()["count"] == 1
+
+
+def test_a_fault_needs_its_cause(sala, django_user_model):
+    answer = ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    support = staff(django_user_model, "support")
+    refused = support.post(
+        f"/api/v1/answers/{answer['answer_id']}/review", {"verdict": "incomplete"}, format="json"
+    )
+    assert refused.status_code == 400
+    assert "cause" in refused.json()["detail"]
+
+
+def test_only_the_user_who_was_answered_may_rate_it(sala):
+    answer = ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    other = widget_user(sala, "bruno").post(
+        "/api/v1/feedback", {"answer_id": answer["answer_id"], "rating": "down"}, format="json"
+    )
+    assert other.status_code == 404
+    assert not Exchange.objects.exclude(rating="").exists()
+
+
+def test_a_reason_goes_with_a_thumbs_down_only(sala):
+    answer = ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    refused = widget_user(sala, "ana").post(
+        "/api/v1/feedback",
+        {"answer_id": answer["answer_id"], "rating": "up", "reason": "wrong"},
+        format="json",
+    )
+    assert refused.status_code == 400
+
+
+def test_the_stream_ends_with_the_answer_id_and_safe_html(sala):
+    client = widget_user(sala, "ana")
+    response = client.post(
+        "/api/v1/chat/stream", {"message": "¿A qué hora abre la piscina?"}, format="json"
+    )
+    body = b"".join(response.streaming_content).decode()
+    done = body.split("event: done\ndata: ")[1]
+    assert '"answer_id": "' in done and '"html": "<p>' in done
+    exchange = Exchange.objects.get()
+    assert str(exchange.pk) in done
+    # the widget shows 👍/👎 on a reloaded conversation too
+    session = client.get("/api/v1/chat/session", {"session_id": exchange.conversation.session_id})
+    model_turn = session.json()["turns"][1]
+    assert model_turn["answer_id"] == str(exchange.pk) and model_turn["html"].startswith("<p>")

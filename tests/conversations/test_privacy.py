@@ -1,0 +1,196 @@
+"""What users asked has one lifecycle: redacted before it is stored, kept only as long as
+configured, exported with its person and erased with them; forgetting a document, a memory
+or a license reaches the copies kept here."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from conversations.models import Conversation, DailyCount, Exchange, Gap
+from conversations.selectors import insights
+from conversations.services import conversations_purge, retention_set
+from knowledge.models import Document
+from knowledge.services import document_forget
+from licenses.models import License
+from portality.erasures import erasures_since
+from tests.conversations.support import ask, staff, widget_user
+
+pytestmark = [pytest.mark.django_db]
+
+
+def _age(days: int) -> None:
+    Exchange.objects.update(created_at=timezone.now() - timedelta(days=days))
+
+
+def test_personal_data_typed_in_a_question_is_stored_redacted(sala):
+    ask(
+        widget_user(sala, "ana"),
+        "Soy ana.perez@example.com, llamadme al +34 612 345 678: ¿abre la piscina?",
+    )
+    question = Exchange.objects.get().question
+    assert "ana.perez@example.com" not in question and "612 345 678" not in question
+    assert "[EMAIL]" in question and "[PHONE]" in question
+
+
+def test_the_purge_removes_what_is_past_retention_and_keeps_its_numbers(sala, settings):
+    settings.CONVERSATION_RETENTION_DAYS = 30
+    client = widget_user(sala, "ana")
+    old = ask(client, "¿A qué hora abre la piscina?")
+    client.post("/api/v1/feedback", {"answer_id": old["answer_id"], "rating": "up"}, format="json")
+    _age(40)
+    ask(client, "¿Y cierra tarde la piscina?")  # today's stays
+
+    out = StringIO()
+    call_command("purge_conversations", stdout=out)
+    assert "Removed 1 answers" in out.getvalue()
+    assert Exchange.objects.count() == 1
+    [counted] = DailyCount.objects.all()
+    assert (counted.questions, counted.rated_up) == (1, 1)
+    figures = insights(license=sala.license, days=60)
+    assert figures.questions == 2 and figures.up_share == 1.0
+
+
+def test_a_licenses_own_retention_and_older_than(sala, settings):
+    settings.CONVERSATION_RETENTION_DAYS = 30
+    ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    _age(10)
+    assert conversations_purge().exchanges == 0
+    retention_set(license=sala.license, days=7)
+    assert conversations_purge().exchanges == 1
+    assert not Conversation.objects.exists()  # a conversation left without answers goes too
+
+    ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    _age(3)
+    call_command("purge_conversations", "--older-than", "2", stdout=StringIO())
+    assert not Exchange.objects.exists()
+
+
+def test_zero_days_keeps_only_counts(sala, settings):
+    settings.CONVERSATION_RETENTION_DAYS = 0
+    ask(widget_user(sala, "ana"), "Mi correo es ana@example.com, ¿abre la piscina?")
+    exchange = Exchange.objects.get()
+    assert (exchange.question, exchange.answer, exchange.citations) == ("", "", [])
+    assert exchange.question_vector is None
+    conversations_purge()
+    assert not Exchange.objects.exists()
+    assert DailyCount.objects.get().questions == 1
+
+
+@pytest.mark.django_db(transaction=True)  # the worker sees only what has committed
+def test_the_purge_runs_in_a_real_worker(celery_worker):
+    from conversations.tasks import conversations_purge_task
+    from tests.factories import make_license
+
+    license = make_license()
+    conversation = Conversation.objects.create(license=license, user_ref="ana", session_id="s1")
+    Exchange.objects.create(
+        conversation=conversation, license=license, language="es", answerer="extractive"
+    )
+    _age(400)
+    result = conversations_purge_task.delay().get(timeout=60)
+    assert result["exchanges"] == 1
+    assert not Exchange.objects.exists()
+
+
+def test_an_end_users_export_holds_their_conversations_and_erasure_removes_them(
+    sala, django_capture_on_commit_callbacks
+):
+    ana, bruno = widget_user(sala, "ana"), widget_user(sala, "bruno")
+    answer = ask(ana, "¿A qué hora abre la piscina?")
+    ask(bruno, "¿La piscina abre los domingos?")
+
+    exported = json.loads(ana.get("/api/v1/me/export").content)
+    [conversation] = exported["conversations"]
+    assert conversation["exchanges"][0]["answer_id"] == answer["answer_id"]
+    assert conversation["exchanges"][0]["question"] == "¿A qué hora abre la piscina?"
+    assert "memories" in exported and exported["user"] == "ana"
+    assert ana.get("/api/v1/me/conversations").json() == exported["conversations"]
+
+    session_id = conversation["session_id"]
+    conversation_id = str(Conversation.objects.get(user_ref="ana").pk)
+    transcript = ana.get("/api/v1/chat/session", {"session_id": session_id}).json()
+    assert transcript["turns"]
+    with django_capture_on_commit_callbacks(execute=True):
+        erased = ana.delete("/api/v1/me/conversations")
+    assert erased.json() == {"conversations_erased": 1}
+    assert not Exchange.objects.filter(conversation__user_ref="ana").exists()
+    assert Exchange.objects.filter(conversation__user_ref="bruno").count() == 1  # only hers
+    transcript = ana.get("/api/v1/chat/session", {"session_id": session_id}).json()
+    assert transcript["turns"] == []  # the session transcript in Redis went too
+    journal = erasures_since(timezone.now() - timedelta(minutes=1))
+    assert {"kind": "conversation", "id": conversation_id} in [
+        {"kind": e["kind"], "id": e["id"]} for e in journal
+    ]  # a restore forgets it again
+
+
+def test_a_privacy_officer_exports_and_erases_from_the_console(sala, django_user_model):
+    ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    officer = staff(django_user_model, "privacy_officer")
+    exported = officer.get("/conversations/export", {"license": "sala-conv", "user": "ana"})
+    assert json.loads(exported.content)["conversations"][0]["exchanges"]
+    officer.post("/conversations/erase", {"license": "sala-conv", "user": "ana"})
+    assert not Conversation.objects.exists()
+
+
+def test_forgetting_a_document_leaves_no_quote_in_stored_answers(
+    sala, django_capture_on_commit_callbacks
+):
+    ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    exchange = Exchange.objects.get()
+    assert "ocho" in exchange.answer and exchange.citations[0]["document"] == "piscina.md"
+    with django_capture_on_commit_callbacks(execute=True):
+        document_forget(document=Document.objects.get(filename="piscina.md"))
+    exchange.refresh_from_db()
+    assert "ocho" not in exchange.answer and "[…]" in exchange.answer
+    assert exchange.citations == [{"number": 1, "forgotten": True}]
+    assert exchange.chunk_ids == []
+
+
+def test_forgetting_a_memory_scrubs_the_question_that_said_it(
+    sala, django_capture_on_commit_callbacks
+):
+    from memory.services import memory_forget
+    from tests.memory.support import consent
+
+    client = widget_user(sala, "ana")
+    consent(sala.license, "ana")
+    ask(client, "Recuerda que prefiero la piscina por la mañana")
+    from memory.models import Memory
+
+    memory = Memory.objects.get(user_ref="ana")
+    assert Exchange.objects.filter(question__icontains="prefiero la piscina").exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        memory_forget(memory=memory, actor="user:ana")
+    assert not Exchange.objects.filter(question__icontains="prefiero la piscina").exists()
+
+
+# Its own transactions, as in production: the ingestion above sets this test transaction's
+# constraints IMMEDIATE (vector_index), and Django deletes the license row before its
+# conversations, relying on deferred foreign keys.
+@pytest.mark.django_db(transaction=True)
+def test_forgetting_a_license_forgets_its_conversations(sala):
+    ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    # A license's knowledge is forgotten first (documents protect their license row).
+    document_forget(document=Document.objects.get(license=sala.license))
+    License.objects.filter(pk=sala.license.pk).delete()
+    assert not Conversation.objects.exists() and not Exchange.objects.exists()
+
+
+def test_staff_trying_the_assistant_is_kept_apart_from_end_users(sala, django_user_model):
+    owner = staff(django_user_model, "owner")
+    response = owner.post(
+        "/api/v1/chat", {"message": "¿Dónde se dejan las bicicletas?", "license": "sala-conv"},
+        format="json",
+    )  # fmt: skip
+    assert response.json()["answer_id"]
+    exchange = Exchange.objects.get()
+    assert exchange.by_staff and exchange.conversation.user_ref == "admin:u-owner"
+    assert not Gap.objects.exists()
+    assert owner.get("/api/v1/conversations").json()["count"] == 0
+    assert insights().questions == 0
