@@ -9,6 +9,8 @@ a transaction-level advisory lock, so two askings of one new question at once ma
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from django.db import connection
 
@@ -49,7 +51,8 @@ def as_floats(stored: object) -> list[float]:
     """A stored half-precision vector as floats (pgvector hands back a HalfVector or a list,
     depending on how the connection reads it)."""
     to_list = getattr(stored, "to_list", None)
-    return [float(x) for x in (to_list() if to_list else stored)]  # type: ignore[attr-defined]
+    values: Iterable[float] = to_list() if to_list else stored  # type: ignore[assignment]
+    return [float(x) for x in values]
 
 
 def _literal(vector: np.ndarray) -> str:
