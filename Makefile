@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 
 .PHONY: install install-dev system-packages run test test-fast lint check docs messages \
 	bench bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
-	bench-load bench-vector-backends bench-scale-out
+	bench-load bench-vector-backends bench-scale-out bench-conversations
 
 install: $(VENV)/.installed
 
@@ -60,7 +60,7 @@ BENCH_CHUNKS ?= 20000
 SHARED_BENCH ?= ../shared/bench
 
 bench: bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
-	bench-load bench-vector-backends bench-scale-out
+	bench-load bench-vector-backends bench-scale-out bench-conversations
 
 bench-retrieval: install-dev
 	$(PY) manage.py bench_retrieval $(SHARED_BENCH)/xquad-es --split dev --json
@@ -92,6 +92,9 @@ bench-vector-backends: install-dev
 
 bench-scale-out: install-dev
 	$(PY) -m tests.bench.scale_out
+
+bench-conversations: install-dev
+	$(PY) manage.py bench_conversations $(SHARED_BENCH)/xquad-es $(SHARED_BENCH)/faquad-pt --json
 
 # The console's catalogs: extract marked strings (needs GNU gettext's xgettext), then fill
 # them from locale/translations.py and compile (pure Python). Commit locale/ afterwards.

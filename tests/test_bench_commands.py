@@ -70,3 +70,13 @@ def test_bench_answers_unanswerable_runs(tiny_set):
 
     assert report["unanswerable"] == 1 and report["answerable"] == 2
     assert 0.0 <= report["no_info_share_unanswerable"] <= 1.0
+
+
+def test_bench_conversations_runs():
+    from tests.bench import conversations
+
+    purged = conversations.purge(400)
+    assert purged["retention_30_days"]["removed"] + purged["older_than_0"]["removed"] == 400
+    assert purged["counted_in_daily_counts"] == 400
+    grouped = conversations.grouping(50, [])
+    assert grouped["questions"] == 50 and 1 <= grouped["gaps"] <= 50

@@ -16,5 +16,5 @@ def test_chat_command_json(marta):
     )
     payload = json.loads(out.getvalue())
 
-    assert set(payload) == {"answer", "citations", "session_id"}
+    assert set(payload) == {"answer", "citations", "session_id", "answer_id"}
     assert payload["answer"].startswith("«") and "Modo sin conexión" in payload["answer"]

@@ -52,6 +52,7 @@ class Command(BaseCommand):
                 "answer": "".join(parts),
                 "citations": [asdict(c) for c in turn.citations],
                 "session_id": turn.session_id,
+                "answer_id": turn.answer_id,
             }
             self.stdout.write(json.dumps(payload, ensure_ascii=False))
             return
