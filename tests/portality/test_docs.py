@@ -18,3 +18,8 @@ def test_every_relative_link_of_the_readme_exists():
 
 def test_the_readme_stays_one_screen_and_a_bit():
     assert len((ROOT / "README.md").read_text().splitlines()) <= 200
+
+
+def test_benchmarks_hold_todays_figures_only():
+    """Issue 41: history is in git; the file keeps today's figures in at most 250 lines."""
+    assert len((ROOT / "BENCHMARKS.md").read_text().splitlines()) <= 250
