@@ -13,6 +13,7 @@ from typing import Any
 from uuid import UUID
 
 from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
@@ -434,6 +435,7 @@ class MyConversationsApi(APIView):
     @extend_schema(
         tags=["conversations"],
         parameters=[OpenApiParameter("user", str, description="License keys only: the end user.")],
+        responses={200: OpenApiTypes.OBJECT},
         summary="My conversations, as kept",
     )
     def get(self, request: Request) -> Response:
@@ -459,6 +461,7 @@ class MyDataApi(APIView):
     @extend_schema(
         tags=["conversations"],
         parameters=[OpenApiParameter("user", str, description="License keys only: the end user.")],
+        responses={200: OpenApiTypes.OBJECT},
         summary="Download everything kept about me (memories and conversations) as JSON",
     )
     def get(self, request: Request) -> HttpResponse:
