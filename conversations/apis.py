@@ -243,7 +243,10 @@ class ConversationDetailApi(StaffApi):
     permission_classes = [_staff_permission(VIEW_CONVERSATIONS)]
 
     @extend_schema(
-        tags=["conversations"], summary="One conversation, every answer with its citations"
+        tags=["conversations"],
+        parameters=[OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH)],
+        responses={200: OpenApiTypes.OBJECT},
+        summary="One conversation, every answer with its citations",
     )
     def get(self, request: Request, pk: UUID) -> Response:
         conversation = selectors.conversation_get(pk)
