@@ -10,8 +10,8 @@ from django import template
 
 register = template.Library()
 
-WIDTH, HEIGHT = 560, 170
-LEFT, RIGHT, FLOOR, CEILING = 36, WIDTH - 8, HEIGHT - 22, 10
+WIDTH, HEIGHT = 360, 150
+LEFT, RIGHT, FLOOR, CEILING = 30, WIDTH - 8, HEIGHT - 22, 10
 
 
 @register.inclusion_tag("conversations/partials/stacked_bars.html")
@@ -39,10 +39,19 @@ def stacked_bars(days: list, first: str, second: str, label: str) -> dict[str, A
                 "high": high,
             }
         )
-    ticks = [bars[0], bars[len(bars) // 2], bars[-1]]
+    # First, middle and last day; the ends anchored inward so their labels are not cut.
+    ticks = [
+        {"x": f"{LEFT:.1f}", "day": bars[0]["day"], "anchor": "start"},
+        {
+            "x": f"{float(bars[len(bars) // 2]['x']) + step * 0.35:.1f}",
+            "day": bars[len(bars) // 2]["day"],
+            "anchor": "middle",
+        },
+        {"x": f"{RIGHT:.1f}", "day": bars[-1]["day"], "anchor": "end"},
+    ]
     return {
         "bars": bars,
-        "ticks": [{"x": f"{float(t['x']) + step * 0.35:.1f}", "day": t["day"]} for t in ticks],
+        "ticks": ticks,
         "top": top,
         "label": label,
         "width": WIDTH,
