@@ -23,9 +23,12 @@ the scope read once a minute per process:
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
 from uuid import UUID
+
+from cachetools import TLRUCache
 
 from knowledge.search import vector_index
 from knowledge.search.tuning import SearchTuning
@@ -98,14 +101,22 @@ def ef_search_for(share: float, candidates: int, tuning: SearchTuning) -> int:
 
 
 _ShapeKey = tuple[str, UUID | None, int, int]
-_shapes: dict[_ShapeKey, tuple[float, ScopeShape]] = {}
+# Per scope, so as many entries as licenses search: bounded, the least recently used going
+# first, each expiring at the time stored with it (the tuning's TTL when it was read).
+# cachetools' caches are not thread-safe; a web process searches from several threads.
+SHAPES_KEPT = 10_000
+_shapes: TLRUCache[_ShapeKey, tuple[float, ScopeShape]] = TLRUCache(
+    maxsize=SHAPES_KEPT, ttu=lambda _key, value, _now: value[0], timer=time.monotonic
+)
+_shapes_lock = threading.Lock()
 
 
 def scope_shape(license_id: UUID | None, model: str, tuning: SearchTuning) -> ScopeShape:
     limit = tuning.exact_scan_max_rows
     key = (model, license_id, limit, tuning.small_global_graph_rows)
-    cached = _shapes.get(key)
-    if cached and cached[0] > time.monotonic():
+    with _shapes_lock:
+        cached = _shapes.get(key)
+    if cached:
         return cached[1]
     small = _scope_is_small(license_id, model, limit)
     own_few = small or _own_vectors_are_few(license_id, model, limit)
@@ -115,13 +126,15 @@ def scope_shape(license_id: UUID | None, model: str, tuning: SearchTuning) -> Sc
     split = own_few and not small
     small_global_graph = split and _global_graph_is_small(model, tuning.small_global_graph_rows)
     shape = ScopeShape(small, own_few, share, small_global_graph)
-    _shapes[key] = (time.monotonic() + tuning.scope_ttl_seconds, shape)
+    with _shapes_lock:
+        _shapes[key] = (time.monotonic() + tuning.scope_ttl_seconds, shape)
     return shape
 
 
 def scope_shapes_forget() -> None:
     """Drop what was read about scopes (a corpus changed at once: tests, benchmarks)."""
-    _shapes.clear()
+    with _shapes_lock:
+        _shapes.clear()
 
 
 _SCOPE_ROWS = """
