@@ -15,6 +15,7 @@ COPY portality ./portality
 COPY knowledge ./knowledge
 COPY memory ./memory
 COPY licenses ./licenses
+COPY conversations ./conversations
 COPY chat ./chat
 RUN pip install .
 COPY . .
