@@ -7,7 +7,6 @@ nothing in a request reaches another user's answers."""
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from typing import Any
 from uuid import UUID
@@ -23,14 +22,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from conversations import selectors, services
-from conversations.exports import exchange_row, exchanges_download, gap_row, gaps_download
+from conversations.exports import (
+    exchange_row,
+    exchanges_download,
+    gap_row,
+    gaps_download,
+    user_data_download,
+)
 from conversations.models import Cause, Rating, Reason, Verdict
-from licenses.models import License
 from licenses.permissions import IsAdminOrLicense
+from licenses.principals import end_user_from_request
 from licenses.selectors import license_for_scope
 from licenses.throttles import USER_REF_MAX_LENGTH, MemoryRateThrottle
-from memory.apis import MemorySerializer
-from memory.selectors import memory_list_for_user
 from portality.roles import (
     ANSWER_GAPS,
     ERASE_CONVERSATIONS,
@@ -58,26 +61,6 @@ def _staff_permission(permission: str, *, post: str | None = None) -> type[BaseP
 
 class StaffApi(APIView):
     authentication_classes = [TokenAuthentication, SessionAuthentication]
-
-
-def _end_user(request: Request, user: str = "") -> tuple[License, str]:
-    """The license and end user a widget token (or the key with ``user``) speaks for."""
-    if not isinstance(request.auth, License):
-        raise exceptions.PermissionDenied(
-            "Feedback and conversations are an end user's: use a widget token or the license key."
-        )
-    user_ref = (
-        getattr(request.user, "user_ref", None) or user or request.query_params.get("user", "")
-    )
-    if not user_ref.strip():
-        raise exceptions.ValidationError(
-            {"user": "Name the end user (user=…) when calling with the license key."}
-        )
-    if len(user_ref) > USER_REF_MAX_LENGTH:
-        raise exceptions.ValidationError(
-            {"user": f"An end user's reference is at most {USER_REF_MAX_LENGTH} characters."}
-        )
-    return request.auth, user_ref
 
 
 # -- feedback ------------------------------------------------------------------------------------
@@ -109,7 +92,7 @@ class FeedbackApi(APIView):
         data = FeedbackInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        license, user_ref = _end_user(request, values.get("user", ""))
+        license, user_ref = end_user_from_request(request, values.get("user", ""))
         exchange = services.feedback_record(
             license=license,
             user_ref=user_ref,
@@ -442,7 +425,7 @@ class MyConversationsApi(APIView):
         summary="My conversations, as kept",
     )
     def get(self, request: Request) -> Response:
-        license, user_ref = _end_user(request)
+        license, user_ref = end_user_from_request(request)
         return Response(selectors.user_conversations(license=license, user_ref=user_ref))
 
     @extend_schema(
@@ -452,7 +435,7 @@ class MyConversationsApi(APIView):
         summary="Erase my conversations",
     )
     def delete(self, request: Request) -> Response:
-        license, user_ref = _end_user(request)
+        license, user_ref = end_user_from_request(request)
         erased = services.conversations_erase_user(license=license, user_ref=user_ref)
         return Response({"conversations_erased": erased})
 
@@ -468,17 +451,5 @@ class MyDataApi(APIView):
         summary="Download everything kept about me (memories and conversations) as JSON",
     )
     def get(self, request: Request) -> HttpResponse:
-        license, user_ref = _end_user(request)
-        body = {
-            "user": user_ref,
-            "memories": MemorySerializer(
-                memory_list_for_user(license=license, user_ref=user_ref), many=True
-            ).data,
-            "conversations": selectors.user_conversations(license=license, user_ref=user_ref),
-        }
-        response = HttpResponse(
-            json.dumps(body, default=str, ensure_ascii=False, indent=2),
-            content_type="application/json",
-        )
-        response["Content-Disposition"] = 'attachment; filename="my-data.json"'
-        return response
+        license, user_ref = end_user_from_request(request)
+        return user_data_download(license, user_ref, "my-data.json")

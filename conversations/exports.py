@@ -12,7 +12,10 @@ from django.db.models import QuerySet
 from django.http import HttpResponse, StreamingHttpResponse
 
 from conversations.models import Exchange, Gap
-from conversations.selectors import gap_examples, license_machine_ids
+from conversations.selectors import gap_examples, license_machine_ids, user_conversations
+from licenses.models import License
+from memory.apis import MemorySerializer
+from memory.selectors import memory_list_for_user
 
 EXCHANGE_COLUMNS = [
     "answer_id", "asked_at", "license", "user", "language", "question", "answer",
@@ -116,3 +119,22 @@ def exchanges_download(
 
 def gaps_download(rows: QuerySet[Gap], as_: str) -> HttpResponse | StreamingHttpResponse:
     return download("knowledge-gaps", GAP_COLUMNS, (gap_row(g) for g in rows), as_)
+
+
+def user_data_download(license: License, user_ref: str, filename: str) -> HttpResponse:
+    """Everything kept about one end user (memories and conversations), as JSON: what they
+    download themselves and what a privacy officer exports for them."""
+    body = {
+        "user": user_ref,
+        "license": license.machine_id,
+        "memories": MemorySerializer(
+            memory_list_for_user(license=license, user_ref=user_ref), many=True
+        ).data,
+        "conversations": user_conversations(license=license, user_ref=user_ref),
+    }
+    response = HttpResponse(
+        json.dumps(body, default=str, ensure_ascii=False, indent=2),
+        content_type="application/json",
+    )
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

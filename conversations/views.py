@@ -3,7 +3,6 @@ privacy officer's export, erasure and retention."""
 
 from __future__ import annotations
 
-import json
 from uuid import UUID
 
 from django.contrib import messages
@@ -15,12 +14,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from conversations import selectors, services
-from conversations.exports import exchanges_download, gaps_download
+from conversations.exports import exchanges_download, gaps_download, user_data_download
 from conversations.forms import GapAnswerForm, QueueFilterForm, RetentionForm, ReviewForm
 from conversations.models import GapStatus, Retention
 from licenses.selectors import license_get_for_machine_id
-from memory.apis import MemorySerializer
-from memory.selectors import memory_list_for_user
 from portality.exceptions import ApplicationError
 from portality.http import HtmxHttpRequest, safe_next
 from portality.roles import (
@@ -124,20 +121,7 @@ def export_user(request: HtmxHttpRequest) -> HttpResponse:
     user_ref = request.GET.get("user", "").strip()
     if license is None or not user_ref:
         raise Http404
-    body = {
-        "user": user_ref,
-        "license": license.machine_id,
-        "memories": MemorySerializer(
-            memory_list_for_user(license=license, user_ref=user_ref), many=True
-        ).data,
-        "conversations": selectors.user_conversations(license=license, user_ref=user_ref),
-    }
-    response = HttpResponse(
-        json.dumps(body, default=str, ensure_ascii=False, indent=2),
-        content_type="application/json",
-    )
-    response["Content-Disposition"] = 'attachment; filename="user-data.json"'
-    return response
+    return user_data_download(license, user_ref, "user-data.json")
 
 
 @console_permission(ERASE_CONVERSATIONS)

@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from django.utils.translation import gettext_noop
+from rest_framework import exceptions
 from rest_framework.request import Request
 
 from licenses.models import GLOBAL_SCOPE, License
 from licenses.selectors import license_get_for_machine_id
+from licenses.throttles import USER_REF_MAX_LENGTH
 from portality.exceptions import ApplicationError
 from portality.roles import VIEW_MEMORIES
 
@@ -77,3 +79,27 @@ def principal_from_request(request: Request, *, as_license: str | None = None) -
         license=license,
         reads_memories=request.user.has_perm(VIEW_MEMORIES),
     )
+
+
+def end_user_from_request(request: Request, user: str = "") -> tuple[License, str]:
+    """The license and end user a call speaks for: a widget token names its user; a
+    product's backend holding the license key names one (``user``, or ``?user=``). Staff
+    credentials are no end user: what belongs to one (memories, conversations, feedback)
+    is refused to them here."""
+    if not isinstance(request.auth, License):
+        raise exceptions.PermissionDenied(
+            "This belongs to a license's end user: use a widget token, or the license key "
+            "naming the user."
+        )
+    user_ref = (
+        getattr(request.user, "user_ref", None) or user or request.query_params.get("user", "")
+    )
+    if not user_ref.strip():
+        raise exceptions.ValidationError(
+            {"user": "Name the end user (user=…) when calling with the license key."}
+        )
+    if len(user_ref) > USER_REF_MAX_LENGTH:
+        raise exceptions.ValidationError(
+            {"user": f"An end user's reference is at most {USER_REF_MAX_LENGTH} characters."}
+        )
+    return request.auth, user_ref

@@ -17,26 +17,14 @@ from rest_framework.views import APIView
 
 from licenses.models import License
 from licenses.permissions import IsAdminOrLicense
-from licenses.throttles import USER_REF_MAX_LENGTH, MemoryRateThrottle
+from licenses.principals import end_user_from_request
+from licenses.throttles import MemoryRateThrottle
 from memory import selectors, services
 from memory.models import Memory
 
 
 def _owner(request: Request) -> tuple[License, str]:
-    if not isinstance(request.auth, License):
-        raise exceptions.PermissionDenied(
-            "Memories belong to a license's end user: use a widget token."
-        )
-    user_ref = getattr(request.user, "user_ref", None) or request.query_params.get("user", "")
-    if not user_ref.strip():
-        raise exceptions.ValidationError(
-            {"user": "Name the end user (?user=…) when calling with the license key."}
-        )
-    if len(user_ref) > USER_REF_MAX_LENGTH:
-        raise exceptions.ValidationError(
-            {"user": f"An end user's reference is at most {USER_REF_MAX_LENGTH} characters."}
-        )
-    return request.auth, user_ref
+    return end_user_from_request(request)
 
 
 def _memory_or_404(request: Request, pk: UUID) -> tuple[Memory, str]:
