@@ -17,6 +17,13 @@ COPY memory ./memory
 COPY licenses ./licenses
 COPY conversations ./conversations
 COPY chat ./chat
+COPY runtime ./runtime
+COPY observability ./observability
+COPY accounts ./accounts
+COPY providers ./providers
+COPY web ./web
+COPY text ./text
+COPY datastores ./datastores
 RUN pip install .
 COPY . .
 RUN useradd --system --home /app portality && mkdir -p /data && chown portality /data \
@@ -24,5 +31,5 @@ RUN useradd --system --home /app portality && mkdir -p /data && chown portality 
        SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
 USER portality
 EXPOSE 8000
-# granian serving Django's ASGI application behind the edge's limits (portality/server.py).
-CMD ["python", "-m", "portality.server", "--bind=0.0.0.0", "--port=8000"]
+# granian serving Django's ASGI application behind the edge's limits (runtime/server.py).
+CMD ["python", "-m", "runtime.server", "--bind=0.0.0.0", "--port=8000"]

@@ -25,7 +25,7 @@ $(VENV)/.installed-dev: pyproject.toml
 	touch $(VENV)/.installed $@
 
 run: install
-	exec $(PY) -m portality.runner
+	exec $(PY) -m runtime.runner
 
 # ruff (style and bugs), mypy with django-stubs (types of the product code), import-linter
 # (the apps' layers). .pre-commit-config.yaml runs the same before each commit.

@@ -13,8 +13,8 @@ def main() -> None:
     )
     from django.core.management import execute_from_command_line
 
-    from portality.cli import prepare
-    from portality.embedded import start_unless_external
+    from runtime.cli import prepare
+    from runtime.embedded import start_unless_external
 
     # The product's settings read the servers the entry point started; the tests' settings
     # (tests.settings) start their own, in a data dir of their own.

@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.roles import SHAPE_ASSISTANT
 from chat.language import accept_language_hints, answer_language
 from chat.markdown import answer_html
 from chat.models import Assistant
@@ -37,10 +38,9 @@ from licenses.principals import Principal, principal_from_request
 from licenses.selectors import license_get_for_machine_id
 from licenses.throttles import ChatRateThrottle, WidgetRateThrottle
 from licenses.widget_tokens import widget_token_issue, widget_token_revoke
-from portality.http import event_stream
-from portality.languages import LANGUAGES
-from portality.providers import ProviderError
-from portality.roles import SHAPE_ASSISTANT
+from providers import ProviderError
+from text.languages import LANGUAGES
+from web.http import event_stream
 
 
 class ChatInputSerializer(serializers.Serializer):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from portality.languages import LANGUAGES, SPANISH, content_language
+from text.languages import LANGUAGES, SPANISH, content_language
 
 DEFAULT = SPANISH
 

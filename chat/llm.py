@@ -6,7 +6,7 @@
 * ``ExtractiveLLM`` — the offline default: quotes the retrieved sentences that best match
   the question, with their citation numbers, and says it is in offline mode.
 
-Both remote models are reached through portality.providers (timeouts, retries, errors a
+Both remote models are reached through providers (timeouts, retries, errors a
 person understands).
 """
 
@@ -25,8 +25,8 @@ from django.conf import settings
 from chat.texts import NO_INFORMATION
 from knowledge.chunking import sentence_groups, split_sentences
 from knowledge.normalize import STOPWORDS, detect_language
-from portality.providers import OpenAICompatible, ProviderError, gemini
-from portality.text import fold
+from providers import OpenAICompatible, ProviderError, gemini
+from text.folding import fold
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ MAX_TOOL_ROUNDS = 3
 
 class LLMError(ProviderError):
     """The model would not answer (its safety filters); the message says why. Failures to
-    reach it are portality.providers' ``ProviderError``s, of which this is one."""
+    reach it are providers' ``ProviderError``s, of which this is one."""
 
 
 @dataclass(frozen=True)

@@ -43,9 +43,9 @@ from licenses.models import GLOBAL_SCOPE, License
 from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
 from memory.services import Proposal as MemoryProposal
-from portality.exceptions import ApplicationError
-from portality.languages import LANGUAGE_NAMES
-from portality.text import fold
+from text.folding import fold
+from text.languages import LANGUAGE_NAMES
+from web.exceptions import ApplicationError
 
 # The product's rules: last in the system instruction, after the organisation's persona,
 # and never the organisation's to change.

@@ -24,9 +24,9 @@ from typing import Any
 import redis
 
 from chat.texts import FORGOTTEN_TURN
-from portality.keys import redis_key
-from portality.redis_pool import shared_redis
-from portality.text import fold
+from datastores.keys import redis_key
+from datastores.redis_pool import shared_redis
+from text.folding import fold
 
 logger = logging.getLogger(__name__)
 

@@ -24,6 +24,7 @@ from django.views.decorators.http import (
     require_safe,
 )
 
+from accounts.roles import SEARCH_AS_ADMIN, SHAPE_ASSISTANT, console_permission
 from chat.forms import AssistantForm
 from chat.selectors import (
     AssistantProfile,
@@ -38,8 +39,7 @@ from licenses.models import DEMO_MACHINE_ID, License
 from licenses.selectors import license_choices, license_get_for_machine_id
 from licenses.throttles import new_visitor_allowed
 from licenses.widget_tokens import widget_token_issue
-from portality.http import HtmxHttpRequest, client_ip
-from portality.roles import SEARCH_AS_ADMIN, SHAPE_ASSISTANT, console_permission
+from web.http import HtmxHttpRequest, client_ip
 
 
 @console_permission(SEARCH_AS_ADMIN)

@@ -21,6 +21,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.roles import (
+    ANSWER_GAPS,
+    ERASE_CONVERSATIONS,
+    REVIEW_CONVERSATIONS,
+    VIEW_CONVERSATIONS,
+    VIEW_GAPS,
+)
 from conversations import selectors, services
 from conversations.exports import (
     exchange_row,
@@ -34,13 +41,6 @@ from licenses.permissions import IsAdminOrLicense
 from licenses.principals import end_user_from_request
 from licenses.selectors import license_for_scope
 from licenses.throttles import USER_REF_MAX_LENGTH, MemoryRateThrottle
-from portality.roles import (
-    ANSWER_GAPS,
-    ERASE_CONVERSATIONS,
-    REVIEW_CONVERSATIONS,
-    VIEW_CONVERSATIONS,
-    VIEW_GAPS,
-)
 
 LIST_LIMIT = 200
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
-from portality.erasures import replayer
+from datastores.erasures import replayer
 
 
 class ConversationsConfig(AppConfig):

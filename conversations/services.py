@@ -31,13 +31,13 @@ from conversations.models import (
     Verdict,
 )
 from conversations.signals import conversations_erased
+from datastores.erasures import erasure_record
 from knowledge.models import SourceType
 from knowledge.redaction import redact
 from knowledge.services import document_create
 from licenses.models import License
-from portality.erasures import erasure_record
-from portality.exceptions import ApplicationError
-from portality.text import fold
+from text.folding import fold
+from web.exceptions import ApplicationError
 
 MAX_COMMENT_CHARS = 1000
 FORGOTTEN_PASSAGE = "[…]"

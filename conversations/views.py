@@ -13,14 +13,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from conversations import selectors, services
-from conversations.exports import exchanges_download, gaps_download, user_data_download
-from conversations.forms import GapAnswerForm, QueueFilterForm, RetentionForm, ReviewForm
-from conversations.models import GapStatus, Retention
-from licenses.selectors import license_get_for_machine_id
-from portality.exceptions import ApplicationError
-from portality.http import HtmxHttpRequest, safe_next
-from portality.roles import (
+from accounts.roles import (
     ANSWER_GAPS,
     DASHBOARD,
     ERASE_CONVERSATIONS,
@@ -29,6 +22,13 @@ from portality.roles import (
     VIEW_GAPS,
     console_permission,
 )
+from conversations import selectors, services
+from conversations.exports import exchanges_download, gaps_download, user_data_download
+from conversations.forms import GapAnswerForm, QueueFilterForm, RetentionForm, ReviewForm
+from conversations.models import GapStatus, Retention
+from licenses.selectors import license_get_for_machine_id
+from web.exceptions import ApplicationError
+from web.http import HtmxHttpRequest, safe_next
 
 PAGE_SIZE = 25
 

@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.roles import ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SET_REDACTION, VIEW_KNOWLEDGE
 from knowledge import selectors, services, sources
 from knowledge.chunk_options import MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS, ChunkOptions
 from knowledge.models import (
@@ -35,7 +36,6 @@ from knowledge.preview import chunks_preview, preview_payload
 from knowledge.tasks import source_check_task
 from licenses.models import GLOBAL_SCOPE
 from licenses.selectors import license_for_scope
-from portality.roles import ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SET_REDACTION, VIEW_KNOWLEDGE
 
 _PERMISSION_BY_METHOD = {"GET": VIEW_KNOWLEDGE, "POST": ADD_KNOWLEDGE, "DELETE": FORGET_KNOWLEDGE}
 LIST_LIMIT = 200

@@ -5,8 +5,8 @@ from typing import Any
 from django.apps import AppConfig
 from django.db.backends.signals import connection_created
 
-from portality.erasures import replayer
-from portality.metrics import register_collector
+from datastores.erasures import replayer
+from observability.metrics import register_collector
 
 
 class KnowledgeConfig(AppConfig):

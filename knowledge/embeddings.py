@@ -16,9 +16,9 @@ from typing import Protocol
 import numpy as np
 from django.conf import settings
 
-from portality.exceptions import ApplicationError
-from portality.providers import gemini
-from portality.text import tame
+from providers import gemini
+from text.folding import tame
+from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ class GeminiEmbeddings:
     def _embed(
         self, texts: Sequence[str], task_type: str, *, background: bool
     ) -> list[list[float]]:
-        """Provider failures are portality.providers' errors: a transient one after its
+        """Provider failures are providers' errors: a transient one after its
         retries is ``ProviderUnavailable``, which the ingestion task retries later."""
         config = self._types.EmbedContentConfig(
             task_type=task_type, output_dimensionality=self.dimensions

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.utils.translation import gettext_noop
 from protego import Protego
 
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 USER_AGENT = "PortalityBrain/1.0 (knowledge source fetcher; +https://github.com/portality)"
 MAX_REDIRECTS = 5

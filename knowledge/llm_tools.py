@@ -13,7 +13,7 @@ from typing import Any
 from knowledge.search import STRATEGIES, SearchOptions, SearchResult
 from knowledge.services import knowledge_search
 from licenses.principals import Principal
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 KNOWLEDGE_SEARCH_TOOL: dict[str, Any] = {
     "name": "memory_search",

@@ -13,7 +13,7 @@ from django.utils.translation import pgettext_lazy
 from pgvector.django import HalfVectorField
 
 from licenses.models import License
-from portality.exceptions import translate_message
+from web.exceptions import translate_message
 
 # The scope of global rows in NOT NULL scope columns: license ids are random UUIDs (never 0).
 GLOBAL_SCOPE_KEY = uuid.UUID(int=0)
@@ -201,7 +201,7 @@ class Document(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        # Console permissions beside Django's own (portality/roles.py hands them out).
+        # Console permissions beside Django's own (accounts/roles.py hands them out).
         permissions = [
             ("view_dashboard", "Can see the dashboard"),
             ("use_playground", "Can search and chat as an admin"),

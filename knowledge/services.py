@@ -30,6 +30,8 @@ from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from datastores.erasures import erasure_record
+from datastores.redis_pool import shared_redis
 from knowledge import vector_sync
 from knowledge.chunk_options import ChunkOptions, chunk_options_resolve, chunk_size_for
 from knowledge.chunking import Chunker, Piece, blocks_from_pages, embedding_text
@@ -61,11 +63,9 @@ from knowledge.selectors import RedactionPlan, redaction_plan
 from knowledge.signals import passages_forgotten
 from licenses.models import License
 from licenses.principals import Principal
+from observability.metrics import INGESTION_SECONDS
 from portality.celery import app as celery_app
-from portality.erasures import erasure_record
-from portality.exceptions import ApplicationError
-from portality.metrics import INGESTION_SECONDS
-from portality.redis_pool import shared_redis
+from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
 

@@ -45,7 +45,7 @@ from knowledge.fetching import (
 from knowledge.models import Document, DocumentStatus, Source, SourceMode, SourcePage
 from knowledge.search import sentence_vectors
 from licenses.models import License
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
 

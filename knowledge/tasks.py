@@ -11,8 +11,8 @@ from django.db import IntegrityError, OperationalError
 from knowledge import services, sources, vector_sync
 from knowledge.models import DocumentStatus
 from knowledge.search import sentence_vectors
-from portality.exceptions import ApplicationError
-from portality.providers import ProviderUnavailable
+from providers import ProviderUnavailable
+from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ from knowledge.models import Embedding, VectorErasure, VectorOutbox
 from knowledge.search import sparse
 from knowledge.search.backends import is_remote, vector_backend
 from knowledge.search.nearest import Datapoint, VectorBackend, VectorBackendError
-from portality.metrics import OUTBOX_LAG_SECONDS
+from observability.metrics import OUTBOX_LAG_SECONDS
 
 logger = logging.getLogger(__name__)
 

@@ -22,6 +22,16 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.roles import (
+    ADD_KNOWLEDGE,
+    DASHBOARD,
+    FORGET_KNOWLEDGE,
+    QUERY_LOG,
+    SEARCH_AS_ADMIN,
+    SET_REDACTION,
+    VIEW_KNOWLEDGE,
+    console_permission,
+)
 from knowledge import selectors, services, sources
 from knowledge.chunk_options import (
     MAX_CHUNK_TOKENS,
@@ -55,19 +65,9 @@ from knowledge.tasks import source_check_task
 from licenses.models import GLOBAL_SCOPE
 from licenses.principals import principal_for_admin
 from licenses.selectors import license_choices, license_counts, license_get_for_machine_id
-from portality.exceptions import ApplicationError
-from portality.health import health_rows, is_healthy, system_health
-from portality.http import HtmxHttpRequest
-from portality.roles import (
-    ADD_KNOWLEDGE,
-    DASHBOARD,
-    FORGET_KNOWLEDGE,
-    QUERY_LOG,
-    SEARCH_AS_ADMIN,
-    SET_REDACTION,
-    VIEW_KNOWLEDGE,
-    console_permission,
-)
+from observability.health import health_rows, is_healthy, system_health
+from web.exceptions import ApplicationError
+from web.http import HtmxHttpRequest
 
 PAGE_SIZE = 25
 

@@ -12,7 +12,7 @@ from licenses.keys import KEY_PREFIX
 from licenses.models import License
 from licenses.selectors import license_get_for_key
 from licenses.widget_tokens import widget_token_read
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 @dataclass

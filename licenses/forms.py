@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from licenses.models import License
 from licenses.services import origins_clean
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 class _LicenseFieldsForm(forms.Form):

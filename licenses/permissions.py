@@ -4,8 +4,8 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from accounts.roles import SEARCH_AS_ADMIN
 from licenses.models import License
-from portality.roles import SEARCH_AS_ADMIN
 
 
 class IsAdminOrLicense(BasePermission):

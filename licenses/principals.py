@@ -14,11 +14,11 @@ from django.utils.translation import gettext_noop
 from rest_framework import exceptions
 from rest_framework.request import Request
 
+from accounts.roles import VIEW_MEMORIES
 from licenses.models import GLOBAL_SCOPE, License
 from licenses.selectors import license_get_for_machine_id
 from licenses.throttles import USER_REF_MAX_LENGTH
-from portality.exceptions import ApplicationError
-from portality.roles import VIEW_MEMORIES
+from web.exceptions import ApplicationError
 
 
 @dataclass(frozen=True)

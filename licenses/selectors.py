@@ -11,7 +11,7 @@ from django.utils.translation import gettext_noop
 
 from licenses.keys import KEY_PREFIX, PREFIX_LENGTH, hash_key
 from licenses.models import GLOBAL_SCOPE, License, LicenseStatus
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 def license_get_for_key(key: str) -> License | None:

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_noop
 
 from licenses.keys import PREFIX_LENGTH, hash_key, new_key
 from licenses.models import GLOBAL_SCOPE, License, LicenseStatus
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 @dataclass(frozen=True)

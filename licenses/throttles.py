@@ -26,9 +26,9 @@ from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
+from datastores.redis_pool import shared_redis
 from licenses.models import License
-from portality.metrics import RATE_LIMIT_REFUSALS
-from portality.redis_pool import shared_redis
+from observability.metrics import RATE_LIMIT_REFUSALS
 
 logger = logging.getLogger(__name__)
 _last_warning = 0.0
@@ -58,7 +58,7 @@ def _limiter(pool: redis.ConnectionPool) -> SlidingWindowCounterRateLimiter:
 
 
 def limiter() -> SlidingWindowCounterRateLimiter:
-    # On the process's shared pool (portality.redis_pool): its short timeouts make a Redis
+    # On the process's shared pool (datastores.redis_pool): its short timeouts make a Redis
     # outage cost a request milliseconds, not seconds.
     return _limiter(shared_redis().connection_pool)
 

@@ -11,12 +11,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.roles import MANAGE_LICENSES, VIEW_LICENSES, console_permission
 from licenses import selectors, services
 from licenses.forms import ForgeLicenseForm, LicenseEditForm
 from licenses.models import License
-from portality.exceptions import ApplicationError
-from portality.http import HtmxHttpRequest
-from portality.roles import MANAGE_LICENSES, VIEW_LICENSES, console_permission
+from web.exceptions import ApplicationError
+from web.http import HtmxHttpRequest
 
 
 def _get_license(pk: UUID) -> License:

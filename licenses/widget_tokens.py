@@ -22,10 +22,10 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from datastores.keys import redis_key
+from datastores.redis_pool import shared_redis
 from licenses.models import License, LicenseStatus
-from portality.exceptions import ApplicationError
-from portality.keys import redis_key
-from portality.redis_pool import shared_redis
+from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
 _SALT = "portality.widget-token"

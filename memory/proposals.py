@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from licenses.models import License
 from memory.models import MemorySource, MemoryType
 from memory.services import MemoryRejected, Proposal, consent_given, memory_propose
-from portality.providers import gemini
+from providers import gemini
 
 logger = logging.getLogger(__name__)
 MAX_PROPOSALS = 3

@@ -34,7 +34,7 @@ from pathlib import Path
 from confusable_homoglyphs import confusables
 
 from knowledge.redaction import redact
-from portality.text import fold
+from text.folding import fold
 
 # Characters that render as nothing: zero-width spaces and joiners, word joiner, BOM, soft
 # hyphen. A word split by one is the same word to its reader.

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from datastores.erasures import erasure_record
 from knowledge.search import vector_index
 from licenses.models import License
 from memory.models import (
@@ -31,9 +32,8 @@ from memory.models import (
 )
 from memory.screening import forbidden_category, forbidden_together
 from memory.signals import memory_forgotten
-from portality.erasures import erasure_record
-from portality.exceptions import ApplicationError
-from portality.text import fold
+from text.folding import fold
+from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
 

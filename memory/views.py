@@ -13,17 +13,17 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from licenses.selectors import license_choices
-from memory import selectors, services
-from memory.forms import MemoryFilterForm
-from memory.models import Memory, MemorySource, MemoryType
-from portality.http import HtmxHttpRequest, safe_next
-from portality.roles import (
+from accounts.roles import (
     CHANGE_MEMORIES,
     DELETE_MEMORIES,
     VIEW_MEMORIES,
     console_permission,
 )
+from licenses.selectors import license_choices
+from memory import selectors, services
+from memory.forms import MemoryFilterForm
+from memory.models import Memory, MemorySource, MemoryType
+from web.http import HtmxHttpRequest, safe_next
 
 
 @console_permission(VIEW_MEMORIES)

@@ -1,4 +1,4 @@
-"""The ASGI application granian serves (portality/server.py): Django behind the edge's limits."""
+"""The ASGI application granian serves (runtime/server.py): Django behind the edge's limits."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import os
 
 from django.core.asgi import get_asgi_application
 
-from portality.edge import edge_for
-from portality.embedded import start_unless_external
+from runtime.edge import edge_for
+from runtime.embedded import start_unless_external
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
 # Under ASGI each request runs its sync code in a thread of its own; without a pool every

@@ -9,8 +9,6 @@ from celery import Celery
 from celery.exceptions import SecurityWarning
 from celery.signals import worker_process_shutdown, worker_ready
 
-from portality.embedded import start_unless_external
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
 
 # Celery warns at every start as root because a root worker that unpickles messages can be
@@ -28,6 +26,11 @@ def _embedded_servers(sender: Celery, **kwargs: object) -> None:
     """``celery -A portality worker|beat`` is an entry point: the embedded servers start
     (or are joined) when the app first reads its configuration, not when ``portality`` is
     imported (the settings import it)."""
+    # Here, not at the top: runtime.embedded reads portality.env, and importing it while
+    # ``portality`` itself is being imported (its __init__ loads this module) would find
+    # the package half made.
+    from runtime.embedded import start_unless_external
+
     start_unless_external()
 
 
@@ -38,7 +41,7 @@ app.autodiscover_tasks()
 @worker_ready.connect
 def _metrics_port(sender: object, **kwargs: object) -> None:
     """A worker on a machine of its own answers Prometheus on WORKER_METRICS_PORT: its
-    pool processes' samples, summed (portality.metrics)."""
+    pool processes' samples, summed (observability.metrics)."""
     from django.conf import settings
 
     if settings.WORKER_METRICS_PORT:
@@ -51,7 +54,7 @@ def _metrics_port(sender: object, **kwargs: object) -> None:
 
 @worker_process_shutdown.connect
 def _metrics_process_gone(pid: int | None = None, **kwargs: object) -> None:
-    from portality.metrics import process_exited
+    from observability.metrics import process_exited
 
     process_exited(pid or os.getpid())
 

@@ -24,7 +24,7 @@ def env_str(name: str, default: str = "") -> str:
 
 
 # Where a process attached to the embedded servers tells its settings (and the children it
-# starts) their addresses (portality.embedded.start_unless_external): internal, never set by hand.
+# starts) their addresses (runtime.embedded.start_unless_external): internal, never set by hand.
 EMBEDDED_DATABASE_URL = "PORTALITY_EMBEDDED_DATABASE_URL"
 EMBEDDED_REDIS_URL = "PORTALITY_EMBEDDED_REDIS_URL"
 

@@ -30,7 +30,7 @@ from portality.env import (
     env_weights,
     parse_database_url,
 )
-from portality.languages import CONSOLE_LANGUAGES
+from text.languages import CONSOLE_LANGUAGES
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = data_dir()
@@ -60,7 +60,7 @@ if DATABASE_URL:
     parse_database_url("DATABASE_URL", DATABASE_URL)  # fail now, naming the variable
 if REDIS_URL:
     check_redis_url("REDIS_URL", REDIS_URL)
-# The embedded servers are started by the entry points (portality.embedded.
+# The embedded servers are started by the entry points (runtime.embedded.
 # start_unless_external), never by importing these settings; they say where they are.
 DATABASE_URL = DATABASE_URL or env_str(EMBEDDED_DATABASE_URL)
 REDIS_URL = REDIS_URL or env_str(EMBEDDED_REDIS_URL)
@@ -71,7 +71,7 @@ if not DATABASE_URL or not REDIS_URL:
         "(they start them), or set DATABASE_URL and REDIS_URL."
     )
 
-# -- The web server (portality/server.py starts granian; portality/edge.py) ---------------
+# -- The web server (runtime/server.py starts granian; runtime/edge.py) ---------------
 # Requests running Django code at once per web worker process (each holds a thread and a
 # database connection); the others wait in the edge, where waiting costs a coroutine.
 WEB_APP_SLOTS = env_int("WEB_APP_SLOTS", 8, minimum=1)
@@ -92,7 +92,7 @@ DATABASES = {
     )
 }
 # Streaming replicas of DATABASE_URL (comma-separated URLs) that serve the search's reads
-# (portality/replicas.py); writes always go to the primary. A replica more than
+# (datastores/replicas.py); writes always go to the primary. A replica more than
 # DATABASE_REPLICA_MAX_LAG_SECONDS behind, or down, is skipped until it catches up.
 DATABASE_REPLICAS: list[str] = []
 for _n, _url in enumerate(env_list("DATABASE_REPLICA_URL"), start=1):
@@ -104,7 +104,7 @@ for _n, _url in enumerate(env_list("DATABASE_REPLICA_URL"), start=1):
     DATABASES[f"replica{_n}"] = _replica
     DATABASE_REPLICAS.append(f"replica{_n}")
 DATABASE_REPLICA_MAX_LAG_SECONDS = env_float("DATABASE_REPLICA_MAX_LAG_SECONDS", 2.0)
-DATABASE_ROUTERS = ["portality.replicas.ReplicaRouter"]
+DATABASE_ROUTERS = ["datastores.replicas.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # -- Django ------------------------------------------------------------------------------
@@ -125,6 +125,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served from here (no CDN)
     "django_guid",  # a request id per request, carried into the Celery tasks it starts
+    "accounts",
     "licenses",
     "knowledge",
     "memory",
@@ -134,11 +135,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django_guid.middleware.guid_middleware",
-    "portality.middleware.RequestMetricsMiddleware",
+    "observability.middleware.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "portality.middleware.RejectNulMiddleware",
+    "web.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "portality.middleware.SecureCookiesOverHttps",
+    "web.middleware.SecureCookiesOverHttps",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -148,7 +149,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "chat.cors.WidgetCorsMiddleware",
-    "portality.middleware.ContentSecurityPolicyMiddleware",
+    "web.middleware.ContentSecurityPolicyMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
@@ -166,7 +167,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "portality.roles.roles_context",
+                "accounts.roles.roles_context",
             ],
             "builtins": ["template_partials.templatetags.partials"],
         },
@@ -189,10 +190,10 @@ AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_CALLABLE = "portality.http.login_locked_out"
-# The client's address as the hop the product trusts saw it (portality.http.client_ip): the
+AXES_LOCKOUT_CALLABLE = "web.http.login_locked_out"
+# The client's address as the hop the product trusts saw it (web.http.client_ip): the
 # socket's peer, or the address a trusted proxy (BEHIND_PROXY) appended to X-Forwarded-For.
-AXES_CLIENT_IP_CALLABLE = "portality.http.client_ip"
+AXES_CLIENT_IP_CALLABLE = "web.http.client_ip"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
@@ -212,7 +213,7 @@ STATIC_ROOT = Path(env_str("STATIC_ROOT") or DATA_DIR / "static")
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on a missing root
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT") or DATA_DIR / "media")
 # What was forgotten, and when (ids only): manage.py restore replays what came after the
-# backup (portality/erasures.py). Keep it with the backups.
+# backup (datastores/erasures.py). Keep it with the backups.
 ERASURE_JOURNAL = Path(env_str("ERASURE_JOURNAL") or DATA_DIR / "erasure-journal.jsonl")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -236,7 +237,7 @@ SESSION_COOKIE_HTTPONLY = True
 BEHIND_PROXY = env_bool("BEHIND_PROXY")
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_PROXY else None
 # Cookies are marked Secure on every request that arrived over HTTPS (directly, or as the
-# trusted proxy's X-Forwarded-Proto says: portality.middleware.SecureCookiesOverHttps);
+# trusted proxy's X-Forwarded-Proto says: web.middleware.SecureCookiesOverHttps);
 # SECURE_COOKIES=true marks them Secure always, for a deployment that is HTTPS only.
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 
@@ -250,7 +251,7 @@ CACHES = {
 
 # -- API ---------------------------------------------------------------------------------
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "portality.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "web.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "licenses.authentication.LicenseKeyAuthentication",
         "licenses.authentication.WidgetTokenAuthentication",
@@ -259,11 +260,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
     "DEFAULT_PARSER_CLASSES": [
-        "portality.parsers.SafeJSONParser",
+        "web.parsers.SafeJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "EXCEPTION_HANDLER": "portality.exceptions.api_exception_handler",
+    "EXCEPTION_HANDLER": "web.exceptions.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Portality Brain API",
@@ -275,7 +276,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "portality.openapi.add_error_responses",
+        "web.openapi.add_error_responses",
     ],
     "ENUM_NAME_OVERRIDES": {"SourceModeEnum": "knowledge.models.SourceMode"},
 }
@@ -370,7 +371,7 @@ KNOWLEDGE_QUEUED_LOST_AFTER = timedelta(
 KNOWLEDGE_OCR_LANGUAGES = env_str("KNOWLEDGE_OCR_LANGUAGES", "spa+por+eng")
 
 # -- Providers ---------------------------------------------------------------------------
-# Every call to a model provider (portality/providers.py): seconds before a request is
+# Every call to a model provider (providers/__init__.py): seconds before a request is
 # abandoned, and the first wait before a retry (it doubles, with jitter).
 PROVIDER_TIMEOUT_SECONDS = env_float("PROVIDER_TIMEOUT_SECONDS", 60.0)
 PROVIDER_BACKOFF_SECONDS = env_float("PROVIDER_BACKOFF_SECONDS", 0.5)
@@ -558,7 +559,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {
-        "request_id": {"()": "portality.middleware.RequestIdLogFilter"},
+        "request_id": {"()": "observability.middleware.RequestIdLogFilter"},
         "task": {"()": "django_guid.integrations.celery.log_filters.CeleryTracing"},
     },
     "formatters": {

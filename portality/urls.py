@@ -9,8 +9,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from chat import views as chat_views
 from knowledge import views as knowledge_views
 from memory import selectors as memory_selectors
-from portality import health
-from portality.http import StaffAuthenticationForm
+from observability import health
+from web.http import StaffAuthenticationForm
 
 urlpatterns = [
     # Lower apps' pages get the upper apps' figures here, in the wiring, not by importing them.
@@ -63,7 +63,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]
 
-handler400 = "portality.errors.bad_request"
-handler403 = "portality.errors.permission_denied"
-handler404 = "portality.errors.page_not_found"
-handler500 = "portality.errors.server_error"
+handler400 = "web.errors.bad_request"
+handler403 = "web.errors.permission_denied"
+handler404 = "web.errors.page_not_found"
+handler500 = "web.errors.server_error"

@@ -4,7 +4,7 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
-from portality.embedded import start_unless_external
+from runtime.embedded import start_unless_external
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
 start_unless_external()

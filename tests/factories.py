@@ -46,7 +46,7 @@ def make_document(
 
 def as_owner(user):
     """A console account with the owner role (a bare staff account has no console access)."""
-    from portality.roles import role_grant
+    from accounts.roles import role_grant
 
     role_grant(username=user.get_username(), role="owner")
     return user

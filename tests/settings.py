@@ -12,7 +12,7 @@ os.environ["PORTALITY_DATA_DIR"] = os.environ.get(
 )
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production-use-0123456789")
 
-from portality.embedded import start_unless_external  # noqa: E402
+from runtime.embedded import start_unless_external  # noqa: E402
 
 start_unless_external()  # the test session's own embedded servers, under var/test
 

@@ -56,7 +56,7 @@ def add_memories(license, start: int, count: int) -> None:
 
 
 # Every console page also reads the admin's permissions and roles (3 queries, whatever the
-# page lists: portality/roles.py); the knowledge page reads the scopes' chunking defaults too.
+# page lists: accounts/roles.py); the knowledge page reads the scopes' chunking defaults too.
 @pytest.mark.parametrize(("url", "budget"), [("/knowledge/", 10), ("/", 20)])
 def test_knowledge_list_and_dashboard(admin_client, license, url, budget):
     add_documents(license, 0, 2)

@@ -160,7 +160,7 @@ def topology(tmp_path):
     try:
         for name, port in zip("AB", web_ports, strict=True):
             processes.start(
-                f"web-{name}", [sys.executable, "-m", "portality.server", f"--port={port}"]
+                f"web-{name}", [sys.executable, "-m", "runtime.server", f"--port={port}"]
             )
         for name in ("worker-1", "worker-2"):
             processes.start(name, celery("worker", "--concurrency=1", f"--hostname={name}@%h"))

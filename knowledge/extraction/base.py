@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.utils.translation import gettext_noop
 
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 class IngestionError(ApplicationError):

@@ -6,7 +6,7 @@ from django.core.management.base import CommandError
 
 from licenses.models import License
 from licenses.selectors import license_for_scope
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 def license_or_global(machine_id: str | None) -> License | None:

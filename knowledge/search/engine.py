@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils.translation import gettext_noop
 
+from datastores.replicas import replica_reads
 from knowledge.embeddings import provider_for_model
 from knowledge.search import vector_index
 from knowledge.search.fusion import relative_cut
@@ -21,10 +22,9 @@ from knowledge.search.types import (
     SearchResult,
 )
 from licenses.principals import Principal
-from portality.exceptions import ApplicationError
-from portality.metrics import SEARCH_SECONDS
-from portality.replicas import replica_reads
-from portality.text import tame
+from observability.metrics import SEARCH_SECONDS
+from text.folding import tame
+from web.exceptions import ApplicationError
 
 
 def search(
@@ -39,7 +39,7 @@ def search(
     point uses is ``knowledge.services.knowledge_search``. ``embedding``: the query already
     being embedded with the active model (the chat starts it early); ``tuning``: the
     engine's numbers, the deployment's unless given. Served by a read replica when the
-    deployment has a healthy one (portality/replicas.py)."""
+    deployment has a healthy one (datastores/replicas.py)."""
     with replica_reads() as alias:
         response = _search(principal, query, options, embedding, tuning)
     response.served_by = alias

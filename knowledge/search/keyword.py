@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from datastores.replicas import read_connection
 from knowledge.search.tuning import SearchTuning
-from portality.replicas import read_connection
 
 # The query's terms, and the two ranked branches. Their rows: (chunk_id, score) in
 # ``keyword``, ``terms.strict`` for the exact-match test of the fusion.

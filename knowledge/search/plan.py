@@ -30,9 +30,9 @@ from uuid import UUID
 
 from cachetools import TLRUCache
 
+from datastores.replicas import read_connection
 from knowledge.search import vector_index
 from knowledge.search.tuning import SearchTuning
-from portality.replicas import read_connection
 
 # The measurements behind SearchTuning's plan fields:
 # - ef_search_margin 1.2: room above the expected count of in-scope vectors; without it a

@@ -34,7 +34,7 @@ from typing import Any
 from django.db import DatabaseError
 from psycopg.errors import FeatureNotSupported, InvalidSqlStatementName
 
-from portality.replicas import read_connection
+from datastores.replicas import read_connection
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 # Statements prepared in each open database session (keyed by the driver's connection

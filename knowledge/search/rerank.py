@@ -16,7 +16,7 @@ from typing import Protocol
 from django.conf import settings
 
 from knowledge.search.types import SearchResult
-from portality.providers import gemini
+from providers import gemini
 
 logger = logging.getLogger(__name__)
 

@@ -23,11 +23,11 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Exists, Max, OuterRef
 
+from datastores.replicas import read_connection, replica_reads
 from knowledge.chunking import embedding_text, sentence_groups
 from knowledge.embeddings import EmbeddingProvider, embed_in_batches
 from knowledge.models import Embedding, SentenceEmbedding
 from knowledge.search import vector_index
-from portality.replicas import read_connection, replica_reads
 
 # Embeddings handled per transaction: bounds memory, and what a crash would redo.
 BATCH_EMBEDDINGS = 32

@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import math
 
+from datastores.replicas import read_connection
 from knowledge.models import TS_CONFIG
-from portality.replicas import read_connection
 
 # Each chunk's lexemes with their counts, "lexeme:count", read beside its embedding (the
 # drain's query, knowledge/vector_sync.py): ``knowledge_embedding`` is the outer row.

@@ -9,7 +9,7 @@ from uuid import UUID
 from django.conf import settings
 from django.utils.translation import gettext_noop
 
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 STRATEGIES = ("weighted", "rrf", "average", "vector", "keyword")
 MAX_QUERY_CHARS = 4000

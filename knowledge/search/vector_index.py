@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from knowledge.embeddings import EmbeddingProvider, get_provider, provider_for_model
 from knowledge.models import EmbeddingSpace
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 # Model names are interpolated into DDL (index names and predicates cannot be parameters),
 # so they are held to this shape.

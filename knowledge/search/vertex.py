@@ -49,7 +49,7 @@ from knowledge.search.nearest import (
 )
 from knowledge.search.sparse import query_sparse
 from knowledge.search.tuning import SearchTuning
-from portality.metrics import VECTOR_BACKEND_FALLBACKS
+from observability.metrics import VECTOR_BACKEND_FALLBACKS
 
 logger = logging.getLogger(__name__)
 

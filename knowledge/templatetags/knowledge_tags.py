@@ -9,7 +9,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from knowledge.redaction import EMAIL_ADDRESS
-from portality.text import fold
+from text.folding import fold
 
 register = template.Library()
 

@@ -1,4 +1,4 @@
-"""The console's roles (portality/roles.py) as groups. Staff accounts from before roles
+"""The console's roles (accounts/roles.py) as groups. Staff accounts from before roles
 existed had the whole console: they become owners, so an upgrade takes nothing away. The
 groups' permissions are set after every migrate (licenses.apps)."""
 

@@ -4,7 +4,7 @@ from django import template
 from django.utils.translation import gettext
 
 from memory.services import REFUSAL_PARAMS
-from portality.exceptions import translate_message
+from web.exceptions import translate_message
 
 register = template.Library()
 

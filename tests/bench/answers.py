@@ -26,8 +26,8 @@ from chat.llm import OFFLINE_LABEL
 from chat.services import assistant_update, chat_answer
 from chat.texts import NO_INFORMATION
 from licenses.principals import principal_for_license
-from portality.text import fold
 from tests.bench.retrieval import Dataset, bench_license, ingest_passages, load_dataset
+from text.folding import fold
 
 _MARKERS = re.compile(r"\[\d{1,3}\]|[«»\"“”]")
 _SENTENCE_LINE = re.compile(r"\n+")

@@ -50,7 +50,7 @@ def open_search_bench(
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
     import django
 
-    from portality.embedded import start_unless_external
+    from runtime.embedded import start_unless_external
 
     start_unless_external()
     django.setup()

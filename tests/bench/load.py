@@ -89,7 +89,7 @@ def start_product(port: int) -> subprocess.Popen[bytes]:
         SEARCH_RATE_PER_USER_PER_MINUTE="1000000",
     )
     process = subprocess.Popen(
-        [sys.executable, "-m", "portality.runner"],
+        [sys.executable, "-m", "runtime.runner"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,

@@ -77,7 +77,7 @@ def main() -> None:
     os.environ["PORTALITY_DATA_DIR"] = str(DATA_DIR)
     os.environ["DJANGO_SETTINGS_MODULE"] = "portality.settings"
     os.environ.setdefault("SECRET_KEY", "bench-scale-secret-key-not-for-production-0123456789")
-    from portality.embedded import start_unless_external
+    from runtime.embedded import start_unless_external
 
     start_unless_external()
     import django
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> dict:
         webs = [f"http://127.0.0.1:{port}" for port in ports]
         for name, port in zip("AB", ports, strict=True):
             processes.start(
-                f"web-{name}", [sys.executable, "-m", "portality.server", f"--port={port}"]
+                f"web-{name}", [sys.executable, "-m", "runtime.server", f"--port={port}"]
             )
         processes.start("worker-1", celery("worker", "--concurrency=1", "--hostname=worker-1@%h"))
         for web in webs:
@@ -261,7 +261,7 @@ def _forget_lag(processes, admin, ids: list[str], env: dict[str, str]) -> dict:
     processes.processes["web-A"].terminate()
     processes.processes["web-A"].wait(60)
     port = web.rsplit(":", 1)[1]
-    processes.start("web-A", [sys.executable, "-m", "portality.server", f"--port={port}"], **env)
+    processes.start("web-A", [sys.executable, "-m", "runtime.server", f"--port={port}"], **env)
     wait_until(lambda: answers(web))
     for document_id in ids:
         answer = admin.post(f"/knowledge/{document_id}/forget",

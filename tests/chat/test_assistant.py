@@ -216,7 +216,7 @@ def test_owner_shapes_a_licenses_assistant_in_the_console(owner, settings):
 
 
 def test_only_owners_shape_the_assistant(django_user_model):
-    from portality.roles import role_grant
+    from accounts.roles import role_grant
 
     support = django_user_model.objects.create_user("sup", password="pw-support-1", is_staff=True)
     role_grant(username="sup", role="support")

@@ -6,7 +6,7 @@ import pytest
 
 from chat.llm import ExtractiveLLM, GeminiLLM, LLMError, OpenAICompatibleLLM, Prompt, Source
 from chat.texts import NO_INFORMATION
-from portality.providers import INTERACTIVE, ProviderError
+from providers import INTERACTIVE, ProviderError
 from tests.fakes import FakeGemini, FakeOpenAI
 
 PROMPT = Prompt(

@@ -8,10 +8,10 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
+from accounts.roles import role_grant
 from chat.texts import STAFF_KEEP_NONE
 from memory.models import Memory, MemoryEvent, MemoryType
 from memory.services import Proposal, memory_propose
-from portality.roles import role_grant
 from tests.chat.test_trust import widget_client
 from tests.memory.support import consent
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework.test import APIClient
 
-from portality.roles import role_grant
+from accounts.roles import role_grant
 
 SITE = "https://app.example.com"
 

@@ -15,10 +15,10 @@ from django.utils import timezone
 from conversations.models import Conversation, DailyCount, Exchange, Gap
 from conversations.selectors import insights
 from conversations.services import conversations_purge, retention_set
+from datastores.erasures import erasures_since
 from knowledge.models import Document
 from knowledge.services import document_forget
 from licenses.models import License
-from portality.erasures import erasures_since
 from tests.conversations.support import ask, staff, widget_user
 
 pytestmark = [pytest.mark.django_db]

@@ -7,10 +7,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.roles import role_grant
 from knowledge.models import Document, DocumentStatus, Source
 from knowledge.sources import source_check
 from licenses.services import license_forge
-from portality.roles import role_grant
 from tests.documents import build
 from tests.factories import as_owner
 

@@ -14,8 +14,8 @@ from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
 from knowledge.models import SearchLog
 from licenses.principals import principal_for_license
 from licenses.services import license_forge, license_revoke
-from portality.exceptions import ApplicationError
 from tests.factories import as_owner, make_document
+from web.exceptions import ApplicationError
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
 

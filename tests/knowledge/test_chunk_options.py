@@ -15,9 +15,9 @@ from knowledge.chunk_options import ChunkOptions, chunking_default_set
 from knowledge.chunking import Block, Chunker, ChunkSize
 from knowledge.models import Document, SplitMode
 from knowledge.preview import chunks_preview
-from portality.exceptions import ApplicationError
 from tests.documents import build
 from tests.factories import as_owner, make_document, make_license
+from web.exceptions import ApplicationError
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fake_embedder", "media_root")]
 
@@ -146,7 +146,7 @@ class TestPreview:
         assert refused.status_code == 400 and "32" in refused.json()["error"]
 
     def test_a_support_account_may_not_preview(self, client, django_user_model):
-        from portality.roles import role_grant  # noqa: PLC0415
+        from accounts.roles import role_grant  # noqa: PLC0415
 
         user = django_user_model.objects.create_user("apoyo", password="x", is_staff=True)
         role_grant(username="apoyo", role="support")

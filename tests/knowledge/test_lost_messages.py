@@ -14,8 +14,8 @@ from django.utils import timezone
 from knowledge import services
 from knowledge.models import Document, DocumentStatus
 from knowledge.tasks import document_ingest_task
-from portality.exceptions import ApplicationError
 from tests.factories import make_document
+from web.exceptions import ApplicationError
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
 

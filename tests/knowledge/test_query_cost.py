@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge.embeddings import QUERY_MAX_TOKENS, LocalE5
-from portality.text import MAX_WORD_CHARS, tame
+from text.folding import MAX_WORD_CHARS, tame
 
 
 def test_combining_marks_are_capped_and_words_shortened():

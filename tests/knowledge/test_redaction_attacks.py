@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.roles import role_grant
 from knowledge.models import Document, Redaction
 from knowledge.redaction import redact
-from portality.roles import role_grant
 from tests.factories import make_document
 from tests.knowledge.test_views import upload
 

@@ -13,8 +13,8 @@ from knowledge.models import Document, Redaction, RedactionPolicy
 from knowledge.search import SearchOptions, search
 from knowledge.services import redaction_policy_set
 from licenses.principals import principal_for_admin
-from portality.exceptions import ApplicationError
 from tests.factories import as_owner, make_document, make_license
+from web.exceptions import ApplicationError
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
 
@@ -160,7 +160,7 @@ def test_console_policy_page_sets_a_scope_and_refuses_a_bad_entry(owner_client):
 
 
 def test_only_owners_set_the_policy(client, django_user_model):
-    from portality.roles import role_grant
+    from accounts.roles import role_grant
 
     editor = django_user_model.objects.create_user("ed", password="pw", is_staff=True)
     role_grant(username="ed", role="knowledge_editor")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.roles import role_grant
 from licenses.services import license_forge
-from portality.roles import role_grant
 from tests.factories import make_document
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]

@@ -18,8 +18,8 @@ from knowledge.search.statement import hybrid_sql
 from knowledge.selectors import search_metrics
 from knowledge.services import knowledge_search
 from licenses.principals import principal_for_admin, principal_for_license
-from portality.exceptions import ApplicationError
 from tests.factories import make_document, make_license
+from web.exceptions import ApplicationError
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
 

@@ -392,7 +392,7 @@ class TestConsole:
         assert "dirección privada" in response.content.decode()
 
     def test_support_may_look_but_not_add(self, client, django_user_model, queued):
-        from portality.roles import role_grant  # noqa: PLC0415
+        from accounts.roles import role_grant  # noqa: PLC0415
 
         user = django_user_model.objects.create_user("apoyo", password="x", is_staff=True)
         role_grant(username="apoyo", role="support")
@@ -414,7 +414,7 @@ def test_one_check_of_a_source_at_a_time(site):
     import psycopg  # noqa: PLC0415
     from django.db import connection  # noqa: PLC0415
 
-    from portality.exceptions import ApplicationError  # noqa: PLC0415
+    from web.exceptions import ApplicationError  # noqa: PLC0415
 
     source = source_add(url=site.url("/ayuda/horario"), license=None)
     db = connection.settings_dict

@@ -20,7 +20,7 @@ from knowledge.search import SearchOptions, caches_forget
 from knowledge.search import search as engine_search
 from knowledge.vector_sync import outbox_backlog, outbox_drain, outbox_enqueue_all
 from licenses.principals import principal_for_admin, principal_for_license
-from portality.metrics import VECTOR_BACKEND_FALLBACKS
+from observability.metrics import VECTOR_BACKEND_FALLBACKS
 from tests.factories import make_document, make_license
 from tests.fakes import FakeEmbedder
 

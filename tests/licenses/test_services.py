@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from licenses.services import license_forge, license_update, origin_clean, origins_clean
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 @pytest.mark.parametrize(

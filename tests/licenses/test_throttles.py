@@ -156,7 +156,7 @@ def test_admin_calls_are_limited_too(forged, settings, django_user_model):
     """Finding F9: admin-token calls had no limit at all."""
     from rest_framework.authtoken.models import Token
 
-    from portality.roles import role_grant
+    from accounts.roles import role_grant
 
     settings.CHAT_RATE_PER_LICENSE_PER_MINUTE = 3
     admin = django_user_model.objects.create_user("ops", password="pw-ops-1234", is_staff=True)

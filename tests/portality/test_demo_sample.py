@@ -12,7 +12,7 @@ from knowledge.models import Document
 from knowledge.services import document_forget
 from licenses.models import DEMO_MACHINE_ID
 from licenses.services import license_forge
-from portality import runner
+from runtime import runner
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
 

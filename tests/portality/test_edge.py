@@ -1,4 +1,4 @@
-"""The edge's limits (portality/edge.py), driven through ASGI directly: what reaches the
+"""The edge's limits (runtime/edge.py), driven through ASGI directly: what reaches the
 application, what is refused and in which words. The same limits against the real server
 process are in test_runner.py."""
 
@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from portality.edge import Edge, EdgeLimits, client_address
+from runtime.edge import Edge, EdgeLimits, client_address
 
 LIMITS = EdgeLimits(
     body_max_bytes=1000,
@@ -297,8 +297,8 @@ def test_only_a_live_session_of_an_account_that_may_upload_may_send_a_large_body
 ):
     from django.contrib.auth.models import Group
 
-    from portality.edge import may_upload
-    from portality.roles import role_grant
+    from accounts.roles import role_grant
+    from runtime.edge import may_upload
 
     def allowed(session_key: str) -> bool:
         return asyncio.run(may_upload({"cookie": f"{settings.SESSION_COOKIE_NAME}={session_key}"}))
@@ -322,7 +322,7 @@ def test_only_a_live_session_of_an_account_that_may_upload_may_send_a_large_body
 
 
 def test_the_refusal_language_is_the_switchers_then_the_browsers():
-    from portality.edge import request_language
+    from runtime.edge import request_language
 
     assert request_language({"accept-language": "pt-BR,pt;q=0.9"}) == "pt-br"
     assert request_language({"accept-language": "es-AR"}) == "es"

@@ -13,8 +13,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from portality import embedded
-from portality.embedded import EmbeddedServices
+from runtime import embedded
+from runtime.embedded import EmbeddedServices
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.process  # starts embedded servers in processes of their own
@@ -25,7 +25,7 @@ HOLDER = textwrap.dedent(
     """
     import json, sys
     from pathlib import Path
-    from portality.embedded import attach
+    from runtime.embedded import attach
     urls = attach(Path(sys.argv[1]), postgres=True, redis=True)
     print(json.dumps(urls.__dict__), flush=True)
     sys.stdin.readline()

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
-from portality.embedded import EmbeddedServices
+from runtime.embedded import EmbeddedServices
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def test_healthz_tells_anyone_only_whether_the_product_is_up(client, celery_work
 def test_healthz_is_503_naming_redis_when_it_is_stopped(
     admin_client, throwaway_redis, caplog, monkeypatch
 ):
-    from portality import health
+    from observability import health
 
     monkeypatch.setattr(health, "_last_unhealthy_warning", 0.0, raising=False)
     services, url = throwaway_redis
@@ -57,7 +57,7 @@ def test_healthz_is_503_naming_redis_when_it_is_stopped(
     assert response.status_code == 503
     # The 503 is the answer, not a server error: one warning, no ERROR line per poll.
     assert [
-        r.levelname for r in caplog.records if r.name in ("django.request", "portality.health")
+        r.levelname for r in caplog.records if r.name in ("django.request", "observability.health")
     ] == ["WARNING"]
     body = response.json()
     assert body["database"] == "ok"
@@ -106,7 +106,7 @@ def test_login_page_is_served_with_local_htmx(client):
 def test_the_dashboard_names_each_part_in_the_admins_language():
     from django.utils import translation
 
-    from portality.health import health_rows
+    from observability.health import health_rows
 
     report = {
         "database": "ok",

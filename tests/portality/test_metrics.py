@@ -16,7 +16,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from licenses.services import license_forge
-from portality.metrics import metrics_dir
+from observability.metrics import metrics_dir
 from tests.conftest import ROOT, start_worker, stop_worker, worker_env
 from tests.factories import make_document
 

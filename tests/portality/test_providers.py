@@ -1,4 +1,4 @@
-"""The one provider client (portality/providers.py): each error path once, against local
+"""The one provider client (providers/__init__.py): each error path once, against local
 servers speaking Gemini's and the OpenAI chat-completions REST APIs (tests/fakes.py), a
 server that accepts and never answers, and a port nobody listens on."""
 
@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from portality.providers import (
+from providers import (
     INTERACTIVE,
     OpenAICompatible,
     ProviderError,

@@ -1,4 +1,4 @@
-"""Search on a real streaming standby (portality/replicas.py): it sees an upload within the
+"""Search on a real streaming standby (datastores/replicas.py): it sees an upload within the
 searchable promise, and a replica lagging or down hands its reads to the primary."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from django.db import connection, connections
 
+from datastores.replicas import replica_state, replica_states_forget
 from knowledge.models import SearchLog
 from knowledge.search import SearchOptions
 from knowledge.search import search as engine_search
 from knowledge.services import knowledge_search
 from licenses.principals import principal_for_license
-from portality.metrics import scrape
-from portality.replicas import replica_state, replica_states_forget
+from observability.metrics import scrape
 from tests.factories import make_document, make_license
 from tests.standby import Standby
 
@@ -101,7 +101,7 @@ def test_a_replica_lagging_hands_its_reads_to_the_primary(standby, settings, cap
     standby.execute("SELECT pg_wal_replay_pause()")
     make_document("El gimnasio requiere reserva.", filename="gimnasio.md", license=alpha)
     time.sleep(1.1)  # past the lag allowed, and past the last check
-    with caplog.at_level(logging.WARNING, logger="portality.replicas"):
+    with caplog.at_level(logging.WARNING, logger="datastores.replicas"):
         seconds, served_by = found_on(principal, "gimnasio", "gimnasio.md")
     assert served_by == "default" and seconds < 0.5
     assert "read replica replica1 lags" in caplog.text
@@ -118,7 +118,7 @@ def test_a_replica_down_hands_its_reads_to_the_primary(standby, caplog):
     assert found_on(principal, "piscina", "piscina.md")[1] == "replica1"
     standby.stop(mode="immediate")
     time.sleep(1.1)
-    with caplog.at_level(logging.WARNING, logger="portality.replicas"):
+    with caplog.at_level(logging.WARNING, logger="datastores.replicas"):
         assert found_on(principal, "piscina", "piscina.md")[1] == "default"
     assert "read replica replica1 is down" in caplog.text
 

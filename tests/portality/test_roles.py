@@ -9,10 +9,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
+from accounts.roles import ROLES, role_grant
 from conversations.services import Said, exchange_record
 from licenses.services import license_forge
 from memory.models import Memory
-from portality.roles import ROLES, role_grant
 from tests.factories import make_document
 from tests.memory.support import consent, propose
 

@@ -43,7 +43,7 @@ def get(url: str) -> tuple[int, str, str]:
 
 @contextlib.contextmanager
 def running_product(data_dir: Path, **extra_env: str):
-    """``make run`` (python -m portality.runner) on ``data_dir``, nothing exported, until
+    """``make run`` (python -m runtime.runner) on ``data_dir``, nothing exported, until
     it prints Ready; stopped with Ctrl-C afterwards if a test has not stopped it."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("DJANGO")}
@@ -57,7 +57,7 @@ def running_product(data_dir: Path, **extra_env: str):
     log_path = data_dir / "run.log"
     with open(log_path, "w") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "portality.runner"],
+            [sys.executable, "-m", "runtime.runner"],
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -136,7 +136,7 @@ def test_cookies_work_over_plain_http_on_embedded_defaults(product):
 
 def test_no_product_module_listens_or_parses_http_itself():
     # The second outside attack run's high findings were in a hand-written HTTP proxy: the
-    # product's HTTP is granian's (portality/server.py builds it), nothing of its own.
+    # product's HTTP is granian's (runtime/server.py builds it), nothing of its own.
     forbidden = ("start_server", ".listen(", ".bind((", "http.server", "socketserver")
     for app in ("portality", "licenses", "knowledge", "memory", "chat"):
         for module in (ROOT / app).rglob("*.py"):

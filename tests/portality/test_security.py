@@ -71,7 +71,7 @@ def test_no_template_has_inline_script_or_style():
 
 
 class TestClientAddress:
-    """Whose address login throttling and the logs see (portality.http.client_ip)."""
+    """Whose address login throttling and the logs see (web.http.client_ip)."""
 
     def request(self, remote="", forwarded=""):
         from django.test import RequestFactory
@@ -79,17 +79,17 @@ class TestClientAddress:
         return RequestFactory().get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
 
     def test_a_forwarded_address_alone_is_a_claim(self):
-        from portality.http import client_ip
+        from web.http import client_ip
 
         assert client_ip(self.request(forwarded="192.0.2.7")) is None
 
     def test_a_direct_client_cannot_claim_another_address(self):
-        from portality.http import client_ip
+        from web.http import client_ip
 
         assert client_ip(self.request("192.0.2.7", forwarded="203.0.113.1")) == "192.0.2.7"
 
     def test_behind_a_trusted_proxy_the_address_it_appended(self, settings):
-        from portality.http import client_ip
+        from web.http import client_ip
 
         settings.BEHIND_PROXY = True
         request = self.request("10.0.0.2", forwarded="203.0.113.1, 192.0.2.7")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from portality.roles import role_grant
+from accounts.roles import role_grant
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +35,7 @@ def test_a_superuser_granted_a_narrower_role_holds_only_that_role(django_user_mo
 
     from django.core.management import call_command
 
-    from portality.roles import ADD_KNOWLEDGE, user_roles
+    from accounts.roles import ADD_KNOWLEDGE, user_roles
 
     django_user_model.objects.create_superuser("root", "root@example.com", "pw-root-1234")
     out = StringIO()

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from chat.services import chat_prepare, chat_stream
 from licenses.principals import principal_for_license
 from licenses.selectors import license_get_for_machine_id
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 class Command(BaseCommand):

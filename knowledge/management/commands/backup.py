@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.backup import backup_create
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 class Command(BaseCommand):

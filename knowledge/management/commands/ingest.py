@@ -17,7 +17,7 @@ from knowledge.management.scope import license_or_global
 from knowledge.models import Document, DocumentStatus, Language, Redaction, SourceType, SplitMode
 from knowledge.search import sentence_vectors
 from licenses.models import License
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.embeddings import get_provider
 from knowledge.reembedding import reembed
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 PROVIDERS = {"local": "local", "e5-small@384": "local", "gemini": "gemini"}
 

@@ -13,7 +13,7 @@ from knowledge.search.prepared import statements_recorded
 from knowledge.services import knowledge_search
 from licenses.principals import principal_for_admin, principal_for_license
 from licenses.selectors import license_get_for_machine_id
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 class Command(BaseCommand):

@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from knowledge import sources
 from knowledge.management.scope import license_or_global
 from knowledge.models import Source, SourceMode
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 CHECK_WAIT_SECONDS = 300
 

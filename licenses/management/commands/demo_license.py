@@ -17,7 +17,7 @@ from licenses.services import (
     license_update,
     origin_clean,
 )
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 class Command(BaseCommand):

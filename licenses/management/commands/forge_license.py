@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from licenses.services import license_forge
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 
 def parse_expiry(value: str | None) -> datetime | None:

@@ -25,7 +25,7 @@ from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 # Permission names are "app_label.codename"; the apps define them (Meta.permissions or
 # Django's view/add/change/delete), this module only hands them out.

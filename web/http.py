@@ -14,7 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy as _
 from django_htmx.middleware import HtmxDetails
 
-from portality.edge import client_address
+from web.addresses import client_address
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -34,7 +34,7 @@ class StaffAuthenticationForm(AuthenticationForm):
 
 def client_ip(request: HttpRequest) -> str | None:
     """The address the request came from, as the hop the product trusts saw it: the same
-    rule as the edge's per-client limits (portality.edge.client_address). (django-ipware,
+    rule as the edge's per-client limits (web.addresses.client_address). (django-ipware,
     axes' default, once returned an empty address, so login throttling never fired.)"""
     address = client_address(
         request.META.get("REMOTE_ADDR") or "",

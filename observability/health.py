@@ -19,11 +19,11 @@ from django.utils.translation import gettext_lazy, gettext_noop
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from accounts.roles import DASHBOARD
+from observability.metrics import scrape
 from portality.celery import app as celery_app
 from portality.env import celery_broker_url
-from portality.http import client_ip
-from portality.metrics import scrape
-from portality.roles import DASHBOARD
+from web.http import client_ip
 
 logger = logging.getLogger(__name__)
 OK = gettext_noop("ok")  # gettext_noop: the console shows it translated
@@ -133,7 +133,7 @@ def _warn_unhealthy(report: dict[str, str]) -> None:
 @never_cache
 @require_GET
 def metrics(request: HttpRequest) -> HttpResponse:
-    """Prometheus metrics of every process on this machine (portality.metrics), for an admin
+    """Prometheus metrics of every process on this machine (observability.metrics), for an admin
     or a scraper on METRICS_ALLOWED_NETWORKS; anyone else finds nothing here."""
     if not (_console_role(request) or _scraper(client_ip(request))):
         raise Http404

@@ -9,8 +9,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from portality.exceptions import ApplicationError
-from portality.roles import ROLES, role_grant, role_revoke, user_roles
+from accounts.roles import ROLES, role_grant, role_revoke, user_roles
+from web.exceptions import ApplicationError
 
 
 class Command(BaseCommand):

@@ -84,7 +84,7 @@ class _QueueDepth(Collector):
     def collect(self) -> Iterator[GaugeMetricFamily]:
         from redis.exceptions import RedisError
 
-        from portality.redis_pool import shared_redis
+        from datastores.redis_pool import shared_redis
 
         gauge = GaugeMetricFamily(
             "portality_queue_depth", "Tasks waiting in a Celery queue.", labels=["queue"]
@@ -97,10 +97,10 @@ class _QueueDepth(Collector):
 
 
 class _ReplicaLag(Collector):
-    """Each read replica's replay lag, and whether it serves reads (portality/replicas.py)."""
+    """Each read replica's replay lag, and whether it serves reads (datastores/replicas.py)."""
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        from portality.replicas import replica_aliases, replica_state
+        from datastores.replicas import replica_aliases, replica_state
 
         lag = GaugeMetricFamily(
             "portality_replica_lag_seconds", "Replay lag of a read replica.", labels=["replica"]

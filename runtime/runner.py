@@ -24,10 +24,10 @@ from types import FrameType
 
 import django
 
-from portality.embedded import start_unless_external
+from observability.metrics import metrics_reset
 from portality.env import env_bool, env_int, env_secret, env_str
-from portality.metrics import metrics_reset
-from portality.processes import die_with_parent
+from runtime.embedded import start_unless_external
+from runtime.processes import die_with_parent
 
 
 def main() -> int:
@@ -77,7 +77,7 @@ def _keep_embedded_redis(settings: object) -> Callable[[], None] | None:
     append-only file brings back the queue as it was)."""
     if env_secret("REDIS_URL"):
         return None  # an external Redis is its operator's to run
-    from portality.embedded import EmbeddedServices
+    from runtime.embedded import EmbeddedServices
 
     services = EmbeddedServices(settings.DATA_DIR)  # type: ignore[attr-defined]
 
@@ -89,7 +89,7 @@ def _keep_embedded_redis(settings: object) -> Callable[[], None] | None:
 
 
 def _stopped_line(data_dir: Path) -> str:
-    from portality.embedded import detach
+    from runtime.embedded import detach
 
     servers_stopped = detach()
     if servers_stopped is False:
@@ -183,8 +183,8 @@ def demo_sample_add(data_dir: Path) -> bool:
 
 
 def _web_command(port: int) -> list[str]:
-    # The address is WEB_BIND's (127.0.0.1 unless set), read by portality.server.
-    return [sys.executable, "-m", "portality.server", f"--port={port}"]
+    # The address is WEB_BIND's (127.0.0.1 unless set), read by runtime.server.
+    return [sys.executable, "-m", "runtime.server", f"--port={port}"]
 
 
 class Supervisor:
@@ -271,7 +271,7 @@ class Supervisor:
 def _announce_when_healthy(url: str, supervisor: Supervisor) -> None:
     """Print the URL once everything is up. Checks in this process until the worker answers,
     so a normal start does not fill the web server's log with 503s from /healthz."""
-    from portality.health import is_healthy, system_health
+    from observability.health import is_healthy, system_health
 
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and not supervisor.stopping:

@@ -30,7 +30,7 @@ import httpx
 import tenacity
 from django.conf import settings
 
-from portality.exceptions import ApplicationError
+from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -1,14 +1,14 @@
 """The web server of `make run` and of the container: granian serving portality.asgi.
 
-    python -m portality.server                    # WEB_BIND (127.0.0.1) and PORT (8000)
-    python -m portality.server --bind 0.0.0.0 --port 8000
+    python -m runtime.server                    # WEB_BIND (127.0.0.1) and PORT (8000)
+    python -m runtime.server --bind 0.0.0.0 --port 8000
 
 Why granian (docs/architecture.md): its HTTP/1 and HTTP/2 come from Rust's hyper; it
 holds each connection in its event loop for the cost of a few kilobytes and closes one whose
 headers do not arrive within ``WEB_HEADER_TIMEOUT``; it bounds the requests each worker
 takes at once (``WEB_MAX_REQUESTS``) and restarts a worker that dies. What it cannot know —
 who may send a large body, how fast a body must arrive, how much one client may hold — is in
-the edge middleware (portality/edge.py) around Django's ASGI application.
+the edge middleware (runtime/edge.py) around Django's ASGI application.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The limits granian (the HTTP server) cannot know, as one ASGI middleware around Django.
 
 granian parses HTTP, keeps the header deadline, keep-alive and its own request ceiling
-(``portality/server.py``). What only the product knows is here, in the smallest layer that
+(``runtime/server.py``). What only the product knows is here, in the smallest layer that
 fits, before Django reads a byte of a body:
 
 - **who may send a large body**: every route takes at most Django's form limit (2.5 MB);
@@ -37,6 +37,8 @@ from typing import Any
 from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
+
+from web.addresses import client_address
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -90,17 +92,6 @@ class Refusal(Exception):
     def detail(self) -> str:
         text = str(self.message)
         return text % self.params if self.params else text
-
-
-def client_address(remote: str, forwarded_for: str, *, behind_proxy: bool) -> str:
-    """The client as the hop the product trusts saw it: the socket's peer, or, behind a
-    reverse proxy the deployment trusts (``BEHIND_PROXY``), the last address that proxy
-    appended to X-Forwarded-For. Anything earlier in the header is the client's own claim."""
-    if behind_proxy:
-        forwarded = [part.strip() for part in forwarded_for.split(",") if part.strip()]
-        if forwarded:
-            return forwarded[-1]
-    return remote
 
 
 class Edge:
@@ -380,7 +371,7 @@ def _session_may_upload(headers: Headers) -> bool:
     from django.http import HttpRequest
     from django.http.cookie import parse_cookie
 
-    from portality.roles import ADD_KNOWLEDGE
+    from accounts.roles import ADD_KNOWLEDGE
 
     key = parse_cookie(headers.get("cookie", "")).get(settings.SESSION_COOKIE_NAME)
     if not key:

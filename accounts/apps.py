@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class AccountsConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "accounts"
+
+    def ready(self) -> None:
+        from django.db.models.signals import post_migrate
+
+        from accounts.roles import roles_ensure
+
+        # The roles' permissions, brought up to date after every migrate (idempotent). Once
+        # a migrate: roles_ensure creates every app's permissions itself first.
+        post_migrate.connect(roles_ensure, sender=self, dispatch_uid="portality-roles")

@@ -1,0 +1,1 @@
+"""Every language rule in one home: the three languages and how text is folded."""
