@@ -6,6 +6,7 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from portality.checks import refuse_to_start_on_errors
 from runtime.edge import edge_for
 from runtime.embedded import start_unless_external
 
@@ -15,4 +16,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
 os.environ.setdefault("DATABASE_POOL", "true")
 start_unless_external()
 django_application = get_asgi_application()
+refuse_to_start_on_errors()
 application = edge_for(django_application)  # type: ignore[arg-type]

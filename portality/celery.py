@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import warnings
 
+import django
 from celery import Celery
 from celery.exceptions import SecurityWarning
-from celery.signals import worker_process_shutdown, worker_ready
+from celery.signals import worker_init, worker_process_shutdown, worker_ready
+
+from portality.checks import refuse_to_start_on_errors
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
 
@@ -36,6 +39,13 @@ def _embedded_servers(sender: Celery, **kwargs: object) -> None:
 
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_init.connect
+def _settings_checked(sender: object, **kwargs: object) -> None:
+    """A worker refuses to start on a settings error, as the web application does."""
+    django.setup()
+    refuse_to_start_on_errors()
 
 
 @worker_ready.connect

@@ -4,8 +4,10 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
+from portality.checks import refuse_to_start_on_errors
 from runtime.embedded import start_unless_external
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
 start_unless_external()
 application = get_wsgi_application()
+refuse_to_start_on_errors()

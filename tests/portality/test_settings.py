@@ -7,14 +7,18 @@ from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
 from django.test import SimpleTestCase
 
+from portality.checks import refuse_to_start_on_errors
 from portality.env import celery_broker_url, env_bool, env_int, parse_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
+def load_settings(module: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+    """Django set up in a process of its own with ``env``; or ``module`` imported there."""
     scrubbed = {
         "DATABASE_URL",
         "REDIS_URL",
@@ -24,7 +28,7 @@ def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
     full_env = {k: v for k, v in os.environ.items() if k not in scrubbed}
     full_env.update({"DJANGO_SETTINGS_MODULE": "portality.settings", "SECRET_KEY": "x" * 50, **env})
     return subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()"],
+        [sys.executable, "-c", f"import {module}" if module else "import django; django.setup()"],
         cwd=ROOT,
         env=full_env,
         capture_output=True,
@@ -43,7 +47,6 @@ def load_settings(**env: str) -> subprocess.CompletedProcess[str]:
         ("KNOWLEDGE_MAX_UPLOAD_MB", "fifty"),
         ("EMBEDDING_PROVIDER", "word2vec"),
         ("SEARCH_VECTOR_WEIGHT", "heavy"),
-        ("SEARCH_SENTENCE_WEIGHT", "1.5"),
         ("SEARCH_VECTOR_BACKEND", "faiss"),
         ("DATABASE_REPLICA_URL", "mysql://replica/portality"),
     ],
@@ -57,15 +60,47 @@ def test_malformed_value_stops_start_naming_the_variable(name, value):
     assert name in result.stderr.strip().splitlines()[-1]
 
 
+def test_vertex_without_its_index_is_refused_naming_what_is_missing(settings):
+    settings.SEARCH_VECTOR_BACKEND, settings.VERTEX_PROJECT = "vertex", "p"
+    settings.VERTEX_INDEX = settings.VERTEX_INDEX_ENDPOINT = ""
+    with pytest.raises(SystemCheckError) as refused:
+        call_command("check")
+    message = str(refused.value)
+    assert "SEARCH_VECTOR_BACKEND=vertex needs VERTEX_INDEX, VERTEX_INDEX_ENDPOINT" in message
+    assert "VERTEX_PROJECT," not in message
+
+
+def test_settings_that_do_not_go_together_are_named_all_at_once(settings):
+    settings.LLM_PROVIDER, settings.OPENAI_MODEL = "openai", ""
+    settings.SEARCH_SENTENCE_WEIGHT = 1.5
+    settings.METRICS_ALLOWED_NETWORKS = ["10.0.0.0/8", "the office"]
+    settings.VERTEX_HYBRID_ALPHA = "heavy"
+    with pytest.raises(SystemCheckError) as refused:
+        call_command("check")
+    message = str(refused.value)
+    for sentence in (
+        "LLM_PROVIDER=openai needs OPENAI_BASE_URL and OPENAI_MODEL.",
+        "SEARCH_SENTENCE_WEIGHT must be between 0 and 1.",
+        "'the office' is not a network",
+        "VERTEX_HYBRID_ALPHA must be a number from 0 to 1; got 'heavy'.",
+    ):
+        assert sentence in message
+    with pytest.raises(ImproperlyConfigured, match="SEARCH_SENTENCE_WEIGHT"):
+        refuse_to_start_on_errors()  # what the web application and the worker run at start
+
+
+def test_the_shipped_settings_pass_their_checks():
+    refuse_to_start_on_errors()
+    call_command("check")
+
+
 @pytest.mark.process  # a Python process of its own
-def test_vertex_without_its_index_is_refused_naming_what_is_missing():
+def test_the_web_application_refuses_to_start_on_a_settings_error():
     env = {"DATABASE_URL": "postgresql://u@127.0.0.1:1/db", "REDIS_URL": "redis://127.0.0.1:1/0"}
-    result = load_settings(**env, SEARCH_VECTOR_BACKEND="vertex", VERTEX_PROJECT="p")
+    result = load_settings(**env, LLM_PROVIDER="gemini", GEMINI_API_KEY="", module="portality.asgi")
 
     assert result.returncode != 0
-    last = result.stderr.strip().splitlines()[-1]
-    assert "SEARCH_VECTOR_BACKEND=vertex needs VERTEX_INDEX, VERTEX_INDEX_ENDPOINT" in last
-    assert "VERTEX_PROJECT" not in last
+    assert "LLM_PROVIDER=gemini needs GEMINI_API_KEY." in result.stderr.strip().splitlines()[-1]
 
 
 @pytest.mark.process  # a Python process of its own

@@ -1,0 +1,106 @@
+"""Settings that each read well but do not go together, or fall outside their range: Django
+system checks, so ``manage.py check`` (and ``migrate``, which ``make run`` runs first) names
+each in a sentence, all at once. A value that cannot be read at all (``DEBUG=maybe``) is
+refused earlier, by its env reader, naming the variable.
+
+The web application (portality/asgi.py, wsgi.py) and the Celery worker refuse to start on
+any of these (``refuse_to_start_on_errors``): a deployment finds out at its first start, not
+at its first chat."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, register, run_checks
+from django.core.exceptions import ImproperlyConfigured
+
+TAG = "portality_settings"
+VERTEX_SETTINGS = (
+    "VERTEX_PROJECT",
+    "VERTEX_INDEX",
+    "VERTEX_INDEX_ENDPOINT",
+    "VERTEX_DEPLOYED_INDEX_ID",
+    "VERTEX_ENDPOINT_DOMAIN",
+)
+
+
+@register(TAG)
+def providers_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:  # noqa: ANN401
+    errors: list[CheckMessage] = []
+    if settings.PROVIDER_TIMEOUT_SECONDS <= 0 or settings.PROVIDER_BACKOFF_SECONDS < 0:
+        errors.append(
+            Error(
+                "PROVIDER_TIMEOUT_SECONDS must be positive and PROVIDER_BACKOFF_SECONDS not "
+                "negative.",
+                id="portality.E001",
+            )
+        )
+    for name in ("EMBEDDING_PROVIDER", "LLM_PROVIDER"):
+        if getattr(settings, name) == "gemini" and not settings.GEMINI_API_KEY:
+            errors.append(Error(f"{name}=gemini needs GEMINI_API_KEY.", id="portality.E002"))
+    if settings.LLM_PROVIDER == "openai" and not (
+        settings.OPENAI_BASE_URL and settings.OPENAI_MODEL
+    ):
+        errors.append(
+            Error(
+                "LLM_PROVIDER=openai needs OPENAI_BASE_URL and OPENAI_MODEL.", id="portality.E003"
+            )
+        )
+    return errors
+
+
+@register(TAG)
+def search_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:  # noqa: ANN401
+    errors: list[CheckMessage] = []
+    if not 0 <= settings.SEARCH_SENTENCE_WEIGHT <= 1:
+        errors.append(Error("SEARCH_SENTENCE_WEIGHT must be between 0 and 1.", id="portality.E010"))
+    if settings.SEARCH_VECTOR_BACKEND == "vertex":
+        missing = [name for name in VERTEX_SETTINGS if not getattr(settings, name)]
+        if missing:
+            errors.append(
+                Error(
+                    f"SEARCH_VECTOR_BACKEND=vertex needs {', '.join(missing)}.",
+                    id="portality.E011",
+                )
+            )
+    if settings.VERTEX_HYBRID_ALPHA and not _fraction(settings.VERTEX_HYBRID_ALPHA):
+        errors.append(
+            Error(
+                "VERTEX_HYBRID_ALPHA must be a number from 0 to 1; got "
+                f"{settings.VERTEX_HYBRID_ALPHA!r}.",
+                id="portality.E012",
+            )
+        )
+    return errors
+
+
+@register(TAG)
+def metrics_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:  # noqa: ANN401
+    errors: list[CheckMessage] = []
+    for network in settings.METRICS_ALLOWED_NETWORKS:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError:
+            errors.append(
+                Error(
+                    f"METRICS_ALLOWED_NETWORKS: {network!r} is not a network (e.g. 10.0.0.0/8).",
+                    id="portality.E020",
+                )
+            )
+    return errors
+
+
+def _fraction(value: str) -> bool:
+    try:
+        return 0 <= float(value) <= 1
+    except ValueError:
+        return False
+
+
+def refuse_to_start_on_errors() -> None:
+    """Raise with every settings error in one message (the entry points call this)."""
+    errors = [m for m in run_checks(tags=[TAG]) if m.is_serious()]
+    if errors:
+        raise ImproperlyConfigured(" ".join(str(m.msg) for m in errors))
