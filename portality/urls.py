@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
@@ -60,7 +61,14 @@ urlpatterns = [
     path("api/v1/", include("memory.api_urls")),
     path("api/v1/", include("conversations.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    # Swagger UI sets style attributes from its own script; its scripts stay 'self' only.
+    path(
+        "api/docs/",
+        csp_update({"style-src": ["'unsafe-inline'"]})(
+            SpectacularSwaggerSplitView.as_view(url_name="api-schema")
+        ),
+        name="api-docs",
+    ),
 ]
 
 handler400 = "web.errors.bad_request"

@@ -26,42 +26,6 @@ class RejectNulMiddleware:
         return self.get_response(request)
 
 
-class ContentSecurityPolicyMiddleware:
-    """A strict Content-Security-Policy on every page: scripts, styles, images and fetches
-    from this origin only, no inline script or style (the console has none), no framing.
-    An injected <script> or onerror= handler would not run even if escaping ever failed."""
-
-    POLICY = "; ".join(
-        [
-            "default-src 'self'",
-            "script-src 'self'",
-            "style-src 'self'",
-            "img-src 'self' data:",
-            "connect-src 'self'",
-            "font-src 'self'",
-            "object-src 'none'",
-            "base-uri 'self'",
-            "form-action 'self'",
-            "frame-ancestors 'none'",
-        ]
-    )
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    # Swagger UI sets style attributes from its own script; its scripts stay 'self' only.
-    API_DOCS_POLICY = POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        if response.get("Content-Type", "").startswith("text/html"):
-            docs = request.path.startswith("/api/docs/")
-            response.setdefault(
-                "Content-Security-Policy", self.API_DOCS_POLICY if docs else self.POLICY
-            )
-        return response
-
-
 class SecureCookiesOverHttps:
     """Cookies are ``Secure`` exactly when the request came over HTTPS: a browser then never
     sends the session over plain HTTP, while ``make run`` over http:// (loopback, a LAN)
