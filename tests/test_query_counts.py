@@ -57,6 +57,7 @@ def add_memories(license, start: int, count: int) -> None:
 
 # Every console page also reads the admin's permissions and roles (3 queries, whatever the
 # page lists: accounts/roles.py); the knowledge page reads the scopes' chunking defaults too.
+@pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
 @pytest.mark.parametrize(("url", "budget"), [("/knowledge/", 10), ("/", 20)])
 def test_knowledge_list_and_dashboard(admin_client, license, url, budget):
     add_documents(license, 0, 2)

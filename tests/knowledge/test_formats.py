@@ -176,6 +176,7 @@ class TestBadFilesAreRefusedBeforeTheyCost:
                     part.write(block)
         return out.getvalue()
 
+    @pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
     def test_a_zip_bomb_disguised_as_docx_is_refused_without_expanding_it(self, tmp_path):
         bomb = self.bomb(2048)  # 2 GB of spaces in a ~2 MB file
         assert len(bomb) < 3 * MB

@@ -62,6 +62,7 @@ def test_single_precision_vectors_become_half_precision_and_the_graph_is_rebuilt
     assert document.chunks.count() == 1
 
 
+@pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
 @pytest.mark.django_db(transaction=True)
 def test_the_keyword_index_migration_can_be_run_again_after_a_partial_run(
     fake_embedder, media_root
@@ -132,6 +133,7 @@ def _valid(name: str) -> bool:
         return cursor.fetchone()[0]
 
 
+@pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
 @pytest.mark.django_db(transaction=True)
 def test_a_graph_an_interrupted_build_left_invalid_is_built_again(fake_embedder, media_root):
     make_document("La piscina abre a las ocho.", filename="piscina.md")
@@ -156,6 +158,7 @@ def _indexdef(name: str) -> str | None:
     return row[0] if row else None
 
 
+@pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
 @pytest.mark.django_db(transaction=True)
 def test_the_scope_index_comes_to_cover_the_vectors_and_goes_back(fake_embedder, media_root):
     make_document("La piscina abre a las ocho.", filename="piscina.md")

@@ -298,6 +298,7 @@ def test_after_three_failures_searches_skip_vertex_until_it_may_be_back(vertex):
     assert asked() == before + 1  # tried again, answered: Vertex is back in use
 
 
+@pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
 @pytest.mark.parametrize("fault", ["429", "503", "timeout", "token endpoint down"])
 def test_writes_the_engine_refuses_wait_and_are_sent_later_nothing_lost(vertex, fault):
     if fault == "timeout":

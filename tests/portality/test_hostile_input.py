@@ -66,6 +66,7 @@ def test_the_schema_lists_every_endpoint():
     assert {"/api/v1/search", "/api/v1/chat", "/api/v1/chat/stream", "/api/v1/me/memories"} <= paths
 
 
+@pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
 @pytest.mark.parametrize("kind", sorted(BODIES))
 def test_hostile_bodies_on_every_endpoint(callers, kind):
     for method, path in endpoints():
@@ -93,6 +94,7 @@ def test_hostile_bodies_on_every_endpoint(callers, kind):
                 assert response.status_code in {400, 401, 403, 404, 405, 413}, (path, caller)
 
 
+@pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
 def test_nul_in_the_address_on_every_endpoint(callers):
     for method, path in endpoints():
         for caller, authorization in callers.items():

@@ -208,6 +208,7 @@ def console_pages(data) -> list[str]:
     ]
 
 
+@pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
 @pytest.mark.django_db
 @pytest.mark.parametrize("accept", ["pt-BR,pt;q=0.9", "es-ES,es;q=0.9"])
 def test_every_console_page_is_free_of_english(admin_client, console_data, accept):
@@ -221,6 +222,7 @@ def test_every_console_page_is_free_of_english(admin_client, console_data, accep
     assert left == {}
 
 
+@pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
 @pytest.mark.django_db
 def test_the_english_detector_sees_the_english_console(admin_client, console_data):
     """The check above can fail: in English, every page shows some of those phrases."""

@@ -22,6 +22,7 @@ from tests.factories import make_document
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
 def test_a_request_answers_with_its_id_and_refuses_a_forged_one(client):
     mine = uuid.uuid4().hex
     assert client.get("/healthz", HTTP_X_REQUEST_ID=mine)["X-Request-ID"] == mine

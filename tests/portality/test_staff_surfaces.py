@@ -11,6 +11,7 @@ from accounts.roles import role_grant
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.slow  # over a second on its own (make test-fast leaves it out)
 def test_a_roleless_staff_account_sees_no_more_than_anyone(client, django_user_model):
     roleless = django_user_model.objects.create_user("nobody", password="pw", is_staff=True)
     client.force_login(roleless)
