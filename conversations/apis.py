@@ -349,7 +349,9 @@ class GapListApi(StaffApi):
         summary="Questions the knowledge did not answer, grouped by meaning (no one's identity)",
     )
     def get(self, request: Request) -> Response:
-        return Response([gap_row(g) for g in _gaps(request)[:LIST_LIMIT]])
+        gaps = list(_gaps(request)[:LIST_LIMIT])
+        names = selectors.license_names(gaps)
+        return Response([gap_row(g, names) for g in gaps])
 
 
 class GapExportApi(StaffApi):
@@ -408,19 +410,27 @@ class GapAnswerApi(StaffApi):
         )
         answered = selectors.gap_get(pk)
         assert answered is not None  # noqa: S101 - just answered, inside this request
-        return Response(gap_row(answered))
+        return Response(gap_row(answered, selectors.license_names([answered])))
 
 
 # -- an end user's own ---------------------------------------------------------------------------
 
 
-class MyConversationsApi(APIView):
+END_USER = OpenApiParameter("user", str, description="License keys only: the end user.")
+
+
+class EndUserApi(APIView):
+    """What an end user reads or erases of their own (a widget token, or the license key
+    naming the user), rate-limited like their memories."""
+
     permission_classes = [IsAdminOrLicense]
     throttle_classes = [MemoryRateThrottle]
 
+
+class MyConversationsApi(EndUserApi):
     @extend_schema(
         tags=["conversations"],
-        parameters=[OpenApiParameter("user", str, description="License keys only: the end user.")],
+        parameters=[END_USER],
         responses={200: OpenApiTypes.OBJECT},
         summary="My conversations, as kept",
     )
@@ -430,7 +440,7 @@ class MyConversationsApi(APIView):
 
     @extend_schema(
         tags=["conversations"],
-        parameters=[OpenApiParameter("user", str, description="License keys only: the end user.")],
+        parameters=[END_USER],
         responses={200: None},
         summary="Erase my conversations",
     )
@@ -440,13 +450,10 @@ class MyConversationsApi(APIView):
         return Response({"conversations_erased": erased})
 
 
-class MyDataApi(APIView):
-    permission_classes = [IsAdminOrLicense]
-    throttle_classes = [MemoryRateThrottle]
-
+class MyDataApi(EndUserApi):
     @extend_schema(
         tags=["conversations"],
-        parameters=[OpenApiParameter("user", str, description="License keys only: the end user.")],
+        parameters=[END_USER],
         responses={200: OpenApiTypes.OBJECT},
         summary="Download everything kept about me (memories and conversations) as JSON",
     )

@@ -7,12 +7,13 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
+from uuid import UUID
 
 from django.db.models import QuerySet
 from django.http import HttpResponse, StreamingHttpResponse
 
 from conversations.models import Exchange, Gap
-from conversations.selectors import gap_examples, license_machine_ids, user_conversations
+from conversations.selectors import gap_examples, license_names, user_conversations
 from licenses.models import License
 from memory.apis import MemorySerializer
 from memory.selectors import memory_list_for_user
@@ -52,13 +53,14 @@ def exchange_row(e: Exchange, *, with_user: bool = True) -> dict[str, Any]:
     }
 
 
-def gap_row(gap: Gap) -> dict[str, Any]:
+def gap_row(gap: Gap, names: dict[UUID, str]) -> dict[str, Any]:
+    """A gap as the API and the files give it; ``names``: license_names() of its page."""
     return {
         "id": gap.pk,
         "status": gap.status,
         "count": gap.count,
         "languages": gap.languages,
-        "licenses": license_machine_ids(gap.license_ids),
+        "licenses": [names[i] for i in gap.license_ids if i in names],
         "first_asked": gap.first_asked.isoformat(),
         "last_asked": gap.last_asked.isoformat(),
         "examples": gap_examples(gap),
@@ -118,7 +120,9 @@ def exchanges_download(
 
 
 def gaps_download(rows: QuerySet[Gap], as_: str) -> HttpResponse | StreamingHttpResponse:
-    return download("knowledge-gaps", GAP_COLUMNS, (gap_row(g) for g in rows), as_)
+    gaps = list(rows)
+    names = license_names(gaps)
+    return download("knowledge-gaps", GAP_COLUMNS, (gap_row(g, names) for g in gaps), as_)
 
 
 def user_data_download(license: License, user_ref: str, filename: str) -> HttpResponse:

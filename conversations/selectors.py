@@ -103,8 +103,10 @@ def gap_examples(gap: Gap) -> list[str]:
     return seen[:EXAMPLES_PER_GAP]
 
 
-def license_machine_ids(ids: list[UUID]) -> list[str]:
-    return list(License.objects.filter(pk__in=ids).values_list("machine_id", flat=True))
+def license_names(gaps: list[Gap]) -> dict[UUID, str]:
+    """The machine_id of every license the gaps were asked in, read once for all of them."""
+    ids = {license_id for gap in gaps for license_id in gap.license_ids}
+    return dict(License.objects.filter(pk__in=ids).values_list("pk", "machine_id"))
 
 
 def user_conversations(*, license: License, user_ref: str) -> list[dict[str, Any]]:

@@ -149,9 +149,10 @@ def gaps(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpResponse:
     if as_ in ("csv", "json"):
         return gaps_download(rows, as_)
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    names = selectors.license_names(list(page.object_list))
     for gap in page.object_list:
         gap.examples = selectors.gap_examples(gap)  # type: ignore[attr-defined]  # for the template
-        gap.licenses = selectors.license_machine_ids(gap.license_ids)  # type: ignore[attr-defined]
+        gap.licenses = [names[i] for i in gap.license_ids if i in names]  # type: ignore[attr-defined]
         gap.form = GapAnswerForm(  # type: ignore[attr-defined]
             initial={"question": gap.examples[0] if gap.examples else ""},  # type: ignore[attr-defined]
             prefix=f"gap{gap.pk}",
