@@ -207,14 +207,17 @@ def retention_set(*, license: License, days: int | None) -> None:
 # -- purge and erasure --------------------------------------------------------------------------
 
 # The exchanges past their retention, summed into the daily counts, then removed (one
-# statement: what is counted is exactly what is deleted). A license's own retention wins.
+# statement: what is counted is exactly what is deleted). A license's own retention wins,
+# unless one cut is asked for everyone (``uniform``).
 _PURGE = """
 WITH gone AS (
     DELETE FROM conversations_exchange e
     USING (
         SELECT e2.id FROM conversations_exchange e2
         LEFT JOIN conversations_retention r ON r.license_id = e2.license_id
-        WHERE e2.created_at < %(now)s - make_interval(days => COALESCE(r.days, %(days)s))
+        WHERE e2.created_at < %(now)s - make_interval(
+            days => CASE WHEN %(uniform)s THEN %(days)s ELSE COALESCE(r.days, %(days)s) END
+        )
         LIMIT %(batch)s
     ) expired
     WHERE e.id = expired.id
@@ -253,19 +256,17 @@ def conversations_purge(
     committed: an interrupted purge loses nothing and the next run goes on."""
     now = now or timezone.now()
     days = int(settings.CONVERSATION_RETENTION_DAYS) if older_than_days is None else older_than_days
-    statement = _PURGE
-    if older_than_days is not None:  # the same cut for everyone
-        statement = statement.replace("COALESCE(r.days, %(days)s)", "%(days)s")
     params: dict[str, Any] = {
         "now": now,
         "days": days,
+        "uniform": older_than_days is not None,
         "batch": PURGE_BATCH,
         "tz": settings.TIME_ZONE,
     }
     exchanges = 0
     while True:
         with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(statement, params)
+            cursor.execute(_PURGE, params)
             removed = cursor.fetchone()[0]
         exchanges += removed
         if removed < PURGE_BATCH:
