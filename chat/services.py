@@ -18,7 +18,7 @@ import re
 import secrets
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from django.conf import settings
@@ -427,17 +427,8 @@ def _keep(turn: ChatTurn, principal: Principal, user_ref: str, answer: str) -> s
 def _kept_citation(citation: Citation) -> dict[str, object]:
     """What a stored answer keeps of a citation: where it points, not the passage (opened
     from the knowledge, and gone with it)."""
-    return {
-        "number": citation.number,
-        "document": citation.document,
-        "document_id": citation.document_id,
-        "page": citation.page,
-        "chunk_id": citation.chunk_id,
-        "score": round(citation.score, 4),
-        "section": citation.section,
-        "quote": citation.quote,
-        "curated": citation.curated,
-    }
+    kept = {k: v for k, v in asdict(citation).items() if k != "excerpt"}
+    return kept | {"score": round(citation.score, 4)}
 
 
 def _answer_pieces(turn: ChatTurn, llm: LLM) -> Iterator[str]:
