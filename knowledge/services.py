@@ -25,7 +25,7 @@ from django.contrib.postgres.search import SearchVector
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
-from django.db.models import Q, Value
+from django.db.models import Q, QuerySet, Value
 from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -573,6 +573,7 @@ def document_forget(*, document: Document) -> VectorErasure | None:
     file_name, document_id = document.file.name, str(document.pk)
     with transaction.atomic():
         chunk_ids = list(document.chunks.values_list("pk", flat=True))
+        _lock_embeddings(Embedding.objects.filter(chunk__document=document))
         with vector_sync.erasure(f"document {document.pk} ({document.filename})") as receipt:
             document.delete()
         if file_name:
@@ -580,6 +581,15 @@ def document_forget(*, document: Document) -> VectorErasure | None:
         _tell_forgotten(chunk_ids)
         transaction.on_commit(lambda: erasure_record("document", [document_id]))
     return receipt
+
+
+def _lock_embeddings(embeddings: QuerySet[Embedding]) -> None:
+    """Hold the embeddings the sentence pass locks before it writes (knowledge.search.
+    sentence_vectors): a pass that already wrote has committed, and what it wrote is deleted
+    with them; one that comes after finds them gone. Without it a pass committing between
+    the deletion of a chunk's sentence vectors and that of its embedding left rows pointing
+    at nothing, and the forgetting failed at commit."""
+    list(embeddings.select_for_update().values_list("pk", flat=True))
 
 
 def _tell_forgotten(chunk_ids: list[int]) -> None:
@@ -598,6 +608,7 @@ def documents_forget(*, documents: list[Document]) -> int:
 def chunk_forget(*, chunk: Chunk) -> VectorErasure | None:
     with transaction.atomic():
         document_id, chunk_id = chunk.document_id, chunk.pk
+        _lock_embeddings(Embedding.objects.filter(chunk=chunk))
         with vector_sync.erasure(f"chunk {chunk.pk} of document {document_id}") as receipt:
             chunk.delete()
         _tell_forgotten([chunk_id])

@@ -235,3 +235,51 @@ def test_a_broker_refusing_the_sentence_task_leaves_the_document_ready(
     assert Embedding.objects.filter(chunk__document=document).count() == 1
     assert "the catch-up will do it" in caplog.text
     assert sentence_vectors.sentences_embed_missing() == 3  # and the catch-up does
+
+
+@pytest.mark.django_db(transaction=True)  # two transactions at once, each its own connection
+def test_forgetting_a_document_while_its_sentence_pass_commits_fails_neither(fake_embedder):
+    """The fresh-clone run of 2026-11-28 caught it: the admin forgot a PDF while the worker
+    was writing its sentence vectors, and the forgetting failed at commit (500) with rows
+    left pointing at a deleted embedding."""
+    import threading
+
+    from django.db import connection, transaction
+
+    document = make_document(REGLAMENTO, filename="reglamento.md", ingest=False)
+    services.document_ingest(document_id=document.pk)
+    embedding = Embedding.objects.get(chunk__document=document)
+    written, release = threading.Event(), threading.Event()
+    outcome: dict[str, object] = {}
+
+    def sentence_pass() -> None:  # what _embed_batch does, held open before its commit
+        try:
+            with transaction.atomic():
+                list(Embedding.objects.select_for_update().filter(pk=embedding.pk))
+                SentenceEmbedding.objects.create(embedding=embedding, vector=embedding.vector)
+                written.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    def forget() -> None:
+        try:
+            services.document_forget(document=Document.objects.get(pk=document.pk))
+            outcome["forgotten"] = True
+        except Exception as exc:  # noqa: BLE001 - the failure is what the test reports
+            outcome["error"] = exc
+        finally:
+            connection.close()
+
+    writer = threading.Thread(target=sentence_pass)
+    writer.start()
+    assert written.wait(10)
+    forgetter = threading.Thread(target=forget)
+    forgetter.start()
+    forgetter.join(0.5)  # it waits for the pass's lock…
+    release.set()  # …which commits now
+    writer.join(10)
+    forgetter.join(10)
+    assert outcome == {"forgotten": True}
+    assert not Document.objects.filter(pk=document.pk).exists()
+    assert not SentenceEmbedding.objects.exists() and not Embedding.objects.exists()
