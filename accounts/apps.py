@@ -10,6 +10,7 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
+        from accounts import receivers  # noqa: F401 - sign-ins reach the audit trail
         from accounts.roles import roles_ensure
 
         # The roles' permissions, brought up to date after every migrate (idempotent). Once

@@ -24,6 +24,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, transaction
 
+from accounts.audit import audit_record
 from chat import session as sessions
 from chat.language import answer_language, question_language
 from chat.llm import LLM, Prompt, Source, content_words, get_llm
@@ -616,13 +617,21 @@ def assistant_update(*, license: License | None, values: dict[str, Any]) -> Assi
     with transaction.atomic():
         row = Assistant.objects.select_for_update().filter(license=license).first()
         row = row or Assistant(license=license)
+        changed = sorted(name for name, value in values.items() if getattr(row, name) != value)
         for name, value in values.items():
             setattr(row, name, value)
         row.full_clean(exclude=["license"], validate_unique=False)
         row.save()
+        audit_record(
+            "assistant.changed",
+            target=f"scope:{license.machine_id if license else GLOBAL_SCOPE}",
+            details={"fields": changed},
+        )
     return row
 
 
 def assistant_reset(*, license: License) -> None:
     """A license's assistant becomes the deployment's again."""
-    Assistant.objects.filter(license=license).delete()
+    with transaction.atomic():
+        Assistant.objects.filter(license=license).delete()
+        audit_record("assistant.reset", target=f"scope:{license.machine_id}")

@@ -15,12 +15,12 @@ from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, serializers
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.authentication import ADMIN_AUTHENTICATION
 from accounts.roles import (
     ANSWER_GAPS,
     ERASE_CONVERSATIONS,
@@ -60,7 +60,7 @@ def _staff_permission(permission: str, *, post: str | None = None) -> type[BaseP
 
 
 class StaffApi(APIView):
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    authentication_classes = ADMIN_AUTHENTICATION
 
 
 # -- feedback ------------------------------------------------------------------------------------

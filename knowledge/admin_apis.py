@@ -12,12 +12,12 @@ from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.authentication import ADMIN_AUTHENTICATION
 from accounts.roles import ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SET_REDACTION, VIEW_KNOWLEDGE
 from knowledge import selectors, services, sources
 from knowledge.chunk_options import MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS, ChunkOptions
@@ -51,7 +51,7 @@ class KnowledgeRole(BasePermission):
 
 
 class AdminApi(APIView):
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    authentication_classes = ADMIN_AUTHENTICATION
     permission_classes = [KnowledgeRole]
 
 

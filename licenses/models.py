@@ -36,6 +36,10 @@ class License(models.Model):
     user_name = models.CharField(max_length=120)
     key_prefix = models.CharField(max_length=16, unique=True)
     key_hash = models.CharField(max_length=128)
+    # After a rotation, the key it replaced keeps working until previous_key_until.
+    previous_key_prefix = models.CharField(max_length=16, unique=True, null=True, blank=True)
+    previous_key_hash = models.CharField(max_length=128, blank=True)
+    previous_key_until = models.DateTimeField(null=True, blank=True)
     status = models.CharField(
         max_length=16, choices=LicenseStatus.choices, default=LicenseStatus.ACTIVE
     )
@@ -61,6 +65,10 @@ class License(models.Model):
 
     def is_expired(self, now: datetime | None = None) -> bool:
         return self.expires_at is not None and self.expires_at <= (now or timezone.now())
+
+    @property
+    def previous_key_works(self) -> bool:
+        return self.previous_key_until is not None and timezone.now() < self.previous_key_until
 
     @property
     def display_status_label(self) -> str:

@@ -18,8 +18,14 @@ def license_get_for_key(key: str) -> License | None:
     """The license a key belongs to, whatever its status (callers decide what revoked means)."""
     if not key.startswith(KEY_PREFIX) or len(key) < PREFIX_LENGTH + 8:
         return None
-    license = License.objects.filter(key_prefix=key[:PREFIX_LENGTH]).first()
-    if license and hmac.compare_digest(license.key_hash, hash_key(key)):
+    prefix, digest = key[:PREFIX_LENGTH], hash_key(key)
+    license = License.objects.filter(Q(key_prefix=prefix) | Q(previous_key_prefix=prefix)).first()
+    if license is None:
+        return None
+    if license.key_prefix == prefix and hmac.compare_digest(license.key_hash, digest):
+        return license
+    # The key a rotation replaced, during the grace period the owner chose.
+    if license.previous_key_works and hmac.compare_digest(license.previous_key_hash, digest):
         return license
     return None
 

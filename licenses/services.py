@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_noop
 
+from accounts.audit import audit_record
 from licenses.keys import PREFIX_LENGTH, hash_key, new_key
 from licenses.models import GLOBAL_SCOPE, License, LicenseStatus
 from web.exceptions import ApplicationError
@@ -109,6 +111,11 @@ def license_forge(
                 allowed_origins=origins,
                 metadata={"user_name": user_name},  # seed 002 §3.3: Savara reads it from metadata
             )
+            audit_record(
+                "license.forged",
+                target=f"license:{machine_id}",
+                details={"user_name": user_name, "key_prefix": key[:PREFIX_LENGTH]},
+            )
     except IntegrityError:
         raise ApplicationError(
             gettext_noop("A license with machine_id %(machine_id)r already exists."),
@@ -139,30 +146,68 @@ def license_update(
     user_name = _user_name(user_name)
     origins = origins_clean(allowed_origins)
     metadata = {**license.metadata, "user_name": user_name}
-    License.objects.filter(pk=license.pk).update(
-        user_name=user_name, allowed_origins=origins, expires_at=expires_at, metadata=metadata
-    )
+    with transaction.atomic():
+        License.objects.filter(pk=license.pk).update(
+            user_name=user_name, allowed_origins=origins, expires_at=expires_at, metadata=metadata
+        )
+        audit_record(
+            "license.changed",
+            target=f"license:{license.machine_id}",
+            details={
+                "user_name": user_name,
+                "allowed_origins": origins,
+                "expires_at": expires_at.isoformat() if expires_at else None,
+            },
+        )
     license.refresh_from_db()
     return license
 
 
 def license_revoke(*, license: License) -> License:
-    License.objects.filter(pk=license.pk).update(status=LicenseStatus.REVOKED)
+    with transaction.atomic():
+        License.objects.filter(pk=license.pk).update(status=LicenseStatus.REVOKED)
+        audit_record("license.revoked", target=f"license:{license.machine_id}")
     license.refresh_from_db()
     return license
 
 
 def license_reactivate(*, license: License) -> License:
-    License.objects.filter(pk=license.pk).update(status=LicenseStatus.ACTIVE)
+    with transaction.atomic():
+        License.objects.filter(pk=license.pk).update(status=LicenseStatus.ACTIVE)
+        audit_record("license.reactivated", target=f"license:{license.machine_id}")
     license.refresh_from_db()
     return license
 
 
-def license_rotate_key(*, license: License) -> ForgedLicense:
-    """A new key for the same license (the old one stops working at once)."""
+MAX_GRACE_SECONDS = 30 * 24 * 3600
+
+
+def license_rotate_key(*, license: License, grace_seconds: int = 0) -> ForgedLicense:
+    """A new key for the same license, working at once; the old one keeps working for
+    ``grace_seconds`` (0: it stops at once), time for the install to switch. Widget tokens
+    minted with the old key expire as they would (they name the license, not the key)."""
+    if not 0 <= grace_seconds <= MAX_GRACE_SECONDS:
+        raise ApplicationError(
+            gettext_noop("The grace period is 0 to %(max)s seconds (30 days)."),
+            params={"max": MAX_GRACE_SECONDS},
+        )
     key = new_key()
-    License.objects.filter(pk=license.pk).update(
-        key_prefix=key[:PREFIX_LENGTH], key_hash=hash_key(key)
-    )
+    with transaction.atomic():
+        current = License.objects.select_for_update().get(pk=license.pk)
+        grace = {
+            "previous_key_prefix": current.key_prefix if grace_seconds else None,
+            "previous_key_hash": current.key_hash if grace_seconds else "",
+            "previous_key_until": (
+                timezone.now() + timedelta(seconds=grace_seconds) if grace_seconds else None
+            ),
+        }
+        License.objects.filter(pk=license.pk).update(
+            key_prefix=key[:PREFIX_LENGTH], key_hash=hash_key(key), **grace
+        )
+        audit_record(
+            "license.key_rotated",
+            target=f"license:{current.machine_id}",
+            details={"grace_seconds": grace_seconds, "new_prefix": key[:PREFIX_LENGTH]},
+        )
     license.refresh_from_db()
     return ForgedLicense(license=license, key=key)

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import MANAGE_LICENSES, VIEW_LICENSES, console_permission
 from licenses import selectors, services
-from licenses.forms import ForgeLicenseForm, LicenseEditForm
+from licenses.forms import ForgeLicenseForm, LicenseEditForm, RotateKeyForm
 from licenses.models import License
 from web.exceptions import ApplicationError
 from web.http import HtmxHttpRequest
@@ -76,8 +76,37 @@ def license_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
         else:
             messages.success(request, _("License %(machine_id)s saved.") % _named(license))
             return redirect("licenses:license-detail", pk=pk)
-    context = {"license": license, "form": form, "page": selectors.license_page(license)}
+    context = {
+        "license": license,
+        "form": form,
+        "rotate_form": RotateKeyForm(),
+        "page": selectors.license_page(license),
+    }
     return render(request, "licenses/license_detail.html", context)
+
+
+@console_permission(MANAGE_LICENSES)
+@require_POST
+def license_rotate(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    """A new key, shown once on the page this answers (never cached)."""
+    license = _get_license(pk)
+    form = RotateKeyForm(request.POST)
+    rotated = None
+    if form.is_valid():
+        rotated = services.license_rotate_key(
+            license=license, grace_seconds=form.cleaned_data["grace"]
+        )
+        license = rotated.license
+    context = {
+        "license": license,
+        "form": LicenseEditForm(license=license),
+        "rotate_form": form,
+        "rotated": rotated,
+        "page": selectors.license_page(license),
+    }
+    response = render(request, "licenses/license_detail.html", context)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @console_permission(MANAGE_LICENSES)

@@ -144,6 +144,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.AuditContextMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -203,6 +204,8 @@ AUTH_PASSWORD_VALIDATORS = [
 # right password. The address is the socket's peer, or the trusted proxy's (BEHIND_PROXY).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    # A personal API token limited to a role can do no more than that role lists.
+    "accounts.authentication.TokenScopeBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
@@ -274,6 +277,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "licenses.authentication.LicenseKeyAuthentication",
         "licenses.authentication.WidgetTokenAuthentication",
+        "accounts.authentication.PersonalTokenAuthentication",
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
@@ -339,6 +343,10 @@ CELERY_BEAT_SCHEDULE = {
     "conversations-purge": {
         "task": "conversations.tasks.conversations_purge_task",
         "schedule": crontab(hour=3, minute=45),
+    },
+    "audit-purge": {
+        "task": "accounts.tasks.audit_purge_task",
+        "schedule": crontab(hour=3, minute=50),
     },
     # Web sources whose next check has come (each source says how often).
     "knowledge-sources": {
@@ -502,6 +510,8 @@ MEMORY_CONFIRM_PROPOSALS = env_bool("MEMORY_CONFIRM_PROPOSALS", False)
 # says otherwise; 0 keeps only the daily counts. Purged daily by beat
 # (manage.py purge_conversations runs it now).
 CONVERSATION_RETENTION_DAYS = env_int("CONVERSATION_RETENTION_DAYS", 30, minimum=0)
+# How long the audit trail keeps admin actions (accounts.audit); 0 keeps them for ever.
+AUDIT_RETENTION_DAYS = env_int("AUDIT_RETENTION_DAYS", 365, minimum=0)
 
 # -- Chat widget -------------------------------------------------------------------------
 # make run's widget demo page (chat.views.widget_demo): the origin it is served at, and the

@@ -27,6 +27,7 @@ urlpatterns = [
     path("chat/", include("chat.urls")),
     path("memories/", include("memory.urls")),
     path("conversations/", include("conversations.urls")),
+    path("account/", include("accounts.urls")),
     path("healthz", health.healthz, name="healthz"),
     path("metrics", health.metrics, name="metrics"),
     # The chat widget at a stable URL, and at the hashed names of earlier releases (the
@@ -60,6 +61,8 @@ urlpatterns = [
     path("api/v1/", include("chat.api_urls")),
     path("api/v1/", include("memory.api_urls")),
     path("api/v1/", include("conversations.api_urls")),
+    path("api/v1/", include("licenses.api_urls")),
+    path("api/v1/", include("accounts.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Swagger UI sets style attributes from its own script; its scripts stay 'self' only.
     path(

@@ -35,6 +35,9 @@ def prepare(argv: list[str]) -> None:
     if command.startswith("-") or command in _NO_AUTO_MIGRATE:
         return
     django.setup()
+    from accounts.audit import command_actor
+
+    command_actor(command)
     if settings.EXTERNAL_DATABASE or "--help" in argv or "-h" in argv:
         return
     # One process migrates; another starting at the same moment waits, then finds nothing to do.

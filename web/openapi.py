@@ -86,3 +86,18 @@ class WidgetTokenScheme(OpenApiAuthenticationExtension):
             "name": "Authorization",
             "description": "A widget token from /api/v1/widget/token: Authorization: Widget pbw_…",
         }
+
+
+class PersonalTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "accounts.authentication.PersonalTokenAuthentication"
+    name = "personalToken"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:  # noqa: ANN401
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": (
+                "A console member's personal API token (tag tokens): Authorization: Bearer "
+                "pbt_… (or Token pbt_…)."
+            ),
+        }

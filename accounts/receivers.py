@@ -1,0 +1,34 @@
+"""Sign-ins and failed sign-ins go to the audit trail (Django's auth signals)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.signals import user_logged_in, user_login_failed
+from django.dispatch import receiver
+from django.http import HttpRequest
+
+from accounts.audit import Actor, audit_record, request_actor
+
+
+@receiver(user_logged_in, dispatch_uid="audit-signed-in")
+def signed_in(sender: object, request: HttpRequest | None, user: Any, **kwargs: object) -> None:  # noqa: ANN401
+    address = request_actor(request).address if request is not None else None
+    audit_record("account.signed_in", actor=Actor(user.get_username(), user.pk, address))
+
+
+@receiver(user_login_failed, dispatch_uid="audit-sign-in-failed")
+def sign_in_failed(
+    sender: object,
+    credentials: dict[str, Any],
+    request: HttpRequest | None = None,
+    **kwargs: object,
+) -> None:
+    # Django has already replaced the password in ``credentials`` with stars; only the
+    # name tried is kept.
+    address = request_actor(request).address if request is not None else None
+    audit_record(
+        "account.sign_in_failed",
+        details={"username": str(credentials.get("username", ""))[:150]},
+        actor=Actor("anonymous", None, address),
+    )

@@ -1,0 +1,190 @@
+"""The audit trail: actions leave entries naming their actor; the database refuses to
+change them; the digest chain shows an edit or a removal; retention removes the oldest."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.base import ContentFile
+from django.core.management import CommandError, call_command
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+
+from accounts.audit import Actor, acting_as, audit_purge, audit_record, audit_verify
+from accounts.models import AuditEntry
+from chat.services import assistant_update
+from knowledge import services as knowledge_services
+from licenses.services import license_forge, license_revoke, license_rotate_key
+from tests.factories import as_owner
+
+pytestmark = pytest.mark.django_db
+
+
+def actions() -> list[str]:
+    return list(AuditEntry.objects.order_by("id").values_list("action", flat=True))
+
+
+def test_each_entry_chains_to_the_one_before():
+    with acting_as(Actor("ana", 1, "10.0.0.1")):
+        first = audit_record("test.one", target="x:1", details={"n": 1})
+        second = audit_record("test.two")
+
+    assert second.previous_digest == first.digest
+    assert (first.actor, first.actor_id, first.address) == ("ana", 1, "10.0.0.1")
+    assert audit_verify() is None
+
+
+def test_the_database_refuses_update_and_delete():
+    entry = audit_record("test.one")
+
+    for statement in (
+        "UPDATE accounts_auditentry SET actor = 'mallory' WHERE id = %s",
+        "DELETE FROM accounts_auditentry WHERE id = %s",
+    ):
+        with (
+            pytest.raises(DatabaseError, match="append-only"),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(statement, [entry.pk])
+    assert AuditEntry.objects.get(pk=entry.pk).actor == entry.actor
+
+
+def _tamper(sql: str, params: list[object]) -> None:
+    """As someone with the database's owner rights would: switch the trigger off, edit."""
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE accounts_auditentry DISABLE TRIGGER accounts_audit_append_only")
+        cursor.execute(sql, params)
+        cursor.execute("ALTER TABLE accounts_auditentry ENABLE TRIGGER accounts_audit_append_only")
+
+
+def test_verification_names_an_entry_edited_by_hand():
+    entries = [audit_record("test.step", details={"n": n}) for n in range(4)]
+    _tamper("UPDATE accounts_auditentry SET target = 'edited' WHERE id = %s", [entries[2].pk])
+
+    broken = audit_verify()
+
+    assert broken is not None and broken.entry_id == entries[2].pk
+    with pytest.raises(CommandError, match=f"entry {entries[2].pk}"):
+        call_command("audit_verify")
+
+
+def test_verification_names_the_entry_after_a_removed_one():
+    entries = [audit_record("test.step", details={"n": n}) for n in range(4)]
+    _tamper("DELETE FROM accounts_auditentry WHERE id = %s", [entries[1].pk])
+
+    broken = audit_verify()
+
+    assert broken is not None and broken.entry_id == entries[2].pk
+    assert "missing" in broken.reason
+
+
+def test_the_command_says_a_whole_trail_is_whole():
+    audit_record("test.one")
+    out = StringIO()
+    call_command("audit_verify", stdout=out)
+    assert "whole: 1 entries" in out.getvalue()
+
+
+def test_retention_removes_the_oldest_and_verification_starts_after_them(settings):
+    settings.AUDIT_RETENTION_DAYS = 30
+    old = [audit_record("test.old") for _ in range(3)]
+    _tamper(
+        "UPDATE accounts_auditentry SET at = at - interval '40 days' WHERE id <= %s", [old[-1].pk]
+    )
+    # Their digests covered the old dates: re-chain them as they would have been written.
+    _rechain()
+    kept = audit_record("test.kept")
+
+    assert audit_purge() == 3
+
+    assert actions() == ["test.kept", "audit.purged"]
+    assert audit_verify() is None
+    # Removing the oldest kept entry by hand is still seen.
+    _tamper("DELETE FROM accounts_auditentry WHERE id = %s", [kept.pk])
+    assert audit_verify() is not None
+
+
+def _rechain() -> None:
+    from accounts.audit import GENESIS, entry_digest
+
+    previous = GENESIS
+    for entry in AuditEntry.objects.order_by("id"):
+        entry.previous_digest = previous
+        entry.digest = entry_digest(entry)
+        _tamper(
+            "UPDATE accounts_auditentry SET previous_digest = %s, digest = %s WHERE id = %s",
+            [entry.previous_digest, entry.digest, entry.pk],
+        )
+        previous = entry.digest
+
+
+def test_retention_zero_keeps_everything(settings):
+    settings.AUDIT_RETENTION_DAYS = 0
+    audit_record("test.one")
+    assert audit_purge(now=timezone.now() + timedelta(days=9999)) == 0
+
+
+def test_admin_actions_name_their_actor(client, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    owner = as_owner(get_user_model().objects.create_user("olga", password="pw-123456789"))
+    client.force_login(owner)
+
+    client.post("/licenses/", {"user_name": "Lena", "machine_id": "caja-9"})
+    with acting_as(Actor("olga", owner.pk)):
+        license = license_rotate_key(
+            license=license_forge(user_name="Bo", machine_id="caja-8").license, grace_seconds=60
+        )
+        license_revoke(license=license.license)
+        assistant_update(license=None, values={"name": "Savara"})
+        creation = knowledge_services.document_create(
+            file=ContentFile(b"Horario: de 9 a 18.", name="h.txt"),
+            filename="h.txt",
+            license=None,
+            redaction="keep_contacts",
+            enqueue=False,
+        )
+        document_id = creation.document.pk
+        knowledge_services.document_forget(document=creation.document)
+
+    entries = list(AuditEntry.objects.order_by("id"))
+    by_action = {entry.action: entry for entry in entries}
+    from_console = AuditEntry.objects.get(action="license.forged", target="license:caja-9")
+    assert (from_console.actor, from_console.address) == ("olga", "127.0.0.1")
+    assert {"license.key_rotated", "license.revoked", "assistant.changed"} <= set(by_action)
+    assert by_action["assistant.changed"].details == {"fields": ["name"]}
+    assert by_action["knowledge.uploaded"].details["redaction"] == "keep_contacts"
+    assert by_action["knowledge.forgotten"].target == f"document:{document_id}"
+    assert all(entry.actor == "olga" for entry in entries if entry.action != "account.signed_in")
+    assert audit_verify() is None
+
+
+def test_sign_in_and_failed_sign_in_are_recorded(client):
+    get_user_model().objects.create_user("pia", password="pw-123456789", is_staff=True)
+
+    client.post("/accounts/login/", {"username": "pia", "password": "wrong"})
+    client.post("/accounts/login/", {"username": "pia", "password": "pw-123456789"})
+
+    failed, signed_in = AuditEntry.objects.order_by("id")
+    assert (failed.action, failed.actor, failed.details) == (
+        "account.sign_in_failed",
+        "anonymous",
+        {"username": "pia"},
+    )
+    assert (signed_in.action, signed_in.actor) == ("account.signed_in", "pia")
+    assert "wrong" not in str(failed.details)
+
+
+def test_a_command_names_itself(tmp_path):
+    from accounts.audit import command_actor, current_actor
+
+    command_actor("forge_license")
+    try:
+        assert current_actor().name.startswith("command forge_license (")
+    finally:
+        from accounts.audit import _acting
+
+        _acting.set(None)
