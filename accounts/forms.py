@@ -3,6 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import SetPasswordMixin
 from django.utils.translation import gettext_lazy as _
 
 from accounts.roles import ROLE_LABELS
@@ -24,4 +26,49 @@ class TokenForm(forms.Form):
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:  # noqa: ANN401
         super().__init__(*args, **kwargs)
         mine = [(role, ROLE_LABELS[role]) for role in token_roles_for(user)]
-        self.fields["role"].choices = [("", _("whatever my account may do")), *mine]
+        role_field: forms.ChoiceField = self.fields["role"]  # type: ignore[assignment]
+        role_field.choices = [("", _("whatever my account may do")), *mine]
+
+
+class InvitationAcceptForm(SetPasswordMixin, forms.Form):
+    """Django's set-password fields (password1, password2) and validators, checked against
+    the account the invitation will create."""
+
+    password1, password2 = SetPasswordMixin.create_password_fields()
+
+    def __init__(self, *args: Any, email: str, **kwargs: Any) -> None:  # noqa: ANN401
+        super().__init__(*args, **kwargs)
+        self.email = email
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        self.validate_passwords()
+        future = get_user_model()(username=self.email, email=self.email)
+        self.validate_password_for_user(future)
+        return cleaned
+
+
+class InviteForm(forms.Form):
+    email = forms.EmailField(label=_("E-mail"))
+    role = forms.ChoiceField(label=_("Role"), choices=list(ROLE_LABELS.items()))
+
+
+class MemberRoleForm(forms.Form):
+    role = forms.ChoiceField(label=_("Role"), choices=list(ROLE_LABELS.items()))
+
+
+class AuditFilterForm(forms.Form):
+    actor = forms.CharField(required=False, max_length=200, label=_("Who"))
+    action = forms.ChoiceField(required=False, label=_("Action"))
+    target = forms.CharField(required=False, max_length=200, label=_("On"))
+    since = forms.DateField(
+        required=False, label=_("From"), widget=forms.DateInput(attrs={"type": "date"})
+    )
+    until = forms.DateField(
+        required=False, label=_("To"), widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    def __init__(self, *args: Any, actions: list[str], **kwargs: Any) -> None:  # noqa: ANN401
+        super().__init__(*args, **kwargs)
+        action_field: forms.ChoiceField = self.fields["action"]  # type: ignore[assignment]
+        action_field.choices = [("", _("any")), *((action, action) for action in actions)]

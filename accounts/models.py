@@ -5,6 +5,8 @@ post_migrate (apps.py), which brings the roles up to date."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 
@@ -73,6 +75,10 @@ class Invitation(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        permissions = [("manage_members", "Can invite members and change their roles")]
 
     def __str__(self) -> str:
         return f"{self.email} ({self.role})"
+
+    def is_usable(self, now: datetime) -> bool:
+        return self.accepted_at is None and self.revoked_at is None and now < self.expires_at

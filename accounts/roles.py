@@ -1,13 +1,13 @@
 """Who may do what in the console: four roles, as Django groups with permissions.
 
 - **owner**: everything (licenses, knowledge, memories, the query log, conversations, gaps,
-  the assistant's name, persona and widget);
+  the assistant's name, persona and widget, the team's members, the audit trail);
 - **knowledge editor**: uploads, forgets and retries knowledge, searches and chats as an
   admin, sees knowledge gaps (never who asked) and answers them;
 - **support**: reads — the dashboard, documents, licenses, the query log — may search, and
   reviews conversations (verdicts and causes);
 - **privacy officer**: end users' memories (review, deactivate, delete), their conversations
-  (read, export, erase, retention) and the dashboard.
+  (read, export, erase, retention), the audit trail and the dashboard.
 
 A superuser holds every permission. A staff account with no role may sign in and is told to
 ask an owner for one (``manage.py grant_role``). The groups and their permissions are
@@ -22,9 +22,11 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.decorators import user_passes_test
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
+from accounts.audit import audit_record
 from web.exceptions import ApplicationError
 
 # Permission names are "app_label.codename"; the apps define them (Meta.permissions or
@@ -47,6 +49,8 @@ REVIEW_CONVERSATIONS = "conversations.review_conversation"
 ERASE_CONVERSATIONS = "conversations.erase_conversation"
 VIEW_GAPS = "conversations.view_gap"
 ANSWER_GAPS = "conversations.answer_gap"
+MANAGE_MEMBERS = "accounts.manage_members"
+VIEW_AUDIT = "accounts.view_audit"
 
 ROLES: dict[str, tuple[str, ...]] = {
     "owner": (
@@ -54,6 +58,7 @@ ROLES: dict[str, tuple[str, ...]] = {
         VIEW_LICENSES, MANAGE_LICENSES, "licenses.add_license",
         VIEW_MEMORIES, CHANGE_MEMORIES, DELETE_MEMORIES, SHAPE_ASSISTANT, SET_REDACTION,
         VIEW_CONVERSATIONS, REVIEW_CONVERSATIONS, ERASE_CONVERSATIONS, VIEW_GAPS, ANSWER_GAPS,
+        MANAGE_MEMBERS, VIEW_AUDIT,
     ),
     "knowledge_editor": (
         DASHBOARD, VIEW_KNOWLEDGE, ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SEARCH_AS_ADMIN,
@@ -65,7 +70,7 @@ ROLES: dict[str, tuple[str, ...]] = {
     ),
     "privacy_officer": (
         DASHBOARD, VIEW_MEMORIES, CHANGE_MEMORIES, DELETE_MEMORIES,
-        VIEW_CONVERSATIONS, ERASE_CONVERSATIONS,
+        VIEW_CONVERSATIONS, ERASE_CONVERSATIONS, VIEW_AUDIT,
     ),
 }  # fmt: skip
 ROLE_LABELS = {
@@ -112,10 +117,12 @@ def role_grant(*, username: str, role: str) -> bool:
         )
     roles_ensure()
     demoted = bool(user.is_superuser and role != "owner")
-    user.is_staff = True  # a role is console access
-    user.is_superuser = user.is_superuser and not demoted
-    user.save(update_fields=["is_staff", "is_superuser"])
-    user.groups.add(Group.objects.get(name=role))
+    with transaction.atomic():
+        user.is_staff = True  # a role is console access
+        user.is_superuser = user.is_superuser and not demoted
+        user.save(update_fields=["is_staff", "is_superuser"])
+        user.groups.add(Group.objects.get(name=role))
+        audit_record("member.role_granted", target=f"account:{username}", details={"role": role})
     return demoted
 
 
@@ -127,10 +134,12 @@ def role_revoke(*, username: str, role: str) -> None:
         raise ApplicationError(
             gettext_noop("No account %(username)s."), params={"username": username}
         )
-    user.groups.remove(*user.groups.filter(name=role))
-    if role == "owner" and user.is_superuser:  # a superuser is an owner: no longer either
-        user.is_superuser = False
-        user.save(update_fields=["is_superuser"])
+    with transaction.atomic():
+        user.groups.remove(*user.groups.filter(name=role))
+        if role == "owner" and user.is_superuser:  # a superuser is an owner: no longer either
+            user.is_superuser = False
+            user.save(update_fields=["is_superuser"])
+        audit_record("member.role_revoked", target=f"account:{username}", details={"role": role})
 
 
 def user_roles(user: Any) -> list[str]:  # noqa: ANN401 - a user model instance

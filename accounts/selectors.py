@@ -1,14 +1,95 @@
-"""Account reads: a member's tokens."""
+"""Account reads: a member's tokens, the team's members and pending invitations."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
+from django.utils import timezone
 
-from accounts.models import PersonalToken
+from accounts.models import AuditEntry, Invitation, PersonalToken
+from accounts.roles import ROLES
 
 
 def tokens_of(user: Any) -> QuerySet[PersonalToken]:  # noqa: ANN401 - a user model instance
     account = getattr(user, "account", user)  # a token's user is a limited copy
     return PersonalToken.objects.filter(user_id=account.pk).order_by("revoked_at", "-created_at")
+
+
+@dataclass(frozen=True)
+class MemberRow:
+    user: Any
+    role: str  # the one role the console shows ("" when none yet)
+
+
+def member_rows() -> list[MemberRow]:
+    """Every console account with its role (a superuser is an owner), owners first."""
+    users = (
+        get_user_model()
+        .objects.filter(is_staff=True)
+        .prefetch_related("groups")
+        .order_by("-is_active", "username")
+    )
+    rows = []
+    for user in users:
+        names = [group.name for group in user.groups.all() if group.name in ROLES]
+        role = "owner" if user.is_superuser else (names[0] if names else "")
+        rows.append(MemberRow(user, role))
+    order = list(ROLES)
+    return sorted(
+        rows, key=lambda row: (not row.user.is_active, order.index(row.role) if row.role else 9)
+    )
+
+
+def pending_invitations() -> QuerySet[Invitation]:
+    return Invitation.objects.filter(
+        accepted_at=None, revoked_at=None, expires_at__gt=timezone.now()
+    ).order_by("-created_at")
+
+
+@dataclass(frozen=True)
+class AuditFilters:
+    actor: str = ""
+    action: str = ""
+    target: str = ""
+    since: date | None = None
+    until: date | None = None
+
+
+AUDIT_COLUMNS = ["id", "at", "actor", "address", "action", "target", "details", "digest"]
+
+
+def audit_entries(filters: AuditFilters) -> QuerySet[AuditEntry]:
+    entries = AuditEntry.objects.order_by("-id")
+    if filters.actor:
+        entries = entries.filter(actor__icontains=filters.actor)
+    if filters.action:
+        entries = entries.filter(action__startswith=filters.action)
+    if filters.target:
+        entries = entries.filter(target__icontains=filters.target)
+    if filters.since:
+        entries = entries.filter(at__date__gte=filters.since)
+    if filters.until:
+        entries = entries.filter(at__date__lte=filters.until)
+    return entries
+
+
+def audit_row(entry: AuditEntry) -> dict[str, Any]:
+    return {
+        "id": entry.pk,
+        "at": entry.at.isoformat(),
+        "actor": entry.actor,
+        "address": entry.address or "",
+        "action": entry.action,
+        "target": entry.target,
+        "details": json.dumps(entry.details, ensure_ascii=False, sort_keys=True),
+        "digest": entry.digest,
+    }
+
+
+def audit_actions() -> list[str]:
+    return list(AuditEntry.objects.order_by("action").values_list("action", flat=True).distinct())

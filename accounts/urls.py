@@ -9,4 +9,10 @@ app_name = "accounts"
 urlpatterns = [
     path("tokens/", views.token_list, name="tokens"),
     path("tokens/<int:pk>/revoke", views.token_revoke, name="token-revoke"),
+    path("members/", views.member_list, name="members"),
+    path("audit/", views.audit_list, name="audit"),
+    path("audit/check", views.audit_check, name="audit-check"),
+    path("members/<int:pk>/role", views.member_role, name="member-role"),
+    path("members/<int:pk>/active", views.member_active, name="member-active"),
+    path("invitations/<int:pk>/revoke", views.invitation_revoke, name="invitation-revoke"),
 ]

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Iterable, Iterator
 from typing import Any
 from uuid import UUID
 
@@ -17,6 +14,7 @@ from conversations.selectors import gap_examples, license_names, user_conversati
 from licenses.models import License
 from memory.apis import MemorySerializer
 from memory.selectors import memory_list_for_user
+from web.downloads import download
 
 EXCHANGE_COLUMNS = [
     "answer_id", "asked_at", "license", "user", "language", "question", "answer",
@@ -27,7 +25,6 @@ GAP_COLUMNS = [
     "id", "status", "count", "languages", "licenses", "first_asked", "last_asked", "examples",
     "answered_by", "answered_at",
 ]  # fmt: skip
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def exchange_row(e: Exchange, *, with_user: bool = True) -> dict[str, Any]:
@@ -67,45 +64,6 @@ def gap_row(gap: Gap, names: dict[UUID, str]) -> dict[str, Any]:
         "answered_by": gap.answered_by,
         "answered_at": gap.answered_at.isoformat() if gap.answered_at else None,
     }
-
-
-def _cell(value: object) -> str:
-    """A spreadsheet never runs what a user typed: a cell that would read as a formula
-    starts with an apostrophe (OWASP's CSV injection advice)."""
-    text = (
-        "; ".join(map(str, value))
-        if isinstance(value, list)
-        else ""
-        if value is None
-        else str(value)
-    )
-    return "'" + text if text.startswith(_FORMULA) else text
-
-
-def _csv_lines(columns: list[str], rows: Iterable[dict[str, Any]]) -> Iterator[str]:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(columns)
-    yield "\ufeff" + buffer.getvalue()  # a BOM: spreadsheets then read UTF-8 accents right
-    for row in rows:
-        buffer.seek(0)
-        buffer.truncate()
-        writer.writerow([_cell(row[c]) for c in columns])
-        yield buffer.getvalue()
-
-
-def download(
-    name: str, columns: list[str], rows: Iterable[dict[str, Any]], as_: str
-) -> HttpResponse | StreamingHttpResponse:
-    if as_ == "csv":
-        response: HttpResponse | StreamingHttpResponse = StreamingHttpResponse(
-            _csv_lines(columns, rows), content_type="text/csv; charset=utf-8"
-        )
-    else:
-        body = json.dumps(list(rows), ensure_ascii=False, indent=1, default=str)
-        response = HttpResponse(body, content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="{name}.{as_}"'
-    return response
 
 
 def exchanges_download(

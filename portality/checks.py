@@ -92,6 +92,27 @@ def metrics_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
     return errors
 
 
+@register(TAG)
+def mail_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:  # noqa: ANN401
+    errors: list[CheckMessage] = []
+    if settings.MAIL_ENABLED and settings.EMAIL_USE_TLS and settings.EMAIL_USE_SSL:
+        errors.append(
+            Error(
+                "SMTP_STARTTLS and SMTP_SSL exclude each other: STARTTLS upgrades a plain "
+                "connection (port 587), SSL starts encrypted (port 465). Set one.",
+                id="portality.E030",
+            )
+        )
+    if not settings.PUBLIC_URL.startswith(("http://", "https://")):
+        errors.append(
+            Error(
+                f"PUBLIC_URL must start with http:// or https://, not {settings.PUBLIC_URL!r}.",
+                id="portality.E031",
+            )
+        )
+    return errors
+
+
 def _fraction(value: str) -> bool:
     try:
         return 0 <= float(value) <= 1

@@ -216,6 +216,31 @@ AXES_LOCKOUT_CALLABLE = "web.http.login_locked_out"
 # The client's address as the hop the product trusts saw it (web.http.client_ip): the
 # socket's peer, or the address a trusted proxy (BEHIND_PROXY) appended to X-Forwarded-For.
 AXES_CLIENT_IP_CALLABLE = "web.http.client_ip"
+# -- Mail: invitations and password reset (accounts) ------------------------------------
+# Without SMTP_HOST the product sends no mail: an invitation is a link the owner copies, and
+# password reset is off (the sign-in page says to ask an owner).
+SMTP_HOST = env_str("SMTP_HOST")
+MAIL_ENABLED = bool(SMTP_HOST)
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if MAIL_ENABLED
+    else "django.core.mail.backends.dummy.EmailBackend"
+)
+EMAIL_HOST = SMTP_HOST or "localhost"
+EMAIL_PORT = env_int("SMTP_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env_str("SMTP_USER")
+EMAIL_HOST_PASSWORD = env_secret("SMTP_PASSWORD")
+EMAIL_USE_TLS = env_bool("SMTP_STARTTLS", True)
+EMAIL_USE_SSL = env_bool("SMTP_SSL")
+EMAIL_TIMEOUT = env_int("SMTP_TIMEOUT_SECONDS", 10, minimum=1)
+DEFAULT_FROM_EMAIL = env_str("MAIL_FROM", "Portality Brain <no-reply@localhost>")
+# Where people reach the console, for links in mail and in `manage.py invite`'s output
+# (a request's own address is used when there is one).
+PUBLIC_URL = env_str("PUBLIC_URL", f"http://127.0.0.1:{env_int('PORT', 8000, minimum=1)}")
+INVITATION_DAYS = env_int("INVITATION_DAYS", 7, minimum=1)
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_HOURS", 2, minimum=1) * 3600
+PASSWORD_RESETS_PER_HOUR = env_int("PASSWORD_RESETS_PER_HOUR", 5, minimum=1)
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"

@@ -7,6 +7,7 @@ from django.urls import include, path, re_path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from accounts import views as accounts_views
 from chat import views as chat_views
 from knowledge import views as knowledge_views
 from memory import selectors as memory_selectors
@@ -45,6 +46,11 @@ urlpatterns = [
     # Sign-out and a signed-in admin's password change. No password reset: this deployment
     # sends no mail, and Django's reset views would be anonymous, unthrottled and try SMTP on
     # localhost:25 (finding F12); an owner sets a new password (manage.py changepassword).
+    path(
+        "accounts/invitation/<str:token>/",
+        accounts_views.invitation_accept,
+        name="invitation-accept",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password_change/",

@@ -58,6 +58,7 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["-created_at"],
+                "permissions": [("manage_members", "Can invite members and change their roles")],
             },
         ),
         migrations.CreateModel(
@@ -70,7 +71,7 @@ class Migration(migrations.Migration):
                     ),
                 ),
                 ("name", models.CharField(max_length=80)),
-                ("role", models.CharField(max_length=32)),
+                ("role", models.CharField(blank=True, max_length=32)),
                 ("prefix", models.CharField(max_length=16, unique=True)),
                 ("key_hash", models.CharField(max_length=64)),
                 ("created_at", models.DateTimeField(auto_now_add=True)),

@@ -1,0 +1,224 @@
+"""The team: invitations (single-use links that expire, mailed when the deployment has
+SMTP), members' roles, deactivation — and the rule that the last owner stays."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.core.validators import validate_email
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
+
+from accounts.audit import Actor, audit_record, current_actor
+from accounts.models import Invitation
+from accounts.roles import ROLES, roles_ensure
+from web.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class SentInvitation:
+    invitation: Invitation
+    url: str  # shown to the inviter once; only the token's hash is kept
+    mailed: bool
+    mail_error: str = ""
+
+
+def invitation_create(*, email: str, role: str, base_url: str) -> SentInvitation:
+    """Invite ``email`` as ``role``: a link that works once, for INVITATION_DAYS, and a mail
+    with it when the deployment sends mail. An earlier pending link for the address stops."""
+    email = _clean_email(email)
+    if role not in ROLES:
+        raise ApplicationError(
+            gettext_noop("Unknown role %(role)s; use one of %(roles)s."),
+            params={"role": role, "roles": ", ".join(ROLES)},
+        )
+    if _account_for(email) is not None:
+        raise ApplicationError(
+            gettext_noop("%(email)s already has an account: change its role in Members."),
+            params={"email": email},
+        )
+    token = secrets.token_urlsafe(32)
+    now = timezone.now()
+    with transaction.atomic():
+        Invitation.objects.filter(email__iexact=email, accepted_at=None, revoked_at=None).update(
+            revoked_at=now
+        )
+        invitation = Invitation.objects.create(
+            email=email,
+            role=role,
+            token_hash=_digest(token),
+            invited_by=current_actor().name[:150],
+            expires_at=now + timedelta(days=settings.INVITATION_DAYS),
+        )
+        audit_record("member.invited", target=f"account:{email}", details={"role": role})
+    url = base_url.rstrip("/") + reverse("invitation-accept", args=[token])
+    mailed, error = _mail_invitation(invitation, url)
+    return SentInvitation(invitation, url, mailed, error)
+
+
+def _clean_email(email: str) -> str:
+    email = email.strip()
+    try:
+        validate_email(email)
+    except ValidationError:
+        raise ApplicationError(
+            gettext_noop("%(email)s is not an e-mail address."), params={"email": email[:100]}
+        ) from None
+    return email
+
+
+def _account_for(email: str) -> Any:  # noqa: ANN401 - a user model instance
+    users = get_user_model().objects
+    return users.filter(Q(email__iexact=email) | Q(username__iexact=email)).first()
+
+
+def _mail_invitation(invitation: Invitation, url: str) -> tuple[bool, str]:
+    """Sent in the inviter's language; a failure is told to the inviter, who still has the
+    link to pass on."""
+    if not settings.MAIL_ENABLED:
+        return False, ""
+    context = {"url": url, "invitation": invitation, "days": settings.INVITATION_DAYS}
+    try:
+        send_mail(
+            subject=gettext("You are invited to Portality Brain"),
+            message=render_to_string("accounts/invitation_email.txt", context),
+            from_email=None,
+            recipient_list=[invitation.email],
+        )
+    except (OSError, ValueError) as exc:  # smtplib's errors are OSErrors
+        logger.warning("The invitation mail to %s failed: %s", invitation.email, exc)
+        return False, str(exc)[:200]
+    return True, ""
+
+
+def invitation_for_token(token: str) -> Invitation | None:
+    return Invitation.objects.filter(token_hash=_digest(token)).first()
+
+
+def invitation_accept(*, token: str, password: str, address: str | None) -> Any:  # noqa: ANN401
+    """The invited colleague's account, with the invitation's role; the link is used up.
+    The password was checked by the form (Django's validators)."""
+    with transaction.atomic():
+        invitation = (
+            Invitation.objects.select_for_update().filter(token_hash=_digest(token)).first()
+        )
+        if invitation is None or not invitation.is_usable(timezone.now()):
+            raise ApplicationError(
+                gettext_noop(
+                    "This invitation link has expired or was already used. Ask an owner "
+                    "for a new one."
+                ),
+                status=410,
+            )
+        if _account_for(invitation.email) is not None:
+            raise ApplicationError(
+                gettext_noop("%(email)s already has an account: sign in instead."),
+                params={"email": invitation.email},
+                status=409,
+            )
+        roles_ensure()
+        user = get_user_model().objects.create_user(
+            username=invitation.email, email=invitation.email, password=password, is_staff=True
+        )
+        user.groups.add(Group.objects.get(name=invitation.role))
+        invitation.accepted_at = timezone.now()
+        invitation.save(update_fields=["accepted_at"])
+        audit_record(
+            "member.joined",
+            target=f"account:{user.get_username()}",
+            details={"role": invitation.role, "invited_by": invitation.invited_by},
+            actor=Actor(user.get_username(), user.pk, address),
+        )
+    return user
+
+
+def invitation_revoke(*, invitation: Invitation) -> None:
+    with transaction.atomic():
+        updated = Invitation.objects.filter(
+            pk=invitation.pk, accepted_at=None, revoked_at=None
+        ).update(revoked_at=timezone.now())
+        if updated:
+            audit_record("member.invitation_revoked", target=f"account:{invitation.email}")
+
+
+# -- members --------------------------------------------------------------------------------
+
+
+def active_owners() -> QuerySet[Any]:
+    return (
+        get_user_model()
+        .objects.filter(is_active=True, is_staff=True)
+        .filter(Q(is_superuser=True) | Q(groups__name="owner"))
+        .distinct()
+    )
+
+
+def _keeps_an_owner(user: Any) -> None:  # noqa: ANN401
+    """Refuse a change that would leave nobody able to run the team."""
+    owners = active_owners()
+    if owners.filter(pk=user.pk).exists() and not owners.exclude(pk=user.pk).exists():
+        raise ApplicationError(
+            gettext_noop("%(username)s is the last owner: make someone else an owner first."),
+            params={"username": user.get_username()},
+        )
+
+
+def member_set_role(*, user: Any, role: str) -> None:  # noqa: ANN401
+    """``user`` holds exactly ``role`` from now on (a superuser who is given another role
+    stops being one: a superuser is an owner)."""
+    if role not in ROLES:
+        raise ApplicationError(
+            gettext_noop("Unknown role %(role)s; use one of %(roles)s."),
+            params={"role": role, "roles": ", ".join(ROLES)},
+        )
+    if role != "owner":
+        _keeps_an_owner(user)
+    roles_ensure()
+    with transaction.atomic():
+        before = sorted(user.groups.filter(name__in=ROLES).values_list("name", flat=True))
+        if user.is_superuser:
+            before = ["owner"]
+        user.groups.remove(*user.groups.filter(name__in=ROLES))
+        user.groups.add(Group.objects.get(name=role))
+        user.is_superuser = user.is_superuser and role == "owner"
+        user.is_staff = True
+        user.save(update_fields=["is_superuser", "is_staff"])
+        audit_record(
+            "member.role_changed",
+            target=f"account:{user.get_username()}",
+            details={"from": before, "to": role},
+        )
+
+
+def member_set_active(*, user: Any, active: bool) -> None:  # noqa: ANN401
+    """A deactivated member can no longer sign in, and their sessions and API tokens stop
+    working at their next request; reactivating gives it all back."""
+    if not active:
+        _keeps_an_owner(user)
+    with transaction.atomic():
+        get_user_model().objects.filter(pk=user.pk).update(is_active=active)
+        audit_record(
+            "member.reactivated" if active else "member.deactivated",
+            target=f"account:{user.get_username()}",
+        )
+    user.is_active = active
