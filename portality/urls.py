@@ -7,12 +7,12 @@ from django.urls import include, path, re_path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from accounts import passwords
 from accounts import views as accounts_views
 from chat import views as chat_views
 from knowledge import views as knowledge_views
 from memory import selectors as memory_selectors
 from observability import health
-from web.http import StaffAuthenticationForm
 
 urlpatterns = [
     # Lower apps' pages get the upper apps' figures here, in the wiring, not by importing them.
@@ -38,14 +38,24 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the header's switcher
     # The console scripts' strings (gettext/ngettext in static/js) in the page's language.
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
+    path("accounts/login/", passwords.ConsoleLoginView.as_view(), name="login"),
+    # Password reset through the mail path, throttled; off (a sentence) with no SMTP_HOST.
+    path("accounts/password_reset/", passwords.PasswordResetView.as_view(), name="password_reset"),
     path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(authentication_form=StaffAuthenticationForm),
-        name="login",
+        "accounts/password_reset/done/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
     ),
-    # Sign-out and a signed-in admin's password change. No password reset: this deployment
-    # sends no mail, and Django's reset views would be anonymous, unthrottled and try SMTP on
-    # localhost:25 (finding F12); an owner sets a new password (manage.py changepassword).
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        passwords.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
     path(
         "accounts/invitation/<str:token>/",
         accounts_views.invitation_accept,
