@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.utils import timezone
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts.models import AuditEntry, Invitation, PersonalToken
 from accounts.roles import ROLES
@@ -24,6 +25,7 @@ def tokens_of(user: Any) -> QuerySet[PersonalToken]:  # noqa: ANN401 - a user mo
 class MemberRow:
     user: Any
     role: str  # the one role the console shows ("" when none yet)
+    two_factor: bool
 
 
 def member_rows() -> list[MemberRow]:
@@ -34,11 +36,14 @@ def member_rows() -> list[MemberRow]:
         .prefetch_related("groups")
         .order_by("-is_active", "username")
     )
+    with_two_factor = set(
+        TOTPDevice.objects.filter(confirmed=True).values_list("user_id", flat=True)
+    )
     rows = []
     for user in users:
         names = [group.name for group in user.groups.all() if group.name in ROLES]
         role = "owner" if user.is_superuser else (names[0] if names else "")
-        rows.append(MemberRow(user, role))
+        rows.append(MemberRow(user, role, user.pk in with_two_factor))
     order = list(ROLES)
     return sorted(
         rows, key=lambda row: (not row.user.is_active, order.index(row.role) if row.role else 9)

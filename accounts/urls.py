@@ -14,5 +14,6 @@ urlpatterns = [
     path("audit/check", views.audit_check, name="audit-check"),
     path("members/<int:pk>/role", views.member_role, name="member-role"),
     path("members/<int:pk>/active", views.member_active, name="member-active"),
+    path("members/<int:pk>/two-factor", views.member_two_factor_reset, name="member-two-factor"),
     path("invitations/<int:pk>/revoke", views.invitation_revoke, name="invitation-revoke"),
 ]

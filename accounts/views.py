@@ -21,7 +21,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
-from accounts import members, selectors, services
+from accounts import members, selectors, services, two_factor
 from accounts.audit import audit_record, audit_verify
 from accounts.forms import (
     AuditFilterForm,
@@ -34,7 +34,7 @@ from accounts.models import Invitation
 from accounts.roles import MANAGE_MEMBERS, ROLE_LABELS, VIEW_AUDIT, console_permission
 from web.downloads import download
 from web.exceptions import ApplicationError
-from web.http import HtmxHttpRequest, client_ip
+from web.http import HtmxHttpRequest, client_ip, safe_next
 
 console_member: Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]] = (
     staff_member_required(login_url="login")
@@ -243,3 +243,85 @@ def audit_check(request: HtmxHttpRequest) -> HttpResponse:
             % {"id": broken.entry_id},
         )
     return redirect("accounts:audit")
+
+
+# -- two-factor sign-in ------------------------------------------------------------------------
+
+
+def _next(request: HtmxHttpRequest) -> str:
+    return safe_next(request, fallback="/")
+
+
+@console_member
+@never_cache
+def two_factor_verify(request: HtmxHttpRequest) -> HttpResponse:
+    """After the password, the code from the authenticator app (or a recovery code)."""
+    error = ""
+    if request.method == "POST":
+        if two_factor.two_factor_verify(request=request, code=request.POST.get("code", "")):
+            return redirect(_next(request))
+        error = _("That code is not right, or was already used. Try the current one.")
+    return render(
+        request, "accounts/two_factor_verify.html", {"error": error, "next": _next(request)}
+    )
+
+
+@console_member
+@never_cache
+def two_factor_setup(request: HtmxHttpRequest) -> HttpResponse:
+    """Scan the QR code, type the code the app shows: two-factor sign-in is on, and the
+    recovery codes are shown once."""
+    device = two_factor.pending_device(request.user)
+    error, codes = "", None
+    if request.method == "POST":
+        codes = two_factor.two_factor_confirm(request=request, code=request.POST.get("code", ""))
+        if codes is None:
+            error = _("That code is not right. Check the phone's clock and type the current code.")
+    context = {
+        "enrolment": None if codes else two_factor.enrolment(device),
+        "codes": codes,
+        "error": error,
+        "next": _next(request),
+        "required": settings.CONSOLE_REQUIRE_2FA,
+    }
+    response = render(request, "accounts/two_factor_setup.html", context)
+    response["Cache-Control"] = "no-store"  # it shows a secret
+    return response
+
+
+@console_member
+@never_cache
+def two_factor_manage(request: HtmxHttpRequest) -> HttpResponse:
+    """One's own two-factor sign-in: new recovery codes, or switch it off (unless required)."""
+    codes = None
+    if request.method == "POST" and request.POST.get("action") == "renew":
+        codes = two_factor.recovery_codes_renew(user=request.user)
+    elif request.method == "POST" and request.POST.get("action") == "remove":
+        if settings.CONSOLE_REQUIRE_2FA:
+            messages.error(request, _("This deployment requires two-factor sign-in."))
+        else:
+            two_factor.two_factor_remove(user=request.user)
+            messages.success(request, _("Two-factor sign-in is off for your account."))
+        return redirect("two-factor")
+    context = {
+        "enabled": two_factor.has_two_factor(request.user),
+        "codes": codes,
+        "required": settings.CONSOLE_REQUIRE_2FA,
+    }
+    response = render(request, "accounts/two_factor.html", context)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@console_permission(MANAGE_MEMBERS)
+@require_POST
+def member_two_factor_reset(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """A member lost their phone and their recovery codes: they set it up again at their
+    next sign-in (when required) or when they choose."""
+    member = _member(pk)
+    two_factor.two_factor_remove(user=member)
+    messages.success(
+        request,
+        _("%(username)s's two-factor sign-in is removed.") % {"username": member.get_username()},
+    )
+    return redirect("accounts:members")

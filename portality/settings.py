@@ -124,6 +124,10 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served from here (no CDN)
     "django_guid",  # a request id per request, carried into the Celery tasks it starts
+    # Two-factor sign-in (accounts.two_factor): TOTP authenticators, recovery codes.
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "accounts",
     "licenses",
     "knowledge",
@@ -144,6 +148,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    "accounts.two_factor.TwoFactorMiddleware",
     "accounts.middleware.AuditContextMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -216,6 +222,11 @@ AXES_LOCKOUT_CALLABLE = "web.http.login_locked_out"
 # The client's address as the hop the product trusts saw it (web.http.client_ip): the
 # socket's peer, or the address a trusted proxy (BEHIND_PROXY) appended to X-Forwarded-For.
 AXES_CLIENT_IP_CALLABLE = "web.http.client_ip"
+# Two-factor sign-in: with CONSOLE_REQUIRE_2FA every password account sets up an
+# authenticator before it may use the console (accounts.two_factor).
+CONSOLE_REQUIRE_2FA = env_bool("CONSOLE_REQUIRE_2FA")
+OTP_TOTP_ISSUER = "Portality Brain"
+
 # -- Mail: invitations and password reset (accounts) ------------------------------------
 # Without SMTP_HOST the product sends no mail: an invitation is a link the owner copies, and
 # password reset is off (the sign-in page says to ask an owner).

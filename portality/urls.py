@@ -61,6 +61,9 @@ urlpatterns = [
         accounts_views.invitation_accept,
         name="invitation-accept",
     ),
+    path("accounts/two-factor/", accounts_views.two_factor_manage, name="two-factor"),
+    path("accounts/two-factor/verify/", accounts_views.two_factor_verify, name="two-factor-verify"),
+    path("accounts/two-factor/setup/", accounts_views.two_factor_setup, name="two-factor-setup"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password_change/",
