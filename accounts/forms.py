@@ -50,7 +50,9 @@ class InvitationAcceptForm(SetPasswordMixin, forms.Form):
 
 class InviteForm(forms.Form):
     email = forms.EmailField(label=_("E-mail"))
-    role = forms.ChoiceField(label=_("Role"), choices=list(ROLE_LABELS.items()))
+    role = forms.ChoiceField(
+        label=_("Role"), choices=list(ROLE_LABELS.items()), initial="knowledge_editor"
+    )
 
 
 class MemberRoleForm(forms.Form):

@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django import template
+
+from accounts.roles import ROLE_LABELS
+
+register = template.Library()
+
+
+@register.filter
+def role_label(role: str) -> str:
+    """A role's name in the page's language ("knowledge_editor" → "Knowledge editor")."""
+    return str(ROLE_LABELS.get(role, role))
