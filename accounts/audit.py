@@ -83,7 +83,9 @@ def request_actor(request: HttpRequest) -> Actor:
     address = client_ip(request)
     if user is None or not user.is_authenticated:
         return Actor("anonymous", None, address)
-    name = getattr(user, "audit_name", None) or user.get_username()
+    # A console account, a personal token's limited copy of one ("alice (token ci)"), or
+    # a license key's caller ("license:sala-01"), which has a username but no model.
+    name = getattr(user, "audit_name", None) or getattr(user, "username", None) or "?"
     return Actor(str(name)[:200], getattr(user, "pk", None), address)
 
 

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordMixin
 from django.utils.translation import gettext_lazy as _
 
+from accounts.audit_labels import action_label
 from accounts.roles import ROLE_LABELS
 from accounts.services import token_roles_for
 
@@ -73,4 +74,7 @@ class AuditFilterForm(forms.Form):
     def __init__(self, *args: Any, actions: list[str], **kwargs: Any) -> None:  # noqa: ANN401
         super().__init__(*args, **kwargs)
         action_field: forms.ChoiceField = self.fields["action"]  # type: ignore[assignment]
-        action_field.choices = [("", _("any")), *((action, action) for action in actions)]
+        action_field.choices = [
+            ("", _("any")),
+            *((action, action_label(action)) for action in actions),
+        ]

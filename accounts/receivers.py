@@ -9,12 +9,15 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 
 from accounts.audit import Actor, audit_record, request_actor
+from accounts.two_factor import remember_state
 
 
 @receiver(user_logged_in, dispatch_uid="audit-signed-in")
 def signed_in(sender: object, request: HttpRequest | None, user: Any, **kwargs: object) -> None:  # noqa: ANN401
     address = request_actor(request).address if request is not None else None
     audit_record("account.signed_in", actor=Actor(user.get_username(), user.pk, address))
+    if request is not None and hasattr(request, "session"):
+        remember_state(request, user)
 
 
 @receiver(user_login_failed, dispatch_uid="audit-sign-in-failed")

@@ -28,6 +28,9 @@ from accounts.audit import audit_record
 
 RECOVERY_CODES = 10
 SSO_SESSION_KEY = "portality_sso"  # set when the session came from single sign-on
+# At sign-in, whether the account has an authenticator ("pending": a code is due) or not
+# ("absent"), so that pages cost no query to know it.
+STATE_SESSION_KEY = "portality_2fa"
 # Paths an account waiting for its second factor may still reach.
 _OPEN = (
     "/accounts/two-factor/",
@@ -121,6 +124,13 @@ def two_factor_remove(*, user: Any) -> None:  # noqa: ANN401
         TOTPDevice.objects.filter(user=user).delete()
         StaticDevice.objects.filter(user=user).delete()
         audit_record("account.two_factor_removed", target=f"account:{user.get_username()}")
+    # The member's other sessions still say "pending": they sign in again (owner's reset),
+    # which asks them to set it up anew when it is required.
+
+
+def remember_state(request: HttpRequest, user: Any) -> None:  # noqa: ANN401
+    """At sign-in (and for a session from before this existed): is a code due?"""
+    request.session[STATE_SESSION_KEY] = "pending" if has_two_factor(user) else "absent"
 
 
 def _step_needed(request: HttpRequest) -> str | None:
@@ -130,7 +140,9 @@ def _step_needed(request: HttpRequest) -> str | None:
         return None
     if request.session.get(SSO_SESSION_KEY):
         return None
-    if has_two_factor(user):
+    if STATE_SESSION_KEY not in request.session:
+        remember_state(request, user)
+    if request.session[STATE_SESSION_KEY] == "pending":
         return "two-factor-verify"
     if settings.CONSOLE_REQUIRE_2FA:
         return "two-factor-setup"

@@ -256,6 +256,9 @@ def _next(request: HtmxHttpRequest) -> str:
 @never_cache
 def two_factor_verify(request: HtmxHttpRequest) -> HttpResponse:
     """After the password, the code from the authenticator app (or a recovery code)."""
+    if not two_factor.has_two_factor(request.user):  # an owner removed it meanwhile
+        two_factor.remember_state(request, request.user)
+        return redirect(_next(request))
     error = ""
     if request.method == "POST":
         if two_factor.two_factor_verify(request=request, code=request.POST.get("code", "")):
@@ -301,6 +304,7 @@ def two_factor_manage(request: HtmxHttpRequest) -> HttpResponse:
             messages.error(request, _("This deployment requires two-factor sign-in."))
         else:
             two_factor.two_factor_remove(user=request.user)
+            two_factor.remember_state(request, request.user)
             messages.success(request, _("Two-factor sign-in is off for your account."))
         return redirect("two-factor")
     context = {

@@ -9,6 +9,7 @@ from uuid import UUID
 from django.db.models import QuerySet
 from django.http import HttpResponse, StreamingHttpResponse
 
+from accounts.audit import audit_record, person_pseudonym
 from conversations.models import Exchange, Gap
 from conversations.selectors import gap_examples, license_names, user_conversations
 from licenses.models import License
@@ -69,6 +70,7 @@ def gap_row(gap: Gap, names: dict[UUID, str]) -> dict[str, Any]:
 def exchanges_download(
     rows: QuerySet[Exchange], as_: str, *, with_user: bool
 ) -> HttpResponse | StreamingHttpResponse:
+    audit_record("conversations.exported", details={"format": as_, "with_user": with_user})
     return download(
         "conversations",
         EXCHANGE_COLUMNS,
@@ -80,12 +82,21 @@ def exchanges_download(
 def gaps_download(rows: QuerySet[Gap], as_: str) -> HttpResponse | StreamingHttpResponse:
     gaps = list(rows)
     names = license_names(gaps)
+    audit_record("gaps.exported", details={"format": as_, "gaps": len(gaps)})
     return download("knowledge-gaps", GAP_COLUMNS, (gap_row(g, names) for g in gaps), as_)
 
 
-def user_data_download(license: License, user_ref: str, filename: str) -> HttpResponse:
+def user_data_download(
+    license: License, user_ref: str, filename: str, *, by_staff: bool = False
+) -> HttpResponse:
     """Everything kept about one end user (memories and conversations), as JSON: what they
-    download themselves and what a privacy officer exports for them."""
+    download themselves and what a privacy officer exports for them (``by_staff``: audited)."""
+    if by_staff:
+        audit_record(
+            "user_data.exported",
+            target=f"license:{license.machine_id}",
+            details={"user": person_pseudonym(license.pk, user_ref)},
+        )
     body = {
         "user": user_ref,
         "license": license.machine_id,

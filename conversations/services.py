@@ -18,6 +18,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from accounts.audit import audit_record, person_pseudonym
 from conversations.gaps import as_floats, gap_assign
 from conversations.models import (
     Cause,
@@ -196,12 +197,18 @@ def exchange_review(
 
 def retention_set(*, license: License, days: int | None) -> None:
     """A license's own retention (None: the deployment's again)."""
-    if days is None:
-        Retention.objects.filter(license=license).delete()
-        return
-    if not 0 <= days <= 3650:
+    if days is not None and not 0 <= days <= 3650:
         raise ApplicationError(gettext_noop("Keep conversations between 0 and 3650 days."))
-    Retention.objects.update_or_create(license=license, defaults={"days": days})
+    with transaction.atomic():
+        if days is None:
+            Retention.objects.filter(license=license).delete()
+        else:
+            Retention.objects.update_or_create(license=license, defaults={"days": days})
+        audit_record(
+            "conversations.retention_set",
+            target=f"license:{license.machine_id}",
+            details={"days": days},
+        )
 
 
 # -- purge and erasure --------------------------------------------------------------------------
@@ -273,6 +280,15 @@ def conversations_purge(
             break
     conversations, _ = Conversation.objects.filter(exchanges__isnull=True).delete()
     gaps = _gaps_without_questions()
+    audit_record(
+        "conversations.purged",
+        details={
+            "older_than_days": days,
+            "exchanges": exchanges,
+            "conversations": conversations,
+            "gaps": gaps,
+        },
+    )
     return Purged(exchanges, conversations, gaps)
 
 
@@ -294,6 +310,11 @@ def conversations_erase_user(*, license: License, user_ref: str) -> int:
         conversations.delete()
         _gaps_without_questions()
         transaction.on_commit(lambda: erasure_record("conversation", ids))
+        audit_record(
+            "conversations.erased",
+            target=f"license:{license.machine_id}",
+            details={"user": person_pseudonym(license.pk, user_ref), "conversations": len(ids)},
+        )
         transaction.on_commit(
             lambda: conversations_erased.send(
                 sender=Conversation, license_id=license.pk, user_ref=user_ref

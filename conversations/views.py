@@ -121,7 +121,7 @@ def export_user(request: HtmxHttpRequest) -> HttpResponse:
     user_ref = request.GET.get("user", "").strip()
     if license is None or not user_ref:
         raise Http404
-    return user_data_download(license, user_ref, "user-data.json")
+    return user_data_download(license, user_ref, "user-data.json", by_staff=True)
 
 
 @console_permission(ERASE_CONVERSATIONS)

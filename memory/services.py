@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from accounts.audit import audit_record, person_pseudonym
 from datastores.erasures import erasure_record
 from knowledge.search import vector_index
 from licenses.models import License
@@ -348,6 +349,18 @@ def memory_forget(*, memory: Memory, actor: str) -> None:
         )
         memory_id = str(memory_pk)
         transaction.on_commit(lambda: erasure_record("memory", [memory_id]))
+        _audit_staff(actor, "memory.forgotten", memory_id, license, user_ref)
+
+
+def _audit_staff(actor: str, action: str, memory_id: str, license: License, user_ref: str) -> None:
+    """What staff do to a memory goes to the audit trail (end users' own changes are in the
+    memory's events); the end user is named by a pseudonym only."""
+    if actor.startswith("admin:"):
+        audit_record(
+            action,
+            target=f"memory:{memory_id}",
+            details={"license": license.machine_id, "user": person_pseudonym(license.pk, user_ref)},
+        )
 
 
 def memories_forget_all(*, license: License, user_ref: str, actor: str) -> int:
@@ -435,8 +448,11 @@ def _deactivate(memory: Memory, kind: str, reason: str) -> None:
 
 def memory_set_active(*, memory: Memory, active: bool, actor: str) -> Memory:
     """An admin deactivates (or restores) a memory without deleting it."""
-    Memory.objects.filter(pk=memory.pk).update(active=active, updated_at=timezone.now())
-    kind = MemoryEventKind.UPDATED if active else MemoryEventKind.DEACTIVATED
-    _memory_event(memory, kind, actor, reason=gettext_noop("by an admin"))
+    with transaction.atomic():
+        Memory.objects.filter(pk=memory.pk).update(active=active, updated_at=timezone.now())
+        kind = MemoryEventKind.UPDATED if active else MemoryEventKind.DEACTIVATED
+        _memory_event(memory, kind, actor, reason=gettext_noop("by an admin"))
+        action = "memory.reactivated" if active else "memory.deactivated"
+        _audit_staff(actor, action, str(memory.pk), memory.license, memory.user_ref)
     memory.refresh_from_db()
     return memory

@@ -3,6 +3,7 @@ change them; the digest chain shows an edit or a removal; retention removes the 
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from io import StringIO
 
@@ -191,3 +192,44 @@ def test_a_command_names_itself(tmp_path):
         from accounts.audit import _acting
 
         _acting.set(None)
+
+
+def test_privacy_actions_are_recorded_with_a_pseudonym_never_the_end_user(fake_embedder):
+    from conversations.exports import user_data_download
+    from conversations.services import conversations_erase_user, conversations_purge, retention_set
+    from memory.models import Memory, MemorySource, MemoryType
+    from memory.proposals import Proposal
+    from memory.services import memory_consent_set, memory_forget, memory_propose
+
+    license = license_forge(user_name="Ana", machine_id="sala-1").license
+    memory_consent_set(license=license, user_ref="ana.garcia", given=True, actor="user:ana.garcia")
+    proposal = Proposal(
+        MemoryType.PREFERENCE, "Prefiere la piscina", 0.9, MemorySource.USER_EXPLICIT
+    )
+    for _ in range(2):
+        memory_propose(license=license, user_ref="ana.garcia", proposal=proposal, actor="user:x")
+        proposal = Proposal(
+            MemoryType.PREFERENCE, "Vive en el tercero", 0.9, MemorySource.USER_EXPLICIT
+        )
+    first, second = Memory.objects.order_by("created_at")
+    with acting_as(Actor("pia", 7)):
+        memory_forget(memory=first, actor="admin:pia")
+        retention_set(license=license, days=10)
+        user_data_download(license, "ana.garcia", "x.json", by_staff=True)
+        conversations_erase_user(license=license, user_ref="ana.garcia")
+        conversations_purge(older_than_days=5)
+    memory_forget(memory=second, actor="user:ana.garcia")  # the end user's own: not staff's
+
+    entries = {e.action: e for e in AuditEntry.objects.exclude(action__startswith="license.")}
+    assert set(entries) == {
+        "memory.forgotten",
+        "conversations.retention_set",
+        "user_data.exported",
+        "conversations.erased",
+        "conversations.purged",
+    }
+    assert {e.actor for e in entries.values()} == {"pia"}
+    assert "ana.garcia" not in json.dumps([e.details for e in entries.values()])
+    assert (
+        entries["memory.forgotten"].details["user"] == entries["user_data.exported"].details["user"]
+    )

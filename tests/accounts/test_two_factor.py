@@ -126,3 +126,16 @@ def test_an_owner_resets_a_lost_phone(olga):
     assert AuditEntry.objects.filter(
         action="account.two_factor_removed", target="account:kim"
     ).exists()
+
+
+def test_a_session_waiting_for_a_code_goes_on_once_an_owner_removed_the_authenticator(olga):
+    set_up(signed_in(), olga)
+    waiting = signed_in()
+    assert waiting.get("/licenses/")["Location"].startswith("/accounts/two-factor/verify/")
+
+    from accounts.two_factor import two_factor_remove
+
+    two_factor_remove(user=olga)
+
+    assert waiting.get("/accounts/two-factor/verify/?next=/licenses/")["Location"] == "/licenses/"
+    assert waiting.get("/licenses/").status_code == 200

@@ -205,6 +205,10 @@ def console_pages(data) -> list[str]:
         f"/chat/assistant/{data['license'].pk}/",
         "/knowledge/sources/",
         f"/knowledge/sources/{data['source'].pk}/",
+        "/account/members/",
+        "/account/tokens/",
+        "/account/audit/",
+        "/accounts/two-factor/",
     ]
 
 
