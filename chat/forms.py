@@ -5,7 +5,7 @@ from typing import Any, cast
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from chat.llm import answerers_available
+from chat.answerers import answerers_available
 from chat.models import MAX_GREETING_CHARS, Answerer, AnswerLength, LauncherIcon, WidgetPosition
 from chat.selectors import TEXT_FIELDS, AssistantProfile
 
@@ -121,3 +121,63 @@ class AssistantForm(forms.Form):
         for lang, field in GREETING_FIELDS.items():
             initial[field] = (row.greeting or {}).get(lang, "")
         return initial
+
+
+class ProviderForm(forms.Form):
+    """The deployment's answerer and its provider's key (the Providers page)."""
+
+    answerer = forms.ChoiceField(
+        label=_("Answerer"),
+        required=False,
+        choices=[("", _("The server's default")), *Answerer.choices],
+    )
+    gemini_model = forms.CharField(
+        label=_("Gemini model"),
+        required=False,
+        max_length=100,
+        help_text=_("Empty: gemini-2.5-flash."),
+    )
+    gemini_key = forms.CharField(
+        label=_("Gemini API key"),
+        required=False,
+        max_length=300,
+        widget=forms.PasswordInput(attrs={"autocomplete": "off"}),
+    )
+    forget_gemini_key = forms.BooleanField(label=_("Remove the saved Gemini key"), required=False)
+    openai_base_url = forms.URLField(
+        label=_("Model server address"),
+        required=False,
+        max_length=300,
+        help_text=_("An OpenAI-compatible server, such as http://127.0.0.1:11434/v1 (Ollama)."),
+        assume_scheme="https",
+    )
+    openai_model = forms.CharField(label=_("Model"), required=False, max_length=100)
+    openai_key = forms.CharField(
+        label=_("Model server API key"),
+        required=False,
+        max_length=300,
+        widget=forms.PasswordInput(attrs={"autocomplete": "off"}),
+    )
+    forget_openai_key = forms.BooleanField(
+        label=_("Remove the saved model server key"), required=False
+    )
+
+    def __init__(self, *args: Any, from_env: frozenset[str], **kwargs: Any) -> None:  # noqa: ANN401
+        super().__init__(*args, **kwargs)
+        # A setting the environment gives cannot be changed here: the page says so.
+        for name, env_name in ENV_NAMES.items():
+            if env_name in from_env:
+                self.fields[name].disabled = True
+                self.fields[name].help_text = _(
+                    "Set by %(variable)s in the environment, which wins."
+                ) % {"variable": env_name}
+
+
+ENV_NAMES = {
+    "answerer": "LLM_PROVIDER",
+    "gemini_model": "GEMINI_CHAT_MODEL",
+    "gemini_key": "GEMINI_API_KEY",
+    "openai_base_url": "OPENAI_BASE_URL",
+    "openai_model": "OPENAI_MODEL",
+    "openai_key": "OPENAI_API_KEY",
+}

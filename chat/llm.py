@@ -88,10 +88,11 @@ class LLM(Protocol):
 
 
 class GeminiLLM:
-    def __init__(self) -> None:
-        self._gemini = gemini()
+    def __init__(self, *, api_key: str = "", model: str = "") -> None:
+        self._gemini = gemini(api_key or None)
         self._types = self._gemini.types
-        self.name = f"gemini:{settings.GEMINI_CHAT_MODEL}"
+        self.model = model or settings.GEMINI_CHAT_MODEL
+        self.name = f"gemini:{self.model}"
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
         types = self._types
@@ -106,7 +107,7 @@ class GeminiLLM:
             calls: list[Any] = []
             tools = round_number < MAX_TOOL_ROUNDS
             for chunk in self._gemini.generate_stream(
-                model=settings.GEMINI_CHAT_MODEL,
+                model=self.model,
                 contents=contents,
                 config=self._config(prompt, tools=tools),
             ):
@@ -165,9 +166,11 @@ def _raise_if_blocked(chunk: object) -> None:
 
 
 class OpenAICompatibleLLM:
-    def __init__(self) -> None:
-        self._server = OpenAICompatible()
-        self.model = settings.OPENAI_MODEL
+    def __init__(
+        self, *, base_url: str | None = None, api_key: str | None = None, model: str = ""
+    ) -> None:
+        self._server = OpenAICompatible(base_url=base_url, api_key=api_key)
+        self.model = model or settings.OPENAI_MODEL
         self.name = f"openai:{self.model}"
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
@@ -517,23 +520,3 @@ def content_words(text: str) -> set[str]:
         for w in re.findall(r"\w+", fold(text))
         if (len(w) > 2 and w not in _COMMON) or w.isdigit()
     }
-
-
-def answerers_available() -> set[str]:
-    """The answerers this deployment can use: offline always, a model when configured."""
-    available = {"extractive"}
-    if settings.GEMINI_API_KEY:
-        available.add("gemini")
-    if settings.OPENAI_BASE_URL and settings.OPENAI_MODEL:
-        available.add("openai")
-    return available
-
-
-def get_llm(provider: str = "") -> LLM:
-    """The answerer ``provider`` names (an assistant's choice), or the deployment's."""
-    provider = provider or settings.LLM_PROVIDER
-    if provider == "gemini":
-        return GeminiLLM()
-    if provider == "openai":
-        return OpenAICompatibleLLM()
-    return ExtractiveLLM()

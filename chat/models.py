@@ -11,7 +11,6 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from chat.llm import answerers_available
 from licenses.models import License
 
 HEX_COLOUR = RegexValidator(r"^#[0-9a-fA-F]{6}$", _("Enter a colour as #rrggbb, e.g. #3355cc."))
@@ -100,9 +99,22 @@ class Assistant(models.Model):
             )
         ):
             errors["suggestions"] = _("Up to 4 suggested questions, each of up to 150 characters.")
-        if self.answerer and self.answerer not in answerers_available():
-            errors["answerer"] = _(
-                "This answerer is not configured on this server (its API key is not set)."
-            )
         if errors:
             raise ValidationError(errors)
+
+
+class ProviderSettings(models.Model):
+    """The deployment's answerer as an owner sets it on the console's Providers page (one
+    row). API keys are sealed (providers.sealed) with a key kept outside the database; the
+    environment's variables, when set, win over any of it (chat.answerers)."""
+
+    answerer = models.CharField(max_length=12, choices=Answerer.choices, blank=True)
+    gemini_model = models.CharField(max_length=100, blank=True)
+    gemini_key_sealed = models.TextField(blank=True)
+    openai_base_url = models.URLField(max_length=300, blank=True)
+    openai_model = models.CharField(max_length=100, blank=True)
+    openai_key_sealed = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"answerer {self.answerer or 'default'}"

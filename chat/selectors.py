@@ -11,7 +11,8 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Q
 
-from chat.llm import ANSWER_WORDS, answerers_available
+from chat.answerers import answerers_available
+from chat.llm import ANSWER_WORDS
 from chat.models import AnswerLength, Assistant
 from chat.texts import GREETING, HELLO
 from licenses.models import License
@@ -97,9 +98,7 @@ def assistant_profile(license: License | None) -> AssistantProfile:
 def _available_answerer(answerer: str) -> str:
     if answerer and answerer not in answerers_available():
         # Chosen when its key was set, since removed: the deployment's own answerer, said.
-        logger.warning(
-            "assistant answerer %s is not configured; using %s", answerer, settings.LLM_PROVIDER
-        )
+        logger.warning("assistant answerer %s is not configured; using the deployment's", answerer)
         return ""
     return answerer
 

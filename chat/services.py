@@ -22,12 +22,15 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import DatabaseError, transaction
+from django.utils.translation import gettext as _
 
 from accounts.audit import audit_record
 from chat import session as sessions
+from chat.answerers import answerers_available, get_llm
 from chat.language import answer_language, question_language
-from chat.llm import LLM, Prompt, Source, content_words, get_llm
+from chat.llm import LLM, Prompt, Source, content_words
 from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
 from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, STAFF_KEEP_NONE, refusal
@@ -621,6 +624,14 @@ def assistant_update(*, license: License | None, values: dict[str, Any]) -> Assi
         for name, value in values.items():
             setattr(row, name, value)
         row.full_clean(exclude=["license"], validate_unique=False)
+        if row.answerer and row.answerer not in answerers_available():
+            raise ValidationError(
+                {
+                    "answerer": _(
+                        "This answerer is not configured on this server (its API key is not set)."
+                    )
+                }
+            )
         row.save()
         audit_record(
             "assistant.changed",

@@ -10,6 +10,7 @@ app_name = "chat"
 urlpatterns = [
     path("", views.chat_view, name="chat"),
     path("assistant/", views.assistant_edit, name="assistant"),
+    path("providers/", views.providers_edit, name="providers"),
     path("assistant/<uuid:license_id>/", views.assistant_edit, name="assistant-license"),
     path(
         "assistant/<uuid:license_id>/reset",

@@ -4,6 +4,7 @@ the widget's script at a stable URL."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import secrets
@@ -25,7 +26,9 @@ from django.views.decorators.http import (
 )
 
 from accounts.roles import SEARCH_AS_ADMIN, SHAPE_ASSISTANT, console_permission
-from chat.forms import AssistantForm
+from chat import answerers
+from chat.forms import AssistantForm, ProviderForm
+from chat.models import Answerer, ProviderSettings
 from chat.selectors import (
     AssistantProfile,
     assistant_profile,
@@ -39,6 +42,7 @@ from licenses.models import DEMO_MACHINE_ID, License
 from licenses.selectors import license_choices, license_get_for_machine_id
 from licenses.throttles import new_visitor_allowed
 from licenses.widget_tokens import widget_token_issue
+from web.exceptions import ApplicationError
 from web.http import HtmxHttpRequest, client_ip
 
 
@@ -194,3 +198,65 @@ def assistant_reset_view(request: HtmxHttpRequest, license_id: UUID) -> HttpResp
         % {"machine_id": license.machine_id},
     )
     return redirect("chat:assistant-license", license_id=license.pk)
+
+
+@console_permission(SHAPE_ASSISTANT)
+@require_http_methods(["GET", "POST"])
+def providers_edit(request: HtmxHttpRequest) -> HttpResponse:
+    """The deployment's answerer, its model and its provider's key; "test connection" asks
+    the provider with what is typed (or saved) without saving it."""
+    config = answerers.answerer_config()
+    row = ProviderSettings.objects.first() or ProviderSettings()
+    initial = {
+        "answerer": row.answerer,
+        "gemini_model": row.gemini_model,
+        "openai_base_url": row.openai_base_url,
+        "openai_model": row.openai_model,
+    }
+    form = ProviderForm(request.POST or None, initial=initial, from_env=config.from_env)
+    test_result: tuple[str, str] | None = None
+    if request.method == "POST" and form.is_valid():
+        choice = answerers.ProviderChoice(**form.cleaned_data)
+        if "test" in request.POST:
+            test_result = _tested(config, choice)
+        else:
+            try:
+                answerers.provider_settings_save(choice)
+            except ApplicationError as exc:
+                form.add_error(None, exc.message)
+            except ValidationError as exc:
+                form.add_error(None, "; ".join(exc.messages))
+            else:
+                messages.success(request, _("Provider settings saved."))
+                return redirect("chat:providers")
+    context = {
+        "form": form,
+        "config": config,
+        "saved_keys": {
+            "gemini": bool(row.gemini_key_sealed),
+            "openai": bool(row.openai_key_sealed),
+        },
+        "test_result": test_result,
+    }
+    return render(request, "chat/providers.html", context)
+
+
+def _tested(saved: answerers.AnswererConfig, choice: answerers.ProviderChoice) -> tuple[str, str]:
+    """("ok" or "error", the sentence) for the answerer the form names, with the form's
+    values over the saved ones."""
+    provider = choice.answerer or saved.provider
+    config = dataclasses.replace(
+        saved,
+        gemini_key=choice.gemini_key.strip() or saved.gemini_key,
+        gemini_model=choice.gemini_model.strip() or saved.gemini_model,
+        openai_url=(choice.openai_base_url.strip() or saved.openai_url).rstrip("/"),
+        openai_model=choice.openai_model.strip() or saved.openai_model,
+        openai_key=choice.openai_key.strip() or saved.openai_key,
+    )
+    try:
+        answerers.connection_test(config, provider)
+    except ApplicationError as exc:
+        return "error", exc.message
+    return "ok", _("%(answerer)s answered: the connection works.") % {
+        "answerer": dict(Answerer.choices)[provider]
+    }

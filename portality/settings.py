@@ -452,6 +452,19 @@ GEMINI_CHAT_MODEL = env_str("GEMINI_CHAT_MODEL", "gemini-2.5-flash")
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 OPENAI_API_KEY = env_secret("OPENAI_API_KEY")
 OPENAI_MODEL = env_str("OPENAI_MODEL")
+# Set in the environment, these win over what an owner saves on the console's Providers
+# page (chat.answerers); the page says which.
+PROVIDER_SETTINGS_FROM_ENV = frozenset(
+    name
+    for name in (
+        "LLM_PROVIDER", "GEMINI_API_KEY", "GEMINI_CHAT_MODEL", "OPENAI_BASE_URL",
+        "OPENAI_API_KEY", "OPENAI_MODEL",
+    )
+    if env_str(name) or env_str(f"{name}_FILE")
+)  # fmt: skip
+# Seals the provider keys saved in the console (providers.sealed); empty: derived from
+# SECRET_KEY. A Fernet key, or several comma-separated (the first seals, all open).
+SETTINGS_ENCRYPTION_KEY = env_secret("SETTINGS_ENCRYPTION_KEY")
 # Settings that must go together, and ranges, are checked by portality/checks.py (system
 # checks: `manage.py check` names each; the entry points refuse to start on any).
 

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 import httpx
 import tenacity
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from web.exceptions import ApplicationError
 
@@ -41,18 +42,21 @@ BACKGROUND = (6, 20.0)
 
 
 class ProviderError(ApplicationError):
-    """The provider did not do what was asked; the message says why and what to do."""
+    """The provider did not do what was asked; the message says why and what to do, in the
+    reader's language (the provider's own words, quoted, stay as it sent them)."""
 
-    def __init__(self, message: str, *, transient: bool = False) -> None:
-        super().__init__(message, status=502)
+    def __init__(
+        self, template: str, *, params: dict[str, Any] | None = None, transient: bool = False
+    ) -> None:
+        super().__init__(template, params=params, status=502)
         self.transient = transient
 
 
 class ProviderUnavailable(ProviderError):
     """A failure that may pass (quota, overload, network): worth trying again later."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, transient=True)
+    def __init__(self, template: str, *, params: dict[str, Any] | None = None) -> None:
+        super().__init__(template, params=params, transient=True)
 
 
 def _is_transient(status: int | None) -> bool:
@@ -60,21 +64,41 @@ def _is_transient(status: int | None) -> bool:
 
 
 def provider_error(name: str, status: int | None, detail: str) -> ProviderError:
-    """The sentence a person reads for an HTTP answer ``status`` from provider ``name``."""
+    """The sentence a person reads for an HTTP answer ``status`` from provider ``name``
+    (a marked phrase: "Gemini", "The model server")."""
     detail = (detail or "").strip()[:300]
+    params: dict[str, Any] = {"t_name": name, "detail": detail, "status": status}
     if status == 429:
-        return ProviderUnavailable(f"{name}'s quota is exhausted for now; try again in a minute.")
-    if status in (401, 403):
-        return ProviderError(f"{name} refused the API key: check it in the settings ({detail}).")
+        return ProviderUnavailable(
+            gettext_noop("%(t_name)s's quota is exhausted for now; try again in a minute."),
+            params=params,
+        )
+    # Gemini answers a key it does not know with 400 INVALID_ARGUMENT, not 401.
+    if status in (401, 403) or (status == 400 and "API key not valid" in detail):
+        return ProviderError(
+            gettext_noop("%(t_name)s refused the API key: check it in the settings (%(detail)s)."),
+            params=params,
+        )
     if status == 404:
-        return ProviderError(f"{name} does not know the model asked for ({detail}).")
+        return ProviderError(
+            gettext_noop("%(t_name)s does not know the model asked for (%(detail)s)."),
+            params=params,
+        )
     if _is_transient(status):
-        return ProviderUnavailable(f"{name} is unavailable right now ({status}); try again soon.")
-    return ProviderError(f"{name} refused the request ({status}): {detail}")
+        return ProviderUnavailable(
+            gettext_noop("%(t_name)s is unavailable right now (%(status)s); try again soon."),
+            params=params,
+        )
+    return ProviderError(
+        gettext_noop("%(t_name)s refused the request (%(status)s): %(detail)s"), params=params
+    )
 
 
 def unreachable(name: str, where: str, exc: Exception) -> ProviderUnavailable:
-    return ProviderUnavailable(f"{name} at {where} is unreachable or too slow: {exc}")
+    return ProviderUnavailable(
+        gettext_noop("%(t_name)s at %(where)s is unreachable or too slow: %(error)s"),
+        params={"t_name": name, "where": where, "error": str(exc)[:200]},
+    )
 
 
 def with_retries(call: Callable[[], T], *, background: bool = False) -> T:
@@ -110,7 +134,7 @@ class Gemini:
     """google-genai's client with the product's policy. Its own retries are off (one policy
     for every provider, here); its errors become ``ProviderError``s."""
 
-    name = "Gemini"
+    name = gettext_noop("Gemini")
 
     def __init__(self, api_key: str, base_url: str, timeout_seconds: float) -> None:
         from google import genai
@@ -186,10 +210,13 @@ def _transport_errors() -> tuple[type[Exception], ...]:
 _gemini = functools.lru_cache(maxsize=4)(Gemini)
 
 
-def gemini() -> Gemini:
-    """The process's Gemini client (a new one when its settings change, as in tests)."""
+def gemini(api_key: str | None = None) -> Gemini:
+    """The process's Gemini client for ``api_key`` (default: GEMINI_API_KEY); a new one when
+    the key or the settings change."""
     return _gemini(
-        settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL, settings.PROVIDER_TIMEOUT_SECONDS
+        api_key or settings.GEMINI_API_KEY,
+        settings.GEMINI_BASE_URL,
+        settings.PROVIDER_TIMEOUT_SECONDS,
     )
 
 
@@ -199,13 +226,14 @@ def gemini() -> Gemini:
 class OpenAICompatible:
     """``POST {OPENAI_BASE_URL}/chat/completions`` with ``stream: true``, over httpx."""
 
-    name = "The model server"
+    name = gettext_noop("The model server")
 
-    def __init__(self) -> None:
-        self.base_url = settings.OPENAI_BASE_URL.rstrip("/")
+    def __init__(self, *, base_url: str | None = None, api_key: str | None = None) -> None:
+        self.base_url = (settings.OPENAI_BASE_URL if base_url is None else base_url).rstrip("/")
+        key = settings.OPENAI_API_KEY if api_key is None else api_key
         headers = {"Content-Type": "application/json"}
-        if settings.OPENAI_API_KEY:
-            headers["Authorization"] = f"Bearer {settings.OPENAI_API_KEY}"
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
         self.headers = headers
 
     def stream_events(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -248,4 +276,7 @@ class OpenAICompatible:
         except httpx.HTTPError as exc:
             raise unreachable(self.name, self.base_url, exc) from exc
         except ValueError as exc:
-            raise ProviderError(f"{self.name} sent an answer that is not JSON: {exc}") from exc
+            raise ProviderError(
+                gettext_noop("%(t_name)s sent an answer that is not JSON: %(error)s"),
+                params={"t_name": self.name, "error": str(exc)[:200]},
+            ) from exc

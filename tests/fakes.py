@@ -77,15 +77,27 @@ class FakeGemini(_LocalServer):
         self.failures: deque[int] = deque()
         self.tool_calls: deque[dict] = deque()  # {"name", "args"}: asked for before answering
         self.generate_text = "Respuesta de prueba."
+        # When set, the only keys accepted; any other is refused as Google refuses it.
+        self.valid_keys: set[str] | None = None
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                fake.requests.append(
-                    {"path": self.path, "body": body, "key": self.headers.get("x-goog-api-key")}
-                )
+                key = self.headers.get("x-goog-api-key")
+                fake.requests.append({"path": self.path, "body": body, "key": key})
+                if fake.valid_keys is not None and key not in fake.valid_keys:
+                    return self._send(
+                        400,
+                        {
+                            "error": {
+                                "code": 400,
+                                "message": "API key not valid. Please pass a valid API key.",
+                                "status": "INVALID_ARGUMENT",
+                            }
+                        },
+                    )
                 if fake.failures:
                     return self._send(
                         fake.failures.popleft(),
@@ -176,6 +188,7 @@ class FakeOpenAI(_LocalServer):
         fake.pieces = pieces or ["Olá, ", "a piscina abre ", "às oito [1]."]
         fake.status = status
         fake.tool_calls: deque[dict] = deque()  # {"name", "args"}: asked for before answering
+        fake.api_key: str | None = None  # when set, "Authorization: Bearer <it>" is required
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
@@ -183,9 +196,14 @@ class FakeOpenAI(_LocalServer):
                 fake.requests.append(
                     {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
                 )
-                if fake.status != 200:
-                    data = json.dumps({"error": {"message": "model not loaded"}}).encode()
-                    self.send_response(fake.status)
+                refused_key = (
+                    fake.api_key is not None
+                    and self.headers.get("Authorization") != f"Bearer {fake.api_key}"
+                )
+                if fake.status != 200 or refused_key:
+                    message = "Incorrect API key provided" if refused_key else "model not loaded"
+                    data = json.dumps({"error": {"message": message}}).encode()
+                    self.send_response(401 if refused_key else fake.status)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
