@@ -46,12 +46,19 @@ system-packages:
 docs: install-dev
 	$(VENV)/bin/mkdocs build --strict --quiet
 
-test: install-dev system-packages lint check docs
+test: install-dev system-packages oidc-provider lint check docs
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# The certified OpenID provider the single sign-on tests run (tests/oidc, from npm).
+oidc-provider: tests/oidc/node_modules/.installed
+
+tests/oidc/node_modules/.installed: tests/oidc/package-lock.json
+	npm ci --prefix tests/oidc --no-audit --no-fund --silent
+	touch $@
 
 # The inner loop: no browser, no Celery worker process, no make run / manage.py processes,
 # none of the few tests that take over a second alone. `make test` runs them all.
-test-fast: install-dev
+test-fast: install-dev oidc-provider
 	$(VENV)/bin/pytest -m "not e2e and not worker and not process and not slow" $(PYTEST_ARGS)
 
 # Benchmarks (tests/bench, outside the product and `make test`; BENCHMARKS.md has today's

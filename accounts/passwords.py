@@ -27,7 +27,12 @@ class ConsoleLoginView(auth_views.LoginView):
     authentication_form = StaffAuthenticationForm
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:  # noqa: ANN401
-        return {**super().get_context_data(**kwargs), "mail_enabled": settings.MAIL_ENABLED}
+        return {
+            **super().get_context_data(**kwargs),
+            "mail_enabled": settings.MAIL_ENABLED,
+            "oidc_enabled": settings.OIDC_ENABLED,
+            "sso_failed": self.request.GET.get("sso") == "failed",
+        }
 
 
 @functools.lru_cache(maxsize=1)

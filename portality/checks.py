@@ -113,6 +113,43 @@ def mail_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:  #
     return errors
 
 
+CONSOLE_ROLES = ("owner", "knowledge_editor", "support", "privacy_officer")
+
+
+@register(TAG)
+def oidc_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:  # noqa: ANN401
+    if not settings.OIDC_ENABLED:
+        return []
+    errors: list[CheckMessage] = []
+    needed = {
+        "OIDC_CLIENT_SECRET": settings.OIDC_RP_CLIENT_SECRET,
+        "OIDC_ISSUER": settings.OIDC_ISSUER,
+        "OIDC_AUTHORIZATION_ENDPOINT": settings.OIDC_OP_AUTHORIZATION_ENDPOINT,
+        "OIDC_TOKEN_ENDPOINT": settings.OIDC_OP_TOKEN_ENDPOINT,
+        "OIDC_USERINFO_ENDPOINT": settings.OIDC_OP_USER_ENDPOINT,
+        "OIDC_JWKS_ENDPOINT": settings.OIDC_OP_JWKS_ENDPOINT,
+    }
+    if missing := [name for name, value in needed.items() if not value]:
+        errors.append(
+            Error(
+                f"OIDC_CLIENT_ID is set, so single sign-on needs {', '.join(missing)} too "
+                "(the identity provider's /.well-known/openid-configuration lists them).",
+                id="portality.E032",
+            )
+        )
+    pairs = [item.split("=", 1) for item in settings.OIDC_ROLE_MAP.split(",") if item.strip()]
+    bad = [item for item in pairs if len(item) != 2 or item[1].strip() not in CONSOLE_ROLES]
+    if not pairs or bad:
+        errors.append(
+            Error(
+                "OIDC_ROLE_MAP maps the identity provider's groups to console roles, such as "
+                f"'admins=owner,privacy=privacy_officer'; roles are {', '.join(CONSOLE_ROLES)}.",
+                id="portality.E033",
+            )
+        )
+    return errors
+
+
 def _fraction(value: str) -> bool:
     try:
         return 0 <= float(value) <= 1

@@ -227,6 +227,32 @@ AXES_CLIENT_IP_CALLABLE = "web.http.client_ip"
 CONSOLE_REQUIRE_2FA = env_bool("CONSOLE_REQUIRE_2FA")
 OTP_TOTP_ISSUER = "Portality Brain"
 
+# Single sign-on (accounts.oidc, mozilla-django-oidc): on when OIDC_CLIENT_ID is set. The
+# endpoints are the identity provider's (its /.well-known/openid-configuration lists them).
+OIDC_RP_CLIENT_ID = env_str("OIDC_CLIENT_ID")
+OIDC_ENABLED = bool(OIDC_RP_CLIENT_ID)
+OIDC_RP_CLIENT_SECRET = env_secret("OIDC_CLIENT_SECRET")
+OIDC_ISSUER = env_str("OIDC_ISSUER")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_AUTHORIZATION_ENDPOINT")
+OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_TOKEN_ENDPOINT")
+OIDC_OP_USER_ENDPOINT = env_str("OIDC_USERINFO_ENDPOINT")
+OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_JWKS_ENDPOINT")
+OIDC_RP_SIGN_ALGO = env_str("OIDC_SIGN_ALGORITHM", "RS256")
+OIDC_RP_SCOPES = env_str("OIDC_SCOPES", "openid email profile")
+OIDC_USE_PKCE = True
+OIDC_PKCE_CODE_CHALLENGE_METHOD = "S256"
+OIDC_USE_NONCE = True
+OIDC_CREATE_USER = env_bool("OIDC_CREATE_ACCOUNTS", True)
+OIDC_ROLE_CLAIM = env_str("OIDC_ROLE_CLAIM", "groups")
+# "idp-group=role,…" with the console's roles: owner, knowledge_editor, support,
+# privacy_officer. Someone whose groups map to no role is not let in.
+OIDC_ROLE_MAP = env_str("OIDC_ROLE_MAP")
+OIDC_TIMEOUT = env_int("OIDC_TIMEOUT_SECONDS", 10, minimum=1)
+OIDC_AUTHENTICATION_CALLBACK_URL = "oidc-callback"
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
+if OIDC_ENABLED:
+    AUTHENTICATION_BACKENDS.append("accounts.oidc.ConsoleOIDCBackend")
+
 # -- Mail: invitations and password reset (accounts) ------------------------------------
 # Without SMTP_HOST the product sends no mail: an invitation is a link the owner copies, and
 # password reset is off (the sign-in page says to ask an owner).

@@ -7,7 +7,7 @@ from django.urls import include, path, re_path
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from accounts import passwords
+from accounts import oidc, passwords
 from accounts import views as accounts_views
 from chat import views as chat_views
 from knowledge import views as knowledge_views
@@ -61,6 +61,8 @@ urlpatterns = [
         accounts_views.invitation_accept,
         name="invitation-accept",
     ),
+    path("oidc/authenticate/", oidc.sign_in, name="oidc_authentication_init"),
+    path("oidc/callback/", oidc.callback, name="oidc-callback"),
     path("accounts/two-factor/", accounts_views.two_factor_manage, name="two-factor"),
     path("accounts/two-factor/verify/", accounts_views.two_factor_verify, name="two-factor-verify"),
     path("accounts/two-factor/setup/", accounts_views.two_factor_setup, name="two-factor-setup"),

@@ -1,0 +1,175 @@
+"""Single sign-on against a real, certified OpenID provider (panva's oidc-provider, run by
+node on a loopback port): the code flow with PKCE, state and nonce through the console's
+own views; roles from the groups claim; tokens for another audience, with a wrong nonce or
+expired refused."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from datetime import timedelta
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import httpx
+import pytest
+import time_machine
+from django.contrib.auth import get_user_model
+from django.core.exceptions import SuspiciousOperation
+from django.test import Client
+from django.utils import timezone
+
+from accounts.models import AuditEntry
+from accounts.oidc import ConsoleOIDCBackend
+from accounts.roles import user_roles
+from tests.oidc_provider import oidc_provider, sign_in_at_provider
+
+pytestmark = pytest.mark.django_db
+CALLBACK = "http://testserver/oidc/callback/"
+OTHER_CALLBACK = "http://127.0.0.1:9/other-app/callback"
+CLIENTS = [
+    {
+        "client_id": "portality",
+        "client_secret": "portality-secret-0123456789",
+        "redirect_uris": [CALLBACK],
+        "token_endpoint_auth_method": "client_secret_post",
+    },
+    {
+        "client_id": "other-app",
+        "client_secret": "other-secret-0123456789",
+        "redirect_uris": [OTHER_CALLBACK],
+        "token_endpoint_auth_method": "client_secret_post",
+    },
+]
+ACCOUNTS = {
+    "pia": {"email": "pia@example.org", "email_verified": True, "groups": ["staff", "privacy"]},
+    "kim": {"email": "kim@example.org", "email_verified": True, "groups": ["editors"]},
+    "max": {"email": "max@example.org", "email_verified": True, "groups": ["marketing"]},
+}
+
+
+@pytest.fixture(scope="module")
+def provider():
+    with oidc_provider(CLIENTS, ACCOUNTS) as running:
+        yield running
+
+
+@pytest.fixture
+def sso(provider, settings):
+    provider.settings_for(settings, client_id="portality", secret="portality-secret-0123456789")
+    settings.OIDC_ROLE_MAP = "privacy=privacy_officer,editors=knowledge_editor,admins=owner"
+    settings.OIDC_CREATE_USER = True
+    return provider
+
+
+def sign_in(login: str) -> Client:
+    """The whole code flow: the console sends the browser to the provider, the person signs
+    in there, the provider sends the browser back to the console's callback."""
+    client = Client()
+    start = client.get("/oidc/authenticate/")
+    assert start.status_code == 302
+    query = parse_qs(urlsplit(start["Location"]).query)
+    assert query["code_challenge_method"] == ["S256"] and query["nonce"] and query["state"]
+    back = sign_in_at_provider(start["Location"], login, stop_at=CALLBACK)
+    client.landing = client.get(back.replace("http://testserver", ""))  # type: ignore[attr-defined]
+    return client
+
+
+def test_a_privacy_group_signs_in_as_privacy_officer(sso, settings):
+    settings.CONSOLE_REQUIRE_2FA = True  # the identity provider owns the second factor
+
+    client = sign_in("pia")
+
+    assert client.landing.status_code == 302 and client.landing["Location"] == "/"  # type: ignore[attr-defined]
+    user = get_user_model().objects.get(email="pia@example.org")
+    assert user_roles(user) == ["privacy_officer"] and not user.has_usable_password()
+    assert client.get("/memories/").status_code == 200
+    assert client.get("/knowledge/").status_code == 403
+    assert AuditEntry.objects.filter(action="account.signed_in", actor="pia@example.org").exists()
+
+
+def test_roles_follow_the_groups_at_every_sign_in(sso, settings):
+    sign_in("kim")
+    kim = get_user_model().objects.get(email="kim@example.org")
+    assert user_roles(kim) == ["knowledge_editor"]
+
+    settings.OIDC_ROLE_MAP = "editors=support"
+    sign_in("kim")
+
+    assert user_roles(get_user_model().objects.get(pk=kim.pk)) == ["support"]
+
+
+def test_groups_with_no_role_or_a_deactivated_account_are_refused(sso):
+    refused = sign_in("max")
+    assert refused.landing["Location"] == "/accounts/login/?sso=failed"  # type: ignore[attr-defined]
+    assert not get_user_model().objects.filter(email="max@example.org").exists()
+    page = refused.get("/accounts/login/?sso=failed").content.decode()
+    assert "Single sign-on did not let you in" in page
+
+    sign_in("kim")
+    get_user_model().objects.filter(email="kim@example.org").update(is_active=False)
+    assert sign_in("kim").landing["Location"] == "/accounts/login/?sso=failed"  # type: ignore[attr-defined]
+
+
+def test_no_accounts_are_created_when_the_deployment_says_so(sso, settings):
+    settings.OIDC_CREATE_USER = False
+
+    assert sign_in("pia").landing["Location"] == "/accounts/login/?sso=failed"  # type: ignore[attr-defined]
+    assert not get_user_model().objects.exists()
+
+
+def _tokens(provider, client: dict, nonce: str) -> dict:
+    """A real ID token from the provider for ``client``, through its authorization code."""
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=")
+    redirect = client["redirect_uris"][0]
+    query = urlencode(
+        {
+            "client_id": client["client_id"],
+            "response_type": "code",
+            "scope": "openid email groups",
+            "redirect_uri": redirect,
+            "state": "s",
+            "nonce": nonce,
+            "code_challenge": challenge.decode(),
+            "code_challenge_method": "S256",
+        }
+    )
+    back = sign_in_at_provider(f"{provider.issuer}/auth?{query}", "pia", stop_at=redirect)
+    code = parse_qs(urlsplit(back).query)["code"][0]
+    response = httpx.post(
+        f"{provider.issuer}/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": redirect,
+            "client_id": client["client_id"],
+            "client_secret": client["client_secret"],
+            "code_verifier": verifier,
+        },
+    )
+    response.raise_for_status()
+    return response.json()
+
+
+def test_another_audience_a_wrong_nonce_or_an_expired_token_is_refused(sso):
+    backend = ConsoleOIDCBackend()
+    ours = _tokens(sso, CLIENTS[0], nonce="nonce-1")["id_token"]
+    theirs = _tokens(sso, CLIENTS[1], nonce="nonce-1")["id_token"]
+
+    assert backend.verify_token(ours, nonce="nonce-1")["sub"] == "pia"
+    with pytest.raises(SuspiciousOperation, match="(?i)audience"):
+        backend.verify_token(theirs, nonce="nonce-1")
+    with pytest.raises(SuspiciousOperation, match="Nonce"):
+        backend.verify_token(ours, nonce="nonce-2")
+    with (
+        time_machine.travel(timezone.now() + timedelta(hours=2)),
+        pytest.raises(SuspiciousOperation, match="(?i)expired"),
+    ):
+        backend.verify_token(ours, nonce="nonce-1")
+
+
+def test_sign_in_is_off_until_configured(client, settings):
+    settings.OIDC_ENABLED = False
+    assert client.get("/oidc/authenticate/").status_code == 404
+    assert "single sign-on" not in client.get("/accounts/login/").content.decode()
