@@ -161,6 +161,14 @@ def invitation_revoke(*, invitation: Invitation) -> None:
             audit_record("member.invitation_revoked", target=f"account:{invitation.email}")
 
 
+def invitations_purge(*, older_than: timedelta) -> int:
+    """Invitations (a colleague's address) go once used, revoked or expired this long ago:
+    the audit trail keeps that they were sent, for its own retention."""
+    cutoff = timezone.now() - older_than
+    removed, _ = Invitation.objects.filter(created_at__lt=cutoff, expires_at__lt=cutoff).delete()
+    return removed
+
+
 # -- members --------------------------------------------------------------------------------
 
 

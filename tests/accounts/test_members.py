@@ -192,3 +192,15 @@ def test_a_superuser_is_shown_as_an_owner(client):
 
     assert "superuser: an owner" in html
     assert re.search(r'<option value="owner" selected>', html)
+
+
+def test_old_invitations_go_with_the_daily_purge():
+    from accounts.tasks import audit_purge_task
+
+    invite("lucia@example.org", "support")
+    with time_machine.travel(timezone.now() + timedelta(days=40)):
+        invite("ines@example.org", "support")
+        result = audit_purge_task()
+
+    assert result["invitations"] == 1
+    assert list(Invitation.objects.values_list("email", flat=True)) == ["ines@example.org"]
