@@ -30,8 +30,10 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
-from accounts.models import AuditEntry
+from accounts.models import AuditEntry, AuditRetention
+from web.exceptions import ApplicationError
 from web.http import client_ip
 
 GENESIS = "0" * 64
@@ -175,10 +177,30 @@ def _chain_start() -> str:
     return str(marker.details.get("through", GENESIS)) if marker else GENESIS
 
 
+MIN_RETENTION_DAYS = 30  # the page's floor: a short trail would let an admin hide an action
+
+
+def retention_days() -> int:
+    row = AuditRetention.objects.first()
+    return row.days if row else settings.AUDIT_RETENTION_DAYS
+
+
+def retention_set(*, days: int) -> None:
+    """From the audit page: 0 (for ever) or 30 days to 10 years."""
+    if days != 0 and not MIN_RETENTION_DAYS <= days <= 3650:
+        raise ApplicationError(
+            gettext_noop("Keep the audit trail for ever (0) or 30 to 3650 days."),
+        )
+    with transaction.atomic():
+        before = retention_days()
+        AuditRetention.objects.update_or_create(pk=1, defaults={"days": days})
+        audit_record("audit.retention_set", details={"from": before, "to": days})
+
+
 def audit_purge(*, now: datetime | None = None) -> int:
-    """Remove the entries older than AUDIT_RETENTION_DAYS (0 keeps them all), oldest first,
-    and record how far it went so verification starts there."""
-    days = settings.AUDIT_RETENTION_DAYS
+    """Remove the entries older than the retention (0 keeps them all), oldest first, and
+    record how far it went so verification starts there."""
+    days = retention_days()
     if days <= 0:
         return 0
     cutoff = (now or timezone.now()) - timedelta(days=days)

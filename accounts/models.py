@@ -82,3 +82,14 @@ class Invitation(models.Model):
 
     def is_usable(self, now: datetime) -> bool:
         return self.accepted_at is None and self.revoked_at is None and now < self.expires_at
+
+
+class AuditRetention(models.Model):
+    """How long the audit trail keeps entries, as set on its page (one row); without it,
+    AUDIT_RETENTION_DAYS."""
+
+    days = models.PositiveIntegerField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.days} days"

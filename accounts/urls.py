@@ -12,6 +12,7 @@ urlpatterns = [
     path("members/", views.member_list, name="members"),
     path("audit/", views.audit_list, name="audit"),
     path("audit/check", views.audit_check, name="audit-check"),
+    path("audit/retention", views.audit_retention, name="audit-retention"),
     path("members/<int:pk>/role", views.member_role, name="member-role"),
     path("members/<int:pk>/active", views.member_active, name="member-active"),
     path("members/<int:pk>/two-factor", views.member_two_factor_reset, name="member-two-factor"),

@@ -22,7 +22,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_POST
 
 from accounts import members, selectors, services, two_factor
-from accounts.audit import audit_record, audit_verify
+from accounts.audit import audit_record, audit_verify, retention_days, retention_set
 from accounts.forms import (
     AuditFilterForm,
     InvitationAcceptForm,
@@ -205,7 +205,7 @@ def audit_list(request: HtmxHttpRequest) -> HttpResponseBase:
     context = {
         "form": form,
         "page": page,
-        "retention_days": settings.AUDIT_RETENTION_DAYS,
+        "retention_days": retention_days(),
         "query": _without_page(request),
     }
     return render(request, "accounts/audit.html", context)
@@ -226,6 +226,19 @@ def _without_page(request: HtmxHttpRequest) -> str:
     query.pop("page", None)
     query.pop("download", None)
     return query.urlencode()
+
+
+@console_permission(VIEW_AUDIT)
+@require_POST
+def audit_retention(request: HtmxHttpRequest) -> HttpResponse:
+    try:
+        retention_set(days=int(request.POST.get("days", "")))
+    except (ValueError, ApplicationError) as exc:
+        message = exc.message if isinstance(exc, ApplicationError) else _("Give a number of days.")
+        messages.error(request, message)
+    else:
+        messages.success(request, _("Audit retention saved."))
+    return redirect("accounts:audit")
 
 
 @console_permission(VIEW_AUDIT)

@@ -233,3 +233,21 @@ def test_privacy_actions_are_recorded_with_a_pseudonym_never_the_end_user(fake_e
     assert (
         entries["memory.forgotten"].details["user"] == entries["user_data.exported"].details["user"]
     )
+
+
+def test_the_retention_is_set_on_the_page_within_its_floor(client):
+    from accounts.audit import retention_days
+    from accounts.roles import role_grant
+
+    get_user_model().objects.create_user("pia", password="pw-123456789")
+    role_grant(username="pia", role="privacy_officer")
+    client.force_login(get_user_model().objects.get(username="pia"))
+
+    refused = client.post("/account/audit/retention", {"days": "3"}, follow=True)
+    assert "30 to 3650 days" in refused.content.decode() and retention_days() == 365
+    client.post("/account/audit/retention", {"days": "90"})
+
+    assert retention_days() == 90
+    entry = AuditEntry.objects.get(action="audit.retention_set")
+    assert (entry.actor, entry.details) == ("pia", {"from": 365, "to": 90})
+    assert 'value="90"' in client.get("/account/audit/").content.decode()
