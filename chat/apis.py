@@ -12,11 +12,11 @@ from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
-from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.permissions import staff_permission
 from accounts.roles import SHAPE_ASSISTANT
 from chat.language import accept_language_hints, answer_language
 from chat.markdown import answer_html
@@ -338,16 +338,6 @@ class WidgetTokenRevokeApi(APIView):
         return Response(status=204)
 
 
-class CanShapeAssistant(BasePermission):
-    message = "Only an admin with the owner role may change the assistant."
-
-    def has_permission(self, request: Request, view: APIView) -> bool:
-        user = request.user
-        return bool(
-            user and user.is_authenticated and user.is_staff and user.has_perm(SHAPE_ASSISTANT)
-        )
-
-
 class AssistantSettingsSerializer(serializers.ModelSerializer):
     """The settings a row holds, as the model defines and validates them (the service checks
     the row whole); on a license an empty value means "as the deployment"."""
@@ -373,7 +363,7 @@ class AssistantApi(APIView):
     the row's settings and what they add up to; PATCH changes the fields sent; DELETE (a
     license) goes back to the deployment's."""
 
-    permission_classes = [CanShapeAssistant]
+    permission_classes = [staff_permission(SHAPE_ASSISTANT)]
 
     @extend_schema(responses=AssistantSettingsSerializer, summary="The assistant's settings")
     def get(self, request: Request, machine_id: str | None = None) -> Response:

@@ -15,12 +15,12 @@ from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, serializers
-from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import ADMIN_AUTHENTICATION
+from accounts.permissions import staff_permission
 from accounts.roles import (
     ANSWER_GAPS,
     ERASE_CONVERSATIONS,
@@ -43,20 +43,6 @@ from licenses.selectors import license_for_scope
 from licenses.throttles import USER_REF_MAX_LENGTH, MemoryRateThrottle
 
 LIST_LIMIT = 200
-
-
-def _staff_permission(permission: str, *, post: str | None = None) -> type[BasePermission]:
-    """A console account whose role holds ``permission`` (``post`` for a POST, if other)."""
-
-    class StaffRole(BasePermission):
-        message = "Sign in with a console account whose role may do this."
-
-        def has_permission(self, request: Request, view: APIView) -> bool:
-            user = request.user
-            needed = post if post and request.method == "POST" else permission
-            return bool(user and user.is_authenticated and user.is_staff and user.has_perm(needed))
-
-    return StaffRole
 
 
 class StaffApi(APIView):
@@ -175,7 +161,7 @@ _QUEUE_PARAMETERS = [
 
 
 class ConversationListApi(StaffApi):
-    permission_classes = [_staff_permission(VIEW_CONVERSATIONS)]
+    permission_classes = [staff_permission(VIEW_CONVERSATIONS)]
 
     @extend_schema(
         tags=["conversations"],
@@ -204,7 +190,7 @@ class ConversationListApi(StaffApi):
 
 
 class ConversationExportApi(StaffApi):
-    permission_classes = [_staff_permission(VIEW_CONVERSATIONS)]
+    permission_classes = [staff_permission(VIEW_CONVERSATIONS)]
 
     @extend_schema(
         tags=["conversations"],
@@ -223,7 +209,7 @@ class ConversationExportApi(StaffApi):
 
 
 class ConversationDetailApi(StaffApi):
-    permission_classes = [_staff_permission(VIEW_CONVERSATIONS)]
+    permission_classes = [staff_permission(VIEW_CONVERSATIONS)]
 
     @extend_schema(
         tags=["conversations"],
@@ -258,7 +244,7 @@ class ReviewInputSerializer(serializers.Serializer):
 
 
 class AnswerReviewApi(StaffApi):
-    permission_classes = [_staff_permission(REVIEW_CONVERSATIONS)]
+    permission_classes = [staff_permission(REVIEW_CONVERSATIONS)]
 
     @extend_schema(
         tags=["conversations"],
@@ -289,7 +275,7 @@ class EraseInputSerializer(serializers.Serializer):
 
 
 class ConversationEraseApi(StaffApi):
-    permission_classes = [_staff_permission(ERASE_CONVERSATIONS)]
+    permission_classes = [staff_permission(ERASE_CONVERSATIONS)]
 
     @extend_schema(
         tags=["conversations"],
@@ -340,7 +326,7 @@ def _gaps(request: Request) -> Any:  # noqa: ANN401 - a queryset of gaps
 
 
 class GapListApi(StaffApi):
-    permission_classes = [_staff_permission(VIEW_GAPS)]
+    permission_classes = [staff_permission(VIEW_GAPS)]
 
     @extend_schema(
         tags=["knowledge-gaps"],
@@ -355,7 +341,7 @@ class GapListApi(StaffApi):
 
 
 class GapExportApi(StaffApi):
-    permission_classes = [_staff_permission(VIEW_GAPS)]
+    permission_classes = [staff_permission(VIEW_GAPS)]
 
     @extend_schema(
         tags=["knowledge-gaps"],
@@ -384,7 +370,7 @@ class GapAnswerInputSerializer(serializers.Serializer):
 
 
 class GapAnswerApi(StaffApi):
-    permission_classes = [_staff_permission(ANSWER_GAPS)]
+    permission_classes = [staff_permission(ANSWER_GAPS)]
 
     @extend_schema(
         tags=["knowledge-gaps"],

@@ -12,12 +12,12 @@ from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import ADMIN_AUTHENTICATION
+from accounts.permissions import staff_permission
 from accounts.roles import ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SET_REDACTION, VIEW_KNOWLEDGE
 from knowledge import selectors, services, sources
 from knowledge.chunk_options import MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS, ChunkOptions
@@ -41,18 +41,9 @@ _PERMISSION_BY_METHOD = {"GET": VIEW_KNOWLEDGE, "POST": ADD_KNOWLEDGE, "DELETE":
 LIST_LIMIT = 200
 
 
-class KnowledgeRole(BasePermission):
-    message = "Sign in with a console account whose role may do this (an API token or a session)."
-
-    def has_permission(self, request: Request, view: APIView) -> bool:
-        user = request.user
-        permission = _PERMISSION_BY_METHOD.get(request.method or "", VIEW_KNOWLEDGE)
-        return bool(user and user.is_authenticated and user.is_staff and user.has_perm(permission))
-
-
 class AdminApi(APIView):
     authentication_classes = ADMIN_AUTHENTICATION
-    permission_classes = [KnowledgeRole]
+    permission_classes = [staff_permission(VIEW_KNOWLEDGE, by_method=_PERMISSION_BY_METHOD)]
 
 
 # -- documents ---------------------------------------------------------------------------

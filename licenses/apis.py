@@ -5,25 +5,15 @@ from __future__ import annotations
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.authentication import ADMIN_AUTHENTICATION
+from accounts.permissions import staff_permission
 from accounts.roles import MANAGE_LICENSES
 from licenses.selectors import license_get_for_machine_id
 from licenses.services import MAX_GRACE_SECONDS, license_rotate_key
-
-
-class ManagesLicenses(BasePermission):
-    message = "Sign in with a console account whose role may manage licenses."
-
-    def has_permission(self, request: Request, view: APIView) -> bool:
-        user = request.user
-        return bool(
-            user and user.is_authenticated and user.is_staff and user.has_perm(MANAGE_LICENSES)
-        )
 
 
 class RotateSerializer(serializers.Serializer):
@@ -43,7 +33,7 @@ class RotatedSerializer(serializers.Serializer):
 
 class LicenseRotateApi(APIView):
     authentication_classes = ADMIN_AUTHENTICATION
-    permission_classes = [ManagesLicenses]
+    permission_classes = [staff_permission(MANAGE_LICENSES)]
 
     @extend_schema(
         tags=["licenses"],

@@ -4,7 +4,6 @@ this file adds a real Celery worker process and a clean Redis for each session."
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from django.conf import settings
 from django.db import connection
 
 from portality.celery import app as celery_app
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -79,15 +79,9 @@ def database_url_for_test_db() -> str:
     return f"postgresql://{db['USER']}:{db['PASSWORD']}@{host}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 # The port of the local web site a worker may fetch (tests/website.py): the session's
 # worker is started with it allowed, as a deployment would allow an intranet host.
-WORKER_SITE_PORT = _free_port()
+WORKER_SITE_PORT = free_port()
 
 
 def worker_env(**extra: str) -> dict[str, str]:

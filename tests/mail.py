@@ -4,7 +4,6 @@ Maildir the tests read: the product's mail goes through Django's SMTP backend, f
 from __future__ import annotations
 
 import mailbox
-import socket
 import subprocess
 import sys
 import time
@@ -12,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from email.message import Message
 from pathlib import Path
+
+from tests.ports import free_port, wait_for_port
 
 
 class MailCatcher:
@@ -37,15 +38,9 @@ def body_of(message: Message) -> str:
     return part.get_payload(decode=True).decode(part.get_content_charset() or "utf-8")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @contextmanager
 def smtp_server(directory: Path) -> Iterator[tuple[int, MailCatcher]]:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "aiosmtpd", "-n", "-l", f"127.0.0.1:{port}",
          "-c", "aiosmtpd.handlers.Mailbox", str(directory)],
@@ -53,23 +48,11 @@ def smtp_server(directory: Path) -> Iterator[tuple[int, MailCatcher]]:
         stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process, "aiosmtpd", timeout=15)
         yield port, MailCatcher(directory)
     finally:
         process.terminate()
         process.wait(timeout=10)
-
-
-def _wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"aiosmtpd stopped: {process.stderr.read().decode()[-500:]}")  # type: ignore[union-attr]
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError("aiosmtpd did not start listening")
 
 
 def use_smtp(settings, port: int) -> None:  # noqa: ANN001 - pytest-django's settings

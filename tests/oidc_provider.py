@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-import socket
+import re
 import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urljoin
 
+import httpx
 import pytest
+
+from tests.ports import free_port, wait_for_port
 
 HERE = Path(__file__).parent / "oidc"
 
@@ -37,17 +40,11 @@ class RunningProvider:
             ]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @contextmanager
 def oidc_provider(clients: list[dict], accounts: dict[str, dict]) -> Iterator[RunningProvider]:
     if not (HERE / "node_modules" / "oidc-provider").exists():
         pytest.fail("oidc-provider is missing: `make test` runs npm ci in tests/oidc.")
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "PORT": str(port),
@@ -60,33 +57,16 @@ def oidc_provider(clients: list[dict], accounts: dict[str, dict]) -> Iterator[Ru
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        _wait(process, port)
+        wait_for_port(port, process, "oidc-provider")
         yield RunningProvider(f"http://127.0.0.1:{port}")
     finally:
         process.terminate()
         process.wait(timeout=10)
 
 
-def _wait(process: subprocess.Popen[bytes], port: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"oidc-provider stopped: {process.stderr.read().decode()[-800:]}")  # type: ignore[union-attr]
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError("oidc-provider did not start")
-
-
 def sign_in_at_provider(authorize_url: str, login: str, stop_at: str) -> str:
     """Walk the provider's own pages as a browser would (follow redirects, submit its
     login form) until it sends the browser to ``stop_at``; that URL, with code and state."""
-    import re
-    from urllib.parse import urljoin
-
-    import httpx
-
     with httpx.Client(timeout=10) as client:
         url, form_done = authorize_url, False
         for _ in range(20):

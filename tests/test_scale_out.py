@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,18 +31,13 @@ from knowledge.models import Chunk, Document, DocumentStatus, Embedding
 from licenses.services import license_forge
 from tests.conftest import database_url_for_test_db, wait_until
 from tests.knowledge.test_tasks import long_spanish_text
+from tests.ports import free_port
 from tests.standby import Standby
 
 ROOT = Path(__file__).resolve().parent.parent
 LICENSE_SEARCHES_PER_MINUTE = 30
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Topology:

@@ -17,16 +17,11 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.browser import chromium_page
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.process
 SCRUBBED = {"SECRET_KEY", "SECRET_KEY_FILE", "DEBUG", "DATABASE_URL", "REDIS_URL"}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def get(url: str) -> tuple[int, str, str]:
