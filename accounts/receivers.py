@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.dispatch import receiver
 from django.http import HttpRequest
@@ -27,11 +28,15 @@ def sign_in_failed(
     request: HttpRequest | None = None,
     **kwargs: object,
 ) -> None:
-    # Django has already replaced the password in ``credentials`` with stars; only the
-    # name tried is kept.
+    # Django has already replaced the password in ``credentials`` with stars. The name tried
+    # is kept only when it is an account's: a password typed into the name field by mistake
+    # must not land in the trail.
     address = request_actor(request).address if request is not None else None
+    tried = str(credentials.get("username", ""))[:150]
+    known = get_user_model().objects.filter(username=tried).exists()
     audit_record(
         "account.sign_in_failed",
-        details={"username": str(credentials.get("username", ""))[:150]},
+        target=f"account:{tried}" if known else "",
+        details={} if known else {"account": "unknown"},
         actor=Actor("anonymous", None, address),
     )

@@ -114,7 +114,7 @@ def license_forge(
             audit_record(
                 "license.forged",
                 target=f"license:{machine_id}",
-                details={"user_name": user_name, "key_prefix": key[:PREFIX_LENGTH]},
+                details={"key_prefix": key[:PREFIX_LENGTH]},  # no user name: a person's
             )
     except IntegrityError:
         raise ApplicationError(
@@ -154,7 +154,7 @@ def license_update(
             "license.changed",
             target=f"license:{license.machine_id}",
             details={
-                "user_name": user_name,
+                "user_name_changed": user_name != license.user_name,
                 "allowed_origins": origins,
                 "expires_at": expires_at.isoformat() if expires_at else None,
             },

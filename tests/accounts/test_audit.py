@@ -172,14 +172,18 @@ def test_sign_in_and_failed_sign_in_are_recorded(client):
     client.post("/accounts/login/", {"username": "pia", "password": "wrong"})
     client.post("/accounts/login/", {"username": "pia", "password": "pw-123456789"})
 
-    failed, signed_in = AuditEntry.objects.order_by("id")
-    assert (failed.action, failed.actor, failed.details) == (
+    client.post("/accounts/login/", {"username": "Secret-Pass-1", "password": "x"})
+
+    failed, signed_in, mistyped = AuditEntry.objects.order_by("id")
+    assert (failed.action, failed.actor, failed.target, failed.details) == (
         "account.sign_in_failed",
         "anonymous",
-        {"username": "pia"},
+        "account:pia",
+        {},
     )
     assert (signed_in.action, signed_in.actor) == ("account.signed_in", "pia")
-    assert "wrong" not in str(failed.details)
+    # A password typed as the name does not reach the trail.
+    assert mistyped.details == {"account": "unknown"} and "Secret" not in str(mistyped.target)
 
 
 def test_a_command_names_itself(tmp_path):
