@@ -8,4 +8,7 @@ class ChatConfig(AppConfig):
     name = "chat"
 
     def ready(self) -> None:
-        from chat import receivers  # noqa: F401 - connects the forgetting receivers
+        from chat import (
+            cors,  # noqa: F401 - the widget's allowed origins, for django-cors-headers
+            receivers,  # noqa: F401 - connects the forgetting receivers
+        )
