@@ -19,8 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import user_passes_test
+from django.contrib.auth.management import create_permissions
+from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
@@ -83,10 +87,6 @@ ROLE_LABELS = {
 
 def roles_ensure(**kwargs: Any) -> None:
     """Create the role groups and give each exactly its permissions (after ``migrate``)."""
-    from django.apps import apps
-    from django.contrib.auth.management import create_permissions
-    from django.contrib.auth.models import Group, Permission
-
     for app_config in apps.get_app_configs():  # the upper apps' permissions may be new
         create_permissions(app_config, verbosity=0)
     for role, names in ROLES.items():
@@ -102,9 +102,6 @@ def role_grant(*, username: str, role: str) -> bool:
     """Give ``username`` the role; True when the account was a superuser and is no longer
     one (a superuser holds every permission: granting a narrower role would otherwise say
     "support" and still let it do everything)."""
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
-
     if role not in ROLES:
         raise ApplicationError(
             gettext_noop("Unknown role %(role)s; use one of %(roles)s."),
@@ -127,8 +124,6 @@ def role_grant(*, username: str, role: str) -> bool:
 
 
 def role_revoke(*, username: str, role: str) -> None:
-    from django.contrib.auth import get_user_model
-
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise ApplicationError(

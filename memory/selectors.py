@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from licenses.models import License
 from memory.models import NO_CONSENT_REASON, Memory, MemoryEvent
@@ -37,8 +37,6 @@ def memory_list_for_admin(
 def memory_metrics(*, since: object) -> dict[str, object]:
     """Seed 004 §8.2: active per license, writes, decayed, deleted by users (in the period).
     The period's events are counted in one query."""
-    from django.db.models import Count
-
     by_admin = Q(actor__startswith="admin:")
     no_consent = Q(kind="rejected", reason=NO_CONSENT_REASON)
     counts = MemoryEvent.objects.filter(created_at__gte=since).aggregate(

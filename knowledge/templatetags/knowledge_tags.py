@@ -7,8 +7,12 @@ from django import template
 from django.utils.formats import number_format
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
+from knowledge.forms import STRATEGY_LABELS
+from knowledge.models import PII_LABELS
 from knowledge.redaction import EMAIL_ADDRESS
+from knowledge.services import document_is_stuck
 from text.folding import fold
 
 register = template.Library()
@@ -48,16 +52,12 @@ def _marked(text: str, marks: Iterable[tuple[re.Match[str], str]]) -> SafeString
 @register.filter
 def strategy_label(strategy: str) -> str:
     """A search strategy's name in the admin's language."""
-    from knowledge.forms import STRATEGY_LABELS
-
     return str(STRATEGY_LABELS.get(strategy, strategy))
 
 
 @register.filter
 def is_stuck(document: object) -> bool:
     """Processing for longer than KNOWLEDGE_STUCK_AFTER: the table offers Retry."""
-    from knowledge.services import document_is_stuck
-
     return document_is_stuck(document)  # type: ignore[arg-type]
 
 
@@ -115,8 +115,6 @@ def latency_chart(days: list, width: int = 560, height: int = 170) -> dict:
 @register.filter
 def pii_label(kind: str) -> str:
     """A kind of personal data ("EMAIL") as people say it, in the admin's language."""
-    from knowledge.models import PII_LABELS
-
     return str(PII_LABELS.get(kind, kind))
 
 
@@ -134,8 +132,6 @@ def redaction_marked(text: str) -> SafeString:
     """Escape a chunk's text and mark each "[EMAIL]"-like placeholder, saying what it hides,
     and each e-mail address or phone number left in clear (the allow-list's, or an upload
     that asked for no redaction), saying it was kept."""
-    from django.utils.translation import gettext
-
     kept = gettext("Kept in clear by this upload's redaction (our contact details)")
 
     def opening(match: re.Match[str]) -> str:
