@@ -19,6 +19,7 @@ import getpass
 import hashlib
 import hmac
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -66,7 +67,11 @@ def acting_as(actor: Actor) -> Iterator[None]:
 
 def command_actor(command: str) -> None:
     """What this process records is done by ``manage.py command``, run by this OS user."""
-    _acting.set(Actor(f"command {command} ({getpass.getuser()})"[:200]))
+    try:
+        who = getpass.getuser()
+    except (KeyError, OSError):  # a container's user with no name in /etc/passwd
+        who = f"uid {os.getuid()}"
+    _acting.set(Actor(f"command {command} ({who})"[:200]))
 
 
 @contextmanager

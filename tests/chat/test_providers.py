@@ -63,6 +63,7 @@ def test_a_saved_key_is_sealed_used_and_never_shown(owner_client, gemini, tmp_pa
 
 
 @pytest.mark.django_db
+@pytest.mark.slow  # over a second: two clients of google-genai
 def test_test_connection_reports_success_and_a_refused_key_in_the_admins_language(
     owner_client, gemini
 ):
