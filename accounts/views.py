@@ -1,5 +1,5 @@
-"""Console pages of one's own account (personal API tokens) and of the team (members,
-invitations, and the page an invitation link opens)."""
+"""Console pages of one's own account (personal API tokens, two-factor sign-in), of the
+team (members, invitations, the page an invitation link opens) and of the audit trail."""
 
 from __future__ import annotations
 

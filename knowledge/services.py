@@ -235,12 +235,18 @@ def scope_name(license: License | None) -> str:
     return license.machine_id if license else GLOBAL_SCOPE
 
 
+def _audit_name(filename: str) -> str:
+    """A document as the audit trail names it: every kind of personal data redacted,
+    whatever the upload chose, since the trail outlives the document's forgetting."""
+    return redact(filename).text
+
+
 def _audit_upload(document: Document) -> None:
     audit_record(
         "knowledge.uploaded",
         target=f"document:{document.pk}",
         details={
-            "filename": document.filename,
+            "filename": _audit_name(document.filename),
             "scope": scope_name(document.license),
             "source_type": document.source_type,
             "redaction": document.redaction,
@@ -603,7 +609,7 @@ def document_forget(*, document: Document) -> VectorErasure | None:
         audit_record(
             "knowledge.forgotten",
             target=f"document:{document_id}",
-            details={"filename": document.filename, "chunks": len(chunk_ids)},
+            details={"filename": _audit_name(document.filename), "chunks": len(chunk_ids)},
         )
     return receipt
 
@@ -748,7 +754,7 @@ def document_retry(
         audit_record(
             "knowledge.retried",
             target=f"document:{document.pk}",
-            details={"filename": document.filename, "was": document.status},
+            details={"filename": _audit_name(document.filename), "was": document.status},
         )
     if enqueue:
         transaction.on_commit(lambda: _enqueue(document.pk))

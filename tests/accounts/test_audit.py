@@ -255,3 +255,20 @@ def test_the_retention_is_set_on_the_page_within_its_floor(client):
     entry = AuditEntry.objects.get(action="audit.retention_set")
     assert (entry.actor, entry.details) == ("pia", {"from": 365, "to": 90})
     assert 'value="90"' in client.get("/account/audit/").content.decode()
+
+
+def test_a_forgotten_documents_name_stays_in_the_trail_only_redacted(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    creation = knowledge_services.document_create(
+        file=ContentFile(b"Horario: de 9 a 18.", name="x.txt"),
+        filename="maria.lopez@gmail.com 12345678Z.txt",
+        license=None,
+        redaction="none",  # the upload kept it in clear
+        enqueue=False,
+    )
+    knowledge_services.document_forget(document=creation.document)
+
+    names = [
+        e.details["filename"] for e in AuditEntry.objects.filter(action__startswith="knowledge.")
+    ]
+    assert len(names) == 2 and all("maria" not in n and "12345678Z" not in n for n in names)
