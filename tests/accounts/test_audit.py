@@ -29,12 +29,12 @@ def actions() -> list[str]:
 
 
 def test_each_entry_chains_to_the_one_before():
-    with acting_as(Actor("ana", 1, "10.0.0.1")):
+    with acting_as(Actor("ana", 1, "203.0.113.7")):
         first = audit_record("test.one", target="x:1", details={"n": 1})
         second = audit_record("test.two")
 
     assert second.previous_digest == first.digest
-    assert (first.actor, first.actor_id, first.address) == ("ana", 1, "10.0.0.1")
+    assert (first.actor, first.actor_id, first.address) == ("ana", 1, "203.0.113.7")
     assert audit_verify() is None
 
 
