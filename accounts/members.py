@@ -3,7 +3,6 @@ SMTP), members' roles, deactivation — and the rule that the last owner stays."
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 from dataclasses import dataclass
@@ -26,13 +25,10 @@ from django.utils.translation import gettext, gettext_noop
 from accounts.audit import Actor, audit_record, current_actor
 from accounts.models import Invitation
 from accounts.roles import ROLES, roles_ensure
+from accounts.services import token_hash
 from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
-
-
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -66,7 +62,7 @@ def invitation_create(*, email: str, role: str, base_url: str) -> SentInvitation
         invitation = Invitation.objects.create(
             email=email,
             role=role,
-            token_hash=_digest(token),
+            token_hash=token_hash(token),
             invited_by=current_actor().name[:150],
             expires_at=now + timedelta(days=settings.INVITATION_DAYS),
         )
@@ -112,7 +108,7 @@ def _mail_invitation(invitation: Invitation, url: str) -> tuple[bool, str]:
 
 
 def invitation_for_token(token: str) -> Invitation | None:
-    return Invitation.objects.filter(token_hash=_digest(token)).first()
+    return Invitation.objects.filter(token_hash=token_hash(token)).first()
 
 
 def invitation_accept(*, token: str, password: str, address: str | None) -> Any:  # noqa: ANN401
@@ -120,7 +116,7 @@ def invitation_accept(*, token: str, password: str, address: str | None) -> Any:
     The password was checked by the form (Django's validators)."""
     with transaction.atomic():
         invitation = (
-            Invitation.objects.select_for_update().filter(token_hash=_digest(token)).first()
+            Invitation.objects.select_for_update().filter(token_hash=token_hash(token)).first()
         )
         if invitation is None or not invitation.is_usable(timezone.now()):
             raise ApplicationError(

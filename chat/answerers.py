@@ -4,6 +4,7 @@ sealed (providers.sealed) and never shown again; "test connection" asks the prov
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -40,8 +41,13 @@ class AnswererConfig:
         return found
 
 
+def saved_settings() -> ProviderSettings:
+    """What the Providers page saved (an empty row when nothing yet)."""
+    return ProviderSettings.objects.first() or ProviderSettings()
+
+
 def answerer_config() -> AnswererConfig:
-    row = ProviderSettings.objects.first() or ProviderSettings()
+    row = saved_settings()
     from_env = settings.PROVIDER_SETTINGS_FROM_ENV
     unreadable: list[str] = []
 
@@ -137,9 +143,20 @@ def _new_sealed(current: str, typed: str, forget: bool) -> tuple[str, str]:
     return current, ""
 
 
-def connection_test(config: AnswererConfig, provider: str) -> None:
-    """Ask ``provider`` for the smallest answer with ``config``'s key and model; raises a
+def connection_test(choice: ProviderChoice) -> str:
+    """Ask the answerer ``choice`` names (else the one in use) for the smallest answer,
+    with what the form holds over what is saved, without saving; the answerer asked. A
     ProviderError in the reader's language when it refuses or cannot be reached."""
+    saved = answerer_config()
+    provider = choice.answerer or saved.provider
+    config = dataclasses.replace(
+        saved,
+        gemini_key=choice.gemini_key.strip() or saved.gemini_key,
+        gemini_model=choice.gemini_model.strip() or saved.gemini_model,
+        openai_url=(choice.openai_base_url.strip() or saved.openai_url).rstrip("/"),
+        openai_model=choice.openai_model.strip() or saved.openai_model,
+        openai_key=choice.openai_key.strip() or saved.openai_key,
+    )
     if provider == "gemini":
         if not config.gemini_key:
             raise ApplicationError(gettext_noop("Enter a Gemini API key first."))
@@ -151,7 +168,7 @@ def connection_test(config: AnswererConfig, provider: str) -> None:
             contents="ping",
             config=client.types.GenerateContentConfig(max_output_tokens=1),
         )
-        return
+        return provider
     if provider == "openai":
         if not (config.openai_url and config.openai_model):
             raise ApplicationError(
@@ -165,7 +182,7 @@ def connection_test(config: AnswererConfig, provider: str) -> None:
             "messages": [{"role": "user", "content": "ping"}],
         }
         next(iter(server.stream_events(body)), None)
-        return
+        return provider
     raise ApplicationError(gettext_noop("The offline answerer needs no connection."))
 
 

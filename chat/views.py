@@ -4,7 +4,6 @@ the widget's script at a stable URL."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import secrets
@@ -28,7 +27,7 @@ from django.views.decorators.http import (
 from accounts.roles import SEARCH_AS_ADMIN, SHAPE_ASSISTANT, console_permission
 from chat import answerers
 from chat.forms import AssistantForm, ProviderForm
-from chat.models import Answerer, ProviderSettings
+from chat.models import Answerer
 from chat.selectors import (
     AssistantProfile,
     assistant_profile,
@@ -206,7 +205,7 @@ def providers_edit(request: HtmxHttpRequest) -> HttpResponse:
     """The deployment's answerer, its model and its provider's key; "test connection" asks
     the provider with what is typed (or saved) without saving it."""
     config = answerers.answerer_config()
-    row = ProviderSettings.objects.first() or ProviderSettings()
+    row = answerers.saved_settings()
     initial = {
         "answerer": row.answerer,
         "gemini_model": row.gemini_model,
@@ -218,7 +217,7 @@ def providers_edit(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         choice = answerers.ProviderChoice(**form.cleaned_data)
         if "test" in request.POST:
-            test_result = _tested(config, choice)
+            test_result = _tested(choice)
         else:
             try:
                 answerers.provider_settings_save(choice)
@@ -241,20 +240,10 @@ def providers_edit(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "chat/providers.html", context)
 
 
-def _tested(saved: answerers.AnswererConfig, choice: answerers.ProviderChoice) -> tuple[str, str]:
-    """("ok" or "error", the sentence) for the answerer the form names, with the form's
-    values over the saved ones."""
-    provider = choice.answerer or saved.provider
-    config = dataclasses.replace(
-        saved,
-        gemini_key=choice.gemini_key.strip() or saved.gemini_key,
-        gemini_model=choice.gemini_model.strip() or saved.gemini_model,
-        openai_url=(choice.openai_base_url.strip() or saved.openai_url).rstrip("/"),
-        openai_model=choice.openai_model.strip() or saved.openai_model,
-        openai_key=choice.openai_key.strip() or saved.openai_key,
-    )
+def _tested(choice: answerers.ProviderChoice) -> tuple[str, str]:
+    """("ok" or "error", the sentence) for the page."""
     try:
-        answerers.connection_test(config, provider)
+        provider = answerers.connection_test(choice)
     except ApplicationError as exc:
         return "error", exc.message
     return "ok", _("%(answerer)s answered: the connection works.") % {
