@@ -23,10 +23,12 @@ from typing import Any, Protocol
 from django.conf import settings
 
 from chat.texts import NO_INFORMATION
-from knowledge.chunking import sentence_groups, split_sentences
-from knowledge.normalize import STOPWORDS, detect_language
+from knowledge.chunking import sentence_groups
 from providers import OpenAICompatible, ProviderError, gemini
 from text.folding import fold
+from text.languages import detect_language
+from text.sentences import split_sentences
+from text.words import content_words
 
 logger = logging.getLogger(__name__)
 
@@ -262,29 +264,14 @@ def _in_the_question_s_language(
         kept = [q for q, said in zip(quoted, languages, strict=True) if said in (language, "other")]
         return kept, ""
     together = " ".join(sentence for sentence, _ in quoted)
-    source = detect_language(together) if len(together.split()) >= 6 else "other"
+    source = (detect_language(together) or "other") if len(together.split()) >= 6 else "other"
     return quoted, SOURCE_LANGUAGE.get(language, {}).get(source, "")
 
 
 def _sentence_language(sentence: str) -> str:
-    """es, pt or en when a quote's own words say so — stopwords of one language only ("los",
-    "del" / "os", "das" / "the", "which"), three at least and more than any other's —, else
-    "other" (Spanish and Portuguese share "de", "a", "que"…)."""
-    words = re.findall(r"[^\W\d_]+", sentence.lower())
-    counts = sorted(
-        ((sum(w in own for w in words), lang) for lang, own in _OWN_STOPWORDS.items()),
-        reverse=True,
-    )
-    (best, language), (second, _) = counts[0], counts[1]
-    return language if best >= 3 and best > second else "other"
-
-
-_OWN_STOPWORDS = {
-    language: frozenset(words).difference(
-        *(other for name, other in STOPWORDS.items() if name != language)
-    )
-    for language, words in STOPWORDS.items()
-}
+    """es, pt or en when the quote says so clearly, else "other" (Spanish and Portuguese
+    share many short sentences' words)."""
+    return detect_language(sentence) or "other"
 
 
 def _sentences(passage: str) -> list[str]:
@@ -360,13 +347,15 @@ class ExtractiveLLM:
         """The passages do not say what is asked. Only when they are in the question's
         language: words cannot be compared across languages (a question in English about a
         Spanish handbook is answered from it, and says so)."""
-        asked = content_words(prompt.question)
+        asked = content_words(prompt.question, prompt.language)
         top = prompt.sources[:3]
         if not asked or not top:
             return False
         if detect_language(" ".join(s.body or s.text for s in top)) != prompt.language:
             return False
-        coverage = max(len(asked & content_words(s.body or s.text)) / len(asked) for s in top)
+        coverage = max(
+            len(asked & content_words(s.body or s.text, prompt.language)) / len(asked) for s in top
+        )
         near_floor = prompt.min_score > 0 and top[0].score < prompt.min_score + self.unsure_margin
         return coverage < self.unsure_coverage or (
             near_floor and coverage < self.unsure_coverage_near_floor
@@ -377,7 +366,7 @@ class ExtractiveLLM:
         if not candidates:
             first = prompt.sources[0]
             return [((first.body or first.text)[:300], first.number)]
-        _score(candidates, prompt.question, self.weights)
+        _score(candidates, prompt.question, prompt.language, self.weights)
         candidates.sort(key=lambda c: -c.score)
         return [(c.sentence, c.number) for c in self._enough(candidates, prompt.max_words)]
 
@@ -473,10 +462,12 @@ _CONTACT = re.compile(
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][\wáéíóúâêôãõçñü]+")
 
 
-def _score(candidates: list[_Candidate], question: str, weights: dict[str, float]) -> None:
-    asked = content_words(question)
+def _score(
+    candidates: list[_Candidate], question: str, language: str, weights: dict[str, float]
+) -> None:
+    asked = content_words(question, language)
     counts: dict[str, int] = {}
-    words_of = [content_words(c.sentence) for c in candidates]
+    words_of = [content_words(c.sentence, language) for c in candidates]
     for words in words_of:
         for word in words:
             counts[word] = counts.get(word, 0) + 1
@@ -503,20 +494,3 @@ def _score(candidates: list[_Candidate], question: str, weights: dict[str, float
             + weights["contact"] * contact
             - weights["rank"] * candidate.rank
         )
-
-
-# Words too common to tell sentences apart, and the question words themselves.
-_COMMON = {word for words in STOPWORDS.values() for word in words} | {
-    "qual", "quais", "quem", "quando", "onde", "como", "cual", "cuales", "quien", "quienes",
-    "cuando", "donde", "cuanto", "cuantos", "cuanta", "cuantas", "quanto", "quantos",
-    "what", "which", "who", "when", "where", "how", "foi", "fue", "was", "son", "sao", "are",
-}  # fmt: skip
-
-
-def content_words(text: str) -> set[str]:
-    """Its words that say something, folded and cut to six letters (a crude stem)."""
-    return {
-        w[:6]
-        for w in re.findall(r"\w+", fold(text))
-        if (len(w) > 2 and w not in _COMMON) or w.isdigit()
-    }

@@ -29,16 +29,14 @@ from django.utils.translation import gettext as _
 from accounts.audit import audit_record
 from chat import session as sessions
 from chat.answerers import answerers_available, get_llm
-from chat.language import answer_language, question_language
-from chat.llm import LLM, Prompt, Source, content_words
+from chat.language import answer_language
+from chat.llm import LLM, Prompt, Source
 from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
 from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, STAFF_KEEP_NONE, refusal
 from conversations.services import Said, exchange_record
-from knowledge.chunking import split_sentences
 from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
 from knowledge.models import SourceType
-from knowledge.normalize import detect_language
 from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
 from knowledge.search.sentence_vectors import group_similarities
 from knowledge.search.vector_index import QueryEmbedding
@@ -48,7 +46,9 @@ from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
 from memory.services import Proposal as MemoryProposal
 from text.folding import fold
-from text.languages import LANGUAGE_NAMES
+from text.languages import LANGUAGE_NAMES, detect_language
+from text.sentences import split_sentences
+from text.words import content_words
 from web.exceptions import ApplicationError
 
 # The product's rules: last in the system instruction, after the organisation's persona,
@@ -223,7 +223,7 @@ def chat_prepare(
     hints = [*language_hints, _conversation_language(session)]
     proposal = explicit_proposal(question, session_id=session.id)
     if proposal is not None:
-        language = answer_language(question, hints)
+        language = answer_language(question, [proposal.language, *hints])
         turn = _memory_turn(principal, proposal, user_ref, session, question, language)
         turn.embedding = embedding
         return turn
@@ -308,13 +308,12 @@ def _group_scores(
 def _passages_language(results: list[SearchResult]) -> str | None:
     if not results:
         return None
-    language = detect_language(" ".join(r.content for r in results[:3]))
-    return language if language in LANGUAGE_NAMES else None
+    return detect_language(" ".join(r.content for r in results[:3]))
 
 
 def _conversation_language(session: sessions.Session) -> str | None:
     asked = " ".join(t["text"] for t in session.turns if t["role"] == "user")
-    return question_language(asked) if asked else None
+    return detect_language(asked) if asked else None
 
 
 def _memory_turn(
@@ -445,7 +444,9 @@ def _answer_pieces(turn: ChatTurn, llm: LLM) -> Iterator[str]:
             yield text
     if tail := renumber.flush():
         yield tail
-    turn.citations = _with_quotes(renumber.citations(), "".join(renumber.said))
+    turn.citations = _with_quotes(
+        renumber.citations(), "".join(renumber.said), turn.prompt.language
+    )
 
 
 def _log_search(turn: ChatTurn, principal: Principal) -> None:
@@ -535,7 +536,7 @@ def _section(result: SearchResult) -> str:
     return " ".join(words[:8]) + ("…" if len(words) > 8 else "")
 
 
-def _with_quotes(citations: list[Citation], answer: str) -> list[Citation]:
+def _with_quotes(citations: list[Citation], answer: str, language: str) -> list[Citation]:
     """Each citation with the sentence of its passage that the answer's sentences citing it
     share most words with: what a reader checks the claim against."""
     claims: dict[int, list[str]] = {}
@@ -549,17 +550,20 @@ def _with_quotes(citations: list[Citation], answer: str) -> list[Citation]:
             claim = sentences[-1] if sentences else before
         claims.setdefault(int(marker.group(1)), []).append(claim)
         start = marker.end()
-    return [replace(c, quote=_best_quote(c.excerpt, claims.get(c.number, []))) for c in citations]
+    return [
+        replace(c, quote=_best_quote(c.excerpt, claims.get(c.number, []), language))
+        for c in citations
+    ]
 
 
-def _best_quote(passage: str, claims: list[str]) -> str:
+def _best_quote(passage: str, claims: list[str], language: str) -> str:
     """The passage's sentence sharing most words (two at least) with the first claim that
     has one: an answer leads with what matters most."""
     sentences = split_sentences(" ".join(passage.split()))
     for claim in claims:
-        claimed = content_words(claim)
+        claimed = content_words(claim, language)
         overlap, best = max(
-            ((len(claimed & content_words(s)), s) for s in sentences), default=(0, "")
+            ((len(claimed & content_words(s, language)), s) for s in sentences), default=(0, "")
         )
         if overlap >= 2:
             return best.strip()

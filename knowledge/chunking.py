@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from knowledge.extraction import PageText
+from text.sentences import split_sentences
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,6 @@ class Piece:
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-# Sentence end: . ! ? … (optionally closing quotes/brackets) then space and a capital,
-# digit, opening quote/bracket or Spanish inverted mark.
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'»)\]]*\s+(?=[A-ZÁÉÍÓÚÑÇÀÂÊÔÃÕÜ0-9¿¡\"'«(\[])")
 
 
 def blocks_from_pages(pages: list[PageText], *, markdown: bool) -> Iterator[Block]:
@@ -95,29 +93,6 @@ def blocks_from_pages(pages: list[PageText], *, markdown: bool) -> Iterator[Bloc
 def _unescaped(line: str) -> str:
     """Markdown's escape of a line that would read as a heading ("\\# 1 priority")."""
     return line[1:] if line.startswith("\\#") else line
-
-
-# Abbreviations (es/pt/en) after which a period does not end the sentence. "EE." is the
-# first half of the Spanish plural "EE. UU." (United States), never a sentence end.
-_ABBREVIATION = re.compile(
-    r"(?:\b(?:art|arts|núm|num|nº|pág|pag|págs|sr|sra|srta|sres|dr|dra|drs|prof|profa|av|avda|"
-    r"ex|cf|vol|cap|fig|ej|etc|ltda|cía|inc|no|nos|p|pp|mr|mrs|ms|st|vs|e\.g|i\.e|aprox|"
-    r"approx|ee|ud|uds|vd|vds|sto|sta|gral|ing|lic|jr|dept|depto|tel|vide)|\b[A-Za-z])\.$",
-    re.IGNORECASE,
-)
-
-
-def split_sentences(text: str) -> list[str]:
-    sentences: list[str] = []
-    for part in _SENTENCE_END.split(text):
-        part = part.strip()
-        if not part:
-            continue
-        if sentences and _ABBREVIATION.search(sentences[-1]):
-            sentences[-1] = f"{sentences[-1]} {part}"
-        else:
-            sentences.append(part)
-    return sentences
 
 
 class Chunker:

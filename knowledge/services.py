@@ -54,7 +54,6 @@ from knowledge.models import (
 )
 from knowledge.normalize import (
     check_quality,
-    detect_language,
     normalize_text,
     remove_repeated_margins,
 )
@@ -66,6 +65,7 @@ from licenses.models import GLOBAL_SCOPE, License
 from licenses.principals import Principal
 from observability.metrics import INGESTION_SECONDS
 from portality.celery import app as celery_app
+from text.languages import detect_language
 from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
@@ -386,7 +386,9 @@ def read_document(
     full_text = "\n\n".join(page.text for page in pages)
     check_quality(full_text)
     language = (
-        document.language if document.language != Language.AUTO else detect_language(full_text)
+        document.language
+        if document.language != Language.AUTO
+        else detect_language(full_text) or Language.OTHER
     )
     on_stage("redacting", 18)
     plan = redaction_plan(license=document.license, choice=document.redaction)

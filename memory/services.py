@@ -34,6 +34,7 @@ from memory.models import (
 from memory.screening import forbidden_category, forbidden_together
 from memory.signals import memory_forgotten
 from text.folding import fold
+from text.languages import LANGUAGES
 from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
@@ -70,7 +71,9 @@ REFUSAL_REASONS = {
     "instructions": gettext_noop("memories may not hold instructions for the assistant"),
 }
 _EXPLICIT = re.compile(
-    r"\b(?:recuerda(?:me)?|recorda|no olvides|lembre(?:-se)?|lembra|nao esqueca|remember|don't forget)"
+    # The command's words name its language: the answer's, when the rest does not tell.
+    r"\b(?:(?P<es>recuerda(?:me)?|no olvides)|(?P<pt>recorda|lembre(?:-se)?|lembra|nao esqueca)"
+    r"|(?P<en>remember|don't forget))"
     # Up to the end of the sentence: a "." that is followed by more text (bob@example.com,
     # 3.5, a.m.) does not end it, so nothing is cut before it is checked.
     r"\s*,?\s*(?:que|de que|that)?\s+(?P<what>(?:[^.!?\n]|[.!?](?=\S)){3,300})",
@@ -101,6 +104,7 @@ class Proposal:
     source_reference: str = ""
     source_message: str = ""
     expires_at: datetime | None = None
+    language: str | None = None  # the language the user asked in, when the words say so
 
 
 def explicit_proposal(message: str, *, session_id: str = "") -> Proposal | None:
@@ -117,7 +121,16 @@ def explicit_proposal(message: str, *, session_id: str = "") -> Proposal | None:
     )
     description = what[:1].upper() + what[1:]
     kind = MemoryType.STYLE if _STYLE_WORDS.search(fold(what)) else MemoryType.PREFERENCE
-    return Proposal(kind, description, 0.9, MemorySource.USER_EXPLICIT, session_id, message[:1000])
+    language = next(code for code in LANGUAGES if match.group(code))
+    return Proposal(
+        kind,
+        description,
+        0.9,
+        MemorySource.USER_EXPLICIT,
+        session_id,
+        message[:1000],
+        language=language,
+    )
 
 
 def _event(

@@ -13,29 +13,25 @@ from knowledge.forms import STRATEGY_LABELS
 from knowledge.models import PII_LABELS
 from knowledge.redaction import EMAIL_ADDRESS
 from knowledge.services import document_is_stuck
-from text.folding import fold
+from text.languages import detect_language
+from text.words import stem
 
 register = template.Library()
 
 _WORD = re.compile(r"\w+")
 
 
-def _stem(word: str) -> str:
-    # A crude prefix "stem", only to show the admin which words matched (the search itself
-    # uses Postgres's Snowball stemmers): "reservas" and "reservar" both mark "reserva".
-    return word[: max(4, len(word) - 2)]
-
-
 @register.filter
 def highlight(text: str, query: str) -> SafeString:
-    """Escape ``text`` and wrap words matching the query (accent- and case-insensitive) in <mark>."""
-    stems = {_stem(fold(w)) for w in _WORD.findall(query or "") if len(w) >= 3}
-
-    def matching(word: str) -> bool:
-        folded = fold(word)
-        return len(folded) >= 3 and any(folded.startswith(stem) for stem in stems)
-
-    words = (m for m in _WORD.finditer(text or "") if matching(m.group(0)))
+    """Escape ``text`` and wrap the words sharing a stem with a query word in <mark>
+    ("reservas" marks "reservar"), stemmed in the passage's language, accents ignored."""
+    language = detect_language(text or "")
+    stems = {stem(w, language) for w in _WORD.findall(query or "") if len(w) >= 3}
+    words = (
+        m
+        for m in _WORD.finditer(text or "")
+        if len(m.group(0)) >= 3 and stem(m.group(0), language) in stems
+    )
     return _marked(text, ((m, "<mark>") for m in words))
 
 

@@ -9,7 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from chat.language import accept_language_hints, answer_language, question_language
+from chat.language import accept_language_hints, answer_language
 from chat.llm import ExtractiveLLM
 from chat.services import chat_answer
 from chat.texts import NO_INFORMATION
@@ -19,6 +19,7 @@ from memory.services import memory_consent_set
 from tests.factories import make_document
 from tests.fakes import SpyLLM
 from tests.memory.support import ORIGIN, token_client
+from text.languages import detect_language
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
 
@@ -35,7 +36,7 @@ def widget_client(forged, user):
         ("Que horas abre a piscina aos sábados?", "pt"),
         ("Quando abre o ginásio?", "pt"),
         ("Tem estacionamento?", "pt"),
-        ("Que horas abre a piscina?", "pt"),
+        ("Qual o horário da piscina?", "pt"),
         ("A qué hora abre la piscina?", "es"),
         ("What time is dinner served?", "en"),
         ("Is there parking?", "en"),
@@ -45,11 +46,14 @@ def widget_client(forged, user):
     ],
 )
 def test_short_questions_are_recognised(question, language):
-    assert question_language(question) == language
+    assert detect_language(question) == language
 
 
 def test_an_ambiguous_question_follows_the_hints_in_order():
-    assert question_language("piscina") is None
+    assert detect_language("piscina") is None
+    # Four words that Spanish and Portuguese nearly share: the detector leans Portuguese
+    # (0.54 of the three's probability) but is not sure, so the hints decide.
+    assert answer_language("Que horas abre a piscina?", ["pt"]) == "pt"
     assert answer_language("piscina", ["pt", "en"]) == "pt"
     assert answer_language("piscina", [None, *accept_language_hints("en-GB,en;q=0.9")]) == "en"
     assert answer_language("piscina", []) == "es"
@@ -59,7 +63,7 @@ def test_an_ambiguous_question_follows_the_hints_in_order():
 @pytest.mark.parametrize(
     ("question", "offline", "nothing"),
     [
-        ("Que horas abre a piscina?", "Modo offline", "Não tenho informações"),
+        ("Que horas abre a piscina aos sábados?", "Modo offline", "Não tenho informações"),
         ("When does the piscina abre?", "Offline mode", "I have no information"),
         ("¿A qué hora abre la piscina?", "Modo sin conexión", "No tengo información"),
     ],

@@ -3,8 +3,9 @@ from __future__ import annotations
 import pytest
 from django.test import SimpleTestCase
 
-from knowledge.chunking import Chunker, ChunkSize, blocks_from_pages, split_sentences
+from knowledge.chunking import Chunker, ChunkSize, blocks_from_pages
 from knowledge.extraction import PageText
+from text.sentences import split_sentences
 
 
 def words(text):

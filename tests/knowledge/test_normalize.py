@@ -5,7 +5,6 @@ from django.test import SimpleTestCase
 from knowledge.extraction import IngestionError, PageText
 from knowledge.normalize import (
     check_quality,
-    detect_language,
     normalize_text,
     remove_repeated_margins,
 )
@@ -51,29 +50,3 @@ class QualityGateTests(SimpleTestCase):
 
     def test_short_real_text_passes(self):
         check_quality("JavaScript example")
-
-
-class LanguageTests(SimpleTestCase):
-    def test_detects_spanish_portuguese_english(self):
-        assert (
-            detect_language(
-                "El reglamento de la piscina establece que los usuarios deben ducharse."
-            )
-            == "es"
-        )
-        assert (
-            detect_language("O regulamento da piscina diz que os moradores não podem levar vidro.")
-            == "pt"
-        )
-        assert (
-            detect_language("The pool rules say that residents are not allowed to bring glass.")
-            == "en"
-        )
-        assert detect_language("Einführung in die Geometrie und Topologie") == "other"
-
-
-def test_a_short_text_gets_its_language_from_two_stopwords():
-    from knowledge.normalize import detect_language  # noqa: PLC0415
-
-    assert detect_language("Los envíos a las islas Canarias tardan cinco días.") == "es"
-    assert detect_language("Hola mundo") == "other"  # no stopword at all: not a guess

@@ -1,0 +1,47 @@
+"""One language detector for documents, passages and four-word questions alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from text.languages import detect_language
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("El reglamento de la piscina establece que los usuarios deben ducharse.", "es"),
+        ("O regulamento da piscina diz que os moradores não podem levar vidro.", "pt"),
+        ("The pool rules say that residents are not allowed to bring glass.", "en"),
+        ("Los envíos a las islas Canarias tardan cinco días.", "es"),
+        # Questions without their opening mark, as people type them on a phone.
+        ("Cuantos puntos dejaron escapar en defensa los Panthers?", "es"),
+        ("Como pode ser definido um sistema de informação?", "pt"),
+        ("How long does shipping take?", "en"),
+    ],
+)
+def test_the_three_languages_are_told_apart(text, language):
+    assert detect_language(text) == language
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Einführung in die Geometrie und Topologie",
+        "Das Schwimmbad ist samstags geöffnet",
+        "Dove si trova la stazione?",
+        "Het zwembad is open op zaterdag",
+    ],
+)
+def test_another_language_is_none_of_ours(text):
+    assert detect_language(text) is None
+
+
+@pytest.mark.parametrize("text", ["piscina", "Lisboa", "", "   ", "12345"])
+def test_too_little_to_tell_is_none(text):
+    assert detect_language(text) is None
+
+
+def test_a_long_document_is_read_from_its_first_pages():
+    page = "La piscina abre a las ocho de la mañana y cierra a las diez de la noche. "
+    assert detect_language(page * 2000) == "es"

@@ -1,0 +1,39 @@
+"""Stems from the Snowball stemmers, in the text's language."""
+
+from __future__ import annotations
+
+import threading
+
+from text.words import content_words, stem
+
+
+def test_inflections_share_a_stem_in_their_language():
+    assert stem("reservas", "es") == stem("reservar", "es")
+    assert stem("informação", "pt") == stem("informações", "pt")
+    assert stem("Sábados", "es") == stem("sábado", "es") == "sab"
+    assert stem("opens", "en") == stem("opening", "en")
+
+
+def test_a_word_in_no_known_language_is_only_folded():
+    assert stem("Schwimmbäder", None) == "schwimmbader"
+
+
+def test_content_words_leave_out_stopwords_and_question_words():
+    assert content_words("¿A qué hora abre la piscina los sábados?", "es") == {
+        "hor", "abre", "piscin", "sab",
+    }  # fmt: skip
+    assert content_words("Quantos alunos há em 2015?", "pt") == {"alun", "2015"}
+
+
+def test_each_thread_stems_with_its_own_stemmer():
+    results: list[str] = []
+
+    def work():
+        results.extend(stem("reservaciones", "es") for _ in range(2000))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert set(results) == {stem("reservaciones", "es")}

@@ -1,0 +1,32 @@
+"""Where sentences end, in Spanish, Portuguese and English text: the chunker keeps them
+whole, the offline answerer quotes them, a citation marks the one a claim rests on."""
+
+from __future__ import annotations
+
+import re
+
+# Sentence end: . ! ? … (optionally closing quotes/brackets) then space and a capital,
+# digit, opening quote/bracket or Spanish inverted mark.
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'»)\]]*\s+(?=[A-ZÁÉÍÓÚÑÇÀÂÊÔÃÕÜ0-9¿¡\"'«(\[])")
+
+# Abbreviations (es/pt/en) after which a period does not end the sentence. "EE." is the
+# first half of the Spanish plural "EE. UU." (United States), never a sentence end.
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:art|arts|núm|num|nº|pág|pag|págs|sr|sra|srta|sres|dr|dra|drs|prof|profa|av|avda|"
+    r"ex|cf|vol|cap|fig|ej|etc|ltda|cía|inc|no|nos|p|pp|mr|mrs|ms|st|vs|e\.g|i\.e|aprox|"
+    r"approx|ee|ud|uds|vd|vds|sto|sta|gral|ing|lic|jr|dept|depto|tel|vide)|\b[A-Za-z])\.$",
+    re.IGNORECASE,
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    sentences: list[str] = []
+    for part in _SENTENCE_END.split(text):
+        part = part.strip()
+        if not part:
+            continue
+        if sentences and _ABBREVIATION.search(sentences[-1]):
+            sentences[-1] = f"{sentences[-1]} {part}"
+        else:
+            sentences.append(part)
+    return sentences
