@@ -40,7 +40,7 @@ from knowledge.models import SourceType
 from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
 from knowledge.search.sentence_vectors import group_similarities
 from knowledge.search.vector_index import QueryEmbedding
-from knowledge.services import search_log_record
+from knowledge.searching import search_log_record
 from licenses.models import GLOBAL_SCOPE, License
 from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose

@@ -35,7 +35,7 @@ from conversations.signals import conversations_erased
 from datastores.erasures import erasure_record
 from knowledge.models import SourceType
 from knowledge.redaction import redact
-from knowledge.services import document_create
+from knowledge.uploads import document_create
 from licenses.models import License
 from text.folding import fold
 from web.exceptions import ApplicationError

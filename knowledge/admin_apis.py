@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from accounts.authentication import ADMIN_AUTHENTICATION
 from accounts.permissions import staff_permission
 from accounts.roles import ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SET_REDACTION, VIEW_KNOWLEDGE
-from knowledge import selectors, services, sources
+from knowledge import forgetting, selectors, sources, uploads
 from knowledge.chunk_options import MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS, ChunkOptions
 from knowledge.models import (
     Document,
@@ -84,7 +84,7 @@ class UploadSerializer(serializers.Serializer):
 
     def upload_options(self, request: Request) -> dict[str, Any]:
         data = self.validated_data
-        services.redaction_choice_check(
+        uploads.redaction_choice_check(
             choice=data["redaction"], may_set_policy=request.user.has_perm(SET_REDACTION)
         )
         return {
@@ -130,7 +130,7 @@ class DocumentListApi(AdminApi):
     def post(self, request: Request) -> Response:
         data = UploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        creation = services.document_create(**data.upload_options(request))
+        creation = uploads.document_create(**data.upload_options(request))
         return Response(
             DocumentSerializer(creation.document).data, status=201 if creation.created else 200
         )
@@ -151,7 +151,7 @@ class DocumentDetailApi(AdminApi):
         responses={204: None},
     )
     def delete(self, request: Request, pk: UUID) -> Response:
-        services.document_forget(document=get_object_or_404(Document, pk=pk))
+        forgetting.document_forget(document=get_object_or_404(Document, pk=pk))
         return Response(status=204)
 
 

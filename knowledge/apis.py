@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from accounts.authentication import ADMIN_AUTHENTICATION
 from knowledge.search import MAX_QUERY_CHARS, STRATEGIES, SearchOptions
-from knowledge.services import knowledge_search
+from knowledge.searching import knowledge_search
 from licenses.authentication import LicenseKeyAuthentication
 from licenses.permissions import IsAdminOrLicense
 from licenses.principals import principal_from_request

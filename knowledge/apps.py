@@ -100,8 +100,8 @@ class OutboxBacklog:
 def forget_document_again(document_id: str) -> bool:
     """A restore's replay of the erasure journal: the document, if the backup had it."""
     # Models and services load after the app registry: imported when a restore replays.
+    from knowledge.forgetting import document_forget
     from knowledge.models import Document
-    from knowledge.services import document_forget
 
     document = Document.objects.filter(pk=document_id).first()
     if document is not None:
@@ -110,8 +110,8 @@ def forget_document_again(document_id: str) -> bool:
 
 
 def forget_chunk_again(chunk_id: str) -> bool:
+    from knowledge.forgetting import chunk_forget
     from knowledge.models import Chunk
-    from knowledge.services import chunk_forget
 
     chunk = Chunk.objects.filter(pk=chunk_id).first()
     if chunk is not None:

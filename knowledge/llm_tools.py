@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from knowledge.search import STRATEGIES, SearchOptions, SearchResult
-from knowledge.services import knowledge_search
+from knowledge.searching import knowledge_search
 from licenses.principals import Principal
 from web.exceptions import ApplicationError
 

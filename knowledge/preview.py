@@ -12,9 +12,10 @@ from typing import IO
 
 from knowledge.chunk_options import ChunkOptions, chunk_options_resolve
 from knowledge.chunking import Piece
+from knowledge.ingestion import ingestion_budget, read_document
 from knowledge.models import Document, Language, Redaction, SourceType
 from knowledge.search import vector_index
-from knowledge.services import check_choices, ingestion_budget, read_document, upload_checked
+from knowledge.uploads import check_choices, upload_checked
 from licenses.models import License
 
 PREVIEW_SECONDS = 20

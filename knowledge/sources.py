@@ -27,12 +27,13 @@ from urllib.parse import urljoin, urlsplit
 import defusedxml.ElementTree
 import lxml.html
 from defusedxml import DefusedXmlException
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from accounts.audit import audit_record
-from knowledge import services
+from datastores.locks import lock_key, lock_release, lock_try
+from knowledge import forgetting, ingestion, reingestion, uploads
 from knowledge.extraction.markup import main_content
 from knowledge.fetching import (
     HTML_TYPES,
@@ -106,7 +107,7 @@ def source_add(
             audit_record(
                 "knowledge.source_added",
                 target=f"source:{source.pk}",
-                details={"url": url, "scope": services.scope_name(license), "mode": mode},
+                details={"url": url, "scope": uploads.scope_name(license), "mode": mode},
             )
             return source
     except IntegrityError as exc:
@@ -120,7 +121,7 @@ def source_forget(*, source: Source) -> int:
     with transaction.atomic():
         documents = list(Document.objects.filter(source_pages__source=source).distinct())
         for document in documents:
-            services.document_forget(document=document)
+            forgetting.document_forget(document=document)
         audit_record(
             "knowledge.source_forgotten",
             target=f"source:{source.pk}",
@@ -163,9 +164,9 @@ def source_check(
 def _checked_alone(source: Source, wait_seconds: float) -> Iterator[None]:
     """One check of a source at a time (Check now pressed twice, a command beside beat's
     check): a session advisory lock, held while the check runs, released however it ends."""
-    key = uuid.UUID(str(source.pk)).int % (2**63)
+    key = lock_key(source.pk)
     deadline = time.monotonic() + wait_seconds
-    while not _try_lock(key):
+    while not lock_try(key):
         if time.monotonic() >= deadline:
             raise ApplicationError(
                 gettext_noop("%(url)s is being checked already; its result will show here."),
@@ -176,14 +177,7 @@ def _checked_alone(source: Source, wait_seconds: float) -> Iterator[None]:
     try:
         yield
     finally:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
-
-
-def _try_lock(key: int) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
-        return bool(cursor.fetchone()[0])
+        lock_release(key)
 
 
 def _check(source: Source, *, enqueue: bool) -> CheckResult:
@@ -220,7 +214,7 @@ def _finish(source: Source, result: CheckResult, *, error: ApplicationError | No
 
 def _ingest_here(document_ids: list[str]) -> None:
     for document_id in document_ids:
-        services.document_ingest(document_id=document_id)
+        ingestion.document_ingest(document_id=document_id)
         sentence_vectors.document_embed_sentences(document_id=document_id)
 
 
@@ -406,7 +400,7 @@ def _store_page(
 
 
 def _new_document(source: Source, url: str, body: bytes, *, enqueue: bool) -> Document:
-    creation = services.document_create(
+    creation = uploads.document_create(
         file=io.BytesIO(body),
         filename=_citation_name(url),
         license=source.license,
@@ -417,7 +411,9 @@ def _new_document(source: Source, url: str, body: bytes, *, enqueue: bool) -> Do
 
 
 def _replace_document(document: Document, body: bytes, *, enqueue: bool) -> Document:
-    return services.document_replace_file(document=document, file=io.BytesIO(body), enqueue=enqueue)
+    return reingestion.document_replace_file(
+        document=document, file=io.BytesIO(body), enqueue=enqueue
+    )
 
 
 def _citation_name(url: str) -> str:
@@ -460,7 +456,7 @@ def _forget_page(page: SourcePage, result: CheckResult) -> None:
     document = page.document
     page.delete()
     if document is not None and not document.source_pages.exists():
-        services.document_forget(document=document)
+        forgetting.document_forget(document=document)
     result.removed += 1
 
 

@@ -8,8 +8,9 @@ from typing import Any
 from celery import Task, shared_task
 from django.db import IntegrityError, OperationalError
 
-from knowledge import services, sources, vector_sync
+from knowledge import ingestion, reingestion, sources, vector_sync
 from knowledge.models import DocumentStatus
+from knowledge.queue import DRAIN_VECTOR_OUTBOX, INGEST_DOCUMENT
 from knowledge.search import sentence_vectors
 from providers import ProviderUnavailable
 from web.exceptions import ApplicationError
@@ -22,10 +23,11 @@ class IngestTask(Task):
         # Retries are exhausted or the error was not transient: say so on the document.
         document_id = kwargs.get("document_id") or (args[0] if args else None)
         if document_id:
-            services.document_mark_crashed(document_id=document_id, error=exc)
+            ingestion.document_mark_crashed(document_id=document_id, error=exc)
 
 
 @shared_task(
+    name=INGEST_DOCUMENT,
     base=IngestTask,
     bind=True,
     autoretry_for=(ProviderUnavailable, OperationalError, IntegrityError),
@@ -34,7 +36,7 @@ class IngestTask(Task):
     max_retries=5,
 )
 def document_ingest_task(self: Task, document_id: str) -> str | None:
-    document = services.document_ingest(document_id=document_id)
+    document = ingestion.document_ingest(document_id=document_id)
     if document is None:
         logger.info("document %s: nothing to ingest (gone, or already finished)", document_id)
         return None
@@ -81,10 +83,16 @@ def sentences_embed_missing_task() -> int:
 
 @shared_task(expires=600)
 def documents_requeue_stuck_task() -> int:
-    return len(services.documents_requeue_stuck())
+    return len(reingestion.documents_requeue_stuck())
 
 
-@shared_task(expires=60, autoretry_for=(OperationalError,), retry_backoff=2, max_retries=3)
+@shared_task(
+    name=DRAIN_VECTOR_OUTBOX,
+    expires=60,
+    autoretry_for=(OperationalError,),
+    retry_backoff=2,
+    max_retries=3,
+)
 def vector_outbox_drain_task() -> dict[str, Any]:
     """Send the remote vector backend what is due (knowledge/vector_sync.py); the outbox
     keeps its own backoff per change, so this task never retries a refused batch itself."""

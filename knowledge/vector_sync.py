@@ -37,6 +37,7 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from knowledge.models import Embedding, VectorErasure, VectorOutbox
+from knowledge.queue import queue_outbox_drain
 from knowledge.search import sparse
 from knowledge.search.backends import is_remote, vector_backend
 from knowledge.search.nearest import Datapoint, VectorBackend, VectorBackendError
@@ -246,10 +247,8 @@ def drain_soon() -> None:
         return
 
     def enqueue() -> None:
-        from knowledge.tasks import vector_outbox_drain_task
-
         try:
-            vector_outbox_drain_task.delay()
+            queue_outbox_drain()
         except Exception:  # the broker down: beat's periodic drain will catch up
             logger.warning("vector outbox: drain not queued; the periodic one will run it")
 

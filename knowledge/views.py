@@ -32,7 +32,7 @@ from accounts.roles import (
     VIEW_KNOWLEDGE,
     console_permission,
 )
-from knowledge import selectors, services, sources
+from knowledge import forgetting, policies, reingestion, searching, selectors, sources, uploads
 from knowledge.chunk_options import (
     MAX_CHUNK_TOKENS,
     MIN_CHUNK_TOKENS,
@@ -156,7 +156,7 @@ def _status_payload(document: Document) -> dict[str, object]:
         "progress": document.progress,
         "error": document.error_message,
         "chunks": document.chunk_count,
-        "stuck": services.document_is_stuck(document),
+        "stuck": reingestion.document_is_stuck(document),
         "scope": document.scope_display,
         "detail_url": reverse("knowledge:document-detail", args=[document.pk]),
         "retry_url": reverse("knowledge:document-retry", args=[document.pk]),
@@ -171,7 +171,7 @@ def document_upload(request: HtmxHttpRequest) -> JsonResponse:
     if not form.is_valid():
         return _form_errors(form)
     try:
-        creation = services.document_create(**_upload_options(request, form))
+        creation = uploads.document_create(**_upload_options(request, form))
     except ApplicationError as exc:
         return JsonResponse({"error": exc.message}, status=exc.status)
     payload = _status_payload(creation.document)
@@ -182,7 +182,7 @@ def document_upload(request: HtmxHttpRequest) -> JsonResponse:
 def _upload_options(request: HtmxHttpRequest, form: UploadForm) -> dict[str, Any]:
     """What an upload (or its preview) asks, once its redaction choice is allowed."""
     data = form.cleaned_data
-    services.redaction_choice_check(
+    uploads.redaction_choice_check(
         choice=data["redaction"], may_set_policy=request.user.has_perm(SET_REDACTION)
     )
     return {
@@ -253,7 +253,7 @@ def document_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     context = {
         "document": document,
         "chunks": chunks,
-        "stuck": services.document_is_stuck(document),
+        "stuck": reingestion.document_is_stuck(document),
         # A citation opened from an answer: its passage, and the sentence to mark in it.
         "opened": _int_or_none(request.GET.get("open")),
         "quote": request.GET.get("quote", "")[:1000],
@@ -281,7 +281,7 @@ def chunk_open(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def document_forget(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     document = _get_document(pk)
-    services.document_forget(document=document)
+    forgetting.document_forget(document=document)
     message = _("Forgot %(filename)s: its chunks are no longer searchable.") % {
         "filename": document.filename
     }
@@ -301,7 +301,7 @@ def documents_forget_selected(request: HtmxHttpRequest) -> HttpResponse:
     if not documents:
         messages.error(request, _("Select at least one document to forget."))
     else:
-        services.documents_forget(documents=documents)
+        forgetting.documents_forget(documents=documents)
         count = len(documents)
         messages.success(
             request,
@@ -326,7 +326,7 @@ def document_retry(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     password = request.POST.get("pdf_password") or None
     wants_json = request.headers.get("Accept") == "application/json"
     try:
-        document = services.document_retry(document=document, pdf_password=password)
+        document = reingestion.document_retry(document=document, pdf_password=password)
     except ApplicationError as exc:
         if wants_json:
             return JsonResponse({"error": exc.message}, status=409)
@@ -363,7 +363,7 @@ def _notify(
 def chunk_forget(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     chunk = get_object_or_404(Chunk, pk=pk)
     document_id = chunk.document_id
-    services.chunk_forget(chunk=chunk)
+    forgetting.chunk_forget(chunk=chunk)
     if request.htmx:  # the row disappears; the page says so and keeps the keyboard's place
         return HttpResponse("", headers=_notify(_("Chunk forgotten."), focus="#chunks-title"))
     messages.success(request, _("Chunk forgotten."))
@@ -387,7 +387,7 @@ def playground(request: HtmxHttpRequest) -> HttpResponse:
             relative_cut=data["relative_cut"],
         )
         try:
-            response = services.knowledge_search(
+            response = searching.knowledge_search(
                 principal=principal_for_admin(request.user.get_username(), license=license),
                 query=data["query"],
                 options=options,
@@ -427,12 +427,12 @@ def redaction_policy_edit(request: HtmxHttpRequest) -> HttpResponse:
     }
     form = RedactionPolicyForm(request.POST or None, initial=initial)
     if request.method == "POST" and request.POST.get("reset") and license:
-        services.redaction_policy_reset(license=license)
+        policies.redaction_policy_reset(license=license)
         messages.success(request, _("This license follows global's redaction again."))
         return redirect(f"{request.path}?scope={scope}")
     if request.method == "POST" and form.is_valid():
         try:
-            services.redaction_policy_set(license=license, **form.cleaned_data)
+            policies.redaction_policy_set(license=license, **form.cleaned_data)
         except ApplicationError as exc:
             form.add_error("allow", exc.message)
         else:

@@ -273,3 +273,20 @@ def forget_prepared_statements() -> None:
     with connection.cursor() as cursor:
         cursor.execute("DEALLOCATE ALL")
     prepared._prepared.pop(connection.connection, None)
+
+
+@pytest.fixture
+def other_session(db):
+    """A second PostgreSQL session on the test database, as another process would hold one
+    (a worker's, a command's): autocommit, closed after the test."""
+    import psycopg  # noqa: PLC0415
+
+    db_settings = connection.settings_dict
+    params = {
+        "dbname": db_settings["NAME"],
+        "user": db_settings["USER"],
+        "host": db_settings["HOST"],
+        "port": db_settings["PORT"] or None,
+    }
+    with psycopg.connect(**{k: v for k, v in params.items() if v}, autocommit=True) as other:
+        yield other

@@ -6,7 +6,7 @@ import hashlib
 import io
 import itertools
 
-from knowledge import services
+from knowledge import ingestion, uploads
 from knowledge.models import Document
 from knowledge.search import sentence_vectors
 from licenses.models import License
@@ -35,11 +35,11 @@ def make_document(
     **options,
 ) -> Document:
     data = text.encode() if isinstance(text, str) else text
-    creation = services.document_create(
+    creation = uploads.document_create(
         file=io.BytesIO(data), filename=filename, license=license, enqueue=False, **options
     )
     if ingest:  # as the worker does: the document, then its sentence vectors
-        services.document_ingest(document_id=creation.document.pk)
+        ingestion.document_ingest(document_id=creation.document.pk)
         sentence_vectors.document_embed_sentences(document_id=creation.document.pk)
     return Document.objects.get(pk=creation.document.pk)
 

@@ -1,7 +1,7 @@
 """The search engine: hybrid retrieval strictly inside the caller's scope.
 
 The one public entry is ``search(principal=…, query=…, options=…)``; every entry point
-(API, console, chat, commands) reaches it through ``knowledge.services.knowledge_search``,
+(API, console, chat, commands) reaches it through ``knowledge.searching.knowledge_search``,
 which also writes the access log. Inside:
 
 - ``types``       options in, results out

@@ -36,7 +36,7 @@ def search(
     tuning: SearchTuning | None = None,
 ) -> SearchResponse:
     """Hybrid search inside the principal's scope. Reads only: the logged search every entry
-    point uses is ``knowledge.services.knowledge_search``. ``embedding``: the query already
+    point uses is ``knowledge.searching.knowledge_search``. ``embedding``: the query already
     being embedded with the active model (the chat starts it early); ``tuning``: the
     engine's numbers, the deployment's unless given. Served by a read replica when the
     deployment has a healthy one (datastores/replicas.py)."""

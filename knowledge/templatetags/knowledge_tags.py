@@ -12,7 +12,7 @@ from django.utils.translation import gettext
 from knowledge.forms import STRATEGY_LABELS
 from knowledge.models import PII_LABELS
 from knowledge.redaction import EMAIL_ADDRESS
-from knowledge.services import document_is_stuck
+from knowledge.reingestion import document_is_stuck
 from text.languages import detect_language
 from text.words import stem
 

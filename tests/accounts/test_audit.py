@@ -17,7 +17,7 @@ from django.utils import timezone
 from accounts.audit import Actor, acting_as, audit_purge, audit_record, audit_verify
 from accounts.models import AuditEntry
 from chat.services import assistant_update
-from knowledge import services as knowledge_services
+from knowledge import forgetting, uploads
 from licenses.services import license_forge, license_revoke, license_rotate_key
 from tests.factories import as_owner
 
@@ -141,7 +141,7 @@ def test_admin_actions_name_their_actor(client, settings, tmp_path):
         )
         license_revoke(license=license.license)
         assistant_update(license=None, values={"name": "Savara"})
-        creation = knowledge_services.document_create(
+        creation = uploads.document_create(
             file=ContentFile(b"Horario: de 9 a 18.", name="h.txt"),
             filename="h.txt",
             license=None,
@@ -149,7 +149,7 @@ def test_admin_actions_name_their_actor(client, settings, tmp_path):
             enqueue=False,
         )
         document_id = creation.document.pk
-        knowledge_services.document_forget(document=creation.document)
+        forgetting.document_forget(document=creation.document)
 
     entries = list(AuditEntry.objects.order_by("id"))
     by_action = {entry.action: entry for entry in entries}
@@ -259,14 +259,14 @@ def test_the_retention_is_set_on_the_page_within_its_floor(client):
 
 def test_a_forgotten_documents_name_stays_in_the_trail_only_redacted(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path
-    creation = knowledge_services.document_create(
+    creation = uploads.document_create(
         file=ContentFile(b"Horario: de 9 a 18.", name="x.txt"),
         filename="maria.lopez@gmail.com 12345678Z.txt",
         license=None,
         redaction="none",  # the upload kept it in clear
         enqueue=False,
     )
-    knowledge_services.document_forget(document=creation.document)
+    forgetting.document_forget(document=creation.document)
 
     names = [
         e.details["filename"] for e in AuditEntry.objects.filter(action__startswith="knowledge.")

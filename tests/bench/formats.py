@@ -21,7 +21,7 @@ import openpyxl
 import pptx
 from ebooklib import epub
 
-from knowledge import services
+from knowledge import ingestion, uploads
 from knowledge.extraction import Budget, extract
 from knowledge.models import Document, DocumentStatus
 from knowledge.search import search as chunk_search
@@ -153,14 +153,14 @@ def ingest_as(
     """Idempotent like the retrieval benchmark's: a passage already ingested is skipped."""
     for n, passage in enumerate(dataset.passages, 1):
         data = document_bytes(kind, [(passage["title"], passage["text"])])
-        creation = services.document_create(
+        creation = uploads.document_create(
             file=io.BytesIO(data),
             filename=f"{passage['id']}.{kind}",
             license=license,
             enqueue=False,
         )
         if creation.document.status != DocumentStatus.READY:
-            services.document_ingest(document_id=creation.document.pk)
+            ingestion.document_ingest(document_id=creation.document.pk)
         progress(n, len(dataset.passages))
     sentence_vectors.sentences_embed_missing()
     failed = Document.objects.filter(license=license).exclude(status=DocumentStatus.READY).count()

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from knowledge import services
+from knowledge import ingestion, uploads
 from knowledge.models import Document, DocumentStatus
 from knowledge.search import search as chunk_search
 from knowledge.search import sentence_vectors
@@ -77,14 +77,14 @@ def ingest_passages(
     """Idempotent: a passage already ingested (same bytes, same scope) is not ingested again."""
     for n, passage in enumerate(dataset.passages, 1):
         text = f"# {passage['title']}\n\n{passage['text']}\n"
-        creation = services.document_create(
+        creation = uploads.document_create(
             file=io.BytesIO(text.encode()),
             filename=f"{passage['id']}.md",
             license=license,
             enqueue=False,
         )
         if creation.document.status != DocumentStatus.READY:
-            services.document_ingest(document_id=creation.document.pk)
+            ingestion.document_ingest(document_id=creation.document.pk)
         progress(n, len(dataset.passages))
     sentence_vectors.sentences_embed_missing()  # what the worker does after each upload
     failed = Document.objects.filter(license=license).exclude(status=DocumentStatus.READY).count()

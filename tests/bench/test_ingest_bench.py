@@ -21,7 +21,7 @@ import psutil
 import pytest
 from django.db import connection
 
-from knowledge import services
+from knowledge import forgetting, ingestion, uploads
 from knowledge.chunking import CHUNK_SIZES, Chunker, blocks_from_pages, embedding_text
 from knowledge.embeddings import get_provider
 from knowledge.extraction import PageText
@@ -74,16 +74,16 @@ def time_pipeline(markdown: str, round_: int) -> tuple[float, float, int, Docume
     task), sentence groups it embedded, and the document."""
     data = markdown.encode() + b"\n" * (round_ + 1)  # new bytes (no file dedupe), same text
     started = time.perf_counter()
-    creation = services.document_create(
+    creation = uploads.document_create(
         file=io.BytesIO(data), filename=f"bench-{round_}.md", license=None, enqueue=False
     )
-    services.document_ingest(document_id=creation.document.pk)
+    ingestion.document_ingest(document_id=creation.document.pk)
     elapsed = time.perf_counter() - started
     started = time.perf_counter()
     groups = sentence_vectors.document_embed_sentences(document_id=creation.document.pk)
     sentence_seconds = time.perf_counter() - started
     document = Document.objects.get(pk=creation.document.pk)
-    services.document_forget(document=document)  # next round must not dedupe against it
+    forgetting.document_forget(document=document)  # next round must not dedupe against it
     return elapsed, sentence_seconds, groups, document
 
 
@@ -129,10 +129,10 @@ def test_ingest_throughput_vs_raw_embedder(settings, tmp_path):
 def _time_pdf(tmp_path: Path) -> tuple[float, Document]:
     started = time.perf_counter()
     with open(PDFS / "test_fontArialNotEmbedded.pdf", "rb") as handle:
-        creation = services.document_create(
+        creation = uploads.document_create(
             file=handle, filename="arial.pdf", license=None, enqueue=False
         )
-    services.document_ingest(document_id=creation.document.pk)
+    ingestion.document_ingest(document_id=creation.document.pk)
     return time.perf_counter() - started, Document.objects.get(pk=creation.document.pk)
 
 
@@ -153,7 +153,7 @@ def test_one_paragraph_is_searchable_within_seconds(celery_worker, settings):
         token = f"zanahoria{n}x"
         text = f"Aviso {n}: la reunión de vecinos sobre la {token} será el jueves en el salón."
         started = time.perf_counter()
-        services.document_create(
+        uploads.document_create(
             file=io.BytesIO(text.encode()), filename=f"aviso-{n}.txt", license=None
         )
         while not _searchable(token):
@@ -174,7 +174,7 @@ def test_one_paragraph_is_searchable_within_seconds(celery_worker, settings):
 def test_worker_peak_memory_on_a_117_page_pdf(settings):
     with open(PDFS / "GeoTopo-komprimiert.pdf", "rb") as handle:
         data = handle.read()
-    creation = services.document_create(
+    creation = uploads.document_create(
         file=io.BytesIO(data), filename="GeoTopo-komprimiert.pdf", license=None, enqueue=False
     )
     env = worker_env()

@@ -15,7 +15,7 @@ from django.conf import settings
 
 from chat.selectors import assistant_profile
 from chat.services import build_prompt
-from knowledge import services as knowledge
+from knowledge import forgetting
 from knowledge.models import Document
 from licenses.principals import principal_for_license
 from memory import services as memories
@@ -61,7 +61,7 @@ def test_forgetting_a_document_scrubs_the_transcripts_and_redis_files(
     assert _redis_files_hold(PASSAGE)  # the append-only file has it, until forgotten
 
     with django_capture_on_commit_callbacks(execute=True):
-        knowledge.document_forget(document=Document.objects.get(filename="sauna.md"))
+        forgetting.document_forget(document=Document.objects.get(filename="sauna.md"))
 
     turns = _transcript(client, answer["session_id"])
     assert turns and PASSAGE not in str(turns) and "sauna zafiro" in turns[0]["text"]

@@ -16,8 +16,8 @@ from conversations.models import Conversation, DailyCount, Exchange, Gap
 from conversations.selectors import insights
 from conversations.services import conversations_purge, retention_set
 from datastores.erasures import erasures_since
+from knowledge.forgetting import document_forget
 from knowledge.models import Document
-from knowledge.services import document_forget
 from licenses.models import License
 from tests.conversations.support import ask, staff, widget_user
 

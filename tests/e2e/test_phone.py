@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from knowledge.search import SearchOptions, search
-from knowledge.services import search_log_record
+from knowledge.searching import search_log_record
 from licenses.principals import principal_for_admin
 from licenses.services import license_forge
 from tests.e2e.browser import chromium_page, log_in

@@ -182,8 +182,8 @@ def test_a_restore_forgets_again_what_was_forgotten_after_the_backup(
 ):
     """Third attack run, F7: restoring an older backup brought back what had been forgotten
     since. The erasure journal (ids only) is replayed."""
+    from knowledge.forgetting import document_forget
     from knowledge.models import Document
-    from knowledge.services import document_forget
     from memory.models import Memory
     from memory.services import memory_forget
 

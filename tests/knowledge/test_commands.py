@@ -6,7 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from knowledge import services
+from knowledge import ingestion
 from knowledge.models import Chunk, Document, Embedding, EmbeddingSpace, SentenceEmbedding
 from tests.conftest import PDFS
 from tests.factories import make_document, make_license
@@ -127,7 +127,7 @@ def test_embed_sentences_catches_up_every_chunk_once(settings):
         filename="normas.txt",
         ingest=False,
     )
-    services.document_ingest(document_id=document.pk)  # the worker's pass has not run yet
+    ingestion.document_ingest(document_id=document.pk)  # the worker's pass has not run yet
     out = StringIO()
 
     call_command("embed_sentences", stdout=out, stderr=StringIO())

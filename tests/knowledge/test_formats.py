@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge import services
+from knowledge import uploads
 from knowledge.extraction import Budget, IngestionError, detect_kind, extract
 from knowledge.models import DocumentStatus, FileKind
 from knowledge.search import SearchOptions
@@ -244,7 +244,7 @@ def test_a_refused_upload_leaves_nothing_behind():
     from knowledge.models import Document  # noqa: PLC0415
 
     with pytest.raises(IngestionError, match="contains macros"):
-        services.document_create(
+        uploads.document_create(
             file=io.BytesIO(with_macros(build("docx"))), filename="m.docm", license=None
         )
     assert not Document.objects.exists()

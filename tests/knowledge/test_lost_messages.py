@@ -11,7 +11,7 @@ import redis
 from django.conf import settings
 from django.utils import timezone
 
-from knowledge import services
+from knowledge import reingestion
 from knowledge.models import Document, DocumentStatus
 from knowledge.tasks import document_ingest_task
 from tests.factories import make_document
@@ -36,22 +36,22 @@ def test_a_queued_upload_with_no_message_is_queued_again_and_retry_accepts_it():
     redis.Redis.from_url(settings.REDIS_URL).delete(settings.CELERY_TASK_DEFAULT_QUEUE)
     lost, recent = _queued(minutes_ago=30), _queued(minutes_ago=1)
 
-    assert services.documents_requeue_stuck(enqueue=False) == [lost]
+    assert reingestion.documents_requeue_stuck(enqueue=False) == [lost]
     lost.refresh_from_db()
     assert lost.status == DocumentStatus.QUEUED and lost.updated_at > recent.updated_at
 
     with pytest.raises(ApplicationError, match="already queued"):
-        services.document_retry(document=recent, enqueue=False)  # it may still be on its way
+        reingestion.document_retry(document=recent, enqueue=False)  # it may still be on its way
     Document.objects.filter(pk=recent.pk).update(updated_at=timezone.now() - timedelta(hours=1))
     recent.refresh_from_db()
-    assert services.document_retry(document=recent, enqueue=False).status == "queued"
+    assert reingestion.document_retry(document=recent, enqueue=False).status == "queued"
 
 
 def test_a_queued_upload_whose_message_waits_is_left_alone():
     waiting = _queued(minutes_ago=30)
     document_ingest_task.delay(str(waiting.pk))  # no worker in this test: it waits in Redis
     try:
-        assert str(waiting.pk) in services.documents_in_broker()
-        assert services.documents_requeue_stuck(enqueue=False) == []
+        assert str(waiting.pk) in reingestion.documents_in_broker()
+        assert reingestion.documents_requeue_stuck(enqueue=False) == []
     finally:
         redis.Redis.from_url(settings.REDIS_URL).delete(settings.CELERY_TASK_DEFAULT_QUEUE)

@@ -10,8 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from knowledge.models import Document, Redaction, RedactionPolicy
+from knowledge.policies import redaction_policy_set
 from knowledge.search import SearchOptions, search
-from knowledge.services import redaction_policy_set
 from licenses.principals import principal_for_admin
 from tests.factories import as_owner, make_document, make_license
 from web.exceptions import ApplicationError
@@ -118,7 +118,7 @@ def test_console_upload_asks_to_keep_our_contacts_and_the_preview_says_what_was_
     assert response.status_code == 201
     document = Document.objects.get()
     assert document.redaction == Redaction.KEEP_CONTACTS
-    from knowledge.services import document_ingest
+    from knowledge.ingestion import document_ingest
 
     document_ingest(document_id=document.pk)
     page = owner_client.get(

@@ -15,8 +15,8 @@ from knowledge.search.keyword import common_lexemes
 from knowledge.search.nearest import WAYS, NearestQuery, pgvector_sql
 from knowledge.search.rerank import rerank
 from knowledge.search.statement import hybrid_sql
+from knowledge.searching import knowledge_search
 from knowledge.selectors import search_metrics
-from knowledge.services import knowledge_search
 from licenses.principals import principal_for_admin, principal_for_license
 from tests.factories import make_document, make_license
 from web.exceptions import ApplicationError

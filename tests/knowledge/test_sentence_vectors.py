@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from knowledge import services
+from knowledge import forgetting, ingestion
 from knowledge.chunking import embedding_text, sentence_groups
 from knowledge.models import Document, Embedding, SentenceEmbedding
 from knowledge.search import search, sentence_vectors
@@ -75,7 +75,7 @@ class TestTheSentencePass:
 
     def test_a_one_sentence_chunk_keeps_its_own_vector_without_embedding_again(self, fake_embedder):
         document = make_document("# Nota\n\n" + GROUPS[0], filename="nota.md", ingest=False)
-        services.document_ingest(document_id=document.pk)
+        ingestion.document_ingest(document_id=document.pk)
         calls = fake_embedder.calls
 
         assert sentence_vectors.document_embed_sentences(document_id=document.pk) == 0
@@ -93,9 +93,9 @@ class TestTheSentencePass:
 
     def test_a_document_forgotten_meanwhile_gets_nothing_written(self, fake_embedder):
         document = make_document(REGLAMENTO, filename="reglamento.md", ingest=False)
-        services.document_ingest(document_id=document.pk)
+        ingestion.document_ingest(document_id=document.pk)
         batch = list(Embedding.objects.select_related("chunk"))
-        services.document_forget(document=document)
+        forgetting.document_forget(document=document)
 
         assert sentence_vectors._embed_batch(batch, fake_embedder) == 0
         assert not SentenceEmbedding.objects.exists()
@@ -104,7 +104,7 @@ class TestTheSentencePass:
         for n in range(3):
             make_document(REGLAMENTO + f" Edificio {n}.", filename=f"r{n}.md", ingest=False)
         for document in Document.objects.all():
-            services.document_ingest(document_id=document.pk)
+            ingestion.document_ingest(document_id=document.pk)
         assert without_sentences() == 3
 
         assert sentence_vectors.sentences_embed_missing(limit=2) == 6
@@ -120,7 +120,7 @@ class TestTheSentencePass:
         old = make_document(REGLAMENTO, filename="viejo.md")
         make_document(REGLAMENTO + " Anexo.", filename="nuevo.md", ingest=False)
         newer = Document.objects.get(filename="nuevo.md")
-        services.document_ingest(document_id=newer.pk)
+        ingestion.document_ingest(document_id=newer.pk)
         # A gap below the mark the next catch-up leaves (a row that lost its vectors).
         SentenceEmbedding.objects.filter(embedding__chunk__document=old).delete()
         key = sentence_vectors._caught_up_key(fake_embedder.model)
@@ -247,7 +247,7 @@ def test_forgetting_a_document_while_its_sentence_pass_commits_fails_neither(fak
     from django.db import connection, transaction
 
     document = make_document(REGLAMENTO, filename="reglamento.md", ingest=False)
-    services.document_ingest(document_id=document.pk)
+    ingestion.document_ingest(document_id=document.pk)
     embedding = Embedding.objects.get(chunk__document=document)
     written, release = threading.Event(), threading.Event()
     outcome: dict[str, object] = {}
@@ -264,7 +264,7 @@ def test_forgetting_a_document_while_its_sentence_pass_commits_fails_neither(fak
 
     def forget() -> None:
         try:
-            services.document_forget(document=Document.objects.get(pk=document.pk))
+            forgetting.document_forget(document=Document.objects.get(pk=document.pk))
             outcome["forgotten"] = True
         except Exception as exc:  # noqa: BLE001 - the failure is what the test reports
             outcome["error"] = exc

@@ -8,7 +8,8 @@ from django.core.files.storage import default_storage
 from django.db import connection
 from django.utils import timezone
 
-from knowledge import services
+from datastores.locks import lock_key, locks_held
+from knowledge import forgetting, ingestion, reingestion, uploads
 from knowledge.extraction import IngestionError
 from knowledge.models import Chunk, Document, DocumentStatus, Embedding, EmbeddingSpace
 from tests.conftest import PDFS
@@ -103,7 +104,7 @@ class TestIngest:
 class TestDedupe:
     def test_same_file_in_same_scope_returns_the_existing_document(self):
         first = make_document("Uno. Dos.")
-        again = services.document_create(
+        again = uploads.document_create(
             file=io.BytesIO(b"Uno. Dos."), filename="copy.txt", license=None, enqueue=False
         )
 
@@ -140,7 +141,7 @@ class TestBadInput:
     )
     def test_refused_at_upload_with_nothing_stored(self, data, filename, message):
         with pytest.raises(IngestionError, match=message):
-            services.document_create(
+            uploads.document_create(
                 file=io.BytesIO(data), filename=filename, license=None, enqueue=False
             )
 
@@ -149,7 +150,7 @@ class TestBadInput:
     def test_over_the_size_limit(self, settings):
         settings.KNOWLEDGE_MAX_UPLOAD_BYTES = 10
         with pytest.raises(IngestionError, match="the limit is 0 MB"):
-            services.document_create(
+            uploads.document_create(
                 file=io.BytesIO(b"x" * 11), filename="big.txt", license=None, enqueue=False
             )
 
@@ -189,7 +190,7 @@ class TestForgetAndRetry:
         assert default_storage.exists(stored)
 
         with django_capture_on_commit_callbacks(execute=True):
-            services.document_forget(document=document)
+            forgetting.document_forget(document=document)
 
         assert not Document.objects.exists()
         assert not Chunk.objects.exists()
@@ -199,11 +200,11 @@ class TestForgetAndRetry:
 
     def test_redelivered_ingest_leaves_exactly_one_copy(self):
         document = make_document(REGLAMENTO, filename="r.md", ingest=False)
-        services.document_ingest(document_id=document.pk)
+        ingestion.document_ingest(document_id=document.pk)
         # A redelivery after a killed worker finds the document still "processing".
         Document.objects.filter(pk=document.pk).update(status=DocumentStatus.PROCESSING)
 
-        services.document_ingest(document_id=document.pk)
+        ingestion.document_ingest(document_id=document.pk)
 
         assert Chunk.objects.filter(document=document).count() == 2
         assert Embedding.objects.filter(chunk__document=document).count() == 2
@@ -212,7 +213,7 @@ class TestForgetAndRetry:
         document = make_document(REGLAMENTO, filename="r.md")
         calls = fake_embedder.calls
 
-        assert services.document_ingest(document_id=document.pk) is None
+        assert ingestion.document_ingest(document_id=document.pk) is None
         assert fake_embedder.calls == calls
 
     def test_stuck_documents_are_requeued(self, settings):
@@ -221,35 +222,47 @@ class TestForgetAndRetry:
             status=DocumentStatus.PROCESSING, updated_at=timezone.now() - timedelta(hours=2)
         )
 
-        requeued = services.documents_requeue_stuck(enqueue=False)
+        requeued = reingestion.documents_requeue_stuck(enqueue=False)
 
         assert [d.pk for d in requeued] == [document.pk]
         assert Document.objects.get(pk=document.pk).status == DocumentStatus.QUEUED
 
-    def test_a_document_a_worker_is_ingesting_cannot_be_retried(self, monkeypatch):
+    def test_a_document_another_run_is_ingesting_cannot_be_retried(self, other_session):
         document = make_document(REGLAMENTO, filename="r.md", ingest=False)
         Document.objects.filter(pk=document.pk).update(status=DocumentStatus.PROCESSING)
         document.refresh_from_db()
-        monkeypatch.setattr(services, "documents_being_ingested", lambda: {str(document.pk)})
+        # A worker's session holds the document's lock while it ingests (as ingestion does).
+        other_session.execute("SELECT pg_advisory_lock(%s)", [lock_key(document.pk)])
 
         with pytest.raises(Exception, match="still being processed"):
-            services.document_retry(document=document, enqueue=False)
-        assert services.documents_requeue_stuck(enqueue=False) == []
+            reingestion.document_retry(document=document, enqueue=False)
+        assert reingestion.documents_requeue_stuck(enqueue=False) == []
+        # Nor does a second delivery of its message ingest it beside the live run.
+        assert ingestion.document_ingest(document_id=document.pk) is None
 
-    def test_a_processing_document_no_worker_holds_is_interrupted(self, monkeypatch):
+    def test_a_processing_document_no_session_holds_is_interrupted(self, other_session):
         document = make_document(REGLAMENTO, filename="r.md", ingest=False)
         Document.objects.filter(pk=document.pk).update(status=DocumentStatus.PROCESSING)
-        monkeypatch.setattr(services, "documents_being_ingested", lambda: set())
+        other_session.execute("SELECT pg_advisory_lock(%s)", [lock_key(document.pk)])
+        other_session.close()  # the worker killed: PostgreSQL frees its locks
 
-        assert [d.pk for d in services.documents_requeue_stuck(enqueue=False)] == [document.pk]
+        assert [d.pk for d in reingestion.documents_requeue_stuck(enqueue=False)] == [document.pk]
         assert Document.objects.get(pk=document.pk).status == DocumentStatus.QUEUED
 
-    def test_when_the_workers_cannot_be_asked_only_time_decides(self, monkeypatch):
+    def test_an_ingestion_holds_its_document_s_lock_only_while_it_runs(self, monkeypatch):
         document = make_document(REGLAMENTO, filename="r.md", ingest=False)
-        Document.objects.filter(pk=document.pk).update(status=DocumentStatus.PROCESSING)
-        monkeypatch.setattr(services, "documents_being_ingested", lambda: None)
+        seen = []
+        extract = ingestion._extract
 
-        assert services.documents_requeue_stuck(enqueue=False) == []
+        def watched(doc, provider):
+            seen.append(locks_held([lock_key(doc.pk)]))
+            return extract(doc, provider)
+
+        monkeypatch.setattr(ingestion, "_extract", watched)
+
+        assert ingestion.document_ingest(document_id=document.pk).status == DocumentStatus.READY
+        assert seen == [{lock_key(document.pk)}]
+        assert locks_held([lock_key(document.pk)]) == set()
 
     def test_failed_encrypted_pdf_retried_with_its_password(self):
         document = make_document(
@@ -257,8 +270,8 @@ class TestForgetAndRetry:
         )
         assert document.status == DocumentStatus.FAILED
 
-        services.document_retry(document=document, pdf_password="openpassword", enqueue=False)
-        services.document_ingest(document_id=document.pk)
+        reingestion.document_retry(document=document, pdf_password="openpassword", enqueue=False)
+        ingestion.document_ingest(document_id=document.pk)
 
         document.refresh_from_db()
         assert document.status == DocumentStatus.READY
@@ -282,17 +295,17 @@ class TestIngestionBudget:
             (PDFS / "pdflatex-4-pages.pdf").read_bytes(), filename="a.pdf", ingest=False
         )
         pages_read = []
-        still_processing = services._still_processing
+        still_processing = ingestion._still_processing
 
         def forget_after_the_first_page(doc):
             pages_read.append(doc.pk)
             if len(pages_read) == 1:
-                services.document_forget(document=Document.objects.get(pk=doc.pk))
+                forgetting.document_forget(document=Document.objects.get(pk=doc.pk))
             still_processing(doc)
 
-        monkeypatch.setattr(services, "_still_processing", forget_after_the_first_page)
+        monkeypatch.setattr(ingestion, "_still_processing", forget_after_the_first_page)
 
-        assert services.document_ingest(document_id=document.pk) is None
+        assert ingestion.document_ingest(document_id=document.pk) is None
         assert len(pages_read) == 1  # the other three pages were never read
         assert not Document.objects.filter(pk=document.pk).exists()
         assert not Chunk.objects.exists()
@@ -302,7 +315,7 @@ def test_an_unexpected_crash_shows_a_reference_not_the_internals(caplog):
     # Finding N9: failures showed exception class names and their internals to the admin.
     document = make_document("Texto.", filename="t.txt", ingest=False)
 
-    services.document_mark_crashed(document_id=document.pk, error=KeyError("/Root-internal"))
+    ingestion.document_mark_crashed(document_id=document.pk, error=KeyError("/Root-internal"))
 
     document.refresh_from_db()
     assert document.status == DocumentStatus.FAILED

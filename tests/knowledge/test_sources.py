@@ -12,6 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from datastores.locks import lock_key
 from knowledge import fetching
 from knowledge.fetching import FetchError, address_refusal
 from knowledge.models import Chunk, Document, DocumentStatus, Source, SourcePage
@@ -406,30 +407,20 @@ class TestConsole:
 
 @pytest.mark.django_db
 @pytest.mark.usefixtures("fake_embedder", "media_root")
-def test_one_check_of_a_source_at_a_time(site):
+def test_one_check_of_a_source_at_a_time(site, other_session):
     """Check now pressed while beat's check runs: the second one says so and changes nothing."""
     import threading  # noqa: PLC0415
-    import uuid  # noqa: PLC0415
-
-    import psycopg  # noqa: PLC0415
-    from django.db import connection  # noqa: PLC0415
 
     from web.exceptions import ApplicationError  # noqa: PLC0415
 
     source = source_add(url=site.url("/ayuda/horario"), license=None)
-    db = connection.settings_dict
-    params = {
-        "dbname": db["NAME"],
-        "user": db["USER"],
-        "host": db["HOST"],
-        "port": db["PORT"] or None,
-    }
-    with psycopg.connect(**{k: v for k, v in params.items() if v}, autocommit=True) as other:
-        other.execute("SELECT pg_advisory_lock(%s)", [uuid.UUID(str(source.pk)).int % (2**63)])
-        with pytest.raises(ApplicationError, match="being checked already"):
-            source_check(source_id=source.pk, enqueue=False)
-        assert not Document.objects.exists() and site.requests == []
-        # The command waits for the running check instead (here: it ends a second later).
-        key = uuid.UUID(str(source.pk)).int % (2**63)
-        threading.Timer(1.0, lambda: other.execute("SELECT pg_advisory_unlock(%s)", [key])).start()
-        assert source_check(source_id=source.pk, enqueue=False, wait_seconds=30).new == 1
+    key = lock_key(source.pk)
+    other_session.execute("SELECT pg_advisory_lock(%s)", [key])
+    with pytest.raises(ApplicationError, match="being checked already"):
+        source_check(source_id=source.pk, enqueue=False)
+    assert not Document.objects.exists() and site.requests == []
+    # The command waits for the running check instead (here: it ends a second later).
+    threading.Timer(
+        1.0, lambda: other_session.execute("SELECT pg_advisory_unlock(%s)", [key])
+    ).start()
+    assert source_check(source_id=source.pk, enqueue=False, wait_seconds=30).new == 1

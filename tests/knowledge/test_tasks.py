@@ -10,7 +10,7 @@ import time
 import pytest
 from django.db.models import Count
 
-from knowledge import services
+from knowledge import reingestion, uploads
 from knowledge.models import Chunk, Document, DocumentStatus, Embedding
 from knowledge.tasks import document_ingest_task
 from tests.conftest import start_worker, stop_worker, worker_env
@@ -34,7 +34,7 @@ def test_upload_is_ingested_by_the_worker_with_the_local_model(
     celery_worker, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        creation = services.document_create(
+        creation = uploads.document_create(
             file=io.BytesIO(
                 "El gimnasio abre a las siete de la mañana. Hay que reservar la sauna.".encode()
             ),
@@ -54,7 +54,7 @@ def test_the_worker_adds_sentence_vectors_once_the_document_is_searchable(
     celery_worker, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        creation = services.document_create(
+        creation = uploads.document_create(
             file=io.BytesIO(
                 "La piscina del condominio abre de ocho a veinte horas todos los días. "
                 "Las mascotas pueden pasear por los jardines siempre con correa.".encode()
@@ -82,7 +82,7 @@ def long_spanish_text(paragraphs=40):
 
 @pytest.mark.worker
 def test_a_worker_killed_mid_ingestion_leaves_exactly_one_copy_after_redelivery():
-    creation = services.document_create(
+    creation = uploads.document_create(
         file=io.BytesIO(long_spanish_text().encode()),
         filename="largo.txt",
         license=None,
@@ -119,7 +119,7 @@ def test_an_interrupted_ingestion_is_requeued_at_once_not_after_the_visibility_t
 ):
     """kill -9 of the worker: the document said "processing 43%" until the 15-minute beat
     task, and Retry answered 409. Now no worker holding it means it is not processing."""
-    creation = services.document_create(
+    creation = uploads.document_create(
         file=io.BytesIO(long_spanish_text().encode()),
         filename="interrumpido.txt",
         license=None,
@@ -132,7 +132,7 @@ def test_an_interrupted_ingestion_is_requeued_at_once_not_after_the_visibility_t
     os.killpg(doomed.pid, signal.SIGKILL)
     doomed.wait()
 
-    requeued = services.documents_requeue_stuck()  # what `ingest --retry-stuck` runs
+    requeued = reingestion.documents_requeue_stuck()  # what `ingest --retry-stuck` runs
 
     assert [d.pk for d in requeued] == [creation.document.pk]
     document = wait_for(creation.document.pk, {DocumentStatus.READY, DocumentStatus.FAILED})

@@ -13,7 +13,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from knowledge import services
+from knowledge import forgetting
 from knowledge.models import Chunk, Document, Embedding, EmbeddingSpace, VectorErasure, VectorOutbox
 from knowledge.reembedding import reembed
 from knowledge.search import SearchOptions, caches_forget
@@ -112,7 +112,7 @@ class TestConformance:
         alpha, _, documents = corpus
         forgotten = documents["botiquin.md"]
         datapoints = backend.datapoints_of(forgotten)
-        receipt = services.document_forget(document=forgotten)
+        receipt = forgetting.document_forget(document=forgotten)
         # Before the engine hears of it: PostgreSQL's re-check already drops it.
         assert "botiquin.md" not in filenames(search(principal_for_license(alpha), "medicación"))
         backend.settle()
@@ -127,14 +127,14 @@ class TestConformance:
     def test_a_forgotten_chunk_is_gone(self, corpus, backend):
         alpha, _, documents = corpus
         chunk = Chunk.objects.get(document=documents["botiquin.md"])
-        services.chunk_forget(chunk=chunk)
+        forgetting.chunk_forget(chunk=chunk)
         backend.settle()
         assert "botiquin.md" not in filenames(search(principal_for_license(alpha), "medicación"))
 
     def test_a_licenses_erased_knowledge_leaves_nothing_behind(self, corpus, backend):
         alpha, beta, documents = corpus
         gone = backend.datapoints_of(documents["gimnasio.md"])
-        services.documents_forget(documents=list(Document.objects.filter(license=beta)))
+        forgetting.documents_forget(documents=list(Document.objects.filter(license=beta)))
         backend.settle()
         if backend.fake:
             assert gone and not gone & set(backend.fake.datapoints)
@@ -364,7 +364,7 @@ def test_a_removal_waits_for_the_engine_and_the_receipt_says_when(vertex):
     document = make_document(PISCINA, filename="piscina.md")
     vertex.settle()
     vertex.fake.fail_next(503, call="removeDatapoints")
-    receipt = services.document_forget(document=document)
+    receipt = forgetting.document_forget(document=document)
     assert outbox_drain().postponed == 1
     receipt.refresh_from_db()
     assert receipt.datapoints == 1 and receipt.confirmed_at is None
@@ -380,7 +380,7 @@ def test_a_forgetting_rolled_back_sends_nothing(vertex):
     kept = document.pk
     vertex.settle()
     with pytest.raises(RuntimeError), transaction.atomic():
-        services.document_forget(document=document)
+        forgetting.document_forget(document=document)
         raise RuntimeError("the request failed after deleting")
     assert not VectorOutbox.objects.exists() and not VectorErasure.objects.exists()
     assert Document.objects.filter(pk=kept).exists()

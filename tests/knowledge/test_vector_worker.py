@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from knowledge import services
+from knowledge import forgetting, uploads
 from knowledge.models import Document, Embedding, VectorErasure
 from knowledge.search.vertex import vertex_client
 from knowledge.tasks import document_ingest_task, vector_outbox_drain_task
@@ -41,7 +41,7 @@ def test_through_a_real_worker_an_upload_reaches_the_engine_within_the_searchabl
         )
         try:
             alpha = make_license(machine_id="alpha")
-            created = services.document_create(
+            created = uploads.document_create(
                 file=io.BytesIO(PISCINA.encode()),
                 filename="piscina.md",
                 license=alpha,
@@ -69,7 +69,7 @@ def test_through_a_real_worker_an_upload_reaches_the_engine_within_the_searchabl
             ]
             assert any(call == "findNeighbors" for call, _ in fake.calls)
 
-            receipt = services.document_forget(document=document)
+            receipt = forgetting.document_forget(document=document)
             vector_outbox_drain_task.apply_async(queue="vertex")  # drain_soon's, on this queue
             wait_until(
                 lambda: VectorErasure.objects.filter(

@@ -7,9 +7,9 @@ import pytest
 import redis
 from django.conf import settings
 
-from knowledge import services
+from knowledge import ingestion
+from knowledge.forgetting import document_forget
 from knowledge.models import Document
-from knowledge.services import document_forget
 from licenses.models import DEMO_MACHINE_ID
 from licenses.services import license_forge
 from runtime import runner
@@ -26,7 +26,7 @@ def test_the_demo_license_gets_the_sample_handbook_once(tmp_path):
         redis.Redis.from_url(settings.REDIS_URL).delete(settings.CELERY_TASK_DEFAULT_QUEUE)
     sample = Document.objects.get(license__machine_id=DEMO_MACHINE_ID)
     assert sample.filename == "sample-handbook.md" and sample.status == "queued"
-    services.document_ingest(document_id=sample.pk)  # as the worker does
+    ingestion.document_ingest(document_id=sample.pk)  # as the worker does
     assert sample.chunks.filter(content__contains="piscina").exists()
 
     document_forget(document=sample)

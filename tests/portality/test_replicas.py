@@ -15,7 +15,7 @@ from datastores.replicas import replica_state, replica_states_forget
 from knowledge.models import SearchLog
 from knowledge.search import SearchOptions
 from knowledge.search import search as engine_search
-from knowledge.services import knowledge_search
+from knowledge.searching import knowledge_search
 from licenses.principals import principal_for_license
 from observability.metrics import scrape
 from tests.factories import make_document, make_license

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from knowledge import services, vector_sync
+from knowledge import ingestion, reingestion, uploads, vector_sync
 from knowledge.chunk_options import ChunkOptions
 from knowledge.management.scope import license_or_global
 from knowledge.models import Document, DocumentStatus, Language, Redaction, SourceType, SplitMode
@@ -62,7 +62,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["retry_stuck"]:
-            requeued = services.documents_requeue_stuck()
+            requeued = reingestion.documents_requeue_stuck()
             self.stdout.write(f"Requeued {len(requeued)} stuck document(s).")
             if not options["paths"]:
                 return
@@ -126,9 +126,9 @@ class Command(BaseCommand):
 
     def _create(
         self, path: Path, license: License | None, options: dict[str, Any]
-    ) -> services.DocumentCreation:
+    ) -> uploads.DocumentCreation:
         with open(path, "rb") as handle:
-            return services.document_create(
+            return uploads.document_create(
                 file=handle,
                 filename=path.name,
                 license=license,
@@ -151,10 +151,10 @@ class Command(BaseCommand):
                 target=self._draw_progress, args=(document.pk, done), daemon=True
             ).start()
         try:
-            result = services.document_ingest(document_id=document.pk)
+            result = ingestion.document_ingest(document_id=document.pk)
             vector_sync.send_now(f"document {document.pk}")  # as the worker does
         except Exception as exc:
-            services.document_mark_crashed(document_id=document.pk, error=exc)
+            ingestion.document_mark_crashed(document_id=document.pk, error=exc)
             result = None
         finally:
             done.set()

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge.search import STRATEGIES, SearchOptions
 from knowledge.search.prepared import statements_recorded
-from knowledge.services import knowledge_search
+from knowledge.searching import knowledge_search
 from licenses.principals import principal_for_admin, principal_for_license
 from licenses.selectors import license_get_for_machine_id
 from web.exceptions import ApplicationError

@@ -1,0 +1,389 @@
+"""Ingest a document: extract → normalise → redact → chunk → dedupe → embed → store, and
+say why when it fails.
+
+Idempotency lives here (STYLE §6): ``document_ingest`` claims the document with a
+conditional update and stores its chunks in one transaction that first deletes whatever
+an earlier, interrupted run left, so a redelivered task leaves exactly one copy. While it
+works, the run holds the document's session advisory lock (datastores.locks): a document
+"processing" whose lock nobody holds was interrupted (knowledge.reingestion).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.postgres.search import SearchVector
+from django.db import transaction
+from django.db.models import Q, Value
+from django.db.models.expressions import CombinedExpression
+from django.utils import timezone
+from django.utils.translation import gettext_noop
+
+from datastores.locks import lock_held, lock_key
+from knowledge.chunk_options import chunk_size_for
+from knowledge.chunking import Chunker, Piece, blocks_from_pages, embedding_text
+from knowledge.embeddings import EmbeddingProvider, embed_in_batches
+from knowledge.extraction import Budget, IngestionError, PageText, extract
+from knowledge.models import (
+    TS_CONFIG,
+    Chunk,
+    Document,
+    DocumentStatus,
+    Embedding,
+    Language,
+)
+from knowledge.normalize import (
+    check_quality,
+    normalize_text,
+    remove_repeated_margins,
+)
+from knowledge.redaction import redact
+from knowledge.search import vector_index
+from knowledge.selectors import RedactionPlan, redaction_plan
+from observability.metrics import INGESTION_SECONDS
+from text.languages import detect_language
+from web.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ExtractedDocument:
+    pieces: list[Piece]
+    page_count: int | None
+    language: str
+    details: dict[str, object] = field(default_factory=dict)
+
+
+def document_ingest(*, document_id: uuid.UUID | str) -> Document | None:
+    """Run the whole pipeline for one document. Returns None when there was nothing to do
+    (gone, finished, or another run on it right now).
+
+    Bad input ends as ``failed`` with its message; transient provider errors propagate so
+    the task retries them."""
+    with lock_held(lock_key(document_id)) as ours:
+        if not ours or not _claim(document_id):
+            return None
+        return _ingest_claimed(document_id)
+
+
+def _ingest_claimed(document_id: uuid.UUID | str) -> Document | None:
+    document = Document.objects.select_related("license").get(pk=document_id)
+    try:
+        provider = vector_index.active_provider()
+        with INGESTION_SECONDS.labels(stage="extract").time():
+            extracted = _extract(document, provider)
+        pieces, duplicates = _new_pieces(document, extracted.pieces)
+        with INGESTION_SECONDS.labels(stage="embed").time():
+            vectors, reused = _embed(document, pieces, provider)
+        vector_index.space_ensure(model=provider.model)
+        extracted.details["duplicate_chunks_skipped"] = duplicates
+        extracted.details["vectors_reused"] = reused
+        extracted.details["vectors_embedded"] = len(pieces) - reused
+        with INGESTION_SECONDS.labels(stage="store").time():
+            _store(document, extracted, pieces, vectors, provider.model)
+    except IngestionError as exc:
+        document_mark_failed(document_id=document.pk, error=exc)
+    except _Forgotten:
+        # Forgetting a document stops its ingestion at the next page or stage.
+        logger.info("document %s was forgotten during its ingestion: stopped", document_id)
+        return None
+    return Document.objects.filter(pk=document_id).first()
+
+
+def _claim(document_id: uuid.UUID | str) -> bool:
+    # PROCESSING is claimable too: that is a redelivery after the previous worker died.
+    claimed = Document.objects.filter(
+        pk=document_id, status__in=[DocumentStatus.QUEUED, DocumentStatus.PROCESSING]
+    ).update(
+        status=DocumentStatus.PROCESSING,
+        stage="extracting",
+        progress=2,
+        error="",
+        error_i18n={},
+        started_at=timezone.now(),
+        updated_at=timezone.now(),
+    )
+    return claimed == 1
+
+
+class _Forgotten(Exception):
+    """The document was forgotten (or finished by another run) while this one worked on it."""
+
+
+def _progress(document: Document, stage: str, progress: int) -> None:
+    """Record the stage reached; stop here when the document is no longer ours to finish."""
+    updated = Document.objects.filter(pk=document.pk, status=DocumentStatus.PROCESSING).update(
+        stage=stage, progress=progress, updated_at=timezone.now()
+    )
+    if not updated:
+        raise _Forgotten
+
+
+def _still_processing(document: Document) -> None:
+    if not Document.objects.filter(pk=document.pk, status=DocumentStatus.PROCESSING).exists():
+        raise _Forgotten
+
+
+def _extract(document: Document, provider: EmbeddingProvider) -> ExtractedDocument:
+    return read_document(
+        document,
+        Path(document.file.path),
+        provider,
+        budget=ingestion_budget(
+            max_seconds=settings.KNOWLEDGE_MAX_EXTRACTION_SECONDS,
+            between_pages=lambda: _still_processing(document),
+        ),
+        on_stage=lambda stage, progress: _progress(document, stage, progress),
+    )
+
+
+def ingestion_budget(
+    *, max_seconds: float, between_pages: Callable[[], None] | None = None
+) -> Budget:
+    """The deployment's limits on reading one document, with the time a reader waits."""
+    return Budget(
+        max_pages=settings.KNOWLEDGE_MAX_PDF_PAGES,
+        max_content_bytes=settings.KNOWLEDGE_MAX_PDF_CONTENT_MB * 1024 * 1024,
+        max_seconds=max_seconds,
+        between_pages=between_pages,
+        max_unpacked_bytes=settings.KNOWLEDGE_MAX_UNPACKED_MB * 1024 * 1024,
+    )
+
+
+def read_document(
+    document: Document,
+    path: Path,
+    provider: EmbeddingProvider,
+    *,
+    budget: Budget,
+    on_stage: Callable[[str, int], None],
+) -> ExtractedDocument:
+    """Extract → normalise → redact → chunk, as the document's options say (nothing stored:
+    the chunk preview runs it on an unsaved document)."""
+    extraction = extract(
+        path,
+        document.kind,
+        password=document.pdf_password,
+        budget=budget,
+        ocr_languages=settings.KNOWLEDGE_OCR_LANGUAGES,
+    )
+    on_stage("normalising", 12)
+    pages = [PageText(p.number, normalize_text(p.text)) for p in extraction.pages]
+    if not extraction.markdown:  # structured formats have no page margins: none are read
+        pages = remove_repeated_margins(pages)
+    full_text = "\n\n".join(page.text for page in pages)
+    check_quality(full_text)
+    language = (
+        document.language
+        if document.language != Language.AUTO
+        else detect_language(full_text) or Language.OTHER
+    )
+    on_stage("redacting", 18)
+    plan = redaction_plan(license=document.license, choice=document.redaction)
+    pages, pii, kept = _redact_pages(pages, plan)
+    on_stage("chunking", 24)
+    chunker = Chunker(
+        count_tokens=provider.count_tokens,
+        max_tokens=provider.max_input_tokens,
+        size=chunk_size_for(document),
+    )
+    pieces = chunker.chunk(blocks_from_pages(pages, markdown=extraction.markdown))
+    if not pieces:
+        raise IngestionError(gettext_noop("No text could be extracted: the document is empty."))
+    details = {
+        **extraction.details,
+        "pii_redacted": dict(pii),
+        "pii_kept": dict(kept),  # the organisation's own contact details, left in clear
+        "redaction": {"choice": document.redaction, "kinds": list(plan.kinds)},
+        "language": language,
+    }
+    return ExtractedDocument(pieces, extraction.page_count, language, details)
+
+
+def _redact_pages(
+    pages: list[PageText], plan: RedactionPlan
+) -> tuple[list[PageText], Counter[str], Counter[str]]:
+    replaced: Counter[str] = Counter()
+    kept: Counter[str] = Counter()
+    redacted = []
+    for page in pages:
+        result = redact(page.text, kinds=plan.kinds, allow=plan.allow)
+        replaced.update(result.counts)
+        kept.update(result.kept)
+        redacted.append(PageText(page.number, result.text))
+    return redacted, replaced, kept
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
+
+
+def scope_filter(license_id: object) -> Q:
+    return Q(license_id=license_id) if license_id else Q(license__isnull=True)
+
+
+def _new_pieces(document: Document, pieces: list[Piece]) -> tuple[list[Piece], int]:
+    """Drop pieces whose content already exists in this scope (another document, or repeated here)."""
+    hashes = [content_hash(piece.text) for piece in pieces]
+    taken = set(
+        Chunk.objects.filter(scope_filter(document.license_id), content_hash__in=hashes)
+        .exclude(document=document)
+        .values_list("content_hash", flat=True)
+    )
+    fresh: list[Piece] = []
+    for piece, digest in zip(pieces, hashes, strict=True):
+        if digest not in taken:
+            taken.add(digest)
+            fresh.append(piece)
+    return fresh, len(pieces) - len(fresh)
+
+
+def _embed(
+    document: Document, pieces: list[Piece], provider: EmbeddingProvider
+) -> tuple[list[list[float]], int]:
+    """The pieces' vectors, and how many were reused: a re-ingested document (a changed web
+    page, a retry) keeps the vectors of its chunks whose heading and text did not change."""
+    _progress(document, "embedding", 30)
+    known = _known_vectors(document, provider.model)
+    keys = [(p.heading, content_hash(p.text)) for p in pieces]
+    missing = [i for i, key in enumerate(keys) if key not in known]
+    fresh = (
+        embed_in_batches(
+            provider,
+            [embedding_text(pieces[i].heading, pieces[i].text) for i in missing],
+            lambda done: _progress(
+                document, "embedding", 30 + int(60 * done / max(len(missing), 1))
+            ),
+        )
+        if missing
+        else []
+    )
+    by_index = dict(zip(missing, fresh, strict=True))
+    return [by_index[i] if i in by_index else known[key] for i, key in enumerate(keys)], len(
+        pieces
+    ) - len(missing)
+
+
+def _known_vectors(document: Document, model: str) -> dict[tuple[str, str], list[float]]:
+    rows = Embedding.objects.filter(chunk__document=document, model=model).values_list(
+        "chunk__heading", "chunk__content_hash", "vector"
+    )
+    return {(heading, digest): list(vector) for heading, digest, vector in rows}
+
+
+def _store(
+    document: Document,
+    extracted: ExtractedDocument,
+    pieces: list[Piece],
+    vectors: list[list[float]],
+    model: str,
+) -> None:
+    _progress(document, "storing", 94)
+    with transaction.atomic():
+        locked = Document.objects.select_for_update().filter(pk=document.pk).first()
+        if locked is None or locked.status != DocumentStatus.PROCESSING:
+            return  # forgotten or finished by another run meanwhile
+        Chunk.objects.filter(document=locked).delete()  # whatever an interrupted run left
+        chunks = Chunk.objects.bulk_create(
+            _chunk_rows(locked, pieces, TS_CONFIG.get(extracted.language, "pb_simple"))
+        )
+        Embedding.objects.bulk_create(
+            Embedding(chunk=chunk, license_id=locked.license_id, model=model, vector=vector)
+            for chunk, vector in zip(chunks, vectors, strict=True)
+        )
+        Document.objects.filter(pk=locked.pk).update(
+            status=DocumentStatus.READY,
+            stage="",
+            progress=100,
+            chunk_count=len(chunks),
+            page_count=extracted.page_count,
+            language=extracted.language,
+            pdf_password="",
+            metadata={**locked.metadata, **extracted.details},
+            finished_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
+
+
+def _chunk_rows(document: Document, pieces: list[Piece], ts_config: str) -> list[Chunk]:
+    return [
+        Chunk(
+            document=document,
+            license_id=document.license_id,
+            ordinal=ordinal,
+            content=piece.text,
+            content_hash=content_hash(piece.text),
+            token_count=piece.token_count,
+            heading=piece.heading[:2000],
+            page_start=piece.page_start,
+            page_end=piece.page_end,
+            ts_config=ts_config,
+            search_vector=search_vector_for(ts_config, piece.heading[:2000], piece.text),
+        )
+        for ordinal, piece in enumerate(pieces)
+    ]
+
+
+def search_vector_for(ts_config: str, heading: str, content: str) -> CombinedExpression:
+    """The chunk's tsvector, computed by PostgreSQL in the INSERT itself: headings (A) and
+    body (B), in the chunk's language configuration. Writing it with the row, rather than by
+    an UPDATE afterwards, writes each chunk once instead of twice (and leaves no dead row
+    versions bloating the table that every keyword search reads)."""
+    return SearchVector(Value(heading), config=ts_config, weight="A") + SearchVector(
+        Value(content), config=ts_config, weight="B"
+    )
+
+
+def document_mark_crashed(*, document_id: uuid.UUID | str, error: BaseException) -> None:
+    """Ingestion stopped by an error no stage expected (a bug, a dependency failing): the
+    worker's final failure and the command line's in-process run say it the same way. The
+    admin reads a reference to quote; the error itself, which may name internals, goes to
+    the log beside it (finding N9)."""
+    reference = secrets.token_hex(4)
+    logger.error(
+        "ingestion of document %s stopped (reference %s)", document_id, reference, exc_info=error
+    )
+    document_mark_failed(
+        document_id=document_id,
+        error=IngestionError(
+            gettext_noop(
+                "Ingestion stopped by an unexpected error (reference %(reference)s: the "
+                "worker's log has the details). Press Retry; if it happens again, tell whoever "
+                "runs the product."
+            ),
+            params={"reference": reference},
+        ),
+    )
+
+
+def document_mark_failed(*, document_id: uuid.UUID | str, error: ApplicationError) -> None:
+    """Record why ingestion failed; nothing of the document stays searchable. The message is
+    kept in English (``error``) and as template and parameters (``error_i18n``), so the
+    console shows it in each admin's language (Document.error_message)."""
+    technical = str(error.extra.get("technical", ""))[:500]  # the reader's own words
+    i18n = {"template": error.template, "params": error.params, "technical": technical}
+    with transaction.atomic():
+        Chunk.objects.filter(document_id=document_id).delete()
+        Document.objects.filter(pk=document_id).update(
+            status=DocumentStatus.FAILED,
+            stage="",
+            error=_with_technical(error.english, technical)[:2000],
+            error_i18n=i18n,
+            chunk_count=0,
+            pdf_password="",
+            finished_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
+
+
+def _with_technical(message: str, technical: str) -> str:
+    return f"{message} ({technical})" if technical else message
