@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class AccountsConfig(AppConfig):
@@ -8,8 +9,7 @@ class AccountsConfig(AppConfig):
     name = "accounts"
 
     def ready(self) -> None:
-        from django.db.models.signals import post_migrate
-
+        # Models, and what imports them, load once the app registry is ready.
         from accounts import receivers  # noqa: F401 - sign-ins reach the audit trail
         from accounts.roles import roles_ensure
 

@@ -8,6 +8,7 @@ class ChatConfig(AppConfig):
     name = "chat"
 
     def ready(self) -> None:
+        # Models, and what imports them, load once the app registry is ready.
         from chat import (
             cors,  # noqa: F401 - the widget's allowed origins, for django-cors-headers
             receivers,  # noqa: F401 - connects the forgetting receivers

@@ -45,6 +45,7 @@ from licenses.models import GLOBAL_SCOPE, License
 from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
 from memory.services import Proposal as MemoryProposal
+from memory.tasks import memories_propose_task
 from text.folding import fold
 from text.languages import LANGUAGE_NAMES, detect_language
 from text.sentences import split_sentences
@@ -574,7 +575,6 @@ def _queue_memory_proposals(principal: Principal, user_ref: str, turn: ChatTurn)
     """With Gemini, the conversation's user messages go to a background proposal task."""
     if not principal.keeps_memories or not settings.GEMINI_API_KEY or turn.reply:
         return
-    from memory.tasks import memories_propose_task
 
     messages = [t["text"] for t in turn.session.turns if t["role"] == "user"][-10:]
     transaction.on_commit(

@@ -17,6 +17,7 @@ class ConversationsConfig(AppConfig):
 
 def erase_conversation_again(conversation_id: str) -> bool:
     """A restore's replay of the erasure journal: the conversation, if the backup had it."""
+    # Models, and what imports them, load once the app registry is ready.
     from conversations.models import Conversation
 
     deleted, _by_model = Conversation.objects.filter(pk=conversation_id).delete()

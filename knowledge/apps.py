@@ -3,7 +3,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.apps import AppConfig
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.db import DatabaseError
 from django.db.backends.signals import connection_created
+from prometheus_client.core import GaugeMetricFamily
 
 from datastores.erasures import replayer
 from observability.metrics import register_collector
@@ -24,9 +28,8 @@ class KnowledgeConfig(AppConfig):
 def check_search_strategy() -> None:
     """SEARCH_STRATEGY names one of the engine's strategies, or the process does not start
     (settings cannot import the engine: it needs the apps loaded)."""
-    from django.conf import settings
-    from django.core.exceptions import ImproperlyConfigured
 
+    # The engine's modules load once the app registry is ready (settings cannot import them).
     from knowledge.search.types import STRATEGIES
 
     if settings.SEARCH_STRATEGY not in STRATEGIES:
@@ -56,7 +59,6 @@ def search_session_settings(sender: Any, connection: Any, **kwargs: Any) -> None
     """
     if connection.vendor != "postgresql":
         return
-    from django.conf import settings
 
     plan_cache_mode = "force_generic_plan" if settings.SEARCH_PREPARED_STATEMENTS else "auto"
     with connection.cursor() as cursor:
@@ -78,9 +80,7 @@ class OutboxBacklog:
     the oldest (0 and 0 with pgvector, whose outbox stays empty)."""
 
     def collect(self) -> Any:
-        from django.db import DatabaseError
-        from prometheus_client.core import GaugeMetricFamily
-
+        # Models, and what imports them, load once the app registry is ready.
         from knowledge.vector_sync import outbox_backlog
 
         try:
@@ -110,6 +110,7 @@ def forget_document_again(document_id: str) -> bool:
 
 
 def forget_chunk_again(chunk_id: str) -> bool:
+    # Models, and what imports them, load once the app registry is ready.
     from knowledge.forgetting import chunk_forget
     from knowledge.models import Chunk
 

