@@ -7,7 +7,6 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError
 from django.db.backends.signals import connection_created
-from prometheus_client.core import GaugeMetricFamily
 
 from datastores.erasures import replayer
 from observability.metrics import register_collector
@@ -80,6 +79,10 @@ class OutboxBacklog:
     the oldest (0 and 0 with pgvector, whose outbox stays empty)."""
 
     def collect(self) -> Any:
+        # prometheus_client picks its multi-process mode when first imported, from the
+        # variable observability.metrics sets: not before the apps load.
+        from prometheus_client.core import GaugeMetricFamily
+
         # Models, and what imports them, load once the app registry is ready.
         from knowledge.vector_sync import outbox_backlog
 

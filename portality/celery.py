@@ -10,7 +10,6 @@ from celery import Celery
 from celery.exceptions import SecurityWarning
 from celery.signals import worker_init, worker_process_shutdown, worker_ready
 from django.conf import settings
-from prometheus_client import CollectorRegistry, multiprocess, start_http_server
 
 from portality.checks import refuse_to_start_on_errors
 
@@ -56,6 +55,10 @@ def _metrics_port(sender: object, **kwargs: object) -> None:
     pool processes' samples, summed (observability.metrics)."""
 
     if settings.WORKER_METRICS_PORT:
+        # prometheus_client picks its multi-process mode when first imported, from the
+        # variable observability.metrics sets: importing it with this module would be too soon.
+        from prometheus_client import CollectorRegistry, multiprocess, start_http_server
+
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         start_http_server(settings.WORKER_METRICS_PORT, registry=registry)

@@ -6,10 +6,16 @@ its `manage.py bench_*` command runs, on three passages instead of hundreds."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from tests.bench import answers, retrieval
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fake_embedder", "media_root")]
 
@@ -80,3 +86,75 @@ def test_bench_conversations_runs():
     assert purged["counted_in_daily_counts"] == 400
     grouped = conversations.grouping(50, [])
     assert grouped["questions"] == 50 and 1 <= grouped["gaps"] <= 50
+
+
+# -- every benchmark's own command line, as its `make bench-*` target runs it ----------------
+# A fresh data dir each (the product's embedded servers started in it), tiny sizes, the JSON
+# report read back: a benchmark that crashes or whose report lost a figure fails here.
+
+
+def bench_env(data_dir: Path) -> dict[str, str]:
+    """A newcomer's shell: no test settings, no test servers, a data dir of its own."""
+    env = {k: v for k, v in os.environ.items() if k not in LEFT_OUT}
+    return {**env, "PORTALITY_DATA_DIR": str(data_dir), "BENCH_DATA_DIR": str(data_dir)}
+
+
+LEFT_OUT = {"DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "SECRET_KEY"}
+
+
+def bench(env: dict[str, str], *args: str, timeout: float = 600) -> dict:
+    done = subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout[done.stdout.index("{") :])
+
+
+@pytest.mark.process
+@pytest.mark.slow
+def test_bench_search_then_bench_chat_run(tmp_path):
+    env = bench_env(tmp_path)
+    search = bench(env, "manage.py", "bench_search", "--chunks", "300", "--licenses", "3", "--json")
+    chat = bench(env, "manage.py", "bench_chat", "--chunks", "300", "--queries", "5", "--json")
+
+    assert search["chunks"] == 300 and search["scopes"], search
+    assert chat["requests"] == 5 and chat["first_byte_p50_ms"] > 0, chat
+
+
+@pytest.mark.process
+@pytest.mark.slow
+def test_bench_formats_vector_backends_and_answers_run(tmp_path, tiny_set):
+    env = bench_env(tmp_path / "data")
+    common = [str(tiny_set), "--split", "heldout", "--json"]
+    formats = bench(env, "manage.py", "bench_formats", *common, "--limit", "3")
+    backends = bench(env, "manage.py", "bench_vector_backends", *common)
+    answers = bench(env, "manage.py", "bench_answers", *common)
+
+    assert formats["retrieval"]["md"]["ndcg@10"] > 0 and formats["extraction"], formats
+    assert backends["queries"] == 3 and backends["quality"] and backends["latency_ms"], backends
+    assert answers["n"] == 3, answers
+
+
+@pytest.mark.process
+@pytest.mark.slow
+def test_the_load_and_noisy_neighbour_runs_run(tmp_path):
+    env = bench_env(tmp_path)
+    tiny = ["--searches", "5", "--chats", "2", "--concurrency", "2"]
+    load = bench(env, "-m", "tests.bench.load", *tiny, "--half-open", "20", "--uploads", "1")
+    noisy = bench(env, "-m", "tests.bench.noisy_neighbour", "--searches", "5", "--flood", "2")
+
+    assert load["quiet"] and load["attacked"], load
+    assert noisy["quiet"]["p95_ms"] > 0 and "p95_ratio" in noisy, noisy
+
+
+@pytest.mark.process
+@pytest.mark.slow
+def test_the_scale_out_run_runs(tmp_path):
+    env = bench_env(tmp_path)
+    report = bench(
+        env, "-m", "tests.bench.scale_out", "--documents", "2", "--seconds", "2", "--clients", "1"
+    )
+
+    assert report["ingestion_docs_per_minute"]["two_workers"] > 0, report
+    assert report["search_requests_per_second"]["web_a_and_b"] > 0, report
+    assert report["outbox_drain_lag_seconds"]["p50"] >= 0, report
