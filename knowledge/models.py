@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import uuid
 
+import pgtrigger
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
@@ -17,6 +18,10 @@ from web.exceptions import translate_message
 
 # The scope of global rows in NOT NULL scope columns: license ids are random UUIDs (never 0).
 GLOBAL_SCOPE_KEY = uuid.UUID(int=0)
+
+# The session settings the vector outbox's triggers read (Embedding's docstring says how).
+OUTBOX_SESSION_FLAG = "portality.vector_outbox"
+ERASURE_SESSION_KEY = "portality.vector_erasure"
 
 
 class SourceType(models.TextChoices):
@@ -306,7 +311,17 @@ class Embedding(models.Model):
     re-embedding runs; each model gets its own partial HNSW index over a cast to its
     dimension (see knowledge.search.vector_index). Half precision, because the search compares
     half-precision vectors anyway (the index's own), and the heap every kNN search reads
-    is half as big (migration 0008)."""
+    is half as big (migration 0008).
+
+    **The vector outbox.** With a remote vector backend (``SEARCH_VECTOR_BACKEND=vertex``),
+    every statement that adds or removes embeddings also writes ``VectorOutbox`` rows, in
+    the same transaction, whatever the path (ingestion, re-embedding, a document's, chunk's
+    or license's deletion cascading): the two statement-level triggers in ``Meta.triggers``
+    (django-pgtrigger). They write only in sessions where ``portality.vector_outbox`` is
+    ``on`` — set per connection from the setting (knowledge.apps.search_session_settings),
+    so a deployment whose vectors live only in PostgreSQL writes nothing. A forgetting
+    names its erasure receipt in ``portality.vector_erasure`` (transaction-local;
+    knowledge.vector_sync.erasure). knowledge.vector_sync drains the outbox."""
 
     chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="embeddings")
     license = models.ForeignKey(License, null=True, on_delete=models.CASCADE, related_name="+")
@@ -326,6 +341,38 @@ class Embedding(models.Model):
                 include=["id", "chunk", "vector"],
                 name="embedding_scope_vectors",
             )
+        ]
+        triggers = [
+            pgtrigger.Trigger(
+                name="vector_outbox_upsert",
+                level=pgtrigger.Statement,
+                when=pgtrigger.After,
+                operation=pgtrigger.Insert,
+                referencing=pgtrigger.Referencing(new="added"),
+                func=f"""
+                    IF current_setting('{OUTBOX_SESSION_FLAG}', true) = 'on' THEN
+                        INSERT INTO knowledge_vectoroutbox (datapoint_id, operation)
+                        SELECT id, 'upsert' FROM added ORDER BY id;
+                    END IF;
+                    RETURN NULL;
+                """,
+            ),
+            pgtrigger.Trigger(
+                name="vector_outbox_remove",
+                level=pgtrigger.Statement,
+                when=pgtrigger.After,
+                operation=pgtrigger.Delete,
+                referencing=pgtrigger.Referencing(old="removed"),
+                func=f"""
+                    IF current_setting('{OUTBOX_SESSION_FLAG}', true) = 'on' THEN
+                        INSERT INTO knowledge_vectoroutbox (datapoint_id, operation, erasure_id)
+                        SELECT id, 'remove',
+                               NULLIF(current_setting('{ERASURE_SESSION_KEY}', true), '')::bigint
+                          FROM removed ORDER BY id;
+                    END IF;
+                    RETURN NULL;
+                """,
+            ),
         ]
 
     def __str__(self) -> str:
@@ -437,9 +484,8 @@ class VectorErasure(models.Model):
 
 
 class VectorOutbox(models.Model):
-    """A vector change a remote backend has yet to confirm. Rows are written by triggers on
-    the embeddings table in the transaction that changes it (migration 0015), whatever the
-    path (ingestion, re-embedding, forgetting, a license's cascade), and only in sessions
+    """A vector change a remote backend has yet to confirm. Rows are written by the triggers
+    declared on ``Embedding`` in the transaction that changes it, whatever the path (ingestion, re-embedding, forgetting, a license's cascade), and only in sessions
     where ``portality.vector_outbox`` is on (knowledge.apps sets it for remote backends)."""
 
     class Operation(models.TextChoices):

@@ -1,8 +1,8 @@
 """Keeping a remote vector backend in step with PostgreSQL: the outbox and its drain.
 
 Every insert and delete of an embedding puts a row in ``VectorOutbox``, written by the
-database's own triggers in the same transaction (migration 0015), so no path can change the
-vectors without the engine hearing of it, and a rolled-back change is never sent. The drain
+database's own triggers (declared on ``Embedding``) in the same transaction, so no path can
+change the vectors without the engine hearing of it, and a rolled-back change is never sent. The drain
 (``send_now`` right after an ingestion, in the process that ingested; a Celery task queued
 when a forgetting or a re-embedding commits; and every 15 s by beat)
 sends due rows in batches and deletes each batch's rows once the engine said yes.

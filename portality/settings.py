@@ -125,6 +125,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served from here (no CDN)
     "django_guid",  # a request id per request, carried into the Celery tasks it starts
+    "pgtrigger",  # triggers declared on their models (knowledge.models.Embedding)
     # Two-factor sign-in (accounts.two_factor): TOTP authenticators, recovery codes.
     "django_otp",
     "django_otp.plugins.otp_totp",

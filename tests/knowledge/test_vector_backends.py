@@ -10,7 +10,7 @@ import time
 from datetime import timedelta
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from knowledge import forgetting
@@ -470,3 +470,30 @@ def test_a_hybrid_question_with_no_words_left_is_asked_as_a_dense_query(vertex, 
     search(principal_for_license(alpha), "piscina climatizada")
     query = [body for call, body in vertex.fake.calls if call == "findNeighbors"][-1]["queries"][0]
     assert "rrf" in query and query["datapoint"]["sparseEmbedding"]["dimensions"]
+
+
+@pytest.mark.django_db
+def test_each_embedding_change_writes_one_outbox_row_through_the_declared_triggers(
+    fake_embedder, media_root
+):
+    """The triggers on Embedding's Meta are the table's only ones: migration 0020 replaced
+    0015's hand-written pair, and an upload's vectors are queued once, not twice."""
+    from tests.conftest import vector_outbox_session
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT tgname FROM pg_trigger WHERE tgrelid = 'knowledge_embedding'::regclass"
+            " AND NOT tgisinternal ORDER BY tgname"
+        )
+        names = [row[0] for row in cursor.fetchall()]
+    assert [name.rsplit("_", 1)[0] for name in names] == [
+        "pgtrigger_vector_outbox_remove",
+        "pgtrigger_vector_outbox_upsert",
+    ]
+    vector_outbox_session(True)
+    document = make_document(PISCINA, filename="piscina.md")
+    chunks = Chunk.objects.filter(document=document).count()
+    assert VectorOutbox.objects.filter(operation="upsert").count() == chunks
+    vector_outbox_session(False)
+    make_document(GIMNASIO, filename="gimnasio.md")
+    assert VectorOutbox.objects.count() == chunks  # a pgvector-only session writes nothing
