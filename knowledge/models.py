@@ -485,8 +485,9 @@ class VectorErasure(models.Model):
 
 class VectorOutbox(models.Model):
     """A vector change a remote backend has yet to confirm. Rows are written by the triggers
-    declared on ``Embedding`` in the transaction that changes it, whatever the path (ingestion, re-embedding, forgetting, a license's cascade), and only in sessions
-    where ``portality.vector_outbox`` is on (knowledge.apps sets it for remote backends)."""
+    declared on ``Embedding`` in the transaction that changes it, whatever the path
+    (ingestion, re-embedding, forgetting, a license's cascade), and only in sessions where
+    ``portality.vector_outbox`` is on (knowledge.apps sets it for remote backends)."""
 
     class Operation(models.TextChoices):
         UPSERT = "upsert"
