@@ -4,9 +4,11 @@ prometheus-client's multiprocess mode: each process (granian's workers, Celery's
 processes, a manage.py command) writes its samples to files in one directory, and whoever
 answers a scrape sums them (``/metrics`` on the web server, ``WORKER_METRICS_PORT`` on a
 worker machine). The directory must be known before prometheus-client is imported, hence
-this module sets it first; ``make run`` empties it when the product starts.
+this module sets it first; ``make run`` empties it when the product starts. Requests and
+database queries are counted and timed by django-prometheus (its middleware and database
+backend), into the same directory.
 
-What is measured: request latency by route, search latency by stage, ingestion stage
+What is measured here: search latency by stage, ingestion stage
 durations, rate-limit refusals, a remote vector backend's fallbacks and outbox lag, and at
 each scrape the Celery queue's depth plus what the apps register (``register_collector``:
 the outbox's backlog, the replicas' lag), read when Prometheus asks.
@@ -44,11 +46,6 @@ from prometheus_client import (  # noqa: E402 - after the directory is known
 from prometheus_client.core import GaugeMetricFamily  # noqa: E402
 from prometheus_client.registry import Collector  # noqa: E402
 
-REQUEST_SECONDS = Histogram(
-    "portality_http_request_duration_seconds",
-    "Time Django took to answer, by route (its URL pattern), method and status class.",
-    ["route", "method", "status"],
-)
 SEARCH_SECONDS = Histogram(
     "portality_search_duration_seconds",
     "Search time by stage: embed (the question), statement (the hybrid SQL), total.",

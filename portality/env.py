@@ -108,7 +108,8 @@ class DatabaseConfig:
         connections in a pool (psycopg_pool) instead of one per thread kept for a minute —
         for the ASGI server, whose requests each run in a thread of their own."""
         config: dict[str, object] = {
-            "ENGINE": "django.db.backends.postgresql",
+            # Django's PostgreSQL backend, its queries counted and timed (django-prometheus).
+            "ENGINE": "django_prometheus.db.backends.postgresql",
             "NAME": self.name,
             "USER": self.user,
             "PASSWORD": self.password,

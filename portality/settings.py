@@ -126,6 +126,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI's files, served from here (no CDN)
     "django_guid",  # a request id per request, carried into the Celery tasks it starts
     "pgtrigger",  # triggers declared on their models (knowledge.models.Embedding)
+    "django_prometheus",  # request and database metrics (observability.metrics has the domain's)
     # Two-factor sign-in (accounts.two_factor): TOTP authenticators, recovery codes.
     "django_otp",
     "django_otp.plugins.otp_totp",
@@ -139,8 +140,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",  # first: times everything
     "django_guid.middleware.guid_middleware",
-    "observability.middleware.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "web.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -158,7 +159,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "csp.middleware.CSPMiddleware",
-    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
+    "axes.middleware.AxesMiddleware",  # last of the product's, as django-axes asks
+    "django_prometheus.middleware.PrometheusAfterMiddleware",  # last, as django-prometheus asks
 ]
 
 # CORS only on the widget's endpoints, for origins some license allows (chat.cors answers

@@ -46,7 +46,6 @@ from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from accounts.roles import ADD_KNOWLEDGE
 from web.addresses import client_address
 
 Scope = MutableMapping[str, Any]
@@ -368,6 +367,10 @@ async def may_upload(headers: Headers) -> bool:
 def _session_may_upload(headers: Headers) -> bool:
     """Whether the request's session cookie belongs to an active account that may upload
     knowledge: Django's own session and user checks, before the body is read."""
+
+    # portality/asgi.py imports this module before Django is set up; the roles module
+    # imports the auth models, which need the app registry.
+    from accounts.roles import ADD_KNOWLEDGE
 
     key = parse_cookie(headers.get("cookie", "")).get(settings.SESSION_COOKIE_NAME)
     if not key:

@@ -74,10 +74,16 @@ def test_it_counts_requests_searches_ingestion_refusals_and_the_queue(
     assert grew("portality_search_duration_seconds_count", stage="statement") >= 1
     assert grew("portality_ingestion_stage_duration_seconds_count", stage="embed") == 1
     assert grew("portality_rate_limit_refusals_total", limit="search") == 1
+    # Requests and queries by django-prometheus, in the same multi-process directory.
     assert grew(
-        "portality_http_request_duration_seconds_count",
-        route="/api/v1/search", method="POST", status="4xx",
+        "django_http_responses_total_by_status_view_method_total",
+        status="429", view="knowledge-api:search", method="POST",
     ) == 1  # fmt: skip
+    assert grew(
+        "django_http_requests_latency_seconds_by_view_method_count",
+        view="knowledge-api:search", method="POST",
+    ) == 2  # fmt: skip
+    assert grew("django_db_execute_total", alias="default", vendor="postgresql") >= 1
     assert re.search(r'^portality_queue_depth\{queue="celery"\} \d', after, re.M)
 
 
