@@ -57,9 +57,10 @@ tests/oidc/node_modules/.installed: tests/oidc/package-lock.json
 	touch $@
 
 # The inner loop: no browser, no Celery worker process, no make run / manage.py processes,
-# none of the few tests that take over a second alone. `make test` runs them all.
+# none of the few tests that take over a second alone, in two processes (pytest-xdist).
+# `make test` runs them all, in one.
 test-fast: install-dev oidc-provider
-	$(VENV)/bin/pytest -m "not e2e and not worker and not process and not slow" $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -m "not e2e and not worker and not process and not slow" -n 2 $(PYTEST_ARGS)
 
 # Benchmarks (tests/bench, outside the product and `make test`; BENCHMARKS.md has today's
 # figures). `make bench` runs the kept set at its default sizes; each target runs one.

@@ -112,13 +112,16 @@ def role_grant(*, username: str, role: str) -> bool:
         raise ApplicationError(
             gettext_noop("No account %(username)s."), params={"username": username}
         )
-    roles_ensure()
+    group = Group.objects.filter(name=role).first()
+    if group is None:  # every migrate creates the roles; a database restored without them
+        roles_ensure()
+        group = Group.objects.get(name=role)
     demoted = bool(user.is_superuser and role != "owner")
     with transaction.atomic():
         user.is_staff = True  # a role is console access
         user.is_superuser = user.is_superuser and not demoted
         user.save(update_fields=["is_staff", "is_superuser"])
-        user.groups.add(Group.objects.get(name=role))
+        user.groups.add(group)
         audit_record("member.role_granted", target=f"account:{username}", details={"role": role})
     return demoted
 

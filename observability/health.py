@@ -62,14 +62,16 @@ def check_worker(redis_status: str) -> str:
         # Ping through the Redis of the settings, so the report describes one consistent broker.
         with celery_app.connection_for_write(celery_broker_url(settings.REDIS_URL)) as conn:
             # limit=1: done at the first reply instead of listening out the whole second.
-            replies = celery_app.control.ping(timeout=1.0, limit=1, connection=conn)
+            replies = celery_app.control.ping(
+                timeout=settings.HEALTH_WORKER_PING_SECONDS, limit=1, connection=conn
+            )
     except Exception as exc:  # kombu raises many transport-specific errors
         logger.warning("worker ping failed: %s", exc)
         return f"unreachable: {exc}"
     return OK if replies else NO_WORKER
 
 
-NO_WORKER = gettext_noop("no Celery worker answered a ping within 1 s")
+NO_WORKER = gettext_noop("no Celery worker answered a ping")
 _OWN_SENTENCES = {OK, NO_WORKER}
 
 

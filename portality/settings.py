@@ -379,6 +379,9 @@ SPECTACULAR_SETTINGS = {
 }
 
 # -- Celery ------------------------------------------------------------------------------
+# How long the health check waits for a worker's answer to its ping (a worker on this
+# machine answers in milliseconds; one busy on a long task still answers within it).
+HEALTH_WORKER_PING_SECONDS = 1.0
 CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
 CELERY_RESULT_BACKEND = celery_broker_url(REDIS_URL)
 CELERY_TASK_ACKS_LATE = True

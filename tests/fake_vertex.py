@@ -191,7 +191,9 @@ class FakeVertex:
         return f"http://127.0.0.1:{self.server.server_port}"
 
     def __enter__(self) -> FakeVertex:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def __exit__(self, *exc) -> None:

@@ -96,5 +96,7 @@ class Website:
 
         server = ThreadingHTTPServer((self.host, self.port), Handler)
         self.port = server.server_address[1]
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return server

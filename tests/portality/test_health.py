@@ -79,7 +79,7 @@ def test_healthz_is_503_when_no_worker_listens(client, admin_client, throwaway_r
     assert anonymous.status_code == 503 and anonymous.json() == {"status": "unavailable"}
     assert response.status_code == 503
     assert response.json()["redis"] == "ok"
-    assert response.json()["worker"] == "no Celery worker answered a ping within 1 s"
+    assert response.json()["worker"] == "no Celery worker answered a ping"
 
 
 @pytest.mark.django_db
