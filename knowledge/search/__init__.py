@@ -4,18 +4,22 @@ The one public entry is ``search(principal=…, query=…, options=…)``; every
 (API, console, chat, commands) reaches it through ``knowledge.searching.knowledge_search``,
 which also writes the access log. Inside:
 
-- ``types``       options in, results out
-- ``tuning``      every number the engine runs with (``SearchTuning``, from settings)
-- ``engine``      the search itself: query checks, embedding, statement, cut, rerank
-- ``statement``   the one SQL statement, assembled from
+- ``types``        options in, results out
+- ``tuning``       every number the engine runs with (``SearchTuning``, from settings)
+- ``engine``       the search itself: query checks, embedding, statement, cut, rerank
+- ``statement``    the one SQL statement, assembled from
   ``keyword`` (the keyword branch and the frequent words it leaves out),
   ``nearest`` (the vector backend seam: "the nearest vectors in this scope"),
   ``plan`` (how pgvector reaches them: exact, split or graph) and
   ``fusion`` (min-max fusion, threshold, relative cut)
-- ``prepared``    runs the statement prepared once per database session
-- ``index``       the HNSW graphs, embedding spaces, the question embedded in the background
-- ``sentences``   the second embedding pass: a vector per sentence group
-- ``rerank``      optional second stage (Gemini)
+- ``prepared``     runs the statement prepared once per database session; records what
+  runs (``manage.py search --sql``)
+- ``backends``     ``SEARCH_VECTOR_BACKEND`` → pgvector or ``vertex`` (Vertex AI Vector
+  Search over REST, neighbours re-checked in scope), with ``sparse`` (hashed-lexeme sparse
+  vectors for its hybrid queries)
+- ``vector_index`` the HNSW graphs, embedding spaces, the question embedded in the background
+- ``sentence_vectors`` the second embedding pass: a vector per sentence group
+- ``rerank``       optional second stage (Gemini)
 """
 
 from knowledge.search.engine import search

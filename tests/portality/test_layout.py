@@ -5,6 +5,7 @@ whole graph, sub-packages too)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import grimp
@@ -109,3 +110,12 @@ def _part_of_an_import_block(line: str) -> bool:
 
 def test_every_import_inside_a_function_says_why():
     assert imports_inside_functions_without_a_reason() == []
+
+
+def test_the_search_package_s_map_names_each_of_its_modules():
+    import knowledge.search
+
+    modules = {path.stem for path in Path("knowledge/search").glob("*.py")} - {"__init__"}
+    named = set(re.findall(r"``(\w+)``", knowledge.search.__doc__ or ""))
+
+    assert modules <= named, sorted(modules - named)
