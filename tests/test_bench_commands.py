@@ -116,9 +116,14 @@ def test_bench_search_then_bench_chat_run(tmp_path):
     env = bench_env(tmp_path)
     search = bench(env, "manage.py", "bench_search", "--chunks", "300", "--licenses", "3", "--json")
     chat = bench(env, "manage.py", "bench_chat", "--chunks", "300", "--queries", "5", "--json")
+    statements = bench(
+        env, "-m", "tests.bench.prepared_statements",
+        "--chunks", "300", "--licenses", "3", "--queries", "3",
+    )  # fmt: skip
 
     assert search["chunks"] == 300 and search["scopes"], search
     assert chat["requests"] == 5 and chat["first_byte_p50_ms"] > 0, chat
+    assert statements["big_license"]["psycopg"]["p50_ms"] > 0, statements
 
 
 @pytest.mark.process
