@@ -141,6 +141,13 @@ def test_embed_sentences_catches_up_every_chunk_once(settings):
         call_command("embed_sentences")
 
 
+def test_search_sql_on_an_empty_install_says_why_no_statement_ran():
+    out = StringIO()
+    call_command("search", "¿horario?", "--sql", stdout=out, stderr=StringIO())
+
+    assert "no statement ran: nothing is searchable yet" in out.getvalue()
+
+
 def test_search_sql_prints_the_statement_a_query_runs_with_its_parameters():
     make_document("# Horario\n\nLa recepción abre a las ocho.", filename="horario.md")
     out = StringIO()

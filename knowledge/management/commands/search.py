@@ -62,6 +62,11 @@ class Command(BaseCommand):
         self._print(response)
 
     def _print_statements(self, statements: list[tuple[str, dict[str, Any]]]) -> None:
+        if not statements:  # the engine runs none while no embedding model is active
+            self.stdout.write(
+                "-- no statement ran: nothing is searchable yet (no document has been "
+                "embedded). Upload one, then ask again."
+            )
         for number, (sql, params) in enumerate(statements, 1):
             self.stdout.write(f"-- statement {number} of {len(statements)}")
             self.stdout.write(sql.strip())
