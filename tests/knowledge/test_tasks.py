@@ -13,7 +13,7 @@ from django.db.models import Count
 from knowledge import reingestion, uploads
 from knowledge.models import Chunk, Document, DocumentStatus, Embedding
 from knowledge.tasks import document_ingest_task
-from tests.conftest import start_worker, stop_worker, worker_env
+from tests.conftest import start_worker, stop_worker, wait_until, worker_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -132,7 +132,12 @@ def test_an_interrupted_ingestion_is_requeued_at_once_not_after_the_visibility_t
     os.killpg(doomed.pid, signal.SIGKILL)
     doomed.wait()
 
-    requeued = reingestion.documents_requeue_stuck()  # what `ingest --retry-stuck` runs
+    # What `ingest --retry-stuck` runs. PostgreSQL frees the killed worker's lock once its
+    # backend sees the connection gone: at once when idle, after the statement it was
+    # running otherwise — seconds, not the broker's hour.
+    requeued = wait_until(
+        reingestion.documents_requeue_stuck, timeout=30, every=0.2, what="the lock freed"
+    )
 
     assert [d.pk for d in requeued] == [creation.document.pk]
     document = wait_for(creation.document.pk, {DocumentStatus.READY, DocumentStatus.FAILED})
