@@ -12,12 +12,7 @@ from django.utils import timezone
 from accounts.audit import audit_record
 from datastores.erasures import erasure_record
 from knowledge import vector_sync
-from knowledge.models import (
-    Chunk,
-    Document,
-    Embedding,
-    VectorErasure,
-)
+from knowledge.models import Chunk, Document, Embedding, VectorErasure
 from knowledge.signals import passages_forgotten
 from knowledge.uploads import audit_name
 

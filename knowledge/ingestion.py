@@ -32,19 +32,8 @@ from knowledge.chunk_options import chunk_size_for
 from knowledge.chunking import Chunker, Piece, blocks_from_pages, embedding_text
 from knowledge.embeddings import EmbeddingProvider, embed_in_batches
 from knowledge.extraction import Budget, IngestionError, PageText, extract
-from knowledge.models import (
-    TS_CONFIG,
-    Chunk,
-    Document,
-    DocumentStatus,
-    Embedding,
-    Language,
-)
-from knowledge.normalize import (
-    check_quality,
-    normalize_text,
-    remove_repeated_margins,
-)
+from knowledge.models import TS_CONFIG, Chunk, Document, DocumentStatus, Embedding, Language
+from knowledge.normalize import check_quality, normalize_text, remove_repeated_margins
 from knowledge.redaction import redact
 from knowledge.search import vector_index
 from knowledge.selectors import RedactionPlan, redaction_plan

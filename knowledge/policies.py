@@ -6,9 +6,7 @@ from django.db import transaction
 from django.utils.translation import gettext_noop
 
 from accounts.audit import audit_record
-from knowledge.models import (
-    RedactionPolicy,
-)
+from knowledge.models import RedactionPolicy
 from knowledge.redaction import KINDS, allow_list_invalid
 from knowledge.uploads import scope_name
 from licenses.models import License

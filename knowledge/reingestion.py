@@ -21,10 +21,7 @@ from django.utils.translation import gettext_noop
 from accounts.audit import audit_record
 from datastores.locks import lock_key, locks_held
 from datastores.redis_pool import shared_redis
-from knowledge.models import (
-    Document,
-    DocumentStatus,
-)
+from knowledge.models import Document, DocumentStatus
 from knowledge.queue import queue_ingestion
 from knowledge.uploads import audit_name, file_sha256, file_size
 from web.exceptions import ApplicationError

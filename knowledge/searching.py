@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from knowledge.models import (
-    SearchLog,
-)
+from knowledge.models import SearchLog
 from knowledge.redaction import redact
 from knowledge.search import SearchOptions, SearchResponse, search
 from licenses.principals import Principal
 
 
 def knowledge_search(
-    *,
-    principal: Principal,
-    query: str,
-    options: SearchOptions | None = None,
+    *, principal: Principal, query: str, options: SearchOptions | None = None
 ) -> SearchResponse:
     """The search every entry point runs: hybrid retrieval in the principal's scope, written
     to the access log (seed 004 §7). (The chat logs its search itself, once its answer has

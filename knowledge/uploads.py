@@ -19,13 +19,7 @@ from django.utils.translation import gettext_noop
 from accounts.audit import audit_record
 from knowledge.chunk_options import ChunkOptions, chunk_options_resolve
 from knowledge.extraction import IngestionError, detect_kind
-from knowledge.models import (
-    Document,
-    FileKind,
-    Language,
-    Redaction,
-    SourceType,
-)
+from knowledge.models import Document, FileKind, Language, Redaction, SourceType
 from knowledge.queue import queue_ingestion
 from knowledge.redaction import redact
 from knowledge.selectors import redaction_plan
