@@ -102,7 +102,7 @@ def bench_env(data_dir: Path) -> dict[str, str]:
 LEFT_OUT = {"DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "SECRET_KEY"}
 
 
-def bench(env: dict[str, str], *args: str, timeout: float = 600) -> dict:
+def bench(env: dict[str, str], *args: str, timeout: float = 840) -> dict:
     done = subprocess.run(
         [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
     )
@@ -112,6 +112,7 @@ def bench(env: dict[str, str], *args: str, timeout: float = 600) -> dict:
 
 @pytest.mark.process
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # many processes on two cores: minutes when the machine is busy
 def test_bench_search_then_bench_chat_run(tmp_path):
     env = bench_env(tmp_path)
     search = bench(env, "manage.py", "bench_search", "--chunks", "300", "--licenses", "3", "--json")
@@ -128,6 +129,7 @@ def test_bench_search_then_bench_chat_run(tmp_path):
 
 @pytest.mark.process
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # many processes on two cores: minutes when the machine is busy
 def test_bench_formats_vector_backends_and_answers_run(tmp_path, tiny_set):
     env = bench_env(tmp_path / "data")
     common = [str(tiny_set), "--split", "heldout", "--json"]
@@ -142,6 +144,7 @@ def test_bench_formats_vector_backends_and_answers_run(tmp_path, tiny_set):
 
 @pytest.mark.process
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # many processes on two cores: minutes when the machine is busy
 def test_the_load_and_noisy_neighbour_runs_run(tmp_path):
     env = bench_env(tmp_path)
     tiny = ["--searches", "5", "--chats", "2", "--concurrency", "2"]
@@ -154,6 +157,7 @@ def test_the_load_and_noisy_neighbour_runs_run(tmp_path):
 
 @pytest.mark.process
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # many processes on two cores: minutes when the machine is busy
 def test_the_scale_out_run_runs(tmp_path):
     env = bench_env(tmp_path)
     report = bench(
