@@ -56,6 +56,9 @@ class Source:
     # question, from the stored sentence vectors: () when it has none.
     group_scores: tuple[float, ...] = ()
     score: float = 0.0  # the passage's own similarity to the question
+    # The share of the question's words it holds, each weighted by its rarity in the
+    # caller's scope (knowledge.search.word_shares): None when not measured.
+    word_share: float | None = None
 
 
 @dataclass
@@ -335,27 +338,27 @@ class ExtractiveLLM:
         yield "\n" + OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
 
     # "No information" rather than unrelated quotes (the newcomer's finding: 3 of 5 questions
-    # with no answer in the documents got quotes): when the best passages hold too few of the
-    # question's words, or they barely passed the calibrated floor and hold less than some.
-    # Tuned on the dev splits with half of the articles as knowledge (bench_answers
-    # --unanswerable article; BENCHMARKS.md "Answers").
-    unsure_coverage = 0.15
-    unsure_margin = 0.015  # over the calibrated floor (e5-small's 0.82)
+    # with no answer in the documents got quotes): when the best passages hold too little of
+    # what the question names, or they barely passed the calibrated floor and hold less than
+    # some. "What it names" weighs each word by its rarity in the scope (the passages' word
+    # shares); without them, each word alike. Tuned on the dev splits with half of the
+    # articles as knowledge (bench_answers --unanswerable article; BENCHMARKS.md "Answers").
+    unsure_coverage = 0.2
+    unsure_margin = 0.04  # over the calibrated floor (e5-small's 0.82)
     unsure_coverage_near_floor = 0.4
 
     def _says_nothing_asked(self, prompt: Prompt) -> bool:
         """The passages do not say what is asked. Only when they are in the question's
         language: words cannot be compared across languages (a question in English about a
         Spanish handbook is answered from it, and says so)."""
-        asked = content_words(prompt.question, prompt.language)
         top = prompt.sources[:3]
-        if not asked or not top:
+        if not top:
             return False
         if detect_language(" ".join(s.body or s.text for s in top)) != prompt.language:
             return False
-        coverage = max(
-            len(asked & content_words(s.body or s.text, prompt.language)) / len(asked) for s in top
-        )
+        coverage = _coverage(prompt.question, prompt.language, top)
+        if coverage is None:
+            return False
         near_floor = prompt.min_score > 0 and top[0].score < prompt.min_score + self.unsure_margin
         return coverage < self.unsure_coverage or (
             near_floor and coverage < self.unsure_coverage_near_floor
@@ -393,6 +396,19 @@ class ExtractiveLLM:
             chosen.append(candidate)
             covered += weight / total
         return chosen
+
+
+def _coverage(question: str, language: str, top: list[Source]) -> float | None:
+    """The largest share of the question's words one of the passages holds: weighted by
+    rarity when the search measured it, else each content word alike. None when the
+    question names nothing to look for."""
+    shares = [s.word_share for s in top]
+    if all(share is not None for share in shares):
+        return max(share for share in shares if share is not None)
+    asked = content_words(question, language)
+    if not asked:
+        return None
+    return max(len(asked & content_words(s.body or s.text, language)) / len(asked) for s in top)
 
 
 @dataclass

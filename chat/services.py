@@ -40,6 +40,7 @@ from knowledge.models import SourceType
 from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
 from knowledge.search.sentence_vectors import group_similarities
 from knowledge.search.vector_index import QueryEmbedding
+from knowledge.search.word_shares import question_word_shares
 from knowledge.searching import search_log_record
 from licenses.models import GLOBAL_SCOPE, License
 from licenses.principals import Principal
@@ -116,7 +117,9 @@ class ChatTurn:
 
 
 def _sources(
-    results: list[SearchResult], group_scores: dict[int, list[float]] | None = None
+    results: list[SearchResult],
+    group_scores: dict[int, list[float]] | None = None,
+    word_shares: dict[int, float] | None = None,
 ) -> list[Source]:
     sources = []
     for number, r in enumerate(results, 1):
@@ -130,6 +133,7 @@ def _sources(
                 body=r.content,
                 group_scores=tuple((group_scores or {}).get(r.chunk_id, ())),
                 score=r.vector_score if r.vector_score is not None else r.fused_score,
+                word_share=(word_shares or {}).get(r.chunk_id),
             )
         )
     return sources
@@ -160,6 +164,7 @@ def build_prompt(
     memories: list[str],
     assistant: AssistantProfile,
     group_scores: dict[int, list[float]] | None = None,
+    word_shares: dict[int, float] | None = None,
 ) -> Prompt:
     system = _system_instruction(assistant, language)
     if principal.license and principal.license.user_name:
@@ -168,7 +173,7 @@ def build_prompt(
         fence = f"MEMORIES-{secrets.token_hex(8)}"
         listed = "\n".join(f"- {m}" for m in memories)
         system += f"\nWhat the user asked you to remember:\n<<{fence}>>\n{listed}\n<<END {fence}>>"
-    sources = _sources(results, group_scores)
+    sources = _sources(results, group_scores, word_shares)
     boundary = f"DOCUMENTS-{secrets.token_hex(8)}"
     fenced = "\n\n".join(f"[{s.number}] {s.label}\n{s.text}" for s in sources)
     user_text = f"<<{boundary}>>\n{fenced}\n<<END {boundary}>>\n\nQuestion: {question}"
@@ -235,7 +240,9 @@ def chat_prepare(
     # A question that does not tell ("Quem criou o Mark I?"), with nothing else to go by, is
     # answered in the language of what was found rather than in Spanish by default.
     language = answer_language(question, [*hints, _passages_language(results)])
-    group_scores = _group_scores(results, embedding, assistant)
+    extractive = (assistant.answerer or settings.LLM_PROVIDER) == "extractive"
+    group_scores = _group_scores(results, embedding) if extractive else {}
+    word_shares = _word_shares(results, principal, question) if extractive else {}
     prompt = build_prompt(
         principal=principal,
         question=question,
@@ -246,6 +253,7 @@ def chat_prepare(
         memories=memories,
         assistant=assistant,
         group_scores=group_scores,
+        word_shares=word_shares,
     )
     turn = ChatTurn(
         session, prompt, results, search=response, answerer=assistant.answerer, embedding=embedding
@@ -294,15 +302,24 @@ class _ToolRunner:
         }
 
 
-def _group_scores(
-    results: list[SearchResult], embedding: QueryEmbedding, assistant: AssistantProfile
-) -> dict[int, list[float]]:
+def _group_scores(results: list[SearchResult], embedding: QueryEmbedding) -> dict[int, list[float]]:
     """For the offline answerer, which quotes sentences: how close each sentence group of
     the passages is to the question (stored vectors; nothing is embedded here)."""
-    if not results or (assistant.answerer or settings.LLM_PROVIDER) != "extractive":
+    if not results:
         return {}
     return group_similarities(
         chunk_ids=[r.chunk_id for r in results], vector=embedding.vector(), model=embedding.model
+    )
+
+
+def _word_shares(
+    results: list[SearchResult], principal: Principal, question: str
+) -> dict[int, float]:
+    """For the offline answerer, which says "no information" when the passages miss what
+    is asked: how much of the question's rare words each passage holds (in the caller's
+    scope, as the search was)."""
+    return question_word_shares(
+        license_id=principal.license_id, question=question, chunk_ids=[r.chunk_id for r in results]
     )
 
 

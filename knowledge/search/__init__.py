@@ -19,6 +19,8 @@ which also writes the access log. Inside:
   vectors for its hybrid queries)
 - ``vector_index`` the HNSW graphs, embedding spaces, the question embedded in the background
 - ``sentence_vectors`` the second embedding pass: a vector per sentence group
+- ``word_shares``  how much of the question's words, weighted by rarity in the scope, each
+  passage holds (what tells the offline answerer a passage misses what is asked)
 - ``rerank``       optional second stage (Gemini)
 """
 

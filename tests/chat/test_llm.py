@@ -283,6 +283,24 @@ def test_a_passage_that_does_not_say_what_is_asked_gets_no_information():
     assert answer("¿Qué días atiende el comité de empresa?", score=0.825) == NO_INFORMATION["es"]
 
 
+def test_no_information_weighs_the_question_s_words_by_their_rarity_when_measured():
+    """A handbook page sharing only the scope's everyday words with the question holds half
+    of its words but little of what it asks (knowledge.search.word_shares)."""
+    page = "Os alunos da universidade renovam a matrícula pelo portal acadêmico."
+
+    def answer(word_share):
+        prompt = Prompt(
+            system="", messages=[], question="Os alunos da universidade estudam oceanografia?",
+            language="pt", min_score=0.82,
+            sources=[Source(1, "manual.md", page, body=page, score=0.9, word_share=word_share)],
+        )  # fmt: skip
+        return "".join(ExtractiveLLM().stream(prompt))
+
+    assert answer(None).startswith("«Os alunos")  # each word alike: half of them are there
+    assert answer(0.05) == NO_INFORMATION["pt"]
+    assert answer(0.8).startswith("«Os alunos")
+
+
 def test_a_handbook_in_several_languages_is_quoted_in_the_question_s():
     """make run's trilingual sample: "¿A qué hora abre la piscina?" quoted the Spanish and the
     Portuguese sentence and said the source was in Portuguese."""

@@ -1,0 +1,118 @@
+"""How much of what a question names each passage holds, weighted by rarity in the scope.
+
+"Quem inventou os logaritmos?" shares "inventou" with a passage on the Indians' logarithm
+tables and "logaritmos" with every passage on mathematics; a passage that answers it names
+Napier. Counting shared words treats "universidade" in a university's handbook like a
+name found in one page of it. Weighting each word by its inverse document frequency
+*inside the caller's scope* (as BM25 does) tells the offline answerer when the best
+passages miss what the question is about, so it says it has no information instead of
+quoting a neighbour: on the dev splits with half of the articles as knowledge, "no
+information" on questions they do not answer rose from 0.20 to 0.40 (FaQuAD-pt) and 0.89
+to 0.98 (XQuAD-es) at the same answered hits (BENCHMARKS.md, "Answers").
+
+Words are PostgreSQL's lexemes, as the keyword branch stems them (keyword.py): a word
+counts when every language keeps it (a stopword in none), with its Spanish, Portuguese
+and English stems OR-ed. Document frequencies are counted in the scope's own posting lists
+(the (scope, lexeme) GIN index of migration 0007), up to a cap: a word in thousands of
+chunks tells little, and counting further would cost more than it tells.
+"""
+
+from __future__ import annotations
+
+import math
+from uuid import UUID
+
+from datastores.replicas import read_connection, replica_reads
+from knowledge.models import GLOBAL_SCOPE_KEY
+
+# A scope's chunks are counted up to this many, a word's up to FREQUENCY_CAP: past them,
+# rarity is judged as if the scope held exactly this many (a word in 5% of them is common
+# however large the scope is).
+SCOPE_ROWS_CAP = 20_000
+FREQUENCY_CAP = 1_000
+
+# Through the (license) index: scope_key is a generated column without one of its own.
+_SCOPE_ROWS = """
+SELECT count(*) FROM (
+    SELECT 1 FROM knowledge_chunk c
+     WHERE c.license_id IS NULL OR c.license_id = %(license)s
+     LIMIT %(rows_cap)s) s
+"""
+
+_WORDS = """
+WITH query_words AS MATERIALIZED (
+    SELECT u.lexeme, w.position, cfg
+      FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
+           unnest(to_tsvector(cfg, %(q)s)) AS u,
+           unnest(u.positions) AS w(position)
+),
+words AS (
+    -- One row per word every language keeps, with the stems it takes.
+    SELECT DISTINCT array_agg(DISTINCT lexeme ORDER BY lexeme) AS stems
+      FROM query_words
+     GROUP BY position
+    HAVING count(DISTINCT cfg) = 3
+),
+queries AS (
+    SELECT w.stems,
+           (SELECT string_agg(quote_literal(p.prefix || s), ' | ')
+              FROM unnest(w.stems) AS s,
+                   (VALUES (pb_scope_prefix(%(global_scope)s::uuid)),
+                           (pb_scope_prefix(%(scope)s::uuid))) AS p(prefix))::tsquery AS in_scope,
+           (SELECT string_agg(quote_literal(s), ' | ') FROM unnest(w.stems) AS s)::tsquery AS bare
+      FROM words w
+)
+SELECT q.stems,
+       (SELECT count(*) FROM (
+            SELECT 1 FROM knowledge_chunk c
+             WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.in_scope
+               AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
+             LIMIT %(frequency_cap)s) m) AS frequency,
+       ARRAY(SELECT c.id FROM knowledge_chunk c
+              WHERE c.id = ANY(%(chunk_ids)s) AND c.search_vector @@ q.bare) AS holders
+  FROM queries q
+"""
+
+
+def question_word_shares(
+    *, license_id: UUID | None, question: str, chunk_ids: list[int]
+) -> dict[int, float]:
+    """Each chunk's share of the question's words, each word weighted by its rarity in the
+    caller's scope (global and ``license_id``'s): 1.0 holds every word, 0.0 none. The chunk
+    ids come from a search in that scope. Empty when the question has no word to weigh."""
+    if not chunk_ids:
+        return {}
+    scope = license_id or GLOBAL_SCOPE_KEY
+    with replica_reads(), read_connection().cursor() as cursor:
+        cursor.execute(
+            _SCOPE_ROWS,
+            {"license": license_id, "rows_cap": SCOPE_ROWS_CAP},
+        )
+        scope_rows = cursor.fetchone()[0]
+        cursor.execute(
+            _WORDS,
+            {
+                "q": question,
+                "global_scope": GLOBAL_SCOPE_KEY,
+                "scope": scope,
+                "frequency_cap": FREQUENCY_CAP,
+                "chunk_ids": chunk_ids,
+            },
+        )
+        words = [(rarity(scope_rows, frequency), set(holders)) for _, frequency, holders in cursor]
+    total = sum(weight for weight, _ in words)
+    if total <= 0:
+        return {}
+    return {
+        chunk_id: sum(weight for weight, holders in words if chunk_id in holders) / total
+        for chunk_id in chunk_ids
+    }
+
+
+def rarity(scope_rows: int, frequency: int) -> float:
+    """Inverse document frequency, as BM25 smooths it, never negative. A word no chunk of
+    the scope holds weighs as one held once: often a paraphrase ("clasificado" for "es un
+    grupo de"), it tells no more than the rarest word the passages do hold (tuned on the
+    dev splits: weighing it more cost answered hits, ignoring it lost a third of the
+    "no information" gained)."""
+    return max(0.0, math.log((scope_rows + 1) / (max(frequency, 1) + 0.5)))

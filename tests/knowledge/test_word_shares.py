@@ -1,0 +1,116 @@
+"""The question's words each passage holds, weighted by their rarity in the caller's scope
+(knowledge.search.word_shares): what lets the offline answerer tell a passage on the
+asked subject from a neighbour that shares only the scope's everyday words."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.llm import ExtractiveLLM
+from chat.services import chat_answer
+from chat.texts import NO_INFORMATION
+from knowledge.models import Chunk
+from knowledge.search.word_shares import question_word_shares, rarity
+from licenses.principals import principal_for_license
+from tests.factories import make_document, make_license
+
+# The local model (no fake): the answerer's floor is calibrated on its similarities.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
+
+# A university's handbook: "universidade" and "alunos" are in every page.
+PAGES = [
+    "A universidade recebe alunos de todo o país no primeiro semestre.",
+    "Os alunos da universidade renovam a matrícula pelo portal acadêmico.",
+    "A biblioteca da universidade empresta livros aos alunos por quinze dias.",
+    "Os alunos podem trancar disciplinas na universidade até a oitava semana.",
+    "O restaurante da universidade serve almoço aos alunos a preço reduzido.",
+    "A universidade oferece bolsas de pesquisa aos alunos de iniciação científica.",
+]
+QUESTION = "Os alunos da universidade estudam oceanografia?"
+
+
+def chunk_id(license, words: str) -> int:
+    return Chunk.objects.get(document__license=license, content__contains=words).pk
+
+
+@pytest.fixture
+def handbook():
+    license = make_license()
+    for n, page in enumerate(PAGES):
+        make_document(page, filename=f"page-{n}.txt", license=license)
+    make_document(
+        "O curso de oceanografia tem quarenta alunos que estudam no campus do litoral.",
+        filename="oceanografia.txt",
+        license=license,
+    )
+    return license
+
+
+def test_a_passage_with_only_the_scope_s_everyday_words_holds_little_of_the_question(handbook):
+    everyday = chunk_id(handbook, "recebe alunos")
+    on_subject = chunk_id(handbook, "oceanografia")
+    shares = question_word_shares(
+        license_id=handbook.pk, question=QUESTION, chunk_ids=[everyday, on_subject]
+    )
+    # Each word alike, the everyday page holds half of the question ("alunos",
+    # "universidade"); weighted by rarity, little of it.
+    assert shares[everyday] < 0.2
+    assert shares[on_subject] > 0.6
+
+
+def test_rarity_is_counted_in_the_caller_s_scope_only(handbook):
+    """Another license's pages never change what one license's answer weighs (nor could
+    they tell it anything): the same shares with or without them."""
+    everyday = chunk_id(handbook, "recebe alunos")
+    on_subject = chunk_id(handbook, "oceanografia")
+
+    def shares():
+        return question_word_shares(
+            license_id=handbook.pk, question=QUESTION, chunk_ids=[everyday, on_subject]
+        )
+
+    before = shares()
+    other = make_license()
+    for n in range(8):
+        make_document(
+            f"O laboratório {n} de oceanografia estuda as marés.", filename=f"o{n}.txt",
+            license=other,
+        )  # fmt: skip
+    assert shares() == before
+
+
+def test_global_knowledge_counts_in_every_license_s_scope(handbook):
+    everyday = chunk_id(handbook, "recebe alunos")
+    before = question_word_shares(license_id=handbook.pk, question=QUESTION, chunk_ids=[everyday])
+    for n in range(8):
+        make_document(f"Aviso {n}: a oceanografia abre as inscrições.", filename=f"g{n}.txt")
+    after = question_word_shares(license_id=handbook.pk, question=QUESTION, chunk_ids=[everyday])
+    # "oceanografia", which the everyday page lacks, is now common: it misses less
+    assert after[everyday] > before[everyday]
+
+
+def test_a_question_with_no_word_to_weigh_has_no_shares(handbook):
+    everyday = chunk_id(handbook, "recebe alunos")
+    assert (
+        question_word_shares(license_id=handbook.pk, question="¿Qué?", chunk_ids=[everyday]) == {}
+    )
+    assert question_word_shares(license_id=handbook.pk, question=QUESTION, chunk_ids=[]) == {}
+
+
+def test_a_word_no_chunk_holds_weighs_as_one_held_once():
+    assert rarity(100, 0) == rarity(100, 1) > rarity(100, 10) > rarity(100, 100) >= 0
+
+
+def test_the_offline_answerer_says_it_has_no_information_when_only_everyday_words_match():
+    """The newcomer's finding (3 of 5 questions with no answer in the documents got
+    unrelated quotes), in a handbook on one subject: every page shares "alunos" and
+    "universidade" with the question, none says anything of oceanography."""
+    license = make_license()
+    for n, page in enumerate(PAGES):
+        make_document(page, filename=f"page-{n}.txt", license=license)
+    principal = principal_for_license(license)
+    answer = chat_answer(principal=principal, question=QUESTION, llm=ExtractiveLLM())
+    assert answer.answer == NO_INFORMATION["pt"]
+    asked = "Quando a biblioteca da universidade empresta livros aos alunos?"
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM())
+    assert answer.answer.startswith("«A biblioteca da universidade empresta livros")
