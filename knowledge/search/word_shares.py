@@ -7,7 +7,7 @@ name found in one page of it. Weighting each word by its inverse document freque
 *inside the caller's scope* (as BM25 does) tells the offline answerer when the best
 passages miss what the question is about, so it says it has no information instead of
 quoting a neighbour: on the dev splits with half of the articles as knowledge, "no
-information" on questions they do not answer rose from 0.20 to 0.40 (FaQuAD-pt) and 0.89
+information" on questions they do not answer rose from 0.20 to 0.46 (FaQuAD-pt) and 0.89
 to 0.98 (XQuAD-es) at the same answered hits (BENCHMARKS.md, "Answers").
 
 Words are PostgreSQL's lexemes, as the keyword branch stems them (keyword.py): a word
@@ -69,7 +69,8 @@ SELECT q.stems,
                AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
              LIMIT %(frequency_cap)s) m) AS frequency,
        ARRAY(SELECT c.id FROM knowledge_chunk c
-              WHERE c.id = ANY(%(chunk_ids)s) AND c.search_vector @@ q.bare) AS holders
+              WHERE c.id = ANY(%(chunk_ids)s) AND c.search_vector @@ q.bare
+                AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)) AS holders
   FROM queries q
 """
 

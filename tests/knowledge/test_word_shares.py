@@ -78,6 +78,18 @@ def test_rarity_is_counted_in_the_caller_s_scope_only(handbook):
     assert shares() == before
 
 
+def test_a_chunk_outside_the_caller_s_scope_holds_nothing(handbook):
+    """The chunk ids come from a search in the caller's scope; were another license's ever
+    passed, its words would still not be read."""
+    other = make_license()
+    theirs = make_document(
+        "Os alunos da universidade estudam oceanografia no litoral.", filename="x.txt",
+        license=other,
+    ).chunks.get().pk  # fmt: skip
+    shares = question_word_shares(license_id=handbook.pk, question=QUESTION, chunk_ids=[theirs])
+    assert shares == {theirs: 0.0}
+
+
 def test_global_knowledge_counts_in_every_license_s_scope(handbook):
     everyday = chunk_id(handbook, "recebe alunos")
     before = question_word_shares(license_id=handbook.pk, question=QUESTION, chunk_ids=[everyday])
