@@ -87,16 +87,21 @@ def documents_requeue_stuck_task() -> int:
 
 
 @shared_task(
+    bind=True,
     name=DRAIN_VECTOR_OUTBOX,
     expires=60,
     autoretry_for=(OperationalError,),
     retry_backoff=2,
     max_retries=3,
 )
-def vector_outbox_drain_task() -> dict[str, Any]:
+def vector_outbox_drain_task(self: Task) -> dict[str, Any]:
     """Send the remote vector backend what is due (knowledge/vector_sync.py); the outbox
-    keeps its own backoff per change, so this task never retries a refused batch itself."""
-    report = vector_sync.outbox_drain()
+    keeps its own backoff per change, so this task never retries a refused batch itself.
+    Another drain holding on past a second (a long backlog): this one runs again later,
+    since the other may have read the outbox before the change that queued this one."""
+    report = vector_sync.outbox_drain_patiently()
+    if report.busy:
+        raise self.retry(countdown=2)
     if report.error:
         logger.warning("vector outbox: %s", report.error)
     return {"upserted": report.upserted, "removed": report.removed, "postponed": report.postponed}

@@ -78,6 +78,20 @@ def outbox_drain(*, backend: VectorBackend | None = None, max_batches: int = 100
 DRAIN_BUSY_RETRIES = 20
 
 
+def outbox_drain_patiently() -> DrainReport:
+    """``outbox_drain``, waiting up to a second for a drain running elsewhere to let go: it
+    may have read the outbox before this change was committed, and then nothing else sends
+    the change before beat's periodic drain (a forgotten document's erasure stayed
+    unconfirmed that long in the scale-out run). ``busy`` still set: it did not let go."""
+    report = outbox_drain()
+    for _ in range(DRAIN_BUSY_RETRIES):
+        if not report.busy:
+            break
+        time.sleep(0.05)
+        report = outbox_drain()
+    return report
+
+
 def send_now(what: str) -> None:
     """After an ingestion, in the process that did it (the worker, or ``manage.py ingest``):
     its vectors go to the remote backend now — a drain task queued behind the other uploads
@@ -86,12 +100,7 @@ def send_now(what: str) -> None:
     if not is_remote():
         return
     try:
-        report = outbox_drain()
-        for _ in range(DRAIN_BUSY_RETRIES):
-            if not report.busy:
-                break
-            time.sleep(0.05)
-            report = outbox_drain()
+        report = outbox_drain_patiently()
     except Exception:
         logger.warning("%s: vectors not sent yet", what, exc_info=True)
         return

@@ -413,6 +413,23 @@ def test_only_one_drain_sends_at_a_time(vertex):
     vertex.settle()
 
 
+def test_a_queued_drain_waits_for_the_running_one_to_let_go(vertex, other_session):
+    """The scale-out run: a forgotten document's removals were committed while another
+    drain held the lock (having read the outbox before them); the drain queued for them
+    found it busy and gave up, so the erasure stayed unconfirmed until beat's periodic
+    drain. It now waits for the other to let go, and sends them."""
+    import threading
+
+    from knowledge.tasks import vector_outbox_drain_task
+
+    make_document(PISCINA, filename="piscina.md")
+    other_session.execute("SELECT pg_advisory_lock(7343001)")  # another drain, mid-batch
+    threading.Timer(0.3, other_session.execute, ["SELECT pg_advisory_unlock(7343001)"]).start()
+    report = vector_outbox_drain_task.apply().get()
+    assert report["upserted"] == 1 and not VectorOutbox.objects.exists()
+    vertex.settle()
+
+
 def test_the_sync_command_sends_everything_and_says_what_is_left(vertex):
     from io import StringIO
 
