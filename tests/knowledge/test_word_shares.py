@@ -12,6 +12,7 @@ from chat.texts import NO_INFORMATION
 from knowledge.models import Chunk
 from knowledge.search.word_shares import question_word_shares, rarity
 from licenses.principals import principal_for_license
+from tests.conftest import forget_prepared_statements
 from tests.factories import make_document, make_license
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
@@ -112,6 +113,15 @@ def test_a_word_no_chunk_holds_weighs_as_one_held_once():
     assert rarity(100, 0) == rarity(100, 1) > rarity(100, 10) > rarity(100, 100) >= 0
 
 
+@pytest.fixture
+def local_model_statements():
+    """The search statement prepared for the local model's vectors stays in the test
+    database's session: later tests count the statements (and ways) of the fake's."""
+    yield
+    forget_prepared_statements()
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_the_offline_answerer_says_it_has_no_information_when_only_everyday_words_match():
     """The newcomer's finding (3 of 5 questions with no answer in the documents got
     unrelated quotes), in a handbook on one subject: every page shares "alunos" and
