@@ -15,6 +15,12 @@ from dataclasses import dataclass
 from datastores.replicas import read_connection
 from knowledge.search.tuning import SearchTuning
 
+# The question's words as each language stems them, a row per (lexeme, position, language);
+# the same for the keyword branch and for word_shares.py.
+QUERY_WORD_ROWS = """unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
+           unnest(to_tsvector(cfg, %(q)s)) AS u,
+           unnest(u.positions) AS w(position)"""
+
 # The query's terms, and the two ranked branches. Their rows: (chunk_id, score) in
 # ``keyword``, ``terms.strict`` for the exact-match test of the fusion.
 #
@@ -27,9 +33,7 @@ query_words AS MATERIALIZED (
     -- The query's words as each language stems them; the parser is the same for all three,
     -- so a word has the same position in each. Stopwords of any language are left out.
     SELECT u.lexeme, w.position, cfg, u.lexeme = ANY (%(common_lexemes)s::text[]) AS common
-      FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
-           unnest(to_tsvector(cfg, %(q)s)) AS u,
-           unnest(u.positions) AS w(position)
+      FROM {query_word_rows}
 ),
 scope_prefixes AS (
     -- How the caller's scopes begin their keyword index keys (pb_scoped_lexemes, migration 0007).
@@ -92,7 +96,9 @@ keyword AS MATERIALIZED (
 
 
 def keyword_ctes(tuning: SearchTuning) -> str:
-    return KEYWORD_CTES.format(rank_cap=int(tuning.keyword_rank_cap))
+    return KEYWORD_CTES.format(
+        rank_cap=int(tuning.keyword_rank_cap), query_word_rows=QUERY_WORD_ROWS
+    )
 
 
 @dataclass(frozen=True)

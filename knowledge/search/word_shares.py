@@ -24,6 +24,7 @@ from uuid import UUID
 
 from datastores.replicas import read_connection, replica_reads
 from knowledge.models import GLOBAL_SCOPE_KEY
+from knowledge.search.keyword import QUERY_WORD_ROWS
 
 # A scope's chunks are counted up to this many, a word's up to FREQUENCY_CAP: past them,
 # rarity is judged as if the scope held exactly this many (a word in 5% of them is common
@@ -39,12 +40,9 @@ SELECT count(*) FROM (
      LIMIT %(rows_cap)s) s
 """
 
-_WORDS = """
+_WORDS = f"""
 WITH query_words AS MATERIALIZED (
-    SELECT u.lexeme, w.position, cfg
-      FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
-           unnest(to_tsvector(cfg, %(q)s)) AS u,
-           unnest(u.positions) AS w(position)
+    SELECT u.lexeme, w.position, cfg FROM {QUERY_WORD_ROWS}
 ),
 words AS (
     -- One row per word every language keeps, with the stems it takes.
