@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.bench import answers, retrieval
+from text.folding import fold
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,6 +77,18 @@ def test_bench_answers_unanswerable_runs(tiny_set):
 
     assert report["unanswerable"] == 1 and report["answerable"] == 2
     assert 0.0 <= report["no_info_share_unanswerable"] <= 1.0
+    assert report["answered_elsewhere"] == 0
+    assert report["no_info_share_unanswerable_clean"] == report["no_info_share_unanswerable"]
+
+
+def test_a_question_whose_answer_another_article_holds_is_not_unanswerable():
+    kept = [" ".join(fold(text).split()) for _, _, text in PASSAGES]
+    asked = {"answers": ["a las ocho de la MAÑANA"]}
+
+    assert answers.answered_elsewhere(asked, kept)
+    assert not answers.answered_elsewhere({"answers": ["a las nueve de la mañana"]}, kept)
+    # One word is found by chance ("ocho" could be any figure of any article).
+    assert not answers.answered_elsewhere({"answers": ["ocho"]}, kept)
 
 
 def test_bench_conversations_runs():
