@@ -4,6 +4,7 @@ worker, and the chunking options preview a file's chunks and save a scope's defa
 from __future__ import annotations
 
 import base64
+import re
 
 from playwright.sync_api import expect
 
@@ -27,6 +28,22 @@ def drop(page, files: dict[str, bytes]) -> None:  # noqa: ANN001
         payload,
     )
     page.dispatch_event("#dropzone", "drop", {"dataTransfer": transfer})
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG's contrast ratio of two computed colours ("rgb(…)"); a transparent background
+    (what the page shows through is unknown) counts as white."""
+
+    def luminance(colour: str) -> float:
+        values = [float(v) for v in re.findall(r"[\d.]+", colour)]
+        if len(values) == 4 and values[3] == 0:
+            values = [255, 255, 255]
+        channels = [v / 255 for v in values[:3]]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    lighter, darker = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
 
 
 def test_every_format_uploads_and_chunking_is_previewed_and_saved(
@@ -66,5 +83,13 @@ def test_every_format_uploads_and_chunking_is_previewed_and_saved(
         expect(ready).to_have_count(len(KINDS), timeout=180_000)
         for kind in KINDS:
             expect(page.locator("#document-table")).to_contain_text(f"manual.{kind}")
+        # Each kind's badge is legible: white on its colour, WCAG AA (a Word or Excel badge
+        # was once white on nothing).
+        for kind in KINDS:
+            badge = page.locator(f"#document-table .kind-{kind}")
+            colours = badge.evaluate(
+                "el => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]"
+            )
+            assert contrast(*colours) >= 4.5, (kind, colours)
         # The scope's default (saved above) cut every one of them.
         assert set(Document.objects.values_list("split", "chunk_size")) == {("fixed", 64)}
