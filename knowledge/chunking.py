@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from knowledge.extraction import PageText
 from text.sentences import split_sentences
@@ -47,6 +48,15 @@ class Block:
     text: str
     heading: str
     page: int | None
+
+
+class _Sentence(NamedTuple):
+    text: str
+    tokens: int
+    page: int | None
+    # The first of its paragraph (or table row, or list item): the chunk keeps the line
+    # break before it, so the answerer can quote one row of a table rather than all of them.
+    opens_paragraph: bool = False
 
 
 @dataclass
@@ -108,7 +118,7 @@ class Chunker:
 
     def _by_structure(self, blocks: Iterator[Block]) -> list[Piece]:
         pieces: list[Piece] = []
-        current: list[tuple[str, int, int | None]] = []  # (sentence, tokens, page)
+        current: list[_Sentence] = []
         heading = ""
         for block in blocks:
             if block.heading != heading and current:
@@ -116,12 +126,12 @@ class Chunker:
                 current = []
             heading = block.heading
             budget = self.target - self._heading_tokens(heading)
-            for sentence in self._sentences(block.text, budget):
+            for index, sentence in enumerate(self._sentences(block.text, budget)):
                 tokens = self.count_tokens(sentence)
-                if current and sum(t for _, t, _ in current) + tokens > budget:
+                if current and sum(s.tokens for s in current) + tokens > budget:
                     pieces.append(self._piece(current, heading))
                     current = self._overlap_tail(current, budget - tokens)
-                current.append((sentence, tokens, block.page))
+                current.append(_Sentence(sentence, tokens, block.page, index == 0))
         if current:
             pieces.append(self._piece(current, heading))
         return [piece for piece in pieces if piece.text.strip()]
@@ -143,7 +153,7 @@ class Chunker:
             while end < len(words) and (end == start or total + words[end][1] <= budget):
                 total += words[end][1]
                 end += 1
-            window = [(word, tokens, page) for word, tokens, _, page in words[start:end]]
+            window = [_Sentence(word, tokens, page) for word, tokens, _, page in words[start:end]]
             pieces.append(self._piece(window, words[start][2]))
             if end == len(words):
                 break
@@ -180,19 +190,22 @@ class Chunker:
         if part:
             yield " ".join(part)
 
-    def _overlap_tail(self, sentences: list[tuple[str, int, int | None]], room: int):  # noqa: ANN202
-        tail: list[tuple[str, int, int | None]] = []
+    def _overlap_tail(self, sentences: list[_Sentence], room: int) -> list[_Sentence]:
+        tail: list[_Sentence] = []
         total = 0
         for sentence in reversed(sentences):
-            if total + sentence[1] > min(self.overlap, room):
+            if total + sentence.tokens > min(self.overlap, room):
                 break
             tail.insert(0, sentence)
-            total += sentence[1]
+            total += sentence.tokens
         return tail
 
-    def _piece(self, sentences: list[tuple[str, int, int | None]], heading: str) -> Piece:
-        text = " ".join(sentence for sentence, _, _ in sentences)
-        pages = [page for _, _, page in sentences if page is not None]
+    def _piece(self, sentences: list[_Sentence], heading: str) -> Piece:
+        text = "".join(
+            ("\n" if s.opens_paragraph else " ") + s.text if n else s.text
+            for n, s in enumerate(sentences)
+        )
+        pages = [s.page for s in sentences if s.page is not None]
         tokens = self.count_tokens(f"{heading}\n{text}" if heading else text)
         return Piece(
             text=text,

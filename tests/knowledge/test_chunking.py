@@ -3,8 +3,10 @@ from __future__ import annotations
 import pytest
 from django.test import SimpleTestCase
 
+from chat.llm import ExtractiveLLM, Prompt, Source
 from knowledge.chunking import Chunker, ChunkSize, blocks_from_pages
 from knowledge.extraction import PageText
+from knowledge.extraction.base import Outline
 from text.sentences import split_sentences
 
 
@@ -112,3 +114,38 @@ def test_an_escaped_hash_is_body_text_not_a_heading():
     )
 
     assert [(b.heading, b.text) for b in blocks] == [("Lista", "# 1 prioridad: el agua")]
+
+
+def test_a_table_keeps_one_row_a_line_and_the_answerer_quotes_the_row_asked():
+    """A spreadsheet's rows were joined into one line: asked the price of one plan, the
+    offline answerer quoted the whole price list (found walking the README)."""
+    outline = Outline()
+    outline.heading(1, "Hoja: Precios")
+    outline.table(
+        [
+            ["Plan", "Precio mensual", "Usuarios"],
+            ["Básico", "19 €", "5"],
+            ["Profesional", "49 €", "25"],
+            ["Empresa", "199 €", "ilimitados"],
+        ]
+    )
+    blocks = blocks_from_pages([PageText(None, outline.text())], markdown=True)
+    [piece] = chunker(target=200, max_tokens=250).chunk(blocks)
+
+    assert piece.text.splitlines() == [
+        "Plan: Básico · Precio mensual: 19 € · Usuarios: 5",
+        "Plan: Profesional · Precio mensual: 49 € · Usuarios: 25",
+        "Plan: Empresa · Precio mensual: 199 € · Usuarios: ilimitados",
+    ]
+    question = "¿Cuánto cuesta el plan Profesional?"
+    source = Source(1, "precios.xlsx", piece.text, body=piece.text, score=0.9)
+    prompt = Prompt("", [{"role": "user", "text": question}], question, "es", [source])
+    first_line = "".join(ExtractiveLLM().stream(prompt)).splitlines()[0]
+    assert first_line == "«Plan: Profesional · Precio mensual: 49 € · Usuarios: 25» [1]"
+
+
+def test_paragraphs_of_a_chunk_keep_their_line_breaks_and_sentences_their_spaces():
+    text = "Primera frase del párrafo. Segunda frase.\n\nOtro párrafo aquí."
+    [piece] = chunker().chunk(blocks_from_pages([PageText(None, text)], markdown=False))
+
+    assert piece.text == "Primera frase del párrafo. Segunda frase.\nOtro párrafo aquí."
