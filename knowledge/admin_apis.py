@@ -66,7 +66,9 @@ class DocumentSerializer(serializers.ModelSerializer):
 
 
 class UploadSerializer(serializers.Serializer):
-    file = serializers.FileField()
+    # An empty file reaches uploads.upload_checked, which names it ("vacio.txt está vacío."):
+    # DRF's own refusal is anonymous and misspelt in Spanish and Portuguese ("vació", "vázio").
+    file = serializers.FileField(allow_empty_file=True)
     license = serializers.CharField(required=False, allow_blank=True, max_length=200)
     source_type = serializers.ChoiceField(choices=SourceType.values, default=SourceType.OTHER)
     language = serializers.ChoiceField(choices=Language.values, default=Language.AUTO)

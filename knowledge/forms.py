@@ -84,7 +84,7 @@ class ChunkingDefaultForm(ScopeFields, ChunkingFields):
 
 
 class UploadForm(ScopeFields, ChunkingFields):
-    file = forms.FileField()
+    file = forms.FileField(allow_empty_file=True)  # uploads.upload_checked names it
     source_type = forms.ChoiceField(choices=SourceType.choices, initial=SourceType.OTHER)
     language = forms.ChoiceField(choices=Language.choices, initial=Language.AUTO)
     pdf_password = forms.CharField(required=False, widget=forms.PasswordInput)

@@ -87,6 +87,26 @@ def test_bad_uploads_get_a_sentence_and_store_nothing(api, fields, status, words
     assert not Document.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("es", "vacio.txt está vacío."),
+        ("pt-br", "vacio.txt está vazio."),
+        ("en", "vacio.txt is empty."),
+    ],
+)
+def test_an_empty_file_is_refused_by_name_in_the_reader_s_language(api, language, sentence):
+    """DRF refused it first, anonymously, and misspelt ("El archivo enviado está vació.")."""
+    response = api.post(
+        "/api/v1/documents",
+        {"file": SimpleUploadedFile("vacio.txt", b"")},
+        format="multipart",
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+    assert response.status_code == 400 and sentence in str(response.json())
+    assert not Document.objects.exists()
+
+
 def test_sources_through_the_api(api, settings, django_capture_on_commit_callbacks, monkeypatch):
     from knowledge import admin_apis  # noqa: PLC0415
     from tests.website import Website  # noqa: PLC0415

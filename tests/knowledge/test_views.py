@@ -80,7 +80,7 @@ class TestKnowledgePage:
     @pytest.mark.parametrize(
         ("name", "data", "message"),
         [
-            ("vacio.txt", b"", "empty"),
+            ("vacio.txt", b"", "vacio.txt is empty."),
             ("foto.pdf", b"\x89PNG\r\n\x1a\n" + b"\x00" * 40, "PNG image"),
         ],
     )
