@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from licenses.models import DEMO_MACHINE_ID
 from licenses.services import license_forge, license_revoke
-from tests.e2e.browser import chromium_page
+from tests.e2e.browser import chromium_page, log_in
 from tests.e2e.test_admin_journey import shot
 from tests.factories import as_owner, make_document
 
@@ -110,3 +110,23 @@ def test_admin_chat_view_streams_and_explains(live_server, django_user_model, ce
         assert "reglamento-salon.md" in page.inner_text("#chat-sources")
         assert "Lucía" in page.inner_text("#chat-prompt")
         shot(page, "10-admin-chat")
+
+
+def test_the_admin_chat_s_fields_show_their_choices_whole(live_server, django_user_model):
+    """In Spanish the "Speak as" list read "Solo conocimiento glol": three equal columns."""
+    as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
+    license_forge(user_name="Lucía Fernández", machine_id="condominio-los-alamos")
+    with chromium_page("es-ES") as page:
+        log_in(page, f"{live_server.url}/chat/", "admin", "s3cret-pass")
+        widest, room = page.eval_on_selector(
+            "#chat-license",
+            """select => {
+                const style = getComputedStyle(select);
+                const pen = document.createElement("canvas").getContext("2d");
+                pen.font = style.font;
+                const widths = [...select.options].map((o) => pen.measureText(o.text).width);
+                const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+                return [Math.max(...widths), select.clientWidth - padding - 20];  // its arrow
+            }""",
+        )
+        assert widest <= room, (widest, room)
