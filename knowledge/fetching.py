@@ -71,7 +71,16 @@ def resolve(host: str, port: int) -> list[str]:
 def checked_address(host: str, port: int) -> str:
     """Resolve once; refuse before any connection when an address is not public."""
     addresses = resolve(host, port)
-    if refused := address_refusal(host, port, addresses, settings.SOURCES_ALLOWED_HOSTS):
+    refused = address_refusal(host, port, addresses, settings.SOURCES_ALLOWED_HOSTS)
+    if refused == host:  # an address written as one ("127.0.0.1 resolves to 127.0.0.1")
+        raise FetchError(
+            gettext_noop(
+                "%(address)s is a private, loopback or reserved address: pages there are "
+                "not fetched (an administrator may allow it with SOURCES_ALLOWED_HOSTS)."
+            ),
+            params={"address": refused},
+        )
+    if refused:
         raise FetchError(
             gettext_noop(
                 "%(host)s resolves to %(address)s, a private, loopback or reserved address: "

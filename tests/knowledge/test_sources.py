@@ -250,7 +250,7 @@ class TestFetchingLimits:
             assert fetcher.get(site.url("/viejo"), accept=fetching.HTML_TYPES).url == site.url(
                 "/ayuda/pagos"
             )
-            with pytest.raises(FetchError, match="127.0.0.2, a private, loopback or reserved"):
+            with pytest.raises(FetchError, match="127.0.0.2 is a private, loopback or reserved"):
                 fetcher.get(site.url("/fuera"), accept=fetching.HTML_TYPES)
             with pytest.raises(FetchError, match="redirects more than 5 times"):
                 fetcher.get(site.url("/bucle"), accept=fetching.HTML_TYPES)
@@ -265,6 +265,14 @@ class TestRefusedAddresses:
         ):
             source_add(url=f"http://localhost:{site.port}/ayuda/horario", license=None)
         assert site.requests == [] and not Source.objects.exists()
+
+    def test_an_address_written_as_one_is_named_once(self, settings):
+        settings.SOURCES_ALLOWED_HOSTS = []
+        with pytest.raises(FetchError) as refused:
+            source_add(url="http://10.0.0.1/ayuda", license=None)
+        # It read "10.0.0.1 resolves to 10.0.0.1, a private…" in the console.
+        assert refused.value.english.startswith("10.0.0.1 is a private, loopback")
+        assert not Source.objects.exists()
 
     @pytest.mark.parametrize(
         "address",
