@@ -116,6 +116,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "django.contrib.humanize",  # "hace 2 minutos" / "há 2 minutos" / "2 minutes ago"
     "django_htmx",
     "corsheaders",
     "axes",

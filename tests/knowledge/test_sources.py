@@ -6,6 +6,7 @@ addresses before connecting, follows redirects carefully, obeys robots.txt and i
 from __future__ import annotations
 
 import json
+import re
 from io import StringIO
 
 import pytest
@@ -381,6 +382,11 @@ class TestConsole:
 
         page = client.get(f"/knowledge/sources/{source.pk}/").content.decode()
         assert site.url("/ayuda/horario") in page and "5 new" in page
+        # When it was checked reads as a time ago, not a bare "0 minutos".
+        listed = client.get("/knowledge/sources/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+        assert re.search(
+            r'"Última comprobación">(hace (un |\d+\xa0)(segundos?|minutos?)|ahora)</td>', listed
+        )
         assert client.post(f"/knowledge/sources/{source.pk}/check").status_code == 302
         assert queued == [str(source.pk)] * 2
         client.post(f"/knowledge/sources/{source.pk}/forget")
