@@ -4,6 +4,8 @@ and a signal for the copies the apps above keep (session transcripts)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import QuerySet
@@ -13,15 +15,22 @@ from accounts.audit import audit_record
 from datastores.erasures import erasure_record
 from knowledge import vector_sync
 from knowledge.models import Chunk, Document, Embedding, VectorErasure
+from knowledge.sharing import DocumentId, passages_rehome, scope_lock
 from knowledge.signals import passages_forgotten
 from knowledge.uploads import audit_name
 
 
-def document_forget(*, document: Document) -> VectorErasure | None:
+def document_forget(
+    *, document: Document, departing: Collection[DocumentId] = ()
+) -> VectorErasure | None:
     """Delete a document with its chunks and embeddings (one transaction), then its file.
-    With a remote vector backend, the receipt that says when its copies are gone there."""
+    Passages another document of the scope also holds move to it (knowledge.sharing), but
+    not to one of ``departing``, forgotten with it. With a remote vector backend, the
+    receipt that says when its copies are gone there."""
     file_name, document_id = document.file.name, str(document.pk)
     with transaction.atomic():
+        scope_lock(document.license_id)
+        kept = passages_rehome(leaving=document.chunks.all(), departing=[document.pk, *departing])
         chunk_ids = list(document.chunks.values_list("pk", flat=True))
         _lock_embeddings(Embedding.objects.filter(chunk__document=document))
         with vector_sync.erasure(f"document {document.pk} ({document.filename})") as receipt:
@@ -33,7 +42,11 @@ def document_forget(*, document: Document) -> VectorErasure | None:
         audit_record(
             "knowledge.forgotten",
             target=f"document:{document_id}",
-            details={"filename": audit_name(document.filename), "chunks": len(chunk_ids)},
+            details={
+                "filename": audit_name(document.filename),
+                "chunks": len(chunk_ids),
+                "kept_by_other_documents": len(kept),
+            },
         )
     return receipt
 
@@ -54,9 +67,10 @@ def _tell_forgotten(chunk_ids: list[int]) -> None:
 
 
 def documents_forget(*, documents: list[Document]) -> int:
+    departing = [document.pk for document in documents]
     with transaction.atomic():
         for document in documents:
-            document_forget(document=document)
+            document_forget(document=document, departing=departing)
     return len(documents)
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.postgres.search import SearchVector
 from django.db import transaction
-from django.db.models import Q, Value
+from django.db.models import Value
 from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -37,6 +37,7 @@ from knowledge.normalize import check_quality, normalize_text, remove_repeated_m
 from knowledge.redaction import redact
 from knowledge.search import vector_index
 from knowledge.selectors import RedactionPlan, redaction_plan
+from knowledge.sharing import in_scope, passages_rehome, scope_lock
 from observability.metrics import INGESTION_SECONDS
 from text.languages import detect_language
 from web.exceptions import ApplicationError
@@ -70,15 +71,16 @@ def _ingest_claimed(document_id: uuid.UUID | str) -> Document | None:
         provider = vector_index.active_provider()
         with INGESTION_SECONDS.labels(stage="extract").time():
             extracted = _extract(document, provider)
-        pieces, duplicates = _new_pieces(document, extracted.pieces)
-        with INGESTION_SECONDS.labels(stage="embed").time():
-            vectors, reused = _embed(document, pieces, provider)
-        vector_index.space_ensure(model=provider.model)
-        extracted.details["duplicate_chunks_skipped"] = duplicates
-        extracted.details["vectors_reused"] = reused
-        extracted.details["vectors_embedded"] = len(pieces) - reused
-        with INGESTION_SECONDS.labels(stage="store").time():
-            _store(document, extracted, pieces, vectors, provider.model)
+        for _attempt in range(STORE_ATTEMPTS):
+            if _embed_and_store(document, extracted, provider):
+                break
+        else:
+            raise IngestionError(
+                gettext_noop(
+                    "Other documents of this scope kept changing while this one was being "
+                    "stored. Press Retry."
+                )
+            )
     except IngestionError as exc:
         document_mark_failed(document_id=document.pk, error=exc)
     except _Forgotten:
@@ -216,24 +218,48 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
 
 
-def scope_filter(license_id: object) -> Q:
-    return Q(license_id=license_id) if license_id else Q(license__isnull=True)
+@dataclass
+class _Division:
+    """Which of a document's pieces it stores, and which it leaves to others."""
+
+    fresh: list[Piece]  # to store: new to the scope (the first of any repeated here)
+    elsewhere: set[str]  # content hashes another document of the scope stores
 
 
-def _new_pieces(document: Document, pieces: list[Piece]) -> tuple[list[Piece], int]:
+def _new_pieces(document: Document, pieces: list[Piece]) -> _Division:
     """Drop pieces whose content already exists in this scope (another document, or repeated here)."""
     hashes = [content_hash(piece.text) for piece in pieces]
-    taken = set(
-        Chunk.objects.filter(scope_filter(document.license_id), content_hash__in=hashes)
+    elsewhere = set(
+        Chunk.objects.filter(in_scope(document.license_id), content_hash__in=hashes)
         .exclude(document=document)
         .values_list("content_hash", flat=True)
     )
+    taken = set(elsewhere)
     fresh: list[Piece] = []
     for piece, digest in zip(pieces, hashes, strict=True):
         if digest not in taken:
             taken.add(digest)
             fresh.append(piece)
-    return fresh, len(pieces) - len(fresh)
+    return _Division(fresh, elsewhere)
+
+
+# A store finds what it left to other documents gone (they were forgotten meanwhile) only
+# when the scope changes under it; this many tries before the document fails with Retry.
+STORE_ATTEMPTS = 5
+
+
+def _embed_and_store(
+    document: Document, extracted: ExtractedDocument, provider: EmbeddingProvider
+) -> bool:
+    """Divide, embed and store; False when the division no longer held at the store."""
+    division = _new_pieces(document, extracted.pieces)
+    with INGESTION_SECONDS.labels(stage="embed").time():
+        vectors, reused = _embed(document, division.fresh, provider)
+    vector_index.space_ensure(model=provider.model)
+    extracted.details["vectors_reused"] = reused
+    extracted.details["vectors_embedded"] = len(division.fresh) - reused
+    with INGESTION_SECONDS.labels(stage="store").time():
+        return _store(document, extracted, division, vectors, provider.model)
 
 
 def _embed(
@@ -272,23 +298,55 @@ def _known_vectors(document: Document, model: str) -> dict[tuple[str, str], list
 def _store(
     document: Document,
     extracted: ExtractedDocument,
-    pieces: list[Piece],
+    division: _Division,
     vectors: list[list[float]],
     model: str,
-) -> None:
+) -> bool:
+    """Replace the document's chunks in one transaction, under its scope's lock
+    (knowledge.sharing). The division was made before embedding, so it is checked again
+    here: a passage left to another document that has let go of it meanwhile sends the
+    document back to be divided again (False); one that another document stored meanwhile
+    is left to it. Passages this version no longer has move to a document that holds them."""
     _progress(document, "storing", 94)
     with transaction.atomic():
+        scope_lock(document.license_id)
         locked = Document.objects.select_for_update().filter(pk=document.pk).first()
         if locked is None or locked.status != DocumentStatus.PROCESSING:
-            return  # forgotten or finished by another run meanwhile
+            return True  # forgotten or finished by another run meanwhile
+        digests = [content_hash(piece.text) for piece in division.fresh]
+        held = set(
+            Chunk.objects.filter(
+                in_scope(locked.license_id), content_hash__in=[*digests, *division.elsewhere]
+            )
+            .exclude(document=locked)
+            .values_list("content_hash", flat=True)
+        )
+        if division.elsewhere - held:
+            return False
+        kept = [
+            (piece, vector)
+            for piece, vector, digest in zip(division.fresh, vectors, digests, strict=True)
+            if digest not in held
+        ]
+        passages_rehome(
+            leaving=Chunk.objects.filter(document=locked).exclude(
+                content_hash__in=[d for d in digests if d not in held]
+            ),
+            departing=[locked.pk],
+        )
         Chunk.objects.filter(document=locked).delete()  # whatever an interrupted run left
         chunks = Chunk.objects.bulk_create(
-            _chunk_rows(locked, pieces, TS_CONFIG.get(extracted.language, "pb_simple"))
+            _chunk_rows(
+                locked,
+                [piece for piece, _ in kept],
+                TS_CONFIG.get(extracted.language, "pb_simple"),
+            )
         )
         Embedding.objects.bulk_create(
             Embedding(chunk=chunk, license_id=locked.license_id, model=model, vector=vector)
-            for chunk, vector in zip(chunks, vectors, strict=True)
+            for chunk, (_, vector) in zip(chunks, kept, strict=True)
         )
+        extracted.details["duplicate_chunks_skipped"] = len(extracted.pieces) - len(chunks)
         Document.objects.filter(pk=locked.pk).update(
             status=DocumentStatus.READY,
             stage="",
@@ -298,9 +356,11 @@ def _store(
             language=extracted.language,
             pdf_password="",
             metadata={**locked.metadata, **extracted.details},
+            shared_hashes=sorted(held),
             finished_at=timezone.now(),
             updated_at=timezone.now(),
         )
+    return True
 
 
 def _chunk_rows(document: Document, pieces: list[Piece], ts_config: str) -> list[Chunk]:
@@ -361,9 +421,15 @@ def document_mark_failed(*, document_id: uuid.UUID | str, error: ApplicationErro
     technical = str(error.extra.get("technical", ""))[:500]  # the reader's own words
     i18n = {"template": error.template, "params": error.params, "technical": technical}
     with transaction.atomic():
+        license_id = Document.objects.filter(pk=document_id).values_list("license_id", flat=True)
+        scope_lock(license_id.first())
+        passages_rehome(
+            leaving=Chunk.objects.filter(document_id=document_id), departing=[document_id]
+        )
         Chunk.objects.filter(document_id=document_id).delete()
         Document.objects.filter(pk=document_id).update(
             status=DocumentStatus.FAILED,
+            shared_hashes=[],
             stage="",
             error=_with_technical(error.english, technical)[:2000],
             error_i18n=i18n,

@@ -199,6 +199,11 @@ class Document(models.Model):
     chunk_overlap = models.PositiveSmallIntegerField(null=True, blank=True)
     split = models.CharField(max_length=10, choices=SplitMode.choices, default=SplitMode.STRUCTURE)
     metadata = models.JSONField(default=dict, blank=True)
+    # The content hashes of this document's passages that another document of its scope
+    # had stored first (a scope stores a passage once, seed 004): when that document lets
+    # go of one, the passage moves here instead of leaving the scope (knowledge.sharing).
+    # NULL for documents ingested before it was recorded.
+    shared_hashes = ArrayField(models.CharField(max_length=64), null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -219,7 +224,10 @@ class Document(models.Model):
                 nulls_distinct=False,
             ),
         ]
-        indexes = [models.Index(fields=["status", "updated_at"])]
+        indexes = [
+            models.Index(fields=["status", "updated_at"]),
+            GinIndex(fields=["shared_hashes"], name="document_shared_hashes_gin"),
+        ]
 
     def __str__(self) -> str:
         return self.filename

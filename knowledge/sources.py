@@ -120,8 +120,7 @@ def source_forget(*, source: Source) -> int:
     """Forget the source and every document its pages became (erasure as for uploads)."""
     with transaction.atomic():
         documents = list(Document.objects.filter(source_pages__source=source).distinct())
-        for document in documents:
-            forgetting.document_forget(document=document)
+        forgetting.documents_forget(documents=documents)
         audit_record(
             "knowledge.source_forgotten",
             target=f"source:{source.pk}",

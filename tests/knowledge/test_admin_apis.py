@@ -36,10 +36,11 @@ def test_upload_list_read_preview_and_forget_a_document(api, django_capture_on_c
     assert preview.json()["chunks"][0]["section"] == "Slide 1: Política de vacaciones"
     assert not Document.objects.exists()
 
+    manual = build("docx")  # once: a ZIP's entries carry the time they were written
     created = api.post(
         "/api/v1/documents",
         {
-            "file": SimpleUploadedFile("manual.docx", build("docx")),
+            "file": SimpleUploadedFile("manual.docx", manual),
             "license": "sala-api",
             "split": "fixed",
         },
@@ -55,7 +56,7 @@ def test_upload_list_read_preview_and_forget_a_document(api, django_capture_on_c
     )
     again = api.post(
         "/api/v1/documents",
-        {"file": SimpleUploadedFile("m.docx", build("docx")), "license": "sala-api"},
+        {"file": SimpleUploadedFile("m.docx", manual), "license": "sala-api"},
         format="multipart",
     )
     assert again.status_code == 200  # the same bytes in the same scope

@@ -193,3 +193,21 @@ def test_the_scope_index_comes_to_cover_the_vectors_and_goes_back(fake_embedder,
         options=SearchOptions(min_score=-1),
     )
     assert [r.filename for r in response.results] == ["piscina.md"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_documents_that_skipped_shared_passages_are_marked_not_recorded(fake_embedder, media_root):
+    """Migration 0021: a document that skipped passages before they were recorded keeps
+    NULL (knowledge.sharing reads it again when its scope lets go of passages); the rest
+    start with nothing shared."""
+    shared = "Este párrafo aparece en los dos documentos del mismo ámbito."
+    first = make_document(f"## A\n\n{shared}\n\n## B\n\nUno.", filename="uno.md")
+    second = make_document(f"## A\n\n{shared}\n\n## B\n\nDos.", filename="dos.md")
+    migrate([("knowledge", "0020_vector_outbox_triggers_declared")])
+    migrate(latest())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id, shared_hashes FROM knowledge_document WHERE id IN (%s, %s)",
+            [first.pk, second.pk],
+        )
+        assert dict(cursor.fetchall()) == {first.pk: [], second.pk: None}

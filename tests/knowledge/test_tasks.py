@@ -10,7 +10,7 @@ import time
 import pytest
 from django.db.models import Count
 
-from knowledge import reingestion, uploads
+from knowledge import forgetting, reingestion, uploads
 from knowledge.models import Chunk, Document, DocumentStatus, Embedding
 from knowledge.tasks import document_ingest_task
 from tests.conftest import start_worker, stop_worker, wait_until, worker_env
@@ -69,6 +69,47 @@ def test_the_worker_adds_sentence_vectors_once_the_document_is_searchable(
     while not embedding.sentences.exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert embedding.sentences.count() == 2
+
+
+def test_the_worker_reads_again_the_new_version_that_keeps_the_old_one_s_passages(
+    celery_worker, django_capture_on_commit_callbacks
+):
+    """Upload a handbook, then its new version (one section changed), then forget the old
+    one: the new version keeps the unchanged sections, read again by the worker."""
+    sections = {
+        "Piscina": "La piscina abre de ocho a veinte horas, de junio a septiembre.",
+        "Gimnasio": "El gimnasio abre de lunes a sábado y cierra los domingos.",
+    }
+    new_pool = "La piscina climatizada abre todo el año, de ocho a veinte horas."
+    ids = []
+    for pool in (sections["Piscina"], new_pool):
+        text = f"## Piscina\n\n{pool}\n\n## Gimnasio\n\n{sections['Gimnasio']}"
+        with django_capture_on_commit_callbacks(execute=True):
+            creation = uploads.document_create(
+                file=io.BytesIO(text.encode()), filename="manual.md", license=None
+            )
+        ids.append(creation.document.pk)
+        wait_for(creation.document.pk, {DocumentStatus.READY, DocumentStatus.FAILED}, timeout=60)
+    old, new = (Document.objects.get(pk=pk) for pk in ids)
+    assert (old.chunk_count, new.chunk_count) == (2, 1)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        forgetting.document_forget(document=old)
+    wait_until(
+        lambda: (
+            Document.objects.filter(pk=new.pk, status=DocumentStatus.READY, stage="")
+            .exclude(chunk_count=1)
+            .exists()
+        ),
+        timeout=60,
+        every=0.2,
+        what="the new version read again",
+    )
+
+    chunks = list(Chunk.objects.filter(document=new).order_by("ordinal"))
+    assert [c.heading.split(" > ")[-1] for c in chunks] == ["Piscina", "Gimnasio"]
+    assert chunks[1].content == sections["Gimnasio"]
+    assert Embedding.objects.filter(chunk__document=new).count() == 2
 
 
 def long_spanish_text(paragraphs=40):

@@ -1,0 +1,102 @@
+"""Passages two documents of a scope share are stored once (seed 004's content-hash
+deduplication): by the document that stored them first, while the others list them in
+``Document.shared_hashes``. When that document lets go of one — forgotten, failed, or a new
+version without it — the passage moves to a document that still holds it, with its vector,
+instead of leaving the scope; that document is then read again, so the passage's heading,
+page and position become its own. Without this, uploading a handbook's new version and
+forgetting the old one left the new version with only the sections that had changed.
+
+Every change of a scope's chunks that decides who stores what (ingestion's store step,
+forgetting, a failed ingestion) takes the scope's lock first (``scope_lock``), so two such
+changes in one scope never decide on each other's uncommitted state."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Collection
+from functools import partial
+
+from django.db import connection, transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from datastores.locks import lock_key
+from knowledge.models import Chunk, Document, DocumentStatus
+from knowledge.queue import queue_ingestion
+
+logger = logging.getLogger(__name__)
+
+# The global scope's lock key (any UUID the product uses for nothing else).
+_GLOBAL_SCOPE = uuid.UUID("6f1c2a0e-5b7d-4c2a-9d3e-000000000000")
+
+DocumentId = uuid.UUID | str
+
+
+def scope_lock(license_id: object) -> None:
+    """Hold the scope's lock until the transaction ends."""
+    key = lock_key(str(license_id) if license_id else _GLOBAL_SCOPE)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def in_scope(license_id: object) -> Q:
+    return Q(license_id=license_id) if license_id else Q(license__isnull=True)
+
+
+def passages_rehome(*, leaving: QuerySet[Chunk], departing: Collection[DocumentId]) -> set[int]:
+    """Move the chunks about to be deleted that another document of the scope still holds
+    to that document (the oldest, if several), and have each such document read again.
+    ``departing``: the documents letting go, which cannot take any. Returns the ids of the
+    chunks moved (they are not forgotten). Inside the caller's transaction, scope locked."""
+    by_hash = dict(leaving.values_list("content_hash", "pk"))
+    if not by_hash:
+        return set()
+    license_id = leaving.values_list("license_id", flat=True).first()
+    holders = (
+        Document.objects.filter(in_scope(license_id), shared_hashes__overlap=list(by_hash))
+        .exclude(pk__in=departing)
+        .exclude(status=DocumentStatus.FAILED)
+        .order_by("created_at")
+        .values_list("pk", "shared_hashes")
+    )
+    moves: dict[DocumentId, list[int]] = {}
+    for document_id, hashes in holders:
+        taken = [by_hash.pop(h) for h in hashes or () if h in by_hash]
+        if taken:
+            moves[document_id] = taken
+    for holder, chunk_ids in moves.items():
+        Chunk.objects.filter(pk__in=chunk_ids).update(document_id=holder)
+    _read_again([*moves, *_unrecorded(license_id, departing)])
+    return {chunk_id for chunk_ids in moves.values() for chunk_id in chunk_ids}
+
+
+def _unrecorded(license_id: object, departing: Collection[DocumentId]) -> list[DocumentId]:
+    """Documents ingested before shared passages were recorded that skipped some: which
+    ones is not known, so they are read again (once: that records them)."""
+    return list(
+        Document.objects.filter(
+            in_scope(license_id), shared_hashes__isnull=True, status=DocumentStatus.READY
+        )
+        .exclude(pk__in=departing)
+        .values_list("pk", flat=True)
+    )
+
+
+def _read_again(document_ids: list[DocumentId]) -> None:
+    """Queue the ready ones again once committed (their chunks stay searchable until the
+    new ones replace them); one already queued or being read sees the moved chunks when it
+    stores (knowledge.ingestion checks what it leaves to others under the scope lock)."""
+    ready = list(
+        Document.objects.filter(pk__in=document_ids, status=DocumentStatus.READY).values_list(
+            "pk", flat=True
+        )
+    )
+    if not ready:
+        return
+    Document.objects.filter(pk__in=ready).update(
+        status=DocumentStatus.QUEUED, stage="", progress=0, updated_at=timezone.now()
+    )
+    logger.info("reading again %d document(s) that took shared passages", len(ready))
+    for document_id in ready:
+        transaction.on_commit(partial(queue_ingestion, document_id))
