@@ -202,8 +202,7 @@ class Document(models.Model):
     # The content hashes of this document's passages that another document of its scope
     # had stored first (a scope stores a passage once, seed 004): when that document lets
     # go of one, the passage moves here instead of leaving the scope (knowledge.sharing).
-    # NULL for documents ingested before it was recorded.
-    shared_hashes = ArrayField(models.CharField(max_length=64), null=True, blank=True)
+    shared_hashes = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)

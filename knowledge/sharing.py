@@ -67,20 +67,8 @@ def passages_rehome(*, leaving: QuerySet[Chunk], departing: Collection[DocumentI
             moves[document_id] = taken
     for holder, chunk_ids in moves.items():
         Chunk.objects.filter(pk__in=chunk_ids).update(document_id=holder)
-    _read_again([*moves, *_unrecorded(license_id, departing)])
+    _read_again(list(moves))
     return {chunk_id for chunk_ids in moves.values() for chunk_id in chunk_ids}
-
-
-def _unrecorded(license_id: object, departing: Collection[DocumentId]) -> list[DocumentId]:
-    """Documents ingested before shared passages were recorded that skipped some: which
-    ones is not known, so they are read again (once: that records them)."""
-    return list(
-        Document.objects.filter(
-            in_scope(license_id), shared_hashes__isnull=True, status=DocumentStatus.READY
-        )
-        .exclude(pk__in=departing)
-        .values_list("pk", flat=True)
-    )
 
 
 def _read_again(document_ids: list[DocumentId]) -> None:

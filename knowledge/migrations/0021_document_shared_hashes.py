@@ -1,8 +1,10 @@
 """Which passages of a document another document of its scope stored first.
 
-Documents that skipped none (or hold nothing: failed, not yet read) start with an empty
-list; those that skipped some keep NULL, "not recorded": knowledge.sharing re-reads them
-when their scope lets go of passages."""
+It was not recorded before: a document that skipped passages as duplicates is queued to be
+read again, which records them (its chunks stay searchable meanwhile, and its own vectors
+are reused). The periodic requeue hands it to a worker once its message is seen missing
+(KNOWLEDGE_QUEUED_LOST_AFTER), and the reading also restores any passage it lost when the
+document storing it was forgotten before this version."""
 
 import django.contrib.postgres.fields
 import django.contrib.postgres.indexes
@@ -20,7 +22,7 @@ class Migration(migrations.Migration):
             model_name="document",
             name="shared_hashes",
             field=django.contrib.postgres.fields.ArrayField(
-                base_field=models.CharField(max_length=64), blank=True, null=True, size=None
+                base_field=models.CharField(max_length=64), blank=True, default=list, size=None
             ),
         ),
         migrations.AddIndex(
@@ -30,9 +32,10 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.RunSQL(
-            """UPDATE knowledge_document SET shared_hashes = '{}'
-                WHERE status = 'failed'
-                   OR coalesce((metadata->>'duplicate_chunks_skipped')::int, 0) = 0""",
+            """UPDATE knowledge_document
+                  SET status = 'queued', stage = '', progress = 0, updated_at = now()
+                WHERE status = 'ready'
+                  AND coalesce((metadata->>'duplicate_chunks_skipped')::int, 0) > 0""",
             migrations.RunSQL.noop,
         ),
     ]

@@ -168,19 +168,3 @@ def test_a_passage_another_document_stored_meanwhile_is_left_to_it(monkeypatch):
     assert reader.chunk_count == 2
     assert reader.shared_hashes == [content_hash(GYM)]
     assert Chunk.objects.get(content=GYM).document_id == rival.pk
-
-
-def test_a_document_ingested_before_shared_passages_were_recorded_is_read_again(
-    queued, django_capture_on_commit_callbacks
-):
-    old = make_document(handbook(), filename="manual.md")
-    legacy = make_document(handbook(POOL_HEATED), filename="manual-2.md")
-    Document.objects.filter(pk=legacy.pk).update(shared_hashes=None)  # as migration 0021 left it
-
-    with django_capture_on_commit_callbacks(execute=True):
-        forgetting.document_forget(document=old)
-
-    assert queued == [str(legacy.pk)]
-    legacy = as_the_worker(legacy)
-    assert legacy.chunk_count == 3
-    assert legacy.shared_hashes == []
