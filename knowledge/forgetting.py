@@ -15,7 +15,7 @@ from accounts.audit import audit_record
 from datastores.erasures import erasure_record
 from knowledge import vector_sync
 from knowledge.models import Chunk, Document, Embedding, VectorErasure
-from knowledge.sharing import DocumentId, passages_rehome, scope_lock
+from knowledge.sharing import DocumentId, passage_forgotten, passages_rehome, scope_lock
 from knowledge.signals import passages_forgotten
 from knowledge.uploads import audit_name
 
@@ -77,6 +77,8 @@ def documents_forget(*, documents: list[Document]) -> int:
 def chunk_forget(*, chunk: Chunk) -> VectorErasure | None:
     with transaction.atomic():
         document_id, chunk_id = chunk.document_id, chunk.pk
+        scope_lock(chunk.license_id)
+        passage_forgotten(chunk=chunk)
         _lock_embeddings(Embedding.objects.filter(chunk=chunk))
         with vector_sync.erasure(f"chunk {chunk.pk} of document {document_id}") as receipt:
             chunk.delete()

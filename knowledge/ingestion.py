@@ -227,14 +227,19 @@ class _Division:
 
 
 def _new_pieces(document: Document, pieces: list[Piece]) -> _Division:
-    """Drop pieces whose content already exists in this scope (another document, or repeated here)."""
+    """Drop pieces whose content already exists in this scope (another document, or
+    repeated here), and those an admin forgot."""
+    forgotten = set(document.forgotten_hashes)
     hashes = [content_hash(piece.text) for piece in pieces]
-    elsewhere = set(
-        Chunk.objects.filter(in_scope(document.license_id), content_hash__in=hashes)
-        .exclude(document=document)
-        .values_list("content_hash", flat=True)
+    elsewhere = (
+        set(
+            Chunk.objects.filter(in_scope(document.license_id), content_hash__in=hashes)
+            .exclude(document=document)
+            .values_list("content_hash", flat=True)
+        )
+        - forgotten
     )
-    taken = set(elsewhere)
+    taken = elsewhere | forgotten
     fresh: list[Piece] = []
     for piece, digest in zip(pieces, hashes, strict=True):
         if digest not in taken:
@@ -326,7 +331,7 @@ def _store(
         kept = [
             (piece, vector)
             for piece, vector, digest in zip(division.fresh, vectors, digests, strict=True)
-            if digest not in held
+            if digest not in held and digest not in locked.forgotten_hashes
         ]
         passages_rehome(
             leaving=Chunk.objects.filter(document=locked).exclude(
@@ -346,7 +351,13 @@ def _store(
             Embedding(chunk=chunk, license_id=locked.license_id, model=model, vector=vector)
             for chunk, (_, vector) in zip(chunks, kept, strict=True)
         )
-        extracted.details["duplicate_chunks_skipped"] = len(extracted.pieces) - len(chunks)
+        left_out = sum(
+            1 for piece in extracted.pieces if content_hash(piece.text) in locked.forgotten_hashes
+        )
+        extracted.details["forgotten_passages_left_out"] = left_out
+        extracted.details["duplicate_chunks_skipped"] = (
+            len(extracted.pieces) - len(chunks) - left_out
+        )
         Document.objects.filter(pk=locked.pk).update(
             status=DocumentStatus.READY,
             stage="",

@@ -203,6 +203,9 @@ class Document(models.Model):
     # had stored first (a scope stores a passage once, seed 004): when that document lets
     # go of one, the passage moves here instead of leaving the scope (knowledge.sharing).
     shared_hashes = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    # Passages an admin forgot one by one: reading the document again (Retry, a web page's
+    # new version, a shared passage handed over) leaves them out.
+    forgotten_hashes = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     started_at = models.DateTimeField(null=True, blank=True)

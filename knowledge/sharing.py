@@ -17,8 +17,9 @@ import uuid
 from collections.abc import Collection
 from functools import partial
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import connection, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import CharField, F, Func, Q, QuerySet, Value
 from django.utils import timezone
 
 from datastores.locks import lock_key
@@ -88,3 +89,16 @@ def _read_again(document_ids: list[DocumentId]) -> None:
     logger.info("reading again %d document(s) that took shared passages", len(ready))
     for document_id in ready:
         transaction.on_commit(partial(queue_ingestion, document_id))
+
+
+def passage_forgotten(*, chunk: Chunk) -> None:
+    """An admin forgot this passage: its document, and every document of the scope that
+    left it to that one, leave it out when read again. Inside the caller's transaction,
+    scope locked."""
+    digest = Value([chunk.content_hash], output_field=ArrayField(CharField(max_length=64)))
+    Document.objects.filter(
+        Q(pk=chunk.document_id)
+        | Q(in_scope(chunk.license_id), shared_hashes__contains=[chunk.content_hash])
+    ).exclude(forgotten_hashes__contains=[chunk.content_hash]).update(
+        forgotten_hashes=Func(F("forgotten_hashes"), digest, function="array_cat")
+    )

@@ -1,4 +1,5 @@
-"""Which passages of a document another document of its scope stored first.
+"""Which passages of a document another document of its scope stored first, and which an
+admin forgot one by one (reading the document again leaves them out).
 
 It was not recorded before: a document that skipped passages as duplicates is queued to be
 read again, which records them (its chunks stay searchable meanwhile, and its own vectors
@@ -21,6 +22,13 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="document",
             name="shared_hashes",
+            field=django.contrib.postgres.fields.ArrayField(
+                base_field=models.CharField(max_length=64), blank=True, default=list, size=None
+            ),
+        ),
+        migrations.AddField(
+            model_name="document",
+            name="forgotten_hashes",
             field=django.contrib.postgres.fields.ArrayField(
                 base_field=models.CharField(max_length=64), blank=True, default=list, size=None
             ),

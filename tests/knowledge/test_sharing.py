@@ -12,7 +12,7 @@ from knowledge import forgetting, ingestion, reingestion, sharing
 from knowledge.extraction import IngestionError
 from knowledge.ingestion import content_hash
 from knowledge.models import Chunk, Document, DocumentStatus, Embedding
-from tests.factories import make_document, make_license
+from tests.factories import as_owner, make_document, make_license
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fake_embedder", "media_root")]
 
@@ -168,3 +168,37 @@ def test_a_passage_another_document_stored_meanwhile_is_left_to_it(monkeypatch):
     assert reader.chunk_count == 2
     assert reader.shared_hashes == [content_hash(GYM)]
     assert Chunk.objects.get(content=GYM).document_id == rival.pk
+
+
+def test_a_passage_forgotten_one_by_one_stays_forgotten_when_read_again(client, django_user_model):
+    document = make_document(handbook(), filename="manual.md")
+    gym = Chunk.objects.get(content=GYM)
+
+    forgetting.chunk_forget(chunk=gym)
+    reingestion.document_retry(document=document, enqueue=False)
+    document = as_the_worker(document)
+
+    assert document.status == DocumentStatus.READY
+    assert [c.content for c in document.chunks.order_by("ordinal")] == [POOL, HALL]
+    assert document.metadata["forgotten_passages_left_out"] == 1
+    assert document.metadata["duplicate_chunks_skipped"] == 0
+    client.force_login(as_owner(django_user_model.objects.create_user("o", is_staff=True)))
+    page = client.get(f"/knowledge/{document.pk}/", HTTP_ACCEPT_LANGUAGE="es")
+    assert "1 pasaje olvidado antes, omitido" in page.content.decode()
+
+
+def test_a_forgotten_passage_is_not_handed_over_nor_read_again(
+    queued, django_capture_on_commit_callbacks
+):
+    """Forgotten in the document storing it: the documents that left it to that one do not
+    take it back, neither when that document goes nor when they are read again."""
+    holder = make_document(handbook(), filename="manual.md")
+    sharer = make_document(handbook(POOL_HEATED), filename="manual-2.md")
+
+    forgetting.chunk_forget(chunk=Chunk.objects.get(content=GYM))
+    with django_capture_on_commit_callbacks(execute=True):
+        forgetting.document_forget(document=holder)
+    sharer = as_the_worker(Document.objects.get(pk=sharer.pk))
+
+    assert [c.content for c in sharer.chunks.order_by("ordinal")] == [POOL_HEATED, HALL]
+    assert keyword_hits("gimnasio domingos") == []
