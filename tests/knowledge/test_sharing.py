@@ -184,7 +184,7 @@ def test_a_passage_forgotten_one_by_one_stays_forgotten_when_read_again(client, 
     assert document.metadata["duplicate_chunks_skipped"] == 0
     client.force_login(as_owner(django_user_model.objects.create_user("o", is_staff=True)))
     page = client.get(f"/knowledge/{document.pk}/", HTTP_ACCEPT_LANGUAGE="es")
-    assert "1 pasaje olvidado antes, omitido" in page.content.decode()
+    assert "1 fragmento olvidado, omitido" in page.content.decode()
 
 
 def test_a_forgotten_passage_is_not_handed_over_nor_read_again(
