@@ -92,8 +92,8 @@ class TokenScopeBackend:
 
 # What the admin API accepts from a console member: a personal token, a token made by
 # ``manage.py`` for automation (DRF's), or the console's session.
-ADMIN_AUTHENTICATION: list[type[authentication.BaseAuthentication]] = [
+TOKEN_AUTHENTICATION: list[type[authentication.BaseAuthentication]] = [
     PersonalTokenAuthentication,
     authentication.TokenAuthentication,
-    authentication.SessionAuthentication,
 ]
+ADMIN_AUTHENTICATION = [*TOKEN_AUTHENTICATION, authentication.SessionAuthentication]

@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from accounts.authentication import ADMIN_AUTHENTICATION
 from accounts.permissions import staff_permission
 from accounts.roles import ADD_KNOWLEDGE, FORGET_KNOWLEDGE, SET_REDACTION, VIEW_KNOWLEDGE
-from knowledge import forgetting, selectors, sources, uploads
+from knowledge import forgetting, reingestion, selectors, sources, uploads
 from knowledge.chunk_options import MAX_CHUNK_TOKENS, MIN_CHUNK_TOKENS, ChunkOptions
 from knowledge.models import (
     Document,
@@ -37,7 +37,12 @@ from knowledge.tasks import source_check_task
 from licenses.models import GLOBAL_SCOPE
 from licenses.selectors import license_for_scope
 
-_PERMISSION_BY_METHOD = {"GET": VIEW_KNOWLEDGE, "POST": ADD_KNOWLEDGE, "DELETE": FORGET_KNOWLEDGE}
+_PERMISSION_BY_METHOD = {
+    "GET": VIEW_KNOWLEDGE,
+    "POST": ADD_KNOWLEDGE,
+    "PUT": ADD_KNOWLEDGE,
+    "DELETE": FORGET_KNOWLEDGE,
+}
 LIST_LIMIT = 200
 
 
@@ -146,6 +151,31 @@ class DocumentDetailApi(AdminApi):
     )
     def get(self, request: Request, pk: UUID) -> Response:
         return Response(DocumentSerializer(get_object_or_404(Document, pk=pk)).data)
+
+    class NewVersionSerializer(serializers.Serializer):
+        file = serializers.FileField(allow_empty_file=True)  # empty: named by the product
+        pdf_password = serializers.CharField(
+            required=False, allow_blank=True, max_length=255, default=""
+        )
+
+    @extend_schema(
+        tags=["knowledge"],
+        summary="Upload a new version of a document, in its place (same id, scope and "
+        "options; its chunks stay searchable until the new ones replace them)",
+        request={"multipart/form-data": NewVersionSerializer},
+        responses=DocumentSerializer,
+    )
+    def put(self, request: Request, pk: UUID) -> Response:
+        data = self.NewVersionSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        file = data.validated_data["file"]
+        document = reingestion.document_new_version(
+            document=get_object_or_404(Document, pk=pk),
+            file=file,
+            filename=file.name,
+            pdf_password=data.validated_data["pdf_password"],
+        )
+        return Response(DocumentSerializer(document).data)
 
     @extend_schema(
         tags=["knowledge"],

@@ -23,7 +23,13 @@ from datastores.locks import lock_key, locks_held
 from datastores.redis_pool import shared_redis
 from knowledge.models import Document, DocumentStatus
 from knowledge.queue import queue_ingestion
-from knowledge.uploads import audit_name, file_sha256, file_size
+from knowledge.uploads import (
+    audit_name,
+    file_sha256,
+    file_size,
+    shown_filename,
+    upload_checked,
+)
 from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
@@ -82,6 +88,20 @@ def document_retry(
 ) -> Document:
     """Queue a document again: failed, stuck, or ready (re-ingest; its chunks stay searchable
     until the new ones replace them in one transaction)."""
+    _refuse_while_busy(document)
+    with transaction.atomic():
+        _queue_again(document, pdf_password=pdf_password, enqueue=enqueue)
+        audit_record(
+            "knowledge.retried",
+            target=f"document:{document.pk}",
+            details={"filename": audit_name(document.filename), "was": document.status},
+        )
+    document.refresh_from_db()
+    return document
+
+
+def _refuse_while_busy(document: Document) -> None:
+    """A run is reading it, or its message is waiting for a worker."""
     if (
         document.status == DocumentStatus.PROCESSING
         and not document_is_stuck(document)
@@ -90,32 +110,105 @@ def document_retry(
         raise ApplicationError(
             gettext_noop("%(filename)s is still being processed; wait for it to finish."),
             params={"filename": document.filename},
+            status=409,
         )
     if document.status == DocumentStatus.QUEUED and not _message_lost(
         document, documents_in_broker()
     ):
         raise ApplicationError(
-            gettext_noop("%(filename)s is already queued."), params={"filename": document.filename}
+            gettext_noop("%(filename)s is already queued."),
+            params={"filename": document.filename},
+            status=409,
         )
-    with transaction.atomic():
-        Document.objects.filter(pk=document.pk).update(
-            status=DocumentStatus.QUEUED,
-            stage="",
-            progress=0,
-            error="",
-            error_i18n={},
-            pdf_password=pdf_password if pdf_password is not None else document.pdf_password,
-            updated_at=timezone.now(),
-        )
-        audit_record(
-            "knowledge.retried",
-            target=f"document:{document.pk}",
-            details={"filename": audit_name(document.filename), "was": document.status},
-        )
+
+
+def _queue_again(document: Document, *, pdf_password: str | None, enqueue: bool) -> None:
+    Document.objects.filter(pk=document.pk).update(
+        status=DocumentStatus.QUEUED,
+        stage="",
+        progress=0,
+        error="",
+        error_i18n={},
+        pdf_password=pdf_password if pdf_password is not None else document.pdf_password,
+        updated_at=timezone.now(),
+    )
     if enqueue:
         transaction.on_commit(lambda: queue_ingestion(document.pk))
+
+
+def document_new_version(
+    *,
+    document: Document,
+    file: IO[bytes],
+    filename: str,
+    pdf_password: str = "",
+    enqueue: bool = True,
+) -> Document:
+    """An uploaded document's new version, in its place: the same document (its scope,
+    options and id, so links and the answers that cited it stay), read again. Its chunks
+    stay searchable until the new ones replace them; those whose heading and text did not
+    change keep their vectors; passages it no longer has go to documents that share them
+    (knowledge.sharing), and chunks forgotten one by one stay forgotten. The file is checked
+    as an upload is, before anything changes."""
+    if document.source_pages.exists():
+        raise ApplicationError(
+            gettext_noop(
+                "%(filename)s comes from a web source: it changes when the page does (Check "
+                "now on the source)."
+            ),
+            params={"filename": document.filename},
+            status=409,
+        )
+    _refuse_while_busy(document)
+    name = shown_filename(filename, document.license, document.redaction)
+    size, kind = upload_checked(file, name)
+    sha256 = file_sha256(file)
+    if sha256 == document.sha256:
+        raise ApplicationError(
+            gettext_noop("%(filename)s is the version already stored: nothing changed."),
+            params={"filename": name},
+            status=409,
+        )
+    old_name = document.file.name or ""
+    new_name = _file_saved(document, file, sha256, suffix=Path(name).suffix)
+    try:
+        with transaction.atomic():
+            Document.objects.filter(pk=document.pk).update(
+                file=new_name, sha256=sha256, size_bytes=size, kind=kind, filename=name
+            )
+            _queue_again(document, pdf_password=pdf_password, enqueue=enqueue)
+            audit_record(
+                "knowledge.new_version",
+                target=f"document:{document.pk}",
+                details={
+                    "filename": audit_name(document.filename),
+                    "new_filename": audit_name(name),
+                    "bytes": size,
+                },
+            )
+    except IntegrityError as exc:
+        default_storage.delete(new_name)
+        raise _already_in_scope(name) from exc
+    transaction.on_commit(lambda: default_storage.delete(old_name))
     document.refresh_from_db()
     return document
+
+
+def _file_saved(document: Document, file: IO[bytes], sha256: str, *, suffix: str) -> str:
+    """The new content beside the old (which goes once the change is committed)."""
+    folder = Path(document.file.name or "").parent
+    file.seek(0)
+    return default_storage.save(
+        f"{folder}/{document.pk}-{sha256[:12]}{suffix.lower()[:10]}", File(file)
+    )
+
+
+def _already_in_scope(filename: str) -> ApplicationError:
+    return ApplicationError(
+        gettext_noop("The new content of %(filename)s is already a document of this scope."),
+        params={"filename": filename},
+        status=409,
+    )
 
 
 def document_replace_file(*, document: Document, file: IO[bytes], enqueue: bool = True) -> Document:
@@ -127,9 +220,7 @@ def document_replace_file(*, document: Document, file: IO[bytes], enqueue: bool 
     if sha256 == document.sha256:
         return document
     old_name = document.file.name or ""
-    stored_name = f"{document.pk}-{sha256[:12]}{Path(old_name).suffix}"
-    file.seek(0)
-    new_name = default_storage.save(f"{Path(old_name).parent}/{stored_name}", File(file))
+    new_name = _file_saved(document, file, sha256, suffix=Path(old_name).suffix)
     try:
         with transaction.atomic():
             Document.objects.filter(pk=document.pk).update(
@@ -137,10 +228,7 @@ def document_replace_file(*, document: Document, file: IO[bytes], enqueue: bool 
             )
     except IntegrityError as exc:
         default_storage.delete(new_name)
-        raise ApplicationError(
-            gettext_noop("The new content of %(filename)s is already a document of this scope."),
-            params={"filename": document.filename},
-        ) from exc
+        raise _already_in_scope(document.filename) from exc
     transaction.on_commit(lambda: default_storage.delete(old_name))
     document.refresh_from_db()
     return document_retry(document=document, enqueue=enqueue)

@@ -49,7 +49,7 @@ def document_create(
     """Store an upload as a queued document, or return the same file already in this scope."""
     check_choices(source_type=source_type, language=language, redaction=redaction)
     chunking = chunk_options_resolve(license, chunking or ChunkOptions())
-    filename = _redacted_filename(_display_name(filename), license, redaction)
+    filename = shown_filename(filename, license, redaction)
     size, kind = upload_checked(file, filename, text_hint=kind_hint)
     sha256 = file_sha256(file)
     existing = Document.objects.filter(license=license, sha256=sha256).first()
@@ -76,6 +76,12 @@ def document_create(
     if enqueue:
         transaction.on_commit(lambda: queue_ingestion(document.pk))
     return DocumentCreation(document, created=True)
+
+
+def shown_filename(filename: str, license: License | None, redaction: str) -> str:
+    """The name a document is shown and cited by: the upload's own (no client path), its
+    personal data redacted as its text will be."""
+    return _redacted_filename(_display_name(filename), license, redaction)
 
 
 def _display_name(filename: str) -> str:

@@ -22,6 +22,7 @@ urlpatterns = [
     path("<uuid:pk>/status", views.document_status, name="document-status"),
     path("<uuid:pk>/forget", views.document_forget, name="document-forget"),
     path("<uuid:pk>/retry", views.document_retry, name="document-retry"),
+    path("<uuid:pk>/version", views.document_new_version, name="document-version"),
     path("chunks/<int:pk>/", views.chunk_open, name="chunk-open"),
     path("chunks/<int:pk>/forget", views.chunk_forget, name="chunk-forget"),
 ]

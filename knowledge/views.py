@@ -254,6 +254,7 @@ def document_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
         "document": document,
         "chunks": chunks,
         "stuck": reingestion.document_is_stuck(document),
+        "from_source": document.source_pages.exists(),
         # A citation opened from an answer: its passage, and the sentence to mark in it.
         "opened": _int_or_none(request.GET.get("open")),
         "quote": request.GET.get("quote", "")[:1000],
@@ -340,6 +341,35 @@ def document_retry(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     if request.htmx:
         return HttpResponse(status=204, headers=_notify(message, changed=True))
     messages.success(request, message)
+    return redirect("knowledge:document-detail", pk=pk)
+
+
+@console_permission(ADD_KNOWLEDGE)
+@require_POST
+def document_new_version(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    document = _get_document(pk)
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, _("Choose the file of the new version."))
+        return redirect("knowledge:document-detail", pk=pk)
+    try:
+        document = reingestion.document_new_version(
+            document=document,
+            file=upload,
+            filename=upload.name or document.filename,
+            pdf_password=request.POST.get("pdf_password", ""),
+        )
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            _(
+                "%(filename)s: the new version is queued. The current chunks stay searchable "
+                "until its own replace them."
+            )
+            % {"filename": document.filename},
+        )
     return redirect("knowledge:document-detail", pk=pk)
 
 

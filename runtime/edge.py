@@ -5,8 +5,10 @@ granian parses HTTP, keeps the header deadline, keep-alive and its own request c
 fits, before Django reads a byte of a body:
 
 - **who may send a large body**: every route takes at most Django's form limit (2.5 MB);
-  the upload route takes up to the upload limit, and only from a signed-in account that may
-  upload knowledge (an anonymous 49 MB POST is answered 403 before it is read, finding N2);
+  the routes that take a file (an upload, its preview, a document's new version — the
+  console's and the admin API's) take up to the upload limit, and only from an account that
+  may upload knowledge, signed in or by its API token (an anonymous 49 MB POST is answered
+  403 before it is read, finding N2);
 - **how fast a body must come**: at least ``WEB_BODY_MIN_RATE_KB`` per second after a grace
   period, all along and not only on average over the whole body, or the request is answered
   408 (a slow body held a socket for 17 minutes, N1; an upload at 1 byte a second was held
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -38,6 +41,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth import get_user
+from django.core.exceptions import PermissionDenied
 from django.db import connections
 from django.http import HttpRequest
 from django.http.cookie import parse_cookie
@@ -65,7 +69,7 @@ HEALTH_PATH = "/healthz"
 class EdgeLimits:
     body_max_bytes: int
     upload_max_bytes: int
-    upload_paths: frozenset[str]
+    upload_paths: re.Pattern[str]  # the routes that take a file, matched whole
     body_min_rate: int  # bytes per second, after the grace period
     body_grace_seconds: float
     client_requests: int  # open at once from one client address, per worker process
@@ -184,10 +188,14 @@ class Edge:
         limits = self.limits
         length = _content_length(headers)  # raises a 400 refusal when unreadable
         declared = length if length is not None else limits.body_max_bytes + 1
-        if path in limits.upload_paths and declared > limits.body_max_bytes:
+        if limits.upload_paths.fullmatch(path) and declared > limits.body_max_bytes:
             if not await self.may_upload(headers):
                 raise Refusal(
-                    403, _("Sign in as an admin who may upload knowledge before sending a file.")
+                    403,
+                    _(
+                        "Sign in, or send the API token of an account that may upload "
+                        "knowledge, before sending a file."
+                    ),
                 )
             allowed = limits.upload_max_bytes
         else:
@@ -349,7 +357,7 @@ def edge_for(app: ASGIApp) -> Edge:
         body_max_bytes=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
         # The form fields around the file.
         upload_max_bytes=settings.KNOWLEDGE_MAX_UPLOAD_BYTES + 1024 * 1024,
-        upload_paths=frozenset({reverse("knowledge:document-upload")}),
+        upload_paths=upload_routes(),
         body_min_rate=settings.WEB_BODY_MIN_RATE_KB * 1024,
         body_grace_seconds=settings.WEB_BODY_GRACE_SECONDS,
         client_requests=settings.WEB_CLIENT_REQUESTS,
@@ -360,28 +368,73 @@ def edge_for(app: ASGIApp) -> Edge:
     return Edge(app, limits, may_upload=may_upload, language=request_language)
 
 
+_SOME_ID = "00000000-0000-0000-0000-000000000000"
+_UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+
+def upload_routes() -> re.Pattern[str]:
+    """The routes that take a file, from Django's own URLs: an upload, its preview and a
+    document's new version, in the console and the admin API (deploy/nginx/portality.conf
+    lets the same ones through)."""
+    paths = [
+        reverse("knowledge:document-upload"),
+        reverse("knowledge:document-preview"),
+        reverse("knowledge:document-version", args=[_SOME_ID]),
+        reverse("knowledge-api:documents"),
+        reverse("knowledge-api:document-preview"),
+        reverse("knowledge-api:document", args=[_SOME_ID]),
+    ]
+    some_id = re.escape(_SOME_ID)
+    return re.compile("|".join(re.escape(p).replace(some_id, _UUID) for p in paths))
+
+
 async def may_upload(headers: Headers) -> bool:
-    return await sync_to_async(_session_may_upload, thread_sensitive=False)(headers)
+    return await sync_to_async(_account_may_upload, thread_sensitive=False)(headers)
 
 
-def _session_may_upload(headers: Headers) -> bool:
-    """Whether the request's session cookie belongs to an active account that may upload
-    knowledge: Django's own session and user checks, before the body is read."""
+def _account_may_upload(headers: Headers) -> bool:
+    """Whether the request comes from an active account that may upload knowledge — by
+    its API token (the admin API's own authentication, a limited token's role included)
+    or its session cookie — checked before the body is read."""
 
     # portality/asgi.py imports this module before Django is set up; the roles module
     # imports the auth models, which need the app registry.
     from accounts.roles import ADD_KNOWLEDGE
 
-    key = parse_cookie(headers.get("cookie", "")).get(settings.SESSION_COOKIE_NAME)
-    if not key:
-        return False
-    request = HttpRequest()
-    request.session = import_module(settings.SESSION_ENGINE).SessionStore(key)
     try:
-        user = get_user(request)
-        return bool(user.is_active and user.has_perm(ADD_KNOWLEDGE))
+        user = _token_user(headers) if headers.get("authorization") else _session_user(headers)
+        return bool(user is not None and user.is_active and user.has_perm(ADD_KNOWLEDGE))
+    except PermissionDenied:  # a limited token's role does not include it
+        return False
     finally:
         connections.close_all()  # back to the pool: this thread is not a request's
+
+
+def _token_user(headers: Headers) -> Any:  # noqa: ANN401 - a user model instance
+    from rest_framework.exceptions import AuthenticationFailed
+    from rest_framework.request import Request
+
+    from accounts.authentication import TOKEN_AUTHENTICATION
+
+    request = HttpRequest()
+    request.META["HTTP_AUTHORIZATION"] = headers.get("authorization", "")
+    for authentication in TOKEN_AUTHENTICATION:
+        try:
+            found = authentication().authenticate(Request(request))
+        except AuthenticationFailed:
+            return None
+        if found is not None:
+            return found[0]
+    return None
+
+
+def _session_user(headers: Headers) -> Any:  # noqa: ANN401 - a user model instance
+    key = parse_cookie(headers.get("cookie", "")).get(settings.SESSION_COOKIE_NAME)
+    if not key:
+        return None
+    request = HttpRequest()
+    request.session = import_module(settings.SESSION_ENGINE).SessionStore(key)
+    return get_user(request)
 
 
 def request_language(headers: Headers) -> str:

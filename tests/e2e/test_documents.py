@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from knowledge.models import ChunkingDefault, Document
 from tests.documents import KINDS, build
 from tests.e2e.browser import chromium_page, log_in
-from tests.factories import as_owner
+from tests.factories import as_owner, make_document
 
 
 def drop(page, files: dict[str, bytes]) -> None:  # noqa: ANN001
@@ -93,3 +93,35 @@ def test_every_format_uploads_and_chunking_is_previewed_and_saved(
             assert contrast(*colours) >= 4.5, (kind, colours)
         # The scope's default (saved above) cut every one of them.
         assert set(Document.objects.values_list("split", "chunk_size")) == {("fixed", 64)}
+
+
+def test_a_new_version_uploaded_on_the_document_page_replaces_it_in_place(
+    live_server, celery_worker, django_user_model
+):
+    as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
+    old = "## Piscina\n\nLa piscina abre a las ocho.\n\n## Gimnasio\n\nEl gimnasio cierra los domingos."
+    document = make_document(old, filename="manual.md")
+    with chromium_page(locale="es-ES") as page:
+        log_in(page, f"{live_server.url}/knowledge/{document.pk}/", "admin", "s3cret-pass")
+        page.set_input_files(
+            "#new-version",
+            files=[
+                {
+                    "name": "manual-v2.md",
+                    "mimeType": "text/markdown",
+                    "buffer": old.replace("a las ocho", "a las nueve").encode(),
+                }
+            ],
+        )
+        page.get_by_role("button", name="Subir nueva versión").click()
+        expect(page.locator(".messages")).to_contain_text("la nueva versión está en cola")
+
+        for _ in range(60):
+            page.reload()
+            if "a las nueve" in page.locator(".chunks").inner_text():
+                break
+            page.wait_for_timeout(500)
+        expect(page.locator("h1")).to_have_text("manual-v2.md")
+        expect(page.locator(".chunks")).to_contain_text("La piscina abre a las nueve.")
+        expect(page.locator(".chunks")).to_contain_text("El gimnasio cierra los domingos.")
+        expect(page.locator(".chunks li")).to_have_count(2)

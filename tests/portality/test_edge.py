@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 
@@ -14,7 +15,7 @@ from runtime.edge import Edge, EdgeLimits, client_address
 LIMITS = EdgeLimits(
     body_max_bytes=1000,
     upload_max_bytes=10_000,
-    upload_paths=frozenset({"/knowledge/upload"}),
+    upload_paths=re.compile("/knowledge/upload"),
     body_min_rate=1000,
     body_grace_seconds=0.2,
     client_requests=2,
@@ -253,7 +254,7 @@ def test_refusals_speak_the_clients_language():
         may_upload=lambda headers: asyncio.sleep(0, result=False),
         language=lambda headers: headers.get("accept-language", "en"),
     )
-    for language, words in [("es", "Inicie sesión"), ("pt-br", "Entre como")]:
+    for language, words in [("es", "Inicie sesión"), ("pt-br", "Entre, ou envie")]:
         headers = [("content-length", "5000"), ("accept-language", language)]
         status, body = run(call(edge, scope("/knowledge/upload", headers), chunks(b"x")))
         assert status == 403 and words in json.loads(body)["detail"], body
@@ -328,3 +329,51 @@ def test_the_refusal_language_is_the_switchers_then_the_browsers():
     assert request_language({"accept-language": "es-AR"}) == "es"
     assert request_language({"cookie": "django_language=es", "accept-language": "pt-BR"}) == "es"
     assert request_language({}) == "en"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_api_token_of_an_account_that_may_upload_may_send_a_large_body(django_user_model):
+    """An upload through the admin API (a script with its token) was refused past 2.5 MB:
+    only the console's session was checked, on the console's route."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from rest_framework.authtoken.models import Token
+
+    from accounts.roles import role_grant
+    from accounts.services import token_create
+    from runtime.edge import may_upload
+
+    def allowed(authorization: str) -> bool:
+        return asyncio.run(may_upload({"authorization": authorization}))
+
+    owner = django_user_model.objects.create_user("owner", is_staff=True)
+    role_grant(username="owner", role="owner")
+    soon = timezone.now() + timedelta(days=1)
+    full = token_create(user=owner, name="script", expires_at=soon).key
+    limited = token_create(user=owner, name="read", expires_at=soon, role="support").key
+    assert allowed(f"Bearer {full}") and allowed(f"Token {full}")
+    assert not allowed(f"Bearer {limited}")  # the token's role may not upload
+    assert allowed(f"Token {Token.objects.create(user=owner).key}")  # manage.py's tokens
+    assert not allowed("Bearer pbt_not-a-token") and not allowed("Basic b3duZXI6cHc=")
+    owner.is_active = False
+    owner.save()
+    assert not allowed(f"Bearer {full}")
+
+
+def test_every_route_that_takes_a_file_is_an_upload_route():
+    from runtime.edge import upload_routes
+
+    routes = upload_routes()
+    some = "0b9ac7e4-2f4c-4a8e-9a55-2b6a2f0e7c11"
+    for path in [
+        "/knowledge/upload",
+        "/knowledge/preview",
+        f"/knowledge/{some}/version",
+        "/api/v1/documents",
+        "/api/v1/documents/preview",
+        f"/api/v1/documents/{some}",
+    ]:
+        assert routes.fullmatch(path), path
+    for path in ["/api/v1/search", "/knowledge/", f"/knowledge/{some}/retry", "/api/v1/documentsX"]:
+        assert not routes.fullmatch(path), path

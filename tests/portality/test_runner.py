@@ -276,7 +276,7 @@ def test_an_anonymous_large_upload_is_refused_before_it_is_read(product):
     )
     with raw_request(product, head) as sock:  # not a byte of the body sent
         text = answer(sock)
-    assert text.startswith("HTTP/1.1 403") and "Entre como um administrador" in text
+    assert text.startswith("HTTP/1.1 403") and "Entre, ou envie o token de API" in text
 
 
 def test_a_signed_in_knowledge_editor_uploads_a_large_file(product):
