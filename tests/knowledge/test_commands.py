@@ -157,3 +157,23 @@ def test_search_sql_prints_the_statement_a_query_runs_with_its_parameters():
     assert "-- statement 1 of" in text and "SELECT" in text and "knowledge_chunk" in text
     assert '"q": "¿horario?"' in text  # the parameters sent with it
     assert "1. horario.md" in text  # and the results after them
+
+
+def test_a_directory_stands_for_the_files_under_it(tmp_path):
+    (tmp_path / "manuales" / "piscina").mkdir(parents=True)
+    (tmp_path / "manuales" / ".git").mkdir()
+    (tmp_path / "manuales" / "a.md").write_text("# A\n\nEl ascensor se revisa cada lunes.")
+    (tmp_path / "manuales" / "piscina" / "b.txt").write_text("La piscina abre a las nueve.")
+    (tmp_path / "manuales" / ".git" / "config").write_text("[core]")
+    (tmp_path / "manuales" / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
+    (tmp_path / "vacio").mkdir()
+
+    code, lines = run_ingest(str(tmp_path / "manuales"), "--json")
+
+    assert code == 0
+    assert [(line["file"].rsplit("/", 1)[-1], line["status"]) for line in lines] == [
+        ("a.md", "ready"),
+        ("b.txt", "ready"),
+    ]
+    with pytest.raises(CommandError, match="the directories given are empty"):
+        call_command("ingest", str(tmp_path / "vacio"))

@@ -1,4 +1,5 @@
-"""manage.py ingest PATH... — bulk-load files through the same pipeline as uploads."""
+"""manage.py ingest PATH... — bulk-load files through the same pipeline as uploads; a
+directory stands for the files under it."""
 
 from __future__ import annotations
 
@@ -24,11 +25,12 @@ from web.exceptions import ApplicationError
 class Command(BaseCommand):
     help = (
         "Ingest documents — PDF, DOCX, PPTX, XLSX, ODT, EPUB, HTML, CSV, TXT, MD — in this "
-        "process with a progress bar, or --async to queue."
+        "process with a progress bar, or --async to queue. A directory stands for every file "
+        "under it (hidden ones skipped)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("paths", nargs="*", type=Path)
+        parser.add_argument("paths", nargs="*", type=Path, help="files or directories")
         parser.add_argument(
             "--license", dest="machine_id", help="machine_id of the license; global when omitted"
         )
@@ -70,7 +72,10 @@ class Command(BaseCommand):
         if not options["paths"]:
             raise CommandError("Give at least one file to ingest (or --retry-stuck).")
         license = license_or_global(options["machine_id"])
-        outcomes = [self._ingest_one(path, license, options) for path in options["paths"]]
+        files = files_under(options["paths"])
+        if not files:
+            raise CommandError("No files to ingest: the directories given are empty.")
+        outcomes = [self._ingest_one(path, license, options) for path in files]
         if any(outcome["status"] == DocumentStatus.FAILED for outcome in outcomes):
             sys.exit(1)
 
@@ -189,3 +194,22 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{outcome['file']}: {outcome['status']}, {chunks} chunk{'s' if chunks != 1 else ''}"
             )
+
+
+def files_under(paths: list[Path]) -> list[Path]:
+    """Each path as given, a directory standing for the files under it, in name order:
+    hidden files and directories (".git", ".DS_Store") are not knowledge."""
+    files: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            files.append(path)
+            continue
+        files.extend(
+            sorted(
+                found
+                for found in path.rglob("*")
+                if found.is_file()
+                and not any(part.startswith(".") for part in found.relative_to(path).parts)
+            )
+        )
+    return files
