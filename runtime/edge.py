@@ -411,6 +411,8 @@ def _account_may_upload(headers: Headers) -> bool:
 
 
 def _token_user(headers: Headers) -> Any:  # noqa: ANN401 - a user model instance
+    # As above: DRF reads Django's settings, and the tokens' module the auth models, which
+    # exist only once Django is set up.
     from rest_framework.exceptions import AuthenticationFailed
     from rest_framework.request import Request
 
