@@ -145,7 +145,7 @@ def document_new_version(
     enqueue: bool = True,
 ) -> Document:
     """An uploaded document's new version, in its place: the same document (its scope,
-    options and id, so links and the answers that cited it stay), read again. Its chunks
+    options and id, so links to it stay), read again. Its chunks
     stay searchable until the new ones replace them; those whose heading and text did not
     change keep their vectors; passages it no longer has go to documents that share them
     (knowledge.sharing), and chunks forgotten one by one stay forgotten. The file is checked

@@ -269,13 +269,39 @@ def _int_or_none(value: str | None) -> int | None:
 @console_permission(VIEW_KNOWLEDGE)
 @require_GET
 def chunk_open(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """A cited passage: its document's page of chunks, scrolled to it, the quote marked."""
-    chunk = get_object_or_404(Chunk.objects.only("document_id", "ordinal"), pk=pk)
+    """A cited passage: its document's page of chunks, scrolled to it, the quote marked.
+    A passage replaced since (its document read again: Retry, a new version, a web page
+    that changed) or forgotten: the quote searched for in the scope that was answered."""
+    chunk = Chunk.objects.only("document_id", "ordinal").filter(pk=pk).first()
+    if chunk is None:
+        return _passage_gone(request)
     before = Chunk.objects.filter(document_id=chunk.document_id, ordinal__lt=chunk.ordinal)
     page = before.count() // CHUNKS_PER_PAGE + 1
     query = urlencode({"page": page, "open": pk, "quote": request.GET.get("quote", "")[:1000]})
     url = reverse("knowledge:document-detail", args=[chunk.document_id])
     return redirect(f"{url}?{query}#chunk-{pk}")
+
+
+def _passage_gone(request: HtmxHttpRequest) -> HttpResponse:
+    quote = request.GET.get("quote", "")[:1000]
+    messages.info(
+        request,
+        _(
+            "That passage is no longer in the knowledge as it was cited: its document was "
+            "read again or forgotten since. Here is where its words are now."
+        )
+        if quote
+        else _(
+            "That passage is no longer in the knowledge: its document was read again or "
+            "forgotten since."
+        ),
+    )
+    if not quote:
+        return redirect("knowledge:document-list")
+    scope = request.GET.get("scope", "")[:200] or GLOBAL_SCOPE
+    return redirect(
+        f"{reverse('knowledge:playground')}?{urlencode({'query': quote, 'scope': scope})}"
+    )
 
 
 @console_permission(FORGET_KNOWLEDGE)

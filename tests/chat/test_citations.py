@@ -72,7 +72,37 @@ def test_the_console_opens_a_cited_passage_on_its_page_with_the_quote_marked(
         '<mark class="quote" id="quote">' in html
         and f'id="chunk-{chunk.pk}" class="chunk opened"' in html
     )
-    assert client.get(f"/knowledge/chunks/{chunk.pk + 10_000}/").status_code == 404
+
+    gone = client.get(f"/knowledge/chunks/{chunk.pk + 10_000}/", follow=True)
+    assert gone.redirect_chain[-1][0] == "/knowledge/"
+    assert "no longer in the knowledge" in gone.content.decode()
+
+
+def test_a_passage_read_again_since_it_was_cited_is_found_by_its_words(client, django_user_model):
+    """Retry, a new version or a web page's change gives a document new chunks: a
+    reviewer's citation link answered 404; now it searches for the quote where it was
+    answered."""
+    from knowledge import ingestion, reingestion
+    from tests.factories import make_license
+
+    as_owner(django_user_model.objects.create_user("owner", password="pw", is_staff=True))
+    client.force_login(django_user_model.objects.get(username="owner"))
+    sala = make_license(machine_id="sala-cita")
+    document = make_document(HOURS, filename="normas.md", license=sala)
+    cited = Chunk.objects.filter(document=document).first()
+    quote = cited.content.split(". ")[0]
+    reingestion.document_retry(document=document, enqueue=False)
+    ingestion.document_ingest(document_id=document.pk)
+    assert not Chunk.objects.filter(pk=cited.pk).exists()
+
+    opened = client.get(
+        f"/knowledge/chunks/{cited.pk}/", {"quote": quote, "scope": "sala-cita"}, follow=True
+    )
+
+    assert opened.redirect_chain[-1][0].startswith("/knowledge/search/?query=")
+    html = opened.content.decode()
+    assert "Here is where its words are now" in html
+    assert "normas.md" in html and "sala-cita" in html
 
 
 def test_a_quote_cannot_inject_markup(client, django_user_model):
