@@ -296,7 +296,7 @@ def _passage_gone(request: HtmxHttpRequest) -> HttpResponse:
             "forgotten since."
         ),
     )
-    if not quote:
+    if not quote or not request.user.has_perm(SEARCH_AS_ADMIN):
         return redirect("knowledge:document-list")
     scope = request.GET.get("scope", "")[:200] or GLOBAL_SCOPE
     return redirect(
