@@ -231,6 +231,10 @@ def document_replace_file(*, document: Document, file: IO[bytes], enqueue: bool 
         raise _already_in_scope(document.filename) from exc
     transaction.on_commit(lambda: default_storage.delete(old_name))
     document.refresh_from_db()
+    if document.status == DocumentStatus.QUEUED:
+        # Already waiting for a worker (it took a passage another page let go of, in this
+        # same check): that run reads the new file.
+        return document
     return document_retry(document=document, enqueue=enqueue)
 
 

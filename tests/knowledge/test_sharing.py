@@ -202,3 +202,23 @@ def test_a_forgotten_passage_is_not_handed_over_nor_read_again(
 
     assert [c.content for c in sharer.chunks.order_by("ordinal")] == [POOL_HEATED, HALL]
     assert keyword_hits("gimnasio domingos") == []
+
+
+def test_a_page_waiting_to_be_read_again_takes_its_new_content_without_an_error(queued):
+    """A web source's check forgets a page that stored a shared passage (the other page is
+    queued to take it), then finds the other page changed: its new file is what the waiting
+    run reads, not an "already queued" error on the page."""
+    holder = make_document(handbook(), filename="a.md")
+    page = make_document(handbook(POOL_HEATED), filename="b.md")
+    forgetting.document_forget(document=holder)
+    assert Document.objects.get(pk=page.pk).status == DocumentStatus.QUEUED
+
+    changed = handbook(POOL_HEATED + " Cierra los lunes.")
+    page = reingestion.document_replace_file(
+        document=Document.objects.get(pk=page.pk), file=io.BytesIO(changed.encode())
+    )
+    page = as_the_worker(page)
+
+    assert page.status == DocumentStatus.READY
+    assert [c.content for c in page.chunks.order_by("ordinal")][0].endswith("Cierra los lunes.")
+    assert page.chunk_count == 3
