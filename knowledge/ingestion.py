@@ -339,30 +339,17 @@ def _store(
             ),
             departing=[locked.pk],
         )
-        Chunk.objects.filter(document=locked).delete()  # whatever an interrupted run left
-        chunks = Chunk.objects.bulk_create(
-            _chunk_rows(
-                locked,
-                [piece for piece, _ in kept],
-                TS_CONFIG.get(extracted.language, "pb_simple"),
-            )
-        )
-        Embedding.objects.bulk_create(
-            Embedding(chunk=chunk, license_id=locked.license_id, model=model, vector=vector)
-            for chunk, (_, vector) in zip(chunks, kept, strict=True)
-        )
+        stored = _write_chunks(locked, kept, TS_CONFIG.get(extracted.language, "pb_simple"), model)
         left_out = sum(
             1 for piece in extracted.pieces if content_hash(piece.text) in locked.forgotten_hashes
         )
         extracted.details["forgotten_passages_left_out"] = left_out
-        extracted.details["duplicate_chunks_skipped"] = (
-            len(extracted.pieces) - len(chunks) - left_out
-        )
+        extracted.details["duplicate_chunks_skipped"] = len(extracted.pieces) - stored - left_out
         Document.objects.filter(pk=locked.pk).update(
             status=DocumentStatus.READY,
             stage="",
             progress=100,
-            chunk_count=len(chunks),
+            chunk_count=stored,
             page_count=extracted.page_count,
             language=extracted.language,
             pdf_password="",
@@ -372,6 +359,39 @@ def _store(
             updated_at=timezone.now(),
         )
     return True
+
+
+def _write_chunks(
+    document: Document, kept: list[tuple[Piece, list[float]]], ts_config: str, model: str
+) -> int:
+    """The document's chunks become ``kept``, in order. A chunk whose heading and text did
+    not change stays the same row with its vector and sentence vectors, so a citation of it
+    stays exact and nothing is embedded or sent to a vector backend again; the others are
+    replaced (and whatever an interrupted run left goes)."""
+    same = {
+        (heading, content): pk
+        for pk, heading, content in Chunk.objects.filter(
+            document=document, ts_config=ts_config, embeddings__model=model
+        ).values_list("pk", "heading", "content")
+    }
+    rows = _chunk_rows(document, [piece for piece, _ in kept], ts_config)
+    staying: list[Chunk] = []
+    new: list[tuple[Chunk, list[float]]] = []
+    for row, (_, vector) in zip(rows, kept, strict=True):
+        pk = same.pop((row.heading, row.content), None)
+        if pk is None:
+            new.append((row, vector))
+        else:
+            row.pk = pk
+            staying.append(row)
+    Chunk.objects.filter(document=document).exclude(pk__in=[row.pk for row in staying]).delete()
+    Chunk.objects.bulk_update(staying, ["ordinal", "token_count", "page_start", "page_end"])
+    created = Chunk.objects.bulk_create([row for row, _ in new])
+    Embedding.objects.bulk_create(
+        Embedding(chunk=chunk, license_id=document.license_id, model=model, vector=vector)
+        for chunk, (_, vector) in zip(created, new, strict=True)
+    )
+    return len(rows)
 
 
 def _chunk_rows(document: Document, pieces: list[Piece], ts_config: str) -> list[Chunk]:

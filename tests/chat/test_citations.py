@@ -79,9 +79,11 @@ def test_the_console_opens_a_cited_passage_on_its_page_with_the_quote_marked(
 
 
 def test_a_passage_read_again_since_it_was_cited_is_found_by_its_words(client, django_user_model):
-    """Retry, a new version or a web page's change gives a document new chunks: a
-    reviewer's citation link answered 404; now it searches for the quote where it was
-    answered."""
+    """A new version (or a web page's change) that changes a cited passage gives it a new
+    chunk: a reviewer's citation link answered 404; now it searches for the quote where it
+    was answered."""
+    import io
+
     from knowledge import ingestion, reingestion
     from tests.factories import make_license
 
@@ -91,7 +93,10 @@ def test_a_passage_read_again_since_it_was_cited_is_found_by_its_words(client, d
     document = make_document(HOURS, filename="normas.md", license=sala)
     cited = Chunk.objects.filter(document=document).first()
     quote = cited.content.split(". ")[0]
-    reingestion.document_retry(document=document, enqueue=False)
+    changed = HOURS.replace("cierra los lunes", "cierra los martes")
+    reingestion.document_new_version(
+        document=document, file=io.BytesIO(changed.encode()), filename="normas.md", enqueue=False
+    )
     ingestion.document_ingest(document_id=document.pk)
     assert not Chunk.objects.filter(pk=cited.pk).exists()
 

@@ -179,3 +179,40 @@ def _multipart(files):
             + b"\r\n"
         )
     return body + b"--BoUnDaRy--\r\n"
+
+
+def test_reading_again_keeps_the_rows_of_unchanged_chunks_with_their_vectors():
+    """A re-read replaced every chunk: new ids (citations of them broke), every vector sent
+    again to a remote backend, every sentence vector embedded again. Unchanged chunks now
+    stay the same rows."""
+    from knowledge.models import Embedding, SentenceEmbedding
+    from knowledge.search import sentence_vectors
+
+    long_gym = f"{GYM} Hay que llevar toalla. Las clases de yoga son los martes y jueves."
+    text = handbook().replace(GYM, long_gym)
+    document = make_document(text, filename="manual.md")
+    gym = Chunk.objects.get(document=document, content=long_gym)
+    vectors = set(Embedding.objects.filter(chunk=gym).values_list("pk", flat=True))
+    sentences = set(
+        SentenceEmbedding.objects.filter(embedding__chunk=gym).values_list("pk", flat=True)
+    )
+    assert sentences  # the gym section has sentence vectors of its own
+
+    new_version(document, text.replace(POOL, POOL_HEATED))
+    ingestion.document_ingest(document_id=document.pk)
+
+    document.refresh_from_db()
+    assert [c.content for c in document.chunks.order_by("ordinal")] == [
+        POOL_HEATED,
+        long_gym,
+        HALL,
+    ]
+    assert Chunk.objects.get(document=document, content=long_gym).pk == gym.pk
+    assert set(Embedding.objects.filter(chunk=gym).values_list("pk", flat=True)) == vectors
+    assert (
+        set(SentenceEmbedding.objects.filter(embedding__chunk=gym).values_list("pk", flat=True))
+        == sentences
+    )
+    assert not Chunk.objects.filter(content=POOL).exists()
+    # Nothing left for the sentence pass: the gym kept its own, the new pool is one sentence.
+    assert sentence_vectors.document_embed_sentences(document_id=document.pk) == 0
