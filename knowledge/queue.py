@@ -8,7 +8,14 @@ are the tasks' own: ``knowledge.tasks`` declares them with these constants."""
 from __future__ import annotations
 
 import uuid
+from functools import partial
+from typing import Any
 
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from knowledge.models import Document, DocumentStatus
 from portality.celery import app as celery_app
 
 # The names Celery gave them before they were declared (messages queued by an older
@@ -23,3 +30,25 @@ def queue_ingestion(document_id: uuid.UUID | str) -> None:
 
 def queue_outbox_drain() -> None:
     celery_app.send_task(DRAIN_VECTOR_OUTBOX)
+
+
+def documents_queued_again(
+    documents: QuerySet[Document], *, enqueue: bool = True, **changes: Any
+) -> list[uuid.UUID]:
+    """Set these documents queued, their last run's stage, progress and error cleared (with
+    ``changes`` to their fields), and with ``enqueue`` queue their ingestion once the
+    transaction commits: a worker never picks up a document whose change it cannot see yet.
+    Returns their ids."""
+    ids = list(documents.values_list("pk", flat=True))
+    Document.objects.filter(pk__in=ids).update(
+        status=DocumentStatus.QUEUED,
+        stage="",
+        progress=0,
+        error="",
+        error_i18n={},
+        updated_at=timezone.now(),
+        **changes,
+    )
+    for document_id in ids if enqueue else ():
+        transaction.on_commit(partial(queue_ingestion, document_id))
+    return ids

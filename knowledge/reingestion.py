@@ -22,7 +22,7 @@ from accounts.audit import audit_record
 from datastores.locks import lock_key, locks_held
 from datastores.redis_pool import shared_redis
 from knowledge.models import Document, DocumentStatus
-from knowledge.queue import queue_ingestion
+from knowledge.queue import documents_queued_again
 from knowledge.uploads import (
     audit_name,
     file_sha256,
@@ -123,17 +123,11 @@ def _refuse_while_busy(document: Document) -> None:
 
 
 def _queue_again(document: Document, *, pdf_password: str | None, enqueue: bool) -> None:
-    Document.objects.filter(pk=document.pk).update(
-        status=DocumentStatus.QUEUED,
-        stage="",
-        progress=0,
-        error="",
-        error_i18n={},
+    documents_queued_again(
+        Document.objects.filter(pk=document.pk),
+        enqueue=enqueue,
         pdf_password=pdf_password if pdf_password is not None else document.pdf_password,
-        updated_at=timezone.now(),
     )
-    if enqueue:
-        transaction.on_commit(lambda: queue_ingestion(document.pk))
 
 
 def document_new_version(

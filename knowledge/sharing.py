@@ -15,16 +15,14 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Collection
-from functools import partial
 
 from django.contrib.postgres.fields import ArrayField
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import CharField, F, Func, Q, QuerySet, Value
-from django.utils import timezone
 
 from datastores.locks import lock_key
 from knowledge.models import Chunk, Document, DocumentStatus
-from knowledge.queue import queue_ingestion
+from knowledge.queue import documents_queued_again
 
 logger = logging.getLogger(__name__)
 
@@ -76,19 +74,9 @@ def _read_again(document_ids: list[DocumentId]) -> None:
     """Queue the ready ones again once committed (their chunks stay searchable until the
     new ones replace them); one already queued or being read sees the moved chunks when it
     stores (knowledge.ingestion checks what it leaves to others under the scope lock)."""
-    ready = list(
-        Document.objects.filter(pk__in=document_ids, status=DocumentStatus.READY).values_list(
-            "pk", flat=True
-        )
-    )
-    if not ready:
-        return
-    Document.objects.filter(pk__in=ready).update(
-        status=DocumentStatus.QUEUED, stage="", progress=0, updated_at=timezone.now()
-    )
-    logger.info("reading again %d document(s) that took shared passages", len(ready))
-    for document_id in ready:
-        transaction.on_commit(partial(queue_ingestion, document_id))
+    ready = Document.objects.filter(pk__in=document_ids, status=DocumentStatus.READY)
+    if queued := documents_queued_again(ready):
+        logger.info("reading again %d document(s) that took shared passages", len(queued))
 
 
 def passage_forgotten(*, chunk: Chunk) -> None:

@@ -8,7 +8,8 @@ import io
 import pytest
 from django.db import connection
 
-from knowledge import forgetting, ingestion, reingestion, sharing
+from knowledge import forgetting, ingestion, reingestion
+from knowledge import queue as knowledge_queue
 from knowledge.extraction import IngestionError
 from knowledge.ingestion import content_hash
 from knowledge.models import Chunk, Document, DocumentStatus, Embedding
@@ -34,7 +35,7 @@ def queued(monkeypatch):
     """The documents handed to the workers to be read again (once committed)."""
     ids: list[str] = []
     monkeypatch.setattr(
-        sharing, "queue_ingestion", lambda document_id: ids.append(str(document_id))
+        knowledge_queue, "queue_ingestion", lambda document_id: ids.append(str(document_id))
     )
     return ids
 
