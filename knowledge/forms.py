@@ -83,17 +83,26 @@ class ChunkingDefaultForm(ScopeFields, ChunkingFields):
     reset = forms.BooleanField(required=False)
 
 
-class UploadForm(ScopeFields, ChunkingFields):
-    file = forms.FileField(allow_empty_file=True)  # uploads.upload_checked names it
-    source_type = forms.ChoiceField(choices=SourceType.choices, initial=SourceType.OTHER)
-    language = forms.ChoiceField(choices=Language.choices, initial=Language.AUTO)
-    pdf_password = forms.CharField(required=False, widget=forms.PasswordInput)
+class RedactionField(forms.Form):
     redaction = forms.ChoiceField(
         choices=Redaction.choices, initial=Redaction.DEFAULT, required=False
     )
 
     def clean_redaction(self) -> str:
         return self.cleaned_data.get("redaction") or Redaction.DEFAULT
+
+
+class UploadForm(ScopeFields, ChunkingFields, RedactionField):
+    file = forms.FileField(allow_empty_file=True)  # uploads.upload_checked names it
+    source_type = forms.ChoiceField(choices=SourceType.choices, initial=SourceType.OTHER)
+    language = forms.ChoiceField(choices=Language.choices, initial=Language.AUTO)
+    pdf_password = forms.CharField(required=False, widget=forms.PasswordInput)
+
+
+class NamedForm(ScopeFields, RedactionField):
+    """An upload's name and scope, before its file is sent."""
+
+    filename = forms.CharField(max_length=1000)
 
 
 class RedactionPolicyForm(forms.Form):

@@ -121,6 +121,18 @@ def document_list(
     return documents.order_by(sort if sort in DOCUMENT_SORTS else "-created_at", "-created_at")
 
 
+def document_named(*, license: License | None, filename: str) -> Document | None:
+    """The newest uploaded document of the scope shown under this name (a web source's
+    pages change with the page, never by upload)."""
+    scope = Q(license=license) if license else Q(license__isnull=True)
+    return (
+        Document.objects.filter(scope, filename=filename, source_pages__isnull=True)
+        .select_related("license")
+        .order_by("-created_at")
+        .first()
+    )
+
+
 @dataclass(frozen=True)
 class IngestionDay:
     day: date

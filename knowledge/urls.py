@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.document_list, name="document-list"),
     path("upload", views.document_upload, name="document-upload"),
     path("preview", views.document_preview, name="document-preview"),
+    path("named", views.document_named, name="document-named"),
     path("chunking-default", views.chunking_default_edit, name="chunking-default"),
     path("forget", views.documents_forget_selected, name="documents-forget"),
     path("search/", views.playground, name="playground"),

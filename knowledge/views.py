@@ -42,6 +42,7 @@ from knowledge.chunk_options import (
 from knowledge.forms import (
     ChunkingDefaultForm,
     DocumentFilterForm,
+    NamedForm,
     PlaygroundForm,
     RedactionPolicyForm,
     SourceForm,
@@ -217,6 +218,24 @@ def document_preview(request: HtmxHttpRequest) -> JsonResponse:
 
 
 @console_permission(ADD_KNOWLEDGE)
+@require_GET
+def document_named(request: HtmxHttpRequest) -> JsonResponse:
+    """The document an upload under this name would sit beside in its scope, so the
+    DropZone can offer to make the upload its new version before sending the file."""
+    form = NamedForm(request.GET)
+    if not form.is_valid():
+        return _form_errors(form)
+    data = form.cleaned_data
+    name = uploads.shown_filename(data["filename"], data["license_obj"], data["redaction"])
+    document = selectors.document_named(license=data["license_obj"], filename=name)
+    if document is None:
+        return JsonResponse({"document": None})
+    payload = _status_payload(document)
+    payload["version_url"] = reverse("knowledge:document-version", args=[document.pk])
+    return JsonResponse({"document": payload})
+
+
+@console_permission(ADD_KNOWLEDGE)
 @require_POST
 def chunking_default_edit(request: HtmxHttpRequest) -> JsonResponse:
     """Save (or, for a license, reset to global's) the chunking a scope's next uploads get."""
@@ -351,7 +370,7 @@ def _is_uuid(value: str) -> bool:
 def document_retry(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     document = _get_document(pk)
     password = request.POST.get("pdf_password") or None
-    wants_json = request.headers.get("Accept") == "application/json"
+    wants_json = _wants_json(request)
     try:
         document = reingestion.document_retry(document=document, pdf_password=password)
     except ApplicationError as exc:
@@ -373,11 +392,11 @@ def document_retry(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
 @console_permission(ADD_KNOWLEDGE)
 @require_POST
 def document_new_version(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    """From the document's page (a redirect with a message), or from the DropZone (JSON)."""
     document = _get_document(pk)
     upload = request.FILES.get("file")
     if upload is None:
-        messages.error(request, _("Choose the file of the new version."))
-        return redirect("knowledge:document-detail", pk=pk)
+        return _version_refused(request, pk, _("Choose the file of the new version."), 400)
     try:
         document = reingestion.document_new_version(
             document=document,
@@ -386,16 +405,28 @@ def document_new_version(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
             pdf_password=request.POST.get("pdf_password", ""),
         )
     except ApplicationError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(
-            request,
-            _(
-                "%(filename)s: the new version is queued. The current chunks stay searchable "
-                "until its own replace them."
-            )
-            % {"filename": document.filename},
+        return _version_refused(request, pk, exc.message, exc.status)
+    if _wants_json(request):
+        return JsonResponse(_status_payload(document))
+    messages.success(
+        request,
+        _(
+            "%(filename)s: the new version is queued. The current chunks stay searchable "
+            "until its own replace them."
         )
+        % {"filename": document.filename},
+    )
+    return redirect("knowledge:document-detail", pk=pk)
+
+
+def _wants_json(request: HtmxHttpRequest) -> bool:
+    return request.headers.get("Accept") == "application/json"
+
+
+def _version_refused(request: HtmxHttpRequest, pk: UUID, message: str, status: int) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse({"error": message}, status=status)
+    messages.error(request, message)
     return redirect("knowledge:document-detail", pk=pk)
 
 

@@ -1,6 +1,7 @@
 // DropZone: drag and drop (or click / Enter / Space) several files; each uploads on its own
 // XHR with a progress bar, then its ingestion stage and progress are polled until it is
-// ready or failed. Text from the server is inserted with textContent, never as HTML.
+// ready or failed. A file named as a document already in the chosen scope first asks whether
+// it is that document's new version (replaced in place) or another document. Text from the server is inserted with textContent, never as HTML.
 // Strings go through Django's JavaScript catalog (gettext, ngettext, interpolate).
 (function () {
   "use strict";
@@ -46,7 +47,58 @@
   });
 
   function uploadAll(files) {
-    Array.from(files).forEach((file) => upload(file, makeItem(file, scopeLabel())));
+    Array.from(files).forEach((file) => {
+      // The form as it is when the file is dropped: its scope and options stay this file's
+      // even if they are changed while it waits for an answer.
+      const data = new FormData(form);
+      data.delete("file");
+      data.append("file", file, file.name);
+      const ui = makeItem(file, scopeLabel());
+      namesake(file, data).then((existing) => {
+        if (existing) ask(ui, existing, data);
+        else send(form.action, data, ui);
+      });
+    });
+  }
+
+  // The document of the chosen scope shown under this file's name, or null (also when the
+  // question cannot be answered: the upload then goes ahead and says what is wrong).
+  function namesake(file, data) {
+    const query = new URLSearchParams({ filename: file.name, scope: data.get("scope") || "", license: data.get("license") || "", redaction: data.get("redaction") || "" });
+    return fetch(form.dataset.namedUrl + "?" + query, { headers: { Accept: "application/json" } })
+      .then((r) => (r.ok ? r.json() : { document: null }))
+      .then((json) => json.document)
+      .catch(() => null);
+  }
+
+  function ask(ui, existing, data) {
+    ui.item.classList.add("asking");
+    ui.bar.style.visibility = "hidden";
+    ui.state.textContent = interpolate(gettext("%(scope)s already has a document named %(name)s (%(status)s). Is this file its new version?"), { scope: existing.scope, name: existing.filename, status: existing.status_label.toLowerCase() }, true);
+    const replace = el("button", "small", gettext("Replace it with this version"));
+    const both = el("button", "secondary small", gettext("Keep both"));
+    const cancel = el("button", "link small", gettext("Don't upload"));
+    [replace, both, cancel].forEach((button) => (button.type = "button"));
+    const open = el("a", "", gettext("details"));
+    open.href = existing.detail_url;
+    ui.actions.replaceChildren(replace, both, cancel, open);
+    const decided = () => {
+      ui.item.classList.remove("asking");
+      ui.bar.style.visibility = "";
+      ui.actions.replaceChildren();
+    };
+    replace.addEventListener("click", () => {
+      decided();
+      ui.name.append(" ", el("span", "upload-scope", interpolate(gettext("(new version of %(name)s)"), { name: existing.filename }, true)));
+      send(existing.version_url, data, ui);
+    });
+    both.addEventListener("click", () => { decided(); send(form.action, data, ui); });
+    cancel.addEventListener("click", () => {
+      decided();
+      ui.bar.style.visibility = "hidden";
+      ui.item.classList.add("cancelled");
+      ui.state.textContent = gettext("not uploaded");
+    });
   }
 
   // The scope each file goes to, as chosen when it was dropped.
@@ -78,12 +130,10 @@
     return { item, bar, state, actions, name };
   }
 
-  function upload(file, ui) {
-    const data = new FormData(form);
-    data.delete("file");
-    data.append("file", file, file.name);
+  function send(url, data, ui) {
+    ui.state.textContent = gettext("uploading…");
     const xhr = new XMLHttpRequest();
-    xhr.open("POST", form.action);
+    xhr.open("POST", url);
     xhr.setRequestHeader("X-CSRFToken", csrf);
     xhr.setRequestHeader("Accept", "application/json");
     xhr.upload.addEventListener("progress", (event) => {

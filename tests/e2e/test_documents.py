@@ -125,3 +125,32 @@ def test_a_new_version_uploaded_on_the_document_page_replaces_it_in_place(
         expect(page.locator(".chunks")).to_contain_text("La piscina abre a las nueve.")
         expect(page.locator(".chunks")).to_contain_text("El gimnasio cierra los domingos.")
         expect(page.locator(".chunks li")).to_have_count(2)
+
+
+def test_a_file_dropped_under_a_name_the_scope_has_asks_whether_it_is_its_new_version(
+    live_server, celery_worker, django_user_model
+):
+    as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
+    old = "## Piscina\n\nA piscina abre às oito.\n\n## Academia\n\nA academia fecha aos domingos."
+    document = make_document(old, filename="manual.md")
+    with chromium_page(locale="pt-BR") as page:
+        log_in(page, f"{live_server.url}/knowledge/", "admin", "s3cret-pass")
+
+        drop(page, {"manual.md": old.replace("às oito", "às nove").encode()})
+        item = page.locator(".upload-item").first
+        expect(item).to_contain_text("Global já tem um documento chamado manual.md (pronto)")
+        item.get_by_role("button", name="Substituir pela nova versão").click()
+        expect(item).to_contain_text("(nova versão de manual.md)")
+        expect(item).to_contain_text("pronto · 2 trechos", timeout=30_000)
+        assert Document.objects.count() == 1
+        chunks = Document.objects.get(pk=document.pk).chunks.values_list("content", flat=True)
+        assert "A piscina abre às nove." in chunks
+
+        drop(page, {"manual.md": b"Outro manual."})
+        item = page.locator(".upload-item").first
+        item.get_by_role("button", name="Não enviar").click()
+        expect(item).to_contain_text("não enviado")
+        drop(page, {"manual.md": b"Outro manual."})
+        page.locator(".upload-item").first.get_by_role("button", name="Manter os dois").click()
+        expect(page.locator(".upload-item").first).to_contain_text("pronto", timeout=30_000)
+        assert Document.objects.filter(filename="manual.md").count() == 2

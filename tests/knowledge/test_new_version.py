@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from accounts.models import AuditEntry
 from knowledge import ingestion, reingestion
 from knowledge.models import Chunk, Document, DocumentStatus, SourcePage
-from tests.factories import as_owner, make_document
+from tests.factories import as_owner, make_document, make_license
 from tests.knowledge.test_sharing import GYM, HALL, POOL, POOL_HEATED, handbook
 from web.exceptions import ApplicationError
 
@@ -129,6 +129,61 @@ def test_the_console_form_uploads_a_new_version(owner):
 
     again = owner.post(f"/knowledge/{document.pk}/version", HTTP_ACCEPT_LANGUAGE="es", follow=True)
     assert "Elige el archivo de la nueva versión." in again.content.decode()
+
+
+def named(client, filename, **fields):
+    return client.get(
+        "/knowledge/named", {"filename": filename, "scope": "global", **fields}
+    ).json()["document"]
+
+
+def test_the_dropzone_learns_the_document_an_upload_would_sit_beside(owner):
+    document = make_document(handbook(), filename="manual.md")
+    make_document(
+        handbook(POOL_HEATED), filename="manual.md", license=make_license(machine_id="sala-1")
+    )
+
+    found = named(owner, "manual.md")
+    assert (found["id"], found["scope"]) == (str(document.pk), "Global")
+    assert found["version_url"] == f"/knowledge/{document.pk}/version"
+    assert named(owner, "manual.md", scope="license", license="sala-1")["scope"] == "sala-1"
+    assert named(owner, "Manual.md") is None
+    assert named(owner, "otro.md") is None
+
+
+def test_a_name_is_compared_as_it_is_shown_redacted_and_web_pages_are_not_offered(owner):
+    document = make_document(handbook(), filename="[EMAIL] acta.md")
+    page = make_document(handbook(POOL_HEATED), filename="https://x.test/manual.md")
+    SourcePage.objects.create(source=_source(None), url=page.filename, depth=0, document=page)
+
+    assert named(owner, "ana.lopez@gmail.com acta.md")["id"] == str(document.pk)
+    assert named(owner, "https://x.test/manual.md") is None
+    refused = owner.get("/knowledge/named", {"filename": "manual.md", "scope": "license"})
+    assert refused.status_code == 400 and "Choose the license" in refused.json()["error"]
+
+
+def test_the_dropzone_sends_a_new_version_and_reads_json(owner):
+    document = make_document(handbook(), filename="manual.md")
+    url = f"/knowledge/{document.pk}/version"
+
+    answer = owner.post(
+        url,
+        {"file": SimpleUploadedFile("manual.md", handbook(POOL_HEATED).encode())},
+        HTTP_ACCEPT="application/json",
+    )
+    assert answer.status_code == 200
+    assert (answer.json()["id"], answer.json()["status"]) == (str(document.pk), "queued")
+
+    busy = owner.post(
+        url,
+        {"file": SimpleUploadedFile("manual.md", handbook(GYM).encode())},
+        HTTP_ACCEPT="application/json",
+        HTTP_ACCEPT_LANGUAGE="pt-BR",
+    )
+    assert busy.status_code == 409 and "já está na fila" in busy.json()["error"]
+    missing = owner.post(url, HTTP_ACCEPT="application/json", HTTP_ACCEPT_LANGUAGE="es")
+    assert missing.json() == {"error": "Elige el archivo de la nueva versión."}
+    assert missing.status_code == 400
 
 
 def test_a_role_that_may_not_upload_sees_no_form_and_is_refused(client, django_user_model):
