@@ -26,6 +26,7 @@ ACTION_LABELS = {
     "knowledge.forgotten": pgettext_lazy("audit", "forgot a document"),
     "knowledge.chunk_forgotten": pgettext_lazy("audit", "forgot a passage"),
     "knowledge.retried": pgettext_lazy("audit", "queued a document again"),
+    "knowledge.new_version": pgettext_lazy("audit", "uploaded a document's new version"),
     "knowledge.source_added": pgettext_lazy("audit", "added a web source"),
     "knowledge.source_forgotten": pgettext_lazy("audit", "forgot a web source"),
     "knowledge.redaction_policy_set": pgettext_lazy("audit", "set a redaction policy"),
@@ -37,6 +38,7 @@ ACTION_LABELS = {
     "license.key_rotated": pgettext_lazy("audit", "rotated a license key"),
     "assistant.changed": pgettext_lazy("audit", "changed the assistant"),
     "assistant.reset": pgettext_lazy("audit", "reset a license's assistant"),
+    "providers.changed": pgettext_lazy("audit", "changed the AI providers"),
     "token.created": pgettext_lazy("audit", "created an API token"),
     "token.revoked": pgettext_lazy("audit", "revoked an API token"),
     "memory.forgotten": pgettext_lazy("audit", "deleted a memory"),
@@ -52,6 +54,7 @@ ACTION_LABELS = {
     "backup.restored": pgettext_lazy("audit", "restored a backup"),
     "audit.exported": pgettext_lazy("audit", "downloaded the audit trail"),
     "audit.purged": pgettext_lazy("audit", "removed entries past retention"),
+    "audit.retention_set": pgettext_lazy("audit", "set the audit trail's retention"),
 }
 
 TARGET_LABELS = {

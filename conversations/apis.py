@@ -309,6 +309,13 @@ class GapSerializer(serializers.Serializer):
     examples = serializers.ListField(child=serializers.CharField())
     answered_by = serializers.CharField()
     answered_at = serializers.CharField(allow_null=True)
+    answer_question = serializers.CharField(
+        help_text="The question the answer is headed by (kept when its document is forgotten)."
+    )
+    answer = serializers.CharField()
+    answer_document = serializers.CharField(
+        allow_null=True, help_text="The answer's document; null once forgotten."
+    )
 
 
 _GAP_PARAMETERS = [
@@ -369,6 +376,16 @@ class GapAnswerInputSerializer(serializers.Serializer):
     )
 
 
+class GapAnswerChangeInputSerializer(serializers.Serializer):
+    answer = serializers.CharField(max_length=services.MAX_ANSWER_CHARS)
+    question = serializers.CharField(
+        max_length=services.MAX_QUESTION_CHARS,
+        required=False,
+        allow_blank=True,
+        help_text="The question it answers (its heading); empty: the one it has.",
+    )
+
+
 class GapAnswerApi(StaffApi):
     permission_classes = [staff_permission(ANSWER_GAPS)]
 
@@ -394,9 +411,34 @@ class GapAnswerApi(StaffApi):
             license=license_for_scope(values.get("license")),
             editor=request.user.get_username(),
         )
-        answered = selectors.gap_get(pk)
-        assert answered is not None  # noqa: S101 - just answered, inside this request
-        return Response(gap_row(answered, selectors.license_names([answered])))
+        return _gap_answered(pk)
+
+    @extend_schema(
+        tags=["knowledge-gaps"],
+        request=GapAnswerChangeInputSerializer,
+        responses=GapSerializer,
+        summary="Change an answered gap's answer: its document takes the new text as its new "
+        "version (same scope and id)",
+    )
+    def put(self, request: Request, pk: int) -> Response:
+        data = GapAnswerChangeInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        gap = selectors.gap_get(pk)
+        if gap is None:
+            raise exceptions.NotFound("No such knowledge gap.")
+        services.gap_answer_change(
+            gap_id=pk,
+            question=data.validated_data.get("question") or gap.answer_question,
+            answer=data.validated_data["answer"],
+            editor=request.user.get_username(),
+        )
+        return _gap_answered(pk)
+
+
+def _gap_answered(pk: int) -> Response:
+    answered = selectors.gap_get(pk)
+    assert answered is not None  # noqa: S101 - just answered, inside this request
+    return Response(gap_row(answered, selectors.license_names([answered])))
 
 
 # -- an end user's own ---------------------------------------------------------------------------

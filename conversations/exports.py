@@ -24,7 +24,7 @@ EXCHANGE_COLUMNS = [
 ]  # fmt: skip
 GAP_COLUMNS = [
     "id", "status", "count", "languages", "licenses", "first_asked", "last_asked", "examples",
-    "answered_by", "answered_at",
+    "answered_by", "answered_at", "answer_question", "answer", "answer_document",
 ]  # fmt: skip
 
 
@@ -64,6 +64,9 @@ def gap_row(gap: Gap, names: dict[UUID, str]) -> dict[str, Any]:
         "examples": gap_examples(gap),
         "answered_by": gap.answered_by,
         "answered_at": gap.answered_at.isoformat() if gap.answered_at else None,
+        "answer_question": gap.answer_question,
+        "answer": gap.answer,
+        "answer_document": str(gap.answer_document_id) if gap.answer_document_id else None,
     }
 
 

@@ -67,7 +67,7 @@ class ReviewForm(forms.Form):
     )
 
 
-class GapAnswerForm(forms.Form):
+class GapAnswerChangeForm(forms.Form):
     question = forms.CharField(max_length=MAX_QUESTION_CHARS, label=_("Question"))
     answer = forms.CharField(
         max_length=MAX_ANSWER_CHARS,
@@ -75,6 +75,9 @@ class GapAnswerForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 5}),
         help_text=_("Written as the organisation: it is cited as its own answer."),
     )
+
+
+class GapAnswerForm(GapAnswerChangeForm):
     scope = forms.ChoiceField(required=False, label=_("For"))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -1,14 +1,22 @@
 """Forgetting below (knowledge, memory) reaches the copies kept here: the stored answers
-that quoted a forgotten passage, the questions that said a forgotten memory. Connected in
-ConversationsConfig.ready; they run once the forgetting has committed."""
+that quoted a forgotten passage, the questions that said a forgotten memory (once the
+forgetting has committed), and the gaps whose answer was the forgotten document (inside
+its transaction: the link to it is cleared as the document goes). Connected in
+ConversationsConfig.ready."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db.models.signals import pre_delete
 from django.dispatch import receiver
 
-from conversations.services import exchanges_scrub_memory, exchanges_scrub_passages
+from conversations.services import (
+    exchanges_scrub_memory,
+    exchanges_scrub_passages,
+    gaps_reopen_forgotten,
+)
+from knowledge.models import Document
 from knowledge.signals import passages_forgotten
 from memory.signals import memory_forgotten
 
@@ -23,3 +31,8 @@ def scrub_memory(
     sender: object, license_id: object, user_ref: str, description: str, **kwargs: Any
 ) -> None:
     exchanges_scrub_memory(license_id=license_id, user_ref=user_ref, description=description)
+
+
+@receiver(pre_delete, sender=Document, dispatch_uid="conversations-reopen-gaps")
+def reopen_gaps(sender: object, instance: Document, **kwargs: Any) -> None:
+    gaps_reopen_forgotten(document_id=instance.pk)

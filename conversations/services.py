@@ -33,8 +33,9 @@ from conversations.models import (
 )
 from conversations.signals import conversations_erased
 from datastores.erasures import erasure_record
-from knowledge.models import SourceType
+from knowledge.models import Document, SourceType
 from knowledge.redaction import redact
+from knowledge.reingestion import document_new_version
 from knowledge.uploads import document_create
 from licenses.models import License
 from text.folding import fold
@@ -388,6 +389,55 @@ def gap_answer(
     """A knowledge editor's answer to a gap becomes knowledge of the chosen scope (a
     Markdown document headed by the question, ingested like any upload and cited as the
     organisation's answer); the gap closes, saying who answered it and when."""
+    question, answer = _answer_checked(question, answer)
+    with transaction.atomic():
+        gap = _gap_locked(gap_id)
+        if gap.status == GapStatus.ANSWERED:
+            raise ApplicationError(
+                gettext_noop("This gap was already answered by %(editor)s."),
+                params={"editor": gap.answered_by},
+                status=409,
+            )
+        gap.answer_license = license
+        gap.answer_document = _answer_stored(question, answer, license)
+        gap.status = GapStatus.ANSWERED
+        _answer_signed(gap, question, answer, editor)
+    return gap
+
+
+def gap_answer_change(*, gap_id: int, question: str, answer: str, editor: str) -> Gap:
+    """Correct an answered gap's answer: its document takes the new text as its new version
+    (the same scope and id, so its citations stay; unchanged passages keep their vectors),
+    and the gap says who changed it and when."""
+    question, answer = _answer_checked(question, answer)
+    with transaction.atomic():
+        gap = _gap_locked(gap_id)
+        if gap.status != GapStatus.ANSWERED:
+            raise ApplicationError(
+                gettext_noop("This gap is not answered: answer it first."), status=409
+            )
+        if gap.answer_document is None:  # forgotten before forgetting reopened gaps
+            gap.answer_document = _answer_stored(question, answer, gap.answer_license)
+        else:
+            document_new_version(
+                document=gap.answer_document,
+                file=io.BytesIO(_answer_markdown(question, answer)),
+                filename=_answer_filename(question),
+            )
+        _answer_signed(gap, question, answer, editor)
+    return gap
+
+
+def gaps_reopen_forgotten(*, document_id: UUID) -> int:
+    """The answer of these gaps was forgotten from the knowledge: they are open again, so
+    their next askings count in them and an editor can answer them again (the forgotten
+    answer stays on the gap to start from). Inside the forgetting's transaction."""
+    return Gap.objects.filter(answer_document_id=document_id, status=GapStatus.ANSWERED).update(
+        status=GapStatus.OPEN
+    )
+
+
+def _answer_checked(question: str, answer: str) -> tuple[str, str]:
     question, answer = " ".join(question.split()), answer.strip()
     if not answer:
         raise ApplicationError(gettext_noop("Write the answer."))
@@ -397,29 +447,33 @@ def gap_answer(
         raise ApplicationError(
             gettext_noop("Write the question it answers (up to 300 characters).")
         )
-    with transaction.atomic():
-        gap = Gap.objects.select_for_update().filter(pk=gap_id).first()
-        if gap is None:
-            raise ApplicationError(gettext_noop("No such knowledge gap."), status=404)
-        if gap.status == GapStatus.ANSWERED:
-            raise ApplicationError(
-                gettext_noop("This gap was already answered by %(editor)s."),
-                params={"editor": gap.answered_by},
-                status=409,
-            )
-        text = f"# {question}\n\n{answer}\n"
-        creation = document_create(
-            file=io.BytesIO(text.encode()),
-            filename=_answer_filename(question),
-            license=license,
-            source_type=SourceType.ANSWER,
-        )
-        gap.status = GapStatus.ANSWERED
-        gap.answer_question, gap.answer = question, answer
-        gap.answer_license, gap.answer_document = license, creation.document
-        gap.answered_by, gap.answered_at = editor[:150], timezone.now()
-        gap.save()
+    return question, answer
+
+
+def _gap_locked(gap_id: int) -> Gap:
+    gap = Gap.objects.select_for_update().filter(pk=gap_id).first()
+    if gap is None:
+        raise ApplicationError(gettext_noop("No such knowledge gap."), status=404)
     return gap
+
+
+def _answer_markdown(question: str, answer: str) -> bytes:
+    return f"# {question}\n\n{answer}\n".encode()
+
+
+def _answer_stored(question: str, answer: str, license: License | None) -> Document:
+    return document_create(
+        file=io.BytesIO(_answer_markdown(question, answer)),
+        filename=_answer_filename(question),
+        license=license,
+        source_type=SourceType.ANSWER,
+    ).document
+
+
+def _answer_signed(gap: Gap, question: str, answer: str, editor: str) -> None:
+    gap.answer_question, gap.answer = question, answer
+    gap.answered_by, gap.answered_at = editor[:150], timezone.now()
+    gap.save()
 
 
 def _answer_filename(question: str) -> str:

@@ -15,5 +15,6 @@ urlpatterns = [
     path("retention", views.retention_edit, name="retention"),
     path("gaps/", views.gaps, name="gaps"),
     path("gaps/<int:pk>/answer", views.gap_answer, name="gap-answer"),
+    path("gaps/<int:pk>/answer/change", views.gap_answer_change, name="gap-answer-change"),
     path("insights/", views.insights, name="insights"),
 ]

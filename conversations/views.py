@@ -24,8 +24,14 @@ from accounts.roles import (
 )
 from conversations import selectors, services
 from conversations.exports import exchanges_download, gaps_download, user_data_download
-from conversations.forms import GapAnswerForm, QueueFilterForm, RetentionForm, ReviewForm
-from conversations.models import GapStatus, Retention
+from conversations.forms import (
+    GapAnswerChangeForm,
+    GapAnswerForm,
+    QueueFilterForm,
+    RetentionForm,
+    ReviewForm,
+)
+from conversations.models import Gap, GapStatus, Retention
 from licenses.selectors import license_get_for_machine_id
 from web.exceptions import ApplicationError
 from web.http import HtmxHttpRequest, safe_next
@@ -153,11 +159,22 @@ def gaps(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpResponse:
     for gap in page.object_list:
         gap.examples = selectors.gap_examples(gap)  # type: ignore[attr-defined]  # for the template
         gap.licenses = [names[i] for i in gap.license_ids if i in names]  # type: ignore[attr-defined]
-        gap.form = GapAnswerForm(  # type: ignore[attr-defined]
-            initial={"question": gap.examples[0] if gap.examples else ""},  # type: ignore[attr-defined]
-            prefix=f"gap{gap.pk}",
-        )
+        gap.form = _answer_form(gap)  # type: ignore[attr-defined]
     return render(request, "conversations/gaps.html", {"page": page, "status": status})
+
+
+def _answer_form(gap: Gap) -> GapAnswerChangeForm:
+    """An answered gap's answer to correct; an open one's to write, from its latest
+    phrasing, or from its answer that was forgotten from the knowledge."""
+    prefix = f"gap{gap.pk}"
+    if gap.answer:
+        initial = {"question": gap.answer_question, "answer": gap.answer}
+        if gap.status == GapStatus.ANSWERED:
+            return GapAnswerChangeForm(initial=initial, prefix=prefix)
+        scope = gap.answer_license.machine_id if gap.answer_license else ""
+        return GapAnswerForm(initial={**initial, "scope": scope}, prefix=prefix)
+    examples: list[str] = gap.examples  # type: ignore[attr-defined]
+    return GapAnswerForm(initial={"question": examples[0] if examples else ""}, prefix=prefix)
 
 
 @console_permission(ANSWER_GAPS)
@@ -185,6 +202,32 @@ def gap_answer(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     except ApplicationError as exc:
         messages.error(request, exc.message)
     return redirect(f"{reverse('conversations:gaps')}?status=answered")
+
+
+@console_permission(ANSWER_GAPS)
+@require_POST
+def gap_answer_change(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    form = GapAnswerChangeForm(request.POST, prefix=f"gap{pk}")
+    if not form.is_valid():
+        messages.error(request, _("Write the question and its answer."))
+        return redirect(f"{reverse('conversations:gaps')}?status=answered#gap-{pk}")
+    try:
+        services.gap_answer_change(
+            gap_id=pk,
+            question=form.cleaned_data["question"],
+            answer=form.cleaned_data["answer"],
+            editor=request.user.get_username(),
+        )
+        messages.success(
+            request,
+            _(
+                "Changed: the knowledge takes the new answer as soon as it is read; until "
+                "then the previous one is cited."
+            ),
+        )
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    return redirect(f"{reverse('conversations:gaps')}?status=answered#gap-{pk}")
 
 
 @console_permission(DASHBOARD)

@@ -3,9 +3,11 @@ change them; the digest chain shows an edit or a removal; retention removes the 
 
 from __future__ import annotations
 
+import ast
 import json
 from datetime import timedelta
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -15,11 +17,13 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from accounts.audit import Actor, acting_as, audit_purge, audit_record, audit_verify
+from accounts.audit_labels import ACTION_LABELS
 from accounts.models import AuditEntry
 from chat.services import assistant_update
 from knowledge import forgetting, uploads
 from licenses.services import license_forge, license_revoke, license_rotate_key
 from tests.factories import as_owner
+from tests.portality.test_layout import PRODUCT
 
 pytestmark = pytest.mark.django_db
 
@@ -272,3 +276,21 @@ def test_a_forgotten_documents_name_stays_in_the_trail_only_redacted(settings, t
         e.details["filename"] for e in AuditEntry.objects.filter(action__startswith="knowledge.")
     ]
     assert len(names) == 2 and all("maria" not in n and "12345678Z" not in n for n in names)
+
+
+def test_every_action_the_product_records_has_a_label_for_the_audit_page():
+    # knowledge.new_version, providers.changed and audit.retention_set were shown as raw codes.
+    recorded: set[str] = set()
+    for app in PRODUCT:
+        for path in Path(app).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if (
+                    isinstance(node, ast.Call)
+                    and getattr(node.func, "id", getattr(node.func, "attr", "")) == "audit_record"
+                    and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                ):
+                    recorded.add(node.args[0].value)
+
+    assert len(recorded) > 40
+    assert recorded - set(ACTION_LABELS) == set()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.models import AuditEntry
 from chat.texts import NO_INFORMATION
 from conversations.models import Exchange, Gap, GapStatus
 from knowledge.models import Document, DocumentStatus, SourceType
@@ -102,3 +103,113 @@ def test_a_question_answered_with_confidence_is_no_gap(licenses):
     body = ask(widget_user(first, "ana"), "¿A qué hora abre la piscina?")
     assert "ocho" in body["answer"]
     assert not Gap.objects.exists()
+
+
+def _answered(licenses, editor, answer: str) -> tuple[Gap, Document]:
+    """The first phrasing asked, its gap answered for sala-gaps, the answer read by the worker."""
+    first, _other = licenses
+    ask(widget_user(first, "ana"), PHRASINGS[0][1])
+    gap = Gap.objects.get()
+    answered = editor.post(
+        f"/api/v1/knowledge-gaps/{gap.pk}/answer",
+        {"answer": answer, "license": "sala-gaps", "question": PHRASINGS[0][1]},
+        format="json",
+    )
+    assert answered.status_code == 200, answered.content
+    document = Document.objects.get(source_type=SourceType.ANSWER)
+    _read(document)
+    return gap, document
+
+
+def _read(document: Document) -> None:
+    wait_until(
+        lambda: Document.objects.get(pk=document.pk).status == DocumentStatus.READY,
+        what="the curated answer read by the worker",
+    )
+
+
+def test_an_answer_changed_is_its_documents_new_version(licenses, django_user_model, celery_worker):
+    editor = staff(django_user_model, "knowledge_editor")
+    gap, document = _answered(licenses, editor, "La contraseña es Girasol-2026.")
+
+    changed = editor.put(
+        f"/api/v1/knowledge-gaps/{gap.pk}/answer",
+        {"answer": "Desde marzo la contraseña es Tulipán-2027."},
+        format="json",
+    )
+    assert changed.status_code == 200, changed.content
+    assert changed.json()["answer"] == "Desde marzo la contraseña es Tulipán-2027."
+    assert changed.json()["answer_document"] == str(document.pk)
+    _read(document)
+
+    body = ask(widget_user(licenses[0], "bruno"), FOURTH)
+    assert "Tulipán-2027" in body["answer"] and "Girasol" not in str(body)
+    [citation] = body["citations"]
+    assert citation["curated"] is True and citation["document_id"] == str(document.pk)
+    assert Document.objects.filter(source_type=SourceType.ANSWER).count() == 1
+    assert AuditEntry.objects.filter(action="knowledge.new_version").count() == 1
+
+    again = editor.put(
+        f"/api/v1/knowledge-gaps/{gap.pk}/answer",
+        {"answer": "Desde marzo la contraseña es Tulipán-2027."},
+        format="json",
+    )
+    assert again.status_code == 409 and "nothing changed" in again.json()["detail"]
+
+
+def test_the_console_changes_an_answer_and_only_an_editor_may(
+    licenses, django_user_model, celery_worker
+):
+    editor = staff(django_user_model, "knowledge_editor")
+    gap, document = _answered(licenses, editor, "La contraseña es Girasol-2026.")
+
+    page = editor.get("/conversations/gaps/?status=answered", HTTP_ACCEPT_LANGUAGE="es")
+    assert "Cambiar la respuesta" in page.content.decode()
+    fields = {
+        f"gap{gap.pk}-question": "¿Cuál es la contraseña del wifi?",
+        f"gap{gap.pk}-answer": "Es Tulipán-2027.",
+    }
+    refused = staff(django_user_model, "support").post(
+        f"/conversations/gaps/{gap.pk}/answer/change", fields
+    )
+    assert refused.status_code == 403
+    done = editor.post(
+        f"/conversations/gaps/{gap.pk}/answer/change",
+        fields,
+        HTTP_ACCEPT_LANGUAGE="es",
+        follow=True,
+    )
+    assert "Cambiada: el conocimiento toma la nueva respuesta" in done.content.decode()
+    gap.refresh_from_db()
+    assert (gap.answer, gap.answered_by) == ("Es Tulipán-2027.", "u-knowledge_editor")
+    _read(document)
+    document.refresh_from_db()
+    assert document.filename == "Cuál es la contraseña del wifi.md"
+    assert "Tulipán-2027" in "".join(document.chunks.values_list("content", flat=True))
+
+
+def test_forgetting_a_gaps_answer_opens_the_gap_again(licenses, django_user_model, celery_worker):
+    editor = staff(django_user_model, "knowledge_editor")
+    gap, document = _answered(licenses, editor, "La contraseña es Girasol-2026.")
+
+    assert editor.delete(f"/api/v1/documents/{document.pk}").status_code == 204
+
+    gap.refresh_from_db()
+    assert (gap.status, gap.answer_document) == (GapStatus.OPEN, None)
+    body = ask(widget_user(licenses[0], "bruno"), FOURTH)
+    assert body["answer"] in NO_INFORMATION.values()
+    gap.refresh_from_db()
+    assert gap.count == 2  # the asking counts in the reopened gap, not in a new one
+    page = editor.get("/conversations/gaps/", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    assert "resposta esquecida" in page and "La contraseña es Girasol-2026." in page
+
+    refused = editor.put(
+        f"/api/v1/knowledge-gaps/{gap.pk}/answer", {"answer": "Es Tulipán."}, format="json"
+    )
+    assert refused.status_code == 409 and "answer it first" in refused.json()["detail"]
+    answered = editor.post(
+        f"/api/v1/knowledge-gaps/{gap.pk}/answer",
+        {"answer": "Es Tulipán-2027.", "license": "sala-gaps"},
+        format="json",
+    )
+    assert answered.status_code == 200 and answered.json()["status"] == "answered"
