@@ -142,9 +142,16 @@ def license_update(
     allowed_origins: list[str],
     expires_at: datetime | None,
 ) -> License:
-    """Change what an admin may change after forging; the key and machine_id stay."""
+    """Change what an admin may change after forging; the key and machine_id stay. Saving
+    it unchanged (make run's demo license at every start) writes nothing to the audit."""
     user_name = _user_name(user_name)
     origins = origins_clean(allowed_origins)
+    if (user_name, origins, expires_at) == (
+        license.user_name,
+        list(license.allowed_origins),
+        license.expires_at,
+    ):
+        return license
     metadata = {**license.metadata, "user_name": user_name}
     with transaction.atomic():
         License.objects.filter(pk=license.pk).update(

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from accounts.models import AuditEntry
 from licenses.services import license_forge, license_update, origin_clean, origins_clean
 from web.exceptions import ApplicationError
 
@@ -80,6 +81,18 @@ class TestLicenseUpdate:
         assert forged.license.user_name == "Ana" and forged.license.allowed_origins == [
             "https://a.b"
         ]
+
+    def test_saving_it_unchanged_writes_nothing_to_the_audit(self):
+        # make run saved the demo license at every start: "changed a license", nothing changed.
+        forged = license_forge(
+            user_name="Ana", machine_id="sala-w", allowed_origins=["https://a.b"]
+        )
+        same = {"user_name": " Ana ", "allowed_origins": ["https://A.b/"], "expires_at": None}
+
+        license_update(license=forged.license, **same)
+        assert not AuditEntry.objects.filter(action="license.changed").exists()
+        license_update(license=forged.license, **{**same, "allowed_origins": []})
+        assert AuditEntry.objects.filter(action="license.changed").count() == 1
 
     def test_forging_validates_origins_too(self):
         with pytest.raises(ApplicationError, match="Not an origin"):
