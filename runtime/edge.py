@@ -63,6 +63,12 @@ Headers = dict[str, str]
 StrOrPromise = str | Promise
 
 HEALTH_PATH = "/healthz"
+# A proxy in front asks here, from an upload's headers alone, whether it may send its body
+# (nginx's auth_request: deploy/nginx/portality.conf). Refused, the proxy answers the 403
+# and discards the body itself, rather than report the connection this edge closes on an
+# anonymous upload as a 502. ``X-Upload-Length`` and ``X-Upload-Encoding`` carry the
+# request's Content-Length and Transfer-Encoding; the answer is the edge's own rule for it.
+UPLOAD_CHECK_PATH = "/_edge/may-upload"
 
 
 @dataclass(frozen=True)
@@ -157,6 +163,9 @@ class Edge:
         headers: Headers,
         own_slots: asyncio.Semaphore,
     ) -> None:
+        if scope["path"] == UPLOAD_CHECK_PATH:
+            await self._upload_check(send, headers)
+            return
         try:
             allowed = await self._body_allowance(scope["path"], headers)
         except Refusal as refusal:
@@ -190,13 +199,7 @@ class Edge:
         declared = length if length is not None else limits.body_max_bytes + 1
         if limits.upload_paths.fullmatch(path) and declared > limits.body_max_bytes:
             if not await self.may_upload(headers):
-                raise Refusal(
-                    403,
-                    _(
-                        "Sign in, or send the API token of an account that may upload "
-                        "knowledge, before sending a file."
-                    ),
-                )
+                raise _upload_refused()
             allowed = limits.upload_max_bytes
         else:
             allowed = limits.body_max_bytes
@@ -204,10 +207,32 @@ class Edge:
             raise _too_large(length, allowed)
         return allowed
 
-    async def _refuse(self, send: Send, headers: Headers, refusal: Refusal) -> None:
+    async def _upload_check(self, send: Send, headers: Headers) -> None:
+        """204 when the request described by X-Upload-Length and X-Upload-Encoding may send
+        its body (none, one within every route's limit, or from an account that may
+        upload), the upload's 403 otherwise."""
+        declared = headers.get("x-upload-length", "")
+        if declared.isdigit():
+            large = int(declared) > self.limits.body_max_bytes
+        else:  # undeclared: none, unless it comes in chunks
+            large = bool(headers.get("x-upload-encoding"))
+        if not large or await self.may_upload(headers):
+            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        refusal = _upload_refused()
+        # nginx answers the client from this header (auth_request_set), at once: an answer
+        # it proxied would first wait for the whole body it is about to discard.
+        refusal.headers = ((b"x-upload-refusal", self._refusal_body(headers, refusal)),)
+        await self._refuse(send, headers, refusal)
+
+    def _refusal_body(self, headers: Headers, refusal: Refusal) -> bytes:
         with translation.override(self.language(headers)):
             detail = refusal.detail()
-        body = json.dumps({"detail": detail}, ensure_ascii=False).encode()
+        return json.dumps({"detail": detail}, ensure_ascii=False).encode()
+
+    async def _refuse(self, send: Send, headers: Headers, refusal: Refusal) -> None:
+        body = self._refusal_body(headers, refusal)
         await send(
             {
                 "type": "http.response.start",
@@ -336,6 +361,16 @@ def _too_large(length: int, allowed: int) -> Refusal:
         413,
         _("The request body is %(size).1f MB; the limit here is %(limit).1f MB."),
         {"size": length / 1048576, "limit": allowed / 1048576},
+    )
+
+
+def _upload_refused() -> Refusal:
+    return Refusal(
+        403,
+        _(
+            "Sign in, or send the API token of an account that may upload knowledge, before "
+            "sending a file."
+        ),
     )
 
 

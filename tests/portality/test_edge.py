@@ -146,6 +146,28 @@ def test_a_small_body_to_the_upload_route_needs_no_check():
     assert status == 200
 
 
+@pytest.mark.parametrize(
+    ("upload", "may_upload", "status"),
+    [
+        ([("x-upload-length", "5000")], False, 403),
+        ([("x-upload-encoding", "chunked")], False, 403),
+        ([("x-upload-length", "5000")], True, 204),
+        ([("x-upload-length", "10")], False, 204),  # within every route's limit: Django's
+        ([], False, 204),  # no body (a GET or a DELETE of a document)
+    ],
+)
+def test_a_proxy_asks_from_the_headers_whether_an_upload_may_send_its_body(
+    upload, may_upload, status
+):
+    # nginx's auth_request: an anonymous upload refused mid-body reached the client as 502.
+    app = App()
+    edge = edge_with(app, may_upload=may_upload)
+    answer, body = run(call(edge, scope("/_edge/may-upload", upload), chunks(b"")))
+    assert answer == status and app.bodies == []
+    if status == 403:
+        assert "Sign in" in json.loads(body)["detail"]
+
+
 def test_a_body_slower_than_the_minimum_rate_is_a_408():
     # Finding N1: a slow body with a large Content-Length held a socket for 17 minutes.
     app = App()

@@ -155,6 +155,24 @@ def test_an_anonymous_large_upload_is_refused_before_it_is_sent(proxied):
     assert answer.startswith("HTTP/1.1 403") and "Sign in, or send the API token" in answer
 
 
+def test_an_anonymous_client_sending_a_whole_upload_hears_the_403_not_a_502(proxied):
+    # nginx asks the application first (auth_request), then discards the body itself; the
+    # application used to close the connection mid-body, which nginx reported as 502.
+    body = b"x" * (4 * 1024 * 1024)
+    for _ in range(3):
+        response, answer = request(
+            proxied,
+            "POST",
+            "/knowledge/upload",
+            body=body,
+            headers={"Content-Type": "multipart/form-data; boundary=b", "Accept-Language": "es"},
+        )
+        assert response.status == 403, answer
+        assert json.loads(answer)["detail"].startswith("Inicie sesión, o envíe")
+    outside, _ = request(proxied, "GET", "/_edge/may-upload")
+    assert outside.status == 404  # only nginx asks
+
+
 def test_a_script_uploads_a_large_file_through_the_api_with_its_token(proxied):
     """The admin API's upload took at most 2.5 MB (nginx's and the edge's limit for every
     route but the console's upload): a script's 4 MB file was refused 413."""
