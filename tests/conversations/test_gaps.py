@@ -165,6 +165,7 @@ def test_the_console_changes_an_answer_and_only_an_editor_may(
 
     page = editor.get("/conversations/gaps/?status=answered", HTTP_ACCEPT_LANGUAGE="es")
     assert "Cambiar la respuesta" in page.content.decode()
+    assert ">respondida</span>" in page.content.decode()  # one gap ("respondidas" was plural)
     fields = {
         f"gap{gap.pk}-question": "¿Cuál es la contraseña del wifi?",
         f"gap{gap.pk}-answer": "Es Tulipán-2027.",
