@@ -55,7 +55,9 @@ class QueueFilterForm(forms.Form):
 
 
 class ReviewForm(forms.Form):
-    verdict = forms.ChoiceField(choices=Verdict.choices, label=_("Verdict"))
+    # No verdict chosen for the reviewer: an unreviewed answer's form said "correct", one
+    # click from recording a verdict nobody gave.
+    verdict = forms.ChoiceField(choices=[("", _("—")), *Verdict.choices], label=_("Verdict"))
     cause = forms.ChoiceField(
         choices=[("", _("—")), *Cause.choices], required=False, label=_("Cause")
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conversations.models import Exchange
@@ -44,6 +46,12 @@ def test_a_thumbs_down_reaches_the_queue_and_a_verdict_moves_the_figures(sala, d
     assert page.status_code == 200
     html = page.content.decode()
     assert "piscina.md" in html and "/knowledge/chunks/" in html  # citations open their passage
+    # No verdict is chosen for the reviewer (the form said "correct" before any review).
+    assert 'name="verdict" required><option value="" selected>' in html
+    assert not re.search(r'<option value="\w+" selected>', html)
+    unchosen = support.post(f"/conversations/answers/{first['answer_id']}/review", {"verdict": ""})
+    assert unchosen.status_code == 302
+    assert Exchange.objects.get(pk=first["answer_id"]).verdict == ""
 
     reviewed = support.post(
         f"/api/v1/answers/{first['answer_id']}/review",
