@@ -232,6 +232,9 @@ def document_named(request: HtmxHttpRequest) -> JsonResponse:
         return JsonResponse({"document": None})
     payload = _status_payload(document)
     payload["version_url"] = reverse("knowledge:document-version", args=[document.pk])
+    # The same bytes again are a duplicate, not a version: the DropZone compares, and asks
+    # nothing then (the upload names the duplicate).
+    payload["size_bytes"], payload["sha256"] = document.size_bytes, document.sha256
     return JsonResponse({"document": payload})
 
 

@@ -54,10 +54,12 @@
       data.delete("file");
       data.append("file", file, file.name);
       const ui = makeItem(file, scopeLabel());
-      namesake(file, data).then((existing) => {
-        if (existing) ask(ui, existing, data);
-        else send(form.action, data, ui);
-      });
+      namesake(file, data)
+        .then((existing) => (existing ? sameBytes(file, existing).then((same) => (same ? null : existing)) : null))
+        .then((existing) => {
+          if (existing) ask(ui, existing, data);
+          else send(form.action, data, ui);
+        });
     });
   }
 
@@ -69,6 +71,16 @@
       .then((r) => (r.ok ? r.json() : { document: null }))
       .then((json) => json.document)
       .catch(() => null);
+  }
+
+  // Whether the file is the document's own bytes (then it uploads, and is named a duplicate).
+  // The browser hashes only on a secure origin (HTTPS, or this machine); elsewhere it asks.
+  function sameBytes(file, existing) {
+    if (file.size !== existing.size_bytes || !(window.crypto && crypto.subtle)) return Promise.resolve(false);
+    return file.arrayBuffer()
+      .then((bytes) => crypto.subtle.digest("SHA-256", bytes))
+      .then((digest) => Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("") === existing.sha256)
+      .catch(() => false);
   }
 
   function ask(ui, existing, data) {

@@ -46,6 +46,20 @@ def contrast(foreground: str, background: str) -> float:
     return (lighter + 0.05) / (darker + 0.05)
 
 
+def badge_colours(page, selector: str) -> list[str]:  # noqa: ANN001
+    """Its text and background colours, once it stays on the page: each finished upload
+    reloads the table, and a badge replaced while it was read has no computed style."""
+    for _ in range(50):
+        colours = page.locator(selector).evaluate(
+            "el => el.isConnected ? [getComputedStyle(el).color,"
+            " getComputedStyle(el).backgroundColor] : []"
+        )
+        if colours and all(colours):
+            return colours
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{selector} never stayed on the page")
+
+
 def test_every_format_uploads_and_chunking_is_previewed_and_saved(
     live_server, celery_worker, django_user_model
 ):
@@ -86,10 +100,7 @@ def test_every_format_uploads_and_chunking_is_previewed_and_saved(
         # Each kind's badge is legible: white on its colour, WCAG AA (a Word or Excel badge
         # was once white on nothing).
         for kind in KINDS:
-            badge = page.locator(f"#document-table .kind-{kind}")
-            colours = badge.evaluate(
-                "el => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]"
-            )
+            colours = badge_colours(page, f"#document-table .kind-{kind}")
             assert contrast(*colours) >= 4.5, (kind, colours)
         # The scope's default (saved above) cut every one of them.
         assert set(Document.objects.values_list("split", "chunk_size")) == {("fixed", 64)}
@@ -145,6 +156,11 @@ def test_a_file_dropped_under_a_name_the_scope_has_asks_whether_it_is_its_new_ve
         assert Document.objects.count() == 1
         chunks = Document.objects.get(pk=document.pk).chunks.values_list("content", flat=True)
         assert "A piscina abre às nove." in chunks
+
+        # Its own bytes again: no question, named a duplicate.
+        drop(page, {"manual.md": old.replace("às oito", "às nove").encode()})
+        expect(page.locator(".upload-item").first).to_contain_text("duplicata de manual.md")
+        expect(page.locator(".upload-item.asking")).to_have_count(0)
 
         drop(page, {"manual.md": b"Outro manual."})
         item = page.locator(".upload-item").first

@@ -146,6 +146,7 @@ def test_the_dropzone_learns_the_document_an_upload_would_sit_beside(owner):
     found = named(owner, "manual.md")
     assert (found["id"], found["scope"]) == (str(document.pk), "Global")
     assert found["version_url"] == f"/knowledge/{document.pk}/version"
+    assert (found["size_bytes"], found["sha256"]) == (document.size_bytes, document.sha256)
     assert named(owner, "manual.md", scope="license", license="sala-1")["scope"] == "sala-1"
     assert named(owner, "Manual.md") is None
     assert named(owner, "otro.md") is None
