@@ -103,6 +103,17 @@ def gap_examples(gap: Gap) -> list[str]:
     return seen[:EXAMPLES_PER_GAP]
 
 
+def gap_phrasing_in(gap: Gap, language: str) -> str:
+    """The latest phrasing asked in ``language`` (an editor answers in their own), else the
+    latest of all; "" when none is kept."""
+    phrasings = getattr(gap, "phrasings", [])
+    wanted = language.split("-")[0].lower()
+    for exchange in phrasings:
+        if exchange.language.split("-")[0].lower() == wanted:
+            return str(exchange.question)
+    return str(phrasings[0].question) if phrasings else ""
+
+
 def license_names(gaps: list[Gap]) -> dict[UUID, str]:
     """The machine_id of every license the gaps were asked in, read once for all of them."""
     ids = {license_id for gap in gaps for license_id in gap.license_ids}

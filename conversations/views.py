@@ -10,6 +10,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -173,8 +174,8 @@ def _answer_form(gap: Gap) -> GapAnswerChangeForm:
             return GapAnswerChangeForm(initial=initial, prefix=prefix)
         scope = gap.answer_license.machine_id if gap.answer_license else ""
         return GapAnswerForm(initial={**initial, "scope": scope}, prefix=prefix)
-    examples: list[str] = gap.examples  # type: ignore[attr-defined]
-    return GapAnswerForm(initial={"question": examples[0] if examples else ""}, prefix=prefix)
+    question = selectors.gap_phrasing_in(gap, get_language() or "")
+    return GapAnswerForm(initial={"question": question}, prefix=prefix)
 
 
 @console_permission(ANSWER_GAPS)

@@ -5,6 +5,9 @@ as the organisation's answer; the other license still has no information."""
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 
 from accounts.models import AuditEntry
@@ -214,3 +217,14 @@ def test_forgetting_a_gaps_answer_opens_the_gap_again(licenses, django_user_mode
         format="json",
     )
     assert answered.status_code == 200 and answered.json()["status"] == "answered"
+
+
+def test_an_editor_answers_from_the_phrasing_in_their_own_language(licenses, django_user_model):
+    for user, question in PHRASINGS:
+        ask(widget_user(licenses[0], user), question)
+    editor = staff(django_user_model, "knowledge_editor")
+
+    for language, (_user, question) in zip(["es", "pt-BR", "en"], PHRASINGS, strict=True):
+        page = editor.get("/conversations/gaps/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        prefilled = re.search(r'name="gap\d+-question"[^>]*value="([^"]*)"', page)
+        assert prefilled and html.unescape(prefilled[1]) == question, language
