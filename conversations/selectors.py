@@ -172,28 +172,28 @@ class Insights:
     top_documents: list[dict[str, Any]] = field(default_factory=list)
     top_gaps: list[Gap] = field(default_factory=list)
 
-    def _total(self, name: str) -> int:
+    def total(self, name: str) -> int:
         return sum(getattr(d, name) for d in self.days)
 
     @property
     def questions(self) -> int:
-        return self._total("questions")
+        return self.total("questions")
 
     @property
     def answered_share(self) -> float | None:
-        return self._total("answered") / self.questions if self.questions else None
+        return self.total("answered") / self.questions if self.questions else None
 
     @property
     def no_information_share(self) -> float | None:
-        return self._total("no_information") / self.questions if self.questions else None
+        return self.total("no_information") / self.questions if self.questions else None
 
     @property
     def rated(self) -> int:
-        return self._total("rated_up") + self._total("rated_down")
+        return self.total("rated_up") + self.total("rated_down")
 
     @property
     def up_share(self) -> float | None:
-        return self._total("rated_up") / self.rated if self.rated else None
+        return self.total("rated_up") / self.rated if self.rated else None
 
     @property
     def top_document_rows(self) -> list[dict[str, Any]]:
@@ -208,6 +208,34 @@ def insights(*, license: License | None = None, days: int = 30) -> Insights:
     """End users' questions per day (kept ones and the purged ones' counts), the documents
     answers cited most and the most asked open gaps — overall, or of one license."""
     first = timezone.localdate() - timedelta(days=days - 1)
+    gaps = gap_list(license=license)[:8]
+    return Insights(
+        _questions_by_day(first, days, license), _top_documents(first, license), list(gaps)
+    )
+
+
+@dataclass(frozen=True)
+class AskedRecently:
+    questions: int
+    no_information: int
+    rated_down: int
+    open_gaps: int
+
+
+def asked_recently(*, days: int = 7) -> AskedRecently:
+    """The dashboard's line on what end users asked: questions, "no information", 👎, and
+    the knowledge gaps still open."""
+    first = timezone.localdate() - timedelta(days=days - 1)
+    figures = Insights(_questions_by_day(first, days, None))
+    return AskedRecently(
+        questions=figures.questions,
+        no_information=figures.total("no_information"),
+        rated_down=figures.total("rated_down"),
+        open_gaps=Gap.objects.filter(status=GapStatus.OPEN).count(),
+    )
+
+
+def _questions_by_day(first: date, days: int, license: License | None) -> list[Day]:
     by_day = {first + timedelta(days=i): Day(first + timedelta(days=i)) for i in range(days)}
     live = Exchange.objects.filter(by_staff=False, created_at__date__gte=first)
     archived = DailyCount.objects.filter(day__gte=first)
@@ -234,8 +262,7 @@ def insights(*, license: License | None = None, days: int = 30) -> Insights:
         if day is not None:
             for name in ("questions", "no_information", "rated_up", "rated_down"):
                 setattr(day, name, getattr(day, name) + (row[name] or 0))
-    gaps = gap_list(license=license)[:8]
-    return Insights(list(by_day.values()), _top_documents(first, license), list(gaps))
+    return list(by_day.values())
 
 
 def _top_documents(first: date, license: License | None, limit: int = 8) -> list[dict[str, Any]]:

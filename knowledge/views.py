@@ -80,10 +80,13 @@ def _get_document(pk: UUID) -> Document:
 @console_permission(DASHBOARD)
 @require_GET
 def dashboard(
-    request: HtmxHttpRequest, memory_metrics: Callable[..., dict[str, object]] | None = None
+    request: HtmxHttpRequest,
+    memory_metrics: Callable[..., dict[str, object]] | None = None,
+    asked_recently: Callable[..., object] | None = None,
 ) -> HttpResponse:
-    """``memory_metrics`` comes from the URL wiring: memory sits above knowledge, so this
-    view may show its figures but must not import it."""
+    """``memory_metrics`` and ``asked_recently`` come from the URL wiring: memory and
+    conversations sit above knowledge, so this view may show their figures but must not
+    import them."""
     now = timezone.now()
     by_status = selectors.document_counts_by_status()
     context = {
@@ -99,6 +102,7 @@ def dashboard(
         "latency": selectors.search_latency_by_day(days=14),
         "failures": selectors.documents_failed_recently(limit=8),
         "memory": memory_metrics(since=now - timedelta(days=7)) if memory_metrics else None,
+        "asked": asked_recently(days=7) if asked_recently else None,
     }
     return render(request, "knowledge/dashboard.html", context)
 

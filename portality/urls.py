@@ -10,16 +10,22 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from accounts import oidc, passwords
 from accounts import views as accounts_views
 from chat import views as chat_views
+from conversations import selectors as conversations_selectors
 from knowledge import views as knowledge_views
 from memory import selectors as memory_selectors
 from observability import health
 
+# Lower apps' pages get the upper apps' figures here, in the wiring, not by importing them.
+DASHBOARD_FIGURES: dict[str, object] = {
+    "memory_metrics": memory_selectors.memory_metrics,
+    "asked_recently": conversations_selectors.asked_recently,
+}
+
 urlpatterns = [
-    # Lower apps' pages get the upper apps' figures here, in the wiring, not by importing them.
     path(
         "",
         knowledge_views.dashboard,
-        {"memory_metrics": memory_selectors.memory_metrics},
+        DASHBOARD_FIGURES,
         name="home",
     ),
     # Each app: its console pages in urls.py, its API in api_urls.py (namespace "<app>-api").

@@ -110,3 +110,25 @@ def test_the_stream_ends_with_the_answer_id_and_safe_html(sala):
     session = client.get("/api/v1/chat/session", {"session_id": exchange.conversation.session_id})
     model_turn = session.json()["turns"][1]
     assert model_turn["answer_id"] == str(exchange.pk) and model_turn["html"].startswith("<p>")
+
+
+def test_the_dashboard_says_what_users_asked_and_leads_each_role_to_what_it_may_fix(
+    sala, django_user_model
+):
+    ana = widget_user(sala, "ana")
+    answered = ask(ana, "¿A qué hora abre la piscina?")
+    ask(ana, "¿Cuál es la contraseña del wifi?")
+    ana.post("/api/v1/feedback", {"answer_id": answered["answer_id"], "rating": "down"})
+
+    support = staff(django_user_model, "support").get("/", HTTP_ACCEPT_LANGUAGE="es")
+    page = support.content.decode()
+    figures = re.search(r'id="asked-figures">([^<]*)<', page)
+    assert figures and " ".join(figures[1].split()) == (
+        "Preguntas: 2 · respondidas «sin información»: 1 · valoradas 👎: 1 · "
+        "lagunas de conocimiento abiertas: 2"  # the 👎 is a gap too
+    )
+    assert 'href="/conversations/?rating=down"' in page
+    assert 'href="/conversations/gaps/"' not in page  # support does not see gaps
+
+    editor = staff(django_user_model, "knowledge_editor").get("/").content.decode()
+    assert 'href="/conversations/gaps/"' in editor and "?rating=down" not in editor
