@@ -71,6 +71,31 @@ def test_ingesting_the_same_file_again_says_duplicate(tmp_path):
     assert lines[0]["duplicate"] is False and Document.objects.count() == 2
 
 
+def test_replace_makes_a_changed_file_its_namesakes_new_version(tmp_path):
+    # A nightly `ingest DIR` kept every edited file's old version searchable beside the new.
+    make_license(machine_id="sala-01")
+    handbook = tmp_path / "normas.md"
+    handbook.write_text("# Piscina\n\nAbre a las nueve.\n\n# Gimnasio\n\nCierra el domingo.")
+    _code, [first] = run_ingest(str(handbook), "--license", "sala-01", "--json")
+    handbook.write_text("# Piscina\n\nAbre a las diez.\n\n# Gimnasio\n\nCierra el domingo.")
+
+    code, [line] = run_ingest(str(handbook), "--license", "sala-01", "--replace", "--json")
+    assert code == 0 and line["status"] == "ready"
+    assert (line["document_id"], line["new_version_of"]) == (first["document_id"], "normas.md")
+    assert Document.objects.count() == 1
+    contents = " ".join(Chunk.objects.values_list("content", flat=True))
+    assert "a las diez" in contents and "a las nueve" not in contents
+
+    code, [same] = run_ingest(str(handbook), "--license", "sala-01", "--replace", "--json")
+    assert same["duplicate"] is True and "new_version_of" not in same
+    code, [other] = run_ingest(str(handbook), "--replace", "--json")  # global has none
+    assert other["document_id"] != first["document_id"] and Document.objects.count() == 2
+    out = StringIO()
+    handbook.write_text("# Piscina\n\nAbre a las once.")
+    call_command("ingest", str(handbook), "--replace", stdout=out, stderr=StringIO())
+    assert "(new version of normas.md): ready, 1 chunk" in out.getvalue()
+
+
 def test_ingest_into_a_license_scope_exits_0_when_all_ready(tmp_path):
     license = make_license(machine_id="sala-01")
     note = tmp_path / "n.txt"

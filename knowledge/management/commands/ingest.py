@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
-from knowledge import ingestion, reingestion, uploads, vector_sync
+from knowledge import ingestion, reingestion, selectors, uploads, vector_sync
 from knowledge.chunk_options import ChunkOptions
 from knowledge.management.scope import license_or_global
 from knowledge.models import Document, DocumentStatus, Language, Redaction, SourceType, SplitMode
@@ -55,6 +55,12 @@ class Command(BaseCommand):
             choices=SplitMode.values,
             help="structure (headings, paragraphs, sentences) or fixed (windows of tokens)",
         )
+        parser.add_argument(
+            "--replace",
+            action="store_true",
+            help="a file named as an uploaded document of the scope is its new version, in "
+            "its place (its options kept); without it, another document",
+        )
         parser.add_argument("--json", action="store_true", help="one JSON line per file")
         parser.add_argument(
             "--async", dest="run_async", action="store_true", help="queue for the workers"
@@ -95,7 +101,7 @@ class Command(BaseCommand):
             "chunk_overlap": None,
         }
         try:
-            creation = self._create(path, license, options)
+            creation, replaced = self._create(path, license, options)
             document = creation.document
             outcome["document_id"] = str(document.pk)
             outcome.update(
@@ -106,6 +112,8 @@ class Command(BaseCommand):
             )
             if not creation.created:  # the same bytes are already in this scope
                 outcome.update(duplicate=True, duplicate_of=document.filename)
+            if replaced:
+                outcome["new_version_of"] = replaced
             if not options["run_async"] and not document.is_finished:
                 document = self._run_with_progress(document, quiet=options["json"])
             outcome.update(
@@ -132,9 +140,26 @@ class Command(BaseCommand):
 
     def _create(
         self, path: Path, license: License | None, options: dict[str, Any]
-    ) -> uploads.DocumentCreation:
+    ) -> tuple[uploads.DocumentCreation, str]:
+        """The new document, or with --replace the document of the same name that takes the
+        file as its new version (and the name it had)."""
         with open(path, "rb") as handle:
-            return uploads.document_create(
+            shown = uploads.shown_filename(path.name, license, options["redaction"])
+            namesake = (
+                selectors.document_named(license=license, filename=shown)
+                if options["replace"]
+                else None
+            )
+            if namesake and namesake.sha256 != uploads.file_sha256(handle):
+                document = reingestion.document_new_version(
+                    document=namesake,
+                    file=handle,
+                    filename=path.name,
+                    pdf_password=options["password"],
+                    enqueue=options["run_async"],
+                )
+                return uploads.DocumentCreation(document=document, created=True), shown
+            creation = uploads.document_create(
                 file=handle,
                 filename=path.name,
                 license=license,
@@ -149,6 +174,7 @@ class Command(BaseCommand):
                 ),
                 enqueue=options["run_async"],
             )
+            return creation, ""
 
     def _run_with_progress(self, document: Document, *, quiet: bool) -> Document:
         done = threading.Event()
@@ -191,8 +217,14 @@ class Command(BaseCommand):
             )
         else:
             chunks = outcome["chunks"]
+            version = (
+                f" (new version of {outcome['new_version_of']})"
+                if "new_version_of" in outcome
+                else ""
+            )
             self.stdout.write(
-                f"{outcome['file']}: {outcome['status']}, {chunks} chunk{'s' if chunks != 1 else ''}"
+                f"{outcome['file']}{version}: {outcome['status']}, "
+                f"{chunks} chunk{'s' if chunks != 1 else ''}"
             )
 
 
