@@ -409,13 +409,13 @@ def gap_answer_change(*, gap_id: int, question: str, answer: str, editor: str) -
     """Correct an answered gap's answer: its document takes the new text as its new version
     (the same scope and id, so its citations stay; unchanged passages keep their vectors),
     and the gap says who changed it and when."""
-    question, answer = _answer_checked(question, answer)
     with transaction.atomic():
         gap = _gap_locked(gap_id)
         if gap.status != GapStatus.ANSWERED:
             raise ApplicationError(
                 gettext_noop("This gap is not answered: answer it first."), status=409
             )
+        question, answer = _answer_checked(question, answer)
         if gap.answer_document is None:  # forgotten before forgetting reopened gaps
             gap.answer_document = _answer_stored(question, answer, gap.answer_license)
         else:

@@ -101,6 +101,16 @@ def test_a_different_question_is_a_different_gap(licenses):
     assert Exchange.objects.filter(gap__isnull=False).count() == 2
 
 
+def test_a_gap_never_answered_has_no_answer_to_change(licenses, django_user_model):
+    ask(widget_user(licenses[0], "ana"), PHRASINGS[0][1])
+    gap = Gap.objects.get()
+    refused = staff(django_user_model, "knowledge_editor").put(
+        f"/api/v1/knowledge-gaps/{gap.pk}/answer", {"answer": "Es Tulipán."}, format="json"
+    )
+    assert refused.status_code == 409 and "answer it first" in refused.json()["detail"]
+    assert not Document.objects.filter(source_type=SourceType.ANSWER).exists()
+
+
 def test_a_question_answered_with_confidence_is_no_gap(licenses):
     first, _other = licenses
     body = ask(widget_user(first, "ana"), "¿A qué hora abre la piscina?")
