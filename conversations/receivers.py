@@ -16,7 +16,7 @@ from conversations.services import (
     exchanges_scrub_passages,
     gaps_reopen_forgotten,
 )
-from knowledge.models import Document
+from knowledge.models import Document, SourceType
 from knowledge.signals import passages_forgotten
 from memory.signals import memory_forgotten
 
@@ -35,4 +35,5 @@ def scrub_memory(
 
 @receiver(pre_delete, sender=Document, dispatch_uid="conversations-reopen-gaps")
 def reopen_gaps(sender: object, instance: Document, **kwargs: Any) -> None:
-    gaps_reopen_forgotten(document_id=instance.pk)
+    if instance.source_type == SourceType.ANSWER:  # only an answer answers a gap
+        gaps_reopen_forgotten(document_id=instance.pk)
