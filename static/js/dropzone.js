@@ -51,14 +51,17 @@
       // The form as it is when the file is dropped: its scope and options stay this file's
       // even if they are changed while it waits for an answer.
       const data = new FormData(form);
+      const namesakes = document.getElementById("upload-namesakes").value; // for many files at once
       data.delete("file");
       data.append("file", file, file.name);
       const ui = makeItem(file, scopeLabel());
       namesake(file, data)
         .then((existing) => (existing ? sameBytes(file, existing).then((same) => (same ? null : existing)) : null))
         .then((existing) => {
-          if (existing) ask(ui, existing, data);
-          else send(form.action, data, ui);
+          if (!existing) send(form.action, data, ui);
+          else if (namesakes === "replace") replaceWith(ui, existing, data);
+          else if (namesakes === "keep") send(form.action, data, ui);
+          else ask(ui, existing, data);
         });
     });
   }
@@ -101,8 +104,7 @@
     };
     replace.addEventListener("click", () => {
       decided();
-      ui.name.append(" ", el("span", "upload-scope", interpolate(gettext("(new version of %(name)s)"), { name: existing.filename }, true)));
-      send(existing.version_url, data, ui);
+      replaceWith(ui, existing, data);
     });
     both.addEventListener("click", () => { decided(); send(form.action, data, ui); });
     cancel.addEventListener("click", () => {
@@ -111,6 +113,11 @@
       ui.item.classList.add("cancelled");
       ui.state.textContent = gettext("not uploaded");
     });
+  }
+
+  function replaceWith(ui, existing, data) {
+    ui.name.append(" ", el("span", "upload-scope", interpolate(gettext("(new version of %(name)s)"), { name: existing.filename }, true)));
+    send(existing.version_url, data, ui);
   }
 
   // The scope each file goes to, as chosen when it was dropped.

@@ -170,3 +170,16 @@ def test_a_file_dropped_under_a_name_the_scope_has_asks_whether_it_is_its_new_ve
         page.locator(".upload-item").first.get_by_role("button", name="Manter os dois").click()
         expect(page.locator(".upload-item").first).to_contain_text("pronto", timeout=30_000)
         assert Document.objects.filter(filename="manual.md").count() == 2
+
+        # Many files at once: the choice made once, for each of them, no question asked.
+        make_document("Normas antigas.", filename="normas.md")
+        page.select_option("#upload-namesakes", label="É a nova versão dele")
+        drop(page, {"normas.md": b"Normas novas.", "manual.md": b"Manual novo."})
+        expect(page.locator(".upload-item.asking")).to_have_count(0)
+        expect(
+            page.locator(".upload-item", has_text="nova versão de normas.md").first
+        ).to_contain_text("pronto", timeout=30_000)
+        expect(
+            page.locator(".upload-item", has_text="nova versão de manual.md").first
+        ).to_contain_text("pronto", timeout=30_000)
+        assert Document.objects.filter(filename__in=["manual.md", "normas.md"]).count() == 3
