@@ -144,13 +144,9 @@ class Command(BaseCommand):
         """The new document, or with --replace the document of the same name that takes the
         file as its new version (and the name it had)."""
         with open(path, "rb") as handle:
-            shown = uploads.shown_filename(path.name, license, options["redaction"])
-            namesake = (
-                selectors.document_named(license=license, filename=shown)
-                if options["replace"]
-                else None
-            )
+            namesake = self._namesake(path, license, options) if options["replace"] else None
             if namesake and namesake.sha256 != uploads.file_sha256(handle):
+                name = namesake.filename  # the call below reads the document again
                 document = reingestion.document_new_version(
                     document=namesake,
                     file=handle,
@@ -158,7 +154,7 @@ class Command(BaseCommand):
                     pdf_password=options["password"],
                     enqueue=options["run_async"],
                 )
-                return uploads.DocumentCreation(document=document, created=True), shown
+                return uploads.DocumentCreation(document=document, created=True), name
             creation = uploads.document_create(
                 file=handle,
                 filename=path.name,
@@ -175,6 +171,13 @@ class Command(BaseCommand):
                 enqueue=options["run_async"],
             )
             return creation, ""
+
+    def _namesake(
+        self, path: Path, license: License | None, options: dict[str, Any]
+    ) -> Document | None:
+        """The scope's uploaded document shown under this file's name, as uploaded."""
+        shown = uploads.shown_filename(path.name, license, options["redaction"])
+        return selectors.document_named(license=license, filename=shown)
 
     def _run_with_progress(self, document: Document, *, quiet: bool) -> Document:
         done = threading.Event()
