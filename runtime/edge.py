@@ -220,19 +220,18 @@ class Edge:
             await send({"type": "http.response.start", "status": 204, "headers": []})
             await send({"type": "http.response.body", "body": b""})
             return
-        refusal = _upload_refused()
         # nginx answers the client from this header (auth_request_set), at once: an answer
         # it proxied would first wait for the whole body it is about to discard.
-        refusal.headers = ((b"x-upload-refusal", self._refusal_body(headers, refusal)),)
-        await self._refuse(send, headers, refusal)
+        await self._refuse(send, headers, _upload_refused(), body_in_header=b"x-upload-refusal")
 
-    def _refusal_body(self, headers: Headers, refusal: Refusal) -> bytes:
+    async def _refuse(
+        self, send: Send, headers: Headers, refusal: Refusal, *, body_in_header: bytes = b""
+    ) -> None:
+        """The refusal as JSON in the client's language (and, named, as a header too)."""
         with translation.override(self.language(headers)):
             detail = refusal.detail()
-        return json.dumps({"detail": detail}, ensure_ascii=False).encode()
-
-    async def _refuse(self, send: Send, headers: Headers, refusal: Refusal) -> None:
-        body = self._refusal_body(headers, refusal)
+        body = json.dumps({"detail": detail}, ensure_ascii=False).encode()
+        copy = ((body_in_header, body),) if body_in_header else ()
         await send(
             {
                 "type": "http.response.start",
@@ -242,6 +241,7 @@ class Edge:
                     (b"content-length", str(len(body)).encode()),
                     (b"connection", b"close"),
                     *refusal.headers,
+                    *copy,
                 ],
             }
         )
