@@ -82,6 +82,14 @@ def test_the_switcher_sets_the_language(admin_client):
     assert '<html lang="pt-br">' in html and "Painel" in html
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("accept", ["es", "pt-br", "en"])
+def test_the_switcher_names_each_language_as_it_names_itself(admin_client, accept):
+    html = admin_client.get("/", HTTP_ACCEPT_LANGUAGE=accept).content.decode()
+    options = re.findall(r'<option value="([a-z-]+)" lang="[a-z-]+"[^>]*>([^<]+)</option>', html)
+    assert options == [("en", "English"), ("es", "Español"), ("pt-br", "Português Brasileiro")]
+
+
 # -- nothing a person reads escapes translation ------------------------------------------------
 
 TEMPLATES = sorted((ROOT / "templates").rglob("*.html"))
