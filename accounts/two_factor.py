@@ -58,13 +58,14 @@ def pending_device(user: Any) -> TOTPDevice:  # noqa: ANN401
 @dataclass(frozen=True)
 class Enrolment:
     qr_svg: str
-    secret: str  # the same key in base32, for typing into an app by hand
+    secret: str  # the same key in base32, in groups of four for typing into an app by hand
 
 
 def enrolment(device: TOTPDevice) -> Enrolment:
     qr = segno.make(device.config_url, error="m")
     svg = qr.svg_inline(scale=4, dark="#1f2937", light="#ffffff")
-    return Enrolment(svg, b32encode(device.bin_key).decode())
+    key = b32encode(device.bin_key).decode()
+    return Enrolment(svg, " ".join(key[at : at + 4] for at in range(0, len(key), 4)))
 
 
 def two_factor_confirm(*, request: HttpRequest, code: str) -> list[str] | None:
@@ -104,7 +105,8 @@ def two_factor_verify(*, request: HttpRequest, code: str) -> bool:
     """A code from the authenticator, or an unused recovery code, completes the sign-in.
     django-otp slows repeated failures down per device."""
     user = request.user
-    code = code.strip().replace(" ", "")
+    # as typed on a phone: recovery codes are lower case, a keyboard may capitalise them
+    code = "".join(code.split()).lower()
     devices = [
         *TOTPDevice.objects.filter(user=user, confirmed=True),
         *StaticDevice.objects.filter(user=user, confirmed=True),

@@ -93,6 +93,20 @@ def test_the_next_sign_in_asks_for_a_code_or_a_recovery_code(olga, settings):
     assert AuditEntry.objects.filter(action="account.two_factor_failed").count() == 2
 
 
+def test_a_recovery_code_typed_on_a_phone_keyboard_is_accepted(olga):
+    codes = set_up(signed_in(), olga)
+    client = signed_in()
+
+    page = client.get("/accounts/two-factor/verify/").content.decode()
+    field = re.search(r'<input id="id_code"[^>]*>', page).group(0)
+    assert 'inputmode="numeric"' not in field  # a digit keypad could not type a recovery code
+    assert 'autocapitalize="none"' in field
+    typed = f"{codes[0][:4].capitalize()} {codes[0][4:]}"  # "Qn44 onii": capitalised, spaced
+
+    assert client.post("/accounts/two-factor/verify/", {"code": typed}).status_code == 302
+    assert client.get("/licenses/").status_code == 200
+
+
 def test_not_required_and_not_set_up_a_password_is_enough(olga):
     assert signed_in().get("/licenses/").status_code == 200
 

@@ -25,8 +25,11 @@ PASSWORD = "Correct-Horse-Battery-9"
 
 
 def app_code(secret: str) -> str:
-    """What an authenticator app shows for the key the page gave (base32)."""
-    key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+    """What an authenticator app shows for the key the page gave (base32, in groups of four
+    that the app joins)."""
+    joined = secret.replace(" ", "")
+    assert re.fullmatch(r"([A-Z2-7]{4} )+[A-Z2-7]{1,4}", secret)
+    key = base64.b32decode(joined + "=" * (-len(joined) % 8))
     return f"{TOTP(key).token():06d}"
 
 
