@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import BasePermission
@@ -17,7 +18,7 @@ from accounts.roles import ROLES
 
 
 class IsConsoleMember(BasePermission):
-    message = "Sign in with a console account (a personal token, an API token or a session)."
+    message = _("Sign in with a console account (a personal token, an API token or a session).")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         user = request.user

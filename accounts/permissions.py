@@ -3,6 +3,7 @@ role holds the permission a call needs (accounts.roles)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -14,7 +15,7 @@ def staff_permission(
     """Calls need ``permission``, or the one ``by_method`` names for their HTTP method."""
 
     class StaffRole(BasePermission):
-        message = (
+        message = _(
             "Sign in with a console account whose role may do this (a session, a personal "
             "API token or an API token)."
         )

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import StreamingHttpResponse
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -398,7 +399,7 @@ def _license_or_404(machine_id: str | None) -> License | None:
         return None
     license = license_get_for_machine_id(machine_id)
     if license is None:
-        raise NotFound(f"No license with machine_id {machine_id!r}.")
+        raise NotFound(_("No license with machine_id %(machine_id)r.") % {"machine_id": machine_id})
     return license
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, serializers
@@ -220,7 +221,7 @@ class ConversationDetailApi(StaffApi):
     def get(self, request: Request, pk: UUID) -> Response:
         conversation = selectors.conversation_get(pk)
         if conversation is None:
-            raise exceptions.NotFound("No such conversation.")
+            raise exceptions.NotFound(_("No such conversation."))
         return Response(
             {
                 "id": str(conversation.pk),
@@ -255,7 +256,7 @@ class AnswerReviewApi(StaffApi):
     def post(self, request: Request, pk: UUID) -> Response:
         exchange = selectors.exchange_get(pk)
         if exchange is None:
-            raise exceptions.NotFound("No such answer.")
+            raise exceptions.NotFound(_("No such answer."))
         data = ReviewInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
@@ -401,7 +402,7 @@ class GapAnswerApi(StaffApi):
         values = data.validated_data
         gap = selectors.gap_get(pk)
         if gap is None:
-            raise exceptions.NotFound("No such knowledge gap.")
+            raise exceptions.NotFound(_("No such knowledge gap."))
         examples = selectors.gap_examples(gap)
         question = values.get("question") or (examples[0] if examples else "")
         services.gap_answer(
@@ -425,7 +426,7 @@ class GapAnswerApi(StaffApi):
         data.is_valid(raise_exception=True)
         gap = selectors.gap_get(pk)
         if gap is None:
-            raise exceptions.NotFound("No such knowledge gap.")
+            raise exceptions.NotFound(_("No such knowledge gap."))
         services.gap_answer_change(
             gap_id=pk,
             question=data.validated_data.get("question") or gap.answer_question,

@@ -56,7 +56,7 @@ class LicenseKeyAuthentication(authentication.BaseAuthentication):
 
     def _key(self, request: HttpRequest) -> str | None:
         header = request.META.get("HTTP_AUTHORIZATION", "")
-        scheme, _, value = header.partition(" ")
+        scheme, _space, value = header.partition(" ")
         if scheme.lower() == "bearer" and value.startswith(KEY_PREFIX):
             return value.strip()
         key = request.META.get("HTTP_X_LICENSE_KEY", "")
@@ -80,7 +80,7 @@ class WidgetTokenAuthentication(authentication.BaseAuthentication):
     come from the token's origin."""
 
     def authenticate(self, request: HttpRequest) -> tuple[WidgetUser, License] | None:
-        scheme, _, token = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+        scheme, _space, token = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
         if scheme.lower() != "widget" or not token:
             return None
         try:
@@ -90,16 +90,18 @@ class WidgetTokenAuthentication(authentication.BaseAuthentication):
         license = usable_license_or_401(License.objects.filter(pk=claims.license_id).first())
         if claims.origin not in license.allowed_origins:  # an admin removed it since
             raise exceptions.AuthenticationFailed(
-                f"{claims.origin} is no longer allowed to embed this license's chat."
+                _("%(origin)s is no longer allowed to embed this license's chat.")
+                % {"origin": claims.origin}
             )
         origin = request.META.get("HTTP_ORIGIN", "").rstrip("/")
         if not origin:  # browsers always send it; a copied token replayed by a script does not
             raise exceptions.PermissionDenied(
-                "Widget tokens work only from the widget, in a page of an allowed origin."
+                _("Widget tokens work only from the widget, in a page of an allowed origin.")
             )
         if origin != claims.origin:
             raise exceptions.PermissionDenied(
-                f"This widget token is for {claims.origin}, not {origin}."
+                _("This widget token is for %(expected)s, not %(origin)s.")
+                % {"expected": claims.origin, "origin": origin}
             )
         return WidgetUser(license=license, user_ref=claims.user_ref), license
 

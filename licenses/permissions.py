@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -9,7 +10,7 @@ from licenses.models import License
 
 
 class IsAdminOrLicense(BasePermission):
-    message = "Authenticate with a license key (Authorization: Bearer pbk_…) or as an admin."
+    message = _("Authenticate with a license key (Authorization: Bearer pbk_…) or as an admin.")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         if isinstance(request.auth, License):

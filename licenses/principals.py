@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from uuid import UUID
 
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 from rest_framework import exceptions
 from rest_framework.request import Request
@@ -88,8 +89,10 @@ def end_user_from_request(request: Request, user: str = "") -> tuple[License, st
     is refused to them here."""
     if not isinstance(request.auth, License):
         raise exceptions.PermissionDenied(
-            "This belongs to a license's end user: use a widget token, or the license key "
-            "naming the user."
+            _(
+                "This belongs to a license's end user: use a widget token, or the license key "
+                "naming the user."
+            )
         )
     user_ref = (
         getattr(request.user, "user_ref", None) or user or request.query_params.get("user", "")

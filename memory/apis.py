@@ -9,6 +9,7 @@ import json
 from uuid import UUID
 
 from django.http import HttpResponse
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
@@ -31,7 +32,7 @@ def _memory_or_404(request: Request, pk: UUID) -> tuple[Memory, str]:
     license, user_ref = _owner(request)
     memory = selectors.memory_get_for_user(license=license, user_ref=user_ref, memory_id=pk)
     if memory is None:
-        raise exceptions.NotFound("No such memory.")
+        raise exceptions.NotFound(_("No such memory."))
     return memory, user_ref
 
 

@@ -167,7 +167,7 @@ class Edge:
             await self._upload_check(send, headers)
             return
         try:
-            allowed = await self._body_allowance(scope["path"], headers)
+            allowed = await self._body_allowance(scope, headers)
         except Refusal as refusal:
             await self._refuse(send, headers, refusal)
             return
@@ -192,12 +192,19 @@ class Edge:
         if body.refusal and not started:
             await self._refuse(send, headers, body.refusal)
 
-    async def _body_allowance(self, path: str, headers: Headers) -> int:
+    async def _body_allowance(self, scope: Scope, headers: Headers) -> int:
         """The largest body this request may send, refusing at once what is already too big."""
         limits = self.limits
         length = _content_length(headers)  # raises a 400 refusal when unreadable
         declared = length if length is not None else limits.body_max_bytes + 1
-        if limits.upload_paths.fullmatch(path) and declared > limits.body_max_bytes:
+        # Only a POST or PUT sends a file; a GET or DELETE on an upload route (the documents'
+        # list, one document) is Django's to answer, its body held to the ordinary limit.
+        sends_file = scope.get("method") in UPLOAD_METHODS
+        if (
+            sends_file
+            and limits.upload_paths.fullmatch(scope["path"])
+            and declared > limits.body_max_bytes
+        ):
             if not await self.may_upload(headers):
                 raise _upload_refused()
             allowed = limits.upload_max_bytes
@@ -403,6 +410,7 @@ def edge_for(app: ASGIApp) -> Edge:
     return Edge(app, limits, may_upload=may_upload, language=request_language)
 
 
+UPLOAD_METHODS = frozenset({"POST", "PUT"})
 _SOME_ID = "00000000-0000-0000-0000-000000000000"
 _UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 

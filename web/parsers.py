@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
@@ -21,16 +22,18 @@ class SafeJSONParser(JSONParser):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise ParseError("The body is not UTF-8 text.") from None
+            raise ParseError(_("The body is not UTF-8 text.")) from None
         if nesting_depth(text) > MAX_DEPTH:
-            raise ParseError(f"The JSON body is nested deeper than {MAX_DEPTH} levels.")
+            raise ParseError(
+                _("The JSON body is nested deeper than %(levels)d levels.") % {"levels": MAX_DEPTH}
+            )
         try:
             data = json.loads(text) if text.strip() else {}
         except ValueError as exc:
-            raise ParseError(f"The body is not valid JSON: {exc}") from None
+            raise ParseError(_("The body is not valid JSON: %(error)s") % {"error": exc}) from None
         if not storable_text(data):
             raise ParseError(
-                "Text may not contain NUL characters (\\u0000) or unpaired surrogates (\\ud800)."
+                _("Text may not contain NUL characters (\\u0000) or unpaired surrogates (\\ud800).")
             )
         return data
 

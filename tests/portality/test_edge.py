@@ -47,10 +47,10 @@ class App:
         await send({"type": "http.response.body", "body": str(len(body)).encode()})
 
 
-def scope(path="/api/v1/search", headers=(), client="198.51.100.1"):
+def scope(path="/api/v1/search", headers=(), client="198.51.100.1", method="POST"):
     return {
         "type": "http",
-        "method": "POST",
+        "method": method,
         "path": path,
         "headers": [(k.encode(), v.encode()) for k, v in headers],
         "client": (client, 50000),
@@ -136,6 +136,19 @@ def test_a_large_upload_needs_an_account_that_may_upload_before_it_is_read():
     # Even a permitted uploader stays within the upload limit.
     too_big = [("content-length", "20000")]
     status, _ = run(call(allowed, scope("/knowledge/upload", too_big), chunks(b"x")))
+    assert status == 413
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE", "HEAD"])
+def test_reading_or_deleting_on_an_upload_route_is_the_applications_to_answer(method):
+    # An anonymous GET of /api/v1/documents was told to sign in "before sending a file",
+    # instead of the API's own answer about its credentials.
+    app = App()
+    path = "/knowledge/upload"
+    status, _ = run(call(edge_with(app), scope(path, method=method), chunks(b"")))
+    assert (status, app.bodies) == (200, [b""])
+    # … and a body sent with them is held to the ordinary limit, not the upload's.
+    status, _ = run(call(edge_with(app), scope(path, method=method), chunks(b"x" * 1200)))
     assert status == 413
 
 

@@ -3,6 +3,7 @@ the admin's language, and the catalogs are complete and compiled."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from tests.portality.i18n_support import (
     english_phrases,
     untranslated_template_texts,
 )
+from tests.portality.test_layout import PRODUCT
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = sorted((ROOT / "locale").glob("*/LC_MESSAGES/django.po"))
@@ -242,6 +244,85 @@ def test_the_english_detector_sees_the_english_console(admin_client, console_dat
     for url in console_pages(console_data):
         html = admin_client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
         assert english_left(html, phrases), url
+
+
+# DRF's exceptions and permission classes: what they carry is the API's "detail".
+_API_ERRORS = {
+    "APIException", "AuthenticationFailed", "MethodNotAllowed", "NotAcceptable",
+    "NotAuthenticated", "NotFound", "ParseError", "PermissionDenied", "Throttled",
+    "UnsupportedMediaType", "ValidationError",
+}  # fmt: skip
+
+
+def untranslated_api_errors(source: str) -> list[str]:
+    """Literal strings raised as an API error, or set as a permission's ``message`` (these
+    reach a client as ``detail``, so they must go through gettext)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            texts = node.args[:1] if name in _API_ERRORS else []
+        elif isinstance(node, ast.ClassDef):
+            texts = [
+                statement.value
+                for statement in node.body
+                if isinstance(statement, ast.Assign)
+                and any(
+                    getattr(t, "id", "") in {"message", "default_detail"} for t in statement.targets
+                )
+            ]
+        else:
+            continue
+        found += [
+            t.value if isinstance(t, ast.Constant) else ast.unparse(t)  # an f-string: never
+            for t in texts
+            if isinstance(t, ast.JoinedStr)
+            or (isinstance(t, ast.Constant) and isinstance(t.value, str))
+        ]
+    return found
+
+
+def test_the_api_error_check_finds_an_unmarked_message():
+    source = (
+        "class P:\n    message = 'Sign in'\n\nclass Q:\n    message = _('Fine')\n"
+        "raise exceptions.NotFound('No such memory.')\nraise NotFound(_('Fine'))\n"
+        "raise PermissionDenied(f'For {origin}')\n"
+    )
+    assert untranslated_api_errors(source) == ["Sign in", "No such memory.", "f'For {origin}'"]
+
+
+def test_every_api_error_goes_through_the_catalog():
+    # A knowledge editor asking for conversations in Portuguese was refused in English.
+    found = {
+        f"{path.relative_to(ROOT)}: {text}"
+        for app in PRODUCT
+        for path in (ROOT / app).rglob("*.py")
+        if "migrations" not in path.parts
+        for text in untranslated_api_errors(path.read_text())
+    }
+    assert found == set(), "wrap these in gettext / gettext_lazy"
+
+
+@pytest.mark.django_db
+def test_a_role_refused_by_the_api_is_told_so_in_its_language(django_user_model):
+    from rest_framework.test import APIClient
+
+    from accounts.roles import role_grant
+
+    django_user_model.objects.create_user("kim", password="Correct-Horse-Battery-9")
+    role_grant(username="kim", role="knowledge_editor")
+    client = APIClient(HTTP_ACCEPT_LANGUAGE="pt-BR")
+    client.force_authenticate(django_user_model.objects.get(username="kim"))
+
+    response = client.get("/api/v1/conversations")
+
+    assert response.status_code == 403
+    assert response.json()["detail"].startswith("Entre com uma conta do console cujo papel")
+    assert (
+        client.post("/api/v1/search", b"{", content_type="application/json")
+        .json()["detail"]
+        .startswith("O corpo não é um JSON válido")
+    )
 
 
 # -- what the API, the scripts and stored failures say ------------------------------------------
