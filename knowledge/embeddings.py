@@ -15,6 +15,7 @@ from typing import Protocol
 
 import numpy as np
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from providers import gemini
 from text.folding import tame
@@ -159,7 +160,7 @@ def _unit(values: Sequence[float] | None) -> list[float]:
     vector = np.asarray(values or [], dtype=float)
     norm = float(np.linalg.norm(vector))
     if norm == 0:
-        raise ApplicationError("The embedding provider returned an empty vector.")
+        raise ApplicationError(gettext_noop("The embedding provider returned an empty vector."))
     return (vector / norm).tolist()
 
 
@@ -201,4 +202,7 @@ def provider_for_model(model: str) -> EmbeddingProvider:
         provider = get_provider(name)
         if provider.model == model:
             return provider
-    raise ApplicationError(f"No configured embedding provider produces {model!r}.")
+    raise ApplicationError(
+        gettext_noop("No configured embedding provider produces %(model)r."),
+        params={"model": model},
+    )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from knowledge.search import STRATEGIES, SearchOptions, SearchResult
 from knowledge.searching import knowledge_search
 from licenses.principals import Principal
@@ -47,6 +49,6 @@ def knowledge_search_tool_run(
             strategy=str(arguments.get("strategy") or ""),
         )
     except (ValueError, TypeError):
-        raise ApplicationError("max_results must be a number from 1 to 10.") from None
+        raise ApplicationError(gettext_noop("max_results must be a number from 1 to 10.")) from None
     query = str(arguments.get("query", ""))
     return knowledge_search(principal=principal, query=query, options=options).results

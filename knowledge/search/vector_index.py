@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from knowledge.embeddings import EmbeddingProvider, get_provider, provider_for_model
 from knowledge.models import EmbeddingSpace
@@ -40,7 +41,10 @@ HNSW_EF_CONSTRUCTION = 128
 def model_dimensions(model: str) -> int:
     match = _MODEL_NAME.match(model)
     if not match:
-        raise ApplicationError(f"{model!r} is not a model name of the form name@dimensions.")
+        raise ApplicationError(
+            gettext_noop("%(model)r is not a model name of the form name@dimensions."),
+            params={"model": model},
+        )
     return int(match.group(1))
 
 

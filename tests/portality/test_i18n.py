@@ -246,9 +246,10 @@ def test_the_english_detector_sees_the_english_console(admin_client, console_dat
         assert english_left(html, phrases), url
 
 
-# DRF's exceptions and permission classes: what they carry is the API's "detail".
+# DRF's exceptions, permission classes and our ApplicationError: what they carry reaches a
+# person (an API "detail", a form error, a document's stored failure).
 _API_ERRORS = {
-    "APIException", "AuthenticationFailed", "MethodNotAllowed", "NotAcceptable",
+    "APIException", "ApplicationError", "AuthenticationFailed", "MethodNotAllowed", "NotAcceptable",
     "NotAuthenticated", "NotFound", "ParseError", "PermissionDenied", "Throttled",
     "UnsupportedMediaType", "ValidationError",
 }  # fmt: skip
