@@ -61,6 +61,7 @@ class PasswordResetView(auth_views.PasswordResetView):
     reset is off when this deployment sends no mail."""
 
     def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponseBase:  # noqa: ANN401
+        self.extra_email_context = {"hours": settings.PASSWORD_RESET_TIMEOUT // 3600}
         if not settings.MAIL_ENABLED:
             return render(request, "registration/password_reset_off.html")
         return super().dispatch(request, *args, **kwargs)

@@ -41,6 +41,7 @@ def test_a_reset_link_arrives_by_mail_and_works_once(mail):
 
     assert response.status_code == 302
     (message,) = mail.wait_for(1)
+    assert "The link works once, for 2 hours." in body_of(message)  # PASSWORD_RESET_HOURS
     link = re.search(r"https?://\S+/accounts/reset/\S+/", body_of(message)).group(0)
     path = re.sub(r"^https?://[^/]+", "", link)
     form_page = client.get(path, follow=True)
