@@ -3,7 +3,14 @@
 
 from __future__ import annotations
 
-from django.utils.translation import pgettext_lazy
+from typing import Any
+
+from django.utils.dateparse import parse_datetime
+from django.utils.formats import date_format
+from django.utils.timezone import localtime
+from django.utils.translation import gettext, pgettext_lazy
+
+from accounts.roles import ROLE_LABELS
 
 ACTION_LABELS = {
     "account.signed_in": pgettext_lazy("audit", "signed in"),
@@ -67,6 +74,99 @@ TARGET_LABELS = {
     "token": pgettext_lazy("audit target", "token"),
     "memory": pgettext_lazy("audit target", "memory"),
 }
+
+
+# The details' keys (what audit_record's callers write), named for the reader.
+DETAIL_LABELS = {
+    "account": pgettext_lazy("audit detail", "account"),
+    "allowed_entries": pgettext_lazy("audit detail", "allowed entries"),
+    "allowed_origins": pgettext_lazy("audit detail", "widget origins"),
+    "backup_created_at": pgettext_lazy("audit detail", "backup made"),
+    "by": pgettext_lazy("audit detail", "by"),
+    "bytes": pgettext_lazy("audit detail", "bytes"),
+    "chunks": pgettext_lazy("audit detail", "passages"),
+    "conversations": pgettext_lazy("audit detail", "conversations"),
+    "days": pgettext_lazy("audit detail", "days kept"),
+    "document": pgettext_lazy("audit detail", "document"),
+    "documents": pgettext_lazy("audit detail", "documents"),
+    "email": pgettext_lazy("audit detail", "address (pseudonym)"),
+    "exchanges": pgettext_lazy("audit detail", "answers"),
+    "expires_at": pgettext_lazy("audit detail", "expires"),
+    "fields": pgettext_lazy("audit detail", "fields"),
+    "filename": pgettext_lazy("audit detail", "file"),
+    "files": pgettext_lazy("audit detail", "files"),
+    "filters": pgettext_lazy("audit detail", "filters"),
+    "forgotten_again": pgettext_lazy("audit detail", "forgotten again"),
+    "format": pgettext_lazy("audit detail", "format"),
+    "from": pgettext_lazy("audit detail", "from"),
+    "gaps": pgettext_lazy("audit detail", "knowledge gaps"),
+    "grace_seconds": pgettext_lazy("audit detail", "old key kept (seconds)"),
+    "invited_by": pgettext_lazy("audit detail", "invited by"),
+    "keep_contacts": pgettext_lazy("audit detail", "contacts kept"),
+    "kept_by_other_documents": pgettext_lazy("audit detail", "kept by other documents"),
+    "key_prefix": pgettext_lazy("audit detail", "key"),
+    "kinds": pgettext_lazy("audit detail", "kinds"),
+    "license": pgettext_lazy("audit detail", "license"),
+    "mode": pgettext_lazy("audit detail", "mode"),
+    "name": pgettext_lazy("audit detail", "name"),
+    "new_filename": pgettext_lazy("audit detail", "new file"),
+    "new_prefix": pgettext_lazy("audit detail", "new key"),
+    "older_than_days": pgettext_lazy("audit detail", "older than (days)"),
+    "redaction": pgettext_lazy("audit detail", "redaction"),
+    "removed": pgettext_lazy("audit detail", "removed"),
+    "retention_days": pgettext_lazy("audit detail", "retention (days)"),
+    "role": pgettext_lazy("audit detail", "role"),
+    "roles": pgettext_lazy("audit detail", "roles"),
+    "scope": pgettext_lazy("audit detail", "scope"),
+    "signed": pgettext_lazy("audit detail", "signed"),
+    "source_type": pgettext_lazy("audit detail", "source type"),
+    "through": pgettext_lazy("audit detail", "through"),
+    "to": pgettext_lazy("audit detail", "to"),
+    "url": pgettext_lazy("audit detail", "URL"),
+    "user": pgettext_lazy("audit detail", "user (pseudonym)"),
+    "user_name_changed": pgettext_lazy("audit detail", "user name changed"),
+    "was": pgettext_lazy("audit detail", "was"),
+    "with_user": pgettext_lazy("audit detail", "with the user"),
+}
+_ROLE_KEYS = {"role", "roles", "from", "to"}  # the values of these may be role codes
+_ACTORS = {
+    "system": pgettext_lazy("audit actor", "system (scheduled)"),
+    "anonymous": pgettext_lazy("audit actor", "anonymous"),
+}
+
+
+def detail_items(details: dict[str, Any]) -> list[tuple[str, str]]:
+    """An entry's details as (name, value) in the reader's language: keys named, roles by
+    their names, times in the reader's format, lists joined (the downloads keep the codes)."""
+    return [
+        (str(DETAIL_LABELS.get(key, key)), _detail_value(value, roles=key in _ROLE_KEYS))
+        for key, value in details.items()
+    ]
+
+
+def _detail_value(value: Any, *, roles: bool) -> str:  # noqa: ANN401 - JSON of any shape
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    if value is None or value == "" or value == []:
+        return "—"
+    if isinstance(value, list):
+        return ", ".join(_detail_value(item, roles=roles) for item in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_detail_value(v, roles=roles)}" for k, v in value.items())
+    if roles and value == "all":  # a token not limited to one role
+        return gettext("whatever the account may do")
+    if roles and value in ROLE_LABELS:
+        return str(ROLE_LABELS[value])
+    moment = parse_datetime(value) if isinstance(value, str) and len(value) >= 19 else None
+    if moment is not None and moment.tzinfo is not None:
+        return date_format(localtime(moment), "SHORT_DATETIME_FORMAT")
+    return str(value)
+
+
+def actor_label(actor: str) -> str:
+    """Who did it: an account's name as stored; the scheduled jobs and anonymous callers in
+    the reader's language."""
+    return str(_ACTORS.get(actor, actor))
 
 
 def action_label(action: str) -> str:

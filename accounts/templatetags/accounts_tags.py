@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import template
 
-from accounts.audit_labels import action_label, target_label
+from accounts.audit_labels import action_label, actor_label, detail_items, target_label
 from accounts.roles import ROLE_LABELS
 
 register = template.Library()
@@ -22,3 +24,13 @@ def audit_action(action: str) -> str:
 @register.filter
 def audit_target(target: str) -> str:
     return target_label(target)
+
+
+@register.filter
+def audit_actor(actor: str) -> str:
+    return actor_label(actor)
+
+
+@register.filter
+def audit_details(details: dict[str, Any]) -> list[tuple[str, str]]:
+    return detail_items(details)

@@ -17,7 +17,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from accounts.audit import Actor, acting_as, audit_purge, audit_record, audit_verify
-from accounts.audit_labels import ACTION_LABELS
+from accounts.audit_labels import ACTION_LABELS, DETAIL_LABELS
 from accounts.models import AuditEntry
 from chat.services import assistant_update
 from knowledge import forgetting, uploads
@@ -278,19 +278,68 @@ def test_a_forgotten_documents_name_stays_in_the_trail_only_redacted(settings, t
     assert len(names) == 2 and all("maria" not in n and "12345678Z" not in n for n in names)
 
 
-def test_every_action_the_product_records_has_a_label_for_the_audit_page():
-    # knowledge.new_version, providers.changed and audit.retention_set were shown as raw codes.
-    recorded: set[str] = set()
+def audit_record_calls():
     for app in PRODUCT:
         for path in Path(app).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 if (
                     isinstance(node, ast.Call)
                     and getattr(node.func, "id", getattr(node.func, "attr", "")) == "audit_record"
-                    and node.args
-                    and isinstance(node.args[0], ast.Constant)
                 ):
-                    recorded.add(node.args[0].value)
+                    yield node
+
+
+def test_every_action_the_product_records_has_a_label_for_the_audit_page():
+    # knowledge.new_version, providers.changed and audit.retention_set were shown as raw codes.
+    recorded = {
+        call.args[0].value
+        for call in audit_record_calls()
+        if call.args and isinstance(call.args[0], ast.Constant)
+    }
 
     assert len(recorded) > 40
     assert recorded - set(ACTION_LABELS) == set()
+
+
+def test_every_detail_the_product_records_is_named_on_the_audit_page():
+    # The page showed the details' keys as code ("grace_seconds 3600", "from ['support']").
+    keys = {
+        key.value
+        for call in audit_record_calls()
+        for keyword in call.keywords
+        if keyword.arg == "details"
+        for key in ast.walk(keyword.value)
+        if isinstance(key, ast.Dict)
+        for key in key.keys
+        if isinstance(key, ast.Constant)
+    }
+
+    assert len(keys) > 40
+    assert keys - set(DETAIL_LABELS) == set()
+
+
+def test_the_audit_page_reads_in_the_readers_language(client):
+    owner = get_user_model().objects.create_user("olga", password="x")
+    as_owner(owner)
+    audit_record(
+        "member.role_changed",
+        target="account:kim",
+        details={"from": ["support"], "to": "knowledge_editor"},
+    )
+    audit_record(
+        "token.created",
+        target="token:1",
+        details={"name": "ci", "role": "all", "expires_at": "2027-02-27T19:19:54.280842+00:00"},
+    )
+    audit_record("license.changed", target="license:sala-01", details={"user_name_changed": True})
+    client.force_login(owner)
+
+    html = client.get("/account/audit/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+
+    assert "de:</span> Soporte" in html and "a:</span> Editor de conocimiento" in html
+    assert "rol:</span> lo que pueda hacer la cuenta" in html
+    assert "caduca:</span> 27/02/2027 19:19" in html
+    assert "nombre de usuario cambiado:</span> sí" in html
+    assert "sistema (programado)" in html  # the entries recorded outside a request
+    for code in ("knowledge_editor", "grace_seconds", "['support']", "2027-02-27T"):
+        assert code not in html

@@ -19,6 +19,10 @@ SAME_IN_EVERY_LANGUAGE = {
     # The embedder's unit: Spanish and Portuguese technical writing says "tokens" too.
     "tokens",
 }  # fmt: skip
+# English words that are also Spanish or Portuguese words ("no" is "in the" in Portuguese,
+# "roles" is Spanish too):
+# finding them on a page says nothing.
+SHARED_WORDS = {"no", "roles"}
 
 SHOWN_ATTRIBUTES = {"aria-label", "title", "placeholder", "alt", "data-confirm", "hx-confirm"}
 # Code and machine text a person copies or reads as is: never translated.
@@ -102,7 +106,10 @@ def english_phrases() -> set[str]:
                     continue
                 for piece in re.split(r"%\(\w+\)[-.\d]*[sdfr]|<[^>]+>|&lt;", msgid):
                     piece = piece.strip(" .,:;·()—–‹›“”\"'")
-                    if re.search(r"[A-Za-z]{2,}", piece) and piece not in SAME_IN_EVERY_LANGUAGE:
+                    if (
+                        re.search(r"[A-Za-z]{2,}", piece)
+                        and piece not in SAME_IN_EVERY_LANGUAGE | SHARED_WORDS
+                    ):
                         phrases.add(piece)
     return phrases
 
