@@ -219,6 +219,10 @@ def member_set_active(*, user: Any, active: bool) -> None:  # noqa: ANN401
     working at their next request; reactivating gives it all back."""
     if not active:
         _keeps_an_owner(user)
+        if current_actor().user_id == user.pk:  # it would end the session doing it
+            raise ApplicationError(
+                gettext_noop("You cannot deactivate your own account: ask another owner.")
+            )
     with transaction.atomic():
         get_user_model().objects.filter(pk=user.pk).update(is_active=active)
         audit_record(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
@@ -26,6 +26,7 @@ class MemberRow:
     user: Any
     role: str  # the one role the console shows ("" when none yet)
     two_factor: bool
+    last_owner: bool = False  # nobody else could run the team: neither demoted nor deactivated
 
 
 def member_rows() -> list[MemberRow]:
@@ -44,6 +45,9 @@ def member_rows() -> list[MemberRow]:
         names = [group.name for group in user.groups.all() if group.name in ROLES]
         role = "owner" if user.is_superuser else (names[0] if names else "")
         rows.append(MemberRow(user, role, user.pk in with_two_factor))
+    owners = [row for row in rows if row.role == "owner" and row.user.is_active]
+    if len(owners) == 1:
+        rows[rows.index(owners[0])] = replace(owners[0], last_owner=True)
     order = list(ROLES)
     return sorted(
         rows, key=lambda row: (not row.user.is_active, order.index(row.role) if row.role else 9)

@@ -179,9 +179,33 @@ def test_the_last_owner_cannot_leave():
         page = client.post(path, body, follow=True)
         assert "last owner" in page.content.decode()
     assert user_roles(get_user_model().objects.get(pk=owner.pk)) == ["owner"]
+    # … and the page offers neither: the role is shown, not a choice, and no Deactivate.
+    html = client.get("/account/members/").content.decode()
+    assert f'id="role-{owner.pk}"' not in html and "Deactivate" not in html
+    assert "the last owner: make someone else an owner to change this" in html
     member("olaf", "owner")
     client.post(f"/account/members/{owner.pk}/role", {"role": "support"})
     assert user_roles(get_user_model().objects.get(pk=owner.pk)) == ["support"]
+
+
+def test_an_owner_cannot_deactivate_themself():
+    # Another owner exists, so only the self-lockout is in the way.
+    owner, other = member("olga", "owner"), member("olaf", "owner")
+    client = Client()
+    client.force_login(owner)
+
+    html = client.get("/account/members/").content.decode()
+    own_row = re.search(r"<tr>\s*<td>olga.*?</tr>", html, flags=re.S).group(0)
+    other_row = re.search(r"<tr>\s*<td>olaf.*?</tr>", html, flags=re.S).group(0)
+    assert "(you)" in own_row and "Deactivate" not in own_row
+    assert "Deactivate" in other_row and "data-confirm=" in other_row
+
+    page = client.post(f"/account/members/{owner.pk}/active", {"active": "0"}, follow=True)
+
+    assert "You cannot deactivate your own account" in page.content.decode()
+    assert get_user_model().objects.get(pk=owner.pk).is_active
+    assert client.get("/account/members/").status_code == 200  # still signed in
+    assert other.is_active
 
 
 def test_a_superuser_is_shown_as_an_owner(client):
@@ -191,7 +215,14 @@ def test_a_superuser_is_shown_as_an_owner(client):
     html = client.get("/account/members/").content.decode()
 
     assert "superuser: an owner" in html
-    assert re.search(r'<option value="owner" selected>', html)
+    assert f'id="role-{root.pk}"' not in html  # the last owner
+    member("olga", "owner")
+    html = client.get("/account/members/").content.decode()
+    assert re.search(
+        rf'<select id="role-{root.pk}" name="role">.*?<option value="owner" selected>',
+        html,
+        flags=re.S,
+    )
 
 
 def test_old_invitations_go_with_the_daily_purge():
