@@ -182,7 +182,7 @@ def test_the_last_owner_cannot_leave():
     # … and the page offers neither: the role is shown, not a choice, and no Deactivate.
     html = client.get("/account/members/").content.decode()
     assert f'id="role-{owner.pk}"' not in html and "Deactivate" not in html
-    assert "the last owner: make someone else an owner to change this" in html
+    assert "the only owner: make another one first" in html
     member("olaf", "owner")
     client.post(f"/account/members/{owner.pk}/role", {"role": "support"})
     assert user_roles(get_user_model().objects.get(pk=owner.pk)) == ["support"]
