@@ -166,7 +166,9 @@ def _detail_value(value: Any, *, roles: bool) -> str:  # noqa: ANN401 - JSON of 
 def actor_label(actor: str) -> str:
     """Who did it: an account's name as stored; the scheduled jobs and anonymous callers in
     the reader's language."""
-    return str(_ACTORS.get(actor, actor))
+    if actor in _ACTORS:
+        return str(_ACTORS[actor])
+    return target_label(actor)  # "license:sala-01", a license's key calling
 
 
 def action_label(action: str) -> str:

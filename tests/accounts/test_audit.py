@@ -332,6 +332,8 @@ def test_the_audit_page_reads_in_the_readers_language(client):
         details={"name": "ci", "role": "all", "expires_at": "2027-02-27T19:19:54.280842+00:00"},
     )
     audit_record("license.changed", target="license:sala-01", details={"user_name_changed": True})
+    with acting_as(Actor("license:sala-01")):  # an end user's call, by the license's key
+        audit_record("memory.created", target="memory:1")
     client.force_login(owner)
 
     html = client.get("/account/audit/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
@@ -341,5 +343,6 @@ def test_the_audit_page_reads_in_the_readers_language(client):
     assert "caduca:</span> 27/02/2027 19:19" in html
     assert "nombre de usuario cambiado:</span> sí" in html
     assert "sistema (programado)" in html  # the entries recorded outside a request
+    assert "<td>licencia sala-01</td>" in html
     for code in ("knowledge_editor", "grace_seconds", "['support']", "2027-02-27T"):
         assert code not in html
