@@ -28,8 +28,15 @@
   var ICONS = {
     chat: '<path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z"/>',
     help: '<circle cx="12" cy="12" r="10"/><path d="M9.1 9a3 3 0 0 1 5.8 1c0 2-3 3-3 3"/><path d="M12 17h.01"/>',
-    spark: '<path d="M12 3l1.9 5.8L20 10.7l-5 3.7 1.8 6-4.8-3.6-4.8 3.6 1.8-6-5-3.7 6.1-1.9z"/>'
+    spark: '<path d="M12 3l1.9 5.8L20 10.7l-5 3.7 1.8 6-4.8-3.6-4.8 3.6 1.8-6-5-3.7 6.1-1.9z"/>',
+    // Drawn, not emoji: a kiosk without an emoji font showed 👍 / 👎 as empty boxes.
+    up: '<path d="M14 9V5a3 3 0 0 0-3-3l-4 9v11h11.28a2 2 0 0 0 2-1.7l1.38-9a2 2 0 0 0-2-2.3zM7 22H4a2 2 0 0 1-2-2v-7a2 2 0 0 1 2-2h3"/>',
+    down: '<path d="M10 15v4a3 3 0 0 0 3 3l4-9V2H5.72a2 2 0 0 0-2 1.7l-1.38 9a2 2 0 0 0 2 2.3zm7-13h2.67A2.31 2.31 0 0 1 22 4v7a2.31 2.31 0 0 1-2.33 2H17"/>'
   };
+  function svgIcon(name, size) {
+    // Constants of this script (the server only names one), so building markup is safe.
+    return '<svg width="' + size + '" height="' + size + '" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">' + (ICONS[name] || ICONS.chat) + "</svg>";
+  }
   var sessionKey = "portality-chat-session:" + api;
 
   var host = document.createElement("div");
@@ -55,7 +62,7 @@
     ".user{align-self:flex-end;background:#eef3ff}.bot{align-self:flex-start;background:#f3f4f6}" +
     ".error{align-self:stretch;background:#fdecea;color:#8a1c12}" +
     ".md{white-space:normal}.md p,.md ul,.md ol,.md pre,.md blockquote{margin:0 0 6px}.md ul,.md ol{padding-left:20px}.md a{color:inherit}" +
-    ".fb{display:flex;flex-wrap:wrap;gap:6px;margin-top:6px;align-items:center;font-size:12px;white-space:normal}.fb button{border:1px solid #cbd2dc;background:#fff;border-radius:6px;padding:2px 8px;cursor:pointer;font-size:13px}.fb button[aria-pressed=true]{border-color:var(--accent);background:#eef3ff}.fb input{flex:1 1 100%;padding:5px;border:1px solid #cbd2dc;border-radius:6px}" +
+    ".fb{display:flex;flex-wrap:wrap;gap:6px;margin-top:6px;align-items:center;font-size:12px;white-space:normal}.fb button{border:1px solid #cbd2dc;background:#fff;border-radius:6px;padding:2px 8px;cursor:pointer;font-size:13px}.fb button svg{display:block;margin:2px 0}.fb button[aria-pressed=true]{border-color:var(--accent);background:#eef3ff}.fb input{flex:1 1 100%;padding:5px;border:1px solid #cbd2dc;border-radius:6px}" +
     ".sources{font-size:12px;color:#475467;margin-top:6px}.sources ol{margin:4px 0 0 18px;padding:0}.sources summary{cursor:pointer;overflow-wrap:anywhere}" +
     ".passage{max-height:160px;overflow-y:auto;margin:4px 0;padding:6px 8px;background:#fff;border-left:3px solid var(--accent);color:#1c2430}.passage mark{background:#fff3a3;color:inherit}" +
     "form{display:flex;gap:8px;padding:10px;border-top:1px solid #e5e7eb}" +
@@ -99,8 +106,7 @@
   var input = root.querySelector("textarea");
   var close = root.querySelector(".close");
   function setIcon(name) {
-    // Constants of this script (the server only names one), so building markup is safe.
-    fab.innerHTML = '<svg width="26" height="26" viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">' + (ICONS[name] || ICONS.chat) + "</svg>";
+    fab.innerHTML = svgIcon(name, 26);
   }
   setIcon("chat");
   fab.setAttribute("aria-label", TEXT.open);
@@ -213,8 +219,8 @@
         body: JSON.stringify({ answer_id: answerId, rating: rating, reason: reason || "", comment: comment || "" })
       }).then(function (r) { if (r.ok) { row.textContent = TEXT.thanks; row.setAttribute("role", "status"); } });
     }
-    var up = button("\uD83D\uDC4D", function () { send("up"); });
-    var down = button("\uD83D\uDC4E", function () {
+    var up = button("", function () { send("up"); });
+    var down = button("", function () {
       down.setAttribute("aria-pressed", "true");
       var reasons = ["wrong", "incomplete", "outdated", "not_asked"], chosen = "";
       var why = document.createElement("span");
@@ -234,8 +240,12 @@
       row.append(note, button(TEXT.send, function () { send("down", chosen, note.value.trim()); }));
       note.focus();
     });
+    up.innerHTML = svgIcon("up", 16);
+    down.innerHTML = svgIcon("down", 16);
     up.setAttribute("aria-label", TEXT.up);
     down.setAttribute("aria-label", TEXT.down);
+    up.title = TEXT.up;
+    down.title = TEXT.down;
     row.append(up, down);
     node.appendChild(row);
   }

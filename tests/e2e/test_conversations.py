@@ -42,7 +42,11 @@ def test_widget_feedback_markdown_and_a_new_conversation(live_server, settings, 
         assert page.evaluate("() => window.__pwned") is None
         shot(page, "conversations-widget-answer")
 
-        answer.get_by_role("button", name="Útil", exact=True).click()
+        # drawn, not emoji (a machine without an emoji font showed empty boxes)
+        helpful = answer.get_by_role("button", name="Útil", exact=True)
+        expect(helpful.locator("svg")).to_be_visible()
+        assert helpful.inner_text() == "" and helpful.get_attribute("title") == "Útil"
+        helpful.click()
         expect(answer.locator(".fb")).to_have_text("¡Gracias por tu opinión!")
         exchange = Exchange.objects.get()
         assert exchange.rating == "up"
