@@ -24,6 +24,7 @@ from accounts.authentication import ADMIN_AUTHENTICATION
 from accounts.permissions import staff_permission
 from accounts.roles import (
     ANSWER_GAPS,
+    DELETE_MEMORIES,
     ERASE_CONVERSATIONS,
     REVIEW_CONVERSATIONS,
     VIEW_CONVERSATIONS,
@@ -204,7 +205,7 @@ class ConversationExportApi(StaffApi):
         query.is_valid(raise_exception=True)
         as_ = request.query_params.get("as", "csv")
         if as_ not in ("csv", "json"):
-            raise exceptions.ValidationError({"as": "csv or json."})
+            raise exceptions.ValidationError({"as": _("csv or json.")})
         rows = selectors.exchange_queue(queue_filters(query.validated_data))
         return exchanges_download(rows, as_, with_user=True)
 
@@ -273,6 +274,11 @@ class AnswerReviewApi(StaffApi):
 class EraseInputSerializer(serializers.Serializer):
     license = serializers.CharField(help_text="The end user's license (machine_id).")
     user = serializers.CharField(max_length=USER_REF_MAX_LENGTH)
+    memories = serializers.BooleanField(
+        default=False,
+        help_text="Also forget their memories and their consent to be remembered: their whole "
+        "erasure (a role that may delete memories).",
+    )
 
 
 class ConversationEraseApi(StaffApi):
@@ -282,18 +288,27 @@ class ConversationEraseApi(StaffApi):
         tags=["conversations"],
         request=EraseInputSerializer,
         responses={200: None},
-        summary="Erase one end user's conversations (their right to erasure)",
+        summary="Erase one end user's conversations, or with memories everything kept about "
+        "them (their right to erasure)",
     )
     def post(self, request: Request) -> Response:
         data = EraseInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         license = license_for_scope(data.validated_data["license"])
         if license is None:
-            raise exceptions.ValidationError({"license": "Name the end user's license."})
-        erased = services.conversations_erase_user(
-            license=license, user_ref=data.validated_data["user"]
+            raise exceptions.ValidationError({"license": _("Name the end user's license.")})
+        user_ref = data.validated_data["user"]
+        if not data.validated_data["memories"]:
+            erased = services.conversations_erase_user(license=license, user_ref=user_ref)
+            return Response({"conversations_erased": erased})
+        if not request.user.has_perm(DELETE_MEMORIES):
+            raise exceptions.PermissionDenied(_("Your role may not delete memories."))
+        person = services.person_erase(
+            license=license, user_ref=user_ref, actor=f"admin:{request.user.get_username()}"
         )
-        return Response({"conversations_erased": erased})
+        return Response(
+            {"conversations_erased": person.conversations, "memories_forgotten": person.memories}
+        )
 
 
 # -- knowledge gaps ------------------------------------------------------------------------------
@@ -328,7 +343,7 @@ _GAP_PARAMETERS = [
 def _gaps(request: Request) -> Any:  # noqa: ANN401 - a queryset of gaps
     status = request.query_params.get("status", "open")
     if status not in ("open", "answered", "all"):
-        raise exceptions.ValidationError({"status": "open, answered or all."})
+        raise exceptions.ValidationError({"status": _("open, answered or all.")})
     license = license_for_scope(request.query_params.get("license"))
     return selectors.gap_list(status="" if status == "all" else status, license=license)
 
@@ -360,7 +375,7 @@ class GapExportApi(StaffApi):
     def get(self, request: Request) -> HttpResponse | StreamingHttpResponse:
         as_ = request.query_params.get("as", "csv")
         if as_ not in ("csv", "json"):
-            raise exceptions.ValidationError({"as": "csv or json."})
+            raise exceptions.ValidationError({"as": _("csv or json.")})
         return gaps_download(_gaps(request), as_)
 
 

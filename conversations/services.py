@@ -38,6 +38,7 @@ from knowledge.redaction import redact
 from knowledge.reingestion import document_new_version
 from knowledge.uploads import document_create
 from licenses.models import License
+from memory.services import memories_erase_person
 from text.folding import fold
 from web.exceptions import ApplicationError
 
@@ -322,6 +323,30 @@ def conversations_erase_user(*, license: License, user_ref: str) -> int:
             )
         )
     return len(ids)
+
+
+@dataclass(frozen=True)
+class PersonErased:
+    conversations: int
+    memories: int
+
+
+def person_erase(*, license: License, user_ref: str, actor: str) -> PersonErased:
+    """An end user's whole erasure, as a privacy officer answers their request: their
+    conversations (feedback included) and their memories and consent, in one transaction."""
+    with transaction.atomic():
+        conversations = conversations_erase_user(license=license, user_ref=user_ref)
+        memories = memories_erase_person(license=license, user_ref=user_ref, actor=actor)
+        audit_record(
+            "user_data.erased",
+            target=f"license:{license.machine_id}",
+            details={
+                "user": person_pseudonym(license.pk, user_ref),
+                "conversations": conversations,
+                "memories": memories,
+            },
+        )
+    return PersonErased(conversations, memories)
 
 
 # -- forgetting below reaches the copies kept here ------------------------------------------------

@@ -11,6 +11,7 @@ urlpatterns = [
     path("<uuid:pk>/", views.transcript, name="transcript"),
     path("answers/<uuid:pk>/review", views.review, name="review"),
     path("erase", views.erase_user, name="erase-user"),
+    path("erase/everything", views.erase_person, name="erase-person"),
     path("export", views.export_user, name="export-user"),
     path("retention", views.retention_edit, name="retention"),
     path("gaps/", views.gaps, name="gaps"),

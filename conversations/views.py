@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.roles import (
     ANSWER_GAPS,
     DASHBOARD,
+    DELETE_MEMORIES,
     ERASE_CONVERSATIONS,
     REVIEW_CONVERSATIONS,
     VIEW_CONVERSATIONS,
@@ -116,6 +117,34 @@ def erase_user(request: HtmxHttpRequest) -> HttpResponse:
         messages.success(
             request,
             _("Erased %(count)s conversations of %(user)s.") % {"count": erased, "user": user_ref},
+        )
+    return redirect(safe_next(request, fallback="conversations:queue"))
+
+
+@console_permission(ERASE_CONVERSATIONS)
+@console_permission(DELETE_MEMORIES)
+@require_POST
+def erase_person(request: HtmxHttpRequest) -> HttpResponse:
+    """A person's erasure request answered in one step: conversations, memories, consent."""
+    license = license_get_for_machine_id(request.POST.get("license", ""))
+    user_ref = request.POST.get("user", "").strip()
+    if license is None or not user_ref:
+        messages.error(request, _("Filter by a license and a user first."))
+    else:
+        erased = services.person_erase(
+            license=license, user_ref=user_ref, actor=f"admin:{request.user.get_username()}"
+        )
+        messages.success(
+            request,
+            _(
+                "Erased everything kept about %(user)s: %(conversations)s conversations and "
+                "%(memories)s memories, and their consent to be remembered."
+            )
+            % {
+                "user": user_ref,
+                "conversations": erased.conversations,
+                "memories": erased.memories,
+            },
         )
     return redirect(safe_next(request, fallback="conversations:queue"))
 

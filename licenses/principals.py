@@ -99,10 +99,13 @@ def end_user_from_request(request: Request, user: str = "") -> tuple[License, st
     )
     if not user_ref.strip():
         raise exceptions.ValidationError(
-            {"user": "Name the end user (user=…) when calling with the license key."}
+            {"user": _("Name the end user (user=…) when calling with the license key.")}
         )
     if len(user_ref) > USER_REF_MAX_LENGTH:
         raise exceptions.ValidationError(
-            {"user": f"An end user's reference is at most {USER_REF_MAX_LENGTH} characters."}
+            {
+                "user": _("An end user's reference is at most %(length)d characters.")
+                % {"length": USER_REF_MAX_LENGTH}
+            }
         )
     return request.auth, user_ref

@@ -385,6 +385,20 @@ def memories_forget_all(*, license: License, user_ref: str, actor: str) -> int:
     return len(memories)
 
 
+def memories_erase_person(*, license: License, user_ref: str, actor: str) -> int:
+    """Their erasure, on the memory side: every memory forgotten (vectors, session turns and
+    the erasure journal as for each one), their consent gone (they are asked again if they
+    come back), and the memory events that name them renamed to the keyed pseudonym the audit
+    trail uses, so the monthly counts stay and nothing links to them."""
+    with transaction.atomic():
+        forgotten = memories_forget_all(license=license, user_ref=user_ref, actor=actor)
+        MemoryConsent.objects.filter(license=license, user_ref=user_ref).delete()
+        MemoryEvent.objects.filter(license=license, user_ref=user_ref).update(
+            user_ref=person_pseudonym(license.pk, user_ref)[:120]
+        )
+    return forgotten
+
+
 # -- using -------------------------------------------------------------------------------------
 
 

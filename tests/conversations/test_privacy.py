@@ -138,6 +138,76 @@ def test_a_privacy_officer_exports_and_erases_from_the_console(sala, django_user
     assert not Conversation.objects.exists()
 
 
+def test_a_privacy_officer_erases_everything_about_a_person_in_one_step(
+    sala, django_user_model, django_capture_on_commit_callbacks
+):
+    # Erasing only the conversations left the person's memories, consent and their name in
+    # the memory events: an erasure request took two pages and still left a trace.
+    from accounts.audit import person_pseudonym
+    from accounts.models import AuditEntry
+    from memory.models import Memory, MemoryConsent, MemoryEvent
+    from tests.memory.support import consent
+
+    for user in ("ana", "bea"):
+        consent(sala.license, user)
+        ask(widget_user(sala, user), "Recuerda que prefiero la piscina por la mañana")
+    assert Memory.objects.filter(user_ref="ana").exists()
+    officer = staff(django_user_model, "privacy_officer")
+    page = officer.get("/conversations/", {"license": "sala-conv", "user": "ana"})
+    assert "Erase everything about them" in page.content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        done = officer.post(
+            "/conversations/erase/everything", {"license": "sala-conv", "user": "ana"}, follow=True
+        )
+
+    assert "Erased everything kept about ana: 1 conversations and 1 memories" in (
+        done.content.decode()
+    )
+    assert not Conversation.objects.filter(user_ref="ana").exists()
+    assert not Memory.objects.filter(user_ref="ana").exists()
+    assert not MemoryConsent.objects.filter(user_ref="ana").exists()
+    assert not MemoryEvent.objects.filter(user_ref="ana").exists()
+    pseudonym = person_pseudonym(sala.license.pk, "ana")  # the counts stay, unlinked
+    assert MemoryEvent.objects.filter(user_ref=pseudonym, kind="created").exists()
+    # bea, of the same license, keeps all of hers
+    assert Conversation.objects.filter(user_ref="bea").exists()
+    assert Memory.objects.filter(user_ref="bea").exists()
+    assert MemoryConsent.objects.filter(user_ref="bea", given=True).exists()
+    entry = AuditEntry.objects.get(action="user_data.erased")
+    assert entry.details["conversations"] == 1 and entry.details["memories"] == 1
+    assert "ana" not in json.dumps(entry.details)
+
+
+def test_the_api_erases_everything_when_asked_and_only_for_a_role_that_may(sala, django_user_model):
+    from django.contrib.auth.models import Permission
+    from rest_framework.test import APIClient
+
+    from memory.models import Memory
+    from tests.memory.support import consent
+
+    consent(sala.license, "ana")
+    ask(widget_user(sala, "ana"), "Recuerda que prefiero la piscina por la mañana")
+    body = {"license": "sala-conv", "user": "ana", "memories": True}
+    # an account allowed to erase conversations but not to delete memories
+    narrow = django_user_model.objects.create_user("nina", password="x", is_staff=True)
+    narrow.user_permissions.add(
+        Permission.objects.get(codename="erase_conversation"),
+        Permission.objects.get(codename="view_conversation"),
+    )
+    as_narrow = APIClient()
+    as_narrow.force_authenticate(narrow)
+    refused = as_narrow.post("/api/v1/conversations/erase", body, format="json")
+    assert refused.status_code == 403 and "may not delete memories" in refused.json()["detail"]
+    assert Conversation.objects.exists() and Memory.objects.exists()  # nothing half-done
+
+    officer = staff(django_user_model, "privacy_officer")
+    erased = officer.post("/api/v1/conversations/erase", body, format="json")
+
+    assert erased.json() == {"conversations_erased": 1, "memories_forgotten": 1}
+    assert not Conversation.objects.exists() and not Memory.objects.exists()
+
+
 def test_forgetting_a_document_leaves_no_quote_in_stored_answers(
     sala, django_capture_on_commit_callbacks
 ):

@@ -272,6 +272,8 @@ def untranslated_api_errors(source: str) -> list[str]:
         if isinstance(node, ast.Call):
             name = getattr(node.func, "id", getattr(node.func, "attr", ""))
             texts = node.args[:1] if name in _API_ERRORS else []
+            if texts and isinstance(texts[0], ast.Dict):  # ValidationError({"field": "…"})
+                texts = list(texts[0].values)
         elif isinstance(node, ast.ClassDef):
             texts = [
                 statement.value
@@ -297,8 +299,14 @@ def test_the_api_error_check_finds_an_unmarked_message():
         "class P:\n    message = 'Sign in'\n\nclass Q:\n    message = _('Fine')\n"
         "raise exceptions.NotFound('No such memory.')\nraise NotFound(_('Fine'))\n"
         "raise PermissionDenied(f'For {origin}')\n"
+        "raise ValidationError({'license': 'Name it.', 'user': _('Fine')})\n"
     )
-    assert untranslated_api_errors(source) == ["Sign in", "No such memory.", "f'For {origin}'"]
+    assert untranslated_api_errors(source) == [
+        "Sign in",
+        "No such memory.",
+        "f'For {origin}'",
+        "Name it.",
+    ]
 
 
 def test_every_api_error_goes_through_the_catalog():
