@@ -17,6 +17,7 @@ ACTION_LABELS = {
     "account.sign_in_failed": pgettext_lazy("audit", "failed to sign in"),
     "account.password_reset_requested": pgettext_lazy("audit", "asked for a password reset"),
     "account.password_reset": pgettext_lazy("audit", "reset the password"),
+    "account.password_changed": pgettext_lazy("audit", "changed their password"),
     "account.two_factor_enabled": pgettext_lazy("audit", "turned two-factor sign-in on"),
     "account.two_factor_failed": pgettext_lazy("audit", "gave a wrong two-factor code"),
     "account.two_factor_removed": pgettext_lazy("audit", "removed two-factor sign-in"),

@@ -10,7 +10,7 @@ from typing import Any
 import redis
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
+from django.contrib.auth.forms import PasswordChangeForm, PasswordResetForm, SetPasswordForm
 from django.http import HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
@@ -93,4 +93,22 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
             target=f"account:{user.get_username()}",
             actor=Actor(user.get_username(), user.pk, client_ip(self.request)),
         )
+        return response
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Your own password, from the console (the owner ``make run`` created has no e-mail to
+    reset it by). Django keeps this session signed in and ends the account's others. An
+    account from single sign-on has no password here: the page says where to change it."""
+
+    def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponseBase:  # noqa: ANN401
+        user = request.user
+        if user.is_authenticated and not user.has_usable_password():
+            return render(request, "registration/password_change_form.html", {"sso": True})
+        return super().dispatch(request, *args, **kwargs)
+
+    def form_valid(self, form: PasswordChangeForm) -> HttpResponse:
+        response = super().form_valid(form)
+        user = form.user
+        audit_record("account.password_changed", target=f"account:{user.get_username()}")
         return response

@@ -75,7 +75,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password_change/",
-        auth_views.PasswordChangeView.as_view(),
+        passwords.PasswordChangeView.as_view(),
         name="password_change",
     ),
     path(
