@@ -113,7 +113,8 @@ def _ensure_first_admin() -> str:
     if generated:
         return (
             f"  First admin created: username {username!r}, password {password!r}\n"
-            "  (shown once; set ADMIN_USERNAME/ADMIN_PASSWORD to choose them)"
+            "  (shown once: change it under Password once signed in, or set\n"
+            "  ADMIN_USERNAME/ADMIN_PASSWORD before the first start to choose them)"
         )
     return f"  First admin {username!r} created from ADMIN_USERNAME/ADMIN_PASSWORD."
 
