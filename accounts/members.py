@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
@@ -20,6 +21,8 @@ from django.db.models import Q, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext, gettext_noop
 
 from accounts.audit import Actor, audit_record, current_actor
@@ -166,6 +169,62 @@ def invitations_purge(*, older_than: timedelta) -> int:
 
 
 # -- members --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PasswordLink:
+    username: str
+    url: str  # shown to the owner once; it stops working once used, or after the reset hours
+    mailed: bool
+    mail_error: str = ""
+
+
+def member_password_link(*, user: Any, base_url: str) -> PasswordLink:  # noqa: ANN401
+    """A member who forgot their password gets a link to choose a new one from an owner:
+    Django's reset link (once, for PASSWORD_RESET_HOURS), mailed too when the deployment
+    sends mail and the account has an address. Their two-factor sign-in stays."""
+    username = user.get_username()
+    if not user.has_usable_password():
+        raise ApplicationError(
+            gettext_noop(
+                "%(username)s signs in with single sign-on: their password is at the provider."
+            ),
+            params={"username": username},
+        )
+    if not user.is_active:
+        raise ApplicationError(
+            gettext_noop("%(username)s is deactivated: reactivate them first."),
+            params={"username": username},
+        )
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    token = default_token_generator.make_token(user)
+    url = base_url.rstrip("/") + reverse("password_reset_confirm", args=[uid, token])
+    mailed, error = _mail_password_link(user, url)
+    audit_record("member.password_link", target=f"account:{username}", details={"mailed": mailed})
+    return PasswordLink(username, url, mailed, error)
+
+
+def _mail_password_link(user: Any, url: str) -> tuple[bool, str]:  # noqa: ANN401
+    address = user.email or (user.get_username() if "@" in user.get_username() else "")
+    if not settings.MAIL_ENABLED or not address:
+        return False, ""
+    context = {
+        "url": url,
+        "by": current_actor().name,
+        "username": user.get_username(),
+        "hours": settings.PASSWORD_RESET_TIMEOUT // 3600,
+    }
+    try:
+        send_mail(
+            subject=gettext("A new password for Portality Brain"),
+            message=render_to_string("accounts/password_link_email.txt", context),
+            from_email=None,
+            recipient_list=[address],
+        )
+    except (OSError, ValueError) as exc:  # smtplib's errors are OSErrors
+        logger.warning("The password link mail to %s failed: %s", address, exc)
+        return False, str(exc)[:200]
+    return True, ""
 
 
 def active_owners() -> QuerySet[Any]:

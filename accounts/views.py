@@ -93,17 +93,34 @@ def member_list(request: HtmxHttpRequest) -> HttpResponse:
             form.add_error(None, exc.message)
         else:
             form = InviteForm()
+    return _members_page(request, form=form, sent=sent)
+
+
+def _members_page(request: HtmxHttpRequest, **shown: Any) -> HttpResponse:  # noqa: ANN401
     context = {
-        "form": form,
-        "sent": sent,
+        "form": InviteForm(),
+        **shown,
         "members": selectors.member_rows(),
         "invitations": selectors.pending_invitations(),
         "role_choices": list(ROLE_LABELS.items()),
         "mail_enabled": settings.MAIL_ENABLED,
     }
     response = render(request, "accounts/members.html", context)
-    response["Cache-Control"] = "no-store"  # it may show an invitation link
+    response["Cache-Control"] = "no-store"  # it may show an invitation or password link
     return response
+
+
+@console_permission(MANAGE_MEMBERS)
+@require_POST
+def member_password_link(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    try:
+        link = members.member_password_link(
+            user=_member(pk), base_url=request.build_absolute_uri("/")
+        )
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+        return redirect("accounts:members")
+    return _members_page(request, password_link=link)
 
 
 def _member(pk: int) -> Any:  # noqa: ANN401 - a user model instance

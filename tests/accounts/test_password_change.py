@@ -3,6 +3,8 @@ reset it by, and the page was Django admin's, linked from nowhere."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -70,3 +72,66 @@ def test_a_single_sign_on_account_is_told_where_its_password_lives(client):
     )
     assert refused.status_code == 200
     assert not get_user_model().objects.get(pk=user.pk).has_usable_password()
+
+
+def test_an_owner_gives_a_member_who_forgot_a_link_to_choose_a_new_password(olga, settings):
+    # Without mail, a forgotten password needed `manage.py changepassword` on the server.
+    settings.SMTP_HOST = ""
+    settings.MAIL_ENABLED = False
+    kim = get_user_model().objects.create_user("kim", password=OLD)
+    role_grant(username="kim", role="support")
+    owner = signed_in("olga")
+    members = owner.get("/account/members/").content.decode()
+    assert f'action="/account/members/{kim.pk}/password-link"' in members
+    assert f'action="/account/members/{olga.pk}/password-link"' not in members  # theirs: Password
+
+    page = owner.post(f"/account/members/{kim.pk}/password-link").content.decode()
+
+    url = re.search(r'id="password-link-url" readonly value="([^"]+)"', page).group(1)
+    assert "Pass them this link yourself." in page
+    kim_client = Client()
+    form_page = kim_client.get(re.sub(r"^https?://[^/]+", "", url), follow=True)
+    set_path = form_page.redirect_chain[-1][0]
+    done = kim_client.post(set_path, {"new_password1": NEW, "new_password2": NEW})
+    assert done.status_code == 302
+    assert get_user_model().objects.get(pk=kim.pk).check_password(NEW)
+    used = Client().get(re.sub(r"^https?://[^/]+", "", url), follow=True)
+    assert "expired" in used.content.decode()  # once
+    entry = AuditEntry.objects.get(action="member.password_link")
+    assert (entry.actor, entry.target, entry.details) == ("olga", "account:kim", {"mailed": False})
+
+
+def test_the_password_link_is_mailed_when_the_deployment_sends_mail(olga, settings, tmp_path):
+    from tests.mail import body_of, smtp_server, use_smtp
+
+    kim = get_user_model().objects.create_user("kim@example.org", password=OLD)
+    role_grant(username="kim@example.org", role="support")
+    owner = signed_in("olga")
+    with smtp_server(tmp_path / "mail") as (port, mail):
+        use_smtp(settings, port)
+        page = owner.post(
+            f"/account/members/{kim.pk}/password-link", HTTP_ACCEPT_LANGUAGE="es"
+        ).content.decode()
+        (message,) = mail.wait_for(1)
+
+    assert "Le enviamos este enlace por correo" in page
+    assert message["To"] == "kim@example.org"
+    assert "olga te da un enlace para elegir una contraseña nueva" in body_of(message)
+    assert "/accounts/reset/" in body_of(message)
+
+
+def test_no_password_link_for_a_single_sign_on_or_deactivated_account(olga):
+    get_user_model().objects.create_user("sso@example.org")  # no usable password
+    gone = get_user_model().objects.create_user("gone", password=OLD, is_active=False)
+    for user in get_user_model().objects.exclude(username="olga"):
+        user.is_staff = True
+        user.save()
+    owner = signed_in("olga")
+    sso = get_user_model().objects.get(username="sso@example.org")
+
+    members = owner.get("/account/members/").content.decode()
+    assert "password-link" not in members.replace(f"/account/members/{olga.pk}/", "")
+    for user, reason in ((sso, "single sign-on"), (gone, "reactivate them first")):
+        page = owner.post(f"/account/members/{user.pk}/password-link", follow=True)
+        assert reason in page.content.decode()
+    assert not AuditEntry.objects.filter(action="member.password_link").exists()
