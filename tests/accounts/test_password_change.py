@@ -135,3 +135,23 @@ def test_no_password_link_for_a_single_sign_on_or_deactivated_account(olga):
         page = owner.post(f"/account/members/{user.pk}/password-link", follow=True)
         assert reason in page.content.decode()
     assert not AuditEntry.objects.filter(action="member.password_link").exists()
+
+
+def test_members_shows_who_signs_in_with_a_second_factor(olga):
+    # An owner could not see who had left two-factor sign-in off.
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    kim = get_user_model().objects.create_user("kim", password=OLD, is_staff=True)
+    TOTPDevice.objects.create(user=kim, name="authenticator", confirmed=True)
+    get_user_model().objects.create_user("sso@example.org", is_staff=True)
+    client = Client()
+    client.force_login(olga)
+
+    html = client.get("/account/members/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+
+    def row(name: str) -> str:
+        return re.search(rf"<tr>\s*<td>{re.escape(name)}.*?</tr>", html, flags=re.S).group(0)
+
+    assert "<td>activado</td>" in row("kim")
+    assert '<span class="muted">desactivado</span>' in row("olga")
+    assert "en el proveedor de inicio de sesión" in row("sso@example.org")
