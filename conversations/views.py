@@ -34,6 +34,7 @@ from conversations.forms import (
     ReviewForm,
 )
 from conversations.models import Gap, GapStatus, Retention
+from licenses.models import License
 from licenses.selectors import license_get_for_machine_id
 from web.exceptions import ApplicationError
 from web.http import HtmxHttpRequest, safe_next
@@ -105,14 +106,21 @@ def review(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     return redirect(f"{url}#answer-{exchange.pk}")
 
 
-@console_permission(ERASE_CONVERSATIONS)
-@require_POST
-def erase_user(request: HtmxHttpRequest) -> HttpResponse:
+def _erasure_subject(request: HtmxHttpRequest) -> tuple[License, str] | None:
+    """The end user an erasure form names (license and user), or None, said to the admin."""
     license = license_get_for_machine_id(request.POST.get("license", ""))
     user_ref = request.POST.get("user", "").strip()
     if license is None or not user_ref:
         messages.error(request, _("Filter by a license and a user first."))
-    else:
+        return None
+    return license, user_ref
+
+
+@console_permission(ERASE_CONVERSATIONS)
+@require_POST
+def erase_user(request: HtmxHttpRequest) -> HttpResponse:
+    if subject := _erasure_subject(request):
+        license, user_ref = subject
         erased = services.conversations_erase_user(license=license, user_ref=user_ref)
         messages.success(
             request,
@@ -126,11 +134,8 @@ def erase_user(request: HtmxHttpRequest) -> HttpResponse:
 @require_POST
 def erase_person(request: HtmxHttpRequest) -> HttpResponse:
     """A person's erasure request answered in one step: conversations, memories, consent."""
-    license = license_get_for_machine_id(request.POST.get("license", ""))
-    user_ref = request.POST.get("user", "").strip()
-    if license is None or not user_ref:
-        messages.error(request, _("Filter by a license and a user first."))
-    else:
+    if subject := _erasure_subject(request):
+        license, user_ref = subject
         erased = services.person_erase(
             license=license, user_ref=user_ref, actor=f"admin:{request.user.get_username()}"
         )
