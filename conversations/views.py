@@ -10,7 +10,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -122,10 +122,12 @@ def erase_user(request: HtmxHttpRequest) -> HttpResponse:
     if subject := _erasure_subject(request):
         license, user_ref = subject
         erased = services.conversations_erase_user(license=license, user_ref=user_ref)
-        messages.success(
-            request,
-            _("Erased %(count)s conversations of %(user)s.") % {"count": erased, "user": user_ref},
+        text = ngettext(
+            "Erased %(count)s conversation of %(user)s.",
+            "Erased %(count)s conversations of %(user)s.",
+            erased,
         )
+        messages.success(request, text % {"count": erased, "user": user_ref})
     return redirect(safe_next(request, fallback="conversations:queue"))
 
 
@@ -142,8 +144,8 @@ def erase_person(request: HtmxHttpRequest) -> HttpResponse:
         messages.success(
             request,
             _(
-                "Erased everything kept about %(user)s: %(conversations)s conversations and "
-                "%(memories)s memories, and their consent to be remembered."
+                "Erased everything kept about %(user)s (conversations: %(conversations)s, "
+                "memories: %(memories)s) and their consent to be remembered."
             )
             % {
                 "user": user_ref,

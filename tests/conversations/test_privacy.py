@@ -134,7 +134,10 @@ def test_a_privacy_officer_exports_and_erases_from_the_console(sala, django_user
     officer = staff(django_user_model, "privacy_officer")
     exported = officer.get("/conversations/export", {"license": "sala-conv", "user": "ana"})
     assert json.loads(exported.content)["conversations"][0]["exchanges"]
-    officer.post("/conversations/erase", {"license": "sala-conv", "user": "ana"})
+    done = officer.post(
+        "/conversations/erase", {"license": "sala-conv", "user": "ana"}, follow=True
+    )
+    assert "Erased 1 conversation of ana." in done.content.decode()
     assert not Conversation.objects.exists()
 
 
@@ -161,7 +164,7 @@ def test_a_privacy_officer_erases_everything_about_a_person_in_one_step(
             "/conversations/erase/everything", {"license": "sala-conv", "user": "ana"}, follow=True
         )
 
-    assert "Erased everything kept about ana: 1 conversations and 1 memories" in (
+    assert "Erased everything kept about ana (conversations: 1, memories: 1)" in (
         done.content.decode()
     )
     assert not Conversation.objects.filter(user_ref="ana").exists()
