@@ -22,7 +22,13 @@ def main() -> None:
         start_unless_external()
 
     prepare(sys.argv)
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(sys.argv)
+    except BrokenPipeError:
+        # Read through `| head` and cut short: stop quietly, as a shell tool does (Python's
+        # documented recipe: point stdout at devnull so the exit flush does not fail again).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)  # 128 + SIGPIPE, what the shell reports for a tool killed by the pipe
 
 
 if __name__ == "__main__":

@@ -86,3 +86,23 @@ def test_an_explicit_secret_key_wins_and_production_still_needs_one(fresh_data_d
     )
     assert refused.returncode != 0
     assert "SECRET_KEY is not set" in refused.stderr
+
+
+def test_a_command_read_through_a_closed_pipe_stops_quietly(fresh_data_dir):
+    # `manage.py search … | head -5` ended in a BrokenPipeError traceback.
+    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("DJANGO")}
+    env.update(PORTALITY_DATA_DIR=str(fresh_data_dir))
+    reader_gone = subprocess.Popen(
+        [sys.executable, "manage.py", "help"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    reader_gone.stdout.close()  # like `head` once it has its lines
+
+    _, stderr = reader_gone.communicate(timeout=240)
+
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr
+    assert reader_gone.returncode == 141
