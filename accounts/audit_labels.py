@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
-from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext, pgettext, pgettext_lazy
 
 from accounts.roles import ROLE_LABELS
 
@@ -133,9 +134,10 @@ DETAIL_LABELS = {
     "was": pgettext_lazy("audit detail", "was"),
     "with_user": pgettext_lazy("audit detail", "with the user"),
 }
+_COMMAND_ACTOR = re.compile(r"command (?P<command>\S+) \((?P<user>.*)\)")
 _ROLE_KEYS = {"role", "roles", "from", "to"}  # the values of these may be role codes
 _ACTORS = {
-    "system": pgettext_lazy("audit actor", "system (scheduled)"),
+    "system": pgettext_lazy("audit actor", "the system"),
     "anonymous": pgettext_lazy("audit actor", "anonymous"),
 }
 
@@ -173,6 +175,9 @@ def actor_label(actor: str) -> str:
     the reader's language."""
     if actor in _ACTORS:
         return str(_ACTORS[actor])
+    command = _COMMAND_ACTOR.fullmatch(actor)  # accounts.audit names the shell so
+    if command:
+        return pgettext("audit actor", "command %(command)s (%(user)s)") % command.groupdict()
     return target_label(actor)  # "license:sala-01", a license's key calling
 
 

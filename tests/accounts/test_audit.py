@@ -334,6 +334,8 @@ def test_the_audit_page_reads_in_the_readers_language(client):
     audit_record("license.changed", target="license:sala-01", details={"user_name_changed": True})
     with acting_as(Actor("license:sala-01")):  # an end user's call, by the license's key
         audit_record("memory.created", target="memory:1")
+    with acting_as(Actor("command invite (root)")):
+        audit_record("member.invited", target="account:kim@example.org")
     client.force_login(owner)
 
     html = client.get("/account/audit/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
@@ -342,7 +344,8 @@ def test_the_audit_page_reads_in_the_readers_language(client):
     assert "rol:</span> lo que pueda hacer la cuenta" in html
     assert "caduca:</span> 27/02/2027 19:19" in html
     assert "nombre de usuario cambiado:</span> sí" in html
-    assert "sistema (programado)" in html  # the entries recorded outside a request
+    assert "<td>sistema</td>" in html  # the entries recorded outside a request
     assert "<td>licencia sala-01</td>" in html
+    assert "<td>comando invite (root)</td>" in html
     for code in ("knowledge_editor", "grace_seconds", "['support']", "2027-02-27T"):
         assert code not in html
