@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
@@ -164,10 +165,17 @@ def _detail_value(value: Any, *, roles: bool) -> str:  # noqa: ANN401 - JSON of 
         return gettext("whatever the account may do")
     if roles and value in ROLE_LABELS:
         return str(ROLE_LABELS[value])
-    moment = parse_datetime(value) if isinstance(value, str) and len(value) >= 19 else None
+    moment = _moment(value) if isinstance(value, str) and len(value) >= 19 else None
     if moment is not None and moment.tzinfo is not None:
         return date_format(localtime(moment), "SHORT_DATETIME_FORMAT")
     return str(value)
+
+
+def _moment(text: str) -> datetime | None:
+    try:
+        return parse_datetime(text)
+    except ValueError:  # shaped like one but not a date (a file named "2026-13-45 10:00:00")
+        return None
 
 
 def actor_label(actor: str) -> str:

@@ -334,6 +334,9 @@ def test_the_audit_page_reads_in_the_readers_language(client):
     audit_record("license.changed", target="license:sala-01", details={"user_name_changed": True})
     with acting_as(Actor("license:sala-01")):  # an end user's call, by the license's key
         audit_record("memory.created", target="memory:1")
+    audit_record(  # a name shaped like a time, but none: shown as it is
+        "knowledge.uploaded", target="document:1", details={"filename": "2026-13-45 10:00:00"}
+    )
     with acting_as(Actor("command invite (root)")):
         audit_record("member.invited", target="account:kim@example.org")
     client.force_login(owner)
@@ -347,5 +350,6 @@ def test_the_audit_page_reads_in_the_readers_language(client):
     assert "<td>sistema</td>" in html  # the entries recorded outside a request
     assert "<td>licencia sala-01</td>" in html
     assert "<td>comando invite (root)</td>" in html
+    assert "archivo:</span> 2026-13-45 10:00:00" in html
     for code in ("knowledge_editor", "grace_seconds", "['support']", "2027-02-27T"):
         assert code not in html
