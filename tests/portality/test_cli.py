@@ -17,9 +17,14 @@ pytestmark = pytest.mark.process
 SCRUBBED = {"SECRET_KEY", "SECRET_KEY_FILE", "DEBUG", "DATABASE_URL", "REDIS_URL"}
 
 
-def manage(data_dir: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+def scrubbed_env(data_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("DJANGO")}
     env.update(PORTALITY_DATA_DIR=str(data_dir), **extra)
+    return env
+
+
+def manage(data_dir: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = scrubbed_env(data_dir, **extra)
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -90,12 +95,10 @@ def test_an_explicit_secret_key_wins_and_production_still_needs_one(fresh_data_d
 
 def test_a_command_read_through_a_closed_pipe_stops_quietly(fresh_data_dir):
     # `manage.py search … | head -5` ended in a BrokenPipeError traceback.
-    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("DJANGO")}
-    env.update(PORTALITY_DATA_DIR=str(fresh_data_dir))
     reader_gone = subprocess.Popen(
         [sys.executable, "manage.py", "help"],
         cwd=ROOT,
-        env=env,
+        env=scrubbed_env(fresh_data_dir),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
