@@ -49,7 +49,7 @@ def test_an_owner_invites_a_knowledge_editor_and_makes_them_support(
         owner.fill("#id_email", "lucia@example.org")
         owner.select_option("#id_role", "knowledge_editor")
         owner.get_by_role("button", name="Invite").click()
-        expect(owner.locator("#sent-title")).to_contain_text("lucia@example.org")
+        expect(owner.locator("#invitation-url-title")).to_contain_text("lucia@example.org")
         shot(owner, "team-invited")
 
         (message,) = mail.wait_for(1)
