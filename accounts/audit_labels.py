@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -102,6 +103,7 @@ DETAIL_LABELS = {
     "files": pgettext_lazy("audit detail", "files"),
     "filters": pgettext_lazy("audit detail", "filters"),
     "forgotten_again": pgettext_lazy("audit detail", "forgotten again"),
+    "gemini_key": pgettext_lazy("audit detail", "Gemini API key"),
     "format": pgettext_lazy("audit detail", "format"),
     "from": pgettext_lazy("audit detail", "from"),
     "gaps": pgettext_lazy("audit detail", "knowledge gaps"),
@@ -118,6 +120,7 @@ DETAIL_LABELS = {
     "name": pgettext_lazy("audit detail", "name"),
     "new_filename": pgettext_lazy("audit detail", "new file"),
     "new_prefix": pgettext_lazy("audit detail", "new key"),
+    "openai_key": pgettext_lazy("audit detail", "model server API key"),
     "older_than_days": pgettext_lazy("audit detail", "older than (days)"),
     "redaction": pgettext_lazy("audit detail", "redaction"),
     "removed": pgettext_lazy("audit detail", "removed"),
@@ -135,6 +138,20 @@ DETAIL_LABELS = {
     "was": pgettext_lazy("audit detail", "was"),
     "with_user": pgettext_lazy("audit detail", "with the user"),
 }
+# Codes a detail's value may hold, named by the app that defines them (an app above this one
+# registers its choices when it loads: knowledge's redaction modes, source types...).
+VALUE_LABELS: dict[str, Mapping[str, Any]] = {}
+
+
+def audit_value_labels(key: str, labels: Mapping[str, Any]) -> None:
+    """The reader's names for the codes the ``key`` detail holds (lazy translations); two
+    apps writing the same key ("fields") each add theirs."""
+    VALUE_LABELS[key] = {**VALUE_LABELS.get(key, {}), **labels}
+
+
+audit_value_labels("by", {"single sign-on": pgettext_lazy("audit value", "single sign-on")})
+
+
 _COMMAND_ACTOR = re.compile(r"command (?P<command>\S+) \((?P<user>.*)\)")
 _ROLE_KEYS = {"role", "roles", "from", "to"}  # the values of these may be role codes
 _ACTORS = {
@@ -147,24 +164,27 @@ def detail_items(details: dict[str, Any]) -> list[tuple[str, str]]:
     """An entry's details as (name, value) in the reader's language: keys named, roles by
     their names, times in the reader's format, lists joined (the downloads keep the codes)."""
     return [
-        (str(DETAIL_LABELS.get(key, key)), _detail_value(value, roles=key in _ROLE_KEYS))
+        (str(DETAIL_LABELS.get(key, key)), _detail_value(value, key=key))
         for key, value in details.items()
     ]
 
 
-def _detail_value(value: Any, *, roles: bool) -> str:  # noqa: ANN401 - JSON of any shape
+def _detail_value(value: Any, *, key: str) -> str:  # noqa: ANN401 - JSON of any shape
     if isinstance(value, bool):
         return gettext("yes") if value else gettext("no")
     if value is None or value == "" or value == []:
         return "—"
     if isinstance(value, list):
-        return ", ".join(_detail_value(item, roles=roles) for item in value)
+        return ", ".join(_detail_value(item, key=key) for item in value)
     if isinstance(value, dict):
-        return ", ".join(f"{k} {_detail_value(v, roles=roles)}" for k, v in value.items())
+        return ", ".join(f"{k} {_detail_value(v, key=key)}" for k, v in value.items())
+    roles = key in _ROLE_KEYS
     if roles and value == "all":  # a token not limited to one role
         return gettext("whatever the account may do")
     if roles and value in ROLE_LABELS:
         return str(ROLE_LABELS[value])
+    if isinstance(value, str) and value in VALUE_LABELS.get(key, {}):
+        return str(VALUE_LABELS[key][value])
     moment = _moment(value) if isinstance(value, str) and len(value) >= 19 else None
     if moment is not None and moment.tzinfo is not None:
         return date_format(localtime(moment), "SHORT_DATETIME_FORMAT")

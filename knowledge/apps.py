@@ -22,6 +22,24 @@ class KnowledgeConfig(AppConfig):
         register_collector(OutboxBacklog())
         replayer("document", forget_document_again)
         replayer("chunk", forget_chunk_again)
+        name_audit_values()
+
+
+def name_audit_values() -> None:
+    """The audit page names knowledge's codes in its details ("redaction: default" read as
+    the upload's choice, in the reader's language)."""
+    # Models, and what imports them (accounts' roles), load once the app registry is ready.
+    from accounts.audit_labels import audit_value_labels
+    from knowledge.models import PII_LABELS, DocumentStatus, Redaction, SourceMode, SourceType
+
+    for key, choices in (
+        ("redaction", Redaction),
+        ("source_type", SourceType),
+        ("mode", SourceMode),
+        ("was", DocumentStatus),  # a document queued again: what it was
+    ):
+        audit_value_labels(key, dict(choices.choices))
+    audit_value_labels("kinds", PII_LABELS)
 
 
 def check_search_strategy() -> None:

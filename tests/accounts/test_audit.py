@@ -332,10 +332,26 @@ def test_the_audit_page_reads_in_the_readers_language(client):
         details={"name": "ci", "role": "all", "expires_at": "2027-02-27T19:19:54.280842+00:00"},
     )
     audit_record("license.changed", target="license:sala-01", details={"user_name_changed": True})
+    audit_record("providers.changed", details={"fields": ["gemini_model"], "gemini_key": "removed"})
+    audit_record("assistant.changed", target="scope:global", details={"fields": ["answer_length"]})
+    audit_record("knowledge.retried", target="document:1", details={"was": "failed"})
+    audit_record("member.joined", target="account:kim", details={"by": "single sign-on"})
     with acting_as(Actor("license:sala-01")):  # an end user's call, by the license's key
         audit_record("memory.created", target="memory:1")
     audit_record(  # a name shaped like a time, but none: shown as it is
-        "knowledge.uploaded", target="document:1", details={"filename": "2026-13-45 10:00:00"}
+        "knowledge.uploaded",
+        target="document:1",
+        details={
+            "filename": "2026-13-45 10:00:00", "source_type": "regulation", "redaction": "none",
+        },
+    )  # fmt: skip
+    audit_record(
+        "knowledge.source_added",
+        target="source:1",
+        details={"url": "https://a.test/", "mode": "site"},
+    )
+    audit_record(
+        "knowledge.redaction_policy_set", target="scope:global", details={"kinds": ["IBAN"]}
     )
     with acting_as(Actor("command invite (root)")):
         audit_record("member.invited", target="account:kim@example.org")
@@ -351,5 +367,21 @@ def test_the_audit_page_reads_in_the_readers_language(client):
     assert "<td>licencia sala-01</td>" in html
     assert "<td>comando invite (root)</td>" in html
     assert "archivo:</span> 2026-13-45 10:00:00" in html
-    for code in ("knowledge_editor", "grace_seconds", "['support']", "2027-02-27T"):
+    assert "tipo de fuente:</span> Reglamento" in html
+    assert "ocultación:</span> No ocultar nada" in html
+    assert "modo:</span> Un sitio" in html
+    assert "tipos:</span> cuentas bancarias (IBAN)" in html
+    assert "campos:</span> Modelo de Gemini" in html
+    assert "clave de API de Gemini:</span> eliminada" in html
+    assert "campos:</span> longitud de las respuestas" in html
+    assert "estaba:</span> Fallido" in html
+    assert "por:</span> inicio de sesión único" in html
+    for code in (
+        "knowledge_editor",
+        "grace_seconds",
+        "['support']",
+        "2027-02-27T",
+        "regulation",
+        "gemini",
+    ):
         assert code not in html
