@@ -1,11 +1,17 @@
 """Every console page on a 390 px phone, in a real Chromium, in each language: nothing makes
-the page scroll sideways (wide tables scroll inside their own box). Screenshots go to
-test-results/e2e/phone-*.png."""
+the page scroll sideways, and tables of records read as cards instead of scrolling inside
+their own box. Screenshots go to test-results/e2e/phone-*.png."""
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
 
+import pytest
+from django.utils.timezone import now
+
+from accounts.audit import audit_record
+from accounts.members import invitation_create
+from accounts.services import token_create
 from knowledge.search import SearchOptions, search
 from knowledge.searching import search_log_record
 from licenses.principals import principal_for_admin
@@ -35,13 +41,25 @@ def console_urls(license, ready, failed, source) -> list[str]:
         "/chat/",
         "/chat/assistant/",
         f"/chat/assistant/{license.pk}/",
+        "/conversations/",
+        "/conversations/gaps/",
+        "/conversations/insights/",
+        "/account/members/",
+        "/account/audit/",
+        "/account/tokens/",
         "/api/docs/",
     ]
 
 
 @pytest.mark.parametrize("locale", ["es-ES", "pt-BR", "en-US"])
 def test_no_console_page_scrolls_sideways_on_a_phone(live_server, django_user_model, locale):
-    as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
+    owner = django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True)
+    as_owner(owner)
+    token_create(
+        user=owner,
+        name="integración-continua-del-edificio-norte",
+        expires_at=now() + timedelta(days=30),
+    )
     license = license_forge(
         user_name="Marta Fernández de la Concepción",
         machine_id="sala-de-reuniones-del-edificio-norte-07",
@@ -57,6 +75,16 @@ def test_no_console_page_scrolls_sideways_on_a_phone(live_server, django_user_mo
     )
     failed = make_document("  \n\t  ", filename="documento-vacio-sin-texto-alguno.txt")
     source = long_source(ready)
+    invitation_create(
+        email="responsable.de.privacidad.del.condominio@example.com",
+        role="privacy_officer",
+        base_url="http://testserver",
+    )
+    audit_record(  # a detail as long as an uploaded file's name
+        "knowledge.uploaded",
+        target="document:1",
+        details={"filename": "Horario_de_verano_de_la_piscina_comunitaria_del_condominio.md"},
+    )
     admin = principal_for_admin("admin", license=None)
     for query in ("horario de la piscina comunitaria en verano", "reserva del salón de fiestas"):
         search_log_record(
@@ -66,15 +94,22 @@ def test_no_console_page_scrolls_sideways_on_a_phone(live_server, django_user_mo
     with chromium_page(locale=locale) as page:
         page.set_viewport_size({"width": 390, "height": 844})
         log_in(page, f"{live_server.url}/", "admin", "s3cret-pass")
-        wide = {}
+        wide, framed = {}, {}
         for url in console_urls(license, ready, failed, source):
             page.goto(f"{live_server.url}{url}")
             page.wait_for_load_state("networkidle")
             width = page.evaluate("document.documentElement.scrollWidth")
-            if width > 390:
-                wide[url] = width
+            scrolling_tables = page.evaluate(SCROLLING_TABLES)
+            if width > 390 or scrolling_tables:
+                wide[url], framed[url] = width, scrolling_tables
                 shot(page, f"phone-{locale}-{url.strip('/').replace('/', '-')[:40] or 'home'}")
-        assert wide == {}
+        assert wide == {}, framed
+
+
+# A table in a box that scrolls sideways: on a phone the row's last columns are out of sight.
+SCROLLING_TABLES = """[...document.querySelectorAll('.table-wrap')]
+  .filter(box => box.scrollWidth > box.clientWidth + 1)
+  .map(box => box.querySelector('table')?.className || 'table')"""
 
 
 def long_source(document):
