@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from django.template.defaultfilters import filesizeformat
 from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
@@ -89,7 +90,7 @@ DETAIL_LABELS = {
     "allowed_origins": pgettext_lazy("audit detail", "widget origins"),
     "backup_created_at": pgettext_lazy("audit detail", "backup made"),
     "by": pgettext_lazy("audit detail", "by"),
-    "bytes": pgettext_lazy("audit detail", "bytes"),
+    "bytes": pgettext_lazy("audit detail", "size"),
     "chunks": pgettext_lazy("audit detail", "passages"),
     "conversations": pgettext_lazy("audit detail", "conversations"),
     "days": pgettext_lazy("audit detail", "days kept"),
@@ -178,6 +179,8 @@ def _detail_value(value: Any, *, key: str) -> str:  # noqa: ANN401 - JSON of any
         return ", ".join(_detail_value(item, key=key) for item in value)
     if isinstance(value, dict):
         return ", ".join(f"{k} {_detail_value(v, key=key)}" for k, v in value.items())
+    if key == "bytes" and isinstance(value, int):
+        return filesizeformat(value)
     roles = key in _ROLE_KEYS
     if roles and value == "all":  # a token not limited to one role
         return gettext("whatever the account may do")

@@ -343,6 +343,7 @@ def test_the_audit_page_reads_in_the_readers_language(client):
         target="document:1",
         details={
             "filename": "2026-13-45 10:00:00", "source_type": "regulation", "redaction": "none",
+            "bytes": 1802,
         },
     )  # fmt: skip
     audit_record(
@@ -363,11 +364,12 @@ def test_the_audit_page_reads_in_the_readers_language(client):
     assert "rol:</span> lo que pueda hacer la cuenta" in html
     assert "caduca:</span> 27/02/2027 19:19" in html
     assert "nombre de usuario cambiado:</span> sí" in html
-    assert "<td>sistema</td>" in html  # the entries recorded outside a request
-    assert "<td>licencia sala-01</td>" in html
-    assert "<td>comando invite (root)</td>" in html
+    assert ">sistema</td>" in html  # the entries recorded outside a request
+    assert ">licencia sala-01</td>" in html
+    assert ">comando invite (root)</td>" in html
     assert "archivo:</span> 2026-13-45 10:00:00" in html
     assert "tipo de fuente:</span> Reglamento" in html
+    assert "tamaño:</span> 1,8\xa0KB" in html
     assert "ocultación:</span> No ocultar nada" in html
     assert "modo:</span> Un sitio" in html
     assert "tipos:</span> cuentas bancarias (IBAN)" in html

@@ -195,8 +195,8 @@ def test_an_owner_cannot_deactivate_themself():
     client.force_login(owner)
 
     html = client.get("/account/members/").content.decode()
-    own_row = re.search(r"<tr>\s*<td>olga.*?</tr>", html, flags=re.S).group(0)
-    other_row = re.search(r"<tr>\s*<td>olaf.*?</tr>", html, flags=re.S).group(0)
+    own_row = re.search(r'<tr>\s*<td class="lead">olga.*?</tr>', html, flags=re.S).group(0)
+    other_row = re.search(r'<tr>\s*<td class="lead">olaf.*?</tr>', html, flags=re.S).group(0)
     assert "(you)" in own_row and "Deactivate" not in own_row
     assert "Deactivate" in other_row and "data-confirm=" in other_row
 
