@@ -74,7 +74,7 @@ class FeedbackApi(APIView):
         tags=["feedback"],
         request=FeedbackInputSerializer,
         responses={200: None},
-        summary="Rate an answer (👍/👎, a reason and a comment)",
+        summary="Rate an answer (helpful or not, a reason and a comment)",
     )
     def post(self, request: Request) -> Response:
         data = FeedbackInputSerializer(data=request.data)

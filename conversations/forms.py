@@ -11,7 +11,7 @@ from conversations.services import MAX_ANSWER_CHARS, MAX_COMMENT_CHARS, MAX_QUES
 from licenses.selectors import license_choices, license_get_for_machine_id
 
 ANY = ("", _("Any"))
-RATINGS = [ANY, ("up", "👍"), ("down", "👎"), ("none", _("Not rated"))]
+RATINGS = [ANY, ("up", _("Helpful")), ("down", _("Not helpful")), ("none", _("Not rated"))]
 REVIEWED = [ANY, ("no", _("Not reviewed")), ("yes", _("Reviewed"))]
 LANGUAGES = [ANY, ("es", "Español"), ("pt", "Português"), ("en", "English")]
 

@@ -156,7 +156,10 @@ def feedback_record(
         raise ApplicationError(gettext_noop("A rating is up or down."))
     if reason and (reason not in Reason.values or rating != Rating.DOWN):
         raise ApplicationError(
-            gettext_noop("A reason goes with a 👎: wrong, incomplete, outdated or not_asked.")
+            gettext_noop(
+                "A reason goes with a “not helpful” rating: wrong, incomplete, outdated or "
+                "not_asked."
+            )
         )
     if len(comment) > MAX_COMMENT_CHARS:
         raise ApplicationError(gettext_noop("A comment is at most 1000 characters."))

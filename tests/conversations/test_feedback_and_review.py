@@ -124,7 +124,7 @@ def test_the_dashboard_says_what_users_asked_and_leads_each_role_to_what_it_may_
     page = support.content.decode()
     figures = re.search(r'id="asked-figures">([^<]*)<', page)
     assert figures and " ".join(figures[1].split()) == (
-        "Preguntas: 2 · respondidas «sin información»: 1 · valoradas 👎: 1 · "
+        "Preguntas: 2 · respondidas «sin información»: 1 · valoradas como no útiles: 1 · "
         "lagunas de conocimiento abiertas: 2"  # the 👎 is a gap too
     )
     assert 'href="/conversations/?rating=down"' in page

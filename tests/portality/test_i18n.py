@@ -442,3 +442,51 @@ def test_the_api_docs_page_has_the_console_header_in_the_readers_language(client
     html = client.get("/api/docs/", HTTP_ACCEPT_LANGUAGE=accept).content.decode()
     assert phrase in html and "Portality <strong>Brain</strong>" in html
     assert 'id="swagger-ui"' in html  # the reference itself, below
+
+
+# Pictographs need an emoji font, which a kiosk or a server's desktop often lacks: there 👍
+# showed as an empty box (the console's insights and review queue, the widget's rating).
+PICTOGRAPH = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf]")
+TEMPLATE_COMMENT = re.compile(r"\{% comment %\}.*?\{% endcomment %\}|\{#.*?#\}", re.S)
+SCRIPT_COMMENT = re.compile(r"^\s*//.*$", re.M)
+
+
+def test_no_text_a_person_sees_needs_an_emoji_font():
+    shown = {
+        str(path): TEMPLATE_COMMENT.sub("", path.read_text())
+        for path in (ROOT / "templates").rglob("*.html")
+    }
+    shown |= {
+        str(path): SCRIPT_COMMENT.sub("", path.read_text())
+        for path in (ROOT / "static").rglob("*.js")
+    }
+    for app in PRODUCT:
+        for path in (ROOT / app).rglob("*.py"):
+            shown[str(path)] = " ".join(_strings_outside_docstrings(path))
+    for language in ("es", "pt_BR"):
+        catalog = polib.pofile(str(ROOT / "locale" / language / "LC_MESSAGES" / "django.po"))
+        for entry in catalog.translated_entries():
+            texts = [entry.msgid, entry.msgstr, *entry.msgstr_plural.values()]
+            shown[f"{language}: {entry.msgid[:40]}"] = " ".join(texts)
+    assert {
+        where: PICTOGRAPH.findall(text) for where, text in shown.items() if PICTOGRAPH.search(text)
+    } == {}
+
+
+def _strings_outside_docstrings(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+    ]
