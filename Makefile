@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 
-.PHONY: install install-dev system-packages run test test-fast lint check docs messages \
+.PHONY: install install-dev system-packages run test test-fast lint check docs messages axe \
 	bench bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
 	bench-load bench-vector-backends bench-scale-out bench-conversations
 
@@ -46,7 +46,7 @@ system-packages:
 docs: install-dev
 	$(VENV)/bin/mkdocs build --strict --quiet
 
-test: install-dev system-packages oidc-provider lint check docs
+test: install-dev system-packages oidc-provider axe lint check docs
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 # The certified OpenID provider the single sign-on tests run (tests/oidc, from npm).
@@ -54,6 +54,13 @@ oidc-provider: tests/oidc/node_modules/.installed
 
 tests/oidc/node_modules/.installed: tests/oidc/package-lock.json
 	npm ci --prefix tests/oidc --no-audit --no-fund --silent
+	touch $@
+
+# Deque's axe-core, which the accessibility tests run in Chromium (tests/a11y, from npm).
+axe: tests/a11y/node_modules/.installed
+
+tests/a11y/node_modules/.installed: tests/a11y/package-lock.json
+	npm ci --prefix tests/a11y --no-audit --no-fund --silent
 	touch $@
 
 # The inner loop: no browser, no Celery worker process, no make run / manage.py processes,
