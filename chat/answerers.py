@@ -115,13 +115,12 @@ def provider_settings_save(choice: ProviderChoice) -> ProviderSettings:
         row.full_clean()
         row.save()
         after = _visible(row)
-        audit_record(
-            "providers.changed",
-            details={
-                "fields": sorted(k for k in after if after[k] != before[k]),
-                **changed_keys,  # "changed" or "removed": never the key itself
-            },
-        )
+        fields = sorted(k for k in after if after[k] != before[k])
+        if fields or changed_keys:  # the same settings saved again are not a change
+            audit_record(
+                "providers.changed",
+                details={"fields": fields, **changed_keys},  # a key "changed" or "removed"
+            )
     return row
 
 

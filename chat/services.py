@@ -642,6 +642,8 @@ def assistant_update(*, license: License | None, values: dict[str, Any]) -> Assi
         row = Assistant.objects.select_for_update().filter(license=license).first()
         row = row or Assistant(license=license)
         changed = sorted(name for name, value in values.items() if getattr(row, name) != value)
+        if not changed and row.pk is not None:
+            return row  # the same settings saved again: nothing to write, nothing to record
         for name, value in values.items():
             setattr(row, name, value)
         row.full_clean(exclude=["license"], validate_unique=False)
@@ -654,11 +656,12 @@ def assistant_update(*, license: License | None, values: dict[str, Any]) -> Assi
                 }
             )
         row.save()
-        audit_record(
-            "assistant.changed",
-            target=f"scope:{license.machine_id if license else GLOBAL_SCOPE}",
-            details={"fields": changed},
-        )
+        if changed:
+            audit_record(
+                "assistant.changed",
+                target=f"scope:{license.machine_id if license else GLOBAL_SCOPE}",
+                details={"fields": changed},
+            )
     return row
 
 

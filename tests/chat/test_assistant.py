@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts.models import AuditEntry
 from chat.llm import ExtractiveLLM, Prompt, Source
 from chat.models import Assistant
 from chat.selectors import assistant_profile
@@ -57,6 +58,20 @@ def test_a_license_takes_the_deployments_settings_unless_it_has_its_own():
 
     assistant_reset(license=sala)
     assert assistant_profile(sala).name == "Lumen"
+
+
+def test_saving_the_same_settings_again_records_no_change():
+    # an outside run's client re-sending the settings filled the audit trail with 52
+    # "changed the assistant" entries, most naming no field
+    assistant_update(license=None, values={"name": "Lumen", "answer_length": "short"})
+    assistant_update(license=None, values={"name": "Lumen", "answer_length": "short"})
+    assistant_update(license=None, values={"name": "Lumen", "answer_length": "normal"})
+
+    changes = AuditEntry.objects.filter(action="assistant.changed").order_by("id")
+    assert [entry.details["fields"] for entry in changes] == [
+        ["answer_length", "name"],
+        ["answer_length"],
+    ]
 
 
 @pytest.mark.parametrize(

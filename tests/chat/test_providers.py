@@ -56,6 +56,8 @@ def test_a_saved_key_is_sealed_used_and_never_shown(owner_client, gemini, tmp_pa
     entry = AuditEntry.objects.get(action="providers.changed")
     assert entry.actor == "olga" and entry.details["gemini_key"] == "changed"
     assert KEY not in str(entry.details)
+    save(owner_client)  # the same settings again, the key left blank: no change to record
+    assert AuditEntry.objects.filter(action="providers.changed").count() == 1
 
     config = answerer_config()
     assert (config.provider, config.gemini_key) == ("gemini", KEY)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.utils.timezone import now
+from playwright.sync_api import expect
 
 from accounts.members import invitation_create
 from accounts.services import token_create
@@ -90,6 +91,11 @@ def test_no_page_has_a_serious_accessibility_violation(live_server, settings, dj
             page.goto(f"{live_server.url}{url}")
             page.wait_for_load_state("networkidle")
             check(url)
+        page.goto(f"{live_server.url}/chat/")  # with an answer, its sources and its prompt
+        page.fill("#chat-message", "¿A qué hora abre la piscina?")
+        page.press("#chat-message", "Enter")
+        expect(page.locator("#chat-prompt")).not_to_have_text("—", timeout=60_000)
+        check("/chat/ answered")
         page.goto(widget_url)
         page.click(".fab")
         page.wait_for_selector(".msg")
