@@ -114,5 +114,5 @@ def test_license_detail_shows_the_widget_snippet_without_the_key(admin_client):
     # that fails when pasted; the widget follows the page's language, not the admin's.
     assert 'Bearer $PORTALITY_KEY"' in html and '…" -H' not in html
     assert forged.license.key_prefix in html
-    tag = html.split('id="snippet-tag">')[1].split("</pre>")[0]
+    tag = html.split('id="snippet-tag"')[1].split(">", 1)[1].split("</pre>")[0]
     assert "data-lang" not in tag
