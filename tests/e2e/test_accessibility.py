@@ -91,6 +91,9 @@ def test_no_page_has_a_serious_accessibility_violation(live_server, settings, dj
             page.goto(f"{live_server.url}{url}")
             page.wait_for_load_state("networkidle")
             check(url)
+        page.goto(f"{live_server.url}/knowledge/")
+        page.click("#chunking summary")  # the chunking options, closed until asked for
+        check("/knowledge/ with chunking open")
         page.goto(f"{live_server.url}/chat/")  # with an answer, its sources and its prompt
         page.fill("#chat-message", "¿A qué hora abre la piscina?")
         page.press("#chat-message", "Enter")
