@@ -15,11 +15,12 @@ LEFT, RIGHT, FLOOR, CEILING = 30, WIDTH - 8, HEIGHT - 22, 10
 
 
 @register.inclusion_tag("conversations/partials/stacked_bars.html")
-def stacked_bars(days: list, first: str, second: str, label: str) -> dict[str, Any]:
-    """One bar per day, ``first`` (e.g. answered) stacked under ``second`` (no information)."""
+def stacked_bars(days: list, first: str, second: str, label: str, nothing: str) -> dict[str, Any]:
+    """One bar per day, ``first`` (e.g. answered) stacked under ``second`` (no information);
+    ``nothing`` says what there was none of, when every day is empty."""
     top = max((getattr(d, first) + getattr(d, second) for d in days), default=0)
     if not top:
-        return {"empty": True}
+        return {"empty": True, "nothing": nothing}
     step = (RIGHT - LEFT) / len(days)
     scale = (FLOOR - CEILING) / top
     bars = []

@@ -20,6 +20,10 @@ def test_a_thumbs_down_reaches_the_queue_and_a_verdict_moves_the_figures(sala, d
     assert first["citations"] and first["answer_id"]
 
     assert insights(license=sala.license).up_share is None
+    charts = staff(django_user_model, "support", "viewer").get("/conversations/insights/")
+    charts = charts.content.decode()
+    assert "No ratings in these 30 days." in charts  # asked, not rated: not "no questions"
+    assert "No questions in these 30 days." not in charts
     down = ana.post(
         "/api/v1/feedback",
         {"answer_id": first["answer_id"], "rating": "down", "reason": "outdated",
