@@ -289,7 +289,7 @@ def test_refusals_speak_the_clients_language():
         may_upload=lambda headers: asyncio.sleep(0, result=False),
         language=lambda headers: headers.get("accept-language", "en"),
     )
-    for language, words in [("es", "Inicie sesión"), ("pt-br", "Entre, ou envie")]:
+    for language, words in [("es", "Inicia sesión"), ("pt-br", "Entre, ou envie")]:
         headers = [("content-length", "5000"), ("accept-language", language)]
         status, body = run(call(edge, scope("/knowledge/upload", headers), chunks(b"x")))
         assert status == 403 and words in json.loads(body)["detail"], body

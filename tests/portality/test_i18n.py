@@ -490,3 +490,30 @@ def _strings_outside_docstrings(path: Path) -> list[str]:
         and isinstance(node.value, str)
         and id(node) not in docstrings
     ]
+
+
+# Spanish speaks to the reader as "tú" throughout; the formal "usted" had crept into the
+# upload's errors and the dashboard's first steps ("suelte", "Ábralo, guárdelo y suba").
+USTED = re.compile(
+    r"\b(suba|suelte|elija|inicie sesión|envíe|quite|compruebe|mantenga|desmarque|pulse|"
+    r"introduzca|seleccione|escriba|inténtelo|ábralo|guárdelo|guárdela|súbalo|súbala|"
+    r"divídalo|expórtelo|usted)\b",
+    re.IGNORECASE,
+)
+
+
+def test_spanish_speaks_to_the_reader_as_tu():
+    entries = [
+        entry
+        for domain in ("django", "djangojs")
+        for entry in polib.pofile(
+            str(ROOT / "locale" / "es" / "LC_MESSAGES" / f"{domain}.po")
+        ).translated_entries()
+    ]
+    formal = {
+        entry.msgid[:60]: USTED.findall(text)
+        for entry in entries
+        for text in (entry.msgstr, *entry.msgstr_plural.values())
+        if USTED.search(text)
+    }
+    assert formal == {}

@@ -168,7 +168,7 @@ def test_an_anonymous_client_sending_a_whole_upload_hears_the_403_not_a_502(prox
             headers={"Content-Type": "multipart/form-data; boundary=b", "Accept-Language": "es"},
         )
         assert response.status == 403, answer
-        assert json.loads(answer)["detail"].startswith("Inicie sesión, o envíe")
+        assert json.loads(answer)["detail"].startswith("Inicia sesión, o envía")
     outside, _ = request(proxied, "GET", "/_edge/may-upload")
     assert outside.status == 404  # only nginx asks
 
