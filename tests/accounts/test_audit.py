@@ -360,24 +360,28 @@ def test_the_audit_page_reads_in_the_readers_language(client):
 
     html = client.get("/account/audit/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
 
-    assert "de:</span> Soporte" in html and "a:</span> Editor de conocimiento" in html
-    assert "rol:</span> lo que pueda hacer la cuenta" in html
-    assert "caduca:</span> 27/02/2027 19:19" in html
-    assert "nombre de usuario cambiado:</span> sí" in html
-    assert ">sistema</td>" in html  # the entries recorded outside a request
-    assert ">licencia sala-01</td>" in html
-    assert ">comando invite (root)</td>" in html
-    assert "archivo:</span> 2026-13-45 10:00:00" in html
-    assert "tipo de fuente:</span> Reglamento" in html
-    assert "tamaño:</span> 1,8\xa0KB" in html
-    assert "ocultación:</span> No ocultar nada" in html
-    assert "modo:</span> Un sitio" in html
-    assert "tipos:</span> cuentas bancarias (IBAN)" in html
-    assert "campos:</span> Modelo de Gemini" in html
-    assert "clave de API de Gemini:</span> eliminada" in html
-    assert "campos:</span> longitud de las respuestas" in html
-    assert "estaba:</span> Fallido" in html
-    assert "por:</span> inicio de sesión único" in html
+    shown = [
+        "de:</span> Soporte",
+        "a:</span> Editor de conocimiento",
+        "rol:</span> lo que pueda hacer la cuenta",
+        "caduca:</span> 27/02/2027 19:19",
+        "nombre de usuario cambiado:</span> sí",
+        ">sistema</td>",  # the entries recorded outside a request
+        ">licencia sala-01</td>",
+        ">comando invite (root)</td>",
+        "archivo:</span> 2026-13-45 10:00:00",
+        "tipo de fuente:</span> Reglamento",
+        "tamaño:</span> 1,8\xa0KB",
+        "ocultación:</span> No ocultar nada",
+        "modo:</span> Un sitio",
+        "tipos:</span> cuentas bancarias (IBAN)",
+        "campos:</span> Modelo de Gemini",
+        "clave de API de Gemini:</span> eliminada",
+        "campos:</span> longitud de las respuestas",
+        "estaba:</span> Fallido",
+        "por:</span> inicio de sesión único",
+    ]
+    assert [text for text in shown if text not in html] == []
     for code in (
         "knowledge_editor",
         "grace_seconds",
