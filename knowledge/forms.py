@@ -97,6 +97,10 @@ class UploadForm(ScopeFields, ChunkingFields, RedactionField):
     source_type = forms.ChoiceField(choices=SourceType.choices, initial=SourceType.OTHER)
     language = forms.ChoiceField(choices=Language.choices, initial=Language.AUTO)
     pdf_password = forms.CharField(required=False, widget=forms.PasswordInput)
+    # The DropZone could not compare the bytes itself (a browser hashes only on a secure
+    # origin): a file named as a document of the scope, unless it is a copy, is not stored
+    # but answered with that document, so the person decides.
+    ask_if_changed = forms.BooleanField(required=False)
 
 
 class NamedForm(ScopeFields, RedactionField):

@@ -121,6 +121,14 @@ def document_list(
     return documents.order_by(sort if sort in DOCUMENT_SORTS else "-created_at", "-created_at")
 
 
+def namesake_unless_copy(*, license: License | None, filename: str, sha256: str) -> Document | None:
+    """The scope's document under this name, unless these bytes are already in the scope
+    (the upload is then a duplicate, which needs no question)."""
+    if Document.objects.filter(license=license, sha256=sha256).exists():
+        return None
+    return document_named(license=license, filename=filename)
+
+
 def document_named(*, license: License | None, filename: str) -> Document | None:
     """The newest uploaded document of the scope shown under this name (a web source's
     pages change with the page, never by upload)."""

@@ -176,7 +176,10 @@ def document_upload(request: HtmxHttpRequest) -> JsonResponse:
     if not form.is_valid():
         return _form_errors(form)
     try:
-        creation = uploads.document_create(**_upload_options(request, form))
+        options = _upload_options(request, form)
+        if form.cleaned_data["ask_if_changed"] and (namesake := _namesake_of(options)):
+            return JsonResponse({"namesake": _named_payload(namesake)}, status=409)
+        creation = uploads.document_create(**options)
     except ApplicationError as exc:
         return JsonResponse({"error": exc.message}, status=exc.status)
     payload = _status_payload(creation.document)
@@ -200,6 +203,13 @@ def _upload_options(request: HtmxHttpRequest, form: UploadForm) -> dict[str, Any
         "redaction": data["redaction"],
         "chunking": form.chunk_options(),
     }
+
+
+def _namesake_of(options: dict[str, Any]) -> Document | None:
+    name = uploads.shown_filename(options["filename"], options["license"], options["redaction"])
+    return selectors.namesake_unless_copy(
+        license=options["license"], filename=name, sha256=uploads.file_sha256(options["file"])
+    )
 
 
 def _form_errors(form: forms.Form) -> JsonResponse:
@@ -234,12 +244,17 @@ def document_named(request: HtmxHttpRequest) -> JsonResponse:
     document = selectors.document_named(license=data["license_obj"], filename=name)
     if document is None:
         return JsonResponse({"document": None})
+    return JsonResponse({"document": _named_payload(document)})
+
+
+def _named_payload(document: Document) -> dict[str, Any]:
+    """A namesake as the DropZone asks about it: where its new version goes, and its size
+    and digest (the same bytes again are a duplicate, not a version: the DropZone compares
+    them where the browser can, and asks nothing then)."""
     payload = _status_payload(document)
     payload["version_url"] = reverse("knowledge:document-version", args=[document.pk])
-    # The same bytes again are a duplicate, not a version: the DropZone compares, and asks
-    # nothing then (the upload names the duplicate).
     payload["size_bytes"], payload["sha256"] = document.size_bytes, document.sha256
-    return JsonResponse({"document": payload})
+    return payload
 
 
 @console_permission(ADD_KNOWLEDGE)

@@ -55,14 +55,16 @@
       data.delete("file");
       data.append("file", file, file.name);
       const ui = makeItem(file, scopeLabel());
-      namesake(file, data)
-        .then((existing) => (existing ? sameBytes(file, existing).then((same) => (same ? null : existing)) : null))
-        .then((existing) => {
-          if (!existing) send(form.action, data, ui);
+      namesake(file, data).then((existing) => {
+        if (!existing) return send(form.action, data, ui);
+        return sameBytes(file, existing).then((same) => {
+          if (same === true) send(form.action, data, ui); // named a duplicate, stored once
           else if (namesakes === "replace") replaceWith(ui, existing, data);
           else if (namesakes === "keep") send(form.action, data, ui);
+          else if (same === null) askTheServer(ui, data);
           else ask(ui, existing, data);
         });
+      });
     });
   }
 
@@ -76,14 +78,25 @@
       .catch(() => null);
   }
 
-  // Whether the file is the document's own bytes (then it uploads, and is named a duplicate).
-  // The browser hashes only on a secure origin (HTTPS, or this machine); elsewhere it asks.
+  // Whether the file is the document's own bytes (then it uploads, and is named a duplicate);
+  // null when the browser cannot tell: it hashes only on a secure origin (HTTPS, or this
+  // machine), and a plain-http address on the office network is not one.
   function sameBytes(file, existing) {
-    if (file.size !== existing.size_bytes || !(window.crypto && crypto.subtle)) return Promise.resolve(false);
+    if (file.size !== existing.size_bytes) return Promise.resolve(false);
+    if (!(window.crypto && crypto.subtle)) return Promise.resolve(null);
     return file.arrayBuffer()
       .then((bytes) => crypto.subtle.digest("SHA-256", bytes))
       .then((digest) => Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("") === existing.sha256)
       .catch(() => false);
+  }
+
+  // The server compares instead: a copy uploads as a duplicate; a changed file is not
+  // stored, and comes back with its namesake, to ask about.
+  function askTheServer(ui, data) {
+    const asking = new FormData();
+    for (const [key, value] of data) asking.append(key, value);
+    asking.set("ask_if_changed", "on");
+    send(form.action, asking, ui, (existing) => ask(ui, existing, data));
   }
 
   function ask(ui, existing, data) {
@@ -149,7 +162,7 @@
     return { item, bar, state, actions, name };
   }
 
-  function send(url, data, ui) {
+  function send(url, data, ui, onNamesake) {
     ui.state.textContent = gettext("uploading…");
     const xhr = new XMLHttpRequest();
     xhr.open("POST", url);
@@ -161,6 +174,7 @@
     xhr.addEventListener("load", () => {
       let payload = {};
       try { payload = JSON.parse(xhr.responseText); } catch (e) { payload = { error: interpolate(gettext("Unexpected server answer (%(status)s)."), { status: xhr.status }, true) }; }
+      if (xhr.status === 409 && payload.namesake && onNamesake) return onNamesake(payload.namesake);
       if (xhr.status >= 400) return fail(ui, payload.error || gettext("Upload failed."));
       if (payload.duplicate) {
         ui.duplicateOf = payload.filename;

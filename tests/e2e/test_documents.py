@@ -183,3 +183,37 @@ def test_a_file_dropped_under_a_name_the_scope_has_asks_whether_it_is_its_new_ve
             page.locator(".upload-item", has_text="nova versão de manual.md").first
         ).to_contain_text("pronto", timeout=30_000)
         assert Document.objects.filter(filename__in=["manual.md", "normas.md"]).count() == 3
+
+
+# A browser on plain http to an address other than this machine (the office network's
+# http://192.168.1.20:8000) has no crypto.subtle: it cannot hash a file to compare it.
+NO_SUBTLE_CRYPTO = "Object.defineProperty(window.crypto, 'subtle', {get: () => undefined})"
+
+
+def test_where_the_browser_cannot_hash_the_server_tells_a_copy_from_a_new_version(
+    live_server, celery_worker, django_user_model
+):
+    as_owner(django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True))
+    text = "## Horario\n\nLa conserjería abre a las ocho."
+    document = make_document(text, filename="horario.md")
+    with chromium_page(locale="es-ES") as page:
+        page.add_init_script(NO_SUBTLE_CRYPTO)
+        log_in(page, f"{live_server.url}/knowledge/", "admin", "s3cret-pass")
+        assert page.evaluate("() => window.crypto.subtle") is None
+
+        # The same bytes: no question, a duplicate (it asked "is this its new version?")
+        drop(page, {"horario.md": text.encode()})
+        expect(page.locator(".upload-item").first).to_contain_text("duplicado de horario.md")
+        expect(page.locator(".upload-item.asking")).to_have_count(0)
+
+        # Changed, the same size: asked, and nothing stored until answered
+        drop(page, {"horario.md": text.replace("ocho", "diez").encode()})
+        item = page.locator(".upload-item").first
+        expect(item).to_contain_text("Global ya tiene un documento llamado horario.md")
+        assert Document.objects.count() == 1
+        item.get_by_role("button", name="Reemplazarlo por esta versión").click()
+        expect(item).to_contain_text("(nueva versión de horario.md)")
+        expect(item).to_contain_text("listo", timeout=30_000)
+        assert Document.objects.count() == 1
+        chunks = Document.objects.get(pk=document.pk).chunks.values_list("content", flat=True)
+        assert any("a las diez" in chunk for chunk in chunks)

@@ -152,6 +152,32 @@ def test_the_dropzone_learns_the_document_an_upload_would_sit_beside(owner):
     assert named(owner, "otro.md") is None
 
 
+def test_an_upload_asking_if_changed_is_stored_only_when_it_is_new_or_a_copy(owner):
+    # what the DropZone sends where the browser cannot hash (plain http to another machine)
+    document = make_document(handbook(), filename="manual.md")
+
+    def upload(name, text):
+        return owner.post(
+            "/knowledge/upload",
+            {"file": SimpleUploadedFile(name, text.encode()), "scope": "global",
+             "source_type": "other", "language": "auto", "ask_if_changed": "on"},
+            HTTP_ACCEPT="application/json",
+        )  # fmt: skip
+
+    changed = upload("manual.md", handbook(POOL_HEATED))
+    assert changed.status_code == 409
+    namesake = changed.json()["namesake"]
+    assert (namesake["id"], namesake["version_url"]) == (
+        str(document.pk), f"/knowledge/{document.pk}/version",
+    )  # fmt: skip
+    assert Document.objects.count() == 1  # nothing stored until the person decides
+
+    copy = upload("manual.md", handbook())
+    assert copy.status_code == 200 and copy.json()["duplicate"] is True
+    assert upload("otro.md", handbook(POOL_HEATED)).status_code == 201
+    assert Document.objects.count() == 2
+
+
 def test_a_name_is_compared_as_it_is_shown_redacted_and_web_pages_are_not_offered(owner):
     document = make_document(handbook(), filename="[EMAIL] acta.md")
     page = make_document(handbook(POOL_HEATED), filename="https://x.test/manual.md")
