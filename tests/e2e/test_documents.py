@@ -185,8 +185,9 @@ def test_a_file_dropped_under_a_name_the_scope_has_asks_whether_it_is_its_new_ve
         assert Document.objects.filter(filename__in=["manual.md", "normas.md"]).count() == 3
 
 
-# A browser on plain http to an address other than this machine (the office network's
-# http://192.168.1.20:8000) has no crypto.subtle: it cannot hash a file to compare it.
+# A browser on plain http to an address other than this machine (the console reached by
+# its address on the office network) has no crypto.subtle: it cannot hash a file to compare
+# it. Taken away here, on loopback, where the browser would have it.
 NO_SUBTLE_CRYPTO = "Object.defineProperty(window.crypto, 'subtle', {get: () => undefined})"
 
 
