@@ -67,7 +67,6 @@ def test_no_page_has_a_serious_accessibility_violation(live_server, settings, dj
         f"/conversations/{conversation.pk}/",
         "/conversations/gaps/",
         "/conversations/insights/",
-        "/chat/providers/",
         "/account/members/",
         "/account/audit/",
         "/account/tokens/",

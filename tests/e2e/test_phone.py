@@ -41,6 +41,7 @@ def console_urls(license, ready, failed, source) -> list[str]:
         "/chat/",
         "/chat/assistant/",
         f"/chat/assistant/{license.pk}/",
+        "/chat/providers/",
         "/conversations/",
         "/conversations/gaps/",
         "/conversations/insights/",
@@ -53,6 +54,24 @@ def console_urls(license, ready, failed, source) -> list[str]:
 
 @pytest.mark.parametrize("locale", ["es-ES", "pt-BR", "en-US"])
 def test_no_console_page_scrolls_sideways_on_a_phone(live_server, django_user_model, locale):
+    urls = furnish_console(django_user_model)
+    with chromium_page(locale=locale) as page:
+        page.set_viewport_size({"width": 390, "height": 844})
+        log_in(page, f"{live_server.url}/", "admin", "s3cret-pass")
+        wide, framed = {}, {}
+        for url in urls:
+            page.goto(f"{live_server.url}{url}")
+            page.wait_for_load_state("networkidle")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            scrolling_tables = page.evaluate(SCROLLING_TABLES)
+            if width > 390 or scrolling_tables:
+                wide[url], framed[url] = width, scrolling_tables
+                shot(page, f"phone-{locale}-{url.strip('/').replace('/', '-')[:40] or 'home'}")
+        assert wide == {}, framed
+
+
+def furnish_console(django_user_model) -> list[str]:  # noqa: ANN001
+    """An owner "admin" and records with long names on every console page; their URLs."""
     owner = django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True)
     as_owner(owner)
     token_create(
@@ -90,20 +109,7 @@ def test_no_console_page_scrolls_sideways_on_a_phone(live_server, django_user_mo
         search_log_record(
             principal=admin, response=search(principal=admin, query=query, options=SearchOptions())
         )
-
-    with chromium_page(locale=locale) as page:
-        page.set_viewport_size({"width": 390, "height": 844})
-        log_in(page, f"{live_server.url}/", "admin", "s3cret-pass")
-        wide, framed = {}, {}
-        for url in console_urls(license, ready, failed, source):
-            page.goto(f"{live_server.url}{url}")
-            page.wait_for_load_state("networkidle")
-            width = page.evaluate("document.documentElement.scrollWidth")
-            scrolling_tables = page.evaluate(SCROLLING_TABLES)
-            if width > 390 or scrolling_tables:
-                wide[url], framed[url] = width, scrolling_tables
-                shot(page, f"phone-{locale}-{url.strip('/').replace('/', '-')[:40] or 'home'}")
-        assert wide == {}, framed
+    return console_urls(license, ready, failed, source)
 
 
 # A table in a box that scrolls sideways: on a phone the row's last columns are out of sight.

@@ -495,7 +495,7 @@ def _strings_outside_docstrings(path: Path) -> list[str]:
 # Spanish speaks to the reader as "tú" throughout; the formal "usted" had crept into the
 # upload's errors and the dashboard's first steps ("suelte", "Ábralo, guárdelo y suba").
 USTED = re.compile(
-    r"\b(suba|suelte|elija|inicie sesión|envíe|quite|compruebe|mantenga|desmarque|pulse|"
+    r"\b(suba|suelte|pregunte|elija|inicie sesión|envíe|quite|compruebe|mantenga|desmarque|pulse|"
     r"introduzca|seleccione|escriba|inténtelo|ábralo|guárdelo|guárdela|súbalo|súbala|"
     r"divídalo|expórtelo|usted)\b",
     re.IGNORECASE,

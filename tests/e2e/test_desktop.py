@@ -1,0 +1,50 @@
+"""Every console page on a 1280 px screen, in a real Chromium, in each language: a select
+shows each of its choices whole once chosen. A grid of equal columns cut the assistant's
+default answerer to "El predeterminado del ser…" and the upload's "Preguntar cada ve…"."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.browser import chromium_page, log_in
+from tests.e2e.test_admin_journey import shot
+from tests.e2e.test_phone import furnish_console
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+# Each visible select, each option chosen in turn: the option's text against the room inside
+# the box (its padding and the arrow's 16 px aside), measured in the select's own font.
+CUT_CHOICES = """() => {
+  const ruler = document.createElement('canvas').getContext('2d');
+  const cut = [];
+  for (const select of document.querySelectorAll('select')) {
+    if (!select.offsetParent) continue;
+    const chosen = select.selectedIndex;
+    for (let i = 0; i < select.options.length; i++) {
+      select.selectedIndex = i;
+      const style = getComputedStyle(select);
+      ruler.font = style.font;
+      const room = select.clientWidth - parseFloat(style.paddingLeft)
+        - parseFloat(style.paddingRight) - 16;
+      const text = select.options[i].text;
+      if (ruler.measureText(text).width > room) cut.push(`${select.id || select.name}: ${text}`);
+    }
+    select.selectedIndex = chosen;
+  }
+  return cut;
+}"""
+
+
+@pytest.mark.parametrize("locale", ["es-ES", "pt-BR", "en-US"])
+def test_every_choice_reads_whole_on_a_desktop(live_server, django_user_model, locale):
+    urls = furnish_console(django_user_model)
+    with chromium_page(locale=locale) as page:
+        log_in(page, f"{live_server.url}/", "admin", "s3cret-pass")
+        cut = {}
+        for url in urls:
+            page.goto(f"{live_server.url}{url}")
+            page.wait_for_load_state("networkidle")
+            if choices := page.evaluate(CUT_CHOICES):
+                cut[url] = choices
+                shot(page, f"desktop-{locale}-{url.strip('/').replace('/', '-')[:40] or 'home'}")
+        assert cut == {}
