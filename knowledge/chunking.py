@@ -180,13 +180,19 @@ class Chunker:
                 yield from self._split_long(sentence, budget)
 
     def _split_long(self, sentence: str, budget: int) -> Iterator[str]:
-        """A sentence over the limit is cut at word boundaries (the only mid-sentence cut)."""
-        words, part = sentence.split(), list[str]()
-        for word in words:
-            if part and self.count_tokens(" ".join([*part, word])) > budget:
+        """A sentence over the limit is cut at word boundaries (the only mid-sentence cut).
+        Each word's tokens are counted alone, as in fixed windows: counting the growing part
+        again at every word took 0.4 s a piece (a 24 MB line without a stop, 50 minutes)."""
+        empty = self.count_tokens("")
+        part: list[str] = []
+        total = 0
+        for word in sentence.split():
+            tokens = max(1, self.count_tokens(word) - empty)
+            if part and total + tokens > budget:
                 yield " ".join(part)
-                part = []
+                part, total = [], 0
             part.append(word)
+            total += tokens
         if part:
             yield " ".join(part)
 

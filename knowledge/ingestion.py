@@ -32,7 +32,15 @@ from knowledge.chunk_options import chunk_size_for
 from knowledge.chunking import Chunker, Piece, blocks_from_pages, embedding_text
 from knowledge.embeddings import EmbeddingProvider, embed_in_batches
 from knowledge.extraction import Budget, IngestionError, PageText, extract
-from knowledge.models import TS_CONFIG, Chunk, Document, DocumentStatus, Embedding, Language
+from knowledge.models import (
+    TS_CONFIG,
+    Chunk,
+    Document,
+    DocumentStatus,
+    Embedding,
+    FileKind,
+    Language,
+)
 from knowledge.normalize import check_quality, normalize_text, remove_repeated_margins
 from knowledge.redaction import redact
 from knowledge.search import vector_index
@@ -172,7 +180,7 @@ def read_document(
     if not extraction.markdown:  # structured formats have no page margins: none are read
         pages = remove_repeated_margins(pages)
     full_text = "\n\n".join(page.text for page in pages)
-    check_quality(full_text)
+    check_quality(full_text, pdf=document.kind == FileKind.PDF)
     language = (
         document.language
         if document.language != Language.AUTO

@@ -66,19 +66,26 @@ def _strip_margins(text: str, repeated: set[str]) -> str:
     )
 
 
-def check_quality(text: str) -> None:
-    """Refuse text that is empty or not language (fonts without a Unicode map extract as symbols)."""
+# The pipes and rules a table is written with (a CSV's or a sheet's, in Markdown) are neither
+# words nor symbols: a price list is figures between them.
+_TABLE_MARKUP = frozenset("|-:")
+
+
+def check_quality(text: str, *, pdf: bool) -> None:
+    """Refuse text that is empty or not language (fonts without a Unicode map extract as
+    symbols). Letters and figures are language; a table's markup is left out of the count."""
     visible = [ch for ch in text if not ch.isspace()]
     if not visible:
         raise IngestionError(gettext_noop("No text could be extracted: the document is empty."))
-    letters = sum(1 for ch in visible if ch.isalpha())
+    content = [ch for ch in visible if ch not in _TABLE_MARKUP]
+    readable = sum(1 for ch in content if ch.isalnum())
     unusable = sum(
         1 for ch in visible if ch == "\ufffd" or unicodedata.category(ch) in {"Co", "Cn", "Cs"}
     )
     words = re.findall(r"\w+", text)
     glyph_names = sum(1 for word in words if re.fullmatch(r"g\d+", word))
     if (
-        letters < 0.5 * len(visible)
+        readable < max(1, 0.5 * len(content))
         or unusable > 0.1 * len(visible)
         or glyph_names > 0.3 * len(words)
     ):
@@ -86,5 +93,10 @@ def check_quality(text: str) -> None:
             gettext_noop(
                 "The extracted text is unreadable (the PDF's fonts have no character mapping, so "
                 "text comes out as symbols). Upload a version with real text, or a scan for OCR."
+            )
+            if pdf
+            else gettext_noop(
+                "The extracted text is unreadable: it is mostly symbols, not words or figures. "
+                "Check that the file opens as text in its own program, then upload it again."
             )
         )

@@ -55,11 +55,11 @@ def extract(
             return _STRUCTURED[FileKind(kind)](path, budget=budget)
         if kind == FileKind.HTML:
             return extract_html(path)
-    except RecursionError as exc:  # elements nested thousands deep: no real document is
+    except RecursionError as exc:  # elements nested hundreds deep: no real document is
         raise IngestionError(
             gettext_noop(
-                "This document's structure is nested too deeply to read (thousands of levels); "
-                "save it again from its program, or export it as PDF."
+                "This document's structure is nested too deeply to read (hundreds of levels or "
+                "more); save it again from its program, or export it as PDF."
             )
         ) from exc
     return extract_text_file(path, markdown=kind == FileKind.MD)

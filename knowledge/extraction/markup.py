@@ -96,11 +96,17 @@ def extract_epub(path: Path, *, budget: Budget) -> Extraction:
 
 
 def _parse(markup: str | bytes) -> lxml.html.HtmlElement | None:
+    parser = lxml.html.HTMLParser()
     try:
-        return lxml.html.document_fromstring(markup)
+        root = lxml.html.document_fromstring(markup, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:  # empty, or nothing but comments
         logger.info("HTML without a document: %s", exc)
         return None
+    # Past 256 levels libxml2 drops the rest of the page without raising: the page would
+    # read as empty. extract() turns this into its "nested too deeply" sentence.
+    if any("Excessive depth" in error.message for error in parser.error_log):
+        raise RecursionError("HTML nested deeper than libxml2's limit")
+    return root
 
 
 def _title(html: str) -> str:

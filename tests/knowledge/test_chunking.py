@@ -91,6 +91,22 @@ class ChunkerTests(SimpleTestCase):
         assert len(pieces) == 3
         assert all(p.token_count <= 50 for p in pieces)
 
+    def test_a_long_sentence_is_cut_in_one_pass_over_its_words(self):
+        """Counting the growing part again at every word read each word some 200 times: a
+        24 MB line without a stop held the only worker for 50 minutes."""
+        counted = []
+
+        def count(text):
+            counted.append(words(text))
+            return words(text)
+
+        text = "palabra " * 4000 + "fin."
+        pieces = Chunker(count_tokens=count, max_tokens=60, size=ChunkSize(50, 0)).chunk(
+            blocks_from_pages([PageText(1, text)], markdown=False)
+        )
+        assert [p.token_count for p in pieces] == [50] * 80 + [1]
+        assert sum(counted) < 5 * 4001
+
     def test_page_span_follows_the_sentences(self):
         pages = [PageText(1, sentence(1)), PageText(2, sentence(2)), PageText(3, sentence(3, 40))]
         pieces = chunker(target=40, overlap=0).chunk(blocks_from_pages(pages, markdown=False))

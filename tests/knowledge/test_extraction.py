@@ -250,7 +250,7 @@ def test_corpus_outcomes(name, outcome):
     from knowledge.normalize import check_quality, normalize_text
 
     try:
-        check_quality(normalize_text(text_of(pdf(name))))
+        check_quality(normalize_text(text_of(pdf(name))), pdf=True)
         result = "ok"
     except IngestionError as exc:
         result = exc.english  # the English text, whatever language an earlier test left active

@@ -388,3 +388,27 @@ def test_elements_nested_thousands_deep_fail_with_a_sentence(tmp_path):
     path.write_bytes(odf_package("application/vnd.oasis.opendocument.text", content))
     with pytest.raises(IngestionError, match="nested too deeply"):
         extract(path, FileKind.ODT, password="", budget=BUDGET, ocr_languages="eng")
+
+
+def test_html_nested_past_the_parsers_limit_fails_with_a_sentence(tmp_path):
+    """libxml2 drops everything past 256 levels without raising: the page read as "empty"."""
+    path = tmp_path / "hondo.html"
+    path.write_text("<html><body>" + "<div>" * 300 + "hondo" + "</div>" * 300 + "</body></html>")
+    with pytest.raises(IngestionError, match="nested too deeply"):
+        extract(path, FileKind.HTML, password="", budget=BUDGET, ocr_languages="eng")
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+def test_a_price_list_of_figures_is_knowledge():
+    """Figures between a table's pipes were refused as "the PDF's fonts have no character
+    mapping" (fewer letters than half of what was visible)."""
+    rows = "".join(
+        f"{1000 + n};{n * 7 % 100}.50;{n % 9 + 1};2026-03-{n % 28 + 1:02d}\n" for n in range(60)
+    )
+    document = make_document(
+        f"Código;Precio;Cantidad;Fecha\n{rows}".encode(), filename="precios.csv"
+    )
+
+    assert document.status == DocumentStatus.READY, document.error
+    assert "Precio: 14.50" in found("1002")[0].content

@@ -41,12 +41,23 @@ class NormalizeTests(SimpleTestCase):
 class QualityGateTests(SimpleTestCase):
     def test_empty_text_is_refused(self):
         with self.assertRaisesMessage(IngestionError, "empty"):
-            check_quality("  \n ")
+            check_quality("  \n ", pdf=True)
 
     def test_symbol_garbage_is_refused(self):
         for garbage in ['"7+%-', "/g437/g258", "\ue000\ue001\ue002 abc"]:
             with self.assertRaisesMessage(IngestionError, "unreadable"):
-                check_quality(garbage)
+                check_quality(garbage, pdf=True)
 
     def test_short_real_text_passes(self):
-        check_quality("JavaScript example")
+        check_quality("JavaScript example", pdf=True)
+
+    def test_a_table_of_figures_is_language(self):
+        """A price list (a CSV or a sheet, written as a Markdown table) is figures between
+        pipes and rules: it was refused as 'the PDF's fonts have no character mapping'."""
+        rows = "\n".join(f"| {1000 + n} | {n * 3}.50 | 2026-03-1{n} |" for n in range(10))
+        check_quality(f"| Código | Precio | Fecha |\n|---|---|---|\n{rows}", pdf=False)
+
+    def test_symbols_outside_a_pdf_are_not_blamed_on_fonts(self):
+        with self.assertRaisesMessage(IngestionError, "mostly symbols") as refused:
+            check_quality("#$%& *+!? @@@ ~~~ ^^^", pdf=False)
+        assert "font" not in str(refused.exception)
