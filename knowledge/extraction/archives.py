@@ -117,13 +117,13 @@ def check_inventory(archive: zipfile.ZipFile, max_unpacked_bytes: int) -> None:
 
 
 def check_xml_parts(archive: zipfile.ZipFile) -> None:
-    """Refuse a part that declares XML entities before any XML parser sees it."""
+    """Refuse a part that declares XML entities before any XML parser sees it. The whole
+    part is read (its size was bounded by ``check_inventory``): a comment of 70 KB before
+    the declaration hid it from a look at the first 64 KB."""
     for entry in archive.infolist():
         if not entry.filename.lower().endswith((".xml", ".rels", ".opf", ".ncx", "html", ".htm")):
             continue
-        with archive.open(entry) as part:
-            head = part.read(64 * 1024)
-        if _ENTITY in head:
+        if _declares_entities(archive, entry):
             raise IngestionError(
                 gettext_noop(
                     "This file declares XML entities (in %(part)s), which documents never need "
@@ -131,6 +131,16 @@ def check_xml_parts(archive: zipfile.ZipFile) -> None:
                 ),
                 params={"part": entry.filename[:80]},
             )
+
+
+def _declares_entities(archive: zipfile.ZipFile, entry: zipfile.ZipInfo) -> bool:
+    tail = b""
+    with archive.open(entry) as part:
+        while block := part.read(1024 * 1024):
+            if _ENTITY in tail + block:
+                return True
+            tail = block[-len(_ENTITY) :]
+    return False
 
 
 def _opendocument_kind(archive: zipfile.ZipFile, names: set[str]) -> str:

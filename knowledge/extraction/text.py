@@ -8,7 +8,7 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from charset_normalizer import from_bytes
+from charset_normalizer import CharsetMatch, from_bytes
 from django.utils.translation import gettext_noop
 
 from knowledge.extraction.base import (
@@ -32,7 +32,8 @@ def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
         return data.decode("utf-8"), {"encoding": "utf-8"}
     except UnicodeDecodeError:
         pass  # not UTF-8: detect the legacy encoding below
-    best = from_bytes(data).best()
+    matches = from_bytes(data)
+    best = matches.best()
     if best is None:
         raise IngestionError(
             gettext_noop(
@@ -40,7 +41,25 @@ def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
                 "upload it again."
             )
         )
+    best = _windows_latin_on_a_tie(best, list(matches))
     return str(best), {"encoding": best.encoding, "encoding_detected": True}
+
+
+# Spanish, Portuguese and English text saved by Windows (Excel's CSV above all) is cp1252.
+# charset_normalizer scores cp1250 the same on it and may pick it: "niños" read "nińos".
+_WINDOWS_LATIN = ("cp1252", "iso8859_15", "latin_1")
+
+
+def _windows_latin_on_a_tie(best: CharsetMatch, matches: list[CharsetMatch]) -> CharsetMatch:
+    for encoding in _WINDOWS_LATIN:
+        for match in matches:
+            if (
+                match.encoding == encoding
+                and match.chaos <= best.chaos
+                and match.coherence >= best.coherence
+            ):
+                return match
+    return best
 
 
 def read_decoded(path: Path) -> tuple[str, dict[str, object]]:

@@ -104,6 +104,22 @@ class DecodeTextTests(SimpleTestCase):
         assert details["encoding_detected"] is True
 
 
+@pytest.mark.parametrize(
+    ("original", "encoding"),
+    [
+        # Excel's CSV on a Spanish Windows: cp1250 scored the same and "ñ" became "ń"
+        ("nombre;ciudad\nJosé;Málaga\nAñón;Cádiz\n", "cp1252"),
+        ("La piscina abre a las ocho. Los niños deben ir acompañados. Señora Muñoz.\n", "cp1252"),
+        ("Atenção: a reunião é às três horas. Não se esqueça da documentação.\n", "cp1252"),
+        # other languages' own encodings still win where they read better
+        ("Zażółć gęślą jaźń. Dzień dobry, proszę pana.\n", "cp1250"),
+        ("Привет, как дела? Это тест кодировки.\n", "cp1251"),
+    ],
+)
+def test_legacy_text_reads_as_written(original, encoding):
+    assert decode_text(original.encode(encoding))[0] == original
+
+
 class PdfCorpusTests(SimpleTestCase):
     def test_normal_multi_page_pdf_keeps_page_numbers(self):
         extraction = pdf("pdflatex-4-pages.pdf")
