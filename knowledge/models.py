@@ -80,6 +80,7 @@ class FileKind(models.TextChoices):
     HTML = "html", _("HTML")
     ODT = "odt", _("OpenDocument text")
     EPUB = "epub", _("EPUB")
+    IMAGE = "image", _("Image (OCR)")
 
 
 class Redaction(models.TextChoices):

@@ -2,8 +2,9 @@
 
 The type is decided by the content (``kinds``); ZIP-based and OLE files are inspected
 before any reader opens them (``archives``). Each format has a reader: ``pdf`` (page by
-page, OCR for scans), ``text`` (plain text, Markdown, CSV), ``office`` (Word, PowerPoint,
-Excel), ``opendocument`` (ODT) and ``markup`` (HTML pages, EPUB books). Structured formats
+page, OCR for scans), ``images`` (scans and photos, by OCR), ``text`` (plain text,
+Markdown, CSV), ``office`` (Word, PowerPoint, Excel), ``opendocument`` (ODT) and ``markup``
+(HTML pages, EPUB books). Tesseract is run by ``ocr``. Structured formats
 come out as Markdown written by ``base.Outline``: their headings, slides and sheets become
 the chunks' section paths. Every failure a person can fix or should know about is an
 ``IngestionError`` with a message written for the admin who uploaded the file.
@@ -16,6 +17,7 @@ from pathlib import Path
 from django.utils.translation import gettext_noop
 
 from knowledge.extraction.base import Budget, Extraction, IngestionError, PageText
+from knowledge.extraction.images import extract_image
 from knowledge.extraction.kinds import detect_kind
 from knowledge.extraction.markup import extract_epub, extract_html
 from knowledge.extraction.office import extract_docx, extract_pptx, extract_xlsx
@@ -50,6 +52,8 @@ def extract(
 ) -> Extraction:
     if kind == FileKind.PDF:
         return extract_pdf(path, password=password, budget=budget, ocr_languages=ocr_languages)
+    if kind == FileKind.IMAGE:
+        return extract_image(path, budget=budget, ocr_languages=ocr_languages)
     try:
         if kind in _STRUCTURED:
             return _STRUCTURED[FileKind(kind)](path, budget=budget)

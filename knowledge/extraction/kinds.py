@@ -11,14 +11,15 @@ from django.utils.translation import gettext_noop
 
 from knowledge.extraction.archives import ole_refusal, zip_kind
 from knowledge.extraction.base import IngestionError
+from knowledge.extraction.images import check_image
 from knowledge.models import FileKind
 
 HEAD_BYTES = 4096
 _ZIP = (b"PK\x03\x04", b"PK\x05\x06")
 _OLE = b"\xd0\xcf\x11\xe0"
+# Images of documents, read by OCR: PNG, JPEG, TIFF (both byte orders) and WebP.
+_IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
 _BINARY_SIGNATURES = {
-    b"\x89PNG": gettext_noop("a PNG image"),
-    b"\xff\xd8\xff": gettext_noop("a JPEG image"),
     b"GIF8": gettext_noop("a GIF image"),
     b"\x7fELF": gettext_noop("a program"),
     b"MZ": gettext_noop("a Windows program"),
@@ -49,13 +50,17 @@ def detect_kind(
         return FileKind(zip_kind(file, max_unpacked_bytes))
     if head.startswith(_OLE):
         raise ole_refusal(file)
+    if head.startswith(_IMAGE_SIGNATURES) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP"):
+        check_image(file)
+        return FileKind.IMAGE
     for signature, description in _BINARY_SIGNATURES.items():
         if head.startswith(signature):
             raise IngestionError(
                 gettext_noop(
                     "This file is %(t_description)s, not a supported type. Upload a PDF, Word "
                     "(.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument text (.odt), EPUB, "
-                    "HTML, CSV, plain text (.txt) or Markdown (.md) file."
+                    "HTML, CSV, plain text (.txt) or Markdown (.md) file, or an image of a page "
+                    "(PNG, JPEG, TIFF, WebP)."
                 ),
                 params={"t_description": description},
             )
@@ -64,7 +69,8 @@ def detect_kind(
             gettext_noop(
                 "This file is binary, not text, and not a supported document. Upload a PDF, "
                 "Word (.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument text (.odt), "
-                "EPUB, HTML, CSV, plain text (.txt) or Markdown (.md) file."
+                "EPUB, HTML, CSV, plain text (.txt) or Markdown (.md) file, or an image of a "
+                "page (PNG, JPEG, TIFF, WebP)."
             )
         )
     if text_hint in FileKind.values:

@@ -4,8 +4,6 @@ pypdf only parses."""
 from __future__ import annotations
 
 import logging
-import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
@@ -17,6 +15,7 @@ from pypdf import PdfReader
 from pypdf.errors import DependencyError, PdfReadError
 from pypdf.generic import ArrayObject, IndirectObject
 
+from knowledge.extraction import ocr
 from knowledge.extraction.base import (
     Budget,
     Extraction,
@@ -41,7 +40,7 @@ def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str
             pages = list(_pdf_pages(reader, budget))
             details: dict[str, object] = {}
             if not any(page.text.strip() for page in pages):
-                pages = _ocr_pages(reader, ocr_languages)
+                pages = _ocr_pages(reader, ocr_languages, budget)
                 details["ocr"] = True
     except IngestionError:
         raise
@@ -162,19 +161,9 @@ def _damaged_pdf(detail: str) -> IngestionError:
 # -- OCR for PDFs without a text layer ----------------------------------------------------------
 
 
-def tesseract_languages() -> set[str]:
-    binary = shutil.which("tesseract")
-    if not binary:
-        return set()
-    result = subprocess.run(
-        [binary, "--list-langs"], capture_output=True, text=True, timeout=30, check=False
-    )
-    return {line.strip() for line in result.stdout.splitlines()[1:] if line.strip()}
-
-
-def _ocr_pages(reader, wanted_languages: str) -> list[PageText]:  # noqa: ANN001
-    available = tesseract_languages()
-    if not available:
+def _ocr_pages(reader, wanted_languages: str, budget: Budget) -> list[PageText]:  # noqa: ANN001
+    languages = ocr.installed_languages(wanted_languages)
+    if languages is None:
         raise IngestionError(
             gettext_noop(
                 "This PDF has no text layer (it is a scan or its text is drawn as images or "
@@ -182,11 +171,11 @@ def _ocr_pages(reader, wanted_languages: str) -> list[PageText]:  # noqa: ANN001
                 "tesseract-ocr tesseract-ocr-spa tesseract-ocr-por) and retry."
             )
         )
-    languages = "+".join(lang for lang in wanted_languages.split("+") if lang in available) or "eng"
-    pages = [
-        PageText(number=n, text=_ocr_page(page, languages))
-        for n, page in enumerate(reader.pages, 1)
-    ]
+    deadline = budget.deadline()
+    pages = []
+    for number, page in enumerate(reader.pages, 1):
+        pages.append(PageText(number=number, text=_ocr_page(page, languages)))
+        deadline.check(f"page {number}")
     if not any(page.text.strip() for page in pages):
         raise IngestionError(
             gettext_noop(
@@ -207,12 +196,5 @@ def _ocr_page(page, languages: str) -> str:  # noqa: ANN001
             except Exception as exc:  # noqa: BLE001 - Pillow raises many types for odd images
                 logger.info("skipping an image pypdf could not decode: %s", exc)
                 continue
-            result = subprocess.run(
-                ["tesseract", str(target), "stdout", "-l", languages],
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=False,
-            )
-            texts.append(result.stdout)
+            texts.append(ocr.read_image(target, languages))
     return "\n\n".join(texts)

@@ -68,11 +68,12 @@ class DetectKindTests(SimpleTestCase):
         assert detect_kind(b"# Title\n", "guide.md") == FileKind.MD
         assert detect_kind(b"hello", "readme.TXT") == FileKind.TXT
 
-    def test_images_and_office_files_are_refused_by_content(self):
+    def test_other_types_and_damaged_files_are_refused_by_content(self):
         for head, word in [
-            (b"\x89PNG\r\n", "PNG"),
+            (b"GIF89a", "GIF"),
             (b"PK\x03\x04", "damaged or incomplete"),  # not even a ZIP's directory
-            (b"\xff\xd8\xff\xe0", "JPEG"),
+            (b"\x89PNG\r\n\x1a\n", "image is damaged"),  # a PNG signature, no header
+            (b"Rar!\x1a\x07", "RAR"),
         ]:
             with self.assertRaisesMessage(IngestionError, word):
                 detect_kind(head + b"\x00" * 20, "renamed.pdf.txt")

@@ -135,7 +135,7 @@ class TestBadInput:
         ("data", "filename", "message"),
         [
             (b"", "empty.txt", "empty"),
-            (b"\x89PNG\r\n\x1a\n" + b"\x00" * 50, "photo.pdf", "PNG image"),
+            (b"\x89PNG\r\n\x1a\n" + b"\x00" * 50, "photo.pdf", "image is damaged"),
             (b"PK\x03\x04" + b"\x00" * 50, "report.docx", "damaged or incomplete"),
         ],
     )

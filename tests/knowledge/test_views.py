@@ -81,7 +81,7 @@ class TestKnowledgePage:
         ("name", "data", "message"),
         [
             ("vacio.txt", b"", "vacio.txt is empty."),
-            ("foto.pdf", b"\x89PNG\r\n\x1a\n" + b"\x00" * 40, "PNG image"),
+            ("foto.pdf", b"\x89PNG\r\n\x1a\n" + b"\x00" * 40, "image is damaged"),
         ],
     )
     def test_bad_uploads_get_a_clear_error_and_store_nothing(

@@ -1,0 +1,126 @@
+"""Images of documents — a scan, a photo of a notice, a screenshot — read by OCR. Each frame
+of a multi-page TIFF is a page. The size is read from the header before any pixel is
+decoded, so a small file that would decode to gigapixels is refused at once."""
+
+from __future__ import annotations
+
+import logging
+import re
+import tempfile
+from pathlib import Path
+from typing import IO, NoReturn
+
+from django.utils.translation import gettext_noop
+from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
+
+from knowledge.extraction import ocr
+from knowledge.extraction.base import (
+    Budget,
+    Extraction,
+    IngestionError,
+    PageText,
+    stored_file_missing,
+)
+
+logger = logging.getLogger(__name__)
+
+# A 50-megapixel phone photo is the largest real page image; Pillow's own guard (178 MP)
+# would let through images that take minutes to read.
+MAX_PIXELS = 50_000_000
+
+
+def check_image(file: IO[bytes]) -> None:
+    """At upload, without decoding a pixel: an image Pillow can open, of a size OCR can
+    read, whose structure is whole (``verify`` checks a PNG's chunks and their checksums)."""
+    try:
+        with Image.open(file) as image:
+            _check_size(image.width * image.height, 1, None)
+            image.verify()
+    except Image.DecompressionBombError as exc:
+        _refuse_bomb(exc)
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+        raise _damaged(exc) from exc
+    finally:
+        file.seek(0)
+
+
+def extract_image(path: Path, *, budget: Budget, ocr_languages: str) -> Extraction:
+    if not path.exists():
+        raise stored_file_missing(path)
+    languages = ocr.installed_languages(ocr_languages)
+    if languages is None:
+        raise IngestionError(
+            gettext_noop(
+                "Images are read by OCR, which is not installed on this server. Install "
+                "Tesseract (Debian: tesseract-ocr tesseract-ocr-spa tesseract-ocr-por) and retry."
+            )
+        )
+    try:
+        with Image.open(path) as image:
+            frames = getattr(image, "n_frames", 1)
+            _check_size(image.width * image.height, frames, budget)
+            pages = _read_frames(image, frames, languages, budget)
+    except Image.DecompressionBombError as exc:
+        _refuse_bomb(exc)
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        logger.info("unreadable image %s: %r", path.name, exc)
+        raise _damaged(exc) from exc
+    if not any(page.text.strip() for page in pages):
+        raise IngestionError(
+            gettext_noop(
+                "OCR found no text in this image. If it shows text, upload a sharper, straight "
+                "scan or photo (300 dpi, the page filling the picture)."
+            )
+        )
+    return Extraction(pages, frames, {"ocr": True, "frames": frames})
+
+
+def _damaged(exc: Exception) -> IngestionError:
+    return IngestionError(
+        gettext_noop(
+            "This image is damaged or incomplete, so it cannot be read. Save it again (PNG or "
+            "JPEG) and upload that copy."
+        ),
+        extra={"technical": str(exc)},
+    )
+
+
+def _refuse_bomb(exc: Image.DecompressionBombError) -> NoReturn:
+    """Past Pillow's own guard, at open: its message holds the pixel count."""
+    pixels = re.search(r"\d+", str(exc))
+    _check_size(int(pixels.group()) if pixels else MAX_PIXELS + 1, 1, None)
+    raise _damaged(exc) from exc  # not reached: the size above is always refused
+
+
+def _check_size(pixels: int, frames: int, budget: Budget | None) -> None:
+    if pixels > MAX_PIXELS:
+        raise IngestionError(
+            gettext_noop(
+                "This image is %(megapixels)s megapixels; the limit is %(limit)s. Scale it down "
+                "(a page needs about 9 megapixels at 300 dpi) and upload it again."
+            ),
+            params={"megapixels": pixels // 1_000_000, "limit": MAX_PIXELS // 1_000_000},
+        )
+    if budget is not None and frames > budget.max_pages:
+        raise IngestionError(
+            gettext_noop(
+                "This image holds %(count)s pages; the limit is %(limit)s. Split it and upload "
+                "the parts."
+            ),
+            params={"count": frames, "limit": budget.max_pages},
+        )
+
+
+def _read_frames(image: Image.Image, frames: int, languages: str, budget: Budget) -> list[PageText]:
+    deadline = budget.deadline()
+    pages = []
+    with tempfile.TemporaryDirectory(prefix="pb-ocr-") as tmp:
+        for number, frame in enumerate(ImageSequence.Iterator(image), 1):
+            # A phone stores a photo sideways with an orientation tag: read it upright.
+            upright = ImageOps.exif_transpose(frame).convert("L")
+            target = Path(tmp) / f"page-{number}.png"
+            upright.save(target)
+            text = ocr.read_image(target, languages)
+            pages.append(PageText(number if frames > 1 else None, text))
+            deadline.check(f"page {number}")
+    return pages
