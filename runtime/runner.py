@@ -9,10 +9,12 @@ which stop when no other process of the same data dir still uses them.
 
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -21,6 +23,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import TextIO
 
 import django
 from django.conf import settings
@@ -28,13 +31,18 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from observability.metrics import metrics_reset
-from portality.env import env_bool, env_int, env_secret, env_str
+from portality.env import data_dir, env_bool, env_int, env_secret, env_str
 from runtime.embedded import EmbeddedServices, detach, start_unless_external
 from runtime.processes import die_with_parent
 
 
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portality.settings")
+    port = env_int("PORT", 8000, minimum=1)
+    # Held until this process exits; nothing is started when another run has it.
+    run_lock = _one_run_per_data_dir(data_dir())
+    if run_lock is None or not _port_is_free(env_str("WEB_BIND", "127.0.0.1"), port):
+        return 1
     start_unless_external()
     django.setup()
 
@@ -43,7 +51,6 @@ def main() -> int:
     call_command("collectstatic", interactive=False, verbosity=0)
     first_admin = _ensure_first_admin()
     metrics_reset()  # the samples of an earlier run's processes are not this run's
-    port = env_int("PORT", 8000, minimum=1)
     demo_url = _ensure_widget_demo(settings.DATA_DIR, port)
     # Children inherit this environment: on embedded defaults they attach to the same servers
     # (registering as their users) and read the same generated key. They are not handed the
@@ -70,6 +77,54 @@ def main() -> int:
     status = supervisor.wait()
     print(_stopped_line(settings.DATA_DIR), flush=True)
     return status
+
+
+def _one_run_per_data_dir(data: Path) -> TextIO | None:
+    """The data dir's run lock (an flock, released by the kernel however this process
+    ends), or None after saying why not: a second ``make run`` on the same data would start
+    a second beat (every periodic task twice) and workers racing on the same queue."""
+    data.mkdir(parents=True, exist_ok=True)
+    lock = open(data / "run.lock", "a+")  # noqa: SIM115 - held for the whole run
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "?"
+        lock.close()
+        print(
+            f"Portality Brain is already running on this data dir ({data}, process {holder}).\n"
+            "Use that one, or stop it (Ctrl-C in its terminal) before starting it again; a "
+            "second installation needs its own PORTALITY_DATA_DIR and PORT.",
+            file=sys.stderr,
+            flush=True,
+        )
+        return None
+    lock.seek(0)
+    lock.truncate()
+    lock.write(f"{os.getpid()}\n")
+    lock.flush()
+    return lock
+
+
+def _port_is_free(bind: str, port: int) -> bool:
+    """Whether nothing listens on the port. granian shares a port on Linux (SO_REUSEPORT),
+    so a second product started on a taken port would silently split the requests with the
+    first; a plain socket cannot bind where anyone listens."""
+    with socket.socket(socket.AF_INET6 if ":" in bind else socket.AF_INET) as probe:
+        # Past connections of a stopped run (TIME_WAIT) do not count; a listener does.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((bind, port))
+        except OSError as exc:
+            print(
+                f"Port {port} on {bind} is already in use ({exc.strerror}): another program, or "
+                f"another Portality Brain, listens there. Stop it, or choose another port: "
+                f"PORT={port + 1} make run",
+                file=sys.stderr,
+                flush=True,
+            )
+            return False
+    return True
 
 
 def _keep_embedded_redis(settings: object) -> Callable[[], None] | None:

@@ -421,6 +421,40 @@ def test_a_killed_worker_is_replaced_its_documents_requeued_and_beat_stays_one(p
     assert len(beats(product)) == 1
 
 
+
+def second_run(data_dir: Path, port: int) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("DJANGO")}
+    env.update(PORTALITY_DATA_DIR=str(data_dir), PORT=str(port))
+    return subprocess.run(
+        [sys.executable, "-m", "runtime.runner"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_second_make_run_on_the_same_data_dir_starts_nothing(product):
+    """It started a second beat (every periodic task twice) and a second web server that
+    silently shared the port with the first (granian binds with SO_REUSEPORT)."""
+    refused = second_run(product["data_dir"], free_port())
+
+    assert refused.returncode == 1
+    assert "already running on this data dir" in refused.stderr
+    assert f"process {product['process'].pid}" in refused.stderr
+    assert len(beats(product)) == 1 and product["process"].poll() is None
+    assert get(product["url"] + "/healthz")[0] == 200
+
+
+def test_another_installation_on_a_taken_port_starts_nothing(product, tmp_path):
+    refused = second_run(tmp_path / "other", product["port"])
+
+    assert refused.returncode == 1
+    assert f"Port {product['port']} on 127.0.0.1 is already in use" in refused.stderr
+    assert f"PORT={product['port'] + 1} make run" in refused.stderr
+    assert not (tmp_path / "other" / "postgres").exists()  # no server was started for it
+
 def test_ctrl_c_stops_everything_and_says_so(product):
     process = product["process"]
     process.send_signal(signal.SIGINT)
