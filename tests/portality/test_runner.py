@@ -421,7 +421,6 @@ def test_a_killed_worker_is_replaced_its_documents_requeued_and_beat_stays_one(p
     assert len(beats(product)) == 1
 
 
-
 def second_run(data_dir: Path, port: int) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("DJANGO")}
     env.update(PORTALITY_DATA_DIR=str(data_dir), PORT=str(port))
@@ -454,6 +453,7 @@ def test_another_installation_on_a_taken_port_starts_nothing(product, tmp_path):
     assert f"Port {product['port']} on 127.0.0.1 is already in use" in refused.stderr
     assert f"PORT={product['port'] + 1} make run" in refused.stderr
     assert not (tmp_path / "other" / "postgres").exists()  # no server was started for it
+
 
 def test_ctrl_c_stops_everything_and_says_so(product):
     process = product["process"]
