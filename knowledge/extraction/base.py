@@ -51,6 +51,10 @@ class Deadline:
     at: float
     budget: Budget
 
+    def remaining(self) -> float:
+        """Seconds left, at least one (a step already begun gets a moment to finish)."""
+        return max(1.0, self.at - time.monotonic())
+
     def check(self, where: str) -> None:
         """Between two parts: stop when forgotten, or when reading took too long."""
         if self.budget.between_pages:

@@ -120,7 +120,7 @@ def _read_frames(image: Image.Image, frames: int, languages: str, budget: Budget
             upright = ImageOps.exif_transpose(frame).convert("L")
             target = Path(tmp) / f"page-{number}.png"
             upright.save(target)
-            text = ocr.read_image(target, languages)
+            text = ocr.read_image(target, languages, deadline)
             pages.append(PageText(number if frames > 1 else None, text))
             deadline.check(f"page {number}")
     return pages

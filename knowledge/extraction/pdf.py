@@ -18,6 +18,7 @@ from pypdf.generic import ArrayObject, IndirectObject
 from knowledge.extraction import ocr
 from knowledge.extraction.base import (
     Budget,
+    Deadline,
     Extraction,
     IngestionError,
     PageText,
@@ -174,7 +175,7 @@ def _ocr_pages(reader, wanted_languages: str, budget: Budget) -> list[PageText]:
     deadline = budget.deadline()
     pages = []
     for number, page in enumerate(reader.pages, 1):
-        pages.append(PageText(number=number, text=_ocr_page(page, languages)))
+        pages.append(PageText(number=number, text=_ocr_page(page, languages, deadline)))
         deadline.check(f"page {number}")
     if not any(page.text.strip() for page in pages):
         raise IngestionError(
@@ -186,7 +187,7 @@ def _ocr_pages(reader, wanted_languages: str, budget: Budget) -> list[PageText]:
     return pages
 
 
-def _ocr_page(page, languages: str) -> str:  # noqa: ANN001
+def _ocr_page(page, languages: str, deadline: Deadline) -> str:  # noqa: ANN001
     texts = []
     with tempfile.TemporaryDirectory(prefix="pb-ocr-") as tmp:
         for index, image in enumerate(page.images):
@@ -196,5 +197,5 @@ def _ocr_page(page, languages: str) -> str:  # noqa: ANN001
             except Exception as exc:  # noqa: BLE001 - Pillow raises many types for odd images
                 logger.info("skipping an image pypdf could not decode: %s", exc)
                 continue
-            texts.append(ocr.read_image(target, languages))
+            texts.append(ocr.read_image(target, languages, deadline))
     return "\n\n".join(texts)

@@ -149,3 +149,15 @@ def test_a_bomb_upload_leaves_nothing_behind():
             enqueue=False,
         )
     assert not Document.objects.exists()
+
+
+def test_ocr_stops_when_the_reading_time_is_up(tmp_path):
+    """The chunk preview gives a reading 20 s (a person waits): one page image could hold
+    the request for Tesseract's whole 300 s; it now gets the time left."""
+    dense = page([" ".join(NOTICE)] * 50, size=(2480, 3508))
+    path = tmp_path / "a4.png"
+    path.write_bytes(encoded(dense, "PNG"))
+    hurried = Budget(max_pages=10, max_content_bytes=10**8, max_seconds=1)
+
+    with pytest.raises(IngestionError, match="one page image took longer than 1 seconds"):
+        extract(path, FileKind.IMAGE, password="", budget=hurried, ocr_languages="spa+eng")
