@@ -1,4 +1,5 @@
-"""Images of documents — a scan, a photo of a notice, a screenshot — read by OCR. Each frame
+"""Images of documents — a scan, a photo of a notice (an iPhone's HEIC too), a screenshot —
+read by OCR. Each frame
 of a multi-page TIFF is a page. The size is read from the header before any pixel is
 decoded, so a small file that would decode to gigapixels is refused at once."""
 
@@ -12,6 +13,7 @@ from typing import IO, NoReturn
 
 from django.utils.translation import gettext_noop
 from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
+from pillow_heif import register_heif_opener
 
 from knowledge.extraction import ocr
 from knowledge.extraction.base import (
@@ -23,6 +25,7 @@ from knowledge.extraction.base import (
 )
 
 logger = logging.getLogger(__name__)
+register_heif_opener()  # Pillow then opens an iPhone's HEIC photos like any other image
 
 # A 50-megapixel phone photo is the largest real page image; Pillow's own guard (178 MP)
 # would let through images that take minutes to read.

@@ -17,8 +17,9 @@ from knowledge.models import FileKind
 HEAD_BYTES = 4096
 _ZIP = (b"PK\x03\x04", b"PK\x05\x06")
 _OLE = b"\xd0\xcf\x11\xe0"
-# Images of documents, read by OCR: PNG, JPEG, TIFF (both byte orders) and WebP.
+# Images of documents, read by OCR: PNG, JPEG, TIFF (both byte orders), WebP and HEIC.
 _IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
+_HEIC_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"mif1", b"msf1"}
 _BINARY_SIGNATURES = {
     b"GIF8": gettext_noop("a GIF image"),
     b"\x7fELF": gettext_noop("a program"),
@@ -50,7 +51,7 @@ def detect_kind(
         return FileKind(zip_kind(file, max_unpacked_bytes))
     if head.startswith(_OLE):
         raise ole_refusal(file)
-    if head.startswith(_IMAGE_SIGNATURES) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP"):
+    if head.startswith(_IMAGE_SIGNATURES) or _is_webp_or_heic(head):
         check_image(file)
         return FileKind.IMAGE
     for signature, description in _BINARY_SIGNATURES.items():
@@ -60,7 +61,7 @@ def detect_kind(
                     "This file is %(t_description)s, not a supported type. Upload a PDF, Word "
                     "(.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument text (.odt), EPUB, "
                     "HTML, CSV, plain text (.txt) or Markdown (.md) file, or an image of a page "
-                    "(PNG, JPEG, TIFF, WebP)."
+                    "(PNG, JPEG, TIFF, WebP, HEIC)."
                 ),
                 params={"t_description": description},
             )
@@ -70,12 +71,19 @@ def detect_kind(
                 "This file is binary, not text, and not a supported document. Upload a PDF, "
                 "Word (.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument text (.odt), "
                 "EPUB, HTML, CSV, plain text (.txt) or Markdown (.md) file, or an image of a "
-                "page (PNG, JPEG, TIFF, WebP)."
+                "page (PNG, JPEG, TIFF, WebP, HEIC)."
             )
         )
     if text_hint in FileKind.values:
         return FileKind(text_hint)
     return _text_kind(head, filename.lower())
+
+
+def _is_webp_or_heic(head: bytes) -> bool:
+    """WebP is a RIFF file of type WEBP; HEIC an ISO media file whose ftyp box names HEIF."""
+    return (head[:4] == b"RIFF" and head[8:12] == b"WEBP") or (
+        head[4:8] == b"ftyp" and head[8:12] in _HEIC_BRANDS
+    )
 
 
 def _text_kind(head: bytes, name: str) -> FileKind:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+import knowledge.extraction.images  # noqa: F401 - registers the HEIC opener with Pillow
 from knowledge import uploads
 from knowledge.extraction import Budget, IngestionError, extract
 from knowledge.models import Document, DocumentStatus, FileKind
@@ -67,7 +68,13 @@ def png_header_only(width: int, height: int) -> bytes:
 
 
 @pytest.mark.parametrize(
-    ("fmt", "name"), [("PNG", "aviso.png"), ("JPEG", "aviso.jpg"), ("WEBP", "aviso.webp")]
+    ("fmt", "name"),
+    [
+        ("PNG", "aviso.png"),
+        ("JPEG", "aviso.jpg"),
+        ("WEBP", "aviso.webp"),
+        ("HEIF", "IMG_0042.HEIC"),
+    ],
 )
 def test_an_image_of_a_page_is_read_by_its_content(tmp_path, fmt, name):
     data = encoded(page(NOTICE).convert("RGB"), fmt)
