@@ -676,5 +676,8 @@ LOGGING = {
         "httpx2": {"level": "WARNING"},
         "axes": {"level": "WARNING"},  # its start banner on every process
         "django_guid": {"level": "WARNING"},  # a line per request saying it made an id
+        # "discarding data: None" whenever a page has no main content; the HTML reader then
+        # reads the page whole, and a hostile page's failure reaches us as an exception.
+        "trafilatura": {"level": "ERROR"},
     },
 }

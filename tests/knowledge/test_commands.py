@@ -38,8 +38,8 @@ def test_ingest_json_reports_each_file_and_exits_1_when_any_failed(tmp_path):
     assert lines[0]["chunks"] == 1 and lines[0]["error"] == ""
     assert "damaged" in lines[1]["error"]
     fields = {
-        "file", "document_id", "status", "chunks", "error", "duplicate", "kind", "split",
-        "chunk_size", "chunk_overlap",
+        "file", "document_id", "status", "chunks", "duplicate_chunks_skipped", "error",
+        "duplicate", "kind", "split", "chunk_size", "chunk_overlap",
     }  # fmt: skip
     assert set(lines[0]) == fields | {"sentence_groups"}
     assert set(lines[1]) == fields
@@ -69,6 +69,20 @@ def test_ingesting_the_same_file_again_says_duplicate(tmp_path):
     # Another scope is not a duplicate: each license may hold its own copy.
     code, lines = run_ingest(str(again), "--license", "sala-01", "--json")
     assert lines[0]["duplicate"] is False and Document.objects.count() == 2
+
+
+def test_a_file_whose_passages_are_all_known_says_so(tmp_path):
+    """A scan of a notice already uploaded as text said "ready, 0 chunks", read as failed."""
+    (tmp_path / "aviso.md").write_text("# Aviso\n\nEl ascensor se revisa el martes.")
+    (tmp_path / "aviso-copia.txt").write_text("El ascensor se revisa el martes.\n")
+    run_ingest(str(tmp_path / "aviso.md"), "--json")
+
+    _code, [line] = run_ingest(str(tmp_path / "aviso-copia.txt"), "--json")
+    assert (line["chunks"], line["duplicate_chunks_skipped"]) == (0, 1)
+    out = StringIO()
+    (tmp_path / "otra-copia.txt").write_text("El ascensor se revisa el martes.\n\n")
+    call_command("ingest", str(tmp_path / "otra-copia.txt"), stdout=out, stderr=StringIO())
+    assert "ready, 0 chunks (1 already in this scope, not stored again)" in out.getvalue()
 
 
 def test_replace_makes_a_changed_file_its_namesakes_new_version(tmp_path):

@@ -93,6 +93,7 @@ class Command(BaseCommand):
             "document_id": None,
             "status": DocumentStatus.FAILED,
             "chunks": 0,
+            "duplicate_chunks_skipped": 0,
             "error": "",
             "duplicate": False,
             "kind": None,
@@ -117,7 +118,10 @@ class Command(BaseCommand):
             if not options["run_async"] and not document.is_finished:
                 document = self._run_with_progress(document, quiet=options["json"])
             outcome.update(
-                status=document.status, chunks=document.chunk_count, error=document.error
+                status=document.status,
+                chunks=document.chunk_count,
+                error=document.error,
+                duplicate_chunks_skipped=document.metadata.get("duplicate_chunks_skipped", 0),
             )
         except (ApplicationError, OSError) as exc:
             outcome["error"] = getattr(exc, "message", None) or str(exc)
@@ -225,9 +229,12 @@ class Command(BaseCommand):
                 if "new_version_of" in outcome
                 else ""
             )
+            # "ready, 0 chunks" read as a failure: its passages were all in the scope already.
+            shared = outcome["duplicate_chunks_skipped"]
+            skipped = f" ({shared} already in this scope, not stored again)" if shared else ""
             self.stdout.write(
                 f"{outcome['file']}{version}: {outcome['status']}, "
-                f"{chunks} chunk{'s' if chunks != 1 else ''}"
+                f"{chunks} chunk{'s' if chunks != 1 else ''}{skipped}"
             )
 
 
