@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import codecs
 import csv
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from charset_normalizer import CharsetMatch, from_bytes
+from charset_normalizer import from_bytes
 from django.utils.translation import gettext_noop
 
 from knowledge.extraction.base import (
@@ -32,8 +33,10 @@ def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
         return data.decode("utf-8"), {"encoding": "utf-8"}
     except UnicodeDecodeError:
         pass  # not UTF-8: detect the legacy encoding below
-    matches = from_bytes(data)
-    best = matches.best()
+    western = _western_latin(data)
+    if western is not None:
+        return western, {"encoding": "cp1252", "encoding_detected": True}
+    best = from_bytes(data).best()
     if best is None:
         raise IngestionError(
             gettext_noop(
@@ -41,25 +44,24 @@ def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
                 "upload it again."
             )
         )
-    best = _windows_latin_on_a_tie(best, list(matches))
     return str(best), {"encoding": best.encoding, "encoding_detected": True}
 
 
 # Spanish, Portuguese and English text saved by Windows (Excel's CSV above all) is cp1252.
-# charset_normalizer scores cp1250 the same on it and may pick it: "niños" read "nińos".
-_WINDOWS_LATIN = ("cp1252", "iso8859_15", "latin_1")
+# charset_normalizer guesses short texts badly: cp1250 ("niños" read "nińos"), or cp437 for a
+# price list ("49 €" read "49 Ç"). When every byte reads in cp1252 and what is not ASCII is
+# (nearly all) these languages' letters and signs, it is cp1252.
+_WESTERN_LATIN = frozenset("áéíóúàèìòùâêîôûãõäëïöüçñÁÉÍÓÚÀÈÌÒÙÂÊÎÔÛÃÕÄËÏÖÜÇÑ¿¡ºª€£°·«»“”‘’–—…")
 
 
-def _windows_latin_on_a_tie(best: CharsetMatch, matches: list[CharsetMatch]) -> CharsetMatch:
-    for encoding in _WINDOWS_LATIN:
-        for match in matches:
-            if (
-                match.encoding == encoding
-                and match.chaos <= best.chaos
-                and match.coherence >= best.coherence
-            ):
-                return match
-    return best
+def _western_latin(data: bytes) -> str | None:
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:  # five bytes cp1252 leaves undefined
+        return None
+    beyond_ascii = [ch for ch in text if ord(ch) > 127]
+    known = sum(ch in _WESTERN_LATIN for ch in beyond_ascii)
+    return text if beyond_ascii and known >= 0.9 * len(beyond_ascii) else None
 
 
 def read_decoded(path: Path) -> tuple[str, dict[str, object]]:
@@ -80,16 +82,16 @@ _ROWS_BETWEEN_CHECKS = 2000
 def extract_csv(path: Path, *, budget: Budget) -> Extraction:
     """The first row names the columns (the common case; a CSV says nothing about it)."""
     text, details = read_decoded(path)
-    try:
-        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(
-            text[:8192], delimiters=_DELIMITERS
-        )
-    except csv.Error:
-        dialect = csv.excel  # one column, or too irregular to tell: commas
+    lines = text.splitlines()
+    delimiter = _delimiter(lines)
+    if lines and _EXCEL_SEPARATOR.fullmatch(lines[0].strip()):
+        lines = lines[1:]  # Excel's "sep=;" line says the delimiter; it is not a row
     deadline = budget.deadline()
     outline = Outline()
     try:
-        rows = list(_rows(csv.reader(text.splitlines(), dialect), deadline))
+        # Quoting as Excel and RFC 4180 write it ("" inside quotes is a quote): the sniffer
+        # guessed that from one row and read 'copias y ""extras""' as written.
+        rows = list(_rows(csv.reader(lines, csv.excel, delimiter=delimiter), deadline))
     except csv.Error as exc:
         raise IngestionError(
             gettext_noop("This CSV file could not be read: %(detail)s."),
@@ -98,6 +100,20 @@ def extract_csv(path: Path, *, budget: Budget) -> Extraction:
     outline.table(rows)
     details["rows"] = len(rows)
     return Extraction([PageText(None, outline.text())], None, details, markdown=True)
+
+
+_EXCEL_SEPARATOR = re.compile(r"sep=(.)")
+
+
+def _delimiter(lines: list[str]) -> str:
+    """Excel's "sep=X" first line, else the sniffed one of , ; tab |; commas when the file
+    has one column or is too irregular to tell."""
+    if lines and (declared := _EXCEL_SEPARATOR.fullmatch(lines[0].strip())):
+        return declared.group(1)
+    try:
+        return csv.Sniffer().sniff("\n".join(lines)[:8192], delimiters=_DELIMITERS).delimiter
+    except csv.Error:
+        return ","
 
 
 def _rows(reader: Iterator[list[str]], deadline: Deadline) -> Iterator[list[str]]:

@@ -11,6 +11,7 @@ from django.test import SimpleTestCase
 
 from knowledge.extraction import Budget, IngestionError, decode_text, extract_pdf
 from knowledge.extraction import detect_kind as detect_kind_of_file
+from knowledge.extraction.text import extract_csv
 from knowledge.models import FileKind
 from tests.conftest import PDFS
 
@@ -112,6 +113,7 @@ class DecodeTextTests(SimpleTestCase):
         ("nombre;ciudad\nJosé;Málaga\nAñón;Cádiz\n", "cp1252"),
         ("La piscina abre a las ocho. Los niños deben ir acompañados. Señora Muñoz.\n", "cp1252"),
         ("Atenção: a reunião é às três horas. Não se esqueça da documentação.\n", "cp1252"),
+        ("Nombre;Precio\nPro;49 €\nBásico;9 €\n", "cp1252"),  # was read as cp437: "49 Ç"
         # other languages' own encodings still win where they read better
         ("Zażółć gęślą jaźń. Dzień dobry, proszę pana.\n", "cp1250"),
         ("Привет, как дела? Это тест кодировки.\n", "cp1251"),
@@ -291,3 +293,21 @@ def test_a_file_missing_from_storage_is_not_called_damaged(tmp_path):
     for kind in ("pdf", "txt"):
         with pytest.raises(IngestionError, match="missing from storage"):
             extract(tmp_path / "gone", kind, password="", budget=BUDGET, ocr_languages="eng")
+
+
+@pytest.mark.parametrize(
+    ("data", "text"),
+    [
+        # Excel's "sep=;" line names the delimiter; it was read as the column names
+        ("sep=;\nNombre;Precio\nPro;49 €\n".encode("cp1252"), "Nombre: Pro · Precio: 49 €"),
+        # a quote inside a quoted field is doubled; the sniffer guessed otherwise from one row
+        (
+            'Nombre,Descripción\n"Pro","Incluye soporte, copias y ""extras"""\n'.encode(),
+            'Nombre: Pro · Descripción: Incluye soporte, copias y "extras"',
+        ),
+    ],
+)
+def test_a_csv_reads_as_excel_wrote_it(tmp_path, data, text):
+    path = tmp_path / "tabla.csv"
+    path.write_bytes(data)
+    assert extract_csv(path, budget=BUDGET).pages[0].text == text
