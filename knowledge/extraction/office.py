@@ -6,6 +6,7 @@ are read with their column headers."""
 from __future__ import annotations
 
 import datetime
+import re
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -82,6 +83,8 @@ class SectionWords:
     slide: str
     notes: str
     sheet: str
+    true: str  # a sheet's TRUE and FALSE, as Excel shows them in that language
+    false: str
 
 
 def section_words() -> SectionWords:
@@ -90,6 +93,8 @@ def section_words() -> SectionWords:
             slide=pgettext("presentation", "Slide"),
             notes=pgettext("presentation", "Speaker notes"),
             sheet=pgettext("spreadsheet", "Sheet"),
+            true=pgettext("spreadsheet", "TRUE"),
+            false=pgettext("spreadsheet", "FALSE"),
         )
 
 
@@ -219,7 +224,7 @@ def extract_xlsx(path: Path, *, budget: Budget) -> Extraction:
     checked_archive(path, budget)
     deadline = budget.deadline()
     outline = Outline()
-    sheet_word = section_words().sheet
+    words = section_words()
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except _LIBRARY_ERRORS + (OSError,) as exc:
@@ -227,8 +232,8 @@ def extract_xlsx(path: Path, *, budget: Budget) -> Extraction:
     try:
         sheets = [sheet for sheet in workbook.worksheets if sheet.sheet_state == "visible"]
         for sheet in sheets:
-            outline.heading(1, f"{sheet_word}: {sheet.title}")
-            outline.table(_sheet_rows(sheet, deadline))
+            outline.heading(1, f"{words.sheet}: {sheet.title}")
+            outline.table(_sheet_rows(sheet, deadline, words))
     except _LIBRARY_ERRORS as exc:
         raise damaged("Excel", exc) from exc
     finally:
@@ -238,16 +243,49 @@ def extract_xlsx(path: Path, *, budget: Budget) -> Extraction:
     )
 
 
-def _sheet_rows(sheet: Any, deadline: Deadline) -> Iterator[list[str]]:
+def _sheet_rows(sheet: Any, deadline: Deadline, words: SectionWords) -> Iterator[list[str]]:
     empty = 0
-    for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+    for number, row in enumerate(sheet.iter_rows(), start=1):
         if number % _ROWS_BETWEEN_CHECKS == 0:
             deadline.check(f"{sheet.title}, row {number}")
-        cells = [_cell_text(value) for value in values]
+        cells = [_sheet_cell_text(cell, words) for cell in row]
         empty = 0 if any(cells) else empty + 1
         if empty >= _EMPTY_ROWS_TO_STOP:
             return
         yield cells
+
+
+def _sheet_cell_text(cell: Any, words: SectionWords) -> str:
+    """A cell as the sheet shows what it means: a percentage as one, a currency with its
+    sign, TRUE and FALSE in the deployment's language."""
+    value = cell.value
+    if isinstance(value, bool):
+        return words.true if value else words.false
+    number_format = getattr(cell, "number_format", None) or "General"
+    if isinstance(value, int | float) and number_format != "General":
+        return _formatted_number(value, number_format)
+    return _cell_text(value)
+
+
+# The symbols a currency format shows, longest first ("R$" before "$").
+_CURRENCIES = ("R$", "US$", "€", "£", "$")
+_DECIMALS = re.compile(r"\.(0+)")
+
+
+def _formatted_number(value: float, number_format: str) -> str:
+    """What a number format says that changes what a figure means: a percentage (0.15 shown
+    as 15%) and a currency (49.9 shown as 49.90 €). Thousands separators, colours and the
+    styles of negative numbers leave the figure as stored."""
+    positive = number_format.split(";")[0]
+    decimals = len(found.group(1)) if (found := _DECIMALS.search(positive)) else 0
+    if "%" in positive:
+        return f"{value * 100:.{decimals}f}%"
+    symbol = next((sign for sign in _CURRENCIES if sign in positive), None)
+    if symbol is None:
+        return _cell_text(value)
+    figure = f"{value:.{decimals}f}"
+    digits_at = min((positive.find(c) for c in "0#" if c in positive), default=len(positive))
+    return f"{symbol} {figure}" if positive.find(symbol) < digits_at else f"{figure} {symbol}"
 
 
 def _cell_text(value: object) -> str:
@@ -255,8 +293,12 @@ def _cell_text(value: object) -> str:
         return ""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    if isinstance(value, datetime.datetime) and value.time() == datetime.time():
-        return value.date().isoformat()
-    if isinstance(value, datetime.date | datetime.time):
+    if isinstance(value, datetime.datetime):  # midnight is a date; seconds only when set
+        if value.time() == datetime.time():
+            return value.date().isoformat()
+        return value.isoformat(sep=" ", timespec="seconds" if value.second else "minutes")
+    if isinstance(value, datetime.time):
+        return value.isoformat(timespec="seconds" if value.second else "minutes")
+    if isinstance(value, datetime.date):
         return value.isoformat()
     return str(value)

@@ -379,6 +379,38 @@ def test_a_sheet_formatted_to_its_last_row_stops_after_its_data(tmp_path):
     assert text.endswith("Sala: Norte · Aforo: 12")
 
 
+def test_a_sheet_reads_as_it_shows(tmp_path, settings):
+    """0.15 formatted as a percentage was read "0.15" (the assistant quoted it), a price
+    without its currency, TRUE in English in a Spanish deployment, a time "08:30:00"."""
+    import datetime  # noqa: PLC0415
+
+    import openpyxl  # noqa: PLC0415
+
+    settings.LANGUAGE_CODE = "es"
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.append(["Plan", "Precio", "Descuento", "Desde", "Hora", "Activo", "Cuota"])
+    sheet.append(["Pro", 49.9, 0.15, datetime.date(2026, 3, 1), datetime.time(8, 30), True, 120])
+    evening = datetime.datetime(2026, 12, 31, 18, 0)  # noqa: DTZ001 - a sheet has no zones
+    sheet.append(["Básico", 9, 0.055, evening, None, False, 1.5])
+    for cell, number_format in {
+        "B2": '#,##0.00 "€"', "B3": "[$R$-416] #,##0.00", "C2": "0%", "C3": "0.0%",
+        "D2": "dd/mm/yyyy", "G2": "#,##0", "G3": "0.00",
+    }.items():  # fmt: skip
+        sheet[cell].number_format = number_format
+    path = tmp_path / "tarifas.xlsx"
+    workbook.save(path)
+
+    text = extract(path, FileKind.XLSX, password="", budget=BUDGET, ocr_languages="eng").pages[0]
+    assert text.text.splitlines()[-3:] == [
+        "Plan: Pro · Precio: 49.90 € · Descuento: 15% · Desde: 2026-03-01 · Hora: 08:30 · "
+        "Activo: VERDADERO · Cuota: 120",
+        "",
+        "Plan: Básico · Precio: R$ 9.00 · Descuento: 5.5% · Desde: 2026-12-31 18:00 · "
+        "Activo: FALSO · Cuota: 1.5",
+    ]
+
+
 def test_elements_nested_thousands_deep_fail_with_a_sentence(tmp_path):
     ns = (
         'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
