@@ -18,6 +18,10 @@ _ABBREVIATION = re.compile(
     re.IGNORECASE,
 )
 
+# A list item's number or roman numeral ("1. Rellena el formulario.", "iv. Espera"): the
+# item's first words, not a sentence of its own.
+_ENUMERATOR = re.compile(r"(?:\d{1,3}|[ivxlc]{1,6})\.", re.IGNORECASE)
+
 
 def split_sentences(text: str) -> list[str]:
     sentences: list[str] = []
@@ -25,7 +29,9 @@ def split_sentences(text: str) -> list[str]:
         part = part.strip()
         if not part:
             continue
-        if sentences and _ABBREVIATION.search(sentences[-1]):
+        if sentences and (
+            _ABBREVIATION.search(sentences[-1]) or _ENUMERATOR.fullmatch(sentences[-1])
+        ):
             sentences[-1] = f"{sentences[-1]} {part}"
         else:
             sentences.append(part)

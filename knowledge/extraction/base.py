@@ -116,6 +116,13 @@ class Outline:
         if text:
             self._blocks.append(_HEADING_LIKE.sub(r"\\\1", text))
 
+    def item(self, marker: str, text: str) -> None:
+        """A list item with its bullet or number ("-", "2.", "b)"): "the second step" is
+        found by its number, and a bullet tells an item from a paragraph."""
+        text = one_line(text)
+        if text:
+            self._blocks.append(f"{marker} {text}" if marker else text)
+
     def table(self, rows: Iterable[Sequence[str]]) -> None:
         """The first row with two or more filled cells names the columns of those below."""
         headers: list[str] | None = None
@@ -147,3 +154,33 @@ def row_text(headers: Sequence[str] | None, cells: Sequence[str]) -> str:
         header = headers[index] if headers and index < len(headers) else ""
         parts.append(f"{header}: {cell}" if header and header != cell else cell)
     return " · ".join(parts)
+
+
+def list_marker(style: str, number: int) -> str:
+    """An item's marker in a list of ``style`` (Word's numFmt names; HTML's ``type``
+    letters are mapped to them): "-" for bullets, "3." for numbers, "c)" for letters,
+    "iii." for roman numerals; "" for a list Word numbers with nothing."""
+    if style == "bullet":
+        return "-"
+    if style == "none":
+        return ""
+    if style in ("lowerLetter", "upperLetter"):
+        letter = chr(ord("a") + (number - 1) % 26) * ((number - 1) // 26 + 1)
+        return f"{letter.upper() if style == 'upperLetter' else letter})"
+    if style in ("lowerRoman", "upperRoman") and 0 < number < 4000:
+        return f"{_roman(number).lower() if style == 'lowerRoman' else _roman(number)}."
+    return f"{number}."
+
+
+_ROMAN = (
+    (1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+    (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"),
+)  # fmt: skip
+
+
+def _roman(number: int) -> str:
+    digits = []
+    for value, letters in _ROMAN:
+        count, number = divmod(number, value)
+        digits.append(letters * count)
+    return "".join(digits)

@@ -6,6 +6,7 @@ are read whole, in reading order, by EbookLib."""
 from __future__ import annotations
 
 import logging
+import re
 import zipfile
 from pathlib import Path
 
@@ -16,7 +17,14 @@ from django.utils.translation import gettext_noop
 from ebooklib import ITEM_DOCUMENT, epub
 
 from knowledge.extraction.archives import check_inventory, check_xml_parts, open_zip
-from knowledge.extraction.base import Budget, Extraction, IngestionError, Outline, PageText
+from knowledge.extraction.base import (
+    Budget,
+    Extraction,
+    IngestionError,
+    Outline,
+    PageText,
+    list_marker,
+)
 from knowledge.extraction.text import read_decoded
 
 logger = logging.getLogger(__name__)
@@ -35,8 +43,12 @@ _BLOCK_TAGS = (
 
 def extract_html(path: Path) -> Extraction:
     html, details = read_decoded(path)
+    page = _parse(html)
+    if page is not None:  # numbers written into the items: trafilatura turns <ol> into <ul>
+        number_ordered_lists(page)
+        html = lxml.html.tostring(page, encoding="unicode")
     main = main_content(html, output_format="html")
-    root = _parse(main or html)
+    root = _parse(main) if main else page
     outline = Outline()
     if root is not None:
         title = _title(html)
@@ -88,6 +100,7 @@ def extract_epub(path: Path, *, budget: Budget) -> Extraction:
         outline = Outline()
         root = _parse(item.get_content())
         if root is not None:
+            number_ordered_lists(root)
             walk(root, outline)
         if outline:
             pages.append(PageText(None, outline.text()))
@@ -123,7 +136,10 @@ def walk(element: lxml.html.HtmlElement, outline: Outline) -> None:
         outline.heading(_HEADINGS[tag], element.text_content())
     elif tag == "table":
         outline.table(table_rows(element))
-    elif tag in _BLOCKS or (tag == "li" and not _has_blocks(element)):
+    elif tag == "li" and not _has_blocks(element):
+        text = element.text_content()
+        outline.item("" if _NUMBERED.match(text.lstrip()) else "-", text)
+    elif tag in _BLOCKS:
         outline.paragraph(element.text_content())
     elif not _has_blocks(element):
         outline.paragraph(element.text_content())  # a div or span of inline text
@@ -136,6 +152,23 @@ def _walk_children(element: lxml.html.HtmlElement, outline: Outline) -> None:
     for child in element:
         walk(child, outline)
         outline.paragraph(child.tail or "")
+
+
+# An ordered list's ``type`` (HTML) as Word's number formats (base.list_marker).
+_OL_TYPES = {"a": "lowerLetter", "A": "upperLetter", "i": "lowerRoman", "I": "upperRoman"}
+_NUMBERED = re.compile(r"(?:\d{1,3}\.|[a-zA-Z]{1,2}\)|[ivxlcIVXLC]{1,6}\.)\s")
+
+
+def number_ordered_lists(root: lxml.html.HtmlElement) -> None:
+    """Write each numbered item's number at its start, as a browser shows it ("2. Entrega
+    el DNI"), from its list's ``start`` and ``type``: "the second step" is then found, and
+    the number survives the main-content extraction."""
+    for ordered in root.iter("ol"):
+        start = ordered.get("start", "1")
+        style = _OL_TYPES.get(ordered.get("type", "1"), "decimal")
+        items = [child for child in ordered if child.tag == "li"]
+        for number, item in enumerate(items, start=int(start) if start.isdigit() else 1):
+            item.text = f"{list_marker(style, number)} {(item.text or '').lstrip()}"
 
 
 def _has_blocks(element: lxml.html.HtmlElement) -> bool:

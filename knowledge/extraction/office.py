@@ -21,6 +21,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext_noop, pgettext
 from docx.enum.style import WD_STYLE_TYPE
+from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import PackageNotFoundError
 from docx.table import Table
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
@@ -34,6 +35,7 @@ from knowledge.extraction.base import (
     IngestionError,
     Outline,
     PageText,
+    list_marker,
     stored_file_missing,
 )
 
@@ -106,6 +108,7 @@ def extract_docx(path: Path, *, budget: Budget) -> Extraction:
     try:
         document = docx.Document(str(path))
         styles = _style_names(document)
+        numbering = _Numbering(document)
         outline = Outline()
         below_title = 0  # headings sit one level under the document's title, when it has one
         for block in document.iter_inner_content():
@@ -118,6 +121,8 @@ def extract_docx(path: Path, *, budget: Budget) -> Extraction:
                 below_title = 1
             elif level := _heading_level(name):
                 outline.heading(level + below_title, block.text)
+            elif (marker := numbering.marker(block._p)) is not None:
+                outline.item(marker, block.text)
             else:
                 outline.paragraph(block.text)
         if not outline:
@@ -136,6 +141,68 @@ def _every_paragraph(document: Any, outline: Outline) -> None:
     for paragraph in document.element.body.iter(f"{_W}p"):
         if paragraph.find(f".//{_W}p") is None:  # a box's paragraph, not the one holding it
             outline.paragraph("".join(t.text or "" for t in paragraph.iter(f"{_W}t")))
+
+
+class _Numbering:
+    """Word's list numbering, as far as an item's marker needs it: the list and level of a
+    paragraph (its own ``numPr``, else its style's: "List Number"), that level's format and
+    start (numbering.xml), and a running count per list, deeper levels restarting under a
+    new item. Restarts and overrides Word applies per list instance are not read."""
+
+    def __init__(self, document: Any) -> None:
+        self.levels: dict[tuple[str, str], tuple[str, int]] = {}
+        self.counts: dict[str, dict[int, int]] = {}
+        try:  # not python-docx's numbering_part: it would try to create a missing one
+            root = document.part.part_related_by(RT.NUMBERING).element
+        except KeyError:  # a document without lists
+            root = lxml.etree.Element(f"{_W}numbering")
+        abstract = {
+            node.get(f"{_W}abstractNumId"): {
+                lvl.get(f"{_W}ilvl"): (
+                    _w_val(lvl, "numFmt") or "decimal",
+                    int(_w_val(lvl, "start") or 1),
+                )
+                for lvl in node.iter(f"{_W}lvl")
+            }
+            for node in root.iter(f"{_W}abstractNum")
+        }
+        for num in root.iter(f"{_W}num"):
+            for ilvl, level in abstract.get(_w_val(num, "abstractNumId"), {}).items():
+                self.levels[(num.get(f"{_W}numId"), ilvl)] = level
+        self.by_style = {
+            style.style_id: num_pr
+            for style in document.styles
+            if (num_pr := _num_pr(style.element)) is not None
+        }
+
+    def marker(self, paragraph: Any) -> str | None:
+        """The item's marker, or None for a paragraph that is no list item."""
+        found = _num_pr(paragraph)
+        if found is None:
+            found = self.by_style.get(paragraph.style or "")
+        if found is None or found[0] == "0":  # numId 0: numbering taken off
+            return None
+        num_id, ilvl = found
+        style, start = self.levels.get((num_id, ilvl), ("decimal", 1))
+        counts = self.counts.setdefault(num_id, {})
+        depth = int(ilvl) if ilvl.isdigit() else 0
+        counts[depth] = counts.get(depth, 0) + 1
+        for deeper in [level for level in counts if level > depth]:
+            del counts[deeper]
+        return list_marker(style, start + counts[depth] - 1)
+
+
+def _num_pr(element: Any) -> tuple[str, str] | None:
+    """(numId, ilvl) of a paragraph's or a style's ``w:numPr``."""
+    num_pr = element.find(f"{_W}pPr/{_W}numPr")
+    if num_pr is None:
+        return None
+    return _w_val(num_pr, "numId") or "0", _w_val(num_pr, "ilvl") or "0"
+
+
+def _w_val(element: Any, child: str) -> str | None:
+    node = element.find(f"{_W}{child}")
+    return None if node is None else node.get(f"{_W}val")
 
 
 def _style_names(document: Any) -> dict[str, str]:

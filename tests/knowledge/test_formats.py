@@ -20,6 +20,7 @@ from licenses.principals import principal_for_admin
 from tests.conftest import PDFS
 from tests.documents import KINDS, build, facts, odf_package
 from tests.factories import make_document
+from text.sentences import split_sentences
 
 DOCUMENTS = Path(__file__).resolve().parent.parent / "data" / "documents"
 BUDGET = Budget(max_pages=2000, max_content_bytes=10**8, max_seconds=60)
@@ -449,3 +450,44 @@ def test_a_price_list_of_figures_is_knowledge():
 
     assert document.status == DocumentStatus.READY, document.error
     assert "Precio: 14.50" in found("1002")[0].content
+
+
+def test_list_items_keep_their_numbers_and_bullets(tmp_path):
+    """Word's and HTML's numbered steps lost their numbers ("the second step" could not be
+    found) and bullets read as paragraphs; trafilatura turns an <ol> into a <ul>."""
+    import docx  # noqa: PLC0415
+
+    document = docx.Document()
+    document.add_heading("Alta de socios", 1)
+    for step in ("Rellena el formulario.", "Entrega el DNI en conserjería."):
+        document.add_paragraph(step, style="List Number")
+    document.add_paragraph("Piscina", style="List Bullet")
+    word = tmp_path / "alta.docx"
+    document.save(word)
+    page = (
+        "<html><body><main><h1>Alta de socios</h1>"
+        "<ol><li>Rellena el formulario.</li><li><b>Entrega</b> el DNI en conserjería.</li></ol>"
+        '<ol start="3" type="a"><li>Tercera opción</li></ol><ul><li>Piscina</li></ul>'
+        "<p>Después recibirás un correo con la confirmación del alta y tu número de socio.</p>"
+        "</main></body></html>"
+    )
+    html = tmp_path / "alta.html"
+    html.write_text(page)
+
+    for path, kind, extra in (
+        (word, FileKind.DOCX, []),
+        (html, FileKind.HTML, ["c) Tercera opción"]),
+    ):
+        text = extract(path, kind, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
+        blocks = text.split("\n\n")
+        assert "1. Rellena el formulario." in blocks, text
+        assert "2. Entrega el DNI en conserjería." in blocks, text
+        assert "- Piscina" in blocks and all(b in blocks for b in extra), text
+
+
+def test_a_numbered_item_is_one_sentence():
+    assert split_sentences("1. Rellena el formulario. 2. Entrega el DNI. IV. Espera.") == [
+        "1. Rellena el formulario.",
+        "2. Entrega el DNI.",
+        "IV. Espera.",
+    ]
