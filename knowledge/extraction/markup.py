@@ -48,7 +48,9 @@ def extract_html(path: Path) -> Extraction:
         number_ordered_lists(page)
         html = lxml.html.tostring(page, encoding="unicode")
     main = main_content(html, output_format="html")
-    root = _parse(main) if main else page
+    root = _parse(main) if main else None
+    if root is None or (page is not None and _flattened(root, page)):
+        root, main = page, None
     outline = Outline()
     if root is not None:
         title = _title(html)
@@ -57,6 +59,17 @@ def extract_html(path: Path) -> Extraction:
         walk(root, outline)
     details["main_content"] = bool(main)
     return Extraction([PageText(None, outline.text())], None, details, markdown=True)
+
+
+_BLOCK_ELEMENTS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "dd", "pre")
+
+
+def _flattened(main: lxml.html.HtmlElement, page: lxml.html.HtmlElement) -> bool:
+    """trafilatura's fallback for a short page is its whole text in one paragraph: headings
+    and list items run together ("Alta de socios Para darte de alta… Piscina Gimnasio").
+    The page read whole, navigation and footers left out by ``walk``, keeps them apart."""
+    blocks = sum(1 for _ in main.iter(*_BLOCK_ELEMENTS))
+    return blocks <= 1 < sum(1 for _ in page.iter(*_BLOCK_ELEMENTS))
 
 
 def main_content(html: str, *, output_format: str = "txt") -> str | None:

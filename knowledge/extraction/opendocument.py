@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from xml.etree.ElementTree import Element
 
@@ -12,7 +13,14 @@ import defusedxml.ElementTree
 from defusedxml import DefusedXmlException
 from django.utils.translation import gettext_noop
 
-from knowledge.extraction.base import Budget, Extraction, IngestionError, Outline, PageText
+from knowledge.extraction.base import (
+    Budget,
+    Extraction,
+    IngestionError,
+    Outline,
+    PageText,
+    list_marker,
+)
 from knowledge.extraction.office import checked_archive, damaged
 
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
@@ -39,7 +47,13 @@ def extract_odt(path: Path, *, budget: Budget) -> Extraction:
     try:
         with zipfile.ZipFile(path) as archive:
             content = archive.read("content.xml")
+            named_styles = archive.read("styles.xml") if "styles.xml" in archive.namelist() else b""
         root = defusedxml.ElementTree.fromstring(content, forbid_dtd=True)
+        styles_root = (
+            defusedxml.ElementTree.fromstring(named_styles, forbid_dtd=True)
+            if named_styles
+            else None
+        )
     except KeyError as exc:
         raise IngestionError(
             gettext_noop("This OpenDocument file has no text content (content.xml is missing).")
@@ -49,7 +63,8 @@ def extract_odt(path: Path, *, budget: Budget) -> Extraction:
     body = root.find(f"{_OFFICE}body/{_OFFICE}text")
     outline = Outline()
     if body is not None:
-        _walk(body, outline, _heading_styles(root))
+        styles = _Styles(_heading_styles(root), _list_styles(root, styles_root))
+        _walk(body, outline, styles)
     return Extraction([PageText(None, outline.text())], None, {}, markdown=True)
 
 
@@ -63,6 +78,40 @@ def _heading_styles(root: Element) -> dict[str, int]:
     return levels
 
 
+# ODF's style:num-format as Word's number formats (base.list_marker); "" numbers nothing.
+_NUMBER_FORMATS = {
+    "1": "decimal", "a": "lowerLetter", "A": "upperLetter", "i": "lowerRoman",
+    "I": "upperRoman", "": "none",
+}  # fmt: skip
+
+
+@dataclass
+class _Styles:
+    headings: dict[str, int]
+    # list style name → level (1-based) → (number format, start); a bullet level is absent
+    lists: dict[str, dict[int, tuple[str, int]]]
+
+
+def _list_styles(*roots: Element | None) -> dict[str, dict[int, tuple[str, int]]]:
+    """The numbered levels of every list style: automatic ones (content.xml) and named ones
+    (styles.xml, "Numbering 123")."""
+    styles: dict[str, dict[int, tuple[str, int]]] = {}
+    for root in roots:
+        for list_style in root.iter(f"{_TEXT}list-style") if root is not None else ():
+            styles[list_style.get(f"{_STYLE}name", "")] = {
+                _int(level.get(f"{_TEXT}level"), 1): (
+                    _NUMBER_FORMATS.get(level.get(f"{_STYLE}num-format", "1"), "decimal"),
+                    _int(level.get(f"{_TEXT}start-value"), 1),
+                )
+                for level in list_style.iter(f"{_TEXT}list-level-style-number")
+            }
+    return styles
+
+
+def _int(value: str | None, default: int) -> int:
+    return int(value) if value and value.isdigit() else default
+
+
 def _styled_level(style: str, heading_styles: dict[str, int]) -> int:
     if style in heading_styles:
         return heading_styles[style]
@@ -70,24 +119,53 @@ def _styled_level(style: str, heading_styles: dict[str, int]) -> int:
     return int(match.group(1) or 1) if match else 0
 
 
-def _walk(element: Element, outline: Outline, heading_styles: dict[str, int]) -> None:
+def _walk(element: Element, outline: Outline, styles: _Styles) -> None:
     for child in element:
-        if child.tag in _SKIPPED:
+        _block(child, outline, styles)
+
+
+def _block(block: Element, outline: Outline, styles: _Styles) -> None:
+    if block.tag in _SKIPPED:
+        return
+    style = block.get(f"{_TEXT}style-name", "")
+    if block.tag == f"{_TEXT}h":
+        outline_level = block.get(f"{_TEXT}outline-level", "1")
+        outline.heading(int(outline_level) if outline_level.isdigit() else 1, inline_text(block))
+    elif block.tag == f"{_TEXT}p" and (level := _styled_level(style, styles.headings)):
+        outline.heading(level, inline_text(block))
+    elif block.tag == f"{_TEXT}p":
+        outline.paragraph(inline_text(block))
+    elif block.tag == f"{_TABLE}table":
+        outline.table(_rows(block))
+    elif block.tag == f"{_TEXT}list":
+        _walk_list(block, outline, styles, style, depth=1)
+    else:  # sections and the like: their paragraphs in order
+        _walk(block, outline, styles)
+
+
+def _walk_list(
+    element: Element, outline: Outline, styles: _Styles, inherited: str, depth: int
+) -> None:
+    """Each item's first paragraph with its bullet or number; a nested list one level down,
+    in the style of the list around it unless it names its own."""
+    name = element.get(f"{_TEXT}style-name") or inherited
+    number_format, number = styles.lists.get(name, {}).get(depth, ("bullet", 1))
+    for item in element:
+        if item.tag not in (f"{_TEXT}list-item", f"{_TEXT}list-header"):
             continue
-        style = child.get(f"{_TEXT}style-name", "")
-        if child.tag == f"{_TEXT}h":
-            outline_level = child.get(f"{_TEXT}outline-level", "1")
-            outline.heading(
-                int(outline_level) if outline_level.isdigit() else 1, inline_text(child)
-            )
-        elif child.tag == f"{_TEXT}p" and (level := _styled_level(style, heading_styles)):
-            outline.heading(level, inline_text(child))
-        elif child.tag == f"{_TEXT}p":
-            outline.paragraph(inline_text(child))
-        elif child.tag == f"{_TABLE}table":
-            outline.table(_rows(child))
-        else:  # lists, list items, sections: their paragraphs in order
-            _walk(child, outline, heading_styles)
+        number = _int(item.get(f"{_TEXT}start-value"), number)
+        marker: str | None = (
+            list_marker(number_format, number) if item.tag.endswith("list-item") else ""
+        )
+        for part in item:
+            if part.tag == f"{_TEXT}list":
+                _walk_list(part, outline, styles, name, depth + 1)
+            elif part.tag in (f"{_TEXT}p", f"{_TEXT}h") and marker is not None:
+                outline.item(marker, inline_text(part))
+                marker = None  # the item's later paragraphs are plain
+            else:
+                _block(part, outline, styles)
+        number += 1
 
 
 def _rows(table: Element) -> list[list[str]]:

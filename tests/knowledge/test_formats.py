@@ -491,3 +491,65 @@ def test_a_numbered_item_is_one_sentence():
         "2. Entrega el DNI.",
         "IV. Espera.",
     ]
+
+
+def test_an_odt_list_keeps_its_numbers_and_bullets(tmp_path):
+    ns = (
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+        'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"'
+    )
+    content = (
+        f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {ns}>'
+        "<office:automatic-styles>"
+        '<text:list-style style:name="L1">'
+        '<text:list-level-style-number text:level="1" style:num-format="1"/>'
+        '<text:list-level-style-number text:level="2" style:num-format="a"/>'
+        '</text:list-style><text:list-style style:name="L2">'
+        '<text:list-level-style-bullet text:level="1"/></text:list-style>'
+        "</office:automatic-styles><office:body><office:text>"
+        '<text:list text:style-name="L1">'
+        "<text:list-item><text:p>Rellena el formulario.</text:p></text:list-item>"
+        "<text:list-item><text:p>Entrega el DNI en conserjería.</text:p>"
+        "<text:list><text:list-item><text:p>Original y copia.</text:p></text:list-item>"
+        "</text:list></text:list-item></text:list>"
+        '<text:list text:style-name="L2"><text:list-item><text:p>Piscina</text:p>'
+        "</text:list-item></text:list>"
+        "</office:text></office:body></office:document-content>"
+    )
+    path = tmp_path / "alta.odt"
+    path.write_bytes(odf_package("application/vnd.oasis.opendocument.text", content))
+
+    text = extract(path, FileKind.ODT, password="", budget=BUDGET, ocr_languages="eng")
+    assert text.pages[0].text.split("\n\n") == [
+        "1. Rellena el formulario.",
+        "2. Entrega el DNI en conserjería.",
+        "a) Original y copia.",
+        "- Piscina",
+    ]
+
+
+STEPS = [
+    "# Alta de socios",
+    "Para darte de alta en el club sigue estos pasos:",
+    "1. Rellena el formulario de inscripción.",
+    "2. Entrega el DNI en conserjería.",
+    "a) Original y copia.",
+    "b) Una foto reciente.",
+    "3. Espera el correo de confirmación.",
+    "## Servicios incluidos",
+    "- Piscina",
+    "- Gimnasio",
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("steps.html", FileKind.HTML), ("steps.odt", FileKind.ODT), ("steps.docx", FileKind.DOCX)],
+)
+def test_a_page_of_steps_reads_the_same_from_every_writer(name, kind):
+    """One short page of steps, and LibreOffice's ODT and Word copies of it: the HTML ran
+    together into one paragraph (trafilatura's fallback for short pages), the others lost
+    their numbers."""
+    extraction = extract(DOCUMENTS / name, kind, password="", budget=BUDGET, ocr_languages="eng")
+    assert extraction.pages[0].text.split("\n\n") == STEPS
