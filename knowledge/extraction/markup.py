@@ -68,8 +68,11 @@ def _flattened(main: lxml.html.HtmlElement, page: lxml.html.HtmlElement) -> bool
     """trafilatura's fallback for a short page is its whole text in one paragraph: headings
     and list items run together ("Alta de socios Para darte de alta… Piscina Gimnasio").
     The page read whole, navigation and footers left out by ``walk``, keeps them apart."""
-    blocks = sum(1 for _ in main.iter(*_BLOCK_ELEMENTS))
-    return blocks <= 1 < sum(1 for _ in page.iter(*_BLOCK_ELEMENTS))
+    if sum(1 for _ in main.iter(*_BLOCK_ELEMENTS)) > 1:
+        return False
+    # One real paragraph is one line; the fallback keeps each former block on a line.
+    lines = [line for line in main.text_content().splitlines() if line.strip()]
+    return len(lines) >= 3 and sum(1 for _ in page.iter(*_BLOCK_ELEMENTS)) > 1
 
 
 def main_content(html: str, *, output_format: str = "txt") -> str | None:

@@ -553,3 +553,21 @@ def test_a_page_of_steps_reads_the_same_from_every_writer(name, kind):
     their numbers."""
     extraction = extract(DOCUMENTS / name, kind, password="", budget=BUDGET, ocr_languages="eng")
     assert extraction.pages[0].text.split("\n\n") == STEPS
+
+
+def test_a_one_paragraph_article_is_still_read_as_its_main_content(tmp_path):
+    """Reading a page whole is only for trafilatura's flattened fallback, not for an
+    article of one paragraph among menus that are not marked as navigation."""
+    menu = "".join(f'<li><a href="/{n}">Sección {n} del portal</a></li>' for n in range(12))
+    article = (
+        "La piscina comunitaria abre todos los días de junio a septiembre, de ocho de la "
+        "mañana a nueve de la noche, y los menores de doce años deben ir acompañados. " * 4
+    )
+    path = tmp_path / "piscina.html"
+    path.write_text(
+        f'<html><body><div class="menu"><ul>{menu}</ul></div><article>'
+        f"<p>{article}</p></article></body></html>"
+    )
+    text = extract(path, FileKind.HTML, password="", budget=BUDGET, ocr_languages="eng")
+    assert "Sección 3 del portal" not in text.pages[0].text
+    assert "menores de doce años" in text.pages[0].text
