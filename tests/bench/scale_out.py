@@ -94,6 +94,7 @@ def run(args: argparse.Namespace) -> dict:
     from django.db import connection
 
     from licenses.services import license_forge
+    from runtime.processes import die_with_parent
     from tests.conftest import wait_until
     from tests.standby import Standby
     from tests.test_scale_out import Topology, answers, celery, free_port, signed_in
@@ -104,11 +105,19 @@ def run(args: argparse.Namespace) -> dict:
     license = license_forge(user_name="Bench", machine_id="bench")
     primary = connection.settings_dict["HOST"]
     redis_port, ports = free_port(), [free_port(), free_port()]
+    # Its output goes nowhere and it dies with this process: a Redis that outlived a failed
+    # run held the caller's stderr pipe open, and the caller waited for it until its timeout.
     redis = subprocess.Popen(
         [_redis_server(), "--port", str(redis_port), "--bind", "127.0.0.1", "--save", ""],
         stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=die_with_parent,
     )
-    standby = Standby(primary, DATA_DIR / "standby").__enter__()
+    try:
+        standby = Standby(primary, DATA_DIR / "standby").__enter__()
+    except BaseException:
+        redis.terminate()
+        raise
     env = {
         **os.environ,
         "DATABASE_URL": f"postgresql://postgres@/{connection.settings_dict['NAME']}?host={primary}",
