@@ -1,7 +1,7 @@
 """Images of documents — a scan, a photo of a notice (an iPhone's HEIC too), a screenshot —
-read by OCR. Each frame
-of a multi-page TIFF is a page. The size is read from the header before any pixel is
-decoded, so a small file that would decode to gigapixels is refused at once."""
+read by OCR. Each frame of a multi-page TIFF is a page. The size is read from the header
+before any pixel is decoded, so a small file that would decode to gigapixels is refused at
+once."""
 
 from __future__ import annotations
 
@@ -119,6 +119,7 @@ def _read_frames(image: Image.Image, frames: int, languages: str, budget: Budget
     pages = []
     with tempfile.TemporaryDirectory(prefix="pb-ocr-") as tmp:
         for number, frame in enumerate(ImageSequence.Iterator(image), 1):
+            _check_size(frame.width * frame.height, 1, None)  # each TIFF page has its own size
             # A phone stores a photo sideways with an orientation tag: read it upright.
             upright = ImageOps.exif_transpose(frame).convert("L")
             target = Path(tmp) / f"page-{number}.png"

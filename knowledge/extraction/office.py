@@ -160,7 +160,7 @@ class _Numbering:
             node.get(f"{_W}abstractNumId"): {
                 lvl.get(f"{_W}ilvl"): (
                     _w_val(lvl, "numFmt") or "decimal",
-                    int(_w_val(lvl, "start") or 1),
+                    int(start) if (start := _w_val(lvl, "start") or "").isdigit() else 1,
                 )
                 for lvl in node.iter(f"{_W}lvl")
             }
