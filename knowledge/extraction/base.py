@@ -119,9 +119,10 @@ class Outline:
     def item(self, marker: str, text: str) -> None:
         """A list item with its bullet or number ("-", "2.", "b)"): "the second step" is
         found by its number, and a bullet tells an item from a paragraph."""
-        text = one_line(text)
-        if text:
-            self._blocks.append(f"{marker} {text}" if marker else text)
+        if not marker:  # a list Word numbers with nothing: a paragraph like any other
+            self.paragraph(text)
+        elif text := one_line(text):
+            self._blocks.append(f"{marker} {text}")
 
     def table(self, rows: Iterable[Sequence[str]]) -> None:
         """The first row with two or more filled cells names the columns of those below."""
@@ -154,6 +155,12 @@ def row_text(headers: Sequence[str] | None, cells: Sequence[str]) -> str:
         header = headers[index] if headers and index < len(headers) else ""
         parts.append(f"{header}: {cell}" if header and header != cell else cell)
     return " · ".join(parts)
+
+
+def whole_number(value: str | None, default: int) -> int:
+    """A document's attribute read as a count or a start ("3"), or ``default`` when it is
+    missing or not one."""
+    return int(value) if value and value.isdigit() else default
 
 
 def list_marker(style: str, number: int) -> str:

@@ -9,7 +9,7 @@ import logging
 import re
 import tempfile
 from pathlib import Path
-from typing import IO, NoReturn
+from typing import IO
 
 from django.utils.translation import gettext_noop
 from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
@@ -40,7 +40,7 @@ def check_image(file: IO[bytes]) -> None:
             _check_size(image.width * image.height, 1, None)
             image.verify()
     except Image.DecompressionBombError as exc:
-        _refuse_bomb(exc)
+        raise _too_large(_pixels_named_in(exc)) from exc
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
         raise _damaged(exc) from exc
     finally:
@@ -64,7 +64,7 @@ def extract_image(path: Path, *, budget: Budget, ocr_languages: str) -> Extracti
             _check_size(image.width * image.height, frames, budget)
             pages = _read_frames(image, frames, languages, budget)
     except Image.DecompressionBombError as exc:
-        _refuse_bomb(exc)
+        raise _too_large(_pixels_named_in(exc)) from exc
     except (UnidentifiedImageError, OSError, ValueError) as exc:
         logger.info("unreadable image %s: %r", path.name, exc)
         raise _damaged(exc) from exc
@@ -88,22 +88,25 @@ def _damaged(exc: Exception) -> IngestionError:
     )
 
 
-def _refuse_bomb(exc: Image.DecompressionBombError) -> NoReturn:
+def _pixels_named_in(exc: Image.DecompressionBombError) -> int:
     """Past Pillow's own guard, at open: its message holds the pixel count."""
     pixels = re.search(r"\d+", str(exc))
-    _check_size(int(pixels.group()) if pixels else MAX_PIXELS + 1, 1, None)
-    raise _damaged(exc) from exc  # not reached: the size above is always refused
+    return int(pixels.group()) if pixels else MAX_PIXELS + 1
+
+
+def _too_large(pixels: int) -> IngestionError:
+    return IngestionError(
+        gettext_noop(
+            "This image is %(megapixels)s megapixels; the limit is %(limit)s. Scale it down "
+            "(a page needs about 9 megapixels at 300 dpi) and upload it again."
+        ),
+        params={"megapixels": pixels // 1_000_000, "limit": MAX_PIXELS // 1_000_000},
+    )
 
 
 def _check_size(pixels: int, frames: int, budget: Budget | None) -> None:
     if pixels > MAX_PIXELS:
-        raise IngestionError(
-            gettext_noop(
-                "This image is %(megapixels)s megapixels; the limit is %(limit)s. Scale it down "
-                "(a page needs about 9 megapixels at 300 dpi) and upload it again."
-            ),
-            params={"megapixels": pixels // 1_000_000, "limit": MAX_PIXELS // 1_000_000},
-        )
+        raise _too_large(pixels)
     if budget is not None and frames > budget.max_pages:
         raise IngestionError(
             gettext_noop(

@@ -24,6 +24,7 @@ from knowledge.extraction.base import (
     Outline,
     PageText,
     list_marker,
+    whole_number,
 )
 from knowledge.extraction.text import read_decoded
 
@@ -180,10 +181,9 @@ def number_ordered_lists(root: lxml.html.HtmlElement) -> None:
     el DNI"), from its list's ``start`` and ``type``: "the second step" is then found, and
     the number survives the main-content extraction."""
     for ordered in root.iter("ol"):
-        start = ordered.get("start", "1")
         style = _OL_TYPES.get(ordered.get("type", "1"), "decimal")
         items = [child for child in ordered if child.tag == "li"]
-        for number, item in enumerate(items, start=int(start) if start.isdigit() else 1):
+        for number, item in enumerate(items, start=whole_number(ordered.get("start"), 1)):
             item.text = f"{list_marker(style, number)} {(item.text or '').lstrip()}"
 
 

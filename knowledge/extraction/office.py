@@ -37,6 +37,7 @@ from knowledge.extraction.base import (
     PageText,
     list_marker,
     stored_file_missing,
+    whole_number,
 )
 
 _ROWS_BETWEEN_CHECKS = 2000
@@ -160,7 +161,7 @@ class _Numbering:
             node.get(f"{_W}abstractNumId"): {
                 lvl.get(f"{_W}ilvl"): (
                     _w_val(lvl, "numFmt") or "decimal",
-                    int(start) if (start := _w_val(lvl, "start") or "").isdigit() else 1,
+                    whole_number(_w_val(lvl, "start"), 1),
                 )
                 for lvl in node.iter(f"{_W}lvl")
             }
@@ -185,7 +186,7 @@ class _Numbering:
         num_id, ilvl = found
         style, start = self.levels.get((num_id, ilvl), ("decimal", 1))
         counts = self.counts.setdefault(num_id, {})
-        depth = int(ilvl) if ilvl.isdigit() else 0
+        depth = whole_number(ilvl, 0)
         counts[depth] = counts.get(depth, 0) + 1
         for deeper in [level for level in counts if level > depth]:
             del counts[deeper]

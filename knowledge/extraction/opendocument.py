@@ -20,6 +20,7 @@ from knowledge.extraction.base import (
     Outline,
     PageText,
     list_marker,
+    whole_number,
 )
 from knowledge.extraction.office import checked_archive, damaged
 
@@ -99,17 +100,13 @@ def _list_styles(*roots: Element | None) -> dict[str, dict[int, tuple[str, int]]
     for root in roots:
         for list_style in root.iter(f"{_TEXT}list-style") if root is not None else ():
             styles[list_style.get(f"{_STYLE}name", "")] = {
-                _int(level.get(f"{_TEXT}level"), 1): (
+                whole_number(level.get(f"{_TEXT}level"), 1): (
                     _NUMBER_FORMATS.get(level.get(f"{_STYLE}num-format", "1"), "decimal"),
-                    _int(level.get(f"{_TEXT}start-value"), 1),
+                    whole_number(level.get(f"{_TEXT}start-value"), 1),
                 )
                 for level in list_style.iter(f"{_TEXT}list-level-style-number")
             }
     return styles
-
-
-def _int(value: str | None, default: int) -> int:
-    return int(value) if value and value.isdigit() else default
 
 
 def _styled_level(style: str, heading_styles: dict[str, int]) -> int:
@@ -153,7 +150,7 @@ def _walk_list(
     for item in element:
         if item.tag not in (f"{_TEXT}list-item", f"{_TEXT}list-header"):
             continue
-        number = _int(item.get(f"{_TEXT}start-value"), number)
+        number = whole_number(item.get(f"{_TEXT}start-value"), number)
         marker: str | None = (
             list_marker(number_format, number) if item.tag.endswith("list-item") else ""
         )

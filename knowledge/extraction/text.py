@@ -82,10 +82,7 @@ _ROWS_BETWEEN_CHECKS = 2000
 def extract_csv(path: Path, *, budget: Budget) -> Extraction:
     """The first row names the columns (the common case; a CSV says nothing about it)."""
     text, details = read_decoded(path)
-    lines = text.splitlines()
-    delimiter = _delimiter(lines)
-    if lines and _EXCEL_SEPARATOR.fullmatch(lines[0].strip()):
-        lines = lines[1:]  # Excel's "sep=;" line says the delimiter; it is not a row
+    delimiter, lines = _delimiter_and_lines(text)
     deadline = budget.deadline()
     outline = Outline()
     try:
@@ -105,15 +102,17 @@ def extract_csv(path: Path, *, budget: Budget) -> Extraction:
 _EXCEL_SEPARATOR = re.compile(r"sep=(.)")
 
 
-def _delimiter(lines: list[str]) -> str:
-    """Excel's "sep=X" first line, else the sniffed one of , ; tab |; commas when the file
-    has one column or is too irregular to tell."""
+def _delimiter_and_lines(text: str) -> tuple[str, list[str]]:
+    """The delimiter and the lines to read: Excel's "sep=X" first line names the delimiter
+    and is not a row; else the sniffed one of , ; tab |, or commas when the file has one
+    column or is too irregular to tell."""
+    lines = text.splitlines()
     if lines and (declared := _EXCEL_SEPARATOR.fullmatch(lines[0].strip())):
-        return declared.group(1)
+        return declared.group(1), lines[1:]
     try:
-        return csv.Sniffer().sniff("\n".join(lines)[:8192], delimiters=_DELIMITERS).delimiter
+        return csv.Sniffer().sniff(text[:8192], delimiters=_DELIMITERS).delimiter, lines
     except csv.Error:
-        return ","
+        return ",", lines
 
 
 def _rows(reader: Iterator[list[str]], deadline: Deadline) -> Iterator[list[str]]:
