@@ -10,6 +10,7 @@ from chat.models import MAX_GREETING_CHARS, Answerer, AnswerLength, LauncherIcon
 from chat.selectors import TEXT_FIELDS, AssistantProfile
 
 GREETING_FIELDS = {"es": "greeting_es", "pt": "greeting_pt", "en": "greeting_en"}
+OFFLINE_HELP = _("Offline quotes the passages that answer, with no model.")
 
 
 class AssistantForm(forms.Form):
@@ -45,7 +46,7 @@ class AssistantForm(forms.Form):
         help_text=_("Up to 4, one per line; the widget offers them before the first question."),
     )
     answer_length = forms.ChoiceField(required=False, label=_("Answer length"))
-    answerer = forms.ChoiceField(required=False, label=_("Answerer"))
+    answerer = forms.ChoiceField(required=False, label=_("Answerer"), help_text=OFFLINE_HELP)
     widget_title = forms.CharField(max_length=60, required=False, label=_("Widget title"))
     widget_color = forms.CharField(
         max_length=7,
@@ -130,6 +131,7 @@ class ProviderForm(forms.Form):
         label=_("Answerer"),
         required=False,
         choices=[("", _("The server's default")), *Answerer.choices],
+        help_text=OFFLINE_HELP,
     )
     gemini_model = forms.CharField(
         label=_("Gemini model"),

@@ -27,7 +27,7 @@ class AnswerLength(models.TextChoices):
 
 
 class Answerer(models.TextChoices):
-    OFFLINE = "extractive", _("Offline: quotes the passages (no model)")
+    OFFLINE = "extractive", _("Offline (no model)")
     GEMINI = "gemini", _("Gemini")
     OPENAI = "openai", _("OpenAI-compatible model")
 

@@ -206,7 +206,11 @@ class PlaygroundForm(forms.Form):
 class SourceForm(ScopeFields):
     url = forms.URLField(label=_("Address"), max_length=2000, assume_scheme="https")
     mode = forms.ChoiceField(
-        label=_("What to keep"), choices=SourceMode.choices, initial=SourceMode.PAGE
+        label=_("What to keep"),
+        choices=SourceMode.choices,
+        initial=SourceMode.PAGE,
+        help_text=_("A whole site: the pages under the address, found by following its links."),
+        widget=forms.Select(attrs={"aria-describedby": "mode-help"}),
     )
     every_hours = forms.IntegerField(
         label=_("Check every (hours)"), min_value=1, max_value=24 * 365, initial=24

@@ -87,9 +87,9 @@ class Redaction(models.TextChoices):
     """What an upload asks of the redaction of its personal data (knowledge.redaction)."""
 
     DEFAULT = "default", _("As the scope's policy")
-    KEEP_CONTACTS = "keep_contacts", _("Keep our contact details (the allow-list)")
-    ALL = "all", _("Redact every kind, allow-list ignored")
-    NONE = "none", _("Redact nothing (public documents only)")
+    KEEP_CONTACTS = "keep_contacts", _("Keep our contact details")
+    ALL = "all", _("Redact everything")
+    NONE = "none", _("Redact nothing")
 
 
 # Each kind of personal data, for people (the placeholders in the text are "[EMAIL]"…).
@@ -136,8 +136,8 @@ class RedactionPolicy(models.Model):
 class SplitMode(models.TextChoices):
     """How a document is cut into chunks (knowledge.chunking)."""
 
-    STRUCTURE = "structure", _("By structure: headings, paragraphs, sentences")
-    FIXED = "fixed", _("Fixed size: windows of tokens, across headings")
+    STRUCTURE = "structure", _("By structure")
+    FIXED = "fixed", _("Fixed size")
 
 
 class ChunkingDefault(models.Model):
@@ -524,7 +524,7 @@ class VectorOutbox(models.Model):
 class SourceMode(models.TextChoices):
     PAGE = "page", _("One page")
     SITEMAP = "sitemap", _("The pages of a sitemap")
-    SITE = "site", _("A site: pages under the address, by links")
+    SITE = "site", _("A whole site")
 
 
 class Source(models.Model):

@@ -8,31 +8,9 @@ import pytest
 
 from tests.e2e.browser import chromium_page, log_in
 from tests.e2e.test_admin_journey import shot
-from tests.e2e.test_phone import furnish_console
+from tests.e2e.test_phone import CUT_CHOICES, furnish_console
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-# Each visible select, each option chosen in turn: the option's text against the room inside
-# the box (its padding and the arrow's 16 px aside), measured in the select's own font.
-CUT_CHOICES = """() => {
-  const ruler = document.createElement('canvas').getContext('2d');
-  const cut = [];
-  for (const select of document.querySelectorAll('select')) {
-    if (!select.offsetParent) continue;
-    const chosen = select.selectedIndex;
-    for (let i = 0; i < select.options.length; i++) {
-      select.selectedIndex = i;
-      const style = getComputedStyle(select);
-      ruler.font = style.font;
-      const room = select.clientWidth - parseFloat(style.paddingLeft)
-        - parseFloat(style.paddingRight) - 16;
-      const text = select.options[i].text;
-      if (ruler.measureText(text).width > room) cut.push(`${select.id || select.name}: ${text}`);
-    }
-    select.selectedIndex = chosen;
-  }
-  return cut;
-}"""
 
 
 @pytest.mark.parametrize("locale", ["es-ES", "pt-BR", "en-US"])

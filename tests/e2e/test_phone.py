@@ -1,6 +1,7 @@
 """Every console page on a 390 px phone, in a real Chromium, in each language: nothing makes
-the page scroll sideways, and tables of records read as cards instead of scrolling inside
-their own box. Screenshots go to test-results/e2e/phone-*.png."""
+the page scroll sideways, tables of records read as cards instead of scrolling inside their
+own box, and a select shows each of the product's own choices whole once chosen (their
+explanations are help text). Screenshots go to test-results/e2e/phone-*.png."""
 
 from __future__ import annotations
 
@@ -23,6 +24,29 @@ from tests.factories import as_owner, make_document
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 WIDE = "https://an-uncommonly-long-customer-origin.example.com"
+MACHINE_ID = "sala-de-reuniones-del-edificio-norte-07"
+
+# Each visible select, each option chosen in turn: the option's text against the room inside
+# the box (its padding and the arrow's 16 px aside), measured in the select's own font.
+CUT_CHOICES = """() => {
+  const ruler = document.createElement('canvas').getContext('2d');
+  const cut = [];
+  for (const select of document.querySelectorAll('select')) {
+    if (!select.offsetParent) continue;
+    const chosen = select.selectedIndex;
+    for (let i = 0; i < select.options.length; i++) {
+      select.selectedIndex = i;
+      const style = getComputedStyle(select);
+      ruler.font = style.font;
+      const room = select.clientWidth - parseFloat(style.paddingLeft)
+        - parseFloat(style.paddingRight) - 16;
+      const text = select.options[i].text;
+      if (ruler.measureText(text).width > room) cut.push(`${select.id || select.name}: ${text}`);
+    }
+    select.selectedIndex = chosen;
+  }
+  return cut;
+}"""
 
 
 def console_urls(license, ready, failed, source) -> list[str]:
@@ -58,16 +82,22 @@ def test_no_console_page_scrolls_sideways_on_a_phone(live_server, django_user_mo
     with chromium_page(locale=locale) as page:
         page.set_viewport_size({"width": 390, "height": 844})
         log_in(page, f"{live_server.url}/", "admin", "s3cret-pass")
-        wide, framed = {}, {}
+        wide, framed, cut = {}, {}, {}
         for url in urls:
             page.goto(f"{live_server.url}{url}")
             page.wait_for_load_state("networkidle")
             width = page.evaluate("document.documentElement.scrollWidth")
             scrolling_tables = page.evaluate(SCROLLING_TABLES)
+            # A name people chose can be longer than a phone: the picker shows it whole.
+            choices = [c for c in page.evaluate(CUT_CHOICES) if MACHINE_ID not in c]
             if width > 390 or scrolling_tables:
                 wide[url], framed[url] = width, scrolling_tables
+            if choices:
+                cut[url] = choices
+            if width > 390 or scrolling_tables or choices:
                 shot(page, f"phone-{locale}-{url.strip('/').replace('/', '-')[:40] or 'home'}")
         assert wide == {}, framed
+        assert cut == {}
 
 
 def furnish_console(django_user_model) -> list[str]:  # noqa: ANN001
@@ -81,7 +111,7 @@ def furnish_console(django_user_model) -> list[str]:  # noqa: ANN001
     )
     license = license_forge(
         user_name="Marta Fernández de la Concepción",
-        machine_id="sala-de-reuniones-del-edificio-norte-07",
+        machine_id=MACHINE_ID,
         allowed_origins=[WIDE],
     ).license
     make_memory(license)
