@@ -89,11 +89,25 @@ def stored_file_missing(path: Path) -> IngestionError:
 
 
 _SPACES = re.compile(r"\s+")
+PAGE_MARK = "\ue000"  # where a page number stood, in a header's or footer's text
+# A header's or footer's parts: Word separates them with tabs, people with a dot or a bar.
+_MARGIN_PARTS = re.compile(r"\s*(?:\t|\s[·|•–—-]\s)\s*")
 _HEADING_LIKE = re.compile(r"^(#{1,6}\s)")
 
 
 def one_line(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
+
+
+def margin_text(text: str) -> str:
+    """A header's or footer's line without its page number: the part that held one is left
+    out when it has three words or fewer ("Página 3 de 9"), else only the number is."""
+    parts = []
+    for part in _MARGIN_PARTS.split(text):
+        if PAGE_MARK in part and len(part.replace(PAGE_MARK, " ").split()) <= 3:
+            continue
+        parts.append(one_line(part.replace(PAGE_MARK, "")))
+    return " · ".join(part for part in parts if part)
 
 
 class Outline:
@@ -142,6 +156,15 @@ class Outline:
 
     def text(self) -> str:
         return "\n\n".join(self._blocks)
+
+    def back_matter(self, title: str, paragraphs: Iterable[str]) -> None:
+        """A section the product adds after the body (a document's notes, its header and
+        footer), written only when it has text."""
+        texts = [text for text in map(one_line, paragraphs) if text]
+        if texts:
+            self.heading(1, title)
+            for text in texts:
+                self.paragraph(text)
 
     def __bool__(self) -> bool:
         return bool(self._blocks)

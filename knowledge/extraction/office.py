@@ -23,12 +23,14 @@ from django.utils.translation import gettext_noop, pgettext
 from docx.enum.style import WD_STYLE_TYPE
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import PackageNotFoundError
+from docx.oxml import parse_xml
 from docx.table import Table
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError as PptxPackageNotFoundError
 
 from knowledge.extraction.archives import check_inventory, check_xml_parts, open_zip
 from knowledge.extraction.base import (
+    PAGE_MARK,
     Budget,
     Deadline,
     Extraction,
@@ -36,6 +38,7 @@ from knowledge.extraction.base import (
     Outline,
     PageText,
     list_marker,
+    margin_text,
     stored_file_missing,
     whole_number,
 )
@@ -85,6 +88,8 @@ class SectionWords:
 
     slide: str
     notes: str
+    footnotes: str  # a document's footnotes and endnotes, gathered at its end
+    margins: str  # the text of its page headers and footers, once
     sheet: str
     true: str  # a sheet's TRUE and FALSE, as Excel shows them in that language
     false: str
@@ -95,6 +100,8 @@ def section_words() -> SectionWords:
         return SectionWords(
             slide=pgettext("presentation", "Slide"),
             notes=pgettext("presentation", "Speaker notes"),
+            footnotes=pgettext("document", "Notes"),
+            margins=pgettext("document", "Header and footer"),
             sheet=pgettext("spreadsheet", "Sheet"),
             true=pgettext("spreadsheet", "TRUE"),
             false=pgettext("spreadsheet", "FALSE"),
@@ -106,75 +113,219 @@ def section_words() -> SectionWords:
 
 def extract_docx(path: Path, *, budget: Budget) -> Extraction:
     checked_archive(path, budget)
+    words = section_words()
     try:
         document = docx.Document(str(path))
         styles = _style_names(document)
         numbering = _Numbering(document)
+        notes = _Notes(document)
         outline = Outline()
         below_title = 0  # headings sit one level under the document's title, when it has one
-        for block in document.iter_inner_content():
-            if isinstance(block, Table):
-                outline.table(_docx_rows(block))
+        for block in _body_blocks(document.element.body):
+            if block.tag == f"{_W}tbl":
+                outline.table(_docx_rows(Table(block, document._body), notes))
                 continue
-            name = styles.get(block._p.style or "", styles[""])
+            text = _text_of(block, notes)
+            name = styles.get(block.style or "", styles[""])
             if name == "title":
-                outline.heading(1, block.text)
+                outline.heading(1, text)
                 below_title = 1
             elif level := _heading_level(name):
-                outline.heading(level + below_title, block.text)
-            elif (marker := numbering.marker(block._p)) is not None:
-                outline.item(marker, block.text)
+                outline.heading(level + below_title, text)
+            elif (marker := numbering.marker(block)) is not None:
+                outline.item(marker, text)
             else:
-                outline.paragraph(block.text)
-        if not outline:
-            _every_paragraph(document, outline)
+                outline.paragraph(text)
+            for box_paragraph in _boxed(block):
+                outline.paragraph(_text_of(box_paragraph, notes))
+        outline.back_matter(words.footnotes, notes.texts())
+        outline.back_matter(words.margins, _margins(document, notes))
     except _LIBRARY_ERRORS as exc:
         raise damaged("Word", exc) from exc
     return Extraction([PageText(None, outline.text())], None, {}, markdown=True)
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 
 
-def _every_paragraph(document: Any, outline: Outline) -> None:
-    """A document whose text sits only in text boxes or content controls (a flyer, a form)
-    has no body paragraph python-docx yields: every paragraph of the body, in order."""
-    for paragraph in document.element.body.iter(f"{_W}p"):
-        if paragraph.find(f".//{_W}p") is None:  # a box's paragraph, not the one holding it
-            outline.paragraph("".join(t.text or "" for t in paragraph.iter(f"{_W}t")))
+def _body_blocks(element: Any) -> Iterator[Any]:
+    """The body's paragraphs and tables in order, content controls (a template's fields, a
+    form's sections) opened: python-docx yields only the body's direct ones. A table of
+    contents repeats the headings and is left out."""
+    for child in element:
+        if child.tag in (f"{_W}p", f"{_W}tbl"):
+            yield child
+        elif child.tag == f"{_W}sdt":
+            gallery = child.find(f"{_W}sdtPr/{_W}docPartObj/{_W}docPartGallery")
+            if gallery is None or gallery.get(f"{_W}val") != "Table of Contents":
+                content = child.find(f"{_W}sdtContent")
+                yield from _body_blocks(content) if content is not None else ()
+        elif child.tag in (f"{_W}customXml", f"{_W}ins", f"{_W}moveTo"):
+            yield from _body_blocks(child)
+
+
+# What a run shows, as python-docx's Run.text reads it (a tab, a break, a hyphen…).
+_RUN_TEXT = {f"{_W}{name}" for name in ("t", "tab", "br", "cr", "noBreakHyphen", "ptab")}
+_NOTE_REFERENCES = {f"{_W}footnoteReference": "footnote", f"{_W}endnoteReference": "endnote"}
+# Text that is not the document's: removed by a tracked change, or a page number.
+_REMOVED = {f"{_W}del", f"{_W}moveFrom"}
+_PAGE_FIELDS = {"PAGE", "NUMPAGES", "SECTIONPAGES"}
+
+
+def _text_of(paragraph: Any, notes: _Notes, page_mark: str = "") -> str:
+    """A paragraph's text as Word shows it with its tracked changes accepted: inserted runs
+    kept and deleted ones left out, runs inside content controls, smart tags and fields
+    read (python-docx reads only a paragraph's direct runs and links), a note's reference
+    as "[2]", a page number as ``page_mark``. A text box's paragraphs are not this one's."""
+    parts: list[str] = []
+    fields: list[list[str]] = []  # the complex fields open: their instruction, then result
+    for run in paragraph.iter(f"{_W}r"):
+        place = _place_of(run, paragraph)
+        if place is None:
+            continue
+        for child in run:
+            if child.tag == f"{_W}fldChar":
+                kind = child.get(f"{_W}fldCharType")
+                if kind == "begin":
+                    fields.append([])
+                elif kind == "end" and fields:
+                    fields.pop()
+            elif child.tag == f"{_W}instrText" and fields:
+                fields[-1].append(child.text or "")
+            elif child.tag in _RUN_TEXT:
+                page = place == "page" or any(map(_is_page_field, fields))
+                parts.append(page_mark if page else str(child))
+            elif child.tag in _NOTE_REFERENCES:
+                parts.append(notes.marker(_NOTE_REFERENCES[child.tag], child.get(f"{_W}id")))
+    return "".join(parts)
+
+
+def _place_of(run: Any, paragraph: Any) -> str | None:
+    """ "text" for a run of the paragraph, "page" for a simple page-number field's, None
+    for a run removed by a tracked change or in a text box's own paragraph."""
+    place = "text"
+    for ancestor in run.iterancestors():
+        if ancestor is paragraph:
+            return place
+        if ancestor.tag == f"{_W}p" or ancestor.tag in _REMOVED:
+            return None
+        if ancestor.tag == f"{_W}fldSimple" and _is_page_field([ancestor.get(f"{_W}instr", "")]):
+            place = "page"
+    return None
+
+
+def _is_page_field(instruction: list[str]) -> bool:
+    words = "".join(instruction).split()
+    return bool(words) and words[0].upper() in _PAGE_FIELDS
+
+
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+
+
+def _boxed(paragraph: Any) -> Iterator[Any]:
+    """The paragraphs of the text boxes anchored in a paragraph (a flyer's callout), after
+    it. Word writes each box twice, as a drawing and as VML for older readers: the VML copy
+    is read only when there is no other."""
+    for box in paragraph.iter(f"{_W}txbxContent"):
+        fallback = next(box.iterancestors(f"{_MC}Fallback"), None)
+        choice = fallback.getprevious() if fallback is not None else None
+        if choice is not None and choice.find(f".//{_W}txbxContent") is not None:
+            continue
+        yield from box.iterchildren(f"{_W}p")
+
+
+class _Notes:
+    """A document's footnotes, then its endnotes (footnotes.xml, endnotes.xml), numbered in
+    that order: the body cites each as "[n]" and the notes are written at the end."""
+
+    def __init__(self, document: Any) -> None:
+        self.numbers: dict[tuple[str, str | None], int] = {}
+        self.notes: list[Any] = []
+        for kind, relation in (("footnote", RT.FOOTNOTES), ("endnote", RT.ENDNOTES)):
+            try:
+                part = document.part.part_related_by(relation)
+            except KeyError:  # a document without notes of this kind
+                continue
+            # python-docx has no class for these parts: its own parser (no entities) reads them.
+            root = parse_xml(part.blob)
+            for note in root.iter(f"{_W}{kind}"):
+                if note.get(f"{_W}type") in (None, "normal"):  # not the separator lines
+                    self.notes.append(note)
+                    self.numbers[(kind, note.get(f"{_W}id"))] = len(self.notes)
+
+    def marker(self, kind: str, note_id: str | None) -> str:
+        number = self.numbers.get((kind, note_id))
+        return f"[{number}]" if number else ""
+
+    def texts(self) -> Iterator[str]:
+        for number, note in enumerate(self.notes, start=1):
+            text = " ".join(_text_of(p, self) for p in note.iter(f"{_W}p"))
+            if text.strip():
+                yield f"[{number}] {text}"
+
+
+def _margins(document: Any, notes: _Notes) -> list[str]:
+    """What the page headers and footers say, each once (a letterhead's address and phone
+    are often only there), without their page numbers."""
+    parts = document.part.related_parts
+    texts: dict[str, None] = {}
+    for section in document.element.body.iter(f"{_W}sectPr"):
+        for reference in section:
+            if reference.tag in (f"{_W}headerReference", f"{_W}footerReference"):
+                part = parts.get(reference.get(_R_ID))
+                for paragraph in part.element.iter(f"{_W}p") if part is not None else ():
+                    if text := margin_text(_text_of(paragraph, notes, PAGE_MARK)):
+                        texts.setdefault(text)
+    return list(texts)
 
 
 class _Numbering:
     """Word's list numbering, as far as an item's marker needs it: the list and level of a
     paragraph (its own ``numPr``, else its style's: "List Number"), that level's format and
-    start (numbering.xml), and a running count per list, deeper levels restarting under a
-    new item. Restarts and overrides Word applies per list instance are not read."""
+    start (numbering.xml), and a running count per abstract list, deeper levels restarting
+    under a new item. Every instance (``w:num``) of an abstract list continues its count
+    unless it overrides a level: Word's "Restart at 1" is an instance whose override starts
+    that level again. A list defined by a numbering style takes that style's levels."""
 
     def __init__(self, document: Any) -> None:
-        self.levels: dict[tuple[str, str], tuple[str, int]] = {}
-        self.counts: dict[str, dict[int, int]] = {}
         try:  # not python-docx's numbering_part: it would try to create a missing one
             root = document.part.part_related_by(RT.NUMBERING).element
         except KeyError:  # a document without lists
             root = lxml.etree.Element(f"{_W}numbering")
-        abstract = {
-            node.get(f"{_W}abstractNumId"): {
-                lvl.get(f"{_W}ilvl"): (
-                    _w_val(lvl, "numFmt") or "decimal",
-                    whole_number(_w_val(lvl, "start"), 1),
-                )
-                for lvl in node.iter(f"{_W}lvl")
-            }
-            for node in root.iter(f"{_W}abstractNum")
-        }
-        for num in root.iter(f"{_W}num"):
-            for ilvl, level in abstract.get(_w_val(num, "abstractNumId"), {}).items():
-                self.levels[(num.get(f"{_W}numId"), ilvl)] = level
         self.by_style = {
             style.style_id: num_pr
             for style in document.styles
             if (num_pr := _num_pr(style.element)) is not None
         }
+        abstracts = {node.get(f"{_W}abstractNumId"): node for node in root.iter(f"{_W}abstractNum")}
+        instances = {num.get(f"{_W}numId"): num for num in root.iter(f"{_W}num")}
+        # numId → (the abstract list it counts in, its levels, the levels it restarts)
+        self.instances: dict[str, tuple[str, dict[str, tuple[str, int]], set[str]]] = {}
+        for num_id, num in instances.items():
+            list_id = self._defining(_w_val(num, "abstractNumId") or "", abstracts, instances)
+            levels = _levels(abstracts.get(list_id))
+            restarts = set()
+            for override in num.iter(f"{_W}lvlOverride"):
+                ilvl = override.get(f"{_W}ilvl") or "0"
+                number_format, start = levels.get(ilvl, ("decimal", 1))
+                if (level := override.find(f"{_W}lvl")) is not None:
+                    number_format, start = _level(level, (number_format, start))
+                start = whole_number(_w_val(override, "startOverride"), start)
+                levels[ilvl] = (number_format, start)
+                restarts.add(ilvl)
+            self.instances[num_id] = (list_id, levels, restarts)
+        self.counts: dict[str, dict[int, int]] = {}
+        self.started: set[tuple[str, str]] = set()
+
+    def _defining(self, list_id: str, abstracts: dict[str, Any], instances: dict[str, Any]) -> str:
+        """The abstract list holding the levels: one that only links to a numbering style
+        (``numStyleLink``) is that style's list."""
+        node = abstracts.get(list_id)
+        link = _w_val(node, "numStyleLink") if node is not None else None
+        num_pr = self.by_style.get(link or "")
+        num = instances.get(num_pr[0]) if num_pr is not None else None
+        return (_w_val(num, "abstractNumId") or list_id) if num is not None else list_id
 
     def marker(self, paragraph: Any) -> str | None:
         """The item's marker, or None for a paragraph that is no list item."""
@@ -184,13 +335,31 @@ class _Numbering:
         if found is None or found[0] == "0":  # numId 0: numbering taken off
             return None
         num_id, ilvl = found
-        style, start = self.levels.get((num_id, ilvl), ("decimal", 1))
-        counts = self.counts.setdefault(num_id, {})
+        list_id, levels, restarts = self.instances.get(num_id, (num_id, {}, set()))
+        style, start = levels.get(ilvl, ("decimal", 1))
+        counts = self.counts.setdefault(list_id, {})
         depth = whole_number(ilvl, 0)
+        if ilvl in restarts and (num_id, ilvl) not in self.started:
+            self.started.add((num_id, ilvl))
+            counts.pop(depth, None)
         counts[depth] = counts.get(depth, 0) + 1
         for deeper in [level for level in counts if level > depth]:
             del counts[deeper]
         return list_marker(style, start + counts[depth] - 1)
+
+
+def _levels(abstract: Any) -> dict[str, tuple[str, int]]:
+    """An abstract list's levels: their number format and start, by ``ilvl``."""
+    if abstract is None:
+        return {}
+    return {
+        lvl.get(f"{_W}ilvl") or "0": _level(lvl, ("decimal", 1))
+        for lvl in abstract.iter(f"{_W}lvl")
+    }
+
+
+def _level(lvl: Any, default: tuple[str, int]) -> tuple[str, int]:
+    return _w_val(lvl, "numFmt") or default[0], whole_number(_w_val(lvl, "start"), default[1])
 
 
 def _num_pr(element: Any) -> tuple[str, str] | None:
@@ -222,14 +391,14 @@ def _heading_level(style_name: str) -> int:
     return 0
 
 
-def _docx_rows(table: Table) -> Iterator[list[str]]:
+def _docx_rows(table: Table, notes: _Notes) -> Iterator[list[str]]:
     for row in table.rows:
         cells, seen = [], set()
         for cell in row.cells:
             if id(cell._tc) in seen:  # a merged cell is returned once per column it spans
                 continue
             seen.add(id(cell._tc))
-            cells.append(cell.text)
+            cells.append("\n".join(_text_of(p, notes) for p in cell._tc.iter(f"{_W}p")))
         yield cells
 
 
@@ -265,13 +434,92 @@ def _slide(slide: Any, number: int, outline: Outline, words: SectionWords) -> No
         if getattr(shape, "has_table", False) and shape.has_table:
             outline.table([[cell.text for cell in row.cells] for row in shape.table.rows])
         elif shape.has_text_frame:
-            for paragraph in shape.text_frame.paragraphs:
-                outline.paragraph("".join(run.text for run in paragraph.runs))
+            _text_frame(shape, outline)
     notes = slide.notes_slide.notes_text_frame if slide.has_notes_slide else None
     if notes is not None and notes.text.strip():
         outline.heading(2, words.notes)
         for paragraph in notes.paragraphs:
             outline.paragraph("".join(run.text for run in paragraph.runs))
+
+
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_TITLES = {PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE}
+# PowerPoint's automatic numbering schemes ("arabicPeriod", "alphaLcParenR"…) by their start.
+_AUTO_NUMBERS = {
+    "arabic": "decimal", "alphaLc": "lowerLetter", "alphaUc": "upperLetter",
+    "romanLc": "lowerRoman", "romanUc": "upperRoman",
+}  # fmt: skip
+
+
+def _text_frame(shape: Any, outline: Outline) -> None:
+    """A shape's paragraphs; a bulleted or numbered one as a list item. A paragraph's bullet
+    is its own, else its shape's list style's, else (a placeholder's) the layout's and the
+    master's, as PowerPoint shows it: a content placeholder is bulleted by the master."""
+    sources = _bullet_sources(shape)
+    counts: dict[int, int] = {}
+    for paragraph in shape.text_frame.paragraphs:
+        text = "".join(run.text for run in paragraph.runs)
+        level = paragraph.level
+        bullet = _bullet_of(paragraph, sources)
+        for deeper in [depth for depth in counts if depth > level]:
+            del counts[deeper]
+        if bullet is None or bullet[0] == "none":
+            counts.pop(level, None)
+            outline.paragraph(text)
+        elif text.strip():
+            counts[level] = counts.get(level, 0) + 1
+            outline.item(list_marker(bullet[0], bullet[1] + counts[level] - 1), text)
+
+
+def _bullet_of(paragraph: Any, sources: list[Any]) -> tuple[str, int] | None:
+    level = paragraph.level
+    for properties in [paragraph._p.pPr, *(source(level) for source in sources)]:
+        if (bullet := _bullet(properties)) is not None:
+            return bullet
+    return None
+
+
+def _bullet_sources(shape: Any) -> list[Any]:
+    """Where a paragraph's bullet comes from when it has none of its own, nearest first:
+    each a function of the paragraph's level giving a ``lvlNpPr`` element (or None)."""
+
+    def list_style(element: Any) -> Any:
+        return lambda level: element.find(f".//{_A}lstStyle/{_A}lvl{level + 1}pPr")
+
+    sources = [list_style(shape._element)]
+    if not shape.is_placeholder:
+        return sources
+    if shape.placeholder_format.type in _TITLES:
+        return [lambda level: _NO_BULLET]
+    base = shape._base_placeholder
+    while base is not None:
+        sources.append(list_style(base._element))
+        base = getattr(base, "_base_placeholder", None)
+    body = shape.part.slide_layout.slide_master._element.find(".//{*}txStyles/{*}bodyStyle")
+    if body is not None:
+        sources.append(lambda level: body.find(f"{_A}lvl{level + 1}pPr"))
+    return sources
+
+
+_NO_BULLET = lxml.etree.fromstring(f'<a:pPr xmlns:a="{_A[1:-1]}"><a:buNone/></a:pPr>')
+
+
+def _bullet(properties: Any) -> tuple[str, int] | None:
+    """("bullet" or a number format, start) as a paragraph's properties set it; ("none", 1)
+    when they take bullets off; None when they say nothing (it is inherited)."""
+    if properties is None:
+        return None
+    if properties.find(f"{_A}buNone") is not None:
+        return ("none", 1)
+    if properties.find(f"{_A}buChar") is not None or properties.find(f"{_A}buBlip") is not None:
+        return ("bullet", 1)
+    if (auto := properties.find(f"{_A}buAutoNum")) is not None:
+        scheme = auto.get("type", "arabicPeriod")
+        style = next(
+            (s for prefix, s in _AUTO_NUMBERS.items() if scheme.startswith(prefix)), "decimal"
+        )
+        return (style, whole_number(auto.get("startAt"), 1))
+    return None
 
 
 def _shapes(shapes: Any) -> Iterator[Any]:

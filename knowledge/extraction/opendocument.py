@@ -1,11 +1,12 @@
 """OpenDocument text (.odt): its ``content.xml`` parsed by defusedxml (no DTD, no entities)
-and read in order: headings with their outline level, paragraphs, lists, tables."""
+and read in order: headings with their outline level, paragraphs, lists, tables; then its
+footnotes and endnotes, and its page headers and footers (``styles.xml``)."""
 
 from __future__ import annotations
 
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree.ElementTree import Element
 
@@ -14,15 +15,17 @@ from defusedxml import DefusedXmlException
 from django.utils.translation import gettext_noop
 
 from knowledge.extraction.base import (
+    PAGE_MARK,
     Budget,
     Extraction,
     IngestionError,
     Outline,
     PageText,
     list_marker,
+    margin_text,
     whole_number,
 )
-from knowledge.extraction.office import checked_archive, damaged
+from knowledge.extraction.office import checked_archive, damaged, section_words
 
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
@@ -32,15 +35,20 @@ _STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 # first heading so when it starts a page style): "Heading_20_2" is "Heading 2".
 _HEADING_STYLE = re.compile(r"^(?:Heading_20_(\d)|Title)$")
 # Generated lists repeat what the document says elsewhere (a table of contents repeats
-# every heading); notes and tracked deletions are not the body's text.
+# every heading); tracked deletions and page numbers are not the body's text.
 _SKIPPED = {
     f"{_TEXT}{name}"
     for name in (
         "table-of-content", "alphabetical-index", "illustration-index", "table-index",
         "object-index", "user-index", "bibliography", "tracked-changes", "sequence-decls",
-        "note", "soft-page-break",
+        "soft-page-break",
     )
 }  # fmt: skip
+_PAGE_NUMBERS = {f"{_TEXT}page-number", f"{_TEXT}page-count"}
+_MARGINS = {
+    f"{_STYLE}{name}"
+    for name in ("header", "header-left", "header-first", "footer", "footer-left", "footer-first")
+}
 
 
 def extract_odt(path: Path, *, budget: Budget) -> Extraction:
@@ -63,9 +71,12 @@ def extract_odt(path: Path, *, budget: Budget) -> Extraction:
         raise damaged("OpenDocument", exc) from exc
     body = root.find(f"{_OFFICE}body/{_OFFICE}text")
     outline = Outline()
+    reading = _Reading(_heading_styles(root), _list_styles(root, styles_root))
     if body is not None:
-        styles = _Styles(_heading_styles(root), _list_styles(root, styles_root))
-        _walk(body, outline, styles)
+        _walk(body, outline, reading)
+    words = section_words()
+    outline.back_matter(words.footnotes, reading.notes)
+    outline.back_matter(words.margins, _margins(styles_root, reading))
     return Extraction([PageText(None, outline.text())], None, {}, markdown=True)
 
 
@@ -87,10 +98,13 @@ _NUMBER_FORMATS = {
 
 
 @dataclass
-class _Styles:
+class _Reading:
     headings: dict[str, int]
     # list style name → level (1-based) → (number format, start); a bullet level is absent
     lists: dict[str, dict[int, tuple[str, int]]]
+    notes: list[str] = field(default_factory=list)  # "[1] …", as the body cites them
+    # where a list that continues another's numbering starts: by list style and by xml:id
+    next_numbers: dict[str, int] = field(default_factory=dict)
 
 
 def _list_styles(*roots: Element | None) -> dict[str, dict[int, tuple[str, int]]]:
@@ -116,37 +130,44 @@ def _styled_level(style: str, heading_styles: dict[str, int]) -> int:
     return int(match.group(1) or 1) if match else 0
 
 
-def _walk(element: Element, outline: Outline, styles: _Styles) -> None:
+def _walk(element: Element, outline: Outline, reading: _Reading) -> None:
     for child in element:
-        _block(child, outline, styles)
+        _block(child, outline, reading)
 
 
-def _block(block: Element, outline: Outline, styles: _Styles) -> None:
+def _block(block: Element, outline: Outline, reading: _Reading) -> None:
     if block.tag in _SKIPPED:
         return
     style = block.get(f"{_TEXT}style-name", "")
     if block.tag == f"{_TEXT}h":
         outline_level = block.get(f"{_TEXT}outline-level", "1")
-        outline.heading(int(outline_level) if outline_level.isdigit() else 1, inline_text(block))
-    elif block.tag == f"{_TEXT}p" and (level := _styled_level(style, styles.headings)):
-        outline.heading(level, inline_text(block))
+        outline.heading(
+            int(outline_level) if outline_level.isdigit() else 1, inline_text(block, reading)
+        )
+    elif block.tag == f"{_TEXT}p" and (level := _styled_level(style, reading.headings)):
+        outline.heading(level, inline_text(block, reading))
     elif block.tag == f"{_TEXT}p":
-        outline.paragraph(inline_text(block))
+        outline.paragraph(inline_text(block, reading))
     elif block.tag == f"{_TABLE}table":
-        outline.table(_rows(block))
+        outline.table(_rows(block, reading))
     elif block.tag == f"{_TEXT}list":
-        _walk_list(block, outline, styles, style, depth=1)
+        _walk_list(block, outline, reading, style, depth=1)
     else:  # sections and the like: their paragraphs in order
-        _walk(block, outline, styles)
+        _walk(block, outline, reading)
 
 
 def _walk_list(
-    element: Element, outline: Outline, styles: _Styles, inherited: str, depth: int
+    element: Element, outline: Outline, reading: _Reading, inherited: str, depth: int
 ) -> None:
     """Each item's first paragraph with its bullet or number; a nested list one level down,
-    in the style of the list around it unless it names its own."""
+    in the style of the list around it unless it names its own. A list may continue the
+    numbering of the list before it in its style, or of one it names."""
     name = element.get(f"{_TEXT}style-name") or inherited
-    number_format, number = styles.lists.get(name, {}).get(depth, ("bullet", 1))
+    number_format, number = reading.lists.get(name, {}).get(depth, ("bullet", 1))
+    if depth == 1:
+        continued = element.get(f"{_TEXT}continue-list")
+        if continued or element.get(f"{_TEXT}continue-numbering") == "true":
+            number = reading.next_numbers.get(f"#{continued}" if continued else name, number)
     for item in element:
         if item.tag not in (f"{_TEXT}list-item", f"{_TEXT}list-header"):
             continue
@@ -156,20 +177,24 @@ def _walk_list(
         )
         for part in item:
             if part.tag == f"{_TEXT}list":
-                _walk_list(part, outline, styles, name, depth + 1)
+                _walk_list(part, outline, reading, name, depth + 1)
             elif part.tag in (f"{_TEXT}p", f"{_TEXT}h") and marker is not None:
-                outline.item(marker, inline_text(part))
+                outline.item(marker, inline_text(part, reading))
                 marker = None  # the item's later paragraphs are plain
             else:
-                _block(part, outline, styles)
+                _block(part, outline, reading)
         number += 1
+    if depth == 1:
+        reading.next_numbers[name] = number
+        if list_id := element.get("{http://www.w3.org/XML/1998/namespace}id"):
+            reading.next_numbers[f"#{list_id}"] = number
 
 
-def _rows(table: Element) -> list[list[str]]:
+def _rows(table: Element, reading: _Reading) -> list[list[str]]:
     rows = []
     for row in table.iter(f"{_TABLE}table-row"):
         cells = [
-            " ".join(inline_text(p) for p in cell.iter(f"{_TEXT}p"))
+            " ".join(inline_text(p, reading) for p in cell.iter(f"{_TEXT}p"))
             for cell in row
             if cell.tag == f"{_TABLE}table-cell"
         ]
@@ -177,17 +202,44 @@ def _rows(table: Element) -> list[list[str]]:
     return rows
 
 
-def inline_text(element: Element) -> str:
-    """A paragraph's text: spans and links opened, ``text:s`` spaces and tabs kept, notes
-    left out."""
+def inline_text(element: Element, reading: _Reading, page_mark: str = "") -> str:
+    """A paragraph's text: spans and links opened, ``text:s`` spaces and tabs kept, a note
+    cited as "[1]" and its text kept for the end, a page number as ``page_mark``."""
     parts = [element.text or ""]
     for child in element:
         if child.tag == f"{_TEXT}s":
             count = child.get(f"{_TEXT}c", "1")
             parts.append(" " * (min(int(count), 8) if count.isdigit() else 1))
-        elif child.tag in (f"{_TEXT}tab", f"{_TEXT}line-break"):
+        elif child.tag == f"{_TEXT}tab":
+            parts.append("\t")
+        elif child.tag == f"{_TEXT}line-break":
             parts.append(" ")
+        elif child.tag == f"{_TEXT}note":
+            parts.append(_note(child, reading))
+        elif child.tag in _PAGE_NUMBERS:
+            parts.append(page_mark)
         elif child.tag not in _SKIPPED:
-            parts.append(inline_text(child))
+            parts.append(inline_text(child, reading, page_mark))
         parts.append(child.tail or "")
     return "".join(parts)
+
+
+def _note(note: Element, reading: _Reading) -> str:
+    body = note.find(f"{_TEXT}note-body")
+    paragraphs = body.iter(f"{_TEXT}p") if body is not None else ()
+    text = " ".join(inline_text(paragraph, reading) for paragraph in paragraphs).strip()
+    if not text:
+        return ""
+    reading.notes.append(f"[{len(reading.notes) + 1}] {text}")
+    return f"[{len(reading.notes)}]"
+
+
+def _margins(styles_root: Element | None, reading: _Reading) -> list[str]:
+    """What the page headers and footers say, each once, without their page numbers."""
+    texts: dict[str, None] = {}
+    for page in styles_root.iter(f"{_STYLE}master-page") if styles_root is not None else ():
+        for margin in (child for child in page if child.tag in _MARGINS):
+            for paragraph in margin.iter(f"{_TEXT}p"):
+                if text := margin_text(inline_text(paragraph, reading, PAGE_MARK)):
+                    texts.setdefault(text)
+    return list(texts)

@@ -350,16 +350,49 @@ def test_a_word_file_whose_text_is_only_in_text_boxes_is_still_read(tmp_path):
         "<w:p><w:r><w:t>La fiesta de verano es el sábado 21 en la terraza.</w:t></w:r></w:p>"
         "</w:txbxContent></v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>"
     )
-    document = zipfile.ZipFile(io.BytesIO(build("docx"))).read("word/document.xml").decode()
-    start, end = document.index("<w:body>") + len("<w:body>"), document.index("<w:sectPr")
-    flyer = document[:start] + box + document[end:]
     path = tmp_path / "flyer.docx"
-    path.write_bytes(replace_part(build("docx"), "word/document.xml", flyer))
+    path.write_bytes(with_body(box))
 
     text = (
         extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
     )
     assert text == "La fiesta de verano es el sábado 21 en la terraza."
+
+
+def test_a_text_box_beside_body_text_is_read_once_after_its_paragraph(tmp_path):
+    """Word writes a box twice (a drawing, and VML for older readers): a callout beside the
+    body's text was not read at all, and reading every paragraph would have read it twice."""
+    copy = (
+        "<w:txbxContent><w:p><w:r><w:t>Inscripciones en secretaría hasta el viernes.</w:t>"
+        "</w:r></w:p></w:txbxContent>"
+    )
+    body = (
+        "<w:p><w:r><w:t>La fiesta de verano es el sábado 21 en la terraza.</w:t></w:r>"
+        '<w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006">'
+        '<mc:Choice Requires="wps"><w:drawing><wps:txbx xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape">'
+        f"{copy}</wps:txbx></w:drawing></mc:Choice>"
+        '<mc:Fallback><w:pict><v:shape xmlns:v="urn:schemas-microsoft-com:vml"><v:textbox>'
+        f"{copy}</v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r></w:p>"
+        "<w:p><w:r><w:t>Habrá música en directo.</w:t></w:r></w:p>"
+    )
+    path = tmp_path / "fiesta.docx"
+    path.write_bytes(with_body(body))
+
+    text = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
+    assert text.pages[0].text.split("\n\n") == [
+        "La fiesta de verano es el sábado 21 en la terraza.",
+        "Inscripciones en secretaría hasta el viernes.",
+        "Habrá música en directo.",
+    ]
+
+
+def with_body(body: str) -> bytes:
+    """A Word file built by python-docx whose body is ``body``'s XML."""
+    document = zipfile.ZipFile(io.BytesIO(build("docx"))).read("word/document.xml").decode()
+    start, end = document.index("<w:body>") + len("<w:body>"), document.index("<w:sectPr")
+    return replace_part(
+        build("docx"), "word/document.xml", document[:start] + body + document[end:]
+    )
 
 
 def test_a_sheet_formatted_to_its_last_row_stops_after_its_data(tmp_path):
@@ -571,3 +604,116 @@ def test_a_one_paragraph_article_is_still_read_as_its_main_content(tmp_path):
     text = extract(path, FileKind.HTML, password="", budget=BUDGET, ocr_languages="eng")
     assert "Sección 3 del portal" not in text.pages[0].text
     assert "menores de doce años" in text.pages[0].text
+
+
+REGLAMENTO = [
+    "# Horarios",
+    "La piscina cierra a las 21:30 en verano.[1] El gimnasio abre a las 7:00.[2]",
+    "Para apuntarte:",
+    "1. Rellena el formulario.",
+    "2. Paga la cuota.",
+    "Si eres menor de edad:",
+    "3. Trae la autorización firmada.",
+    "Para darte de baja:",
+    "1. Escribe a secretaría.",
+    "2. Devuelve la tarjeta.",
+    "# Notas",
+    "[1] Del 15 de junio al 15 de septiembre, según el acuerdo de la junta de 2025.",
+    "[2] Los festivos abre a las 9:00.",
+    "# Encabezado y pie de página",
+    "Club Deportivo Norte · Reglamento interno",
+    "Conserjería: calle Mayor 5, Sevilla",
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"), [("reglamento.odt", FileKind.ODT), ("reglamento.docx", FileKind.DOCX)]
+)
+def test_notes_tracked_changes_continued_lists_and_margins_are_read(name, kind, settings):
+    """LibreOffice's ODT and Word copies of one page: footnotes and endnotes were dropped
+    (the ODT reader skipped them; python-docx does not read them), Word's tracked insertion
+    was lost (python-docx reads only a paragraph's direct runs), a list continuing the one
+    before it started again at 1 (ODT), and the address in the footer was never read."""
+    settings.LANGUAGE_CODE = "es"
+    extraction = extract(DOCUMENTS / name, kind, password="", budget=BUDGET, ocr_languages="eng")
+    assert extraction.pages[0].text.split("\n\n") == REGLAMENTO
+
+
+def test_word_list_instances_continue_or_restart_as_word_numbers_them(tmp_path, settings):
+    """Word's own markup for the same page: the item after "Si eres menor de edad" is in a
+    second instance of the list (it continues: 3), the last list in a third one that
+    overrides its start ("Restart at 1"); a heading wrapped in a content control is read and
+    a table of contents is not. Counting per instance numbered the continued item 1."""
+    settings.LANGUAGE_CODE = "es"
+    data = (DOCUMENTS / "reglamento.docx").read_bytes()
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    numbering = archive.read("word/numbering.xml").decode()
+    numbering = numbering.replace(
+        "</w:numbering>",
+        '<w:num w:numId="4"><w:abstractNumId w:val="2"/><w:lvlOverride w:ilvl="0">'
+        '<w:startOverride w:val="1"/></w:lvlOverride></w:num>'
+        '<w:num w:numId="5"><w:abstractNumId w:val="2"/></w:num></w:numbering>',
+    )
+    document = archive.read("word/document.xml").decode()
+    continued = document.index("Trae la autorización")
+    start = document.rindex('<w:numId w:val="2"/>', 0, continued)
+    document = document[:start] + '<w:numId w:val="5"/>' + document[start + 20 :]
+    document = document.replace('<w:numId w:val="3"/>', '<w:numId w:val="4"/>')
+    toc = (
+        '<w:sdt><w:sdtPr><w:docPartObj><w:docPartGallery w:val="Table of Contents"/>'
+        "</w:docPartObj></w:sdtPr><w:sdtContent><w:p><w:r><w:t>Índice: Horarios 1</w:t></w:r>"
+        "</w:p></w:sdtContent></w:sdt>"
+    )
+    heading_start = document.index("<w:body>") + len("<w:body>")
+    heading_end = document.index("</w:p>", heading_start) + len("</w:p>")
+    heading = document[heading_start:heading_end]
+    document = (
+        document[:heading_start]
+        + toc
+        + f"<w:sdt><w:sdtPr/><w:sdtContent>{heading}</w:sdtContent></w:sdt>"
+        + document[heading_end:]
+    )
+    data = replace_part(data, "word/numbering.xml", numbering)
+    path = tmp_path / "reglamento.docx"
+    path.write_bytes(replace_part(data, "word/document.xml", document))
+    extraction = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
+    assert extraction.pages[0].text.split("\n\n") == REGLAMENTO
+
+
+def test_slides_keep_their_bullets_and_numbers(tmp_path):
+    """A content placeholder is bulleted by the slide master and a text box numbered by
+    its own paragraphs: all of it read as plain paragraphs before."""
+    import pptx  # noqa: PLC0415
+    from lxml import etree  # noqa: PLC0415
+    from pptx.util import Inches  # noqa: PLC0415
+
+    presentation = pptx.Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[1])  # title and content
+    slide.shapes.title.text = "Alta de socios"
+    body = slide.placeholders[1].text_frame
+    body.text = "Piscina"
+    body.add_paragraph().text = "Gimnasio"
+    box = slide.shapes.add_textbox(Inches(1), Inches(6), Inches(6), Inches(1)).text_frame
+    box.text = "Pasos:"
+    for step in ("Rellena el formulario.", "Entrega el DNI."):
+        paragraph = box.add_paragraph()
+        paragraph.text = step
+        properties = paragraph._p.get_or_add_pPr()
+        properties.append(
+            etree.fromstring(
+                '<a:buAutoNum xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+                'type="arabicPeriod"/>'
+            )
+        )
+    path = tmp_path / "alta.pptx"
+    presentation.save(path)
+
+    text = extract(path, FileKind.PPTX, password="", budget=BUDGET, ocr_languages="eng")
+    assert text.pages[0].text.split("\n\n") == [
+        "# Slide 1: Alta de socios",
+        "- Piscina",
+        "- Gimnasio",
+        "Pasos:",
+        "1. Rellena el formulario.",
+        "2. Entrega el DNI.",
+    ]
