@@ -32,7 +32,10 @@ def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
     try:
         return data.decode("utf-8"), {"encoding": "utf-8"}
     except UnicodeDecodeError:
-        pass  # not UTF-8: detect the legacy encoding below
+        pass  # not UTF-8: damaged UTF-8, or a legacy encoding to detect below
+    damaged = _damaged_utf8(data)
+    if damaged is not None:
+        return damaged, {"encoding": "utf-8", "invalid_bytes_replaced": True}
     western = _western_latin(data)
     if western is not None:
         return western, {"encoding": "cp1252", "encoding_detected": True}
@@ -45,6 +48,17 @@ def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
             )
         )
     return str(best), {"encoding": best.encoding, "encoding_detected": True}
+
+
+def _damaged_utf8(data: bytes) -> str | None:
+    """UTF-8 with a few invalid bytes (a file cut mid-character, pasted together from two
+    sources) is UTF-8: detection read a whole Spanish text as ISO-8859-10 for one stray byte
+    ("niños" became "niÃąos" throughout). A legacy text has next to no valid multi-byte
+    sequences; damaged UTF-8 has many more of them than invalid ones."""
+    text = data.decode("utf-8", errors="replace")
+    invalid = text.count("\ufffd")
+    valid = sum(1 for character in text if ord(character) > 127) - invalid
+    return text if valid >= 10 * invalid else None
 
 
 # Spanish, Portuguese and English text saved by Windows (Excel's CSV above all) is cp1252.

@@ -123,6 +123,20 @@ def test_legacy_text_reads_as_written(original, encoding):
     assert decode_text(original.encode(encoding))[0] == original
 
 
+@pytest.mark.parametrize(
+    "stray",
+    [b"\xff", "ñ".encode()[:1], b"\xe9"],  # a byte UTF-8 never uses, a cut "ñ", a cp1252 "é"
+)
+def test_utf8_with_one_stray_byte_is_still_utf8(stray):
+    """One invalid byte made detection read a whole Spanish text as ISO-8859-10: "niños"
+    became "niÃąos" everywhere. Only that byte is lost now."""
+    text = "La piscina está abierta. Los niños pagan menos. Información útil del club. " * 10
+    data = text.encode()
+    damaged, details = decode_text(data[:200] + stray + data[200:])
+    assert damaged.replace("\ufffd", "") == text
+    assert details == {"encoding": "utf-8", "invalid_bytes_replaced": True}
+
+
 class PdfCorpusTests(SimpleTestCase):
     def test_normal_multi_page_pdf_keeps_page_numbers(self):
         extraction = pdf("pdflatex-4-pages.pdf")
