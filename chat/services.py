@@ -47,6 +47,7 @@ from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
 from memory.services import Proposal as MemoryProposal
 from memory.tasks import memories_propose_task
+from text.citations import markers, sub_markers
 from text.folding import fold
 from text.languages import LANGUAGE_NAMES, detect_language
 from text.sentences import split_sentences
@@ -75,7 +76,6 @@ PERSONA = (
 GREET_BY_NAME = (
     "The user's name is {user_name}. In the first answer of a conversation, greet them by name."
 )
-_MARKER = re.compile(r"\[(\d{1,3})\]")
 logger = logging.getLogger(__name__)
 MAX_TOOL_CALLS = 3  # searches the model may ask for in one answer
 
@@ -482,6 +482,7 @@ class _Renumbering:
         self.turn = turn
         self.numbers: dict[int, int] = {}  # prompt's number → number in the answer
         self.pending = ""
+        self.quoted = False  # inside a «quote» at the end of what was fed so far
         self.said: list[str] = []  # the answer as renumbered, to find what each source backs
 
     def feed(self, delta: str) -> str:
@@ -491,13 +492,14 @@ class _Renumbering:
             text, self.pending = text[:cut], text[cut:]  # maybe the start of a marker
         else:
             self.pending = ""
-        return self._said(_MARKER.sub(self._replace, text))
+        return self._said(text)
 
     def flush(self) -> str:
         text, self.pending = self.pending, ""
-        return self._said(_MARKER.sub(self._replace, text))
+        return self._said(text)
 
     def _said(self, text: str) -> str:
+        text, self.quoted = sub_markers(text, self._replace, quoted=self.quoted)
         self.said.append(text)
         return text
 
@@ -559,7 +561,7 @@ def _with_quotes(citations: list[Citation], answer: str, language: str) -> list[
     share most words with: what a reader checks the claim against."""
     claims: dict[int, list[str]] = {}
     start, claim = 0, ""
-    for marker in _MARKER.finditer(answer):
+    for marker in markers(answer):
         # The claim a marker backs: the last sentence before it (since the previous marker);
         # markers side by side ("[1][2]") back the same one.
         before = answer[start : marker.start()].strip(' .;,«»"\n')

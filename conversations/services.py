@@ -39,12 +39,12 @@ from knowledge.reingestion import document_new_version
 from knowledge.uploads import document_create
 from licenses.models import License
 from memory.services import memories_erase_person
+from text.citations import markers
 from text.folding import fold
 from web.exceptions import ApplicationError
 
 MAX_COMMENT_CHARS = 1000
 FORGOTTEN_PASSAGE = "[…]"
-_MARKER = re.compile(r"\[(\d{1,3})\]")
 
 
 @dataclass(frozen=True)
@@ -380,7 +380,7 @@ def _without_claims(answer: str, numbers: set[int]) -> str:
     if not numbers:
         return answer
     parts, start = [], 0
-    for marker in _MARKER.finditer(answer):
+    for marker in markers(answer):
         claim = answer[start : marker.start()]
         if int(marker.group(1)) in numbers:
             parts.append(" " + FORGOTTEN_PASSAGE if claim.strip() else "")

@@ -177,7 +177,7 @@ def _text_of(paragraph: Any, notes: _Notes, page_mark: str = "") -> str:
     """A paragraph's text as Word shows it with its tracked changes accepted: inserted runs
     kept and deleted ones left out, runs inside content controls, smart tags and fields
     read (python-docx reads only a paragraph's direct runs and links), a note's reference
-    as "[2]", a page number as ``page_mark``. A text box's paragraphs are not this one's."""
+    as "[^2]" (Markdown's footnotes: "[2]" is how answers cite sources), a page number as ``page_mark``. A text box's paragraphs are not this one's."""
     parts: list[str] = []
     fields: list[list[str]] = []  # the complex fields open: their instruction, then result
     for run in paragraph.iter(f"{_W}r"):
@@ -237,7 +237,8 @@ def _boxed(paragraph: Any) -> Iterator[Any]:
 
 class _Notes:
     """A document's footnotes, then its endnotes (footnotes.xml, endnotes.xml), numbered in
-    that order: the body cites each as "[n]" and the notes are written at the end."""
+    that order: the body cites each as "[^n]" and the notes are written at the end as
+    "[^n]: …", Markdown's footnotes."""
 
     def __init__(self, document: Any) -> None:
         self.numbers: dict[tuple[str, str | None], int] = {}
@@ -256,13 +257,13 @@ class _Notes:
 
     def marker(self, kind: str, note_id: str | None) -> str:
         number = self.numbers.get((kind, note_id))
-        return f"[{number}]" if number else ""
+        return f"[^{number}]" if number else ""
 
     def texts(self) -> Iterator[str]:
         for number, note in enumerate(self.notes, start=1):
             text = " ".join(_text_of(p, self) for p in note.iter(f"{_W}p"))
             if text.strip():
-                yield f"[{number}] {text}"
+                yield f"[^{number}]: {text}"
 
 
 def _margins(document: Any, notes: _Notes) -> list[str]:

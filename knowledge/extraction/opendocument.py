@@ -102,7 +102,7 @@ class _Reading:
     headings: dict[str, int]
     # list style name → level (1-based) → (number format, start); a bullet level is absent
     lists: dict[str, dict[int, tuple[str, int]]]
-    notes: list[str] = field(default_factory=list)  # "[1] …", as the body cites them
+    notes: list[str] = field(default_factory=list)  # "[^1]: …", as the body cites them
     # where a list that continues another's numbering starts: by list style and by xml:id
     next_numbers: dict[str, int] = field(default_factory=dict)
 
@@ -204,7 +204,7 @@ def _rows(table: Element, reading: _Reading) -> list[list[str]]:
 
 def inline_text(element: Element, reading: _Reading, page_mark: str = "") -> str:
     """A paragraph's text: spans and links opened, ``text:s`` spaces and tabs kept, a note
-    cited as "[1]" and its text kept for the end, a page number as ``page_mark``."""
+    cited as "[^1]" and its text kept for the end, a page number as ``page_mark``."""
     parts = [element.text or ""]
     for child in element:
         if child.tag == f"{_TEXT}s":
@@ -230,8 +230,8 @@ def _note(note: Element, reading: _Reading) -> str:
     text = " ".join(inline_text(paragraph, reading) for paragraph in paragraphs).strip()
     if not text:
         return ""
-    reading.notes.append(f"[{len(reading.notes) + 1}] {text}")
-    return f"[{len(reading.notes)}]"
+    reading.notes.append(f"[^{len(reading.notes) + 1}]: {text}")
+    return f"[^{len(reading.notes)}]"
 
 
 def _margins(styles_root: Element | None, reading: _Reading) -> list[str]:

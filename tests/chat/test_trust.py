@@ -127,6 +127,30 @@ def test_a_marker_split_across_deltas_is_still_renumbered(marta):
     assert answer.answer == "Abre a las ocho [1]. Fin [1]" and len(answer.citations) == 1
 
 
+def test_bracketed_numbers_inside_a_quote_are_the_passage_s_own(marta):
+    """A quoted passage's "[3]" (a paper's reference) or "[^1]" (a document's note) was
+    read as a citation marker: renumbered into a source it is not, or dropped."""
+    make_document(
+        "# Socorrismo\n\nSegún el artículo [3] del reglamento, el socorrista vigila la piscina "
+        "climatizada.[^1]",
+        filename="reglamento.md",
+    )
+    offline = chat_answer(
+        principal=principal_for_license(marta.license),
+        question="¿Quién vigila la piscina climatizada?",
+        llm=ExtractiveLLM(),
+    )
+    assert "Según el artículo [3] del reglamento, el socorrista vigila" in offline.answer
+    assert "climatizada.[^1]» [1]" in offline.answer
+
+    llm = SpyLLM("«Según el artículo [3] del reglamento» [2], y abre a las ocho [1].")
+    answer = chat_answer(
+        principal=principal_for_license(marta.license), question="piscina socorrista", llm=llm
+    )
+    assert answer.answer == "«Según el artículo [3] del reglamento» [1], y abre a las ocho [2]."
+    assert [c.number for c in answer.citations] == [1, 2]
+
+
 def test_one_file_in_global_and_in_a_license_is_one_source_and_the_license_s(marta):
     text = "# Comedor\n\nEl comedor sirve la cena de ocho a diez de la noche."
     make_document(text, filename="normas-global.md")

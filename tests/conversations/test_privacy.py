@@ -20,6 +20,7 @@ from knowledge.forgetting import document_forget
 from knowledge.models import Document
 from licenses.models import License
 from tests.conversations.support import ask, staff, widget_user
+from tests.factories import make_document
 
 pytestmark = [pytest.mark.django_db]
 
@@ -223,6 +224,25 @@ def test_forgetting_a_document_leaves_no_quote_in_stored_answers(
     assert "ocho" not in exchange.answer and "[…]" in exchange.answer
     assert exchange.citations == [{"number": 1, "forgotten": True}]
     assert exchange.chunk_ids == []
+
+
+def test_forgetting_a_document_leaves_nothing_of_a_quote_with_bracketed_numbers(
+    sala, django_capture_on_commit_callbacks
+):
+    """The quote's own "[2]" was taken for a marker: the words after it stayed."""
+    make_document(
+        "# Gimnasio\n\nEl gimnasio del condominio abre a las siete, según la norma [2] "
+        "de la comunidad de vecinos.",
+        filename="gimnasio.md",
+        license=sala.license,
+    )
+    ask(widget_user(sala, "ana"), "¿A qué hora abre el gimnasio del condominio?")
+    exchange = Exchange.objects.get()
+    assert "norma [2] de la comunidad" in exchange.answer
+    with django_capture_on_commit_callbacks(execute=True):
+        document_forget(document=Document.objects.get(filename="gimnasio.md"))
+    exchange.refresh_from_db()
+    assert "comunidad" not in exchange.answer and "siete" not in exchange.answer
 
 
 def test_forgetting_a_memory_scrubs_the_question_that_said_it(

@@ -608,7 +608,7 @@ def test_a_one_paragraph_article_is_still_read_as_its_main_content(tmp_path):
 
 REGLAMENTO = [
     "# Horarios",
-    "La piscina cierra a las 21:30 en verano.[1] El gimnasio abre a las 7:00.[2]",
+    "La piscina cierra a las 21:30 en verano.[^1] El gimnasio abre a las 7:00.[^2]",
     "Para apuntarte:",
     "1. Rellena el formulario.",
     "2. Paga la cuota.",
@@ -618,8 +618,8 @@ REGLAMENTO = [
     "1. Escribe a secretaría.",
     "2. Devuelve la tarjeta.",
     "# Notas",
-    "[1] Del 15 de junio al 15 de septiembre, según el acuerdo de la junta de 2025.",
-    "[2] Los festivos abre a las 9:00.",
+    "[^1]: Del 15 de junio al 15 de septiembre, según el acuerdo de la junta de 2025.",
+    "[^2]: Los festivos abre a las 9:00.",
     "# Encabezado y pie de página",
     "Club Deportivo Norte · Reglamento interno",
     "Conserjería: calle Mayor 5, Sevilla",
