@@ -17,7 +17,7 @@ from pathlib import Path
 from django.utils.translation import gettext_noop
 
 from knowledge.extraction.base import Budget, Extraction, IngestionError, PageText
-from knowledge.extraction.images import extract_image
+from knowledge.extraction.images import extract_image, extract_pictures
 from knowledge.extraction.kinds import detect_kind
 from knowledge.extraction.markup import extract_epub, extract_html
 from knowledge.extraction.office import extract_docx, extract_pptx, extract_xlsx
@@ -47,6 +47,35 @@ _STRUCTURED = {
 }
 
 
+_WITH_PICTURES = {FileKind.DOCX, FileKind.PPTX, FileKind.ODT}
+
+
+def _has_body_text(extraction: Extraction) -> bool:
+    """Any text besides headings (a slide's "Slide 3", a notice's title)."""
+    return any(
+        character.isalnum()
+        for page in extraction.pages
+        for line in page.text.splitlines()
+        if not line.startswith("#")
+        for character in line
+    )
+
+
+def _with_pictures(
+    extraction: Extraction, path: Path, budget: Budget, ocr_languages: str
+) -> Extraction:
+    """A document with no body text: its headings, then what OCR reads in its pictures."""
+    pictures = extract_pictures(path, budget=budget, ocr_languages=ocr_languages)
+    if pictures is None:
+        return extraction
+    return Extraction(
+        [*extraction.pages, *pictures.pages],
+        None,
+        {**extraction.details, **pictures.details},
+        markdown=True,
+    )
+
+
 def extract(
     path: Path, kind: str, *, password: str, budget: Budget, ocr_languages: str
 ) -> Extraction:
@@ -56,7 +85,10 @@ def extract(
         return extract_image(path, budget=budget, ocr_languages=ocr_languages)
     try:
         if kind in _STRUCTURED:
-            return _STRUCTURED[FileKind(kind)](path, budget=budget)
+            extraction = _STRUCTURED[FileKind(kind)](path, budget=budget)
+            if kind in _WITH_PICTURES and not _has_body_text(extraction):
+                return _with_pictures(extraction, path, budget, ocr_languages)
+            return extraction
         if kind == FileKind.HTML:
             return extract_html(path)
     except RecursionError as exc:  # elements nested hundreds deep: no real document is

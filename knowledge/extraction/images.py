@@ -5,9 +5,11 @@ once."""
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import IO
 
@@ -20,6 +22,7 @@ from knowledge.extraction.base import (
     Budget,
     Extraction,
     IngestionError,
+    Outline,
     PageText,
     stored_file_missing,
 )
@@ -76,6 +79,76 @@ def extract_image(path: Path, *, budget: Budget, ocr_languages: str) -> Extracti
             )
         )
     return Extraction(pages, frames, {"ocr": True, "frames": frames})
+
+
+# Where Office and OpenDocument files keep their pictures, and the kinds OCR can read there
+# (drawings as EMF/WMF/SVG hold no scanned text).
+_MEDIA_FOLDERS = ("word/media/", "ppt/media/", "Pictures/")
+_PICTURES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".webp")
+
+
+def extract_pictures(path: Path, *, budget: Budget, ocr_languages: str) -> Extraction | None:
+    """A Word, PowerPoint or OpenDocument file with no text but pictures (a scan pasted into
+    Word, photos of notices on slides): each picture read by OCR, in the order the file
+    numbers them, like a scanned PDF's pages. None when it holds no picture."""
+    with zipfile.ZipFile(path) as archive:
+        names = sorted(
+            (
+                name
+                for name in archive.namelist()
+                if name.startswith(_MEDIA_FOLDERS) and name.lower().endswith(_PICTURES)
+            ),
+            key=_natural,
+        )
+        if not names:
+            return None
+        languages = ocr.installed_languages(ocr_languages)
+        if languages is None:
+            raise IngestionError(
+                gettext_noop(
+                    "This document's text is only in pictures, which are read by OCR, and OCR is "
+                    "not installed on this server. Install Tesseract (Debian: tesseract-ocr "
+                    "tesseract-ocr-spa tesseract-ocr-por) and retry."
+                )
+            )
+        _check_size(0, len(names), budget)
+        deadline, texts = budget.deadline(), []
+        for name in names:
+            texts.append(_read_picture(archive.read(name), languages, budget))
+            deadline.check(name)
+    if not any(text.strip() for text in texts):
+        raise IngestionError(
+            gettext_noop(
+                "This document has no text, only pictures, and OCR found no text in them. If "
+                "they show text, paste sharper, straight scans (300 dpi) or upload them as images."
+            )
+        )
+    return Extraction(
+        [PageText(None, text) for text in texts], None, {"ocr": True, "pictures": len(names)}
+    )
+
+
+def _read_picture(data: bytes, languages: str, budget: Budget) -> str:
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            frames = getattr(image, "n_frames", 1)
+            _check_size(image.width * image.height, frames, budget)
+            pages = _read_frames(image, frames, languages, budget)
+    except Image.DecompressionBombError as exc:
+        raise _too_large(_pixels_named_in(exc)) from exc
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        logger.info("unreadable picture in a document: %r", exc)
+        return ""  # one broken picture among others: the rest are still read
+    outline = Outline()  # paragraphs as in the picture, a "#" it reads not taken as a heading
+    for page in pages:
+        for paragraph in re.split(r"\n\s*\n", page.text):
+            outline.paragraph(paragraph)
+    return outline.text()
+
+
+def _natural(name: str) -> list[object]:
+    """ "image10.png" after "image9.png"."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
 def _damaged(exc: Exception) -> IngestionError:

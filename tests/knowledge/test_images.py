@@ -168,3 +168,48 @@ def test_ocr_stops_when_the_reading_time_is_up(tmp_path):
 
     with pytest.raises(IngestionError, match="one page image took longer than 1 seconds"):
         extract(path, FileKind.IMAGE, password="", budget=hurried, ocr_languages="spa+eng")
+
+
+def test_a_scan_pasted_into_word_or_slides_is_read_by_ocr(tmp_path):
+    """A Word file or a deck whose only text is in pictures was refused as "empty"; its
+    headings are kept and each picture is read like a scanned page, in order."""
+    import docx  # noqa: PLC0415
+    import pptx  # noqa: PLC0415
+    from pptx.util import Inches  # noqa: PLC0415
+
+    scan = tmp_path / "scan.png"
+    page(NOTICE).save(scan)
+    second = tmp_path / "second.png"
+    page(["Horario de la conserjería: de nueve a dos."]).save(second)
+    document = docx.Document()
+    document.add_heading("Comunicados", 1)
+    document.add_picture(str(scan), width=docx.shared.Inches(6))
+    document.add_picture(str(second), width=docx.shared.Inches(6))
+    word = tmp_path / "comunicados.docx"
+    document.save(word)
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[6])  # blank
+    slide.shapes.add_picture(str(scan), Inches(0.5), Inches(0.5), width=Inches(9))
+    slides = tmp_path / "comunicados.pptx"
+    deck.save(slides)
+
+    text = extract(word, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="spa+eng")
+    blocks = "\n\n".join(page.text for page in text.pages)
+    assert blocks.startswith("# Comunicados\n\n") and text.details["pictures"] == 2
+    assert "La piscina cerrará el lunes por mantenimiento." in blocks
+    assert blocks.index("mantenimiento") < blocks.index("conserjería")
+    text = extract(slides, FileKind.PPTX, password="", budget=BUDGET, ocr_languages="spa+eng")
+    assert "El ascensor del bloque B se revisa el martes." in text.pages[-1].text
+
+
+def test_a_word_file_of_blank_pictures_says_what_ocr_found(tmp_path):
+    import docx  # noqa: PLC0415
+
+    blank = tmp_path / "blank.png"
+    Image.new("L", (600, 400), 255).save(blank)
+    document = docx.Document()
+    document.add_picture(str(blank))
+    path = tmp_path / "fotos.docx"
+    document.save(path)
+    with pytest.raises(IngestionError, match="only pictures, and OCR found no text"):
+        extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="spa+eng")
