@@ -39,6 +39,7 @@ from knowledge.extraction.base import (
     PageText,
     list_marker,
     margin_text,
+    one_line,
     stored_file_missing,
     whole_number,
 )
@@ -108,6 +109,75 @@ def section_words() -> SectionWords:
         )
 
 
+# -- SmartArt (Word and PowerPoint) ------------------------------------------------------
+
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_DGM = "{http://schemas.openxmlformats.org/drawingml/2006/diagram}"
+_R_DM = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}dm"
+
+
+def diagram_texts(element: Any, part: Any) -> list[str]:
+    """The texts of the SmartArt diagrams in ``element`` (a paragraph, a slide's shape), each
+    in the diagram's own order: from its root down the tree of its points, a point's
+    children in their order (an org chart's boxes, a process's steps). Their text is in a
+    part of its own (``dataN.xml``) that neither library reads."""
+    texts = []
+    for ids in element.iter(f"{_DGM}relIds"):
+        # python-docx's parts map their relations, python-pptx's look one up
+        related = getattr(part, "related_parts", None)
+        try:
+            target = (
+                related[ids.get(_R_DM)]
+                if related is not None
+                else part.related_part(ids.get(_R_DM))
+            )
+        except KeyError:  # a diagram whose data part is missing: nothing to read
+            continue
+        data = target.blob
+        texts += _diagram_points(parse_xml(data))
+    return texts
+
+
+def _diagram_points(root: Any) -> list[str]:
+    points = {point.get("modelId"): point for point in root.iter(f"{_DGM}pt")}
+    children: dict[str | None, list[tuple[int, str | None]]] = {}
+    for link in root.iter(f"{_DGM}cxn"):
+        if link.get("type", "parOf") == "parOf":
+            order = whole_number(link.get("srcOrd"), 0)
+            children.setdefault(link.get("srcId"), []).append((order, link.get("destId")))
+    roots = [key for key, point in points.items() if point.get("type") == "doc"]
+    ordered = _depth_first(roots, children, points) if roots else list(points.values())
+    texts = []
+    for point in ordered:
+        body = point.find(f"{_DGM}t")
+        if point.get("type", "node") in ("node", "asst") and body is not None:
+            lines = ("".join(t.text or "" for t in p.iter(f"{_A}t")) for p in body.iter(f"{_A}p"))
+            if text := one_line(" ".join(lines)):
+                texts.append(text)
+    return texts
+
+
+def _first(pair: tuple[int, str | None]) -> int:
+    return pair[0]
+
+
+def _depth_first(
+    roots: list[str | None],
+    children: dict[str | None, list[tuple[int, str | None]]],
+    points: dict[str | None, Any],
+) -> list[Any]:
+    """The points from the roots down, each once: a hostile file may link them in a loop."""
+    ordered, seen, stack = [], set(), list(reversed(roots))
+    while stack:
+        key = stack.pop()
+        if key in seen or key not in points:
+            continue
+        seen.add(key)
+        ordered.append(points[key])
+        stack += [child for _, child in sorted(children.get(key, []), key=_first, reverse=True)]
+    return ordered
+
+
 # -- Word ---------------------------------------------------------------------------------
 
 
@@ -138,6 +208,8 @@ def extract_docx(path: Path, *, budget: Budget) -> Extraction:
                 outline.paragraph(text)
             for box_paragraph in _boxed(block):
                 outline.paragraph(_text_of(box_paragraph, notes))
+            for text in diagram_texts(block, document.part):
+                outline.item("-", text)
         outline.back_matter(words.footnotes, notes.texts())
         outline.back_matter(words.margins, _margins(document, notes))
     except _LIBRARY_ERRORS as exc:
@@ -436,6 +508,9 @@ def _slide(slide: Any, number: int, outline: Outline, words: SectionWords) -> No
             outline.table([[cell.text for cell in row.cells] for row in shape.table.rows])
         elif shape.has_text_frame:
             _text_frame(shape, outline)
+        else:
+            for text in diagram_texts(shape._element, slide.part):
+                outline.item("-", text)
     notes = slide.notes_slide.notes_text_frame if slide.has_notes_slide else None
     if notes is not None and notes.text.strip():
         outline.heading(2, words.notes)
@@ -443,7 +518,6 @@ def _slide(slide: Any, number: int, outline: Outline, words: SectionWords) -> No
             outline.paragraph("".join(run.text for run in paragraph.runs))
 
 
-_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _TITLES = {PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE}
 # PowerPoint's automatic numbering schemes ("arabicPeriod", "alphaLcParenR"…) by their start.
 _AUTO_NUMBERS = {

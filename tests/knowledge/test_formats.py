@@ -717,3 +717,93 @@ def test_slides_keep_their_bullets_and_numbers(tmp_path):
         "1. Rellena el formulario.",
         "2. Entrega el DNI.",
     ]
+
+
+DIAGRAM = (
+    '<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" '
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>'
+    '<dgm:pt modelId="0" type="doc"><dgm:t><a:bodyPr/><a:p/></dgm:t></dgm:pt>'
+    '<dgm:pt modelId="2"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Jefa de personal: </a:t></a:r>'
+    "<a:r><a:t>Ana Ruiz</a:t></a:r></a:p></dgm:t></dgm:pt>"
+    '<dgm:pt modelId="1"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Dirección: Marta Gil</a:t></a:r>'
+    "</a:p></dgm:t></dgm:pt>"
+    '<dgm:pt modelId="4"><dgm:t><a:bodyPr/><a:p><a:r><a:t>Jefe de mantenimiento: Luis Mora'
+    "</a:t></a:r></a:p></dgm:t></dgm:pt>"
+    '<dgm:pt modelId="9" type="pres"><dgm:t><a:p><a:r><a:t>forma</a:t></a:r></a:p></dgm:t></dgm:pt>'
+    "</dgm:ptLst><dgm:cxnLst>"
+    '<dgm:cxn modelId="c1" srcId="0" destId="1" srcOrd="0" destOrd="0"/>'
+    '<dgm:cxn modelId="c3" srcId="1" destId="4" srcOrd="1" destOrd="0"/>'
+    '<dgm:cxn modelId="c2" srcId="1" destId="2" srcOrd="0" destOrd="0"/>'
+    '<dgm:cxn modelId="c4" type="presOf" srcId="1" destId="9"/>'
+    '<dgm:cxn modelId="c5" srcId="4" destId="1" srcOrd="0" destOrd="0"/>'  # a loop back up
+    "</dgm:cxnLst></dgm:dataModel>"
+)
+ORG_CHART = [
+    "- Dirección: Marta Gil",
+    "- Jefa de personal: Ana Ruiz",
+    "- Jefe de mantenimiento: Luis Mora",
+]
+DIAGRAM_FRAME = (
+    '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData '
+    'uri="http://schemas.openxmlformats.org/drawingml/2006/diagram"><dgm:relIds '
+    'xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" '
+    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
+    'r:dm="{rid}" r:lo="" r:qs="" r:cs=""/></a:graphicData></a:graphic>'
+)
+
+
+def test_smartart_is_read_in_its_own_order(tmp_path):
+    """An org chart or a process drawn as SmartArt lost all its text: it lives in a diagram
+    part neither python-docx nor python-pptx reads. Its tree decides the order, not the
+    file's, and a loop in it is read once."""
+    import docx  # noqa: PLC0415
+    import pptx  # noqa: PLC0415
+    from docx.opc.packuri import PackURI as DocxPackURI  # noqa: PLC0415
+    from docx.opc.part import Part as DocxPart  # noqa: PLC0415
+    from lxml import etree  # noqa: PLC0415
+    from pptx.opc.constants import CONTENT_TYPE, RELATIONSHIP_TYPE  # noqa: PLC0415
+    from pptx.opc.package import Part as PptxPart  # noqa: PLC0415
+    from pptx.opc.packuri import PackURI  # noqa: PLC0415
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])  # title only
+    slide.shapes.title.text = "Organigrama"
+    data = PptxPart(
+        PackURI("/ppt/diagrams/data1.xml"), CONTENT_TYPE.DML_DIAGRAM_DATA, deck.part.package,
+        DIAGRAM.encode(),
+    )  # fmt: skip
+    rid = slide.part.relate_to(data, RELATIONSHIP_TYPE.DIAGRAM_DATA)
+    frame = etree.fromstring(
+        '<p:graphicFrame xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" '
+        'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><p:nvGraphicFramePr>'
+        '<p:cNvPr id="10" name="Diagrama 1"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr>'
+        '<p:xfrm><a:off x="0" y="1000000"/><a:ext cx="100" cy="100"/></p:xfrm>'
+        f"{DIAGRAM_FRAME.format(rid=rid)}</p:graphicFrame>"
+    )
+    slide.shapes._spTree.append(frame)
+    slides = tmp_path / "organigrama.pptx"
+    deck.save(slides)
+
+    document = docx.Document()
+    document.add_paragraph("Quién es quién:")
+    data = DocxPart(
+        DocxPackURI("/word/diagrams/data1.xml"), CONTENT_TYPE.DML_DIAGRAM_DATA, DIAGRAM.encode(),
+        document.part.package,
+    )  # fmt: skip
+    rid = document.part.relate_to(data, RELATIONSHIP_TYPE.DIAGRAM_DATA)
+    drawing = etree.fromstring(
+        '<w:r xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+        'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">'
+        f'<w:drawing><wp:inline><wp:extent cx="100" cy="100"/><wp:docPr id="1" name="Diagrama"/>'
+        f"{DIAGRAM_FRAME.format(rid=rid)}</wp:inline></w:drawing></w:r>"
+    )
+    document.add_paragraph()._p.append(drawing)
+    word = tmp_path / "organigrama.docx"
+    document.save(word)
+
+    read = [
+        extract(path, kind, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
+        for path, kind in ((slides, FileKind.PPTX), (word, FileKind.DOCX))
+    ]
+    assert read[0].split("\n\n") == ["# Slide 1: Organigrama", *ORG_CHART]
+    assert read[1].split("\n\n") == ["Quién es quién:", *ORG_CHART]
