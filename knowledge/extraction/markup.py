@@ -24,6 +24,7 @@ from knowledge.extraction.base import (
     Outline,
     PageText,
     list_marker,
+    one_line,
     whole_number,
 )
 from knowledge.extraction.text import read_decoded
@@ -35,6 +36,11 @@ _SKIPPED = {
     "script", "style", "noscript", "template", "nav", "footer", "header", "aside", "form",
     "button", "select", "svg", "iframe", "head",
 }  # fmt: skip
+# A book's chapter is all content: its <header> holds the chapter's title, an <aside> a
+# sidebar or a footnote (taken out first, see _take_notes).
+_BOOK_SKIPPED = _SKIPPED - {"header", "footer", "aside"}
+_NOTE_TYPES = {"footnote", "endnote", "rearnote", "note"}
+_NOTE_LABEL = re.compile(r"^\[?(\d{1,4}|[ivxlc]{1,6}|\*{1,3})[\].)]?\s+", re.I)
 _BLOCKS = {"p", "pre", "blockquote", "dt", "dd", "figcaption", "caption", "address", "summary"}
 _CONTAINERS_IN_ITEMS = {"ul", "ol", "dl", "table", "p", "div", "blockquote", "pre"}
 _BLOCK_TAGS = (
@@ -118,7 +124,10 @@ def extract_epub(path: Path, *, budget: Budget) -> Extraction:
         root = _parse(item.get_content())
         if root is not None:
             number_ordered_lists(root)
-            walk(root, outline)
+            notes = _take_notes(root)
+            walk(root, outline, _BOOK_SKIPPED)
+            for note in notes:
+                outline.paragraph(note)
         if outline:
             pages.append(PageText(None, outline.text()))
         deadline.check(f"chapter {number}")
@@ -144,10 +153,46 @@ def _title(html: str) -> str:
     return (root.findtext(".//title") or "").strip() if root is not None else ""
 
 
-def walk(element: lxml.html.HtmlElement, outline: Outline) -> None:
-    """Write an element's blocks in document order."""
+def _take_notes(root: lxml.html.HtmlElement) -> list[str]:
+    """A chapter's footnotes and endnotes (``epub:type``) taken out of its text, each as
+    "[^1]: …" for the chapter's end, and each reference to one written "[^1]" (Markdown's
+    footnotes) instead of a "1" that runs into the word before it."""
+    labels = _mark_note_references(root)
+    found = [
+        element
+        for element in root.iter()
+        if isinstance(element.tag, str)
+        and _NOTE_TYPES & set((element.get("epub:type") or "").split())
+    ]
+    notes: list[str] = []
+    for element in found:
+        text = one_line(element.text_content())
+        own = _NOTE_LABEL.match(text)  # the note's own "1." before its text
+        label = labels.get(element.get("id") or "") or (own.group(1) if own else "")
+        notes.append(f"[^{label or len(notes) + 1}]: {text[own.end() if own else 0 :]}")
+        if element.getparent() is not None:
+            element.drop_tree()
+    return notes
+
+
+def _mark_note_references(root: lxml.html.HtmlElement) -> dict[str, str]:
+    """Each note reference written "[^label]"; the labels by the id of the note they open."""
+    labels: dict[str, str] = {}
+    for link in root.iter("a"):
+        if "noteref" in (link.get("epub:type") or "").split():
+            label = link.text_content().strip().strip("[]()") or str(len(labels) + 1)
+            labels[(link.get("href") or "").rpartition("#")[2]] = label
+            for child in list(link):
+                link.remove(child)
+            link.text = f"[^{label}]"
+    return labels
+
+
+def walk(element: lxml.html.HtmlElement, outline: Outline, skipped: set[str] = _SKIPPED) -> None:
+    """Write an element's blocks in document order (``skipped``: elements left out, with
+    what they hold)."""
     tag = element.tag if isinstance(element.tag, str) else ""
-    if tag in _SKIPPED or not tag:
+    if tag in skipped or not tag:
         return
     if tag in _HEADINGS:
         outline.heading(_HEADINGS[tag], element.text_content())
@@ -161,13 +206,13 @@ def walk(element: lxml.html.HtmlElement, outline: Outline) -> None:
     elif not _has_blocks(element):
         outline.paragraph(element.text_content())  # a div or span of inline text
     else:
-        _walk_children(element, outline)
+        _walk_children(element, outline, skipped)
 
 
-def _walk_children(element: lxml.html.HtmlElement, outline: Outline) -> None:
+def _walk_children(element: lxml.html.HtmlElement, outline: Outline, skipped: set[str]) -> None:
     outline.paragraph(element.text or "")  # loose text before the first child
     for child in element:
-        walk(child, outline)
+        walk(child, outline, skipped)
         outline.paragraph(child.tail or "")
 
 

@@ -807,3 +807,38 @@ def test_smartart_is_read_in_its_own_order(tmp_path):
     ]
     assert read[0].split("\n\n") == ["# Slide 1: Organigrama", *ORG_CHART]
     assert read[1].split("\n\n") == ["Quién es quién:", *ORG_CHART]
+
+
+def test_an_epub_chapter_keeps_its_header_and_its_footnotes(tmp_path):
+    """A book's chapter title inside <header> and its footnotes in <aside epub:type=footnote>
+    were dropped as a web page's chrome, and a note's reference ran into the word before
+    it ("verano1")."""
+    from ebooklib import epub  # noqa: PLC0415
+
+    book = epub.EpubBook()
+    book.set_identifier("reglamento")
+    book.set_title("Reglamento")
+    book.set_language("es")
+    chapter = epub.EpubHtml(title="Horarios", file_name="horarios.xhtml", lang="es")
+    chapter.content = (
+        '<section epub:type="chapter"><header><h1>Horarios</h1></header>'
+        '<p>La piscina cierra a las 21:30 en verano<a epub:type="noteref" href="#n1">1</a>.</p>'
+        '<aside epub:type="footnote" id="n1"><p><a href="#r1">1</a> Del 15 de junio al 15 de '
+        "septiembre.</p></aside>"
+        "<aside><p>Recuerda llevar gorro de baño.</p></aside></section>"
+    )
+    book.add_item(chapter)
+    book.toc = [chapter]
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = [chapter]
+    path = tmp_path / "reglamento.epub"
+    epub.write_epub(str(path), book)
+
+    text = extract(path, FileKind.EPUB, password="", budget=BUDGET, ocr_languages="eng")
+    assert text.pages[0].text.split("\n\n") == [
+        "# Horarios",
+        "La piscina cierra a las 21:30 en verano[^1].",
+        "Recuerda llevar gorro de baño.",
+        "[^1]: Del 15 de junio al 15 de septiembre.",
+    ]
