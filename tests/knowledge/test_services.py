@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+import time
 from datetime import timedelta
 
 import pytest
@@ -244,7 +245,9 @@ class TestForgetAndRetry:
         document = make_document(REGLAMENTO, filename="r.md", ingest=False)
         Document.objects.filter(pk=document.pk).update(status=DocumentStatus.PROCESSING)
         other_session.execute("SELECT pg_advisory_lock(%s)", [lock_key(document.pk)])
+        pid = other_session.execute("SELECT pg_backend_pid()").fetchone()[0]
         other_session.close()  # the worker killed: PostgreSQL frees its locks
+        gone_within(5, pid)  # when its backend has exited, not when the client hangs up
 
         assert [d.pk for d in reingestion.documents_requeue_stuck(enqueue=False)] == [document.pk]
         assert Document.objects.get(pk=document.pk).status == DocumentStatus.QUEUED
@@ -324,3 +327,14 @@ def test_an_unexpected_crash_shows_a_reference_not_the_internals(caplog):
     reference = message.split("reference ")[1].split(":")[0]
     logged = [r for r in caplog.records if reference in r.getMessage()]
     assert logged and logged[0].exc_info[0] is KeyError  # the details are in the log
+
+
+def gone_within(seconds: float, pid: int) -> None:
+    deadline = time.monotonic() + seconds
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", [pid])
+            if cursor.fetchone() is None:
+                return
+            time.sleep(0.05)
+    raise AssertionError(f"PostgreSQL backend {pid} still running after {seconds} s")
