@@ -41,6 +41,11 @@ _SKIPPED = {
 _BOOK_SKIPPED = _SKIPPED - {"header", "footer", "aside"}
 _NOTE_TYPES = {"footnote", "endnote", "rearnote", "note"}
 _NOTE_LABEL = re.compile(r"^\[?(\d{1,4}|[ivxlc]{1,6}|\*{1,3})[\].)]?\s+", re.I)
+_LINE_BLOCKS = (
+    "p", "div", "li", "tr", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6",
+    "blockquote", "pre", "section", "article", "ul", "ol", "table", "caption", "figcaption",
+    "address",
+)  # fmt: skip
 _BLOCKS = {"p", "pre", "blockquote", "dt", "dd", "figcaption", "caption", "address", "summary"}
 _CONTAINERS_IN_ITEMS = {"ul", "ol", "dl", "table", "p", "div", "blockquote", "pre"}
 _BLOCK_TAGS = (
@@ -145,7 +150,19 @@ def _parse(markup: str | bytes) -> lxml.html.HtmlElement | None:
     # read as empty. extract() turns this into its "nested too deeply" sentence.
     if any("Excessive depth" in error.message for error in parser.error_log):
         raise RecursionError("HTML nested deeper than libxml2's limit")
+    _break_lines(root)
     return root
+
+
+def _break_lines(root: lxml.html.HtmlElement) -> None:
+    """A line break, and the edges of a block, read as a line break: an element's text runs
+    its children's together, so an address's lines ("Calle Mayor 5<br>41001 Sevilla") read
+    "Calle Mayor 541001 Sevilla", and a cell trafilatura splits into paragraphs
+    ("9:00<p>14:00</p>") read "9:0014:00". Written text collapses them to spaces."""
+    for element in root.iter("br", *_LINE_BLOCKS):
+        if element.tag != "br":
+            element.text = "\n" + (element.text or "")
+        element.tail = "\n" + (element.tail or "")
 
 
 def _title(html: str) -> str:

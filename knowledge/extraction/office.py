@@ -515,7 +515,7 @@ def _slide(slide: Any, number: int, outline: Outline, words: SectionWords) -> No
     if notes is not None and notes.text.strip():
         outline.heading(2, words.notes)
         for paragraph in notes.paragraphs:
-            outline.paragraph("".join(run.text for run in paragraph.runs))
+            outline.paragraph(paragraph.text)  # a line break (\v) is a space
 
 
 _TITLES = {PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE}
@@ -533,7 +533,7 @@ def _text_frame(shape: Any, outline: Outline) -> None:
     sources = _bullet_sources(shape)
     counts: dict[int, int] = {}
     for paragraph in shape.text_frame.paragraphs:
-        text = "".join(run.text for run in paragraph.runs)
+        text = paragraph.text  # its runs, line breaks (\v) and fields
         level = paragraph.level
         bullet = _bullet_of(paragraph, sources)
         for deeper in [depth for depth in counts if depth > level]:

@@ -694,7 +694,7 @@ def test_slides_keep_their_bullets_and_numbers(tmp_path):
     body.text = "Piscina"
     body.add_paragraph().text = "Gimnasio"
     box = slide.shapes.add_textbox(Inches(1), Inches(6), Inches(6), Inches(1)).text_frame
-    box.text = "Pasos:"
+    box.text = "Pasos\ven orden:"  # a line break inside the paragraph
     for step in ("Rellena el formulario.", "Entrega el DNI."):
         paragraph = box.add_paragraph()
         paragraph.text = step
@@ -713,7 +713,7 @@ def test_slides_keep_their_bullets_and_numbers(tmp_path):
         "# Slide 1: Alta de socios",
         "- Piscina",
         "- Gimnasio",
-        "Pasos:",
+        "Pasos en orden:",
         "1. Rellena el formulario.",
         "2. Entrega el DNI.",
     ]
@@ -842,3 +842,20 @@ def test_an_epub_chapter_keeps_its_header_and_its_footnotes(tmp_path):
         "Recuerda llevar gorro de baño.",
         "[^1]: Del 15 de junio al 15 de septiembre.",
     ]
+
+
+def test_line_breaks_in_html_keep_words_apart(tmp_path):
+    """An address's lines ran together ("Calle Mayor 541001 Sevilla": a street number and
+    a postcode made one figure), and a cell's times too ("9:0014:00"), because an
+    element's text runs its children's together."""
+    page = tmp_path / "contacto.html"
+    page.write_text(
+        "<html><body><main><h1>Contacto</h1><p>Club Deportivo Norte<br>Calle Mayor 5<br/>"
+        "41001 Sevilla</p><p>Teléfono: 954 000 000, de lunes a viernes por la mañana.</p>"
+        "<table><tr><th>Día</th><th>Horario</th></tr><tr><td>Lunes<br>Martes</td>"
+        "<td>9:00<br>14:00</td></tr></table></main></body></html>"
+    )
+    text = extract(page, FileKind.HTML, password="", budget=BUDGET, ocr_languages="eng")
+    blocks = text.pages[0].text.split("\n\n")
+    assert "Club Deportivo Norte Calle Mayor 5 41001 Sevilla" in blocks
+    assert "Día: Lunes Martes · Horario: 9:00 14:00" in blocks

@@ -333,6 +333,7 @@ def gone_within(seconds: float, pid: int) -> None:
     deadline = time.monotonic() + seconds
     with connection.cursor() as cursor:
         while time.monotonic() < deadline:
+            cursor.execute("SELECT pg_stat_clear_snapshot()")  # fresh inside a transaction
             cursor.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", [pid])
             if cursor.fetchone() is None:
                 return
