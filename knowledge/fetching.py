@@ -30,11 +30,28 @@ CONNECT_SECONDS = 10.0
 READ_SECONDS = 20.0
 TOTAL_SECONDS = 30.0
 HTML_TYPES = ("text/html", "application/xhtml+xml")
+# Documents a web source keeps beside its pages (a help site's PDFs and Office files), with
+# the kind a text one is read as; a binary one's kind is told by its content.
+DOCUMENT_TYPES = {
+    "application/pdf": "",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": "",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "",
+    "application/vnd.oasis.opendocument.text": "",
+    "application/epub+zip": "",
+    "text/plain": "txt",
+    "text/markdown": "md",
+    "text/csv": "csv",
+}
 XML_TYPES = ("application/xml", "text/xml", "application/rss+xml")
 
 
 class FetchError(ApplicationError):
     """A page that could not be fetched, with the reason in a sentence."""
+
+
+class NotReadable(FetchError):
+    """An address that serves what is neither a page nor a document (an image, a video)."""
 
 
 def address_refusal(host: str, port: int, addresses: Iterable[str], allowed: Iterable[str]) -> str:
@@ -176,21 +193,21 @@ class Fetcher:
         current = check_url(url)
         for _hop in range(MAX_REDIRECTS + 1):
             self._wait_turn(current)
-            fetched = self._request(current, headers)
+            fetched = self._request(current, headers, accept)
             location = fetched.headers.get("location", "")
             if fetched.status in (301, 302, 303, 307, 308) and location:
                 current = check_url(urljoin(current, location))
                 continue
-            if fetched.status == 200:
-                _check_type(fetched, accept)
             return fetched
         raise FetchError(
             gettext_noop("%(url)s redirects more than %(limit)s times."),
             params={"url": url[:200], "limit": MAX_REDIRECTS},
         )
 
-    def _request(self, url: str, headers: Mapping[bytes | str, bytes | str]) -> Fetched:
-        limit = settings.SOURCES_MAX_PAGE_MB * 1024 * 1024
+    def _request(
+        self, url: str, headers: Mapping[bytes | str, bytes | str], accept: tuple[str, ...] = ()
+    ) -> Fetched:
+        """One request; a body of a type not in ``accept`` is refused before it is read."""
         deadline = time.monotonic() + TOTAL_SECONDS
         timeouts = {
             "connect": CONNECT_SECONDS,
@@ -205,8 +222,10 @@ class Fetcher:
                 found = {
                     k.decode("latin-1").lower(): v.decode("latin-1") for k, v in response.headers
                 }
+                content_type = found.get("content-type", "").split(";")[0].strip().lower()
                 body = bytearray()
                 if response.status == 200:
+                    limit = _size_limit(url, content_type, accept)
                     for piece in response.iter_stream():
                         body.extend(piece)
                         if len(body) > limit:
@@ -230,7 +249,7 @@ class Fetcher:
         return Fetched(
             url=url,
             status=response.status,
-            content_type=found.get("content-type", "").split(";")[0].strip().lower(),
+            content_type=content_type,
             body=bytes(body),
             etag=found.get("etag", "")[:255],
             last_modified=found.get("last-modified", "")[:64],
@@ -263,12 +282,19 @@ class Fetcher:
         self.last_request[host] = time.monotonic()
 
 
-def _check_type(fetched: Fetched, accept: tuple[str, ...]) -> None:
-    if fetched.content_type and fetched.content_type not in accept:
-        raise FetchError(
-            gettext_noop("%(url)s is %(type)s, not a web page."),
-            params={"url": fetched.url[:200], "type": fetched.content_type[:80]},
+def _size_limit(url: str, content_type: str, accept: tuple[str, ...]) -> int:
+    """How much of a body is read: a page's limit, an upload's for a document; a type not
+    accepted is refused from its header, before its body is downloaded."""
+    if accept and content_type and content_type not in accept:
+        raise NotReadable(
+            gettext_noop(
+                "%(url)s is %(type)s: neither a web page nor a document that can be read."
+            ),
+            params={"url": url[:200], "type": content_type[:80]},
         )
+    if content_type in DOCUMENT_TYPES:
+        return int(settings.KNOWLEDGE_MAX_UPLOAD_BYTES)
+    return settings.SOURCES_MAX_PAGE_MB * 1024 * 1024
 
 
 def _too_large(url: str, limit: int) -> FetchError:

@@ -209,7 +209,10 @@ class SourceForm(ScopeFields):
         label=_("What to keep"),
         choices=SourceMode.choices,
         initial=SourceMode.PAGE,
-        help_text=_("A whole site: the pages under the address, found by following its links."),
+        help_text=_(
+            "A whole site: the pages under the address, found by following its links, and the "
+            "documents they link (PDF, Word…)."
+        ),
         widget=forms.Select(attrs={"aria-describedby": "mode-help"}),
     )
     every_hours = forms.IntegerField(

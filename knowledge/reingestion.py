@@ -26,7 +26,6 @@ from knowledge.queue import documents_queued_again
 from knowledge.uploads import (
     audit_name,
     file_sha256,
-    file_size,
     shown_filename,
     upload_checked,
 )
@@ -205,11 +204,14 @@ def _already_in_scope(filename: str) -> ApplicationError:
     )
 
 
-def document_replace_file(*, document: Document, file: IO[bytes], enqueue: bool = True) -> Document:
+def document_replace_file(
+    *, document: Document, file: IO[bytes], kind_hint: str = "", enqueue: bool = True
+) -> Document:
     """A new version of a document's content (a web page that changed): the file is
-    replaced and the document re-ingested in place; its chunks stay searchable until the
-    new ones replace them, and those whose text did not change keep their vectors."""
-    size = file_size(file)
+    checked as an upload is and replaced, and the document re-ingested in place; its chunks
+    stay searchable until the new ones replace them, and those whose text did not change
+    keep their vectors. Its kind follows the content (an address that now serves a PDF)."""
+    size, kind = upload_checked(file, document.filename, text_hint=kind_hint)
     sha256 = file_sha256(file)
     if sha256 == document.sha256:
         return document
@@ -218,7 +220,7 @@ def document_replace_file(*, document: Document, file: IO[bytes], enqueue: bool 
     try:
         with transaction.atomic():
             Document.objects.filter(pk=document.pk).update(
-                file=new_name, sha256=sha256, size_bytes=size, updated_at=timezone.now()
+                file=new_name, sha256=sha256, size_bytes=size, kind=kind, updated_at=timezone.now()
             )
     except IntegrityError as exc:
         default_storage.delete(new_name)

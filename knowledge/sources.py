@@ -36,11 +36,13 @@ from datastores.locks import lock_key, lock_release, lock_try
 from knowledge import forgetting, ingestion, reingestion, uploads
 from knowledge.extraction.markup import main_content
 from knowledge.fetching import (
+    DOCUMENT_TYPES,
     HTML_TYPES,
     XML_TYPES,
     Fetched,
     Fetcher,
     FetchError,
+    NotReadable,
     check_url,
     checked_address,
 )
@@ -63,6 +65,7 @@ class CheckResult:
     removed: int = 0
     errors: int = 0
     skipped_by_robots: int = 0
+    skipped_by_type: int = 0  # a site's links to images, videos…: neither pages nor documents
     documents: list[str] = field(default_factory=list)  # documents created or re-ingested
 
     def as_dict(self) -> dict[str, int]:
@@ -334,10 +337,18 @@ def _check_page(
     try:
         fetched = fetcher.get(
             url,
-            accept=HTML_TYPES,
+            accept=(*HTML_TYPES, *DOCUMENT_TYPES),
             etag=page.etag if page and page.document_id else "",
             last_modified=page.last_modified if page and page.document_id else "",
         )
+    except NotReadable as exc:
+        if source.mode != SourceMode.SITE or depth == 0:
+            _page_error(source, url, depth, page, exc, result)
+            return
+        result.skipped_by_type += 1
+        if page is not None:
+            _forget_page(page, result)
+        return
     except FetchError as exc:
         _page_error(source, url, depth, page, exc, result)
         return
@@ -367,11 +378,14 @@ def _store_page(
     *,
     enqueue: bool,
 ) -> None:
-    text_hash = _main_text_hash(fetched.body)
+    web_page = fetched.content_type not in DOCUMENT_TYPES
+    text_hash = (
+        _main_text_hash(fetched.body) if web_page else hashlib.sha256(fetched.body).hexdigest()
+    )
     page = page or SourcePage(source=source, url=url)
     page.depth, page.status_code, page.error, page.error_i18n = depth, fetched.status, "", {}
     page.etag, page.last_modified = fetched.etag, fetched.last_modified
-    page.links = page_links(fetched) if source.mode == SourceMode.SITE else []
+    page.links = page_links(fetched) if source.mode == SourceMode.SITE and web_page else []
     page.last_checked_at = timezone.now()
     document = Document.objects.filter(pk=page.document_id).first() if page.document_id else None
     if document is not None and page.text_hash == text_hash:
@@ -381,10 +395,10 @@ def _store_page(
     page.text_hash, page.last_changed_at = text_hash, timezone.now()
     try:
         if document is None:
-            document = _new_document(source, url, fetched.body, enqueue=enqueue)
+            document = _new_document(source, fetched, url, enqueue=enqueue)
             result.new += 1
         else:
-            document = _replace_document(document, fetched.body, enqueue=enqueue)
+            document = _replace_document(document, fetched, enqueue=enqueue)
             result.changed += 1
     except ApplicationError as exc:
         page.error = exc.english
@@ -398,20 +412,25 @@ def _store_page(
         result.documents.append(str(document.pk))
 
 
-def _new_document(source: Source, url: str, body: bytes, *, enqueue: bool) -> Document:
+def _new_document(source: Source, fetched: Fetched, url: str, *, enqueue: bool) -> Document:
+    """A page is read as HTML whatever it looks like; a linked document as its content is
+    (a PDF, a Word file…), or as its type says for text."""
     creation = uploads.document_create(
-        file=io.BytesIO(body),
+        file=io.BytesIO(fetched.body),
         filename=_citation_name(url),
         license=source.license,
         enqueue=enqueue,
-        kind_hint="html",
+        kind_hint=DOCUMENT_TYPES.get(fetched.content_type, "html"),
     )
     return creation.document
 
 
-def _replace_document(document: Document, body: bytes, *, enqueue: bool) -> Document:
+def _replace_document(document: Document, fetched: Fetched, *, enqueue: bool) -> Document:
     return reingestion.document_replace_file(
-        document=document, file=io.BytesIO(body), enqueue=enqueue
+        document=document,
+        file=io.BytesIO(fetched.body),
+        kind_hint=DOCUMENT_TYPES.get(fetched.content_type, "html"),
+        enqueue=enqueue,
     )
 
 

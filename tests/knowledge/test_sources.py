@@ -21,7 +21,7 @@ from knowledge.search import SearchOptions
 from knowledge.search import search as engine_search
 from knowledge.sources import source_add, source_check, source_forget
 from licenses.principals import principal_for_admin, principal_for_license
-from tests.conftest import WORKER_SITE_PORT, wait_until
+from tests.conftest import PDFS, WORKER_SITE_PORT, wait_until
 from tests.factories import make_license
 from tests.website import Page, Website
 
@@ -104,7 +104,8 @@ class TestSitemapSource:
         result = source_check(source_id=source.pk, enqueue=False)
 
         assert result.as_dict() == {
-            "new": 1, "changed": 1, "unchanged": 3, "removed": 1, "errors": 0, "skipped_by_robots": 0
+            "new": 1, "changed": 1, "unchanged": 3, "removed": 1, "errors": 0,
+            "skipped_by_robots": 0, "skipped_by_type": 0,
         }  # fmt: skip
         assert "9 a 14 horas" in found("oficina atención jueves")[0].content
         assert not Chunk.objects.filter(content__contains="8 a 15 horas").exists()
@@ -209,6 +210,45 @@ class TestSiteSource:
         assert "/blog/" not in site.paths_requested()
         assert "/ayuda/privado/" not in site.paths_requested()
 
+    def test_a_site_s_documents_are_kept_and_its_pictures_skipped(self, site, settings):
+        """A help site's PDF and Word files were refused as "not a web page" and counted as
+        errors; its photos too, after being downloaded whole."""
+        from tests.documents import build  # noqa: PLC0415
+
+        settings.SOURCES_MAX_PAGE_MB = 1
+        pdf = (PDFS / "pdflatex-4-pages.pdf").read_bytes()
+        site.pages["/ayuda/reglamento.pdf"] = Page(pdf, content_type="application/pdf")
+        site.pages["/ayuda/manual"] = Page(
+            build("docx"),
+            content_type="application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        )
+        site.pages["/ayuda/foto.jpg"] = Page(b"\xff\xd8" + b"x" * (3 * 1024 * 1024), "image/jpeg")
+        site.html(
+            "/ayuda/",
+            "Ayuda",
+            "Índice de la ayuda.",
+            links=("/ayuda/reglamento.pdf", "/ayuda/manual", "/ayuda/foto.jpg"),
+        )
+        source = source_add(url=site.url("/ayuda/"), license=None, mode="site", max_depth=1)
+
+        result = source_check(source_id=source.pk, enqueue=False)
+
+        assert (result.new, result.errors, result.skipped_by_type) == (3, 0, 1)
+        kinds = dict(Document.objects.values_list("filename", "kind"))
+        assert kinds == {
+            site.url("/ayuda/"): "html",
+            site.url("/ayuda/reglamento.pdf"): "pdf",
+            site.url("/ayuda/manual"): "docx",
+        }
+        assert list(Document.objects.values_list("status", "error")) == [("ready", "")] * 3
+        assert found("Huardest gefburn")[0].filename == site.url("/ayuda/reglamento.pdf")
+
+        site.pages["/ayuda/reglamento.pdf"] = Page(b"%PDF-1.4 roto", content_type="application/pdf")
+        again = source_check(source_id=source.pk, enqueue=False)
+        assert (again.changed, again.errors) == (1, 0)  # read again; it fails on its own page
+        failed = Document.objects.get(filename=site.url("/ayuda/reglamento.pdf"))
+        assert failed.status == DocumentStatus.FAILED and failed.kind == "pdf"
+
 
 @pytest.mark.django_db
 @pytest.mark.usefixtures("fake_embedder", "media_root")
@@ -240,7 +280,7 @@ class TestFetchingLimits:
         errors = dict(SourcePage.objects.exclude(error="").values_list("url", "error"))
         assert "longer than 1 seconds" in errors[site.url("/lento")]
         assert "larger than 1 MB" in errors[site.url("/enorme")]
-        with pytest.raises(FetchError, match="image/png, not a web page"):
+        with pytest.raises(FetchError, match="image/png: neither a web page nor a document"):
             fetching.Fetcher().get(site.url("/foto"), accept=fetching.HTML_TYPES)
 
     def test_redirects_are_followed_and_each_hop_is_checked(self, site):
