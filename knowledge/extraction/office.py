@@ -275,7 +275,10 @@ def _text_of(paragraph: Any, notes: _Notes, page_mark: str = "") -> str:
 
 def _place_of(run: Any, paragraph: Any) -> str | None:
     """ "text" for a run of the paragraph, "page" for a simple page-number field's, None
-    for a run removed by a tracked change or in a text box's own paragraph."""
+    for a run removed by a tracked change, hidden (Word's "Hidden" font effect: a template's
+    instructions, notes not meant for readers) or in a text box's own paragraph."""
+    if _hidden(run):
+        return None
     place = "text"
     for ancestor in run.iterancestors():
         if ancestor is paragraph:
@@ -285,6 +288,11 @@ def _place_of(run: Any, paragraph: Any) -> str | None:
         if ancestor.tag == f"{_W}fldSimple" and _is_page_field([ancestor.get(f"{_W}instr", "")]):
             place = "page"
     return None
+
+
+def _hidden(run: Any) -> bool:
+    vanish = run.find(f"{_W}rPr/{_W}vanish")
+    return vanish is not None and vanish.get(f"{_W}val", "true") not in ("0", "false", "off")
 
 
 def _is_page_field(instruction: list[str]) -> bool:

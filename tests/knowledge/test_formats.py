@@ -859,3 +859,17 @@ def test_line_breaks_in_html_keep_words_apart(tmp_path):
     blocks = text.pages[0].text.split("\n\n")
     assert "Club Deportivo Norte Calle Mayor 5 41001 Sevilla" in blocks
     assert "Día: Lunes Martes · Horario: 9:00 14:00" in blocks
+
+
+def test_hidden_text_in_word_is_not_read(tmp_path):
+    """Text formatted as hidden (a template's instructions, a note to colleagues) is not
+    shown by Word, printed or exported to PDF; it was read as the document's."""
+    body = (
+        '<w:p><w:r><w:t xml:space="preserve">La cuota anual es de 120 euros. </w:t></w:r>'
+        "<w:r><w:rPr><w:vanish/></w:rPr><w:t>NOTA INTERNA: subirla a 150 en enero.</w:t></w:r>"
+        '<w:r><w:rPr><w:vanish w:val="0"/></w:rPr><w:t>Se paga en enero.</w:t></w:r></w:p>'
+    )
+    path = tmp_path / "cuotas.docx"
+    path.write_bytes(with_body(body))
+    text = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
+    assert text.pages[0].text == "La cuota anual es de 120 euros. Se paga en enero."
