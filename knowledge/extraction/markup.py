@@ -151,6 +151,9 @@ def _parse(markup: str | bytes) -> lxml.html.HtmlElement | None:
     if any("Excessive depth" in error.message for error in parser.error_log):
         raise RecursionError("HTML nested deeper than libxml2's limit")
     _break_lines(root)
+    for element in [element for element in root.iter() if _hidden(element)]:
+        if element.getparent() is not None:  # what a browser does not show is not read
+            element.drop_tree()
     return root
 
 
@@ -224,6 +227,14 @@ def walk(element: lxml.html.HtmlElement, outline: Outline, skipped: set[str] = _
         outline.paragraph(element.text_content())  # a div or span of inline text
     else:
         _walk_children(element, outline, skipped)
+
+
+def _hidden(element: lxml.html.HtmlElement) -> bool:
+    """Not shown by a browser or a reader: ``hidden``, or styled ``display: none``."""
+    if not isinstance(element.tag, str):  # a comment or a processing instruction
+        return False
+    style = (element.get("style") or "").replace(" ", "").lower()
+    return element.get("hidden") is not None or "display:none" in style
 
 
 def _walk_children(element: lxml.html.HtmlElement, outline: Outline, skipped: set[str]) -> None:

@@ -873,3 +873,34 @@ def test_hidden_text_in_word_is_not_read(tmp_path):
     path.write_bytes(with_body(body))
     text = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
     assert text.pages[0].text == "La cuota anual es de 120 euros. Se paga en enero."
+
+
+@pytest.mark.parametrize("kind", [FileKind.HTML, FileKind.EPUB])
+def test_hidden_html_is_not_read(tmp_path, kind):
+    """What a browser or a reader does not show (``hidden``, ``display: none``)."""
+    from ebooklib import epub  # noqa: PLC0415
+
+    content = (
+        "<h1>Cuotas</h1><p>La cuota anual es de 120 euros y se paga en enero.</p>"
+        "<div hidden><p>Borrador: subirla a 150.</p></div>"
+        '<p style="display: none">Texto oculto de la plantilla.</p>'
+    )
+    path = tmp_path / f"cuotas.{kind}"
+    if kind == FileKind.HTML:
+        path.write_text(
+            f"<html><head><title>Cuotas</title></head><body><main>{content}</main></body></html>"
+        )
+    else:
+        book = epub.EpubBook()
+        book.set_identifier("cuotas")
+        book.set_title("Cuotas")
+        book.set_language("es")
+        chapter = epub.EpubHtml(title="Cuotas", file_name="cuotas.xhtml", lang="es")
+        chapter.content = content
+        book.add_item(chapter)
+        book.spine = [chapter]
+        book.add_item(epub.EpubNcx())
+        book.add_item(epub.EpubNav())
+        epub.write_epub(str(path), book)
+    text = extract(path, kind, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
+    assert text.split("\n\n") == ["# Cuotas", "La cuota anual es de 120 euros y se paga en enero."]
