@@ -89,7 +89,7 @@ class SectionWords:
 
     slide: str
     notes: str
-    footnotes: str  # a document's footnotes and endnotes, gathered at its end
+    footnotes: str  # a document's notes that nothing in its body cites, at its end
     margins: str  # the text of its page headers and footers, once
     sheet: str
     true: str  # a sheet's TRUE and FALSE, as Excel shows them in that language
@@ -186,38 +186,55 @@ def extract_docx(path: Path, *, budget: Budget) -> Extraction:
     words = section_words()
     try:
         document = docx.Document(str(path))
-        styles = _style_names(document)
-        numbering = _Numbering(document)
-        notes = _Notes(document)
-        outline = Outline()
-        below_title = 0  # headings sit one level under the document's title, when it has one
+        reading = _WordReading(document)
         for block in _body_blocks(document.element.body):
-            if block.tag == f"{_W}tbl":
-                outline.table(_docx_rows(Table(block, document._body), notes))
-                continue
-            text = _text_of(block, notes)
-            name = styles.get(block.style or "", styles[""])
-            if name == "title":
-                outline.heading(1, text)
-                below_title = 1
-            elif level := _heading_level(name):
-                outline.heading(level + below_title, text)
-            elif (marker := numbering.marker(block)) is not None:
-                outline.item(marker, text)
-            else:
-                outline.paragraph(text)
-            for box_paragraph in _boxed(block):
-                outline.paragraph(_text_of(box_paragraph, notes))
-            for text in diagram_texts(block, document.part):
-                outline.item("-", text)
-        outline.back_matter(words.footnotes, notes.texts())
-        outline.back_matter(words.margins, _margins(document, notes))
+            reading.block(block)
+            for note in reading.notes.cited():  # right after the text citing it
+                reading.outline.paragraph(note)
+        outline = reading.outline
+        outline.back_matter(words.footnotes, reading.notes.rest())
+        outline.back_matter(words.margins, _margins(document, reading.notes))
     except _LIBRARY_ERRORS as exc:
         raise damaged("Word", exc) from exc
     return Extraction([PageText(None, outline.text())], None, {}, markdown=True)
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+
+class _WordReading:
+    """A Word body read block by block into an outline."""
+
+    def __init__(self, document: Any) -> None:
+        self.document = document
+        self.styles = _style_names(document)
+        self.numbering = _Numbering(document)
+        self.notes = _Notes(document)
+        self.outline = Outline()
+        self.below_title = 0  # headings sit one level under the document's title, if any
+
+    def block(self, block: Any) -> None:
+        outline, notes = self.outline, self.notes
+        if block.tag == f"{_W}tbl":
+            outline.table(_docx_rows(Table(block, self.document._body), notes))
+            return
+        text = _text_of(block, notes)
+        name = self.styles.get(block.style or "", self.styles[""])
+        if name == "title":
+            outline.heading(1, text)
+            self.below_title = 1
+        elif level := _heading_level(name):
+            outline.heading(level + self.below_title, text)
+        elif (marker := self.numbering.marker(block)) is not None:
+            outline.item(marker, text)
+        else:
+            outline.paragraph(text)
+        for box_paragraph in _boxed(block):
+            outline.paragraph(_text_of(box_paragraph, notes))
+        for diagram_text in diagram_texts(block, self.document.part):
+            outline.item("-", diagram_text)
+
+
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 
 
@@ -317,12 +334,15 @@ def _boxed(paragraph: Any) -> Iterator[Any]:
 
 class _Notes:
     """A document's footnotes, then its endnotes (footnotes.xml, endnotes.xml), numbered in
-    that order: the body cites each as "[^n]" and the notes are written at the end as
-    "[^n]: …", Markdown's footnotes."""
+    that order: the body cites each as "[^n]", and each is written as "[^n]: …" (Markdown's
+    footnotes) right after the block citing it first — in the same chunk, found and quoted
+    with it; notes nothing cites, at the end."""
 
     def __init__(self, document: Any) -> None:
         self.numbers: dict[tuple[str, str | None], int] = {}
         self.notes: list[Any] = []
+        self.pending: list[int] = []  # cited since the last block was written
+        self.written: set[int] = set()
         for kind, relation in (("footnote", RT.FOOTNOTES), ("endnote", RT.ENDNOTES)):
             try:
                 part = document.part.part_related_by(relation)
@@ -337,13 +357,28 @@ class _Notes:
 
     def marker(self, kind: str, note_id: str | None) -> str:
         number = self.numbers.get((kind, note_id))
+        if number and number not in self.written and number not in self.pending:
+            self.pending.append(number)
         return f"[^{number}]" if number else ""
 
-    def texts(self) -> Iterator[str]:
-        for number, note in enumerate(self.notes, start=1):
-            text = " ".join(_text_of(p, self) for p in note.iter(f"{_W}p"))
-            if text.strip():
-                yield f"[^{number}]: {text}"
+    def cited(self) -> Iterator[str]:
+        """The notes cited since the last call, not written yet (a note may cite another)."""
+        while self.pending:
+            number = self.pending.pop(0)
+            self.written.add(number)
+            yield self._text(number)
+
+    def rest(self) -> Iterator[str]:
+        """The notes nothing cited."""
+        for number in range(1, len(self.notes) + 1):
+            if number not in self.written:
+                self.written.add(number)
+                yield self._text(number)
+
+    def _text(self, number: int) -> str:
+        paragraphs = self.notes[number - 1].iter(f"{_W}p")
+        text = " ".join(_text_of(paragraph, self) for paragraph in paragraphs)
+        return f"[^{number}]: {text}" if text.strip() else ""
 
 
 def _margins(document: Any, notes: _Notes) -> list[str]:

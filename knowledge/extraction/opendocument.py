@@ -1,6 +1,6 @@
 """OpenDocument text (.odt): its ``content.xml`` parsed by defusedxml (no DTD, no entities)
-and read in order: headings with their outline level, paragraphs, lists, tables; then its
-footnotes and endnotes, and its page headers and footers (``styles.xml``)."""
+and read in order: headings with their outline level, paragraphs, lists, tables, each footnote
+or endnote after the block citing it; then its page headers and footers (``styles.xml``)."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def extract_odt(path: Path, *, budget: Budget) -> Extraction:
     if body is not None:
         _walk(body, outline, reading)
     words = section_words()
-    outline.back_matter(words.footnotes, reading.notes)
+    outline.back_matter(words.footnotes, reading.pending)  # cited only where nothing is read
     outline.back_matter(words.margins, _margins(styles_root, reading))
     return Extraction([PageText(None, outline.text())], None, {}, markdown=True)
 
@@ -102,7 +102,8 @@ class _Reading:
     headings: dict[str, int]
     # list style name → level (1-based) → (number format, start); a bullet level is absent
     lists: dict[str, dict[int, tuple[str, int]]]
-    notes: list[str] = field(default_factory=list)  # "[^1]: …", as the body cites them
+    notes: int = 0  # how many the body has cited so far: the next one's number
+    pending: list[str] = field(default_factory=list)  # "[^1]: …", for after the block
     # where a list that continues another's numbering starts: by list style and by xml:id
     next_numbers: dict[str, int] = field(default_factory=dict)
 
@@ -154,6 +155,14 @@ def _block(block: Element, outline: Outline, reading: _Reading) -> None:
         _walk_list(block, outline, reading, style, depth=1)
     else:  # sections and the like: their paragraphs in order
         _walk(block, outline, reading)
+    _write_notes(outline, reading)
+
+
+def _write_notes(outline: Outline, reading: _Reading) -> None:
+    """The notes a block cited, right after it: in its chunk, found and quoted with it."""
+    for note in reading.pending:
+        outline.paragraph(note)
+    reading.pending.clear()
 
 
 def _walk_list(
@@ -180,6 +189,7 @@ def _walk_list(
                 _walk_list(part, outline, reading, name, depth + 1)
             elif part.tag in (f"{_TEXT}p", f"{_TEXT}h") and marker is not None:
                 outline.item(marker, inline_text(part, reading))
+                _write_notes(outline, reading)
                 marker = None  # the item's later paragraphs are plain
             else:
                 _block(part, outline, reading)
@@ -230,8 +240,9 @@ def _note(note: Element, reading: _Reading) -> str:
     text = " ".join(inline_text(paragraph, reading) for paragraph in paragraphs).strip()
     if not text:
         return ""
-    reading.notes.append(f"[^{len(reading.notes) + 1}]: {text}")
-    return f"[^{len(reading.notes)}]"
+    reading.notes += 1
+    reading.pending.append(f"[^{reading.notes}]: {text}")
+    return f"[^{reading.notes}]"
 
 
 def _margins(styles_root: Element | None, reading: _Reading) -> list[str]:

@@ -609,6 +609,8 @@ def test_a_one_paragraph_article_is_still_read_as_its_main_content(tmp_path):
 REGLAMENTO = [
     "# Horarios",
     "La piscina cierra a las 21:30 en verano.[^1] El gimnasio abre a las 7:00.[^2]",
+    "[^1]: Del 15 de junio al 15 de septiembre, según el acuerdo de la junta de 2025.",
+    "[^2]: Los festivos abre a las 9:00.",
     "Para apuntarte:",
     "1. Rellena el formulario.",
     "2. Paga la cuota.",
@@ -617,9 +619,6 @@ REGLAMENTO = [
     "Para darte de baja:",
     "1. Escribe a secretaría.",
     "2. Devuelve la tarjeta.",
-    "# Notas",
-    "[^1]: Del 15 de junio al 15 de septiembre, según el acuerdo de la junta de 2025.",
-    "[^2]: Los festivos abre a las 9:00.",
     "# Encabezado y pie de página",
     "Club Deportivo Norte · Reglamento interno",
     "Conserjería: calle Mayor 5, Sevilla",
@@ -631,7 +630,8 @@ REGLAMENTO = [
 )
 def test_notes_tracked_changes_continued_lists_and_margins_are_read(name, kind, settings):
     """LibreOffice's ODT and Word copies of one page: footnotes and endnotes were dropped
-    (the ODT reader skipped them; python-docx does not read them), Word's tracked insertion
+    (the ODT reader skipped them; python-docx does not read them; now each follows the
+    paragraph citing it, to be found and quoted with it), Word's tracked insertion
     was lost (python-docx reads only a paragraph's direct runs), a list continuing the one
     before it started again at 1 (ODT), and the address in the footer was never read."""
     settings.LANGUAGE_CODE = "es"
@@ -904,3 +904,19 @@ def test_hidden_html_is_not_read(tmp_path, kind):
         epub.write_epub(str(path), book)
     text = extract(path, kind, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
     assert text.split("\n\n") == ["# Cuotas", "La cuota anual es de 120 euros y se paga en enero."]
+
+
+def test_a_note_nothing_cites_is_kept_at_the_end(tmp_path, settings):
+    settings.LANGUAGE_CODE = "es"
+    data = (DOCUMENTS / "reglamento.docx").read_bytes()
+    document = zipfile.ZipFile(io.BytesIO(data)).read("word/document.xml").decode()
+    document = document.replace('<w:endnoteReference w:id="2"/>', "")
+    path = tmp_path / "reglamento.docx"
+    path.write_bytes(replace_part(data, "word/document.xml", document))
+    text = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
+    blocks = text.pages[0].text.split("\n\n")
+    assert blocks[1:3] == [
+        "La piscina cierra a las 21:30 en verano.[^1] El gimnasio abre a las 7:00.",
+        "[^1]: Del 15 de junio al 15 de septiembre, según el acuerdo de la junta de 2025.",
+    ]
+    assert blocks[-5:-3] == ["# Notas", "[^2]: Los festivos abre a las 9:00."]
