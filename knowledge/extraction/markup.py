@@ -40,6 +40,21 @@ _SKIPPED = {
 # sidebar or a footnote (taken out first, see _take_notes).
 _BOOK_SKIPPED = _SKIPPED - {"header", "footer", "aside"}
 _NOTE_TYPES = {"footnote", "endnote", "rearnote", "note"}
+_NOTE_ANCHORS = {
+    "p",
+    "li",
+    "td",
+    "th",
+    "dd",
+    "dt",
+    "blockquote",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+}
 _NOTE_LABEL = re.compile(r"^\[?(\d{1,4}|[ivxlc]{1,6}|\*{1,3})[\].)]?\s+", re.I)
 _LINE_BLOCKS = (
     "p", "div", "li", "tr", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6",
@@ -174,38 +189,59 @@ def _title(html: str) -> str:
 
 
 def _take_notes(root: lxml.html.HtmlElement) -> list[str]:
-    """A chapter's footnotes and endnotes (``epub:type``) taken out of its text, each as
-    "[^1]: …" for the chapter's end, and each reference to one written "[^1]" (Markdown's
-    footnotes) instead of a "1" that runs into the word before it."""
-    labels = _mark_note_references(root)
+    """A chapter's footnotes and endnotes (``epub:type``) moved next to what cites them:
+    each reference written "[^1]" (Markdown's footnotes) instead of a "1" that runs into
+    the word before it, each note "[^1]: …" right after the block holding its first
+    reference (one chunk: found and quoted together). The notes nothing in the chapter
+    cites are returned, for its end."""
+    references = _mark_note_references(root)
     found = [
         element
         for element in root.iter()
         if isinstance(element.tag, str)
         and _NOTE_TYPES & set((element.get("epub:type") or "").split())
     ]
-    notes: list[str] = []
+    uncited: list[str] = []
     for element in found:
         text = one_line(element.text_content())
         own = _NOTE_LABEL.match(text)  # the note's own "1." before its text
-        label = labels.get(element.get("id") or "") or (own.group(1) if own else "")
-        notes.append(f"[^{label or len(notes) + 1}]: {text[own.end() if own else 0 :]}")
+        label, link = references.get(element.get("id") or "", ("", None))
+        note = f"[^{label or (own.group(1) if own else len(uncited) + 1)}]: "
+        note += text[own.end() if own else 0 :]
         if element.getparent() is not None:
             element.drop_tree()
-    return notes
+        block = _citing_block(link) if link is not None else None
+        if block is None:
+            uncited.append(note)
+        else:
+            paragraph = lxml.html.Element("p")
+            paragraph.text = note
+            block.addnext(paragraph)
+    return uncited
 
 
-def _mark_note_references(root: lxml.html.HtmlElement) -> dict[str, str]:
-    """Each note reference written "[^label]"; the labels by the id of the note they open."""
-    labels: dict[str, str] = {}
+def _mark_note_references(
+    root: lxml.html.HtmlElement,
+) -> dict[str, tuple[str, lxml.html.HtmlElement]]:
+    """Each note reference written "[^label]"; by the id of the note it opens, its label
+    and the first link citing it."""
+    references: dict[str, tuple[str, lxml.html.HtmlElement]] = {}
     for link in root.iter("a"):
         if "noteref" in (link.get("epub:type") or "").split():
-            label = link.text_content().strip().strip("[]()") or str(len(labels) + 1)
-            labels[(link.get("href") or "").rpartition("#")[2]] = label
+            label = link.text_content().strip().strip("[]()") or str(len(references) + 1)
+            references.setdefault((link.get("href") or "").rpartition("#")[2], (label, link))
             for child in list(link):
                 link.remove(child)
             link.text = f"[^{label}]"
-    return labels
+    return references
+
+
+def _citing_block(link: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
+    """The paragraph, item, cell's table or heading a note reference sits in."""
+    block = next(link.iterancestors(*_NOTE_ANCHORS), None)
+    if block is not None and block.tag in ("td", "th"):  # after the table, not in its cell
+        block = next(block.iterancestors("table"), block)
+    return block if block is not None and block.getparent() is not None else None
 
 
 def walk(element: lxml.html.HtmlElement, outline: Outline, skipped: set[str] = _SKIPPED) -> None:

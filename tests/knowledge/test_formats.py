@@ -826,6 +826,7 @@ def test_an_epub_chapter_keeps_its_header_and_its_footnotes(tmp_path):
         '<aside epub:type="footnote" id="n1"><p><a href="#r1">1</a> Del 15 de junio al 15 de '
         "septiembre.</p></aside>"
         "<aside><p>Recuerda llevar gorro de baño.</p></aside></section>"
+        '<aside epub:type="endnote" id="n2"><p>2. Una nota que nada cita aquí.</p></aside>'
     )
     book.add_item(chapter)
     book.toc = [chapter]
@@ -839,8 +840,9 @@ def test_an_epub_chapter_keeps_its_header_and_its_footnotes(tmp_path):
     assert text.pages[0].text.split("\n\n") == [
         "# Horarios",
         "La piscina cierra a las 21:30 en verano[^1].",
-        "Recuerda llevar gorro de baño.",
         "[^1]: Del 15 de junio al 15 de septiembre.",
+        "Recuerda llevar gorro de baño.",
+        "[^2]: Una nota que nada cita aquí.",
     ]
 
 
