@@ -20,6 +20,7 @@ from pillow_heif import register_heif_opener
 from knowledge.extraction import ocr
 from knowledge.extraction.base import (
     Budget,
+    Deadline,
     Extraction,
     IngestionError,
     Outline,
@@ -65,7 +66,7 @@ def extract_image(path: Path, *, budget: Budget, ocr_languages: str) -> Extracti
         with Image.open(path) as image:
             frames = getattr(image, "n_frames", 1)
             _check_size(image.width * image.height, frames, budget)
-            pages = _read_frames(image, frames, languages, budget)
+            pages = _read_frames(image, frames, languages, budget.deadline())
     except Image.DecompressionBombError as exc:
         raise _too_large(_pixels_named_in(exc)) from exc
     except (UnidentifiedImageError, OSError, ValueError) as exc:
@@ -111,10 +112,17 @@ def extract_pictures(path: Path, *, budget: Budget, ocr_languages: str) -> Extra
                     "tesseract-ocr-spa tesseract-ocr-por) and retry."
                 )
             )
-        _check_size(0, len(names), budget)
-        deadline, texts = budget.deadline(), []
+        if len(names) > budget.max_pages:
+            raise IngestionError(
+                gettext_noop(
+                    "This document's text is only in its %(count)s pictures; at most %(limit)s "
+                    "are read. Split it and upload the parts."
+                ),
+                params={"count": len(names), "limit": budget.max_pages},
+            )
+        deadline, texts = budget.deadline(), []  # one reading time for all its pictures
         for name in names:
-            texts.append(_read_picture(archive.read(name), languages, budget))
+            texts.append(_read_picture(archive.read(name), languages, budget, deadline))
             deadline.check(name)
     if not any(text.strip() for text in texts):
         raise IngestionError(
@@ -128,12 +136,12 @@ def extract_pictures(path: Path, *, budget: Budget, ocr_languages: str) -> Extra
     )
 
 
-def _read_picture(data: bytes, languages: str, budget: Budget) -> str:
+def _read_picture(data: bytes, languages: str, budget: Budget, deadline: Deadline) -> str:
     try:
         with Image.open(io.BytesIO(data)) as image:
             frames = getattr(image, "n_frames", 1)
             _check_size(image.width * image.height, frames, budget)
-            pages = _read_frames(image, frames, languages, budget)
+            pages = _read_frames(image, frames, languages, deadline)
     except Image.DecompressionBombError as exc:
         raise _too_large(_pixels_named_in(exc)) from exc
     except (UnidentifiedImageError, OSError, ValueError) as exc:
@@ -190,8 +198,9 @@ def _check_size(pixels: int, frames: int, budget: Budget | None) -> None:
         )
 
 
-def _read_frames(image: Image.Image, frames: int, languages: str, budget: Budget) -> list[PageText]:
-    deadline = budget.deadline()
+def _read_frames(
+    image: Image.Image, frames: int, languages: str, deadline: Deadline
+) -> list[PageText]:
     pages = []
     with tempfile.TemporaryDirectory(prefix="pb-ocr-") as tmp:
         for number, frame in enumerate(ImageSequence.Iterator(image), 1):

@@ -266,7 +266,8 @@ def _text_of(paragraph: Any, notes: _Notes, page_mark: str = "") -> str:
     """A paragraph's text as Word shows it with its tracked changes accepted: inserted runs
     kept and deleted ones left out, runs inside content controls, smart tags and fields
     read (python-docx reads only a paragraph's direct runs and links), a note's reference
-    as "[^2]" (Markdown's footnotes: "[2]" is how answers cite sources), a page number as ``page_mark``. A text box's paragraphs are not this one's."""
+    as "[^2]" (Markdown's footnotes: "[2]" is how answers cite sources), a page number as
+    ``page_mark``. A text box's paragraphs are not this one's."""
     parts: list[str] = []
     fields: list[list[str]] = []  # the complex fields open: their instruction, then result
     for run in paragraph.iter(f"{_W}r"):

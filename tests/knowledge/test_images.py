@@ -213,3 +213,18 @@ def test_a_word_file_of_blank_pictures_says_what_ocr_found(tmp_path):
     document.save(path)
     with pytest.raises(IngestionError, match="only pictures, and OCR found no text"):
         extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="spa+eng")
+
+
+def test_a_document_of_more_pictures_than_pages_allowed_is_refused_before_ocr(tmp_path):
+    import docx  # noqa: PLC0415
+
+    document = docx.Document()
+    for number in range(3):  # three different pictures: Word stores a repeated one once
+        picture = tmp_path / f"aviso-{number}.png"
+        page([*NOTICE, f"Aviso número {number}"]).save(picture)
+        document.add_picture(str(picture))
+    path = tmp_path / "avisos.docx"
+    document.save(path)
+    small = Budget(max_pages=2, max_content_bytes=10**8, max_seconds=120)
+    with pytest.raises(IngestionError, match="only in its 3 pictures; at most 2 are read"):
+        extract(path, FileKind.DOCX, password="", budget=small, ocr_languages="spa+eng")
