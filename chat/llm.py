@@ -25,6 +25,7 @@ from django.conf import settings
 from chat.texts import NO_INFORMATION
 from knowledge.chunking import sentence_groups
 from providers import OpenAICompatible, ProviderError, gemini
+from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
 from text.languages import detect_language
 from text.sentences import split_sentences
@@ -319,7 +320,7 @@ class ExtractiveLLM:
     How many it quotes depends on how sure it is (``_enough``): temperature and ``sure``
     tuned on the dev splits so that the median answer stays under 45 words."""
 
-    name = "extractive"
+    name = OFFLINE_ANSWERER
     weights = {
         "meaning": 10.0, "words": 0.3, "figure": 0.3, "name": 0.2, "contact": 1.0, "rank": 0.2,
     }  # fmt: skip

@@ -47,7 +47,7 @@ from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
 from memory.services import Proposal as MemoryProposal
 from memory.tasks import memories_propose_task
-from text.citations import markers, sub_markers
+from text.citations import markers, quotes_are_passages, sub_markers
 from text.folding import fold
 from text.languages import LANGUAGE_NAMES, detect_language
 from text.sentences import split_sentences
@@ -106,6 +106,7 @@ class ChatTurn:
     citations: list[Citation] = field(default_factory=list)  # filled as the answer streams
     search: SearchResponse | None = None  # logged once the answer has started
     answerer: str = ""  # the license's assistant's; "" = the deployment's LLM_PROVIDER
+    answered_by: str = ""  # the provider that did answer ("extractive", "gemini"…)
     embedding: QueryEmbedding | None = None
     started: float = field(default_factory=time.perf_counter)
     answer_id: str = ""  # the kept answer's id, once it has streamed (feedback names it)
@@ -429,7 +430,7 @@ def _keep(turn: ChatTurn, principal: Principal, user_ref: str, answer: str) -> s
         question=turn.prompt.question,
         answer=answer,
         language=turn.prompt.language,
-        answerer=turn.answerer or settings.LLM_PROVIDER,
+        answerer=turn.answered_by or turn.answerer or settings.LLM_PROVIDER,
         citations=[_kept_citation(c) for c in turn.citations],
         no_information=not turn.reply and not turn.citations,
         best_score=max(scores) if scores else None,
@@ -456,14 +457,15 @@ def _answer_pieces(turn: ChatTurn, llm: LLM) -> Iterator[str]:
     if turn.reply or not turn.results:
         yield turn.reply or NO_INFORMATION[turn.prompt.language]
         return
-    renumber = _Renumbering(turn)
+    turn.answered_by = llm.name.split(":")[0]  # "gemini:gemini-2.5-flash" → "gemini"
+    renumber = _Renumbering(turn, passages_quoted=quotes_are_passages(turn.answered_by))
     for delta in llm.stream(turn.prompt):
         if text := renumber.feed(delta):
             yield text
     if tail := renumber.flush():
         yield tail
     turn.citations = _with_quotes(
-        renumber.citations(), "".join(renumber.said), turn.prompt.language
+        renumber.citations(), "".join(renumber.said), turn.prompt.language, llm.name
     )
 
 
@@ -478,10 +480,11 @@ class _Renumbering:
     [1], the next new one [2]…; a marker naming no source is dropped. A marker split across
     two deltas ("[" then "3]") is held back until it is whole."""
 
-    def __init__(self, turn: ChatTurn) -> None:
+    def __init__(self, turn: ChatTurn, *, passages_quoted: bool) -> None:
         self.turn = turn
         self.numbers: dict[int, int] = {}  # prompt's number → number in the answer
         self.pending = ""
+        self.passages_quoted = passages_quoted  # the offline answerer's «…» (text.citations)
         self.quoted = False  # inside a «quote» at the end of what was fed so far
         self.said: list[str] = []  # the answer as renumbered, to find what each source backs
 
@@ -499,7 +502,9 @@ class _Renumbering:
         return self._said(text)
 
     def _said(self, text: str) -> str:
-        text, self.quoted = sub_markers(text, self._replace, quoted=self.quoted)
+        text, self.quoted = sub_markers(
+            text, self._replace, passages_quoted=self.passages_quoted, quoted=self.quoted
+        )
         self.said.append(text)
         return text
 
@@ -556,12 +561,14 @@ def _section(result: SearchResult) -> str:
     return " ".join(words[:8]) + ("…" if len(words) > 8 else "")
 
 
-def _with_quotes(citations: list[Citation], answer: str, language: str) -> list[Citation]:
+def _with_quotes(
+    citations: list[Citation], answer: str, language: str, answerer: str
+) -> list[Citation]:
     """Each citation with the sentence of its passage that the answer's sentences citing it
     share most words with: what a reader checks the claim against."""
     claims: dict[int, list[str]] = {}
     start, claim = 0, ""
-    for marker in markers(answer):
+    for marker in markers(answer, passages_quoted=quotes_are_passages(answerer)):
         # The claim a marker backs: the last sentence before it (since the previous marker);
         # markers side by side ("[1][2]") back the same one.
         before = answer[start : marker.start()].strip(' .;,«»"\n')

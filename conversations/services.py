@@ -39,7 +39,7 @@ from knowledge.reingestion import document_new_version
 from knowledge.uploads import document_create
 from licenses.models import License
 from memory.services import memories_erase_person
-from text.citations import markers
+from text.citations import markers, quotes_are_passages
 from text.folding import fold
 from web.exceptions import ApplicationError
 
@@ -367,20 +367,20 @@ def exchanges_scrub_passages(*, chunk_ids: list[int]) -> int:
                 {"number": c["number"], "forgotten": True} if c.get("chunk_id") in gone else c
                 for c in exchange.citations
             ]
-            exchange.answer = _without_claims(exchange.answer, numbers)
+            exchange.answer = _without_claims(exchange.answer, numbers, exchange.answerer)
             exchange.chunk_ids = [i for i in exchange.chunk_ids if i not in gone]
             exchange.save(update_fields=["citations", "answer", "chunk_ids"])
             scrubbed += 1
     return scrubbed
 
 
-def _without_claims(answer: str, numbers: set[int]) -> str:
+def _without_claims(answer: str, numbers: set[int], answerer: str) -> str:
     """The answer without the text each marker of ``numbers`` backs (what was said since the
     previous marker): the quotes of a forgotten source."""
     if not numbers:
         return answer
     parts, start = [], 0
-    for marker in markers(answer):
+    for marker in markers(answer, passages_quoted=quotes_are_passages(answerer)):
         claim = answer[start : marker.start()]
         if int(marker.group(1)) in numbers:
             parts.append(" " + FORGOTTEN_PASSAGE if claim.strip() else "")

@@ -41,20 +41,8 @@ _SKIPPED = {
 _BOOK_SKIPPED = _SKIPPED - {"header", "footer", "aside"}
 _NOTE_TYPES = {"footnote", "endnote", "rearnote", "note"}
 _NOTE_ANCHORS = {
-    "p",
-    "li",
-    "td",
-    "th",
-    "dd",
-    "dt",
-    "blockquote",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-}
+    "p", "li", "td", "th", "dd", "dt", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6",
+}  # fmt: skip
 _NOTE_LABEL = re.compile(r"^\[?(\d{1,4}|[ivxlc]{1,6}|\*{1,3})[\].)]?\s+", re.I)
 _LINE_BLOCKS = (
     "p", "div", "li", "tr", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6",

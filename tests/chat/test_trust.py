@@ -143,11 +143,12 @@ def test_bracketed_numbers_inside_a_quote_are_the_passage_s_own(marta):
     assert "Según el artículo [3] del reglamento, el socorrista vigila" in offline.answer
     assert "climatizada.[^1]» [1]" in offline.answer
 
-    llm = SpyLLM("«Según el artículo [3] del reglamento» [2], y abre a las ocho [1].")
+    # A model's «…» are its own words: a marker inside them still cites.
+    llm = SpyLLM("«El socorrista vigila [2]», y abre a las ocho [1].")
     answer = chat_answer(
         principal=principal_for_license(marta.license), question="piscina socorrista", llm=llm
     )
-    assert answer.answer == "«Según el artículo [3] del reglamento» [1], y abre a las ocho [2]."
+    assert answer.answer == "«El socorrista vigila [1]», y abre a las ocho [2]."
     assert [c.number for c in answer.citations] == [1, 2]
 
 

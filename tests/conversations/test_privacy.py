@@ -287,3 +287,18 @@ def test_staff_trying_the_assistant_is_kept_apart_from_end_users(sala, django_us
     assert not Gap.objects.exists()
     assert owner.get("/api/v1/conversations").json()["count"] == 0
     assert insights().questions == 0
+
+
+@pytest.mark.parametrize(
+    ("answerer", "answer", "left"),
+    [
+        # the offline answerer's «…» quote a passage: its own "[2]" cites nothing
+        ("extractive", "«Abre a las siete, según la norma [2] de la comunidad.» [1]", "[…]"),
+        # a model's «…» are its words: the marker inside backs them, and they go with it
+        ("gemini", "«Abre a las siete [1]», dice la norma.", "[…]», dice la norma."),
+    ],
+)
+def test_the_words_a_forgotten_source_backed_go_whoever_answered(answerer, answer, left):
+    from conversations.services import _without_claims  # noqa: PLC0415
+
+    assert _without_claims(answer, {1}, answerer) == left  # "siete" gone either way
