@@ -457,7 +457,7 @@ def _answer_pieces(turn: ChatTurn, llm: LLM) -> Iterator[str]:
     if turn.reply or not turn.results:
         yield turn.reply or NO_INFORMATION[turn.prompt.language]
         return
-    turn.answered_by = llm.name.split(":")[0]  # "gemini:gemini-2.5-flash" → "gemini"
+    turn.answered_by = llm.name.split(":")[0][:16]  # "gemini:gemini-2.5-flash" → "gemini"
     renumber = _Renumbering(turn, passages_quoted=quotes_are_passages(turn.answered_by))
     for delta in llm.stream(turn.prompt):
         if text := renumber.feed(delta):
