@@ -24,6 +24,14 @@ from text.sentences import split_sentences
 
 DOCUMENTS = Path(__file__).resolve().parent.parent / "data" / "documents"
 BUDGET = Budget(max_pages=2000, max_content_bytes=10**8, max_seconds=60)
+
+
+def blocks_of(path: Path, kind: str) -> list[str]:
+    """The paragraphs, headings and items a file reads as, in order."""
+    text = extract(path, kind, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
+    return text.split("\n\n")
+
+
 MB = 1024 * 1024
 
 
@@ -378,8 +386,7 @@ def test_a_text_box_beside_body_text_is_read_once_after_its_paragraph(tmp_path):
     path = tmp_path / "fiesta.docx"
     path.write_bytes(with_body(body))
 
-    text = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
-    assert text.pages[0].text.split("\n\n") == [
+    assert blocks_of(path, FileKind.DOCX) == [
         "La fiesta de verano es el sábado 21 en la terraza.",
         "Inscripciones en secretaría hasta el viernes.",
         "Habrá música en directo.",
@@ -553,8 +560,7 @@ def test_an_odt_list_keeps_its_numbers_and_bullets(tmp_path):
     path = tmp_path / "alta.odt"
     path.write_bytes(odf_package("application/vnd.oasis.opendocument.text", content))
 
-    text = extract(path, FileKind.ODT, password="", budget=BUDGET, ocr_languages="eng")
-    assert text.pages[0].text.split("\n\n") == [
+    assert blocks_of(path, FileKind.ODT) == [
         "1. Rellena el formulario.",
         "2. Entrega el DNI en conserjería.",
         "a) Original y copia.",
@@ -584,8 +590,7 @@ def test_a_page_of_steps_reads_the_same_from_every_writer(name, kind):
     """One short page of steps, and LibreOffice's ODT and Word copies of it: the HTML ran
     together into one paragraph (trafilatura's fallback for short pages), the others lost
     their numbers."""
-    extraction = extract(DOCUMENTS / name, kind, password="", budget=BUDGET, ocr_languages="eng")
-    assert extraction.pages[0].text.split("\n\n") == STEPS
+    assert blocks_of(DOCUMENTS / name, kind) == STEPS
 
 
 def test_a_one_paragraph_article_is_still_read_as_its_main_content(tmp_path):
@@ -635,8 +640,7 @@ def test_notes_tracked_changes_continued_lists_and_margins_are_read(name, kind, 
     was lost (python-docx reads only a paragraph's direct runs), a list continuing the one
     before it started again at 1 (ODT), and the address in the footer was never read."""
     settings.LANGUAGE_CODE = "es"
-    extraction = extract(DOCUMENTS / name, kind, password="", budget=BUDGET, ocr_languages="eng")
-    assert extraction.pages[0].text.split("\n\n") == REGLAMENTO
+    assert blocks_of(DOCUMENTS / name, kind) == REGLAMENTO
 
 
 def test_word_list_instances_continue_or_restart_as_word_numbers_them(tmp_path, settings):
@@ -676,8 +680,7 @@ def test_word_list_instances_continue_or_restart_as_word_numbers_them(tmp_path, 
     data = replace_part(data, "word/numbering.xml", numbering)
     path = tmp_path / "reglamento.docx"
     path.write_bytes(replace_part(data, "word/document.xml", document))
-    extraction = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
-    assert extraction.pages[0].text.split("\n\n") == REGLAMENTO
+    assert blocks_of(path, FileKind.DOCX) == REGLAMENTO
 
 
 def test_slides_keep_their_bullets_and_numbers(tmp_path):
@@ -708,8 +711,7 @@ def test_slides_keep_their_bullets_and_numbers(tmp_path):
     path = tmp_path / "alta.pptx"
     presentation.save(path)
 
-    text = extract(path, FileKind.PPTX, password="", budget=BUDGET, ocr_languages="eng")
-    assert text.pages[0].text.split("\n\n") == [
+    assert blocks_of(path, FileKind.PPTX) == [
         "# Slide 1: Alta de socios",
         "- Piscina",
         "- Gimnasio",
@@ -836,8 +838,7 @@ def test_an_epub_chapter_keeps_its_header_and_its_footnotes(tmp_path):
     path = tmp_path / "reglamento.epub"
     epub.write_epub(str(path), book)
 
-    text = extract(path, FileKind.EPUB, password="", budget=BUDGET, ocr_languages="eng")
-    assert text.pages[0].text.split("\n\n") == [
+    assert blocks_of(path, FileKind.EPUB) == [
         "# Horarios",
         "La piscina cierra a las 21:30 en verano[^1].",
         "[^1]: Del 15 de junio al 15 de septiembre.",
@@ -857,8 +858,7 @@ def test_line_breaks_in_html_keep_words_apart(tmp_path):
         "<table><tr><th>Día</th><th>Horario</th></tr><tr><td>Lunes<br>Martes</td>"
         "<td>9:00<br>14:00</td></tr></table></main></body></html>"
     )
-    text = extract(page, FileKind.HTML, password="", budget=BUDGET, ocr_languages="eng")
-    blocks = text.pages[0].text.split("\n\n")
+    blocks = blocks_of(page, FileKind.HTML)
     assert "Club Deportivo Norte Calle Mayor 5 41001 Sevilla" in blocks
     assert "Día: Lunes Martes · Horario: 9:00 14:00" in blocks
 
@@ -915,8 +915,7 @@ def test_a_note_nothing_cites_is_kept_at_the_end(tmp_path, settings):
     document = document.replace('<w:endnoteReference w:id="2"/>', "")
     path = tmp_path / "reglamento.docx"
     path.write_bytes(replace_part(data, "word/document.xml", document))
-    text = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
-    blocks = text.pages[0].text.split("\n\n")
+    blocks = blocks_of(path, FileKind.DOCX)
     assert blocks[1:3] == [
         "La piscina cierra a las 21:30 en verano.[^1] El gimnasio abre a las 7:00.",
         "[^1]: Del 15 de junio al 15 de septiembre, según el acuerdo de la junta de 2025.",
