@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 
-# Sentence end: . ! ? … (optionally closing quotes/brackets) then space and a capital,
-# digit, opening quote/bracket or Spanish inverted mark.
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"'»)\]]*\s+(?=[A-ZÁÉÍÓÚÑÇÀÂÊÔÃÕÜ0-9¿¡\"'«(\[])")
+# Sentence end: . ! ? … with the closing quotes, brackets and note references that follow
+# it (kept with the sentence: «… hola.», "verano.[^1]", "abre.[3]"), then space and a
+# capital, digit, opening quote/bracket or Spanish inverted mark.
+_SENTENCE_END = re.compile(
+    r"([.!?…](?:[\"'»)\]]|\[\^?\d{1,4}\])*)\s+(?=[A-ZÁÉÍÓÚÑÇÀÂÊÔÃÕÜ0-9¿¡\"'«(\[])"
+)
 
 # Abbreviations (es/pt/en) after which a period does not end the sentence. "EE." is the
 # first half of the Spanish plural "EE. UU." (United States), never a sentence end.
@@ -25,7 +28,7 @@ _ENUMERATOR = re.compile(r"(?:\d{1,3}|[ivxlc]{1,6})\.", re.IGNORECASE)
 
 def split_sentences(text: str) -> list[str]:
     sentences: list[str] = []
-    for part in _SENTENCE_END.split(text):
+    for part in _ended(text):
         part = part.strip()
         if not part:
             continue
@@ -36,3 +39,14 @@ def split_sentences(text: str) -> list[str]:
         else:
             sentences.append(part)
     return sentences
+
+
+def _ended(text: str) -> list[str]:
+    """The text cut after each sentence end, the end kept: split() returns the text between
+    ends and, from the capturing group, each end."""
+    parts = _SENTENCE_END.split(text)
+    return [
+        part + "".join(parts[index + 1 : index + 2])
+        for index, part in enumerate(parts)
+        if index % 2 == 0
+    ]

@@ -32,6 +32,20 @@ class SentenceTests(SimpleTestCase):
             "3 casos.",
         ]
 
+    def test_what_closes_a_sentence_stays_with_it(self):
+        """Closing quotes and brackets were cut off the sentence they close ("Dijo «hola.»"
+        became "Dijo «hola."), and a note's reference after the full stop kept two
+        sentences together."""
+        assert split_sentences(
+            "Dijo «hola.» Abre (de lunes a viernes.) Cierra en verano.[^1] Abre.[3] Fin."
+        ) == [
+            "Dijo «hola.»",
+            "Abre (de lunes a viernes.)",
+            "Cierra en verano.[^1]",
+            "Abre.[3]",
+            "Fin.",
+        ]
+
     def test_abbreviations_and_decimals_do_not_split(self):
         assert split_sentences("El art. 3.2 dice 1.5 metros. Fin.") == [
             "El art. 3.2 dice 1.5 metros.",
