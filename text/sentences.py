@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 
-# Sentence end: . ! ? … with the closing quotes, brackets and note references that follow
-# it (kept with the sentence: «… hola.», "verano.[^1]", "abre.[3]"), then space and a
-# capital, digit, opening quote/bracket or Spanish inverted mark.
+# Sentence end: . ! ? … with the closing quotes, brackets and document notes' references
+# that follow it (kept with the sentence: «… hola.», "verano.[^1]"), then space and a
+# capital, digit, opening quote/bracket or Spanish inverted mark. Where sentences end must
+# not move for text stored before: the offline answerer matches a passage's sentence groups
+# to their stored vectors by position (a paper's "abre.[3] El…" still does not end there).
 _SENTENCE_END = re.compile(
-    r"([.!?…](?:[\"'»)\]]|\[\^?\d{1,4}\])*)\s+(?=[A-ZÁÉÍÓÚÑÇÀÂÊÔÃÕÜ0-9¿¡\"'«(\[])"
+    r"([.!?…](?:[\"'»)\]]|\[\^\d{1,4}\])*)\s+(?=[A-ZÁÉÍÓÚÑÇÀÂÊÔÃÕÜ0-9¿¡\"'«(\[])"
 )
 
 # Abbreviations (es/pt/en) after which a period does not end the sentence. "EE." is the
