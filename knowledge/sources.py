@@ -413,14 +413,12 @@ def _store_page(
 
 
 def _new_document(source: Source, fetched: Fetched, url: str, *, enqueue: bool) -> Document:
-    """A page is read as HTML whatever it looks like; a linked document as its content is
-    (a PDF, a Word file…), or as its type says for text."""
     creation = uploads.document_create(
         file=io.BytesIO(fetched.body),
         filename=_citation_name(url),
         license=source.license,
         enqueue=enqueue,
-        kind_hint=DOCUMENT_TYPES.get(fetched.content_type, "html"),
+        kind_hint=_kind_hint(fetched),
     )
     return creation.document
 
@@ -429,9 +427,15 @@ def _replace_document(document: Document, fetched: Fetched, *, enqueue: bool) ->
     return reingestion.document_replace_file(
         document=document,
         file=io.BytesIO(fetched.body),
-        kind_hint=DOCUMENT_TYPES.get(fetched.content_type, "html"),
+        kind_hint=_kind_hint(fetched),
         enqueue=enqueue,
     )
+
+
+def _kind_hint(fetched: Fetched) -> str:
+    """A page is read as HTML whatever it looks like; a linked document as its content is
+    (a PDF, a Word file…), or as its type says for text."""
+    return DOCUMENT_TYPES.get(fetched.content_type, "html")
 
 
 def _citation_name(url: str) -> str:

@@ -63,13 +63,8 @@ def extract_image(path: Path, *, budget: Budget, ocr_languages: str) -> Extracti
             )
         )
     try:
-        with Image.open(path) as image:
-            frames = getattr(image, "n_frames", 1)
-            _check_size(image.width * image.height, frames, budget)
-            pages = _read_frames(image, frames, languages, budget.deadline())
-    except Image.DecompressionBombError as exc:
-        raise _too_large(_pixels_named_in(exc)) from exc
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        pages = _ocr_frames(path, languages, budget, budget.deadline())
+    except _UNREADABLE as exc:
         logger.info("unreadable image %s: %r", path.name, exc)
         raise _damaged(exc) from exc
     if not any(page.text.strip() for page in pages):
@@ -79,7 +74,7 @@ def extract_image(path: Path, *, budget: Budget, ocr_languages: str) -> Extracti
                 "scan or photo (300 dpi, the page filling the picture)."
             )
         )
-    return Extraction(pages, frames, {"ocr": True, "frames": frames})
+    return Extraction(pages, len(pages), {"ocr": True, "frames": len(pages)})
 
 
 # Where Office and OpenDocument files keep their pictures, and the kinds OCR can read there
@@ -138,13 +133,8 @@ def extract_pictures(path: Path, *, budget: Budget, ocr_languages: str) -> Extra
 
 def _read_picture(data: bytes, languages: str, budget: Budget, deadline: Deadline) -> str:
     try:
-        with Image.open(io.BytesIO(data)) as image:
-            frames = getattr(image, "n_frames", 1)
-            _check_size(image.width * image.height, frames, budget)
-            pages = _read_frames(image, frames, languages, deadline)
-    except Image.DecompressionBombError as exc:
-        raise _too_large(_pixels_named_in(exc)) from exc
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        pages = _ocr_frames(io.BytesIO(data), languages, budget, deadline)
+    except _UNREADABLE as exc:
         logger.info("unreadable picture in a document: %r", exc)
         return ""  # one broken picture among others: the rest are still read
     outline = Outline()  # paragraphs as in the picture, a "#" it reads not taken as a heading
@@ -196,6 +186,23 @@ def _check_size(pixels: int, frames: int, budget: Budget | None) -> None:
             ),
             params={"count": frames, "limit": budget.max_pages},
         )
+
+
+_UNREADABLE = (UnidentifiedImageError, OSError, ValueError)
+
+
+def _ocr_frames(
+    source: Path | IO[bytes], languages: str, budget: Budget, deadline: Deadline
+) -> list[PageText]:
+    """Each frame of an image read by OCR, its size checked first; an image Pillow cannot
+    read raises one of ``_UNREADABLE``."""
+    try:
+        with Image.open(source) as image:
+            frames = getattr(image, "n_frames", 1)
+            _check_size(image.width * image.height, frames, budget)
+            return _read_frames(image, frames, languages, deadline)
+    except Image.DecompressionBombError as exc:
+        raise _too_large(_pixels_named_in(exc)) from exc
 
 
 def _read_frames(
