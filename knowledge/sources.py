@@ -12,6 +12,7 @@ fails (the sitemap or the start page cannot be read), nothing is forgotten.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import hashlib
 import io
@@ -20,7 +21,7 @@ import time
 import uuid
 from collections import Counter, deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from urllib.parse import urljoin, urlsplit
 
@@ -30,10 +31,12 @@ from defusedxml import DefusedXmlException
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
+from w3lib.encoding import http_content_type_encoding
 
 from accounts.audit import audit_record
 from datastores.locks import lock_key, lock_release, lock_try
 from knowledge import forgetting, ingestion, reingestion, uploads
+from knowledge.extraction import IngestionError, decode_declared, decode_html
 from knowledge.extraction.markup import main_content
 from knowledge.fetching import (
     DOCUMENT_TYPES,
@@ -379,6 +382,7 @@ def _store_page(
     enqueue: bool,
 ) -> None:
     web_page = fetched.content_type not in DOCUMENT_TYPES
+    fetched = replace(fetched, body=_stored_body(fetched))
     text_hash = (
         _main_text_hash(fetched.body) if web_page else hashlib.sha256(fetched.body).hexdigest()
     )
@@ -438,6 +442,31 @@ def _kind_hint(fetched: Fetched) -> str:
     return DOCUMENT_TYPES.get(fetched.content_type, "html")
 
 
+def _stored_body(fetched: Fetched) -> bytes:
+    """What a page or a text file is stored as. A stored file keeps no headers, so the
+    charset its server declares is read here: a text in another charset is stored as UTF-8
+    behind a byte-order mark, which readers (and browsers) believe before a page's own
+    ``<meta>``. Anything else is stored as it came."""
+    kind = _kind_hint(fetched)
+    header = fetched.headers.get("content-type", "")
+    declared = http_content_type_encoding(header)
+    if kind not in _TEXT_KINDS or declared is None:
+        return fetched.body
+    try:
+        if kind == "html":
+            text, details = decode_html(fetched.body, header)
+        else:
+            text, details = decode_declared(fetched.body, declared)
+    except IngestionError:  # undecodable: stored as it came, its reading says why
+        return fetched.body
+    if not details.get("encoding_declared"):
+        return fetched.body
+    return codecs.BOM_UTF8 + text.encode("utf-8")
+
+
+_TEXT_KINDS = {"html", "txt", "md", "csv"}
+
+
 def _citation_name(url: str) -> str:
     """The document's name is its URL: what a citation shows and a reader opens."""
     return url if len(url) <= 255 else url[:254] + "…"
@@ -446,7 +475,10 @@ def _citation_name(url: str) -> str:
 def _main_text_hash(body: bytes) -> str:
     """A page's identity is its main text: a changed timestamp in a footer, a rotating
     banner or a session token in a link is not a change worth re-embedding."""
-    html = body.decode("utf-8", errors="replace")
+    try:
+        html = decode_html(body)[0]
+    except IngestionError:  # not text at all: its bytes are its identity
+        return hashlib.sha256(body).hexdigest()
     text = main_content(html) or html
     return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()
 

@@ -23,7 +23,13 @@ from knowledge.extraction.markup import extract_epub, extract_html
 from knowledge.extraction.office import extract_docx, extract_pptx, extract_xlsx
 from knowledge.extraction.opendocument import extract_odt
 from knowledge.extraction.pdf import extract_pdf
-from knowledge.extraction.text import decode_text, extract_csv, extract_text_file
+from knowledge.extraction.text import (
+    decode_declared,
+    decode_html,
+    decode_text,
+    extract_csv,
+    extract_text_file,
+)
 from knowledge.models import FileKind
 
 __all__ = [
@@ -31,6 +37,8 @@ __all__ = [
     "Extraction",
     "IngestionError",
     "PageText",
+    "decode_declared",
+    "decode_html",
     "decode_text",
     "detect_kind",
     "extract",

@@ -27,7 +27,7 @@ from knowledge.extraction.base import (
     one_line,
     whole_number,
 )
-from knowledge.extraction.text import read_decoded
+from knowledge.extraction.text import decode_html, read_decoded
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ _BLOCK_TAGS = (
 
 
 def extract_html(path: Path) -> Extraction:
-    html, details = read_decoded(path)
+    html, details = read_decoded(path, decode_html)
     page = _parse(html)
     if page is not None:  # numbers written into the items: trafilatura turns <ol> into <ul>
         number_ordered_lists(page)

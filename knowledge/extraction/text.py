@@ -6,11 +6,12 @@ from __future__ import annotations
 import codecs
 import csv
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from charset_normalizer import from_bytes
 from django.utils.translation import gettext_noop
+from w3lib.encoding import html_body_declared_encoding, http_content_type_encoding, read_bom
 
 from knowledge.extraction.base import (
     Budget,
@@ -50,6 +51,41 @@ def decode_text(data: bytes) -> tuple[str, dict[str, object]]:
     return str(best), {"encoding": best.encoding, "encoding_detected": True}
 
 
+def decode_html(data: bytes, content_type: str = "") -> tuple[str, dict[str, object]]:
+    """A page as a browser reads it: by its byte-order mark, else by the charset its
+    server's Content-Type or its own ``<meta>`` declares (w3lib reads both with the WHATWG
+    labels: "iso-8859-1" is cp1252), else detected like any text."""
+    if read_bom(data)[0] is not None:
+        return decode_text(data)
+    declared = http_content_type_encoding(content_type) or html_body_declared_encoding(data)
+    return decode_declared(data, declared)
+
+
+def decode_declared(data: bytes, declared: str | None) -> tuple[str, dict[str, object]]:
+    """A text in the charset declared for it, unless its bytes say otherwise: letters beyond
+    ASCII that are valid UTF-8 are UTF-8 (a legacy text next to never is, while a site moved
+    to UTF-8 often keeps its old declaration), and bytes the declared charset cannot read
+    (a UTF-8 template around text pasted from Windows) are detected. A UTF-16 declaration
+    without a byte-order mark is a copied template's: browsers ignore it too."""
+    if declared is None or declared.startswith(("utf-8", "utf-16", "utf-32")):
+        return decode_text(data)
+    if not data.isascii() and _is_utf8(data):
+        return decode_text(data)
+    try:
+        text = data.decode(declared)
+    except UnicodeDecodeError:
+        return decode_text(data)
+    return text, {"encoding": declared, "encoding_declared": True}
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _damaged_utf8(data: bytes) -> str | None:
     """UTF-8 with a few invalid bytes (a file cut mid-character, pasted together from two
     sources) is UTF-8: detection read a whole Spanish text as ISO-8859-10 for one stray byte
@@ -78,10 +114,12 @@ def _western_latin(data: bytes) -> str | None:
     return text if beyond_ascii and known >= 0.9 * len(beyond_ascii) else None
 
 
-def read_decoded(path: Path) -> tuple[str, dict[str, object]]:
+def read_decoded(
+    path: Path, decode: Callable[[bytes], tuple[str, dict[str, object]]] = decode_text
+) -> tuple[str, dict[str, object]]:
     if not path.exists():
         raise stored_file_missing(path)
-    return decode_text(path.read_bytes())
+    return decode(path.read_bytes())
 
 
 def extract_text_file(path: Path, *, markdown: bool) -> Extraction:

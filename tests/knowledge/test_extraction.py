@@ -9,7 +9,14 @@ from dataclasses import replace
 import pytest
 from django.test import SimpleTestCase
 
-from knowledge.extraction import Budget, IngestionError, decode_text, extract_pdf
+from knowledge.extraction import (
+    Budget,
+    IngestionError,
+    decode_html,
+    decode_text,
+    extract,
+    extract_pdf,
+)
 from knowledge.extraction import detect_kind as detect_kind_of_file
 from knowledge.extraction.text import extract_csv
 from knowledge.models import FileKind
@@ -135,6 +142,75 @@ def test_utf8_with_one_stray_byte_is_still_utf8(stray):
     damaged, details = decode_text(data[:200] + stray + data[200:])
     assert damaged.replace("\ufffd", "") == text
     assert details == {"encoding": "utf-8", "invalid_bytes_replaced": True}
+
+
+# Short texts detection reads wrong ("Señal" as "Seńal", "49 €" as "49 ¤", Russian as
+# Japanese): what a page or its server declares settles them.
+DECLARED = [
+    ("Precio del abono: 49 €. Señal de reserva.", "iso-8859-15"),
+    ("Preço: 49 €. Atenção.", "iso-8859-15"),
+    ("Привет, как дела? Это тест.", "koi8-r"),
+    ("Ahoj světe, příliš žluťoučký kůň.", "iso-8859-2"),
+]
+
+
+def page(body: str, head: str = "") -> str:
+    return (
+        f"<!DOCTYPE html><html><head>{head}<title>t</title></head><body><p>{body}</p></body></html>"
+    )
+
+
+@pytest.mark.parametrize(("original", "encoding"), DECLARED)
+def test_a_page_reads_in_the_charset_its_meta_declares(original, encoding):
+    data = page(original, f'<meta charset="{encoding}">').encode(encoding)
+    assert original in decode_html(data)[0]
+    legacy = page(
+        original, f'<meta http-equiv="Content-Type" content="text/html; charset={encoding}">'
+    )
+    assert original in decode_html(legacy.encode(encoding))[0]
+
+
+@pytest.mark.parametrize(("original", "encoding"), DECLARED)
+def test_a_page_reads_in_the_charset_its_server_declares(original, encoding):
+    text, details = decode_html(page(original).encode(encoding), f"text/html; charset={encoding}")
+    assert original in text
+    assert details["encoding_declared"] is True
+
+
+class DeclaredCharsetTests(SimpleTestCase):
+    original = "La información de la reunión: 49 €."
+
+    def test_valid_utf8_beats_an_old_declaration(self):
+        data = page(self.original, '<meta charset="iso-8859-1">').encode()
+        assert self.original in decode_html(data)[0]
+        assert (
+            self.original
+            in decode_html(page(self.original).encode(), "text/html; charset=latin1")[0]
+        )
+
+    def test_bytes_a_declared_utf8_cannot_read_are_detected(self):
+        data = page(self.original * 3, '<meta charset="utf-8">').encode("cp1252")
+        assert self.original in decode_html(data)[0]
+
+    def test_a_byte_order_mark_beats_every_declaration(self):
+        data = codecs.BOM_UTF8 + page(self.original, '<meta charset="koi8-r">').encode()
+        assert self.original in decode_html(data, "text/html; charset=koi8-r")[0]
+
+    def test_a_utf16_declaration_without_its_mark_is_ignored(self):
+        data = page(self.original, '<meta charset="utf-16">').encode()
+        assert self.original in decode_html(data)[0]
+
+    def test_an_unknown_charset_falls_back_to_detection(self):
+        data = page(self.original, '<meta charset="x-klingon">').encode("cp1252")
+        assert self.original in decode_html(data, "text/html; charset=bogus")[0]
+
+
+def test_an_uploaded_page_is_read_in_its_declared_charset(tmp_path):
+    original, encoding = DECLARED[0]
+    path = tmp_path / "precios.html"
+    path.write_bytes(page(original, f'<meta charset="{encoding}">').encode(encoding))
+    extraction = extract(path, FileKind.HTML, password="", budget=BUDGET, ocr_languages="spa")
+    assert original in extraction.pages[0].text
 
 
 class PdfCorpusTests(SimpleTestCase):

@@ -249,6 +249,32 @@ class TestSiteSource:
         failed = Document.objects.get(filename=site.url("/ayuda/reglamento.pdf"))
         assert failed.status == DocumentStatus.FAILED and failed.kind == "pdf"
 
+    def test_a_page_and_a_text_are_read_in_the_charset_their_server_declares(self, site):
+        """A stored file keeps no headers: a page sent as ISO-8859-15 with no <meta> was
+        guessed ("49 €" read "49 ¤", "Señal" "Seńal"), and a Russian one read as Japanese."""
+        precios = "Precio del abono: 49 €. Señal de reserva."
+        site.pages["/ayuda/precios"] = Page(
+            f"<html><body><main><h1>Precios</h1><p>{precios}</p></main></body></html>".encode(
+                "iso-8859-15"
+            ),
+            content_type="text/html; charset=ISO-8859-15",
+        )
+        aviso = "Привет, как дела? Это тест."
+        site.pages["/ayuda/aviso.txt"] = Page(aviso.encode("koi8-r"), "text/plain; charset=koi8-r")
+        site.html("/ayuda/", "Ayuda", "Índice.", links=("/ayuda/precios", "/ayuda/aviso.txt"))
+        source = source_add(url=site.url("/ayuda/"), license=None, mode="site", max_depth=1)
+
+        assert source_check(source_id=source.pk, enqueue=False).new == 3
+
+        def text_of(path: str) -> str:
+            chunks = Chunk.objects.filter(document__filename=site.url(path))
+            return " ".join(chunks.values_list("content", flat=True))
+
+        assert precios in text_of("/ayuda/precios")
+        assert aviso in text_of("/ayuda/aviso.txt")
+        again = source_check(source_id=source.pk, enqueue=False)
+        assert (again.unchanged, again.changed) == (3, 0)  # the same bytes, the same text
+
 
 @pytest.mark.django_db
 @pytest.mark.usefixtures("fake_embedder", "media_root")
