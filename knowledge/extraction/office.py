@@ -23,7 +23,7 @@ from django.utils.translation import gettext_noop, pgettext
 from docx.enum.style import WD_STYLE_TYPE
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import PackageNotFoundError
-from docx.oxml import parse_xml
+from docx.oxml import OxmlElement, parse_xml
 from docx.table import Table
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError as PptxPackageNotFoundError
@@ -186,6 +186,7 @@ def extract_docx(path: Path, *, budget: Budget) -> Extraction:
     words = section_words()
     try:
         document = docx.Document(str(path))
+        _hide_styled_runs(document)
         reading = _WordReading(document)
         for block in _body_blocks(document.element.body):
             reading.block(block)
@@ -216,6 +217,7 @@ class _WordReading:
     def block(self, block: Any) -> None:
         outline, notes = self.outline, self.notes
         if block.tag == f"{_W}tbl":
+            _open_row_controls(block)
             outline.table(_docx_rows(Table(block, self.document._body), notes))
             return
         text = _text_of(block, notes)
@@ -252,6 +254,68 @@ def _body_blocks(element: Any) -> Iterator[Any]:
                 yield from _body_blocks(content) if content is not None else ()
         elif child.tag in (f"{_W}customXml", f"{_W}ins", f"{_W}moveTo"):
             yield from _body_blocks(child)
+
+
+def _open_row_controls(table: Any) -> None:
+    """Content controls around rows or cells (a form's repeating section: one row per
+    entry) replaced by what they hold: python-docx reads only a table's direct rows and a
+    row's direct cells, so those rows were lost."""
+    for control in list(table.iter(f"{_W}sdt", f"{_W}customXml")):
+        parent = control.getparent()
+        if parent is None or parent.tag not in (f"{_W}tbl", f"{_W}tr"):
+            continue  # inside a cell: its paragraphs are read where they are
+        content = control.find(f"{_W}sdtContent") if control.tag == f"{_W}sdt" else control
+        position = parent.index(control)
+        for child in reversed(list(content if content is not None else ())):
+            if child.tag not in (f"{_W}sdtPr", f"{_W}customXmlPr"):
+                parent.insert(position, child)
+        parent.remove(control)
+
+
+def _hide_styled_runs(document: Any) -> None:
+    """Text hidden by its style (a template's "Instructions" character or paragraph style)
+    marked hidden on its runs, as Word shows it, where ``_hidden`` reads it. A run's own
+    setting wins, then its character style's, then its paragraph style's."""
+    hidden = _hidden_styles(document.styles.element)
+    if not any(hidden.values()):
+        return
+    for run in document.element.body.iter(f"{_W}r"):
+        properties = run.find(f"{_W}rPr")
+        if properties is not None and properties.find(f"{_W}vanish") is not None:
+            continue
+        by_character = hidden.get(_w_val(properties, "rStyle") if properties is not None else None)
+        paragraph = next(run.iterancestors(f"{_W}p"), None)
+        paragraph_style = paragraph.find(f"{_W}pPr") if paragraph is not None else None
+        by_paragraph = hidden.get(
+            _w_val(paragraph_style, "pStyle") if paragraph_style is not None else None
+        )
+        if by_character or (by_character is None and by_paragraph):
+            run.get_or_add_rPr().append(OxmlElement("w:vanish"))
+
+
+def _hidden_styles(styles: Any) -> dict[str | None, bool | None]:
+    """Each style's hidden setting, inherited along ``basedOn`` (None: it says nothing)."""
+    own: dict[str, bool | None] = {}
+    based_on: dict[str, str] = {}
+    for style in styles.iterchildren(f"{_W}style"):
+        style_id = style.get(f"{_W}styleId")
+        vanish = style.find(f"{_W}rPr/{_W}vanish")
+        own[style_id] = None if vanish is None else _on(vanish)
+        if (parent := _w_val(style, "basedOn")) is not None:
+            based_on[style_id] = parent
+    resolved: dict[str | None, bool | None] = {}
+    for style_id in own:
+        current: str | None = style_id
+        seen: set[str] = set()
+        while current is not None and current not in seen and own.get(current) is None:
+            seen.add(current)
+            current = based_on.get(current)
+        resolved[style_id] = own.get(current) if current is not None else None
+    return resolved
+
+
+def _on(toggle: Any) -> bool:
+    return toggle.get(f"{_W}val", "true") not in ("0", "false", "off")
 
 
 # What a run shows, as python-docx's Run.text reads it (a tab, a break, a hyphen…).
@@ -310,7 +374,7 @@ def _place_of(run: Any, paragraph: Any) -> str | None:
 
 def _hidden(run: Any) -> bool:
     vanish = run.find(f"{_W}rPr/{_W}vanish")
-    return vanish is not None and vanish.get(f"{_W}val", "true") not in ("0", "false", "off")
+    return vanish is not None and _on(vanish)
 
 
 def _is_page_field(instruction: list[str]) -> bool:

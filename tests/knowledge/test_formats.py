@@ -877,6 +877,60 @@ def test_hidden_text_in_word_is_not_read(tmp_path):
     assert text.pages[0].text == "La cuota anual es de 120 euros. Se paga en enero."
 
 
+def test_text_hidden_by_its_style_is_not_read(tmp_path):
+    """A template's "Instructions" style hides its text as the Hidden effect on a run does;
+    it was read because only a run's own setting was looked at."""
+    import docx  # noqa: PLC0415 - builds one Word file for this test
+    from docx.enum.style import WD_STYLE_TYPE  # noqa: PLC0415
+
+    document = docx.Document()
+    document.styles.add_style("Instrucciones", WD_STYLE_TYPE.CHARACTER).font.hidden = True
+    internal = document.styles.add_style("Nota interna", WD_STYLE_TYPE.PARAGRAPH)
+    internal.font.hidden = True
+    document.styles.add_style("Nota breve", WD_STYLE_TYPE.PARAGRAPH).base_style = internal
+    paragraph = document.add_paragraph("La cuota anual es de 120 euros. ")
+    paragraph.add_run("Rellena aquí el importe del año.", style="Instrucciones")
+    document.add_paragraph("NOTA INTERNA: subirla a 150 en enero.", style="Nota interna")
+    document.add_paragraph("Revisar con dirección.", style="Nota breve")
+    shown = document.add_paragraph("Oculto: ", style="Nota interna").add_run("Se paga en enero.")
+    shown.font.hidden = False  # the run's own setting wins over its paragraph's style
+    path = tmp_path / "cuotas.docx"
+    document.save(path)
+
+    text = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
+    assert text.pages[0].text.split("\n\n") == [
+        "La cuota anual es de 120 euros.",
+        "Se paga en enero.",
+    ]
+
+
+def test_rows_inside_content_controls_are_read(tmp_path):
+    """A form's repeating section wraps table rows (or cells) in content controls;
+    python-docx reads only a table's direct rows, so those were lost."""
+
+    def cell(text: str) -> str:
+        return f"<w:tc><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:tc>"
+
+    def control(inner: str) -> str:
+        return f"<w:sdt><w:sdtPr><w:tag w:val='fila'/></w:sdtPr><w:sdtContent>{inner}</w:sdtContent></w:sdt>"
+
+    body = (
+        "<w:tbl><w:tblGrid><w:gridCol/><w:gridCol/></w:tblGrid>"
+        f"<w:tr>{cell('Sala')}{cell('Aforo')}</w:tr>"
+        + control(f"<w:tr>{cell('Norte')}{cell('12')}</w:tr><w:tr>{cell('Sur')}{cell('30')}</w:tr>")
+        + f"<w:tr>{control(cell('Este'))}{cell('8')}</w:tr>"
+        + "</w:tbl>"
+    )
+    path = tmp_path / "salas.docx"
+    path.write_bytes(with_body(body))
+    text = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
+    assert text.pages[0].text.split("\n\n") == [
+        "Sala: Norte · Aforo: 12",
+        "Sala: Sur · Aforo: 30",
+        "Sala: Este · Aforo: 8",
+    ]
+
+
 @pytest.mark.parametrize("kind", [FileKind.HTML, FileKind.EPUB])
 def test_hidden_html_is_not_read(tmp_path, kind):
     """What a browser or a reader does not show (``hidden``, ``display: none``)."""
