@@ -593,12 +593,18 @@ def extract_pptx(path: Path, *, budget: Budget) -> Extraction:
     words = section_words()
     try:
         presentation = pptx.Presentation(str(path))
+        hidden = 0
         for number, slide in enumerate(presentation.slides, start=1):
+            # A hidden slide is not shown, printed or exported (a draft, an old version),
+            # as a hidden sheet is not: it keeps its number, the one PowerPoint shows.
+            if slide.element.get("show") in ("0", "false"):
+                hidden += 1
+                continue
             _slide(slide, number, outline, words)
             deadline.check(f"slide {number}")
     except _LIBRARY_ERRORS as exc:
         raise damaged("PowerPoint", exc) from exc
-    details: dict[str, object] = {"slides": len(presentation.slides)}
+    details: dict[str, object] = {"slides": len(presentation.slides), "hidden_slides": hidden}
     return Extraction([PageText(None, outline.text())], None, details, markdown=True)
 
 

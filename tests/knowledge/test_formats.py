@@ -683,6 +683,25 @@ def test_word_list_instances_continue_or_restart_as_word_numbers_them(tmp_path, 
     assert blocks_of(path, FileKind.DOCX) == REGLAMENTO
 
 
+def test_a_hidden_slide_is_not_read(tmp_path, settings):
+    """A hidden slide (a draft, last year's prices) is not shown, printed or exported to
+    PDF, as a hidden sheet is not read; the slides after it keep their numbers."""
+    import pptx  # noqa: PLC0415
+
+    settings.LANGUAGE_CODE = "en"
+    deck = pptx.Presentation()
+    for title in ("Cuotas 2026", "Cuotas 2025 (antiguas)", "Horarios"):
+        deck.slides.add_slide(deck.slide_layouts[5]).shapes.title.text = title
+    deck.slides[1].element.set("show", "0")
+    path = tmp_path / "cuotas.pptx"
+    deck.save(path)
+
+    extraction = extract(path, FileKind.PPTX, password="", budget=BUDGET, ocr_languages="eng")
+    assert "antiguas" not in extraction.pages[0].text
+    assert "Slide 3: Horarios" in extraction.pages[0].text
+    assert extraction.details["hidden_slides"] == 1
+
+
 def test_slides_keep_their_bullets_and_numbers(tmp_path):
     """A content placeholder is bulleted by the slide master and a text box numbered by
     its own paragraphs: all of it read as plain paragraphs before."""
