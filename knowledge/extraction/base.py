@@ -99,14 +99,28 @@ def one_line(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+# A page number with the words around it: "Página 3 de 9", "pág. 3/9", "Page 3 of 9", "p. 3".
+_PAGE_NUMBER = re.compile(
+    rf"(?:\b(?:p[áa]gina|p[áa]g|page|pg|pp?|folha|fl|hoja)\b\.?\s*)?{PAGE_MARK}"
+    rf"(?:\s*(?:de|of|do|da|/)\s*{PAGE_MARK})?",
+    re.IGNORECASE,
+)
+_EMPTY_BRACKETS = re.compile(r"\(\s*\)|\[\s*\]")
+_SEPARATORS = "·|•–—-"
+_SEPARATED = re.compile(rf"\s*[{_SEPARATORS}]\s*[{_SEPARATORS}]\s*")  # where a number stood
+_PUNCTUATION_AT_EDGES = re.compile(rf"^[\s,;:{_SEPARATORS}]+|[\s,;:{_SEPARATORS}]+$")
+
+
 def margin_text(text: str) -> str:
-    """A header's or footer's line without its page number: the part that held one is left
-    out when it has three words or fewer ("Página 3 de 9"), else only the number is."""
+    """A header's or footer's line without its page number and the words saying so
+    ("Club Norte, página 3 de 9 — Confidencial" is "Club Norte · Confidencial")."""
     parts = []
     for part in _MARGIN_PARTS.split(text):
-        if PAGE_MARK in part and len(part.replace(PAGE_MARK, " ").split()) <= 3:
-            continue
-        parts.append(one_line(part.replace(PAGE_MARK, "")))
+        if PAGE_MARK in part:
+            part = _PAGE_NUMBER.sub(PAGE_MARK, part)
+            part = _SEPARATED.sub(" · ", _EMPTY_BRACKETS.sub("", part.replace(PAGE_MARK, "")))
+            part = _PUNCTUATION_AT_EDGES.sub("", part)
+        parts.append(one_line(part))
     return " · ".join(part for part in parts if part)
 
 

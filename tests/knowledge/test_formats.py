@@ -13,6 +13,7 @@ import pytest
 
 from knowledge import uploads
 from knowledge.extraction import Budget, IngestionError, detect_kind, extract
+from knowledge.extraction.base import PAGE_MARK, margin_text
 from knowledge.models import DocumentStatus, FileKind
 from knowledge.search import SearchOptions
 from knowledge.search import search as engine_search
@@ -994,3 +995,22 @@ def test_a_note_nothing_cites_is_kept_at_the_end(tmp_path, settings):
         "[^1]: Del 15 de junio al 15 de septiembre, según el acuerdo de la junta de 2025.",
     ]
     assert blocks[-5:-3] == ["# Notas", "[^2]: Los festivos abre a las 9:00."]
+
+
+@pytest.mark.parametrize(
+    ("line", "read"),
+    [
+        ("Club Norte — Página # de # — Confidencial", "Club Norte · Confidencial"),
+        ("Club Norte\tPágina #\tConfidencial", "Club Norte · Confidencial"),
+        # these lost the club's name, or kept the number's brackets or separators
+        ("Club Norte—#—Confidencial", "Club Norte · Confidencial"),
+        ("Club Norte, página #", "Club Norte"),
+        ("Club Norte (#)", "Club Norte"),
+        ("Informe anual 2026 - pág. #/#", "Informe anual 2026"),
+        ("Folha # do #", ""),
+        ("Calle Mayor 5-7, 41001 Sevilla", "Calle Mayor 5-7, 41001 Sevilla"),
+    ],
+)
+def test_a_page_number_leaves_a_header_s_words_as_they_were(line, read):
+    """``#`` stands for where Word or LibreOffice puts a page number."""
+    assert margin_text(line.replace("#", PAGE_MARK)) == read
