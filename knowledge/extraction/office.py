@@ -40,6 +40,7 @@ from knowledge.extraction.base import (
     list_marker,
     margin_text,
     one_line,
+    row_text,
     stored_file_missing,
     whole_number,
 )
@@ -123,19 +124,20 @@ def diagram_texts(element: Any, part: Any) -> list[str]:
     part of its own (``dataN.xml``) that neither library reads."""
     texts = []
     for ids in element.iter(f"{_DGM}relIds"):
-        # python-docx's parts map their relations, python-pptx's look one up
-        related = getattr(part, "related_parts", None)
-        try:
-            target = (
-                related[ids.get(_R_DM)]
-                if related is not None
-                else part.related_part(ids.get(_R_DM))
-            )
-        except KeyError:  # a diagram whose data part is missing: nothing to read
-            continue
-        data = target.blob
-        texts += _diagram_points(parse_xml(data))
+        if (root := _related_xml(part, ids.get(_R_DM))) is not None:
+            texts += _diagram_points(root)
     return texts
+
+
+def _related_xml(part: Any, relation_id: str | None) -> Any:
+    """The XML of the part ``relation_id`` names, or None when it is missing."""
+    # python-docx's parts map their relations, python-pptx's look one up
+    related = getattr(part, "related_parts", None)
+    try:
+        target = related[relation_id] if related is not None else part.related_part(relation_id)
+    except KeyError:  # a drawing whose part is missing: nothing to read
+        return None
+    return parse_xml(target.blob)
 
 
 def _diagram_points(root: Any) -> list[str]:
@@ -176,6 +178,71 @@ def _depth_first(
         ordered.append(points[key])
         stack += [child for _, child in sorted(children.get(key, []), key=_first, reverse=True)]
     return ordered
+
+
+# -- Charts (Word and PowerPoint) ---------------------------------------------------------
+
+_C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_POINT_LISTS = (f"{_C}strCache", f"{_C}numCache", f"{_C}strLit", f"{_C}numLit", f"{_C}lvl")
+
+
+def write_charts(element: Any, part: Any, outline: Outline) -> None:
+    """The charts in ``element``: each one's title, then a line per category with each
+    series' figure ("Plan: Pro · 2025: 49 € · 2026: 55 €"), from the values the chart keeps
+    in its own part (``chartN.xml``), which neither library reads as text: a deck's "Fees
+    by plan" often holds its facts only there."""
+    for reference in element.iter(f"{_C}chart"):
+        root = _related_xml(part, reference.get(_R_ID))
+        if root is None:
+            continue
+        title = root.find(f"{_C}chart/{_C}title")
+        if title is not None:
+            outline.paragraph("".join(t.text or "" for t in title.iter(f"{_A}t", f"{_C}v")))
+        series = list(root.iter(f"{_C}ser"))
+        headers = [_axis_title(root), *(_series_name(one) for one in series)]
+        columns = [_points(one, "val", "yVal") for one in series]
+        categories = next((found for one in series if (found := _points(one, "cat", "xVal"))), {})
+        for index in sorted(set(categories).union(*columns)):
+            row = [categories.get(index, ""), *(column.get(index, "") for column in columns)]
+            outline.paragraph(row_text(headers, row))
+
+
+def _axis_title(root: Any) -> str:
+    title = root.find(f"{_C}chart/{_C}plotArea/{_C}catAx/{_C}title")
+    return "" if title is None else "".join(t.text or "" for t in title.iter(f"{_A}t"))
+
+
+def _series_name(series: Any) -> str:
+    name = series.find(f"{_C}tx")
+    return "" if name is None else "".join(v.text or "" for v in name.iter(f"{_C}v"))
+
+
+def _points(series: Any, *tags: str) -> dict[int, str]:
+    """A series' cached points by index: its categories, or its figures as the chart shows
+    them (its number format: "15%", "49.90 €")."""
+    for tag in tags:
+        data = series.find(f"{_C}{tag}")
+        if data is None:
+            continue
+        points: dict[int, str] = {}
+        # a multi-level category ("Q1" under "2025") has a list per level: read together
+        for cache in data.iter(*_POINT_LISTS):
+            number_format = cache.findtext(f"{_C}formatCode") or "General"
+            for point in cache.iterchildren(f"{_C}pt"):
+                value = point.findtext(f"{_C}v") or ""
+                shown = _chart_number(value, point.get("formatCode") or number_format)
+                index = whole_number(point.get("idx"), 0)
+                points[index] = f"{points[index]} {shown}" if index in points else shown
+        return points
+    return {}
+
+
+def _chart_number(value: str, number_format: str) -> str:
+    try:
+        return _formatted_number(float(value), number_format)
+    except ValueError:  # a category's text
+        return value
 
 
 # -- Word ---------------------------------------------------------------------------------
@@ -235,9 +302,7 @@ class _WordReading:
             outline.paragraph(_text_of(box_paragraph, notes))
         for diagram_text in diagram_texts(block, self.document.part):
             outline.item("-", diagram_text)
-
-
-_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+        write_charts(block, self.document.part, outline)
 
 
 def _body_blocks(element: Any) -> Iterator[Any]:
@@ -625,6 +690,7 @@ def _slide(slide: Any, number: int, outline: Outline, words: SectionWords) -> No
         else:
             for text in diagram_texts(shape._element, slide.part):
                 outline.item("-", text)
+            write_charts(shape._element, slide.part, outline)
     notes = slide.notes_slide.notes_text_frame if slide.has_notes_slide else None
     if notes is not None and notes.text.strip():
         outline.heading(2, words.notes)

@@ -1014,3 +1014,71 @@ def test_a_note_nothing_cites_is_kept_at_the_end(tmp_path, settings):
 def test_a_page_number_leaves_a_header_s_words_as_they_were(line, read):
     """``#`` stands for where Word or LibreOffice puts a page number."""
     assert margin_text(line.replace("#", PAGE_MARK)) == read
+
+
+FEES = [
+    "Cuotas por plan",
+    "Plan: Básico · 2025: 9.50 € · 2026: 10.00 €",
+    "Plan: Pro · 2025: 49.00 € · 2026: 55.00 €",
+]
+
+
+def test_a_chart_s_figures_are_read(tmp_path):
+    """A chart's title, categories, series and figures (as its number format shows them)
+    live in a part of their own that neither library reads as text: a deck's "fees by
+    plan" chart was read as nothing."""
+    import docx  # noqa: PLC0415
+    import pptx  # noqa: PLC0415
+    from docx.opc.packuri import PackURI  # noqa: PLC0415
+    from docx.opc.part import Part  # noqa: PLC0415
+    from lxml import etree  # noqa: PLC0415
+    from pptx.chart.data import CategoryChartData  # noqa: PLC0415
+    from pptx.enum.chart import XL_CHART_TYPE  # noqa: PLC0415
+    from pptx.opc.constants import CONTENT_TYPE, RELATIONSHIP_TYPE  # noqa: PLC0415
+    from pptx.util import Inches  # noqa: PLC0415
+
+    figures = CategoryChartData(number_format='#,##0.00 "€"')
+    figures.categories = ["Básico", "Pro"]
+    figures.add_series("2025", (9.5, 49))
+    figures.add_series("2026", (10, 55))
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])  # title only
+    slide.shapes.title.text = "Cuotas"
+    chart = slide.shapes.add_chart(
+        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(2), Inches(6), Inches(4), figures
+    ).chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = "Cuotas por plan"
+    axis_title = chart.category_axis.axis_title  # the categories' name heads their column
+    axis_title.text_frame.text = "Plan"
+    slides = tmp_path / "cuotas.pptx"
+    deck.save(slides)
+
+    chart_xml = etree.tostring(chart._chartSpace)
+    document = docx.Document()
+    document.add_paragraph("Las cuotas suben en 2026.")
+    part = Part(
+        PackURI("/word/charts/chart1.xml"), CONTENT_TYPE.DML_CHART, chart_xml,
+        document.part.package,
+    )  # fmt: skip
+    rid = document.part.relate_to(part, RELATIONSHIP_TYPE.CHART)
+    drawing = etree.fromstring(
+        '<w:r xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+        'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
+        'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">'
+        '<w:drawing><wp:inline><wp:extent cx="100" cy="100"/><wp:docPr id="1" name="Gráfico"/>'
+        '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart">'
+        '<c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" '
+        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
+        f'r:id="{rid}"/></a:graphicData></a:graphic></wp:inline></w:drawing></w:r>'
+    )
+    document.add_paragraph()._p.append(drawing)
+    word = tmp_path / "cuotas.docx"
+    document.save(word)
+
+    read = [
+        extract(path, kind, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
+        for path, kind in ((slides, FileKind.PPTX), (word, FileKind.DOCX))
+    ]
+    assert read[0].split("\n\n") == ["# Slide 1: Cuotas", *FEES]
+    assert read[1].split("\n\n") == ["Las cuotas suben en 2026.", *FEES]
