@@ -6,6 +6,7 @@ are read with their column headers."""
 from __future__ import annotations
 
 import datetime
+import logging
 import re
 import zipfile
 from collections.abc import Iterator
@@ -44,6 +45,8 @@ from knowledge.extraction.base import (
     stored_file_missing,
     whole_number,
 )
+
+logger = logging.getLogger(__name__)
 
 _ROWS_BETWEEN_CHECKS = 2000
 # A sheet formatted to its last row reports a million rows of nothing: after this many empty
@@ -130,14 +133,18 @@ def diagram_texts(element: Any, part: Any) -> list[str]:
 
 
 def _related_xml(part: Any, relation_id: str | None) -> Any:
-    """The XML of the part ``relation_id`` names, or None when it is missing."""
+    """The XML of the part ``relation_id`` names, or None when it is missing or damaged: a
+    broken chart or diagram loses its own text, not the document's."""
     # python-docx's parts map their relations, python-pptx's look one up
     related = getattr(part, "related_parts", None)
     try:
         target = related[relation_id] if related is not None else part.related_part(relation_id)
+        return parse_xml(target.blob)
     except KeyError:  # a drawing whose part is missing: nothing to read
         return None
-    return parse_xml(target.blob)
+    except lxml.etree.XMLSyntaxError:
+        logger.warning("a drawing's part %s is not XML; its text is not read", relation_id)
+        return None
 
 
 def _diagram_points(root: Any) -> list[str]:

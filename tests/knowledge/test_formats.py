@@ -1082,3 +1082,32 @@ def test_a_chart_s_figures_are_read(tmp_path):
     ]
     assert read[0].split("\n\n") == ["# Slide 1: Cuotas", *FEES]
     assert read[1].split("\n\n") == ["Las cuotas suben en 2026.", *FEES]
+
+
+def test_a_damaged_chart_loses_only_its_own_text(tmp_path):
+    """A chart's part that is not XML made the whole Word file "damaged"."""
+    import docx  # noqa: PLC0415
+    from docx.opc.packuri import PackURI  # noqa: PLC0415
+    from docx.opc.part import Part  # noqa: PLC0415
+    from lxml import etree  # noqa: PLC0415
+    from pptx.opc.constants import CONTENT_TYPE, RELATIONSHIP_TYPE  # noqa: PLC0415
+
+    document = docx.Document()
+    document.add_paragraph("Las cuotas suben en 2026.")
+    part = Part(
+        PackURI("/word/charts/chart1.xml"), CONTENT_TYPE.DML_CHART, b"\x89PNG not a chart",
+        document.part.package,
+    )  # fmt: skip
+    rid = document.part.relate_to(part, RELATIONSHIP_TYPE.CHART)
+    drawing = etree.fromstring(
+        '<w:r xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+        '<c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" '
+        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
+        f'r:id="{rid}"/></w:r>'
+    )
+    document.add_paragraph()._p.append(drawing)
+    path = tmp_path / "cuotas.docx"
+    document.save(path)
+
+    extraction = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
+    assert extraction.pages[0].text == "Las cuotas suben en 2026."
