@@ -65,17 +65,33 @@ def decode_declared(data: bytes, declared: str | None) -> tuple[str, dict[str, o
     """A text in the charset declared for it, unless its bytes say otherwise: letters beyond
     ASCII that are valid UTF-8 are UTF-8 (a legacy text next to never is, while a site moved
     to UTF-8 often keeps its old declaration), and bytes the declared charset cannot read
-    (a UTF-8 template around text pasted from Windows) are detected. A UTF-16 declaration
-    without a byte-order mark is a copied template's: browsers ignore it too."""
-    if declared is None or declared.startswith(("utf-8", "utf-16", "utf-32")):
-        return decode_text(data)
-    if not data.isascii() and _is_utf8(data):
+    (a UTF-8 template around text pasted from Windows) are detected. A UTF-8 or UTF-16
+    declaration is left to detection (UTF-8 is tried first; UTF-16 without a byte-order
+    mark is a copied template's, which browsers ignore too), and so is a charset no browser
+    reads."""
+    if declared not in _WEB_ENCODINGS or (not data.isascii() and _is_utf8(data)):
         return decode_text(data)
     try:
         text = data.decode(declared)
-    except UnicodeDecodeError:
+    except UnicodeError:
         return decode_text(data)
     return text, {"encoding": declared, "encoding_declared": True}
+
+
+# The legacy encodings of the WHATWG Encoding Standard, by Python's names for them. w3lib
+# resolves any label Python knows, so a page may declare "base64", "rot13" or EBCDIC
+# ("cp037"), which no browser reads: such a declaration is ignored, as browsers do.
+_WEB_ENCODINGS = frozenset(
+    codecs.lookup(name).name
+    for name in (
+        "cp866", "iso8859-2", "iso8859-3", "iso8859-4", "iso8859-5", "iso8859-6",
+        "iso8859-7", "iso8859-8", "iso8859-10", "iso8859-13", "iso8859-14", "iso8859-15",
+        "iso8859-16", "koi8-r", "koi8-u", "mac-roman", "mac-cyrillic", "cp874", "cp1250",
+        "cp1251", "cp1252", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "cp1258",
+        "gbk", "gb18030", "big5", "big5hkscs", "euc_jp", "iso2022_jp", "shift_jis", "cp932",
+        "euc_kr", "cp949",
+    )
+)  # fmt: skip
 
 
 def _is_utf8(data: bytes) -> bool:

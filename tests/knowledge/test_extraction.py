@@ -205,6 +205,18 @@ class DeclaredCharsetTests(SimpleTestCase):
         assert self.original in decode_html(data, "text/html; charset=bogus")[0]
 
 
+@pytest.mark.parametrize("label", ["base64", "rot13", "undefined", "cp037", "unicode_escape"])
+def test_a_charset_no_browser_reads_is_ignored(label):
+    """w3lib resolves any codec Python knows: "base64" crashed the reading, EBCDIC or
+    "unicode_escape" turned a page into noise."""
+    original = "Señal de reserva: 49 €. La información de la reunión."
+    data = page(original, f'<meta charset="{label}">').encode("cp1252")
+    assert original in decode_html(data)[0]
+    assert (
+        original in decode_html(page(original).encode("cp1252"), f"text/html; charset={label}")[0]
+    )
+
+
 def test_an_uploaded_page_is_read_in_its_declared_charset(tmp_path):
     original, encoding = DECLARED[0]
     path = tmp_path / "precios.html"
