@@ -816,9 +816,9 @@ def extract_xlsx(path: Path, *, budget: Budget) -> Extraction:
         raise damaged("Excel", exc) from exc
     finally:
         workbook.close()
-    return Extraction(
-        [PageText(None, outline.text())], None, {"sheets": len(sheets)}, markdown=True
-    )
+    hidden = len(workbook.worksheets) - len(sheets)
+    details: dict[str, object] = {"sheets": len(sheets), "hidden_sheets": hidden}
+    return Extraction([PageText(None, outline.text())], None, details, markdown=True)
 
 
 def _sheet_rows(sheet: Any, deadline: Deadline, words: SectionWords) -> Iterator[list[str]]:

@@ -103,6 +103,7 @@ class TestEveryFormatIsSearchable:
         assert "País: Brasil · Dias de férias por ano: 32" in days.content
         assert days.heading == "Sheet: Días"
         assert not found("secret never shown")
+        assert document.metadata["hidden_sheets"] == 1  # the document's page says so
 
     def test_section_names_are_in_the_deployment_language(self, settings):
         settings.LANGUAGE_CODE = "es"

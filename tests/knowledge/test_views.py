@@ -240,6 +240,21 @@ class TestDocumentDetail:
         assert "e-mail addresses: 1" in html and "Título" in html  # the kind as people say it
         assert HOSTILE not in html and "&lt;script&gt;" in html
 
+    def test_says_what_was_left_out_and_how_a_page_was_decoded(self, admin_client):
+        """Why slide 2 is not found: a hidden slide is not read, and the page says so."""
+        deck = make_document("# Slide 1\n\nCuotas.", filename="cuotas.pptx")
+        Document.objects.filter(pk=deck.pk).update(metadata={"hidden_slides": 2})
+        page = make_document("<p>Señal</p>".encode("iso-8859-15"), filename="precios.html")
+        Document.objects.filter(pk=page.pk).update(
+            metadata={"encoding": "iso8859-15", "encoding_declared": True}
+        )
+
+        admin_client.cookies["django_language"] = "es"
+        html = admin_client.get(f"/knowledge/{deck.pk}/").content.decode()
+        assert "2 diapositivas ocultas" in html and "no se leen" in html
+        html = admin_client.get(f"/knowledge/{page.pk}/").content.decode()
+        assert "iso8859-15 (como declara la página)" in html
+
     def test_forget_a_chunk(self, admin_client):
         document = make_document("# A\n\nUno.\n\n# B\n\nDos.", filename="d.md")
         chunk = document.chunks.first()
