@@ -38,6 +38,8 @@ DOCUMENT_TYPES = {
     "application/vnd.openxmlformats-officedocument.presentationml.presentation": "",
     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "",
     "application/vnd.oasis.opendocument.text": "",
+    "application/vnd.oasis.opendocument.spreadsheet": "",
+    "application/vnd.oasis.opendocument.presentation": "",
     "application/epub+zip": "",
     "text/plain": "txt",
     "text/markdown": "md",

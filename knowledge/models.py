@@ -79,6 +79,8 @@ class FileKind(models.TextChoices):
     CSV = "csv", _("CSV")
     HTML = "html", _("HTML")
     ODT = "odt", _("OpenDocument text")
+    ODS = "ods", _("OpenDocument spreadsheet")
+    ODP = "odp", _("OpenDocument presentation")
     EPUB = "epub", _("EPUB")
     IMAGE = "image", _("Image (OCR)")
 

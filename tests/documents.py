@@ -15,7 +15,7 @@ import pptx
 from ebooklib import epub
 from pptx.util import Inches
 
-KINDS = ("docx", "pptx", "xlsx", "csv", "html", "odt", "epub")
+KINDS = ("docx", "pptx", "xlsx", "csv", "html", "odt", "epub", "ods", "odp")
 
 
 @dataclass(frozen=True)
@@ -153,8 +153,67 @@ def _html(f: Facts) -> bytes:
 _ODF_NS = (
     'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
     'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
-    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"'
+    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+    'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
+    'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+    'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" '
+    'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0"'
 )
+
+
+def _odf_rows(rows: list[list[str]]) -> str:
+    return "".join(
+        "<table:table-row>"
+        + "".join(f"<table:table-cell><text:p>{v}</text:p></table:table-cell>" for v in row)
+        + "</table:table-row>"
+        for row in rows
+    )
+
+
+def _ods(f: Facts) -> bytes:
+    """As the Excel file: a sheet per section, the price table, a hidden sheet."""
+    sheets = "".join(
+        f'<table:table table:name="{heading}">{_odf_rows([["Tema", "Detalle"], [topic, text]])}'
+        "</table:table>"
+        for heading, topic, text in zip(
+            SECTIONS, ("Vacaciones", "Brasil", "Weekdays"), (f.es, f.pt, f.en), strict=True
+        )
+    )
+    content = f"""<?xml version="1.0" encoding="UTF-8"?>
+<office:document-content {_ODF_NS} office:version="1.3"><office:automatic-styles>
+<style:style style:name="ta2" style:family="table"><style:table-properties table:display="false"/></style:style>
+</office:automatic-styles><office:body><office:spreadsheet>{sheets}
+<table:table table:name="Planes y precios">{_odf_rows(f.table)}</table:table>
+<table:table table:name="Oculta" table:style-name="ta2">{_odf_rows([["secret", "never shown"]])}</table:table>
+</office:spreadsheet></office:body></office:document-content>"""
+    return odf_package("application/vnd.oasis.opendocument.spreadsheet", content)
+
+
+def _odp(f: Facts) -> bytes:
+    """As the PowerPoint file: a slide per section, the price table with speaker notes."""
+
+    def frame(y: int, inner: str, kind: str = "") -> str:
+        placeholder = f' presentation:class="{kind}"' if kind else ""
+        return f'<draw:frame svg:x="1cm" svg:y="{y}cm"{placeholder}>{inner}</draw:frame>'
+
+    def box(text: str) -> str:
+        return f"<draw:text-box><text:p>{text}</text:p></draw:text-box>"
+
+    slides = "".join(
+        f"<draw:page>{frame(5, box(text), 'outline')}{frame(1, box(heading), 'title')}</draw:page>"
+        for heading, text in zip(SECTIONS, (f.es, f.pt, f.en), strict=True)
+    )
+    notes = f"Recordar que el código de descuento es PROMO{f.price}."
+    prices = (
+        f"<draw:page>{frame(1, box('Planes y precios'), 'title')}"
+        f"{frame(5, f'<table:table>{_odf_rows(f.table)}</table:table>')}"
+        f"{frame(18, box('3'), 'page-number')}"
+        f"<presentation:notes>{frame(12, box(notes), 'notes')}</presentation:notes></draw:page>"
+    )
+    content = f"""<?xml version="1.0" encoding="UTF-8"?>
+<office:document-content {_ODF_NS} office:version="1.3"><office:body><office:presentation>
+{slides}{prices}</office:presentation></office:body></office:document-content>"""
+    return odf_package("application/vnd.oasis.opendocument.presentation", content)
 
 
 def _odt(f: Facts) -> bytes:
@@ -235,4 +294,6 @@ _BUILDERS = {
     "html": _html,
     "odt": _odt,
     "epub": _epub,
+    "ods": _ods,
+    "odp": _odp,
 }

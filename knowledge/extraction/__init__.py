@@ -22,6 +22,8 @@ from knowledge.extraction.kinds import detect_kind
 from knowledge.extraction.markup import extract_epub, extract_html
 from knowledge.extraction.office import extract_docx, extract_pptx, extract_xlsx
 from knowledge.extraction.opendocument import extract_odt
+from knowledge.extraction.opendocument_sheets import extract_ods
+from knowledge.extraction.opendocument_slides import extract_odp
 from knowledge.extraction.pdf import extract_pdf
 from knowledge.extraction.text import (
     decode_declared,
@@ -50,12 +52,14 @@ _STRUCTURED = {
     FileKind.PPTX: extract_pptx,
     FileKind.XLSX: extract_xlsx,
     FileKind.ODT: extract_odt,
+    FileKind.ODS: extract_ods,
+    FileKind.ODP: extract_odp,
     FileKind.EPUB: extract_epub,
     FileKind.CSV: extract_csv,
 }
 
 
-_WITH_PICTURES = {FileKind.DOCX, FileKind.PPTX, FileKind.ODT}
+_WITH_PICTURES = {FileKind.DOCX, FileKind.PPTX, FileKind.ODT, FileKind.ODP}
 
 
 def _has_body_text(extraction: Extraction) -> bool:

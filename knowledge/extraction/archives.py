@@ -26,6 +26,12 @@ _ENTITY = b"<!ENTITY"
 OPENDOCUMENT = "application/vnd.oasis.opendocument."
 _MIMETYPES = {
     "application/vnd.oasis.opendocument.text": "odt",
+    "application/vnd.oasis.opendocument.spreadsheet": "ods",
+    "application/vnd.oasis.opendocument.presentation": "odp",
+    # templates hold what their documents do
+    "application/vnd.oasis.opendocument.text-template": "odt",
+    "application/vnd.oasis.opendocument.spreadsheet-template": "ods",
+    "application/vnd.oasis.opendocument.presentation-template": "odp",
     "application/epub+zip": "epub",
 }
 _OFFICE_MAIN_PARTS = {
@@ -34,17 +40,15 @@ _OFFICE_MAIN_PARTS = {
     "xl/workbook.xml": "xlsx",
 }
 _OTHER_OPENDOCUMENTS = {
-    "spreadsheet": gettext_noop(
-        "This is an OpenDocument spreadsheet (.ods). Save it as .xlsx or .csv and upload that."
-    ),
-    "presentation": gettext_noop(
-        "This is an OpenDocument presentation (.odp). Save it as .pptx or PDF and upload that."
+    "graphics": gettext_noop(
+        "This is an OpenDocument drawing (.odg). Export it as PDF and upload that."
     ),
 }
 
 
 def zip_kind(file: IO[bytes], max_unpacked_bytes: int) -> str:
-    """The format of a ZIP-based document ("docx", "pptx", "xlsx", "odt" or "epub"), after
+    """The format of a ZIP-based document ("docx", "pptx", "xlsx", "odt", "ods", "odp" or
+    "epub"), after
     checking that it is safe to open. Refuses anything else with a sentence."""
     archive = open_zip(file)
     with archive:
@@ -59,7 +63,7 @@ def zip_kind(file: IO[bytes], max_unpacked_bytes: int) -> str:
     raise IngestionError(
         gettext_noop(
             "This file is a ZIP archive, not a document. Upload the documents inside it one by "
-            "one (Word, PowerPoint, Excel, OpenDocument text, EPUB, PDF, HTML, CSV, text)."
+            "one (Word, PowerPoint, Excel, OpenDocument, EPUB, PDF, HTML, CSV, text)."
         )
     )
 
@@ -167,7 +171,7 @@ def _opendocument_kind(archive: zipfile.ZipFile, names: set[str]) -> str:
     raise IngestionError(
         gettext_noop(
             "This archive's type (%(mimetype)s) is not a supported document. Upload Word, "
-            "PowerPoint, Excel, OpenDocument text, EPUB, PDF, HTML, CSV or text files."
+            "PowerPoint, Excel, OpenDocument, EPUB, PDF, HTML, CSV or text files."
         ),
         params={"mimetype": mimetype[:80] or "?"},
     )

@@ -59,8 +59,8 @@ def detect_kind(
             raise IngestionError(
                 gettext_noop(
                     "This file is %(t_description)s, not a supported type. Upload a PDF, Word "
-                    "(.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument text (.odt), EPUB, "
-                    "HTML, CSV, plain text (.txt) or Markdown (.md) file, or an image of a page "
+                    "(.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument (.odt, .ods, .odp), "
+                    "EPUB, HTML, CSV, plain text (.txt) or Markdown (.md) file, or an image of a page "
                     "(PNG, JPEG, TIFF, WebP, HEIC)."
                 ),
                 params={"t_description": description},
@@ -69,7 +69,7 @@ def detect_kind(
         raise IngestionError(
             gettext_noop(
                 "This file is binary, not text, and not a supported document. Upload a PDF, "
-                "Word (.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument text (.odt), "
+                "Word (.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument (.odt, .ods, .odp), "
                 "EPUB, HTML, CSV, plain text (.txt) or Markdown (.md) file, or an image of a "
                 "page (PNG, JPEG, TIFF, WebP, HEIC)."
             )

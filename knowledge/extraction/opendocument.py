@@ -27,31 +27,33 @@ from knowledge.extraction.base import (
 )
 from knowledge.extraction.office import checked_archive, damaged, section_words
 
-_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
-_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
-_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
-_STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
+TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 # A paragraph styled as a heading without being a text:h (LibreOffice writes a document's
 # first heading so when it starts a page style): "Heading_20_2" is "Heading 2".
 _HEADING_STYLE = re.compile(r"^(?:Heading_20_(\d)|Title)$")
 # Generated lists repeat what the document says elsewhere (a table of contents repeats
 # every heading); tracked deletions and page numbers are not the body's text.
 _SKIPPED = {
-    f"{_TEXT}{name}"
+    f"{TEXT}{name}"
     for name in (
         "table-of-content", "alphabetical-index", "illustration-index", "table-index",
         "object-index", "user-index", "bibliography", "tracked-changes", "sequence-decls",
         "soft-page-break",
     )
 }  # fmt: skip
-_PAGE_NUMBERS = {f"{_TEXT}page-number", f"{_TEXT}page-count"}
+_PAGE_NUMBERS = {f"{TEXT}page-number", f"{TEXT}page-count"}
 _MARGINS = {
-    f"{_STYLE}{name}"
+    f"{STYLE}{name}"
     for name in ("header", "header-left", "header-first", "footer", "footer-left", "footer-first")
 }
 
 
-def extract_odt(path: Path, *, budget: Budget) -> Extraction:
+def parsed_parts(path: Path, budget: Budget) -> tuple[Element, Element | None]:
+    """An OpenDocument file's ``content.xml`` and ``styles.xml``, parsed without DTDs or
+    entities, after its archive was checked."""
     checked_archive(path, budget)
     try:
         with zipfile.ZipFile(path) as archive:
@@ -69,11 +71,20 @@ def extract_odt(path: Path, *, budget: Budget) -> Extraction:
         ) from exc
     except (DefusedXmlException, SyntaxError, zipfile.BadZipFile) as exc:
         raise damaged("OpenDocument", exc) from exc
-    body = root.find(f"{_OFFICE}body/{_OFFICE}text")
+    return root, styles_root
+
+
+def new_reading(root: Element, styles_root: Element | None) -> Reading:
+    return Reading(_heading_styles(root), _list_styles(root, styles_root))
+
+
+def extract_odt(path: Path, *, budget: Budget) -> Extraction:
+    root, styles_root = parsed_parts(path, budget)
+    body = root.find(f"{OFFICE}body/{OFFICE}text")
     outline = Outline()
-    reading = _Reading(_heading_styles(root), _list_styles(root, styles_root))
+    reading = new_reading(root, styles_root)
     if body is not None:
-        _walk(body, outline, reading)
+        walk(body, outline, reading)
     words = section_words()
     outline.back_matter(words.footnotes, reading.pending)  # cited only where nothing is read
     outline.back_matter(words.margins, _margins(styles_root, reading))
@@ -83,10 +94,10 @@ def extract_odt(path: Path, *, budget: Budget) -> Extraction:
 def _heading_styles(root: Element) -> dict[str, int]:
     """Paragraph styles that are headings: the named ones, and automatic styles based on them."""
     levels: dict[str, int] = {}
-    for style in root.iter(f"{_STYLE}style"):
-        for name in (style.get(f"{_STYLE}parent-style-name", ""), style.get(f"{_STYLE}name", "")):
+    for style in root.iter(f"{STYLE}style"):
+        for name in (style.get(f"{STYLE}parent-style-name", ""), style.get(f"{STYLE}name", "")):
             if match := _HEADING_STYLE.match(name):
-                levels[style.get(f"{_STYLE}name", "")] = int(match.group(1) or 1)
+                levels[style.get(f"{STYLE}name", "")] = int(match.group(1) or 1)
     return levels
 
 
@@ -98,7 +109,7 @@ _NUMBER_FORMATS = {
 
 
 @dataclass
-class _Reading:
+class Reading:
     headings: dict[str, int]
     # list style name → level (1-based) → (number format, start); a bullet level is absent
     lists: dict[str, dict[int, tuple[str, int]]]
@@ -113,13 +124,13 @@ def _list_styles(*roots: Element | None) -> dict[str, dict[int, tuple[str, int]]
     (styles.xml, "Numbering 123")."""
     styles: dict[str, dict[int, tuple[str, int]]] = {}
     for root in roots:
-        for list_style in root.iter(f"{_TEXT}list-style") if root is not None else ():
-            styles[list_style.get(f"{_STYLE}name", "")] = {
-                whole_number(level.get(f"{_TEXT}level"), 1): (
-                    _NUMBER_FORMATS.get(level.get(f"{_STYLE}num-format", "1"), "decimal"),
-                    whole_number(level.get(f"{_TEXT}start-value"), 1),
+        for list_style in root.iter(f"{TEXT}list-style") if root is not None else ():
+            styles[list_style.get(f"{STYLE}name", "")] = {
+                whole_number(level.get(f"{TEXT}level"), 1): (
+                    _NUMBER_FORMATS.get(level.get(f"{STYLE}num-format", "1"), "decimal"),
+                    whole_number(level.get(f"{TEXT}start-value"), 1),
                 )
-                for level in list_style.iter(f"{_TEXT}list-level-style-number")
+                for level in list_style.iter(f"{TEXT}list-level-style-number")
             }
     return styles
 
@@ -131,34 +142,34 @@ def _styled_level(style: str, heading_styles: dict[str, int]) -> int:
     return int(match.group(1) or 1) if match else 0
 
 
-def _walk(element: Element, outline: Outline, reading: _Reading) -> None:
+def walk(element: Element, outline: Outline, reading: Reading) -> None:
     for child in element:
         _block(child, outline, reading)
 
 
-def _block(block: Element, outline: Outline, reading: _Reading) -> None:
+def _block(block: Element, outline: Outline, reading: Reading) -> None:
     if block.tag in _SKIPPED:
         return
-    style = block.get(f"{_TEXT}style-name", "")
-    if block.tag == f"{_TEXT}h":
-        outline_level = block.get(f"{_TEXT}outline-level", "1")
+    style = block.get(f"{TEXT}style-name", "")
+    if block.tag == f"{TEXT}h":
+        outline_level = block.get(f"{TEXT}outline-level", "1")
         outline.heading(
             int(outline_level) if outline_level.isdigit() else 1, inline_text(block, reading)
         )
-    elif block.tag == f"{_TEXT}p" and (level := _styled_level(style, reading.headings)):
+    elif block.tag == f"{TEXT}p" and (level := _styled_level(style, reading.headings)):
         outline.heading(level, inline_text(block, reading))
-    elif block.tag == f"{_TEXT}p":
+    elif block.tag == f"{TEXT}p":
         outline.paragraph(inline_text(block, reading))
-    elif block.tag == f"{_TABLE}table":
+    elif block.tag == f"{TABLE}table":
         outline.table(_rows(block, reading))
-    elif block.tag == f"{_TEXT}list":
+    elif block.tag == f"{TEXT}list":
         _walk_list(block, outline, reading, style, depth=1)
     else:  # sections and the like: their paragraphs in order
-        _walk(block, outline, reading)
+        walk(block, outline, reading)
     _write_notes(outline, reading)
 
 
-def _write_notes(outline: Outline, reading: _Reading) -> None:
+def _write_notes(outline: Outline, reading: Reading) -> None:
     """The notes a block cited, right after it: in its chunk, found and quoted with it."""
     for note in reading.pending:
         outline.paragraph(note)
@@ -166,28 +177,28 @@ def _write_notes(outline: Outline, reading: _Reading) -> None:
 
 
 def _walk_list(
-    element: Element, outline: Outline, reading: _Reading, inherited: str, depth: int
+    element: Element, outline: Outline, reading: Reading, inherited: str, depth: int
 ) -> None:
     """Each item's first paragraph with its bullet or number; a nested list one level down,
     in the style of the list around it unless it names its own. A list may continue the
     numbering of the list before it in its style, or of one it names."""
-    name = element.get(f"{_TEXT}style-name") or inherited
+    name = element.get(f"{TEXT}style-name") or inherited
     number_format, number = reading.lists.get(name, {}).get(depth, ("bullet", 1))
     if depth == 1:
-        continued = element.get(f"{_TEXT}continue-list")
-        if continued or element.get(f"{_TEXT}continue-numbering") == "true":
+        continued = element.get(f"{TEXT}continue-list")
+        if continued or element.get(f"{TEXT}continue-numbering") == "true":
             number = reading.next_numbers.get(f"#{continued}" if continued else name, number)
     for item in element:
-        if item.tag not in (f"{_TEXT}list-item", f"{_TEXT}list-header"):
+        if item.tag not in (f"{TEXT}list-item", f"{TEXT}list-header"):
             continue
-        number = whole_number(item.get(f"{_TEXT}start-value"), number)
+        number = whole_number(item.get(f"{TEXT}start-value"), number)
         marker: str | None = (
             list_marker(number_format, number) if item.tag.endswith("list-item") else ""
         )
         for part in item:
-            if part.tag == f"{_TEXT}list":
+            if part.tag == f"{TEXT}list":
                 _walk_list(part, outline, reading, name, depth + 1)
-            elif part.tag in (f"{_TEXT}p", f"{_TEXT}h") and marker is not None:
+            elif part.tag in (f"{TEXT}p", f"{TEXT}h") and marker is not None:
                 outline.item(marker, inline_text(part, reading))
                 _write_notes(outline, reading)
                 marker = None  # the item's later paragraphs are plain
@@ -200,31 +211,31 @@ def _walk_list(
             reading.next_numbers[f"#{list_id}"] = number
 
 
-def _rows(table: Element, reading: _Reading) -> list[list[str]]:
+def _rows(table: Element, reading: Reading) -> list[list[str]]:
     rows = []
-    for row in table.iter(f"{_TABLE}table-row"):
+    for row in table.iter(f"{TABLE}table-row"):
         cells = [
-            " ".join(inline_text(p, reading) for p in cell.iter(f"{_TEXT}p"))
+            " ".join(inline_text(p, reading) for p in cell.iter(f"{TEXT}p"))
             for cell in row
-            if cell.tag == f"{_TABLE}table-cell"
+            if cell.tag == f"{TABLE}table-cell"
         ]
         rows.append(cells)
     return rows
 
 
-def inline_text(element: Element, reading: _Reading, page_mark: str = "") -> str:
+def inline_text(element: Element, reading: Reading, page_mark: str = "") -> str:
     """A paragraph's text: spans and links opened, ``text:s`` spaces and tabs kept, a note
     cited as "[^1]" and its text kept for the end, a page number as ``page_mark``."""
     parts = [element.text or ""]
     for child in element:
-        if child.tag == f"{_TEXT}s":
-            count = child.get(f"{_TEXT}c", "1")
+        if child.tag == f"{TEXT}s":
+            count = child.get(f"{TEXT}c", "1")
             parts.append(" " * (min(int(count), 8) if count.isdigit() else 1))
-        elif child.tag == f"{_TEXT}tab":
+        elif child.tag == f"{TEXT}tab":
             parts.append("\t")
-        elif child.tag == f"{_TEXT}line-break":
+        elif child.tag == f"{TEXT}line-break":
             parts.append(" ")
-        elif child.tag == f"{_TEXT}note":
+        elif child.tag == f"{TEXT}note":
             parts.append(_note(child, reading))
         elif child.tag in _PAGE_NUMBERS:
             parts.append(page_mark)
@@ -234,9 +245,9 @@ def inline_text(element: Element, reading: _Reading, page_mark: str = "") -> str
     return "".join(parts)
 
 
-def _note(note: Element, reading: _Reading) -> str:
-    body = note.find(f"{_TEXT}note-body")
-    paragraphs = body.iter(f"{_TEXT}p") if body is not None else ()
+def _note(note: Element, reading: Reading) -> str:
+    body = note.find(f"{TEXT}note-body")
+    paragraphs = body.iter(f"{TEXT}p") if body is not None else ()
     text = " ".join(inline_text(paragraph, reading) for paragraph in paragraphs).strip()
     if not text:
         return ""
@@ -245,12 +256,12 @@ def _note(note: Element, reading: _Reading) -> str:
     return f"[^{reading.notes}]"
 
 
-def _margins(styles_root: Element | None, reading: _Reading) -> list[str]:
+def _margins(styles_root: Element | None, reading: Reading) -> list[str]:
     """What the page headers and footers say, each once, without their page numbers."""
     texts: dict[str, None] = {}
-    for page in styles_root.iter(f"{_STYLE}master-page") if styles_root is not None else ():
+    for page in styles_root.iter(f"{STYLE}master-page") if styles_root is not None else ():
         for margin in (child for child in page if child.tag in _MARGINS):
-            for paragraph in margin.iter(f"{_TEXT}p"):
+            for paragraph in margin.iter(f"{TEXT}p"):
                 if text := margin_text(inline_text(paragraph, reading, PAGE_MARK)):
                     texts.setdefault(text)
     return list(texts)

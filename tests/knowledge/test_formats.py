@@ -14,6 +14,7 @@ import pytest
 from knowledge import uploads
 from knowledge.extraction import Budget, IngestionError, detect_kind, extract
 from knowledge.extraction.base import PAGE_MARK, margin_text
+from knowledge.extraction.opendocument_sheets import MAX_COLUMNS, MAX_REPEATED_ROWS
 from knowledge.models import DocumentStatus, FileKind
 from knowledge.search import SearchOptions
 from knowledge.search import search as engine_search
@@ -128,6 +129,8 @@ class TestEveryFormatIsSearchable:
             ("handbook.epub", "bicycles basement", "", "B2"),
             ("deck.pptx", "aire acondicionado", "Slide 1: Horario de verano > Speaker notes", "14:30"),
             ("tarifas.xlsx", "traducción", "Sheet: tarifas", "Servicio: Traducción · Tarifa: 0.08"),
+            ("deck.odp", "aire acondicionado", "Slide 1: Horario de verano > Speaker notes", "14:30"),
+            ("cuotas.ods", "descuento pro", "Sheet: Cuotas", "Plan: Pro · Precio: 49.00 € · Descuento: 15%"),
             ("handbook.docx", "Revisión", "Manual de la oficina > Tarifas", "Servicio: Revisión · Tarifa: 0,03 € por palabra"),
         ],
     )  # fmt: skip
@@ -169,10 +172,17 @@ class TestKinds:
         with pytest.raises(IngestionError, match="ZIP archive, not a document"):
             kind_of(out.getvalue(), "manual.docx")
 
-    def test_other_opendocuments_say_what_to_save_them_as(self):
-        spreadsheet = odf_package("application/vnd.oasis.opendocument.spreadsheet", "<x/>")
-        with pytest.raises(IngestionError, match=r"\.ods.*\.xlsx"):
-            kind_of(spreadsheet, "cuentas.ods")
+    def test_opendocument_sheets_slides_and_templates_are_documents(self):
+        """Calc and Impress files were refused with "save it as .xlsx / .pptx"."""
+        for family, kind in (("spreadsheet", "ods"), ("presentation", "odp"), ("text", "odt")):
+            for suffix in ("", "-template"):
+                mimetype = f"application/vnd.oasis.opendocument.{family}{suffix}"
+                assert kind_of(odf_package(mimetype, "<x/>"), "archivo.zip") == kind
+
+    def test_a_drawing_says_what_to_save_it_as(self):
+        drawing = odf_package("application/vnd.oasis.opendocument.graphics", "<x/>")
+        with pytest.raises(IngestionError, match=r"\.odg.*PDF"):
+            kind_of(drawing, "plano.odg")
 
 
 class TestBadFilesAreRefusedBeforeTheyCost:
@@ -1112,3 +1122,57 @@ def test_a_damaged_chart_loses_only_its_own_text(tmp_path):
 
     extraction = extract(path, FileKind.DOCX, password="", budget=BUDGET, ocr_languages="eng")
     assert extraction.pages[0].text == "Las cuotas suben en 2026."
+
+
+@pytest.mark.parametrize(
+    ("office", "opendocument", "hidden"),
+    [
+        ("normas.pptx", "normas.odp", "hidden_slides"),
+        ("cuotas.xlsx", "cuotas.ods", "hidden_sheets"),
+    ],
+)
+def test_impress_and_calc_files_read_as_their_office_copies(office, opendocument, hidden):
+    """The same deck or workbook, saved by LibreOffice as .odp or .ods, reads word for word
+    as the PowerPoint or Excel file it came from: slides and notes, lists, a table, a
+    merged title, figures as the sheet shows them, and the hidden slide or sheet left out."""
+    read = [
+        extract(
+            DOCUMENTS / name, name.split(".")[1], password="", budget=BUDGET, ocr_languages="eng"
+        )
+        for name in (office, opendocument)
+    ]
+    assert read[1].pages[0].text == read[0].pages[0].text
+    assert read[1].details[hidden] == read[0].details[hidden] == 1
+    assert "2019" not in read[1].pages[0].text  # the hidden slide's or sheet's
+
+
+def test_a_sheet_repeating_a_row_or_cell_a_million_times_is_not_expanded(tmp_path):
+    """Calc writes a formatted sheet's empty rest as one row "repeated 1,048,576 times"; a
+    hostile file repeats a filled one as often, or writes a count that is not a number."""
+    table = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+    content = (
+        '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        f'xmlns:table="{table}" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0">'
+        "<office:body><office:spreadsheet><table:table table:name='Hoja'>"
+        "<table:table-row><table:table-cell><text:p>Sala</text:p></table:table-cell>"
+        "<table:table-cell><text:p>Aforo</text:p></table:table-cell></table:table-row>"
+        "<table:table-row table:number-rows-repeated='1048576'>"
+        "<table:table-cell table:number-columns-repeated='16384'><text:p>x</text:p></table:table-cell>"
+        "</table:table-row>"
+        "<table:table-row table:number-rows-repeated='mil'><table:table-cell><text:p>Norte</text:p>"
+        "</table:table-cell><table:table-cell table:number-columns-repeated='-3'><text:p>12</text:p>"
+        "</table:table-cell></table:table-row>"
+        "<table:table-row table:number-rows-repeated='1048000'><table:table-cell "
+        "table:number-columns-repeated='1024'/></table:table-row>"
+        "</table:table></office:spreadsheet></office:body></office:document-content>"
+    )
+    path = tmp_path / "hoja.ods"
+    path.write_bytes(odf_package("application/vnd.oasis.opendocument.spreadsheet", content))
+
+    text = (
+        extract(path, FileKind.ODS, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
+    )
+    lines = text.split("\n\n")
+    assert lines[-1] == "Sala: Norte · Aforo: 12"
+    assert len(lines) == 1 + MAX_REPEATED_ROWS + 1
+    assert lines[1].count("x") == MAX_COLUMNS
