@@ -81,6 +81,8 @@ class FileKind(models.TextChoices):
     ODT = "odt", _("OpenDocument text")
     ODS = "ods", _("OpenDocument spreadsheet")
     ODP = "odp", _("OpenDocument presentation")
+    XLS = "xls", _("Excel 97–2003")
+    RTF = "rtf", _("RTF")
     EPUB = "epub", _("EPUB")
     IMAGE = "image", _("Image (OCR)")
 

@@ -8,6 +8,7 @@ import csv
 import io
 import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import docx
 import openpyxl
@@ -15,6 +16,8 @@ import pptx
 from ebooklib import epub
 from pptx.util import Inches
 
+# Files written by real programs (LibreOffice, Word's own markup): README.md there says how.
+DOCUMENTS = Path(__file__).resolve().parent / "data" / "documents"
 KINDS = ("docx", "pptx", "xlsx", "csv", "html", "odt", "epub", "ods", "odp")
 
 

@@ -19,6 +19,7 @@ from django.utils.translation import gettext_noop
 from knowledge.extraction.base import Budget, Extraction, IngestionError, PageText
 from knowledge.extraction.images import extract_image, extract_pictures
 from knowledge.extraction.kinds import detect_kind
+from knowledge.extraction.legacy import extract_rtf, extract_xls
 from knowledge.extraction.markup import extract_epub, extract_html
 from knowledge.extraction.office import extract_docx, extract_pptx, extract_xlsx
 from knowledge.extraction.opendocument import extract_odt
@@ -54,6 +55,7 @@ _STRUCTURED = {
     FileKind.ODT: extract_odt,
     FileKind.ODS: extract_ods,
     FileKind.ODP: extract_odp,
+    FileKind.XLS: extract_xls,
     FileKind.EPUB: extract_epub,
     FileKind.CSV: extract_csv,
 }
@@ -103,6 +105,8 @@ def extract(
             return extraction
         if kind == FileKind.HTML:
             return extract_html(path)
+        if kind == FileKind.RTF:
+            return extract_rtf(path)
     except RecursionError as exc:  # elements nested hundreds deep: no real document is
         raise IngestionError(
             gettext_noop(

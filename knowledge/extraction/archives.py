@@ -196,27 +196,35 @@ def _refuse_macros(archive: zipfile.ZipFile, names: set[str]) -> None:
         )
 
 
-def ole_refusal(file: IO[bytes]) -> IngestionError:
-    """Why an OLE compound file cannot be read: encrypted Office, or an old binary format."""
+def ole_kind(file: IO[bytes]) -> str:
+    """An OLE compound file's format: "xls" for an Excel 97–2003 workbook. Anything else is
+    refused with why: an encrypted Office file, or an old Word or PowerPoint one."""
     file.seek(0)
     try:
         ole = olefile.OleFileIO(file)
     except OSError:
         ole = None
-    encrypted = ole is not None and ole.exists("EncryptedPackage")
-    if ole is not None:
-        ole.close()
-    if encrypted:
-        return IngestionError(
-            gettext_noop(
-                "This Office file is password-protected, so its text cannot be read. Open it, "
-                "remove the password (File › Info › Protect › Encrypt with password, empty) and "
-                "upload that copy."
-            )
+    try:
+        if ole is not None and ole.exists("EncryptedPackage"):
+            raise password_protected_office()
+        if ole is not None and (ole.exists("Workbook") or ole.exists("Book")):
+            return "xls"
+    finally:
+        if ole is not None:
+            ole.close()
+    raise IngestionError(
+        gettext_noop(
+            "This is an old Word or PowerPoint file (.doc or .ppt). Save it as .docx or .pptx "
+            "(or PDF) and upload that."
         )
+    )
+
+
+def password_protected_office() -> IngestionError:
     return IngestionError(
         gettext_noop(
-            "This is an old Microsoft Office file (.doc, .xls or .ppt). Save it as .docx, .xlsx "
-            "or .pptx (or PDF) and upload that."
+            "This Office file is password-protected, so its text cannot be read. Open it, "
+            "remove the password (File › Info › Protect › Encrypt with password, empty) and "
+            "upload that copy."
         )
     )

@@ -9,7 +9,7 @@ from typing import IO
 
 from django.utils.translation import gettext_noop
 
-from knowledge.extraction.archives import ole_refusal, zip_kind
+from knowledge.extraction.archives import ole_kind, zip_kind
 from knowledge.extraction.base import IngestionError
 from knowledge.extraction.images import check_image
 from knowledge.models import FileKind
@@ -24,7 +24,6 @@ _BINARY_SIGNATURES = {
     b"GIF8": gettext_noop("a GIF image"),
     b"\x7fELF": gettext_noop("a program"),
     b"MZ": gettext_noop("a Windows program"),
-    b"{\\rtf": gettext_noop("an RTF document"),
     b"\x1f\x8b": gettext_noop("a gzip archive"),
     b"Rar!": gettext_noop("a RAR archive"),
     b"7z\xbc\xaf": gettext_noop("a 7-Zip archive"),
@@ -50,7 +49,9 @@ def detect_kind(
     if head.startswith(_ZIP):
         return FileKind(zip_kind(file, max_unpacked_bytes))
     if head.startswith(_OLE):
-        raise ole_refusal(file)
+        return FileKind(ole_kind(file))
+    if head.startswith(b"{\\rtf"):
+        return FileKind.RTF
     if head.startswith(_IMAGE_SIGNATURES) or _is_webp_or_heic(head):
         check_image(file)
         return FileKind.IMAGE
@@ -59,9 +60,9 @@ def detect_kind(
             raise IngestionError(
                 gettext_noop(
                     "This file is %(t_description)s, not a supported type. Upload a PDF, Word "
-                    "(.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument (.odt, .ods, .odp), "
-                    "EPUB, HTML, CSV, plain text (.txt) or Markdown (.md) file, or an image of a page "
-                    "(PNG, JPEG, TIFF, WebP, HEIC)."
+                    "(.docx), PowerPoint (.pptx), Excel (.xlsx, .xls), OpenDocument (.odt, .ods, "
+                    ".odp), EPUB, RTF, HTML, CSV, plain text (.txt) or Markdown (.md) file, or an "
+                    "image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
                 ),
                 params={"t_description": description},
             )
@@ -69,9 +70,9 @@ def detect_kind(
         raise IngestionError(
             gettext_noop(
                 "This file is binary, not text, and not a supported document. Upload a PDF, "
-                "Word (.docx), PowerPoint (.pptx), Excel (.xlsx), OpenDocument (.odt, .ods, .odp), "
-                "EPUB, HTML, CSV, plain text (.txt) or Markdown (.md) file, or an image of a "
-                "page (PNG, JPEG, TIFF, WebP, HEIC)."
+                "Word (.docx), PowerPoint (.pptx), Excel (.xlsx, .xls), OpenDocument (.odt, .ods, "
+                ".odp), EPUB, RTF, HTML, CSV, plain text (.txt) or Markdown (.md) file, or an "
+                "image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
             )
         )
     if text_hint in FileKind.values:

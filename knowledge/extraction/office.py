@@ -247,7 +247,7 @@ def _points(series: Any, *tags: str) -> dict[int, str]:
 
 def _chart_number(value: str, number_format: str) -> str:
     try:
-        return _formatted_number(float(value), number_format)
+        return formatted_number(float(value), number_format)
     except ValueError:  # a category's text
         return value
 
@@ -841,8 +841,8 @@ def _sheet_cell_text(cell: Any, words: SectionWords) -> str:
         return words.true if value else words.false
     number_format = getattr(cell, "number_format", None) or "General"
     if isinstance(value, int | float) and number_format != "General":
-        return _formatted_number(value, number_format)
-    return _cell_text(value)
+        return formatted_number(value, number_format)
+    return cell_text(value)
 
 
 # The symbols a currency format shows, longest first ("R$" before "$").
@@ -850,7 +850,7 @@ _CURRENCIES = ("R$", "US$", "€", "£", "$")
 _DECIMALS = re.compile(r"\.(0+)")
 
 
-def _formatted_number(value: float, number_format: str) -> str:
+def formatted_number(value: float, number_format: str) -> str:
     """What a number format says that changes what a figure means: a percentage (0.15 shown
     as 15%) and a currency (49.9 shown as 49.90 €). Thousands separators, colours and the
     styles of negative numbers leave the figure as stored."""
@@ -860,13 +860,13 @@ def _formatted_number(value: float, number_format: str) -> str:
         return f"{value * 100:.{decimals}f}%"
     symbol = next((sign for sign in _CURRENCIES if sign in positive), None)
     if symbol is None:
-        return _cell_text(value)
+        return cell_text(value)
     figure = f"{value:.{decimals}f}"
     digits_at = min((positive.find(c) for c in "0#" if c in positive), default=len(positive))
     return f"{symbol} {figure}" if positive.find(symbol) < digits_at else f"{figure} {symbol}"
 
 
-def _cell_text(value: object) -> str:
+def cell_text(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():

@@ -9,9 +9,12 @@ import re
 from playwright.sync_api import expect
 
 from knowledge.models import ChunkingDefault, Document
-from tests.documents import KINDS, build
+from tests.documents import DOCUMENTS, KINDS, build
 from tests.e2e.browser import chromium_page, log_in
 from tests.factories import as_owner, make_document
+
+# Formats no library here writes: files LibreOffice wrote (tests/data/documents).
+OLDER = (("xls", "cuotas.xls"), ("rtf", "handbook.rtf"))
 
 
 def drop(page, files: dict[str, bytes]) -> None:  # noqa: ANN001
@@ -92,14 +95,16 @@ def test_every_format_uploads_and_chunking_is_previewed_and_saved(
         page.fill("#upload-chunk-size", "")
         page.select_option("#upload-split", "")
 
-        drop(page, {f"manual.{kind}": build(kind) for kind in KINDS})
+        files = {f"manual.{kind}": build(kind) for kind in KINDS}
+        files |= {f"manual.{kind}": (DOCUMENTS / name).read_bytes() for kind, name in OLDER}
+        drop(page, files)
         ready = page.locator(".upload-item[data-status=ready]")
-        expect(ready).to_have_count(len(KINDS), timeout=180_000)
-        for kind in KINDS:
-            expect(page.locator("#document-table")).to_contain_text(f"manual.{kind}")
+        expect(ready).to_have_count(len(files), timeout=180_000)
+        for name in files:
+            expect(page.locator("#document-table")).to_contain_text(name)
         # Each kind's badge is legible: white on its colour, WCAG AA (a Word or Excel badge
         # was once white on nothing).
-        for kind in KINDS:
+        for kind in (*KINDS, *(kind for kind, _ in OLDER)):
             colours = badge_colours(page, f"#document-table .kind-{kind}")
             assert contrast(*colours) >= 4.5, (kind, colours)
         # The scope's default (saved above) cut every one of them.

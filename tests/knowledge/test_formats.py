@@ -20,11 +20,10 @@ from knowledge.search import SearchOptions
 from knowledge.search import search as engine_search
 from licenses.principals import principal_for_admin
 from tests.conftest import PDFS
-from tests.documents import KINDS, build, facts, odf_package
+from tests.documents import DOCUMENTS, KINDS, build, facts, odf_package
 from tests.factories import make_document
 from text.sentences import split_sentences
 
-DOCUMENTS = Path(__file__).resolve().parent.parent / "data" / "documents"
 BUDGET = Budget(max_pages=2000, max_content_bytes=10**8, max_seconds=60)
 
 
@@ -131,6 +130,9 @@ class TestEveryFormatIsSearchable:
             ("tarifas.xlsx", "traducción", "Sheet: tarifas", "Servicio: Traducción · Tarifa: 0.08"),
             ("deck.odp", "aire acondicionado", "Slide 1: Horario de verano > Speaker notes", "14:30"),
             ("cuotas.ods", "descuento pro", "Sheet: Cuotas", "Plan: Pro · Precio: 49.00 € · Descuento: 15%"),
+            ("cuotas.xls", "descuento pro", "Sheet: Cuotas", "Plan: Pro · Precio: 49.00 € · Descuento: 15%"),
+            ("handbook.rtf", "oficina agosto", "", "15:00"),
+            ("handbook.rtf", "Revisión", "", "Servicio: Revisión · Tarifa: 0,03 € por palabra"),
             ("handbook.docx", "Revisión", "Manual de la oficina > Tarifas", "Servicio: Revisión · Tarifa: 0,03 € por palabra"),
         ],
     )  # fmt: skip
@@ -223,8 +225,13 @@ class TestBadFilesAreRefusedBeforeTheyCost:
 
     def test_an_old_binary_office_file_says_to_save_it_as_docx(self):
         old_doc = (DOCUMENTS / "old.doc").read_bytes()  # Word 97, written by LibreOffice
-        with pytest.raises(IngestionError, match=r"old Microsoft Office file.*\.docx"):
+        with pytest.raises(IngestionError, match=r"old Word or PowerPoint file.*\.docx"):
             kind_of(old_doc, "viejo.doc")
+
+    def test_an_excel_97_workbook_and_an_rtf_are_documents(self):
+        """Both were refused ("an old Microsoft Office file", "an RTF document")."""
+        assert kind_of((DOCUMENTS / "cuotas.xls").read_bytes(), "cuotas.dat") == FileKind.XLS
+        assert kind_of((DOCUMENTS / "handbook.rtf").read_bytes(), "manual.txt") == FileKind.RTF
 
     @pytest.mark.parametrize(
         ("kind", "suffix"), [("docx", "docm"), ("pptx", "pptm"), ("xlsx", "xlsm")]
@@ -1125,25 +1132,49 @@ def test_a_damaged_chart_loses_only_its_own_text(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("office", "opendocument", "hidden"),
+    ("office", "copy", "hidden"),
     [
         ("normas.pptx", "normas.odp", "hidden_slides"),
         ("cuotas.xlsx", "cuotas.ods", "hidden_sheets"),
+        ("cuotas.xlsx", "cuotas.xls", "hidden_sheets"),
+        ("calendario.xlsx", "calendario.xls", "hidden_sheets"),  # dates, times, TRUE
     ],
 )
-def test_impress_and_calc_files_read_as_their_office_copies(office, opendocument, hidden):
-    """The same deck or workbook, saved by LibreOffice as .odp or .ods, reads word for word
-    as the PowerPoint or Excel file it came from: slides and notes, lists, a table, a
-    merged title, figures as the sheet shows them, and the hidden slide or sheet left out."""
+def test_impress_calc_and_excel_97_files_read_as_their_office_copies(office, copy, hidden):
+    """The same deck or workbook, saved by LibreOffice as .odp, .ods or Excel 97's .xls,
+    reads word for word as the PowerPoint or Excel file it came from: slides and notes,
+    lists, a table, a merged title, figures and dates as the sheet shows them, and the
+    hidden slide or sheet left out."""
     read = [
         extract(
             DOCUMENTS / name, name.split(".")[1], password="", budget=BUDGET, ocr_languages="eng"
         )
-        for name in (office, opendocument)
+        for name in (office, copy)
     ]
     assert read[1].pages[0].text == read[0].pages[0].text
-    assert read[1].details[hidden] == read[0].details[hidden] == 1
+    assert read[1].details[hidden] == read[0].details[hidden]
     assert "2019" not in read[1].pages[0].text  # the hidden slide's or sheet's
+
+
+@pytest.mark.parametrize(
+    "rtf",
+    [
+        r"{\rtf1\ansi \uc Hola}",  # a count that is not there
+        r"{\rtf1\ansi \u99999999 Hola}",  # a character past Unicode
+        r"{\rtf1\ansi\ansicpg99999 Se\'f1al}",  # a code page nobody has
+        r"{\rtf1{\pict\bin Hola}}",  # binary data of no length
+        "{\\rtf1" + "{" * 50_000 + "Hola",  # groups never closed
+    ],
+)
+def test_a_hostile_rtf_is_read_or_refused_with_a_sentence(tmp_path, rtf):
+    path = tmp_path / "raro.rtf"
+    path.write_text(rtf, encoding="latin-1")
+    try:
+        extraction = extract(path, FileKind.RTF, password="", budget=BUDGET, ocr_languages="eng")
+    except IngestionError as exc:
+        assert "RTF file is damaged" in exc.english
+    else:
+        assert isinstance(extraction.pages[0].text, str)
 
 
 def test_a_sheet_repeating_a_row_or_cell_a_million_times_is_not_expanded(tmp_path):

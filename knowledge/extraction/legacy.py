@@ -1,0 +1,114 @@
+"""Older formats people still keep: Excel 97–2003 workbooks (.xls, read by xlrd, the
+reference reader of the binary format) and RTF documents (read by striprtf). An .xls reads
+as its .xlsx copy does: visible sheets, rows with their headers, figures as the sheet shows
+them. An RTF's text keeps its paragraphs and table rows; its heading styles are not read."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import xlrd
+from striprtf.striprtf import rtf_to_text
+
+from knowledge.extraction.archives import password_protected_office
+from knowledge.extraction.base import (
+    Budget,
+    Deadline,
+    Extraction,
+    Outline,
+    PageText,
+    stored_file_missing,
+)
+from knowledge.extraction.office import (
+    SectionWords,
+    cell_text,
+    damaged,
+    formatted_number,
+    section_words,
+)
+
+_ROWS_BETWEEN_CHECKS = 2000
+
+
+def extract_xls(path: Path, *, budget: Budget) -> Extraction:
+    if not path.exists():
+        raise stored_file_missing(path)
+    try:
+        book = xlrd.open_workbook(str(path), formatting_info=True, on_demand=True)
+    except xlrd.XLRDError as exc:
+        if "encrypted" in str(exc).lower():
+            raise password_protected_office() from exc
+        raise damaged("Excel", exc) from exc
+    except (ValueError, KeyError, IndexError, AssertionError, OSError) as exc:
+        raise damaged("Excel", exc) from exc
+    words, deadline, outline = section_words(), budget.deadline(), Outline()
+    try:
+        sheets = [book.sheet_by_index(index) for index in range(book.nsheets)]
+        visible = [sheet for sheet in sheets if sheet.visibility == 0]  # 1, 2: hidden
+        for sheet in visible:
+            outline.heading(1, f"{words.sheet}: {sheet.name}")
+            outline.table(_rows(sheet, book, deadline, words))
+    except (xlrd.XLRDError, ValueError, KeyError, IndexError, AssertionError) as exc:
+        raise damaged("Excel", exc) from exc
+    finally:
+        book.release_resources()
+    details: dict[str, object] = {
+        "sheets": len(visible),
+        "hidden_sheets": len(sheets) - len(visible),
+    }
+    return Extraction([PageText(None, outline.text())], None, details, markdown=True)
+
+
+def _rows(sheet: Any, book: Any, deadline: Deadline, words: SectionWords) -> Iterator[list[str]]:
+    for number, row in enumerate(sheet.get_rows(), start=1):
+        if number % _ROWS_BETWEEN_CHECKS == 0:
+            deadline.check(f"{sheet.name}, row {number}")
+        yield [_cell(cell, book, words) for cell in row]
+
+
+def _cell(cell: Any, book: Any, words: SectionWords) -> str:
+    """A cell as the sheet shows what it means, as an .xlsx cell is read."""
+    if cell.ctype == xlrd.XL_CELL_BOOLEAN:
+        return words.true if cell.value else words.false
+    if cell.ctype == xlrd.XL_CELL_DATE:
+        return cell_text(_date(cell.value, book.datemode))
+    if cell.ctype == xlrd.XL_CELL_NUMBER:
+        number_format = book.format_map[book.xf_list[cell.xf_index].format_key].format_str
+        return formatted_number(cell.value, number_format or "General")
+    if cell.ctype == xlrd.XL_CELL_ERROR:
+        return xlrd.error_text_from_code.get(cell.value, "")
+    return cell_text(cell.value) if cell.value != "" else ""
+
+
+def _date(value: float, datemode: int) -> datetime.datetime | datetime.time:
+    moment = xlrd.xldate.xldate_as_datetime(value, datemode)
+    return moment.time() if value < 1 else moment  # a time of day has no date
+
+
+def extract_rtf(path: Path) -> Extraction:
+    """The text in order: paragraphs, and table rows (striprtf ends each cell with "|")
+    read with their table's column headers."""
+    if not path.exists():
+        raise stored_file_missing(path)
+    # RTF is 7-bit text: other characters are escapes the reader decodes with the file's
+    # code page (\ansicpg) or its fonts' character sets.
+    source = path.read_bytes().decode("latin-1")
+    try:
+        text = rtf_to_text(source, errors="replace")
+    except (ValueError, TypeError, IndexError, LookupError, OverflowError) as exc:
+        raise damaged("RTF", exc) from exc
+    outline = Outline()
+    rows: list[list[str]] = []
+    for line in text.splitlines():
+        if line.endswith("|"):
+            rows.append(line[:-1].split("|"))
+            continue
+        if rows:
+            outline.table(rows)
+            rows = []
+        outline.paragraph(line)
+    outline.table(rows)
+    return Extraction([PageText(None, outline.text())], None, {}, markdown=True)
