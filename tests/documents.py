@@ -300,3 +300,17 @@ _BUILDERS = {
     "ods": _ods,
     "odp": _odp,
 }
+
+
+def with_bad_checksum(data: bytes, member: str) -> bytes:
+    """The ZIP ``data`` with ``member``'s CRC-32 wrong in its central directory: what a file
+    damaged in transit looks like to a reader (the part fails when read back whole)."""
+    raw = bytearray(data)
+    at = raw.find(b"PK\x01\x02")
+    while at != -1:
+        length = int.from_bytes(raw[at + 28 : at + 30], "little")
+        if raw[at + 46 : at + 46 + length] == member.encode():
+            raw[at + 16] ^= 0xFF
+            return bytes(raw)
+        at = raw.find(b"PK\x01\x02", at + 46)
+    raise LookupError(member)

@@ -6,7 +6,9 @@ in milliseconds without expanding a byte of it."""
 
 from __future__ import annotations
 
+import struct
 import zipfile
+import zlib
 from typing import IO
 
 import olefile
@@ -19,6 +21,10 @@ from knowledge.extraction.base import IngestionError
 MAX_RATIO = 200
 RATIO_FLOOR_BYTES = 1024 * 1024  # small parts may compress any amount
 MAX_ENTRIES = 10_000
+# What reading a damaged archive's parts raises: a bad checksum or header (BadZipFile), a
+# broken compressed stream (zlib.error), a part cut short (EOFError), a compression method
+# or ZIP version Python does not read (NotImplementedError), an offset past its end (OSError).
+DAMAGED_ARCHIVE = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError)
 # XML entity declarations are what entity-expansion attacks are made of; no Office,
 # OpenDocument or EPUB part needs them, so a part declaring one is refused outright.
 _ENTITY = b"<!ENTITY"
@@ -54,12 +60,15 @@ def zip_kind(file: IO[bytes], max_unpacked_bytes: int) -> str:
     with archive:
         check_inventory(archive, max_unpacked_bytes)
         names = set(archive.namelist())
-        if "mimetype" in names:
-            return _opendocument_kind(archive, names)
-        for part, kind in _OFFICE_MAIN_PARTS.items():
-            if part in names:
-                _refuse_macros(archive, names)
-                return kind
+        try:
+            if "mimetype" in names:
+                return _opendocument_kind(archive, names)
+            for part, kind in _OFFICE_MAIN_PARTS.items():
+                if part in names:
+                    _refuse_macros(archive, names)
+                    return kind
+        except DAMAGED_ARCHIVE as exc:
+            raise damaged_archive(exc) from exc
     raise IngestionError(
         gettext_noop(
             "This file is a ZIP archive, not a document. Upload the documents inside it one by "
@@ -71,7 +80,7 @@ def zip_kind(file: IO[bytes], max_unpacked_bytes: int) -> str:
 def open_zip(file: IO[bytes]) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(file)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+    except (*DAMAGED_ARCHIVE, ValueError) as exc:
         raise IngestionError(
             gettext_noop(
                 "This file is damaged or incomplete (its archive directory cannot be read). "
@@ -79,6 +88,17 @@ def open_zip(file: IO[bytes]) -> zipfile.ZipFile:
             ),
             extra={"technical": str(exc)},
         ) from exc
+
+
+def damaged_archive(exc: Exception) -> IngestionError:
+    """A part of the archive that cannot be read back (a file damaged in transit)."""
+    return IngestionError(
+        gettext_noop(
+            "This file is damaged or incomplete (a part of it cannot be read back). Open it "
+            "and save it again, then upload that copy."
+        ),
+        extra={"technical": f"{type(exc).__name__}: {exc}"[:500]},
+    )
 
 
 def check_inventory(archive: zipfile.ZipFile, max_unpacked_bytes: int) -> None:
@@ -127,7 +147,11 @@ def check_xml_parts(archive: zipfile.ZipFile) -> None:
     for entry in archive.infolist():
         if not entry.filename.lower().endswith((".xml", ".rels", ".opf", ".ncx", "html", ".htm")):
             continue
-        if _declares_entities(archive, entry):
+        try:
+            declares = _declares_entities(archive, entry)
+        except DAMAGED_ARCHIVE as exc:
+            raise damaged_archive(exc) from exc
+        if declares:
             raise IngestionError(
                 gettext_noop(
                     "This file declares XML entities (in %(part)s), which documents never need "
@@ -202,16 +226,15 @@ def ole_kind(file: IO[bytes]) -> str:
     file.seek(0)
     try:
         ole = olefile.OleFileIO(file)
-    except OSError:
-        ole = None
+    except (OSError, ValueError, IndexError, EOFError, struct.error) as exc:  # its directory
+        raise damaged_archive(exc) from exc
     try:
-        if ole is not None and ole.exists("EncryptedPackage"):
+        if ole.exists("EncryptedPackage"):
             raise password_protected_office()
-        if ole is not None and (ole.exists("Workbook") or ole.exists("Book")):
+        if ole.exists("Workbook") or ole.exists("Book"):
             return "xls"
     finally:
-        if ole is not None:
-            ole.close()
+        ole.close()
     raise IngestionError(
         gettext_noop(
             "This is an old Word or PowerPoint file (.doc or .ppt). Save it as .docx or .pptx "

@@ -18,6 +18,7 @@ from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
 from pillow_heif import register_heif_opener
 
 from knowledge.extraction import ocr
+from knowledge.extraction.archives import DAMAGED_ARCHIVE
 from knowledge.extraction.base import (
     Budget,
     Deadline,
@@ -117,7 +118,7 @@ def extract_pictures(path: Path, *, budget: Budget, ocr_languages: str) -> Extra
             )
         deadline, texts = budget.deadline(), []  # one reading time for all its pictures
         for name in names:
-            texts.append(_read_picture(archive.read(name), languages, budget, deadline))
+            texts.append(_read_picture(_member(archive, name), languages, budget, deadline))
             deadline.check(name)
     if not any(text.strip() for text in texts):
         raise IngestionError(
@@ -129,6 +130,15 @@ def extract_pictures(path: Path, *, budget: Budget, ocr_languages: str) -> Extra
     return Extraction(
         [PageText(None, text) for text in texts], None, {"ocr": True, "pictures": len(names)}
     )
+
+
+def _member(archive: zipfile.ZipFile, name: str) -> bytes:
+    """A picture's bytes, or none when its part is damaged: the others are still read."""
+    try:
+        return archive.read(name)
+    except DAMAGED_ARCHIVE as exc:
+        logger.info("damaged picture %s in a document: %r", name, exc)
+        return b""
 
 
 def _read_picture(data: bytes, languages: str, budget: Budget, deadline: Deadline) -> str:

@@ -6,12 +6,14 @@ them. An RTF's text keeps its paragraphs and table rows; its heading styles are 
 from __future__ import annotations
 
 import datetime
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import xlrd
 from striprtf.striprtf import rtf_to_text
+from xlrd.compdoc import CompDocError
 
 from knowledge.extraction.archives import password_protected_office
 from knowledge.extraction.base import (
@@ -31,6 +33,11 @@ from knowledge.extraction.office import (
 )
 
 _ROWS_BETWEEN_CHECKS = 2000
+# What xlrd raises on a damaged workbook besides its own XLRDError: a broken compound file
+# (CompDocError), records cut short (struct.error) or pointing nowhere.
+_DAMAGED_XLS = (
+    CompDocError, struct.error, ValueError, KeyError, IndexError, AssertionError, OSError,
+)  # fmt: skip
 
 
 def extract_xls(path: Path, *, budget: Budget) -> Extraction:
@@ -42,7 +49,7 @@ def extract_xls(path: Path, *, budget: Budget) -> Extraction:
         if "encrypted" in str(exc).lower():
             raise password_protected_office() from exc
         raise damaged("Excel", exc) from exc
-    except (ValueError, KeyError, IndexError, AssertionError, OSError) as exc:
+    except _DAMAGED_XLS as exc:
         raise damaged("Excel", exc) from exc
     words, deadline, outline = section_words(), budget.deadline(), Outline()
     try:
@@ -51,7 +58,7 @@ def extract_xls(path: Path, *, budget: Budget) -> Extraction:
         for sheet in visible:
             outline.heading(1, f"{words.sheet}: {sheet.name}")
             outline.table(_rows(sheet, book, deadline, words))
-    except (xlrd.XLRDError, ValueError, KeyError, IndexError, AssertionError) as exc:
+    except (xlrd.XLRDError, *_DAMAGED_XLS) as exc:
         raise damaged("Excel", exc) from exc
     finally:
         book.release_resources()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import re
-import zipfile
 from pathlib import Path
 
 import lxml.etree
@@ -16,7 +15,12 @@ import trafilatura
 from django.utils.translation import gettext_noop
 from ebooklib import ITEM_DOCUMENT, epub
 
-from knowledge.extraction.archives import check_inventory, check_xml_parts, open_zip
+from knowledge.extraction.archives import (
+    DAMAGED_ARCHIVE,
+    check_inventory,
+    check_xml_parts,
+    open_zip,
+)
 from knowledge.extraction.base import (
     Budget,
     Extraction,
@@ -114,7 +118,11 @@ def extract_epub(path: Path, *, budget: Budget) -> Extraction:
         check_xml_parts(archive)
     try:
         book = epub.read_epub(str(path), options={"ignore_ncx": True})
-    except (epub.EpubException, KeyError, zipfile.BadZipFile, lxml.etree.LxmlError) as exc:
+    # A damaged package descriptor fails deep inside EbookLib, in any of these ways.
+    except (
+        epub.EpubException, KeyError, AttributeError, TypeError, ValueError, IndexError,
+        AssertionError, *DAMAGED_ARCHIVE, lxml.etree.LxmlError,
+    ) as exc:  # fmt: skip
         raise IngestionError(
             gettext_noop(
                 "This EPUB is damaged (its table of contents or chapters cannot be read). "
@@ -166,9 +174,13 @@ def _break_lines(root: lxml.html.HtmlElement) -> None:
     "Calle Mayor 541001 Sevilla", and a cell trafilatura splits into paragraphs
     ("9:00<p>14:00</p>") read "9:0014:00". Written text collapses them to spaces."""
     for element in root.iter("br", *_LINE_BLOCKS):
+        # libxml2 keeps control characters it parsed, and refuses them when set back
         if element.tag != "br":
-            element.text = "\n" + (element.text or "")
-        element.tail = "\n" + (element.tail or "")
+            element.text = "\n" + _XML_UNSAFE.sub("", element.text or "")
+        element.tail = "\n" + _XML_UNSAFE.sub("", element.tail or "")
+
+
+_XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _title(html: str) -> str:

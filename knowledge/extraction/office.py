@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime
 import logging
 import re
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,12 @@ from docx.table import Table
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError as PptxPackageNotFoundError
 
-from knowledge.extraction.archives import check_inventory, check_xml_parts, open_zip
+from knowledge.extraction.archives import (
+    DAMAGED_ARCHIVE,
+    check_inventory,
+    check_xml_parts,
+    open_zip,
+)
 from knowledge.extraction.base import (
     PAGE_MARK,
     Budget,
@@ -61,7 +65,8 @@ _LIBRARY_ERRORS = (
     ValueError,
     TypeError,
     AttributeError,
-    zipfile.BadZipFile,
+    *DAMAGED_ARCHIVE,
+    SyntaxError,  # openpyxl's XML parser (xml.etree's ParseError) on a broken part
     lxml.etree.LxmlError,
 )
 

@@ -14,6 +14,7 @@ import defusedxml.ElementTree
 from defusedxml import DefusedXmlException
 from django.utils.translation import gettext_noop
 
+from knowledge.extraction.archives import DAMAGED_ARCHIVE
 from knowledge.extraction.base import (
     PAGE_MARK,
     Budget,
@@ -69,7 +70,7 @@ def parsed_parts(path: Path, budget: Budget) -> tuple[Element, Element | None]:
         raise IngestionError(
             gettext_noop("This OpenDocument file has no text content (content.xml is missing).")
         ) from exc
-    except (DefusedXmlException, SyntaxError, zipfile.BadZipFile) as exc:
+    except (DefusedXmlException, SyntaxError, *DAMAGED_ARCHIVE) as exc:
         raise damaged("OpenDocument", exc) from exc
     return root, styles_root
 

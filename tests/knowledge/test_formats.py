@@ -20,7 +20,7 @@ from knowledge.search import SearchOptions
 from knowledge.search import search as engine_search
 from licenses.principals import principal_for_admin
 from tests.conftest import PDFS
-from tests.documents import DOCUMENTS, KINDS, build, facts, odf_package
+from tests.documents import DOCUMENTS, KINDS, build, facts, odf_package, with_bad_checksum
 from tests.factories import make_document
 from text.sentences import split_sentences
 
@@ -1207,3 +1207,68 @@ def test_a_sheet_repeating_a_row_or_cell_a_million_times_is_not_expanded(tmp_pat
     assert lines[-1] == "Sala: Norte · Aforo: 12"
     assert len(lines) == 1 + MAX_REPEATED_ROWS + 1
     assert lines[1].count("x") == MAX_COLUMNS
+
+
+# The part each format's reader needs first, and one it reads later.
+MAIN_PARTS = {
+    "docx": ("[Content_Types].xml", "word/document.xml"),
+    "pptx": ("[Content_Types].xml", "ppt/slides/slide1.xml"),
+    "xlsx": ("[Content_Types].xml", "xl/worksheets/sheet1.xml"),
+    "odt": ("mimetype", "content.xml"),
+    "ods": ("mimetype", "content.xml"),
+    "odp": ("mimetype", "content.xml"),
+    "epub": ("mimetype", "EPUB/content.opf"),
+}
+
+
+@pytest.mark.parametrize(("kind", "part"), [(k, p) for k, ps in MAIN_PARTS.items() for p in ps])
+def test_a_file_damaged_in_transit_is_refused_with_a_sentence(tmp_path, kind, part):
+    """A fuzzer's damaged files (a part whose checksum fails, a broken compressed stream)
+    escaped as zipfile and zlib errors: the upload answered 500, or the worker's task
+    crashed and the document said "unexpected error" instead of what to do."""
+    data = with_bad_checksum(build(kind), part)
+    path = tmp_path / f"roto.{kind}"
+    path.write_bytes(data)
+    with pytest.raises(IngestionError, match="damaged"):
+        extract(path, kind_of(data, path.name), password="", budget=BUDGET, ocr_languages="eng")
+
+
+@pytest.mark.parametrize(
+    ("name", "damage"),
+    [
+        ("b.epub", lambda data: replace_part(data, "EPUB/content.opf", "<package/>")),
+        ("cuotas.xls", lambda data: data[:0x4C] + b"\x01\xff" * 10 + data[0x60:]),  # MSAT
+        ("cuotas.xls", lambda data: data[: len(data) // 2]),
+        ("b.xlsx", lambda data: replace_part(data, "xl/worksheets/sheet1.xml", "<worksheet><x")),
+    ],
+)
+def test_a_damaged_book_or_workbook_is_refused_with_a_sentence(tmp_path, name, damage):
+    """EbookLib failed with AttributeError, xlrd with CompDocError or struct.error, openpyxl
+    with a ParseError."""
+    original = build(name[2:]) if name.startswith("b.") else (DOCUMENTS / name).read_bytes()
+    path = tmp_path / name
+    path.write_bytes(damage(original))
+    with pytest.raises(IngestionError, match="damaged"):
+        extract(
+            path, kind_of(path.read_bytes(), name), password="", budget=BUDGET, ocr_languages="eng"
+        )
+
+
+def test_a_page_with_control_characters_is_read(tmp_path):
+    """libxml2 keeps a control character it parsed and refuses it when set back."""
+    path = tmp_path / "raro.html"
+    path.write_bytes(b"<html><body><p>Horario\x06 de verano</p><p>Abre a las 8.</p></body></html>")
+    assert blocks_of(path, FileKind.HTML) == ["Horario de verano", "Abre a las 8."]
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+def test_a_document_damaged_past_its_upload_check_fails_with_a_sentence():
+    """The upload reads only what tells the format: a damaged body part surfaced in the
+    worker, whose task crashed ("stopped by an unexpected error… tell whoever runs the
+    product", though saving the file again is the fix)."""
+    document = make_document(
+        with_bad_checksum(build("docx"), "word/document.xml"), filename="roto.docx"
+    )
+    assert document.status == DocumentStatus.FAILED
+    assert "a part of it cannot be read back" in document.error

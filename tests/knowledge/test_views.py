@@ -8,6 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from knowledge.models import Chunk, Document, DocumentStatus
 from tests.conftest import PDFS
+from tests.documents import build, with_bad_checksum
 from tests.factories import as_owner, make_document, make_license
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
@@ -82,6 +83,12 @@ class TestKnowledgePage:
         [
             ("vacio.txt", b"", "vacio.txt is empty."),
             ("foto.pdf", b"\x89PNG\r\n\x1a\n" + b"\x00" * 40, "image is damaged"),
+            # a file damaged in transit answered 500 (zipfile's BadZipFile escaped)
+            (
+                "roto.docx",
+                with_bad_checksum(build("docx"), "[Content_Types].xml"),
+                "This file is damaged or incomplete (a part of it cannot be read back).",
+            ),
         ],
     )
     def test_bad_uploads_get_a_clear_error_and_store_nothing(
