@@ -23,8 +23,11 @@ RATIO_FLOOR_BYTES = 1024 * 1024  # small parts may compress any amount
 MAX_ENTRIES = 10_000
 # What reading a damaged archive's parts raises: a bad checksum or header (BadZipFile), a
 # broken compressed stream (zlib.error), a part cut short (EOFError), a compression method
-# or ZIP version Python does not read (NotImplementedError), an offset past its end (OSError).
-DAMAGED_ARCHIVE = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError)
+# or ZIP version Python does not read (NotImplementedError), an offset past its end (OSError),
+# a part's name in its header that is not UTF-8 (UnicodeDecodeError).
+DAMAGED_ARCHIVE = (
+    zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError, UnicodeDecodeError,
+)  # fmt: skip
 # XML entity declarations are what entity-expansion attacks are made of; no Office,
 # OpenDocument or EPUB part needs them, so a part declaring one is refused outright.
 _ENTITY = b"<!ENTITY"

@@ -8,6 +8,7 @@ import io
 import tracemalloc
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -1272,3 +1273,35 @@ def test_a_document_damaged_past_its_upload_check_fails_with_a_sentence():
     )
     assert document.status == DocumentStatus.FAILED
     assert "a part of it cannot be read back" in document.error
+
+
+def _extract_within_memory(path: Path, limit: int, results: Any) -> None:
+    """In a child process held to ``limit`` bytes: what extracting ``path`` raises."""
+    import resource  # noqa: PLC0415 - the child's own limit
+
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        extract(path, FileKind.XLS, password="", budget=BUDGET, ocr_languages="eng")
+        results.put("read")
+    except IngestionError as exc:
+        results.put(exc.english)
+    except MemoryError:
+        results.put("MemoryError")
+
+
+def test_a_workbook_whose_sectors_loop_is_refused_without_eating_memory():
+    """A 7 KB fuzzed .xls: xlrd's compound-file reader followed its looping sector chain,
+    holding 6 GB within two minutes. Run in a child held to 2 GB, so a regression fails
+    here instead of exhausting the machine."""
+    import multiprocessing  # noqa: PLC0415
+
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(
+        target=_extract_within_memory, args=(DOCUMENTS / "looping.xls", 2 * 1024**3, results)
+    )
+    child.start()
+    child.join(120)
+    if child.is_alive():
+        child.kill()
+    assert "Excel file is damaged" in results.get(timeout=5)
