@@ -37,7 +37,7 @@ _ROWS_BETWEEN_CHECKS = 2000
 # (olefile's OSError), records cut short (struct.error) or pointing nowhere.
 _DAMAGED_XLS = (
     struct.error, ValueError, KeyError, IndexError, AssertionError, OSError,
-    OverflowError,
+    OverflowError, LookupError,  # a code page Python does not have
 )  # fmt: skip
 
 

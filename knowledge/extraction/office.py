@@ -21,12 +21,14 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext_noop, pgettext
 from docx.enum.style import WD_STYLE_TYPE
+from docx.exceptions import PythonDocxError
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.opc.exceptions import PackageNotFoundError
 from docx.oxml import OxmlElement, parse_xml
 from docx.table import Table
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError as PptxPackageNotFoundError
+from pptx.exc import PythonPptxError
 
 from knowledge.extraction.archives import (
     DAMAGED_ARCHIVE,
@@ -61,6 +63,8 @@ _MARGIN_PLACEHOLDERS = {PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.SLIDE_NUMBER, PP_P
 _LIBRARY_ERRORS = (
     PackageNotFoundError,
     PptxPackageNotFoundError,
+    PythonDocxError,  # a required attribute missing from a damaged part
+    PythonPptxError,
     KeyError,
     ValueError,
     TypeError,
