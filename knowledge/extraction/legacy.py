@@ -81,7 +81,10 @@ def _workbook_stream(path: Path) -> bytes:
     compound-file reader follows a damaged file's looping sector chain forever, holding
     more memory at each turn (6 GB within two minutes, from a 7 KB file)."""
     with olefile.OleFileIO(str(path)) as ole:
-        return ole.openstream("Workbook" if ole.exists("Workbook") else "Book").read()
+        records = ole.openstream("Workbook" if ole.exists("Workbook") else "Book").read()
+    if not records:  # xlrd would take "no contents" for "read the file's name"
+        raise ValueError("the workbook stream is empty")
+    return records
 
 
 def _rows(sheet: Any, book: Any, deadline: Deadline, words: SectionWords) -> Iterator[list[str]]:

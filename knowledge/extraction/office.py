@@ -71,6 +71,7 @@ _LIBRARY_ERRORS = (
     AttributeError,
     *DAMAGED_ARCHIVE,
     SyntaxError,  # openpyxl's XML parser (xml.etree's ParseError) on a broken part
+    LookupError,  # an XML declaration naming an encoding that does not exist
     lxml.etree.LxmlError,
 )
 

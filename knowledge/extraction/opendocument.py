@@ -70,7 +70,7 @@ def parsed_parts(path: Path, budget: Budget) -> tuple[Element, Element | None]:
         raise IngestionError(
             gettext_noop("This OpenDocument file has no text content (content.xml is missing).")
         ) from exc
-    except (DefusedXmlException, SyntaxError, *DAMAGED_ARCHIVE) as exc:
+    except (DefusedXmlException, SyntaxError, LookupError, *DAMAGED_ARCHIVE) as exc:
         raise damaged("OpenDocument", exc) from exc
     return root, styles_root
 
