@@ -12,7 +12,7 @@ from typing import BinaryIO
 
 from django.utils.translation import gettext_noop
 from pypdf import PdfReader
-from pypdf.errors import DependencyError, PdfReadError
+from pypdf.errors import DependencyError, PyPdfError
 from pypdf.generic import ArrayObject, IndirectObject
 
 from knowledge.extraction import ocr
@@ -45,9 +45,12 @@ def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str
                 details["ocr"] = True
     except IngestionError:
         raise
-    except PdfReadError as exc:
+    except PyPdfError as exc:  # its read errors, and its limits on a damaged stream
         raise _damaged_pdf(str(exc)) from exc
-    except (RecursionError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
+    except (
+        RecursionError, ValueError, KeyError, TypeError, AttributeError, OSError,
+        AssertionError, NotImplementedError,  # a misspelled filter ("/FlateDecod")
+    ) as exc:  # fmt: skip
         # pypdf reports some structural damage only through generic exceptions.
         # The message, not the exception's class: a person reads it (finding N9).
         logger.info("unreadable PDF %s: %r", path.name, exc)
