@@ -24,9 +24,10 @@ from web.exceptions import ApplicationError
 
 class Command(BaseCommand):
     help = (
-        "Ingest documents — PDF, DOCX, PPTX, XLSX, ODT, EPUB, HTML, CSV, TXT, MD and images of "
-        "pages (PNG, JPEG, TIFF, WebP, HEIC) — in this process with a progress bar, or --async to "
-        "queue. A directory stands for every file under it (hidden ones skipped)."
+        "Ingest documents — PDF, DOCX, PPTX, XLSX, XLS, ODT, ODS, ODP, EPUB, RTF, HTML, CSV, TXT, "
+        "MD and images of pages (PNG, JPEG, TIFF, WebP, HEIC) — in this process with a progress "
+        "bar, or --async to queue. A directory stands for every file under it (hidden ones "
+        "skipped)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
