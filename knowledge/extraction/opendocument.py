@@ -75,6 +75,16 @@ def parsed_parts(path: Path, budget: Budget) -> tuple[Element, Element | None]:
     return root, styles_root
 
 
+def styles_setting(root: Element, properties: str, attribute: str, value: str) -> set[str]:
+    """The automatic styles whose ``properties`` say ``attribute="value"`` (a hidden
+    sheet's table style, a hidden slide's page style)."""
+    return {
+        style.get(f"{STYLE}name", "")
+        for style in root.iter(f"{STYLE}style")
+        if any(found.get(attribute) == value for found in style.iter(f"{STYLE}{properties}"))
+    }
+
+
 def new_reading(root: Element, styles_root: Element | None) -> Reading:
     return Reading(_heading_styles(root), _list_styles(root, styles_root))
 

@@ -19,13 +19,13 @@ from knowledge.extraction.base import (
 from knowledge.extraction.office import section_words
 from knowledge.extraction.opendocument import (
     OFFICE,
-    STYLE,
     TABLE,
     TEXT,
     Reading,
     inline_text,
     new_reading,
     parsed_parts,
+    styles_setting,
 )
 
 # A sheet's rows and cells may say "repeated 1,048,576 times" (Calc writes the empty rest of
@@ -40,7 +40,8 @@ _CELLS = {f"{TABLE}table-cell", f"{TABLE}covered-table-cell"}
 def extract_ods(path: Path, *, budget: Budget) -> Extraction:
     root, styles_root = parsed_parts(path, budget)
     reading = new_reading(root, styles_root)
-    hidden_styles = _hidden_table_styles(root)
+    # Calc's "Hide sheet"
+    hidden_styles = styles_setting(root, "table-properties", f"{TABLE}display", "false")
     words = section_words()
     deadline = budget.deadline()
     outline = Outline()
@@ -53,18 +54,6 @@ def extract_ods(path: Path, *, budget: Budget) -> Extraction:
     hidden = len(sheets) - len(visible)
     details: dict[str, object] = {"sheets": len(visible), "hidden_sheets": hidden}
     return Extraction([PageText(None, outline.text())], None, details, markdown=True)
-
-
-def _hidden_table_styles(root: Element) -> set[str]:
-    """The automatic table styles that hide their sheet (Calc's "Hide sheet")."""
-    return {
-        style.get(f"{STYLE}name", "")
-        for style in root.iter(f"{STYLE}style")
-        if any(
-            properties.get(f"{TABLE}display") == "false"
-            for properties in style.iter(f"{STYLE}table-properties")
-        )
-    }
 
 
 def _rows(sheet: Element, reading: Reading, deadline: Deadline, name: str) -> Iterator[list[str]]:

@@ -13,12 +13,12 @@ from knowledge.extraction.base import Budget, Extraction, Outline, PageText
 from knowledge.extraction.office import SectionWords, section_words
 from knowledge.extraction.opendocument import (
     OFFICE,
-    STYLE,
     TEXT,
     Reading,
     inline_text,
     new_reading,
     parsed_parts,
+    styles_setting,
     walk,
 )
 
@@ -35,7 +35,10 @@ _CENTIMETRES = {"cm": 1.0, "mm": 0.1, "in": 2.54, "pt": 2.54 / 72, "pc": 2.54 / 
 def extract_odp(path: Path, *, budget: Budget) -> Extraction:
     root, styles_root = parsed_parts(path, budget)
     reading = new_reading(root, styles_root)
-    hidden_styles = _hidden_page_styles(root)
+    # Impress's "Hide Slide"
+    hidden_styles = styles_setting(
+        root, "drawing-page-properties", f"{PRESENTATION}visibility", "hidden"
+    )
     words = section_words()
     deadline = budget.deadline()
     outline = Outline()
@@ -50,18 +53,6 @@ def extract_odp(path: Path, *, budget: Budget) -> Extraction:
         deadline.check(f"slide {number}")
     details: dict[str, object] = {"slides": len(pages), "hidden_slides": hidden}
     return Extraction([PageText(None, outline.text())], None, details, markdown=True)
-
-
-def _hidden_page_styles(root: Element) -> set[str]:
-    """The slide styles that hide their slide (Impress's "Hide Slide")."""
-    return {
-        style.get(f"{STYLE}name", "")
-        for style in root.iter(f"{STYLE}style")
-        if any(
-            properties.get(f"{PRESENTATION}visibility") == "hidden"
-            for properties in style.iter(f"{STYLE}drawing-page-properties")
-        )
-    }
 
 
 def _slide(

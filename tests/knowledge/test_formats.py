@@ -793,6 +793,25 @@ DIAGRAM_FRAME = (
 )
 
 
+def word_drawing(graphic: str) -> Any:
+    """A Word run holding ``graphic`` (a diagram's or a chart's) as an inline drawing."""
+    from lxml import etree  # noqa: PLC0415
+
+    return etree.fromstring(
+        '<w:r xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+        'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">'
+        '<w:drawing><wp:inline><wp:extent cx="100" cy="100"/><wp:docPr id="1" name="Dibujo"/>'
+        f"{graphic}</wp:inline></w:drawing></w:r>"
+    )
+
+
+def read_deck_and_word(slides: Path, word: Path) -> list[str]:
+    return [
+        extract(path, kind, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
+        for path, kind in ((slides, FileKind.PPTX), (word, FileKind.DOCX))
+    ]
+
+
 def test_smartart_is_read_in_its_own_order(tmp_path):
     """An org chart or a process drawn as SmartArt lost all its text: it lives in a diagram
     part neither python-docx nor python-pptx reads. Its tree decides the order, not the
@@ -832,20 +851,11 @@ def test_smartart_is_read_in_its_own_order(tmp_path):
         document.part.package,
     )  # fmt: skip
     rid = document.part.relate_to(data, RELATIONSHIP_TYPE.DIAGRAM_DATA)
-    drawing = etree.fromstring(
-        '<w:r xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
-        'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">'
-        f'<w:drawing><wp:inline><wp:extent cx="100" cy="100"/><wp:docPr id="1" name="Diagrama"/>'
-        f"{DIAGRAM_FRAME.format(rid=rid)}</wp:inline></w:drawing></w:r>"
-    )
-    document.add_paragraph()._p.append(drawing)
+    document.add_paragraph()._p.append(word_drawing(DIAGRAM_FRAME.format(rid=rid)))
     word = tmp_path / "organigrama.docx"
     document.save(word)
 
-    read = [
-        extract(path, kind, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
-        for path, kind in ((slides, FileKind.PPTX), (word, FileKind.DOCX))
-    ]
+    read = read_deck_and_word(slides, word)
     assert read[0].split("\n\n") == ["# Slide 1: Organigrama", *ORG_CHART]
     assert read[1].split("\n\n") == ["Quién es quién:", *ORG_CHART]
 
@@ -1081,24 +1091,18 @@ def test_a_chart_s_figures_are_read(tmp_path):
         document.part.package,
     )  # fmt: skip
     rid = document.part.relate_to(part, RELATIONSHIP_TYPE.CHART)
-    drawing = etree.fromstring(
-        '<w:r xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
-        'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
-        'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">'
-        '<w:drawing><wp:inline><wp:extent cx="100" cy="100"/><wp:docPr id="1" name="Gráfico"/>'
-        '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart">'
+    chart = (
+        '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">'
+        '<a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart">'
         '<c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" '
         'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
-        f'r:id="{rid}"/></a:graphicData></a:graphic></wp:inline></w:drawing></w:r>'
+        f'r:id="{rid}"/></a:graphicData></a:graphic>'
     )
-    document.add_paragraph()._p.append(drawing)
+    document.add_paragraph()._p.append(word_drawing(chart))
     word = tmp_path / "cuotas.docx"
     document.save(word)
 
-    read = [
-        extract(path, kind, password="", budget=BUDGET, ocr_languages="eng").pages[0].text
-        for path, kind in ((slides, FileKind.PPTX), (word, FileKind.DOCX))
-    ]
+    read = read_deck_and_word(slides, word)
     assert read[0].split("\n\n") == ["# Slide 1: Cuotas", *FEES]
     assert read[1].split("\n\n") == ["Las cuotas suben en 2026.", *FEES]
 
