@@ -278,6 +278,16 @@ def _sentence_language(sentence: str) -> str:
     return detect_language(sentence) or "other"
 
 
+def _without_bullet(sentence: str) -> str:
+    """A list item's sentence without the bullet its document's Markdown gave it ("- Gorro
+    de baño", quoted «Gorro de baño»): a mark of layout, not of what it says. A number
+    stays: "2. Entrega el DNI" says which step."""
+    return _BULLET.sub("", sentence, count=1)
+
+
+_BULLET = re.compile(r"^[-*•]\s+")
+
+
 def _sentences(passage: str) -> list[str]:
     """Its sentences, line by line: knowledge.chunking's splitter knows abbreviations (a
     bare regex cut "Y. pestis" and quoted "pestis asociados…"). A title — a Markdown heading,
@@ -333,7 +343,7 @@ class ExtractiveLLM:
             return
         quoted, note = _in_the_question_s_language(self._best_sentences(prompt), prompt.language)
         for sentence, number in quoted:
-            yield f"«{sentence}» [{number}]\n"
+            yield f"«{_without_bullet(sentence)}» [{number}]\n"
         if note:
             yield note + "\n"
         yield "\n" + OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
