@@ -38,8 +38,9 @@ def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str
             reader = _open_pdf(stream, password)
             page_count = _page_count(reader, budget.max_pages)
             _check_content_size(reader, budget.max_content_bytes)
-            pages = list(_pdf_pages(reader, budget))
-            details: dict[str, object] = {}
+            unreadable: list[int] = []
+            pages = list(_pdf_pages(reader, budget, unreadable))
+            details: dict[str, object] = {"unreadable_pages": unreadable} if unreadable else {}
             if not any(page.text.strip() for page in pages):
                 pages = _ocr_pages(reader, ocr_languages, budget)
                 details["ocr"] = True
@@ -47,10 +48,7 @@ def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str
         raise
     except PyPdfError as exc:  # its read errors, and its limits on a damaged stream
         raise _damaged_pdf(str(exc)) from exc
-    except (
-        RecursionError, ValueError, KeyError, TypeError, AttributeError, OSError,
-        AssertionError, NotImplementedError,  # a misspelled filter ("/FlateDecod")
-    ) as exc:  # fmt: skip
+    except _DAMAGE as exc:
         # pypdf reports some structural damage only through generic exceptions.
         # The message, not the exception's class: a person reads it (finding N9).
         logger.info("unreadable PDF %s: %r", path.name, exc)
@@ -127,11 +125,30 @@ def _check_content_size(reader, limit: int) -> None:  # noqa: ANN001 - pypdf's P
                 )
 
 
-def _pdf_pages(reader, budget: Budget) -> Iterator[PageText]:  # noqa: ANN001
+# What pypdf raises on damage besides its own errors: it reports some only through generic
+# exceptions (an AssertionError for a reference inside a page's drawing, NotImplementedError
+# for a misspelled filter such as "/FlateDecod").
+_DAMAGE = (
+    RecursionError, ValueError, KeyError, TypeError, AttributeError, OSError, AssertionError,
+    NotImplementedError,
+)  # fmt: skip
+
+
+def _pdf_pages(reader, budget: Budget, unreadable: list[int]) -> Iterator[PageText]:  # noqa: ANN001
+    """Each page's text. A page whose drawing is damaged is skipped and its number added to
+    ``unreadable``: the other pages are still read. When none can be read, the PDF is."""
     deadline = time.monotonic() + budget.max_seconds
     count = len(reader.pages)
     for number, page in enumerate(reader.pages, start=1):
-        yield PageText(number=number, text=page.extract_text() or "")
+        try:
+            text = page.extract_text() or ""
+        except (PyPdfError, *_DAMAGE) as exc:
+            if len(unreadable) + 1 == count:  # every page: the file itself is damaged
+                raise
+            logger.info("PDF page %s unreadable: %r", number, exc)
+            unreadable.append(number)
+            text = ""
+        yield PageText(number=number, text=text)
         if budget.between_pages:
             budget.between_pages()
         if time.monotonic() > deadline and number < count:

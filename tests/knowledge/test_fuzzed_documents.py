@@ -101,24 +101,31 @@ def test_the_fuzzer_s_earlier_finds_are_refused_with_a_sentence(name):
 
 def one_page_pdf(content: bytes, filter_name: str = "") -> bytes:
     """A one-page PDF drawing ``content``, its stream marked with ``filter_name``."""
+    return pdf_of([(content, filter_name)])
+
+
+def pdf_of(pages: list[tuple[bytes, str]]) -> bytes:
+    """A PDF whose pages draw each ``content``, its stream marked with its filter's name."""
     from pypdf import PdfWriter  # noqa: PLC0415 - builds the damaged files below
     from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject  # noqa: PLC0415
 
     writer = PdfWriter()
-    page = writer.add_blank_page(200, 200)
-    stream = DecodedStreamObject()
-    stream.set_data(content)
-    if filter_name:
-        stream[NameObject("/Filter")] = NameObject(filter_name)
-    page[NameObject("/Contents")] = writer._add_object(stream)
     font = DictionaryObject(
         {
             NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
             NameObject("/BaseFont"): NameObject("/Helvetica"),
         }
     )
     fonts = DictionaryObject({NameObject("/F1"): writer._add_object(font)})
-    page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): fonts})
+    for content, filter_name in pages:
+        page = writer.add_blank_page(200, 200)
+        stream = DecodedStreamObject()
+        stream.set_data(content)
+        if filter_name:
+            stream[NameObject("/Filter")] = NameObject(filter_name)
+        page[NameObject("/Contents")] = writer._add_object(stream)
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): fonts})
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
@@ -140,3 +147,24 @@ def test_the_fuzzer_s_damaged_pdfs_are_refused_with_a_sentence(tmp_path, content
     path.write_bytes(one_page_pdf(content, filter_name))
     with pytest.raises(IngestionError, match="PDF is damaged"):
         extract(path, "pdf", password="", budget=BUDGET, ocr_languages="eng")
+
+
+def test_a_pdf_s_damaged_page_is_left_out_and_its_other_pages_read(tmp_path):
+    """One damaged page refused the whole PDF; its readable pages are knowledge too."""
+    path = tmp_path / "normas.pdf"
+    path.write_bytes(
+        pdf_of(
+            [
+                (b"BT /F1 12 Tf 10 100 Td (La piscina abre a las ocho.) Tj ET", ""),
+                (b"BT /F1 12 Tf 10 10 Td 1 0 R Tj (Hola) Tj ET", ""),  # damaged
+                (b"BT /F1 12 Tf 10 100 Td (El gimnasio cierra a las diez.) Tj ET", ""),
+            ]
+        )
+    )
+    extraction = extract(path, "pdf", password="", budget=BUDGET, ocr_languages="eng")
+    assert [page.text.strip() for page in extraction.pages] == [
+        "La piscina abre a las ocho.",
+        "",
+        "El gimnasio cierra a las diez.",
+    ]
+    assert extraction.details["unreadable_pages"] == [2]

@@ -261,6 +261,9 @@ class TestDocumentDetail:
         assert "2 diapositivas ocultas" in html and "no se leen" in html
         html = admin_client.get(f"/knowledge/{page.pk}/").content.decode()
         assert "iso8859-15 (como declara la página)" in html
+        Document.objects.filter(pk=page.pk).update(metadata={"unreadable_pages": [2, 7]})
+        html = admin_client.get(f"/knowledge/{page.pk}/").content.decode()
+        assert "Las páginas 2, 7 están dañadas" in html and "sus otras páginas" in html
 
     def test_forget_a_chunk(self, admin_client):
         document = make_document("# A\n\nUno.\n\n# B\n\nDos.", filename="d.md")
