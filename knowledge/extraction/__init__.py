@@ -3,8 +3,9 @@
 The type is decided by the content (``kinds``); ZIP-based and OLE files are inspected
 before any reader opens them (``archives``). Each format has a reader: ``pdf`` (page by
 page, OCR for scans), ``images`` (scans and photos, by OCR), ``text`` (plain text,
-Markdown, CSV), ``office`` (Word, PowerPoint, Excel), ``opendocument`` (ODT) and ``markup``
-(HTML pages, EPUB books). Tesseract is run by ``ocr``. Structured formats
+Markdown, CSV), ``office`` (Word, PowerPoint, Excel), ``opendocument`` (ODT, ODS, ODP),
+``legacy`` (Excel 97, RTF) and ``markup`` (HTML pages, EPUB books); ``pictures`` reads the
+pictures beside a document's text. Tesseract is run by ``ocr``. Structured formats
 come out as Markdown written by ``base.Outline``: their headings, slides and sheets become
 the chunks' section paths. Every failure a person can fix or should know about is an
 ``IngestionError`` with a message written for the admin who uploaded the file.
@@ -12,6 +13,7 @@ the chunks' section paths. Every failure a person can fix or should know about i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from django.utils.translation import gettext_noop
@@ -21,11 +23,12 @@ from knowledge.extraction.images import extract_image, extract_pictures
 from knowledge.extraction.kinds import detect_kind
 from knowledge.extraction.legacy import extract_rtf, extract_xls
 from knowledge.extraction.markup import extract_epub, extract_html
-from knowledge.extraction.office import extract_docx, extract_pptx, extract_xlsx
+from knowledge.extraction.office import extract_docx, extract_pptx, extract_xlsx, section_words
 from knowledge.extraction.opendocument import extract_odt
 from knowledge.extraction.opendocument_sheets import extract_ods
 from knowledge.extraction.opendocument_slides import extract_odp
 from knowledge.extraction.pdf import extract_pdf
+from knowledge.extraction.pictures import PictureReader, has_pictures
 from knowledge.extraction.text import (
     decode_declared,
     decode_html,
@@ -48,20 +51,20 @@ __all__ = [
     "extract_pdf",
 ]
 
-_STRUCTURED = {
-    FileKind.DOCX: extract_docx,
-    FileKind.PPTX: extract_pptx,
+_STRUCTURED: dict[FileKind, Callable[..., Extraction]] = {
     FileKind.XLSX: extract_xlsx,
-    FileKind.ODT: extract_odt,
     FileKind.ODS: extract_ods,
-    FileKind.ODP: extract_odp,
     FileKind.XLS: extract_xls,
     FileKind.EPUB: extract_epub,
     FileKind.CSV: extract_csv,
 }
-
-
-_WITH_PICTURES = {FileKind.DOCX, FileKind.PPTX, FileKind.ODT, FileKind.ODP}
+# Documents whose pictures are read where they stand (``pictures``).
+_WITH_PICTURES: dict[FileKind, Callable[..., Extraction]] = {
+    FileKind.DOCX: extract_docx,
+    FileKind.PPTX: extract_pptx,
+    FileKind.ODT: extract_odt,
+    FileKind.ODP: extract_odp,
+}
 
 
 def _has_body_text(extraction: Extraction) -> bool:
@@ -75,7 +78,27 @@ def _has_body_text(extraction: Extraction) -> bool:
     )
 
 
-def _with_pictures(
+def _read_with_pictures(
+    kind: FileKind, path: Path, budget: Budget, ocr_languages: str
+) -> Extraction:
+    """A document's text with its pictures' descriptions; then, when it has pictures, read
+    again with the text OCR finds in each where it stands. One with no text but pictures
+    is read as its pictures, each like a scanned page."""
+    read = _WITH_PICTURES[kind]
+    extraction = read(path, budget=budget)
+    if not _has_body_text(extraction):
+        return _only_pictures(extraction, path, budget, ocr_languages)
+    if not has_pictures(path):
+        return extraction
+    pictures = PictureReader.for_document(path, section_words().picture, budget, ocr_languages)
+    if pictures.languages is None:  # Tesseract is not installed: descriptions only
+        return extraction
+    extraction = read(path, budget=budget, pictures=pictures)
+    extraction.details.update(pictures.details())
+    return extraction
+
+
+def _only_pictures(
     extraction: Extraction, path: Path, budget: Budget, ocr_languages: str
 ) -> Extraction:
     """A document with no body text: its headings, then what OCR reads in its pictures."""
@@ -98,11 +121,10 @@ def extract(
     if kind == FileKind.IMAGE:
         return extract_image(path, budget=budget, ocr_languages=ocr_languages)
     try:
+        if kind in _WITH_PICTURES:
+            return _read_with_pictures(FileKind(kind), path, budget, ocr_languages)
         if kind in _STRUCTURED:
-            extraction = _STRUCTURED[FileKind(kind)](path, budget=budget)
-            if kind in _WITH_PICTURES and not _has_body_text(extraction):
-                return _with_pictures(extraction, path, budget, ocr_languages)
-            return extraction
+            return _STRUCTURED[FileKind(kind)](path, budget=budget)
         if kind == FileKind.HTML:
             return extract_html(path)
         if kind == FileKind.RTF:

@@ -28,13 +28,10 @@ from knowledge.extraction.base import (
     PageText,
     stored_file_missing,
 )
+from knowledge.extraction.ocr import MAX_PIXELS, picture_member
 
 logger = logging.getLogger(__name__)
 register_heif_opener()  # Pillow then opens an iPhone's HEIC photos like any other image
-
-# A 50-megapixel phone photo is the largest real page image; Pillow's own guard (178 MP)
-# would let through images that take minutes to read.
-MAX_PIXELS = 50_000_000
 
 
 def check_image(file: IO[bytes]) -> None:
@@ -78,25 +75,12 @@ def extract_image(path: Path, *, budget: Budget, ocr_languages: str) -> Extracti
     return Extraction(pages, len(pages), {"ocr": True, "frames": len(pages)})
 
 
-# Where Office and OpenDocument files keep their pictures, and the kinds OCR can read there
-# (drawings as EMF/WMF/SVG hold no scanned text).
-_MEDIA_FOLDERS = ("word/media/", "ppt/media/", "Pictures/")
-_PICTURES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".webp")
-
-
 def extract_pictures(path: Path, *, budget: Budget, ocr_languages: str) -> Extraction | None:
     """A Word, PowerPoint or OpenDocument file with no text but pictures (a scan pasted into
     Word, photos of notices on slides): each picture read by OCR, in the order the file
     numbers them, like a scanned PDF's pages. None when it holds no picture."""
     with zipfile.ZipFile(path) as archive:
-        names = sorted(
-            (
-                name
-                for name in archive.namelist()
-                if name.startswith(_MEDIA_FOLDERS) and name.lower().endswith(_PICTURES)
-            ),
-            key=_natural,
-        )
+        names = sorted(filter(picture_member, archive.namelist()), key=_natural)
         if not names:
             return None
         languages = ocr.installed_languages(ocr_languages)

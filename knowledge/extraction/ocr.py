@@ -5,13 +5,26 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.utils.translation import gettext_noop
 
 from knowledge.extraction.base import Deadline, IngestionError
 
+# A 50-megapixel phone photo is the largest real page image; Pillow's own guard (178 MP)
+# would let through images that take minutes to read.
+MAX_PIXELS = 50_000_000
+# Where Office and OpenDocument files keep their pictures, and the kinds OCR can read there
+# (drawings as EMF/WMF/SVG hold no scanned text).
+_MEDIA_FOLDERS = ("word/media/", "ppt/media/", "Pictures/")
+_PICTURES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".webp")
 IMAGE_SECONDS = 300  # one page image; a 50 MP photo takes ~30 s on one core
+
+
+def picture_member(name: str) -> bool:
+    """Whether an Office or OpenDocument archive's member is a picture OCR can read."""
+    return name.startswith(_MEDIA_FOLDERS) and name.lower().endswith(_PICTURES)
 
 
 def tesseract_languages() -> set[str]:
@@ -54,3 +67,41 @@ def read_image(path: Path, languages: str, deadline: Deadline) -> str:
             params={"limit": int(seconds)},
         ) from exc
     return result.stdout
+
+
+@dataclass(frozen=True)
+class Word:
+    """A word Tesseract read, the paragraph it stands in (block, paragraph) and how sure
+    it is."""
+
+    paragraph: tuple[int, int]
+    confidence: float
+    text: str
+
+
+def read_words(path: Path, languages: str, seconds: float) -> list[Word] | None:
+    """The words Tesseract reads in one image file, in reading order, with its confidence
+    in each (0-100); None when it took longer than ``seconds``."""
+    try:
+        result = subprocess.run(
+            ["tesseract", str(path), "stdout", "-l", languages, "tsv"],
+            capture_output=True,
+            text=True,
+            timeout=seconds,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    # Tesseract's TSV: level, page, block, paragraph, line, word, box, conf, text; a
+    # word is level 5. A text holding a quote or a tab is not quoted: split on tabs only.
+    words = []
+    for row in result.stdout.splitlines()[1:]:
+        fields = row.split("\t")
+        if len(fields) == 12 and fields[0] == "5" and fields[11].strip():
+            try:
+                confidence = float(fields[10])
+                paragraph = (int(fields[2]), int(fields[3]))
+            except ValueError:
+                continue
+            words.append(Word(paragraph, confidence, fields[11].strip()))
+    return words

@@ -29,6 +29,7 @@ from docx.table import Table
 from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from pptx.exc import PackageNotFoundError as PptxPackageNotFoundError
 from pptx.exc import PythonPptxError
+from pptx.shapes.picture import Picture
 
 from knowledge.extraction.archives import (
     DAMAGED_ARCHIVE,
@@ -51,6 +52,7 @@ from knowledge.extraction.base import (
     stored_file_missing,
     whole_number,
 )
+from knowledge.extraction.pictures import PictureReader
 
 logger = logging.getLogger(__name__)
 
@@ -105,6 +107,7 @@ class SectionWords:
     notes: str
     footnotes: str  # a document's notes that nothing in its body cites, at its end
     margins: str  # the text of its page headers and footers, once
+    picture: str  # before a picture's description
     sheet: str
     true: str  # a sheet's TRUE and FALSE, as Excel shows them in that language
     false: str
@@ -117,6 +120,7 @@ def section_words() -> SectionWords:
             notes=pgettext("presentation", "Speaker notes"),
             footnotes=pgettext("document", "Notes"),
             margins=pgettext("document", "Header and footer"),
+            picture=pgettext("document", "Picture"),
             sheet=pgettext("spreadsheet", "Sheet"),
             true=pgettext("spreadsheet", "TRUE"),
             false=pgettext("spreadsheet", "FALSE"),
@@ -265,13 +269,15 @@ def _chart_number(value: str, number_format: str) -> str:
 # -- Word ---------------------------------------------------------------------------------
 
 
-def extract_docx(path: Path, *, budget: Budget) -> Extraction:
+def extract_docx(
+    path: Path, *, budget: Budget, pictures: PictureReader | None = None
+) -> Extraction:
     checked_archive(path, budget)
     words = section_words()
     try:
         document = docx.Document(str(path))
         _hide_styled_runs(document)
-        reading = _WordReading(document)
+        reading = _WordReading(document, pictures or PictureReader.descriptions_only(words.picture))
         for block in _body_blocks(document.element.body):
             reading.block(block)
             for note in reading.notes.cited():  # right after the text citing it
@@ -290,8 +296,9 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 class _WordReading:
     """A Word body read block by block into an outline."""
 
-    def __init__(self, document: Any) -> None:
+    def __init__(self, document: Any, pictures: PictureReader) -> None:
         self.document = document
+        self.pictures = pictures
         self.styles = _style_names(document)
         self.numbering = _Numbering(document)
         self.notes = _Notes(document)
@@ -320,6 +327,31 @@ class _WordReading:
         for diagram_text in diagram_texts(block, self.document.part):
             outline.item("-", diagram_text)
         write_charts(block, self.document.part, outline)
+        for picture, description in _word_pictures(block, self.document.part):
+            self.pictures.write(outline, picture, description)
+
+
+_WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
+_PIC = "{http://schemas.openxmlformats.org/drawingml/2006/picture}"
+_R_EMBED = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}embed"
+
+
+def _word_pictures(paragraph: Any, part: Any) -> Iterator[tuple[bytes | None, str]]:
+    """Each picture a paragraph shows, as (its bytes, its description): not a hidden one,
+    nor one a tracked change removed, nor a linked one (its file is elsewhere)."""
+    for run in paragraph.iter(f"{_W}r"):
+        if _place_of(run, paragraph) is None:
+            continue  # hidden, removed, or in a text box's paragraph
+        for drawing in run.iterchildren(f"{_W}drawing"):
+            for placed in drawing.iterchildren(f"{_WP}inline", f"{_WP}anchor"):
+                picture = placed.find(f"{_A}graphic/{_A}graphicData/{_PIC}pic")
+                if picture is None:
+                    continue  # a chart, a diagram, a text box
+                properties = placed.find(f"{_WP}docPr")
+                blip = picture.find(f"{_PIC}blipFill/{_A}blip")
+                related = part.related_parts.get(blip.get(_R_EMBED)) if blip is not None else None
+                description = properties.get("descr", "") if properties is not None else ""
+                yield getattr(related, "blob", None), description
 
 
 def _body_blocks(element: Any) -> Iterator[Any]:
@@ -668,11 +700,14 @@ def _docx_rows(table: Table, notes: _Notes) -> Iterator[list[str]]:
 # -- PowerPoint ---------------------------------------------------------------------------
 
 
-def extract_pptx(path: Path, *, budget: Budget) -> Extraction:
+def extract_pptx(
+    path: Path, *, budget: Budget, pictures: PictureReader | None = None
+) -> Extraction:
     checked_archive(path, budget)
     deadline = budget.deadline()
     outline = Outline()
     words = section_words()
+    pictures = pictures or PictureReader.descriptions_only(words.picture)
     try:
         presentation = pptx.Presentation(str(path))
         hidden = 0
@@ -682,7 +717,7 @@ def extract_pptx(path: Path, *, budget: Budget) -> Extraction:
             if slide.element.get("show") in ("0", "false"):
                 hidden += 1
                 continue
-            _slide(slide, number, outline, words)
+            _slide(slide, number, outline, words, pictures)
             deadline.check(f"slide {number}")
     except _LIBRARY_ERRORS as exc:
         raise damaged("PowerPoint", exc) from exc
@@ -690,7 +725,13 @@ def extract_pptx(path: Path, *, budget: Budget) -> Extraction:
     return Extraction([PageText(None, outline.text())], None, details, markdown=True)
 
 
-def _slide(slide: Any, number: int, outline: Outline, words: SectionWords) -> None:
+def _slide(
+    slide: Any,
+    number: int,
+    outline: Outline,
+    words: SectionWords,
+    pictures: PictureReader,
+) -> None:
     title_shape = slide.shapes.title
     title = title_shape.text_frame.text.strip() if title_shape is not None else ""
     outline.heading(1, f"{words.slide} {number}: {title}" if title else f"{words.slide} {number}")
@@ -704,6 +745,9 @@ def _slide(slide: Any, number: int, outline: Outline, words: SectionWords) -> No
             outline.table([[cell.text for cell in row.cells] for row in shape.table.rows])
         elif shape.has_text_frame:
             _text_frame(shape, outline)
+        elif isinstance(shape, Picture):
+            description = shape._element._nvXxPr.cNvPr.get("descr", "")
+            pictures.write(outline, _picture_bytes(shape), description)
         else:
             for text in diagram_texts(shape._element, slide.part):
                 outline.item("-", text)
@@ -721,6 +765,14 @@ _AUTO_NUMBERS = {
     "arabic": "decimal", "alphaLc": "lowerLetter", "alphaUc": "upperLetter",
     "romanLc": "lowerRoman", "romanUc": "upperRoman",
 }  # fmt: skip
+
+
+def _picture_bytes(picture: Picture) -> bytes | None:
+    """A slide picture's file; None for a linked one (its file is elsewhere)."""
+    try:
+        return picture.image.blob
+    except (ValueError, KeyError, AttributeError):
+        return None
 
 
 def _text_frame(shape: Any, outline: Outline) -> None:

@@ -27,16 +27,21 @@ from knowledge.extraction.base import (
     whole_number,
 )
 from knowledge.extraction.office import checked_archive, damaged, section_words
+from knowledge.extraction.pictures import PictureReader
 
 TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
 OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
+DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
+_SVG = "{urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0}"
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 # A paragraph styled as a heading without being a text:h (LibreOffice writes a document's
 # first heading so when it starts a page style): "Heading_20_2" is "Heading 2".
 _HEADING_STYLE = re.compile(r"^(?:Heading_20_(\d)|Title)$")
 # Generated lists repeat what the document says elsewhere (a table of contents repeats
-# every heading); tracked deletions and page numbers are not the body's text.
+# every heading); tracked deletions and page numbers are not the body's text; a picture's
+# description is read with its picture (``write_picture``), not as its paragraph's words.
 _SKIPPED = {
     f"{TEXT}{name}"
     for name in (
@@ -44,7 +49,7 @@ _SKIPPED = {
         "object-index", "user-index", "bibliography", "tracked-changes", "sequence-decls",
         "soft-page-break",
     )
-}  # fmt: skip
+} | {f"{_SVG}title", f"{_SVG}desc"}  # fmt: skip
 _PAGE_NUMBERS = {f"{TEXT}page-number", f"{TEXT}page-count"}
 _MARGINS = {
     f"{STYLE}{name}"
@@ -85,18 +90,19 @@ def styles_setting(root: Element, properties: str, attribute: str, value: str) -
     }
 
 
-def new_reading(root: Element, styles_root: Element | None) -> Reading:
-    return Reading(_heading_styles(root), _list_styles(root, styles_root))
+def new_reading(root: Element, styles_root: Element | None, pictures: PictureReader) -> Reading:
+    return Reading(_heading_styles(root), _list_styles(root, styles_root), pictures)
 
 
-def extract_odt(path: Path, *, budget: Budget) -> Extraction:
+def extract_odt(path: Path, *, budget: Budget, pictures: PictureReader | None = None) -> Extraction:
     root, styles_root = parsed_parts(path, budget)
     body = root.find(f"{OFFICE}body/{OFFICE}text")
     outline = Outline()
-    reading = new_reading(root, styles_root)
+    words = section_words()
+    pictures = pictures or PictureReader.descriptions_only(words.picture)
+    reading = new_reading(root, styles_root, pictures)
     if body is not None:
         walk(body, outline, reading)
-    words = section_words()
     outline.back_matter(words.footnotes, reading.pending)  # cited only where nothing is read
     outline.back_matter(words.margins, _margins(styles_root, reading))
     return Extraction([PageText(None, outline.text())], None, {}, markdown=True)
@@ -124,6 +130,7 @@ class Reading:
     headings: dict[str, int]
     # list style name → level (1-based) → (number format, start); a bullet level is absent
     lists: dict[str, dict[int, tuple[str, int]]]
+    pictures: PictureReader
     notes: int = 0  # how many the body has cited so far: the next one's number
     pending: list[str] = field(default_factory=list)  # "[^1]: …", for after the block
     # where a list that continues another's numbering starts: by list style and by xml:id
@@ -171,6 +178,8 @@ def _block(block: Element, outline: Outline, reading: Reading) -> None:
         outline.heading(level, inline_text(block, reading))
     elif block.tag == f"{TEXT}p":
         outline.paragraph(inline_text(block, reading))
+        for frame in block.iter(f"{DRAW}frame"):
+            write_picture(frame, outline, reading)
     elif block.tag == f"{TABLE}table":
         outline.table(_rows(block, reading))
     elif block.tag == f"{TEXT}list":
@@ -178,6 +187,19 @@ def _block(block: Element, outline: Outline, reading: Reading) -> None:
     else:  # sections and the like: their paragraphs in order
         walk(block, outline, reading)
     _write_notes(outline, reading)
+
+
+def write_picture(frame: Element, outline: Outline, reading: Reading) -> None:
+    """A frame's picture (its description, then what OCR reads in it), when it holds one."""
+    image = frame.find(f"{DRAW}image")
+    if image is None:
+        return
+    described = frame.find(f"{_SVG}desc")
+    if described is None:
+        described = frame.find(f"{_SVG}title")
+    description = "".join(described.itertext()) if described is not None else ""
+    picture = reading.pictures.member(image.get(_XLINK_HREF, ""))
+    reading.pictures.write(outline, picture, description)
 
 
 def _write_notes(outline: Outline, reading: Reading) -> None:

@@ -27,6 +27,7 @@ from knowledge.extraction.opendocument import (
     parsed_parts,
     styles_setting,
 )
+from knowledge.extraction.pictures import PictureReader
 
 # A sheet's rows and cells may say "repeated 1,048,576 times" (Calc writes the empty rest of
 # a formatted sheet so): a repeat is never expanded past these.
@@ -39,10 +40,11 @@ _CELLS = {f"{TABLE}table-cell", f"{TABLE}covered-table-cell"}
 
 def extract_ods(path: Path, *, budget: Budget) -> Extraction:
     root, styles_root = parsed_parts(path, budget)
-    reading = new_reading(root, styles_root)
+    words = section_words()
+    # A cell's text is read, not the pictures floating over the sheet (charts, a logo).
+    reading = new_reading(root, styles_root, PictureReader.descriptions_only(words.picture))
     # Calc's "Hide sheet"
     hidden_styles = styles_setting(root, "table-properties", f"{TABLE}display", "false")
-    words = section_words()
     deadline = budget.deadline()
     outline = Outline()
     sheets = root.findall(f"{OFFICE}body/{OFFICE}spreadsheet/{TABLE}table")

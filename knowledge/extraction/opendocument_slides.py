@@ -12,6 +12,7 @@ from xml.etree.ElementTree import Element
 from knowledge.extraction.base import Budget, Extraction, Outline, PageText
 from knowledge.extraction.office import SectionWords, section_words
 from knowledge.extraction.opendocument import (
+    DRAW,
     OFFICE,
     TEXT,
     Reading,
@@ -20,9 +21,10 @@ from knowledge.extraction.opendocument import (
     parsed_parts,
     styles_setting,
     walk,
+    write_picture,
 )
+from knowledge.extraction.pictures import PictureReader
 
-DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 PRESENTATION = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
 _SVG = "{urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0}"
 _CLASS = f"{PRESENTATION}class"
@@ -32,14 +34,15 @@ _LENGTH = re.compile(r"^\s*(-?[\d.]+)\s*(cm|mm|in|pt|pc|px)?\s*$")
 _CENTIMETRES = {"cm": 1.0, "mm": 0.1, "in": 2.54, "pt": 2.54 / 72, "pc": 2.54 / 6, "px": 2.54 / 96}
 
 
-def extract_odp(path: Path, *, budget: Budget) -> Extraction:
+def extract_odp(path: Path, *, budget: Budget, pictures: PictureReader | None = None) -> Extraction:
     root, styles_root = parsed_parts(path, budget)
-    reading = new_reading(root, styles_root)
+    words = section_words()
+    pictures = pictures or PictureReader.descriptions_only(words.picture)
+    reading = new_reading(root, styles_root, pictures)
     # Impress's "Hide Slide"
     hidden_styles = styles_setting(
         root, "drawing-page-properties", f"{PRESENTATION}visibility", "hidden"
     )
-    words = section_words()
     deadline = budget.deadline()
     outline = Outline()
     pages = root.findall(f"{OFFICE}body/{OFFICE}presentation/{DRAW}page")
@@ -65,6 +68,8 @@ def _slide(
     for shape in sorted(_shapes(shapes), key=_position):
         if shape is not title_shape and shape.get(_CLASS) not in _LEFT_OUT:
             walk(shape, outline, reading)
+            if shape.tag == f"{DRAW}frame":
+                write_picture(shape, outline, reading)
     notes = page.find(f"{PRESENTATION}notes")
     note_shapes = [
         s

@@ -264,6 +264,12 @@ class TestDocumentDetail:
         Document.objects.filter(pk=page.pk).update(metadata={"unreadable_pages": [2, 7]})
         html = admin_client.get(f"/knowledge/{page.pk}/").content.decode()
         assert "Las páginas 2, 7 están dañadas" in html and "sus otras páginas" in html
+        Document.objects.filter(pk=deck.pk).update(
+            metadata={"pictures_read": 3, "pictures_unread": 1}
+        )
+        html = admin_client.get(f"/knowledge/{deck.pk}/").content.decode()
+        assert "texto leído de 3 imágenes junto al texto" in html
+        assert "1 imagen no leída por OCR" in html and "todo lo demás se leyó" in html
 
     def test_forget_a_chunk(self, admin_client):
         document = make_document("# A\n\nUno.\n\n# B\n\nDos.", filename="d.md")
