@@ -159,14 +159,18 @@ def test_bench_search_then_bench_chat_run(tmp_path):
 @pytest.mark.process
 @pytest.mark.slow
 @pytest.mark.timeout(900)  # many processes on two cores: minutes when the machine is busy
-def test_bench_formats_vector_backends_and_answers_run(tmp_path, tiny_set):
+def test_bench_formats_pictures_vector_backends_and_answers_run(tmp_path, tiny_set):
     env = bench_env(tmp_path / "data")
     common = [str(tiny_set), "--split", "heldout", "--json"]
     formats = bench(env, "manage.py", "bench_formats", *common, "--limit", "3")
     backends = bench(env, "manage.py", "bench_vector_backends", *common)
     answers = bench(env, "manage.py", "bench_answers", *common)
+    deck = str(ROOT / "tests" / "data" / "documents" / "avisos.odp")
+    pictures = bench(env, "manage.py", "bench_pictures", deck, "--repeats", "1", "--json")
+    (pictures,) = pictures["files"]
 
     assert formats["retrieval"]["md"]["ndcg@10"] > 0 and formats["extraction"], formats
+    assert pictures["details"]["pictures_read"] == 1 and pictures["ratio"] > 1, pictures
     assert backends["queries"] == 3 and backends["quality"] and backends["latency_ms"], backends
     assert answers["n"] == 3, answers
 

@@ -13,7 +13,7 @@ from typing import BinaryIO
 from django.utils.translation import gettext_noop
 from pypdf import PdfReader
 from pypdf.errors import DependencyError, PyPdfError
-from pypdf.generic import ArrayObject, IndirectObject
+from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject
 
 from knowledge.extraction import ocr
 from knowledge.extraction.base import (
@@ -24,6 +24,8 @@ from knowledge.extraction.base import (
     PageText,
     stored_file_missing,
 )
+from knowledge.extraction.ocr import MAX_PIXELS
+from knowledge.extraction.pictures import MIN_PIXELS, PictureReader
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +46,8 @@ def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str
             if not any(page.text.strip() for page in pages):
                 pages = _ocr_pages(reader, ocr_languages, budget)
                 details["ocr"] = True
+            elif languages := ocr.installed_languages(ocr_languages):
+                pages = _with_pictures(reader, pages, languages, budget, details)
     except IngestionError:
         raise
     except PyPdfError as exc:  # its read errors, and its limits on a damaged stream
@@ -177,6 +181,121 @@ def _damaged_pdf(detail: str) -> IngestionError:
         ),
         extra={"technical": detail},
     )
+
+
+# -- Pictures and scanned pages beside the text ---------------------------------------------
+
+
+def _with_pictures(
+    reader, pages: list[PageText], languages: str, budget: Budget, details: dict[str, object]
+) -> list[PageText]:  # noqa: ANN001 - pypdf's PdfReader
+    """Each page's text, then what OCR is sure of in its pictures: a screenshot in a guide
+    exported from Word, or a scanned page (a signed annex) among text pages, whose only text
+    is its picture's. ``details`` gets how many pictures were read and left, and which pages
+    were scanned."""
+    pictures = PictureReader(
+        label="", languages=languages, limit=budget.max_pages, seconds=budget.max_seconds / 2
+    )
+    decoded: set[object] = set()  # a logo on every page is one image object: decoded once
+    read, scanned = [], []
+    for page, text in zip(reader.pages, pages, strict=True):
+        found = [
+            paragraph
+            for picture in _page_pictures(page, decoded)
+            for paragraph in pictures.read_text(picture)
+        ]
+        if found and not _has_words(text.text):
+            scanned.append(text.number)
+        read.append(PageText(text.number, "\n\n".join([text.text, *found]).strip()))
+        if budget.between_pages:
+            budget.between_pages()
+    details.update(pictures.details())
+    if scanned:
+        details["scanned_pages"] = scanned
+    return read
+
+
+def _has_words(text: str) -> bool:
+    return any(character.isalnum() for character in text)
+
+
+def _page_pictures(page, decoded: set[object]) -> Iterator[bytes]:  # noqa: ANN001
+    """The pictures a page draws that OCR might read, each image object once: checked by
+    the size its dictionary declares before pypdf decodes a pixel (icons and images past
+    ``MAX_PIXELS`` are not decoded at all). Inline images are small: left out."""
+    try:
+        if not _holds_pictures(page, set()):
+            return  # most pages: no need to parse their drawing a second time
+        keys = page.images.keys()
+    except (PyPdfError, *_DAMAGE) as exc:
+        logger.info("a PDF page's pictures could not be listed: %r", exc)
+        return
+    # What the page's drawing names with "Do", parsed by pypdf while listing its images: a
+    # generator may give every page one shared list of all the document's images.
+    drawn = getattr(page, "_content_stream_images", None)
+    for key in keys:
+        first = key if isinstance(key, str) else key[0]
+        if isinstance(drawn, dict) and first not in drawn:
+            continue  # listed, but drawn on another page
+        image = _image_object(page, key)
+        if image is None:
+            continue
+        identity = image.indirect_reference or id(image)
+        pixels = _whole(image.get("/Width")) * _whole(image.get("/Height"))
+        if identity in decoded or not MIN_PIXELS <= pixels <= MAX_PIXELS:
+            continue
+        decoded.add(identity)
+        try:
+            yield page.images[key].data
+        except Exception as exc:  # noqa: BLE001 - pypdf and Pillow raise many types for odd images
+            logger.info("a PDF picture pypdf could not decode: %r", exc)
+
+
+def _holds_pictures(holder, visited: set[object]) -> bool:  # noqa: ANN001 - a page or a form
+    """Whether a page's resources (or a form's in them) hold an image of a size OCR might
+    read, by the sizes the image dictionaries declare: nothing is parsed or decoded."""
+    resources = holder.get("/Resources")
+    xobjects = resources.get_object().get("/XObject") if resources is not None else None
+    if xobjects is None:
+        return False
+    for reference in xobjects.get_object().values():
+        key = reference if isinstance(reference, IndirectObject) else id(reference)
+        if key in visited:  # a form drawing itself: no real file, but one could
+            continue
+        visited.add(key)
+        xobject = reference.get_object()
+        if not isinstance(xobject, DictionaryObject):
+            continue
+        if xobject.get("/Subtype") == "/Image":
+            pixels = _whole(xobject.get("/Width")) * _whole(xobject.get("/Height"))
+            if MIN_PIXELS <= pixels <= MAX_PIXELS:
+                return True
+        elif xobject.get("/Subtype") == "/Form" and _holds_pictures(xobject, visited):
+            return True
+    return False
+
+
+def _image_object(page, key: str | list[str]) -> DictionaryObject | None:  # noqa: ANN001
+    """The image dictionary a key of ``page.images`` names ("/Im0", or ["/Fm0", "/Im1"]
+    inside a form), or None for an inline image or one that cannot be found."""
+    names = [key] if isinstance(key, str) else list(key)
+    holder = page
+    try:
+        for name in names:
+            if name.startswith("~"):  # an inline image
+                return None
+            holder = holder["/Resources"].get_object()["/XObject"].get_object()[name].get_object()
+    except (KeyError, TypeError, AttributeError) as exc:
+        logger.info("a PDF picture could not be found: %r", exc)
+        return None
+    return holder if isinstance(holder, DictionaryObject) else None
+
+
+def _whole(value: object) -> int:
+    try:
+        return max(0, int(value))  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return 0
 
 
 # -- OCR for PDFs without a text layer ----------------------------------------------------------

@@ -73,6 +73,7 @@ class PictureReader:
     archive: Path | None = None  # an OpenDocument file, whose pictures are named by path
     started: float = field(default_factory=time.monotonic)
     seen: set[str] = field(default_factory=set)
+    tried: int = 0  # pictures given to OCR
     read: int = 0  # pictures whose text was kept
     unread: int = 0  # left for lack of time or past the limit
 
@@ -97,14 +98,18 @@ class PictureReader:
         """A picture's description, then the text OCR reads in it, as paragraphs."""
         if description := authored(description):
             outline.paragraph(f"{self.label}: {description}")
+        for paragraph in self.read_text(picture):
+            outline.paragraph(paragraph)
+
+    def read_text(self, picture: bytes | None) -> list[str]:
+        """The paragraphs OCR is sure of in a picture; none for one already read."""
         if picture is None or self.languages is None:
-            return
+            return []
         digest = hashlib.sha256(picture).hexdigest()
         if digest in self.seen:
-            return
+            return []
         self.seen.add(digest)
-        for paragraph in self._text(picture):
-            outline.paragraph(paragraph)
+        return self._text(picture)
 
     def member(self, name: str) -> bytes | None:
         """An OpenDocument picture's bytes by its path in the archive ("Pictures/1.png")."""
@@ -122,9 +127,10 @@ class PictureReader:
 
     def _text(self, picture: bytes) -> list[str]:
         left = self.started + self.seconds - time.monotonic()
-        if self.read + self.unread >= self.limit or left < 1:
+        if self.tried >= self.limit or left < 1:
             self.unread += 1
             return []
+        self.tried += 1
         try:
             words = _ocr_words(picture, self.languages or "eng", left)
         except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:

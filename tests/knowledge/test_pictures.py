@@ -15,6 +15,8 @@ import pytest
 from docx.shared import Inches as WordInches
 from PIL import Image, ImageDraw, ImageFont
 from pptx.util import Inches
+from pypdf import PdfWriter
+from pypdf.generic import NameObject
 
 from knowledge.extraction import Budget, extract
 from knowledge.extraction.ocr import Word
@@ -193,3 +195,60 @@ def test_without_tesseract_only_descriptions_are_read(tmp_path, monkeypatch):
 def test_a_picture_is_text_when_enough_of_its_words_read_sure(confidences, kept):
     words = [Word((1, 1), c, f"palabra{n}") for n, c in enumerate(confidences)]
     assert bool(text_paragraphs(words)) is kept
+
+
+def scanned_page(lines: list[str], path: Path) -> Path:
+    """A page as a scanner gives it, saved as a PDF of one image (200 dpi)."""
+    image = Image.new("L", (1700, 2200), 255)
+    draw = ImageDraw.Draw(image)
+    for n, line in enumerate(lines):
+        draw.text((120, 200 + 70 * n), line, fill=0, font=ImageFont.truetype(FONT, 40))
+    image.save(path, resolution=200)
+    return path
+
+
+def test_a_pdf_s_screenshots_are_read_on_their_page():
+    """``avisos.pdf`` is the guide exported by LibreOffice: its text, then what OCR is sure
+    of in its pictures, on the page that draws them; the photo gives nothing."""
+    extraction = extract(
+        DOCUMENTS / "avisos.pdf", "pdf", password="", budget=BUDGET, ocr_languages="spa+eng"
+    )
+    (page,) = extraction.pages
+    assert page.text.index("Fin de los avisos.") < page.text.index("Socios: hasta 7 días")
+    assert "Lunes a viernes de 9:00 a 14:00." in page.text
+    assert extraction.details == {"pictures_read": 2, "pictures_unread": 0}
+
+
+def test_a_scanned_page_among_text_pages_is_read_by_ocr(tmp_path):
+    """A signed annex scanned onto the end of a contract was lost: OCR ran only when no
+    page had text. Its page is read, cited by its number, and named on the document."""
+    writer = PdfWriter()
+    writer.append(DOCUMENTS / "avisos.pdf")
+    annex = ["Anexo firmado", "El socio acepta las normas de uso de las pistas."]
+    writer.append(scanned_page(annex, tmp_path / "anexo.pdf"))
+    path = tmp_path / "contrato.pdf"
+    writer.write(path)
+
+    extraction = extract(path, "pdf", password="", budget=BUDGET, ocr_languages="spa+eng")
+    text, annex_page = extraction.pages
+    assert annex_page.number == 2 and "acepta las normas de uso" in annex_page.text
+    assert "Avisos del club" in text.text and "acepta" not in text.text
+    assert extraction.details["scanned_pages"] == [2] and extraction.details["pictures_read"] == 3
+
+
+def test_a_picture_a_page_lists_but_another_draws_is_read_on_the_drawing_page(tmp_path):
+    """Some generators give every page one list of all the document's pictures: a picture is
+    read where the page's drawing shows it, not where it is first listed."""
+    writer = PdfWriter()
+    writer.append(DOCUMENTS / "avisos.pdf")
+    writer.append(scanned_page(["Anexo firmado", "Firmado en Valencia."], tmp_path / "a.pdf"))
+    first, second = writer.pages
+    shared = first["/Resources"]["/XObject"].get_object()
+    for name, image in second["/Resources"]["/XObject"].get_object().items():
+        shared[NameObject(f"/Scan{name[1:]}")] = image  # listed on page 1, drawn on page 2
+    path = tmp_path / "compartido.pdf"
+    writer.write(path)
+
+    extraction = extract(path, "pdf", password="", budget=BUDGET, ocr_languages="spa+eng")
+    assert "Valencia" not in extraction.pages[0].text
+    assert "Firmado en Valencia." in extraction.pages[1].text

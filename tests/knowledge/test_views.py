@@ -270,6 +270,11 @@ class TestDocumentDetail:
         html = admin_client.get(f"/knowledge/{deck.pk}/").content.decode()
         assert "texto leído de 3 imágenes junto al texto" in html
         assert "1 imagen no leída por OCR" in html and "todo lo demás se leyó" in html
+        Document.objects.filter(pk=page.pk).update(
+            metadata={"pictures_read": 2, "scanned_pages": [4, 5]}
+        )
+        html = admin_client.get(f"/knowledge/{page.pk}/").content.decode()
+        assert "Las páginas 4, 5 son escaneos: su texto se leyó por OCR" in html
 
     def test_forget_a_chunk(self, admin_client):
         document = make_document("# A\n\nUno.\n\n# B\n\nDos.", filename="d.md")
