@@ -309,7 +309,7 @@ class _WordReading:
         outline, notes = self.outline, self.notes
         if block.tag == f"{_W}tbl":
             _open_row_controls(block)
-            outline.table(_docx_rows(Table(block, self.document._body), notes))
+            outline.table(_docx_rows(Table(block, self.document._body), notes, self.pictures))
             return
         text = _text_of(block, notes)
         name = self.styles.get(block.style or "", self.styles[""])
@@ -686,14 +686,21 @@ def _heading_level(style_name: str) -> int:
     return 0
 
 
-def _docx_rows(table: Table, notes: _Notes) -> Iterator[list[str]]:
+def _docx_rows(table: Table, notes: _Notes, pictures: PictureReader) -> Iterator[list[str]]:
+    """Each row's cells: their paragraphs' text, and their pictures' (a how-to's "Step |
+    Screenshot" table)."""
     for row in table.rows:
         cells, seen = [], set()
         for cell in row.cells:
             if id(cell._tc) in seen:  # a merged cell is returned once per column it spans
                 continue
             seen.add(id(cell._tc))
-            cells.append("\n".join(_text_of(p, notes) for p in cell._tc.iter(f"{_W}p")))
+            texts = []
+            for paragraph in cell._tc.iter(f"{_W}p"):
+                texts.append(_text_of(paragraph, notes))
+                for picture, description in _word_pictures(paragraph, table.part):
+                    texts.extend(pictures.texts(picture, description))
+            cells.append("\n".join(texts))
         yield cells
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree.ElementTree import Element
@@ -191,15 +192,28 @@ def _block(block: Element, outline: Outline, reading: Reading) -> None:
 
 def write_picture(frame: Element, outline: Outline, reading: Reading) -> None:
     """A frame's picture (its description, then what OCR reads in it), when it holds one."""
+    for text in _picture_texts(frame, reading):
+        outline.paragraph(text)
+
+
+def _cell_texts(cell: Element, reading: Reading) -> Iterator[str]:
+    """A table cell's paragraphs, each followed by its pictures' texts."""
+    for paragraph in cell.iter(f"{TEXT}p"):
+        yield inline_text(paragraph, reading)
+        for frame in paragraph.iter(f"{DRAW}frame"):
+            yield from _picture_texts(frame, reading)
+
+
+def _picture_texts(frame: Element, reading: Reading) -> list[str]:
     image = frame.find(f"{DRAW}image")
     if image is None:
-        return
+        return []
     described = frame.find(f"{_SVG}desc")
     if described is None:
         described = frame.find(f"{_SVG}title")
     description = "".join(described.itertext()) if described is not None else ""
     picture = reading.pictures.member(image.get(_XLINK_HREF, ""))
-    reading.pictures.write(outline, picture, description)
+    return reading.pictures.texts(picture, description)
 
 
 def _write_notes(outline: Outline, reading: Reading) -> None:
@@ -248,9 +262,7 @@ def _rows(table: Element, reading: Reading) -> list[list[str]]:
     rows = []
     for row in table.iter(f"{TABLE}table-row"):
         cells = [
-            " ".join(inline_text(p, reading) for p in cell.iter(f"{TEXT}p"))
-            for cell in row
-            if cell.tag == f"{TABLE}table-cell"
+            " ".join(_cell_texts(cell, reading)) for cell in row if cell.tag == f"{TABLE}table-cell"
         ]
         rows.append(cells)
     return rows

@@ -96,10 +96,13 @@ class PictureReader:
 
     def write(self, outline: Outline, picture: bytes | None, description: str = "") -> None:
         """A picture's description, then the text OCR reads in it, as paragraphs."""
-        if description := authored(description):
-            outline.paragraph(f"{self.label}: {description}")
-        for paragraph in self.read_text(picture):
+        for paragraph in self.texts(picture, description):
             outline.paragraph(paragraph)
+
+    def texts(self, picture: bytes | None, description: str = "") -> list[str]:
+        """A picture's description ("Picture: …"), then the paragraphs OCR reads in it."""
+        described = authored(description)
+        return [f"{self.label}: {described}"] * bool(described) + self.read_text(picture)
 
     def read_text(self, picture: bytes | None) -> list[str]:
         """The paragraphs OCR is sure of in a picture; none for one already read."""

@@ -252,3 +252,25 @@ def test_a_picture_a_page_lists_but_another_draws_is_read_on_the_drawing_page(tm
     extraction = extract(path, "pdf", password="", budget=BUDGET, ocr_languages="spa+eng")
     assert "Valencia" not in extraction.pages[0].text
     assert "Firmado en Valencia." in extraction.pages[1].text
+
+
+def how_to(tmp_path: Path) -> Path:
+    """What ``pasos.odt`` was converted from: a "Step | Screenshot" table."""
+    document = docx.Document()
+    table = document.add_table(rows=2, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text = "Paso", "Captura"
+    table.cell(1, 0).text = "Abre la pantalla de reservas."
+    picture = screenshot(BOOKING, tmp_path / "reservas.png")
+    table.cell(1, 1).paragraphs[0].add_run().add_picture(str(picture), width=WordInches(3))
+    path = tmp_path / "pasos.docx"
+    document.save(path)
+    return path
+
+
+@pytest.mark.parametrize("made", ["docx", "odt"])
+def test_a_how_to_s_screenshots_in_table_cells_are_read_with_their_row(tmp_path, made):
+    """Each screenshot's text is read in its row, after its column's header, with the step
+    it shows."""
+    text, details = read(how_to(tmp_path) if made == "docx" else DOCUMENTS / "pasos.odt")
+    assert text.startswith("Paso: Abre la pantalla de reservas. · Captura: Reservas de pistas")
+    assert "Socios: hasta 7 días antes" in text and details["pictures_read"] == 1
