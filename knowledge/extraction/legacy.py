@@ -1,11 +1,13 @@
 """Older formats people still keep: Excel 97–2003 workbooks (.xls, read by xlrd, the
 reference reader of the binary format) and RTF documents (read by striprtf). An .xls reads
 as its .xlsx copy does: visible sheets, rows with their headers, figures as the sheet shows
-them. An RTF's text keeps its paragraphs and table rows; its heading styles are not read."""
+them. An RTF's text keeps its headings (by their paragraph styles), paragraphs and table
+rows."""
 
 from __future__ import annotations
 
 import datetime
+import re
 import struct
 from collections.abc import Iterator
 from pathlib import Path
@@ -122,18 +124,98 @@ def extract_rtf(path: Path) -> Extraction:
     # code page (\ansicpg) or its fonts' character sets.
     source = path.read_bytes().decode("latin-1")
     try:
-        text = rtf_to_text(source, errors="replace")
+        text = rtf_to_text(_mark_headings(source), errors="replace")
     except (ValueError, TypeError, IndexError, LookupError, OverflowError) as exc:
         raise damaged("RTF", exc) from exc
     outline = Outline()
     rows: list[list[str]] = []
     for line in text.splitlines():
         if line.endswith("|"):
-            rows.append(line[:-1].split("|"))
+            rows.append(_HEADING_MARK.sub("", line[:-1]).split("|"))
             continue
         if rows:
             outline.table(rows)
             rows = []
-        outline.paragraph(line)
+        if heading := _HEADING_MARK.match(line):
+            outline.heading(int(heading.group(1)), _HEADING_MARK.sub("", line))
+        else:
+            outline.paragraph(_HEADING_MARK.sub("", line))
     outline.table(rows)
     return Extraction([PageText(None, outline.text())], None, {}, markdown=True)
+
+
+# striprtf keeps no styles: a heading paragraph's style control word (\s1) gets this text
+# after it, which comes out at the start of its line. ASCII, as RTF's text is.
+_HEADING_MARK = re.compile(r"@@pb-heading-(\d)@@")
+_STYLE_WORD = re.compile(r"(?<!\\)\\s(\d+)(?!\d)")
+_CONTROL_WORD = re.compile(r"\\[a-zA-Z]+-?\d* ?|\\\*")
+_HEX = re.compile(r"\\'([0-9a-fA-F]{2})")  # a letter of the code page: "T\'edtulo"
+_UNICODE = re.compile(r"\\u(-?\d+) ?(?:\\'[0-9a-fA-F]{2}|\?)?")  # and its fallback
+# A heading style by its name, in the languages word processors name them ("Heading 2",
+# "Título 2", "Überschrift 2", "Titre 2"), or by the outline level it sets (Word's).
+_HEADING_NAME = re.compile(
+    r"^(?:heading|t[íi]tulo|[üu]berschrift|titre|titolo|kop)\s*([1-6])$", re.IGNORECASE
+)
+_OUTLINE_LEVEL = re.compile(r"\\outlinelevel([0-5])(?!\d)")
+
+
+def _mark_headings(source: str) -> str:
+    """The RTF with each heading paragraph's style word followed by ``_HEADING_MARK``."""
+    sheet = _group_at(source, source.find("{\\stylesheet"))
+    if sheet is None:
+        return source
+    start, end = sheet
+    levels = _heading_styles(source[start:end])
+    if not levels:
+        return source
+
+    def marked(style: re.Match[str]) -> str:
+        level = levels.get(style.group(1))
+        return f"{style.group(0)} @@pb-heading-{level}@@" if level else style.group(0)
+
+    return source[:end] + _STYLE_WORD.sub(marked, source[end:])
+
+
+def _heading_styles(stylesheet: str) -> dict[str, int]:
+    """Paragraph style number → heading level, for the styles that are headings."""
+    levels = {}
+    for style in re.finditer(r"\{([^{}]*)\}", stylesheet):
+        definition = style.group(1)
+        number = _STYLE_WORD.search(definition)
+        if number is None:
+            continue
+        letters = _UNICODE.sub(lambda u: chr(int(u.group(1)) % 65536), definition)
+        letters = _HEX.sub(lambda h: bytes.fromhex(h.group(1)).decode("cp1252", "replace"), letters)
+        name = _CONTROL_WORD.sub("", letters).strip().rstrip(";").strip()
+        by_name = _HEADING_NAME.match(name)
+        by_outline = _OUTLINE_LEVEL.search(definition)
+        if by_name:
+            levels[number.group(1)] = int(by_name.group(1))
+        elif by_outline:
+            levels[number.group(1)] = int(by_outline.group(1)) + 1
+    return levels
+
+
+_STYLESHEET_CHARACTERS = 1_000_000  # a real one is a few KB: a damaged file is not scanned whole
+
+
+def _group_at(source: str, start: int) -> tuple[int, int] | None:
+    """Where the group opening at ``start`` ends (after its closing brace), its escaped
+    braces (\\{, \\}) not counted; None when it does not open or never closes."""
+    if start < 0:
+        return None
+    depth = 0
+    index = start
+    while index < min(len(source), start + _STYLESHEET_CHARACTERS):
+        character = source[index]
+        if character == "\\":
+            index += 2  # an escaped character or a control word's backslash
+            continue
+        if character == "{":
+            depth += 1
+        elif character == "}":
+            depth -= 1
+            if depth == 0:
+                return start, index + 1
+        index += 1
+    return None

@@ -132,8 +132,8 @@ class TestEveryFormatIsSearchable:
             ("deck.odp", "aire acondicionado", "Slide 1: Horario de verano > Speaker notes", "14:30"),
             ("cuotas.ods", "descuento pro", "Sheet: Cuotas", "Plan: Pro · Precio: 49.00 € · Descuento: 15%"),
             ("cuotas.xls", "descuento pro", "Sheet: Cuotas", "Plan: Pro · Precio: 49.00 € · Descuento: 15%"),
-            ("handbook.rtf", "oficina agosto", "", "15:00"),
-            ("handbook.rtf", "Revisión", "", "Servicio: Revisión · Tarifa: 0,03 € por palabra"),
+            ("handbook.rtf", "oficina agosto", "Manual de la oficina > Horario de verano", "15:00"),
+            ("handbook.rtf", "Revisión", "Manual de la oficina > Tarifas", "Servicio: Revisión · Tarifa: 0,03 € por palabra"),
             ("handbook.docx", "Revisión", "Manual de la oficina > Tarifas", "Servicio: Revisión · Tarifa: 0,03 € por palabra"),
         ],
     )  # fmt: skip
@@ -1169,6 +1169,7 @@ def test_impress_calc_and_excel_97_files_read_as_their_office_copies(office, cop
         r"{\rtf1\ansi\ansicpg99999 Se\'f1al}",  # a code page nobody has
         r"{\rtf1{\pict\bin Hola}}",  # binary data of no length
         "{\\rtf1" + "{" * 50_000 + "Hola",  # groups never closed
+        r"{\rtf1{\stylesheet{\s1 heading 1;}\pard\s1 Hola\par}",  # a stylesheet never closed
     ],
 )
 def test_a_hostile_rtf_is_read_or_refused_with_a_sentence(tmp_path, rtf):
@@ -1180,6 +1181,29 @@ def test_a_hostile_rtf_is_read_or_refused_with_a_sentence(tmp_path, rtf):
         assert "RTF file is damaged" in exc.english
     else:
         assert isinstance(extraction.pages[0].text, str)
+
+
+def test_an_rtf_s_headings_are_read_by_their_style_name_or_outline_level(tmp_path):
+    """striprtf keeps no styles: an RTF's headings were read as paragraphs, so its chunks had
+    no section path. A heading style is known by its name in the writer's language (Word in
+    Spanish: "Título 2", escaped) or by the outline level Word gives it."""
+    rtf = (
+        r"{\rtf1\ansi\ansicpg1252{\stylesheet{\s0 Normal;}"
+        r"{\s1\outlinelevel0\b Encabezado principal;}{\s2\b T\'edtulo 2;}}"
+        r"\pard\plain\s1 Reglamento del club\par"
+        r"\pard\plain\s2 Horario de la piscina\par"
+        r"\pard\plain\s0 Abre a las 9:00. Escribe \\s1 en la consola.\par"
+        r"\trowd\cellx2000\cellx4000\pard\intbl\s2 Plan\cell\pard\intbl Precio\cell\row"
+        r"\trowd\cellx2000\cellx4000\pard\intbl Pro\cell\pard\intbl 49 \'80\cell\row}"
+    )
+    path = tmp_path / "reglamento.rtf"
+    path.write_text(rtf, encoding="latin-1")
+
+    text = extract(path, FileKind.RTF, password="", budget=BUDGET, ocr_languages="eng")
+    assert text.pages[0].text == (
+        "# Reglamento del club\n\n## Horario de la piscina\n\n"
+        "Abre a las 9:00. Escribe \\s1 en la consola.\n\nPlan: Pro · Precio: 49 €"
+    )
 
 
 def test_a_sheet_repeating_a_row_or_cell_a_million_times_is_not_expanded(tmp_path):
