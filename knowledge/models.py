@@ -82,6 +82,8 @@ class FileKind(models.TextChoices):
     ODS = "ods", _("OpenDocument spreadsheet")
     ODP = "odp", _("OpenDocument presentation")
     XLS = "xls", _("Excel 97–2003")
+    DOC = "doc", _("Word 97–2003")
+    PPT = "ppt", _("PowerPoint 97–2003")
     RTF = "rtf", _("RTF")
     EPUB = "epub", _("EPUB")
     IMAGE = "image", _("Image (OCR)")

@@ -474,6 +474,9 @@ KNOWLEDGE_QUEUED_LOST_AFTER = timedelta(
     minutes=env_int("KNOWLEDGE_QUEUED_LOST_AFTER_MINUTES", 5, minimum=1)
 )
 KNOWLEDGE_OCR_LANGUAGES = env_str("KNOWLEDGE_OCR_LANGUAGES", "spa+por+eng")
+# LibreOffice converts old .doc and .ppt files: "" finds soffice on the PATH, a path names
+# one, "off" refuses such files (knowledge.extraction.convert).
+KNOWLEDGE_LIBREOFFICE = env_str("KNOWLEDGE_LIBREOFFICE", "")
 
 # -- Providers ---------------------------------------------------------------------------
 # Every call to a model provider (providers/__init__.py): seconds before a request is

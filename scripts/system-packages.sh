@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages the test suite needs when they are missing:
 # Chromium (browser tests, driven by Playwright), Tesseract with Spanish, Portuguese
-# and English data (OCR of scanned PDFs) and nginx (the compose file's proxy configuration is
-# tested for real). Called by `make test`; safe to run again.
+# and English data (OCR of scanned PDFs), LibreOffice's Writer and Impress without a GUI
+# (old .doc and .ppt files are converted by it) and nginx (the compose file's proxy
+# configuration is tested for real). Called by `make test`; safe to run again.
 set -euo pipefail
 
-PACKAGES=(chromium tesseract-ocr tesseract-ocr-spa tesseract-ocr-por tesseract-ocr-eng nginx)
+PACKAGES=(
+  chromium tesseract-ocr tesseract-ocr-spa tesseract-ocr-por tesseract-ocr-eng nginx
+  libreoffice-writer-nogui libreoffice-impress-nogui
+)
 
 installed() {
   [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
@@ -14,12 +18,12 @@ installed() {
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   # Not Debian or Ubuntu: we cannot install them, only say what the tests need.
   if command -v chromium >/dev/null 2>&1 && command -v tesseract >/dev/null 2>&1 \
-    && command -v nginx >/dev/null 2>&1; then
+    && command -v nginx >/dev/null 2>&1 && command -v soffice >/dev/null 2>&1; then
     exit 0
   fi
   echo "make test needs Chromium (at /usr/bin/chromium), Tesseract with the spa, por and eng" >&2
-  echo "languages, and nginx. This is not a Debian/Ubuntu system: install them with your" >&2
-  echo "package manager." >&2
+  echo "languages, nginx and LibreOffice (soffice). This is not a Debian/Ubuntu system:" >&2
+  echo "install them with your package manager." >&2
   exit 1
 fi
 

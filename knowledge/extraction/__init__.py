@@ -4,8 +4,9 @@ The type is decided by the content (``kinds``); ZIP-based and OLE files are insp
 before any reader opens them (``archives``). Each format has a reader: ``pdf`` (page by
 page, OCR for scans), ``images`` (scans and photos, by OCR), ``text`` (plain text,
 Markdown, CSV), ``office`` (Word, PowerPoint, Excel), ``opendocument`` (ODT, ODS, ODP),
-``legacy`` (Excel 97, RTF) and ``markup`` (HTML pages, EPUB books); ``pictures`` reads the
-pictures beside a document's text. Tesseract is run by ``ocr``. Structured formats
+``legacy`` (Excel 97, RTF), ``convert`` (Word and PowerPoint 97, converted by LibreOffice)
+and ``markup`` (HTML pages, EPUB books); ``pictures`` reads the pictures beside a
+document's text. Tesseract is run by ``ocr``. Structured formats
 come out as Markdown written by ``base.Outline``: their headings, slides and sheets become
 the chunks' section paths. Every failure a person can fix or should know about is an
 ``IngestionError`` with a message written for the admin who uploaded the file.
@@ -19,6 +20,7 @@ from pathlib import Path
 from django.utils.translation import gettext_noop
 
 from knowledge.extraction.base import Budget, Extraction, IngestionError, PageText
+from knowledge.extraction.convert import converted
 from knowledge.extraction.images import extract_image, extract_pictures
 from knowledge.extraction.kinds import detect_kind
 from knowledge.extraction.legacy import extract_rtf, extract_xls
@@ -65,6 +67,15 @@ _WITH_PICTURES: dict[FileKind, Callable[..., Extraction]] = {
     FileKind.ODT: extract_odt,
     FileKind.ODP: extract_odp,
 }
+
+
+# Old binary formats, read as LibreOffice converts them (``convert``).
+_CONVERTED = {FileKind.DOC: FileKind.DOCX, FileKind.PPT: FileKind.PPTX}
+
+
+def _with_details(extraction: Extraction, details: dict[str, object]) -> Extraction:
+    extraction.details.update(details)
+    return extraction
 
 
 def _has_body_text(extraction: Extraction) -> bool:
@@ -121,6 +132,11 @@ def extract(
     if kind == FileKind.IMAGE:
         return extract_image(path, budget=budget, ocr_languages=ocr_languages)
     try:
+        if kind in _CONVERTED:
+            target = _CONVERTED[FileKind(kind)]
+            with converted(path, kind, target.value, budget.deadline()) as copy:
+                extraction = _read_with_pictures(FileKind(target), copy, budget, ocr_languages)
+            return _with_details(extraction, {"converted_by": "LibreOffice"})
         if kind in _WITH_PICTURES:
             return _read_with_pictures(FileKind(kind), path, budget, ocr_languages)
         if kind in _STRUCTURED:

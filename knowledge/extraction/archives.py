@@ -224,8 +224,9 @@ def _refuse_macros(archive: zipfile.ZipFile, names: set[str]) -> None:
 
 
 def ole_kind(file: IO[bytes]) -> str:
-    """An OLE compound file's format: "xls" for an Excel 97–2003 workbook. Anything else is
-    refused with why: an encrypted Office file, or an old Word or PowerPoint one."""
+    """An OLE compound file's format: "xls", "doc" or "ppt" for Office 97–2003's workbooks,
+    documents and presentations. Anything else is refused with why: an encrypted Office
+    file, or another program's."""
     file.seek(0)
     try:
         ole = olefile.OleFileIO(file)
@@ -236,12 +237,17 @@ def ole_kind(file: IO[bytes]) -> str:
             raise password_protected_office()
         if ole.exists("Workbook") or ole.exists("Book"):
             return "xls"
+        if ole.exists("WordDocument"):
+            return "doc"
+        if ole.exists("PowerPoint Document"):
+            return "ppt"
     finally:
         ole.close()
     raise IngestionError(
         gettext_noop(
-            "This is an old Word or PowerPoint file (.doc or .ppt). Save it as .docx or .pptx "
-            "(or PDF) and upload that."
+            "This old Office-style file holds no Word, Excel or PowerPoint document: it is "
+            "another program's (an Outlook message, a Visio drawing…) or damaged. Open it, "
+            "export it as PDF and upload that."
         )
     )
 

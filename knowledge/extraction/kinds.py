@@ -11,6 +11,7 @@ from django.utils.translation import gettext_noop
 
 from knowledge.extraction.archives import ole_kind, zip_kind
 from knowledge.extraction.base import IngestionError
+from knowledge.extraction.convert import libreoffice, no_converter
 from knowledge.extraction.images import check_image
 from knowledge.models import FileKind
 
@@ -49,7 +50,10 @@ def detect_kind(
     if head.startswith(_ZIP):
         return FileKind(zip_kind(file, max_unpacked_bytes))
     if head.startswith(_OLE):
-        return FileKind(ole_kind(file))
+        kind = FileKind(ole_kind(file))
+        if kind in (FileKind.DOC, FileKind.PPT) and libreoffice() is None:
+            raise no_converter()
+        return kind
     if head.startswith(b"{\\rtf"):
         return FileKind.RTF
     if head.startswith(_IMAGE_SIGNATURES) or _is_webp_or_heic(head):
@@ -60,9 +64,9 @@ def detect_kind(
             raise IngestionError(
                 gettext_noop(
                     "This file is %(t_description)s, not a supported type. Upload a PDF, Word "
-                    "(.docx), PowerPoint (.pptx), Excel (.xlsx, .xls), OpenDocument (.odt, .ods, "
-                    ".odp), EPUB, RTF, HTML, CSV, plain text (.txt) or Markdown (.md) file, or an "
-                    "image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
+                    "(.docx, .doc), PowerPoint (.pptx, .ppt), Excel (.xlsx, .xls), OpenDocument "
+                    "(.odt, .ods, .odp), EPUB, RTF, HTML, CSV, plain text (.txt) or Markdown (.md) "
+                    "file, or an image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
                 ),
                 params={"t_description": description},
             )
@@ -70,9 +74,9 @@ def detect_kind(
         raise IngestionError(
             gettext_noop(
                 "This file is binary, not text, and not a supported document. Upload a PDF, "
-                "Word (.docx), PowerPoint (.pptx), Excel (.xlsx, .xls), OpenDocument (.odt, .ods, "
-                ".odp), EPUB, RTF, HTML, CSV, plain text (.txt) or Markdown (.md) file, or an "
-                "image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
+                "Word (.docx, .doc), PowerPoint (.pptx, .ppt), Excel (.xlsx, .xls), OpenDocument "
+                "(.odt, .ods, .odp), EPUB, RTF, HTML, CSV, plain text (.txt) or Markdown (.md) "
+                "file, or an image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
             )
         )
     if text_hint in FileKind.values:

@@ -14,7 +14,9 @@ from tests.e2e.browser import chromium_page, log_in
 from tests.factories import as_owner, make_document
 
 # Formats no library here writes: files LibreOffice wrote (tests/data/documents).
-OLDER = (("xls", "cuotas.xls"), ("rtf", "handbook.rtf"))
+OLDER = (
+    ("xls", "cuotas.xls"), ("rtf", "handbook.rtf"), ("doc", "old.doc"), ("ppt", "normas.ppt"),
+)  # fmt: skip
 
 
 def drop(page, files: dict[str, bytes]) -> None:  # noqa: ANN001

@@ -224,10 +224,18 @@ class TestBadFilesAreRefusedBeforeTheyCost:
         with pytest.raises(IngestionError, match="password-protected.*remove the password"):
             kind_of((DOCUMENTS / "locked.docx").read_bytes(), "locked.docx")
 
-    def test_an_old_binary_office_file_says_to_save_it_as_docx(self):
-        old_doc = (DOCUMENTS / "old.doc").read_bytes()  # Word 97, written by LibreOffice
-        with pytest.raises(IngestionError, match=r"old Word or PowerPoint file.*\.docx"):
-            kind_of(old_doc, "viejo.doc")
+    def test_an_old_office_file_of_another_program_says_to_export_a_pdf(self):
+        """An OLE file that is no Word, Excel or PowerPoint document (an Outlook message):
+        ``old.doc`` with its document stream renamed in the file's directory."""
+        data = (
+            (DOCUMENTS / "old.doc")
+            .read_bytes()
+            .replace("WordDocument".encode("utf-16-le"), "OutlookMesag".encode("utf-16-le"))
+        )
+        with pytest.raises(
+            IngestionError, match=r"holds no Word, Excel or PowerPoint document.*PDF"
+        ):
+            kind_of(data, "mensaje.msg")
 
     def test_an_excel_97_workbook_and_an_rtf_are_documents(self):
         """Both were refused ("an old Microsoft Office file", "an RTF document")."""
