@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+import uuid
 from pathlib import Path
 from typing import IO
 
@@ -29,6 +30,7 @@ from knowledge.uploads import (
     shown_filename,
     upload_checked,
 )
+from licenses.models import License
 from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
@@ -247,3 +249,25 @@ def documents_requeue_stuck(*, enqueue: bool = True) -> list[Document]:
         waiting = documents_in_broker()
         stuck += [d for d in queued if _message_lost(d, waiting)]
     return [document_retry(document=document, enqueue=enqueue) for document in stuck]
+
+
+def documents_read_again(
+    *, kinds: list[str], license: License | None, every_scope: bool, enqueue: bool = True
+) -> list[uuid.UUID]:
+    """Queue every ready document of ``kinds`` (all kinds when empty) in ``license``'s scope,
+    or in every scope, to be read again: after an upgrade that reads more of a format (the
+    pictures beside a PDF's text). Their chunks stay searchable meanwhile, and chunks that
+    come out the same keep their vectors."""
+    documents = Document.objects.filter(status=DocumentStatus.READY)
+    if kinds:
+        documents = documents.filter(kind__in=kinds)
+    if not every_scope:
+        documents = documents.filter(license=license)
+    with transaction.atomic():
+        queued = documents_queued_again(documents, enqueue=enqueue)
+        audit_record(
+            "knowledge.read_again",
+            target="documents",
+            details={"count": len(queued), "kinds": sorted(kinds)},
+        )
+    return queued

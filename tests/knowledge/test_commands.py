@@ -216,3 +216,37 @@ def test_a_directory_stands_for_the_files_under_it(tmp_path):
     ]
     with pytest.raises(CommandError, match="the directories given are empty"):
         call_command("ingest", str(tmp_path / "vacio"))
+
+
+def test_ingest_again_queues_the_ready_documents_of_a_kind_in_every_scope_or_one():
+    """After an upgrade that reads more of a format (pictures beside a PDF's text), what
+    was ingested before is read again without uploading it again."""
+    sala = make_license(machine_id="sala-01")
+    global_note = make_document("# Nota\n\nEl ascensor se revisa los lunes.", filename="a.md")
+    license_note = make_document(
+        "# Nota\n\nLa sala abre a las nueve.", filename="b.md", license=sala
+    )
+    make_document((PDFS / "invalid.pdf").read_bytes(), filename="roto.pdf")
+    make_document("Horario de verano.", filename="c.txt")
+
+    out = StringIO()
+    call_command("ingest", "--again", "--kind", "md", "--license", "sala-01", stdout=out)
+    assert "Queued 1 document(s)" in out.getvalue()
+    call_command("ingest", "--again", "--kind", "md", "--kind", "pdf", stdout=out)
+
+    statuses = dict(Document.objects.values_list("filename", "status"))
+    assert statuses == {"a.md": "queued", "b.md": "queued", "roto.pdf": "failed", "c.txt": "ready"}
+    assert global_note.chunks.exists() and license_note.chunks.exists()  # still searchable
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--again", "nota.md"], "give no files"),
+        (["--kind", "pdf", "nota.md"], "--kind chooses the documents --again reads again"),
+        (["--again", "--kind", "docx", "--license", "nadie"], "nadie"),
+    ],
+)
+def test_ingest_again_refuses_what_it_cannot_do(args, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("ingest", *args, stdout=StringIO())

@@ -16,7 +16,15 @@ from django.db import connection
 from knowledge import ingestion, reingestion, selectors, uploads, vector_sync
 from knowledge.chunk_options import ChunkOptions
 from knowledge.management.scope import license_or_global
-from knowledge.models import Document, DocumentStatus, Language, Redaction, SourceType, SplitMode
+from knowledge.models import (
+    Document,
+    DocumentStatus,
+    FileKind,
+    Language,
+    Redaction,
+    SourceType,
+    SplitMode,
+)
 from knowledge.search import sentence_vectors
 from licenses.models import License
 from web.exceptions import ApplicationError
@@ -24,10 +32,10 @@ from web.exceptions import ApplicationError
 
 class Command(BaseCommand):
     help = (
-        "Ingest documents — PDF, DOCX, PPTX, XLSX, XLS, ODT, ODS, ODP, EPUB, RTF, HTML, CSV, TXT, "
-        "MD and images of pages (PNG, JPEG, TIFF, WebP, HEIC) — in this process with a progress "
-        "bar, or --async to queue. A directory stands for every file under it (hidden ones "
-        "skipped)."
+        "Ingest documents — PDF, DOCX, DOC, PPTX, PPT, XLSX, XLS, ODT, ODS, ODP, EPUB, RTF, HTML, "
+        "CSV, TXT, MD and images of pages (PNG, JPEG, TIFF, WebP, HEIC) — in this process with a "
+        "progress bar, or --async to queue. A directory stands for every file under it (hidden "
+        "ones skipped). --again queues those already ingested to be read again."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -69,8 +77,26 @@ class Command(BaseCommand):
         parser.add_argument(
             "--retry-stuck", action="store_true", help="requeue documents stuck in processing"
         )
+        parser.add_argument(
+            "--again",
+            action="store_true",
+            help="queue the ready documents already ingested to be read again (after an "
+            "upgrade that reads more of their format): every scope's, or --license's",
+        )
+        parser.add_argument(
+            "--kind",
+            action="append",
+            default=[],
+            choices=FileKind.values,
+            help="with --again: only documents of this kind (repeatable)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["again"]:
+            self._read_again(options)
+            return
+        if options["kind"]:
+            raise CommandError("--kind chooses the documents --again reads again.")
         if options["retry_stuck"]:
             requeued = reingestion.documents_requeue_stuck()
             self.stdout.write(f"Requeued {len(requeued)} stuck document(s).")
@@ -85,6 +111,20 @@ class Command(BaseCommand):
         outcomes = [self._ingest_one(path, license, options) for path in files]
         if any(outcome["status"] == DocumentStatus.FAILED for outcome in outcomes):
             sys.exit(1)
+
+    def _read_again(self, options: dict[str, Any]) -> None:
+        if options["paths"]:
+            raise CommandError("--again reads again the documents already ingested: give no files.")
+        machine_id = options["machine_id"]
+        queued = reingestion.documents_read_again(
+            kinds=options["kind"],
+            license=license_or_global(machine_id) if machine_id else None,
+            every_scope=not machine_id,
+        )
+        self.stdout.write(
+            f"Queued {len(queued)} document(s) to be read again; the workers read them in the "
+            "background (their chunks stay searchable meanwhile)."
+        )
 
     def _ingest_one(
         self, path: Path, license: License | None, options: dict[str, Any]
