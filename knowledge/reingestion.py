@@ -268,6 +268,6 @@ def documents_read_again(
         audit_record(
             "knowledge.read_again",
             target="documents",
-            details={"count": len(queued), "kinds": sorted(kinds)},
+            details={"documents": len(queued), "file_kinds": sorted(kinds) or ["*"]},
         )
     return queued
