@@ -474,6 +474,9 @@ KNOWLEDGE_QUEUED_LOST_AFTER = timedelta(
     minutes=env_int("KNOWLEDGE_QUEUED_LOST_AFTER_MINUTES", 5, minimum=1)
 )
 KNOWLEDGE_OCR_LANGUAGES = env_str("KNOWLEDGE_OCR_LANGUAGES", "spa+por+eng")
+# OCR of the pictures beside a document's text and of scanned pages among a PDF's text pages
+# (about a second a picture); off, only pictures' descriptions and wholly scanned files are read.
+KNOWLEDGE_OCR_PICTURES = env_bool("KNOWLEDGE_OCR_PICTURES", True)
 # LibreOffice converts old .doc and .ppt files: "" finds soffice on the PATH, a path names
 # one, "off" refuses such files (knowledge.extraction.convert).
 KNOWLEDGE_LIBREOFFICE = env_str("KNOWLEDGE_LIBREOFFICE", "")

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from django.conf import settings
 from django.utils.translation import gettext_noop
 
 from knowledge.extraction.base import Budget, Extraction, IngestionError, PageText
@@ -99,7 +100,7 @@ def _read_with_pictures(
     extraction = read(path, budget=budget)
     if not _has_body_text(extraction):
         return _only_pictures(extraction, path, budget, ocr_languages)
-    if not has_pictures(path):
+    if not settings.KNOWLEDGE_OCR_PICTURES or not has_pictures(path):
         return extraction
     pictures = PictureReader.for_document(path, section_words().picture, budget, ocr_languages)
     if pictures.languages is None:  # Tesseract is not installed: descriptions only

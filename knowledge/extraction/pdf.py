@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from django.conf import settings
 from django.utils.translation import gettext_noop
 from pypdf import PdfReader
 from pypdf.errors import DependencyError, PyPdfError
@@ -46,7 +47,9 @@ def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str
             if not any(page.text.strip() for page in pages):
                 pages = _ocr_pages(reader, ocr_languages, budget)
                 details["ocr"] = True
-            elif languages := ocr.installed_languages(ocr_languages):
+            elif settings.KNOWLEDGE_OCR_PICTURES and (
+                languages := ocr.installed_languages(ocr_languages)
+            ):
                 pages = _with_pictures(reader, pages, languages, budget, details)
     except IngestionError:
         raise

@@ -274,3 +274,14 @@ def test_a_how_to_s_screenshots_in_table_cells_are_read_with_their_row(tmp_path,
     text, details = read(how_to(tmp_path) if made == "docx" else DOCUMENTS / "pasos.odt")
     assert text.startswith("Paso: Abre la pantalla de reservas. · Captura: Reservas de pistas")
     assert "Socios: hasta 7 días antes" in text and details["pictures_read"] == 1
+
+
+def test_pictures_ocr_can_be_switched_off(tmp_path, settings):
+    """An operator whose catalogues are all photos saves the second a picture takes."""
+    settings.KNOWLEDGE_OCR_PICTURES = False
+    text, details = read(guide(tmp_path))
+    assert "Picture: Captura de la pantalla de reservas" in text and "Socios" not in text
+    extraction = extract(
+        DOCUMENTS / "avisos.pdf", "pdf", password="", budget=BUDGET, ocr_languages="spa+eng"
+    )
+    assert "Socios" not in extraction.pages[0].text and extraction.details == {}
