@@ -41,6 +41,8 @@ DOCUMENT_TYPES = {
     "application/vnd.oasis.opendocument.spreadsheet": "",
     "application/vnd.oasis.opendocument.presentation": "",
     "application/vnd.ms-excel": "",
+    "application/msword": "",  # read when LibreOffice is installed (extraction.convert)
+    "application/vnd.ms-powerpoint": "",
     "application/rtf": "",
     "text/rtf": "",
     "application/epub+zip": "",

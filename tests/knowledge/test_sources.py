@@ -22,6 +22,7 @@ from knowledge.search import search as engine_search
 from knowledge.sources import source_add, source_check, source_forget
 from licenses.principals import principal_for_admin, principal_for_license
 from tests.conftest import PDFS, WORKER_SITE_PORT, wait_until
+from tests.documents import DOCUMENTS
 from tests.factories import make_license
 from tests.website import Page, Website
 
@@ -223,24 +224,33 @@ class TestSiteSource:
             content_type="application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         )
         site.pages["/ayuda/foto.jpg"] = Page(b"\xff\xd8" + b"x" * (3 * 1024 * 1024), "image/jpeg")
+        site.pages["/ayuda/antiguo.doc"] = Page(
+            (DOCUMENTS / "old.doc").read_bytes(), content_type="application/msword"
+        )
         site.html(
             "/ayuda/",
             "Ayuda",
             "Índice de la ayuda.",
-            links=("/ayuda/reglamento.pdf", "/ayuda/manual", "/ayuda/foto.jpg"),
+            links=(
+                "/ayuda/reglamento.pdf",
+                "/ayuda/manual",
+                "/ayuda/foto.jpg",
+                "/ayuda/antiguo.doc",
+            ),
         )
         source = source_add(url=site.url("/ayuda/"), license=None, mode="site", max_depth=1)
 
         result = source_check(source_id=source.pk, enqueue=False)
 
-        assert (result.new, result.errors, result.skipped_by_type) == (3, 0, 1)
+        assert (result.new, result.errors, result.skipped_by_type) == (4, 0, 1)
         kinds = dict(Document.objects.values_list("filename", "kind"))
         assert kinds == {
             site.url("/ayuda/"): "html",
             site.url("/ayuda/reglamento.pdf"): "pdf",
             site.url("/ayuda/manual"): "docx",
+            site.url("/ayuda/antiguo.doc"): "doc",  # Word 97, converted by LibreOffice
         }
-        assert list(Document.objects.values_list("status", "error")) == [("ready", "")] * 3
+        assert list(Document.objects.values_list("status", "error")) == [("ready", "")] * 4
         assert found("Huardest gefburn")[0].filename == site.url("/ayuda/reglamento.pdf")
 
         site.pages["/ayuda/reglamento.pdf"] = Page(b"%PDF-1.4 roto", content_type="application/pdf")
