@@ -275,6 +275,9 @@ class TestDocumentDetail:
         )
         html = admin_client.get(f"/knowledge/{page.pk}/").content.decode()
         assert "Las páginas 4, 5 son escaneos: su texto se leyó por OCR" in html
+        Document.objects.filter(pk=deck.pk).update(metadata={"converted_by": "LibreOffice"})
+        html = admin_client.get(f"/knowledge/{deck.pk}/").content.decode()
+        assert "(convertido por LibreOffice)" in html
 
     def test_forget_a_chunk(self, admin_client):
         document = make_document("# A\n\nUno.\n\n# B\n\nDos.", filename="d.md")
