@@ -4,9 +4,9 @@ them; LibreOffice is the reference reader outside Microsoft Office.
 
 LibreOffice runs headless as its own process group, on a copy of the file, with a profile
 of its own in a temporary directory (nothing shared between conversions, none of the
-server's settings), no macros run (its default for documents it converts), within the
-document's reading time and an address-space limit; it is killed whole when the time is
-up. It is used when ``soffice`` is on the PATH (``KNOWLEDGE_LIBREOFFICE`` names another,
+server's settings): no macro runs, no linked picture is fetched (its requests go to a proxy
+that is not there) and no linked section is updated; within the document's reading time and
+an address-space limit; it is killed whole when the time is up. It is used when ``soffice`` is on the PATH (``KNOWLEDGE_LIBREOFFICE`` names another,
 or ``off``); without it such files are refused at upload with what to do."""
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ def converted(path: Path, suffix: str, target: str, deadline: Deadline) -> Itera
         work = Path(tmp)
         source = work / f"document.{suffix}"
         shutil.copyfile(path, source)  # its own name and extension, not the upload's
+        _write_profile(work / "profile")
         _run(binary, source, target, work, min(CONVERSION_SECONDS, deadline.remaining()))
         result = work / "out" / f"document.{target}"
         if not result.is_file():
@@ -76,6 +77,47 @@ def converted(path: Path, suffix: str, target: str, deadline: Deadline) -> Itera
                 )
             )
         yield result
+
+
+# The profile's settings. LibreOffice fetches a linked picture's URL while it converts: an
+# uploaded file could make the worker request any address it reaches (a cloud's metadata
+# service, an internal page). Every request goes to a proxy that is not there (the discard
+# port, 9, on loopback), and linked sections or fields are never updated from their source
+# (a file:// link would bring in a file of the server).
+_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" \
+xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+{items}
+</oor:items>
+"""
+_SETTINGS = {
+    "/org.openoffice.Inet/Settings": {
+        "ooInetProxyType": "2",  # manual
+        "ooInetNoProxy": "",
+        **{f"ooInet{scheme}ProxyName": "127.0.0.1" for scheme in ("HTTP", "HTTPS", "FTP")},
+        **{f"ooInet{scheme}ProxyPort": "9" for scheme in ("HTTP", "HTTPS", "FTP")},
+    },
+    "/org.openoffice.Office.Common/Security/Scripting": {
+        "BlockUntrustedRefererLinks": "true",
+        "MacroSecurityLevel": "3",  # very high: no macro runs
+        "DisableMacrosExecution": "true",
+    },
+    "/org.openoffice.Office.Writer/Content/Update": {"Link": "2"},  # never
+    "/org.openoffice.Office.Impress/Content/Update": {"Link": "2"},
+}
+
+
+def _write_profile(profile: Path) -> None:
+    items = "\n".join(
+        f'<item oor:path="{path}"><prop oor:name="{name}" oor:op="fuse">'
+        f"<value>{value}</value></prop></item>"
+        for path, settings_ in _SETTINGS.items()
+        for name, value in settings_.items()
+    )
+    (profile / "user").mkdir(parents=True)
+    (profile / "user" / "registrymodifications.xcu").write_text(
+        _PROFILE.format(items=items), encoding="utf-8"
+    )
 
 
 def _run(binary: str, source: Path, target: str, work: Path, seconds: float) -> None:

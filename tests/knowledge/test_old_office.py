@@ -17,6 +17,7 @@ from knowledge.extraction import Budget, IngestionError, convert, extract
 from knowledge.models import Document, DocumentStatus, FileKind
 from tests.factories import make_document
 from tests.knowledge.test_formats import found, kind_of
+from tests.website import Website
 
 DOCUMENTS = Path(__file__).parents[1] / "data" / "documents"
 BUDGET = Budget(max_pages=2000, max_content_bytes=10**8, max_seconds=120)
@@ -91,3 +92,25 @@ def test_a_hung_converter_is_killed_with_its_helpers(tmp_path):
     time.sleep(0.2)
     # gone, or dead and waiting for its new parent (init) to collect it
     assert not status.exists() or "State:\tZ" in status.read_text()
+
+
+def test_a_linked_picture_is_not_fetched_while_converting(tmp_path):
+    """LibreOffice fetched a linked picture's URL as it converted: an uploaded .doc could make
+    the worker request any address it reaches. ``linked-picture.doc`` links one on a local
+    site (its port written into the file here); nothing may reach it."""
+    site = Website()
+    server = site.start()
+    try:
+        port = str(site.port)
+        assert len(port) == 5  # written over the file's "18765", byte for byte
+        data = (DOCUMENTS / "linked-picture.doc").read_bytes()
+        for encoding in ("ascii", "utf-16-le"):
+            data = data.replace("18765".encode(encoding), port.encode(encoding))
+        path = tmp_path / "enlazada.doc"
+        path.write_bytes(data)
+
+        extraction = read(path, FileKind.DOC)
+    finally:
+        server.shutdown()
+    assert "Texto con una imagen enlazada." in extraction.pages[0].text
+    assert site.paths_requested() == []
