@@ -3,9 +3,9 @@ wrote for readers who cannot see it (alt text), and the text OCR finds in a scre
 scanned notice or a table pasted as a picture. A photo read by OCR gives noise ("pra ™
 mx"), so a picture's text is kept only when Tesseract is sure of enough of its words.
 
-Word, PowerPoint and OpenDocument readers call ``PictureReader.write`` at each picture. A
-document with no text at all is read by ``images.extract_pictures`` instead, every picture
-as a page."""
+Word, PowerPoint and OpenDocument readers call ``PictureReader.write`` at each picture, the
+PDF reader ``read_text`` for each page's. A document with no text at all is read by
+``images.extract_pictures`` instead, every picture as a page."""
 
 from __future__ import annotations
 
