@@ -35,9 +35,27 @@ QUESTION_WORDS = frozenset({
     "cuando", "donde", "cuanto", "cuantos", "cuanta", "cuantas", "quanto", "quantos",
     "what", "which", "who", "when", "where", "how", "foi", "fue", "was", "son", "sao", "are",
 })  # fmt: skip
-_COMMON = frozenset(fold(word) for words in STOPWORDS.values() for word in words) | QUESTION_WORDS
+# Words that ask to be told ("¿Qué dice el anexo?", "O que diz a norma?", "Summarize the
+# contract"): a passage that answers rarely holds them, so they neither decide a keyword
+# match nor count as what the question names. A passage with "anexo" was not found for
+# "¿Qué dice el anexo firmado?": it lacked "dice", and its vector fell under the floor.
+REQUEST_WORDS = frozenset({
+    "dice", "dicen", "dime", "diga", "digame", "decir", "habla", "hablan", "trata", "tratan",
+    "pone", "ponen", "menciona", "mencionan", "explica", "explican", "explicame", "cuentame",
+    "resume", "resumeme", "resumir", "describe", "describeme", "describa",
+    "diz", "dizem", "dizer", "fala", "falam", "fale", "explique", "resuma", "descreve",
+    "descreva", "conte", "mencione",
+    "say", "says", "tell", "tells", "mention", "mentions", "explain", "explains", "summarize",
+    "summarise", "summarizes", "summarises", "describes",
+})  # fmt: skip
+_COMMON = (
+    frozenset(fold(word) for words in STOPWORDS.values() for word in words)
+    | QUESTION_WORDS
+    | REQUEST_WORDS
+)
 _ALGORITHMS = {SPANISH: "spanish", PORTUGUESE: "portuguese", ENGLISH: "english"}
 _WORD = re.compile(r"\w+")
+_QUOTED = re.compile(r'"[^"]*"')
 # A stemmer object is not thread-safe (PyStemmer's documentation): one per thread and language.
 _stemmers = threading.local()
 
@@ -66,3 +84,23 @@ def content_words(text: str, language: str | None) -> set[str]:
         for word in _WORD.findall(text)
         if word.isdigit() or (len(word) > 2 and fold(word) not in _COMMON)
     }
+
+
+def without_request_words(query: str) -> str:
+    """``query`` without the words that only ask to be told (REQUEST_WORDS), for matching
+    words: "¿Qué dice el anexo firmado?" looks for "anexo firmado". Unchanged when nothing
+    else would be left ("¿Qué dice?") and inside quotes, where a person asked for a phrase."""
+    quoted = [match.span() for match in _QUOTED.finditer(query)]
+
+    def is_request(match: re.Match[str]) -> bool:
+        inside = any(start < match.start() < end for start, end in quoted)
+        return not inside and fold(match.group()) in REQUEST_WORDS
+
+    kept, position = [], 0
+    for match in _WORD.finditer(query):
+        if is_request(match):
+            kept.append(query[position : match.start()])
+            position = match.end()
+    kept.append(query[position:])
+    rest = " ".join("".join(kept).split())
+    return rest if content_words(rest, None) else query

@@ -4,8 +4,9 @@ words as PostgreSQL's full-text search stems them, each lexeme hashed to a dimen
 Why hashed: Vertex's sparse embeddings are (int64 dimension, value) pairs with no
 vocabulary; a stable 63-bit hash of the lexeme needs none kept anywhere, and collisions at
 2^63 do not happen in practice. Weights: a chunk's lexeme 1 + ln(its count in the chunk);
-a question's lexemes 1 each, stemmed under every language's configuration (the question's
-language is not known: the keyword branch ORs the same per-language terms, keyword.py).
+a question's lexemes 1 each (without the words that only ask to be told, text.words),
+stemmed under every language's configuration (the question's language is not known: the
+keyword branch ORs the same per-language terms, keyword.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import math
 
 from datastores.replicas import read_connection
 from knowledge.models import TS_CONFIG
+from text.words import without_request_words
 
 # Each chunk's lexemes with their counts, "lexeme:count", read beside its embedding (the
 # drain's query, knowledge/vector_sync.py): ``knowledge_embedding`` is the outer row.
@@ -43,5 +45,5 @@ def query_sparse(query: str) -> dict[int, float]:
         for config in sorted(set(TS_CONFIG.values()))  # constants of the code
     )
     with read_connection().cursor() as cursor:
-        cursor.execute(selects, {"q": query})
+        cursor.execute(selects, {"q": without_request_words(query)})
         return {lexeme_dimension(row[0]): 1.0 for row in cursor.fetchall()}

@@ -26,6 +26,7 @@ from knowledge.search.nearest import NearestQuery
 from knowledge.search.tuning import SearchTuning
 from knowledge.search.types import SearchOptions
 from licenses.models import GLOBAL_SCOPE
+from text.words import without_request_words
 
 _STATEMENT = """
 WITH
@@ -115,7 +116,8 @@ def hybrid_params(
     limit = result_limit(options)
     custom_weight = options.vector_weight is not None
     return {
-        "q": query,
+        # The words the keyword branch matches; the vector is the whole question's.
+        "q": without_request_words(query),
         "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
         "license": license_id,
         "scope": license_id or GLOBAL_SCOPE_KEY,

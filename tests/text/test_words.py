@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from text.words import content_words, stem
+from text.words import content_words, stem, without_request_words
 
 
 def test_inflections_share_a_stem_in_their_language():
@@ -23,6 +23,20 @@ def test_content_words_leave_out_stopwords_and_question_words():
         "hor", "abre", "piscin", "sab",
     }  # fmt: skip
     assert content_words("Quantos alunos há em 2015?", "pt") == {"alun", "2015"}
+
+
+def test_words_that_only_ask_to_be_told_are_left_out_of_word_matching():
+    assert without_request_words("¿Qué dice el anexo firmado?") == "¿Qué el anexo firmado?"
+    assert without_request_words("O que DIZ a norma?") == "O que a norma?"
+    assert without_request_words("Explícame el reglamento") == "el reglamento"
+    assert without_request_words("Tell me what the contract says") == "me what the contract"
+    assert content_words("¿De qué trata el anexo?", "es") == {"anex"}
+
+
+def test_a_request_word_stays_when_it_is_all_there_is_or_quoted():
+    assert without_request_words("¿Qué dice?") == "¿Qué dice?"
+    assert without_request_words('el cartel "dice la verdad"') == 'el cartel "dice la verdad"'
+    assert without_request_words("¿Cuándo abre la piscina?") == "¿Cuándo abre la piscina?"
 
 
 def test_each_thread_stems_with_its_own_stemmer():
