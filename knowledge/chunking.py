@@ -71,7 +71,12 @@ class Piece:
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
-def blocks_from_pages(pages: list[PageText], *, markdown: bool) -> Iterator[Block]:
+def blocks_from_pages(
+    pages: list[PageText], *, markdown: bool, headings: bool = False
+) -> Iterator[Block]:
+    """Paragraphs under their heading path. ``markdown``: Markdown text, each line kept;
+    ``headings``: plain text (a line break is a wrap) but for its "#" heading lines."""
+    headings = headings or markdown
     # The open heading at each level: a "##" heading replaces the "##" before it (and
     # closes deeper ones) even when the document has no "#" above them.
     open_headings: dict[int, str] = {}
@@ -81,7 +86,7 @@ def blocks_from_pages(pages: list[PageText], *, markdown: bool) -> Iterator[Bloc
             lines = paragraph.strip().split("\n")
             body: list[str] = []
             for line in lines:
-                match = _HEADING.match(line) if markdown else None
+                match = _HEADING.match(line) if headings else None
                 if match:
                     if body:
                         yield Block(" ".join(body), " > ".join(path), page.number)
@@ -91,7 +96,7 @@ def blocks_from_pages(pages: list[PageText], *, markdown: bool) -> Iterator[Bloc
                     open_headings[level] = match.group(2).strip()
                     path = [open_headings[n] for n in sorted(open_headings)]
                 elif line.strip():
-                    body.append(_unescaped(line.strip()) if markdown else line.strip())
+                    body.append(_unescaped(line.strip()) if headings else line.strip())
             if body:
                 yield Block(
                     " ".join(body) if not markdown else "\n".join(body),

@@ -195,7 +195,9 @@ def read_document(
         max_tokens=provider.max_input_tokens,
         size=chunk_size_for(document),
     )
-    pieces = chunker.chunk(blocks_from_pages(pages, markdown=extraction.markdown))
+    pieces = chunker.chunk(
+        blocks_from_pages(pages, markdown=extraction.markdown, headings=extraction.headings)
+    )
     if not pieces:
         raise IngestionError(gettext_noop("No text could be extracted: the document is empty."))
     details = {

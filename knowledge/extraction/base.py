@@ -76,6 +76,9 @@ class Extraction:
     details: dict[str, object] = field(default_factory=dict)
     # The text is Markdown: "#" lines are headings that give the chunks their section path.
     markdown: bool = False
+    # Plain text but for its "#" lines, headings all the same (a PDF's, from the size its
+    # lines are drawn at: pdf_headings.py); a line break inside a paragraph is a wrap.
+    headings: bool = False
 
 
 def stored_file_missing(path: Path) -> IngestionError:

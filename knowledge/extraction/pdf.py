@@ -26,6 +26,7 @@ from knowledge.extraction.base import (
     stored_file_missing,
 )
 from knowledge.extraction.ocr import MAX_PIXELS
+from knowledge.extraction.pdf_headings import PageLines, SizedLine, marked_pages, plain
 from knowledge.extraction.pictures import MIN_PIXELS, PictureReader
 
 logger = logging.getLogger(__name__)
@@ -42,7 +43,12 @@ def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str
             page_count = _page_count(reader, budget.max_pages)
             _check_content_size(reader, budget.max_content_bytes)
             unreadable: list[int] = []
-            pages = list(_pdf_pages(reader, budget, unreadable))
+            sized: list[list[SizedLine]] = []
+            pages = list(_pdf_pages(reader, budget, unreadable, sized))
+            pages = [
+                PageText(page.number, text)
+                for page, text in zip(pages, marked_pages(sized), strict=True)
+            ]
             details: dict[str, object] = {"unreadable_pages": unreadable} if unreadable else {}
             if not any(page.text.strip() for page in pages):
                 pages = _ocr_pages(reader, ocr_languages, budget)
@@ -60,7 +66,7 @@ def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str
         # The message, not the exception's class: a person reads it (finding N9).
         logger.info("unreadable PDF %s: %r", path.name, exc)
         raise _damaged_pdf(str(exc) or "its structure could not be read") from exc
-    return Extraction(pages=pages, page_count=page_count, details=details)
+    return Extraction(pages=pages, page_count=page_count, details=details, headings=True)
 
 
 def _open_pdf(stream: BinaryIO, password: str):  # noqa: ANN202 - pypdf's PdfReader
@@ -141,20 +147,28 @@ _DAMAGE = (
 )  # fmt: skip
 
 
-def _pdf_pages(reader, budget: Budget, unreadable: list[int]) -> Iterator[PageText]:  # noqa: ANN001
-    """Each page's text. A page whose drawing is damaged is skipped and its number added to
-    ``unreadable``: the other pages are still read. When none can be read, the PDF is."""
+def _pdf_pages(
+    reader,  # noqa: ANN001 - pypdf's PdfReader
+    budget: Budget,
+    unreadable: list[int],
+    sized: list[list[SizedLine]],
+) -> Iterator[PageText]:
+    """Each page's text, and its lines with their sizes in ``sized``. A page whose drawing
+    is damaged is skipped and its number added to ``unreadable``: the other pages are still
+    read. When none can be read, the PDF is."""
     deadline = time.monotonic() + budget.max_seconds
     count = len(reader.pages)
     for number, page in enumerate(reader.pages, start=1):
+        lines = PageLines()
         try:
-            text = page.extract_text() or ""
+            text = page.extract_text(visitor_text=lines.visitor()) or ""
         except (PyPdfError, *_DAMAGE) as exc:
             if len(unreadable) + 1 == count:  # every page: the file itself is damaged
                 raise
             logger.info("PDF page %s unreadable: %r", number, exc)
             unreadable.append(number)
-            text = ""
+            text, lines = "", PageLines()
+        sized.append(lines.finish(text))
         yield PageText(number=number, text=text)
         if budget.between_pages:
             budget.between_pages()
@@ -209,7 +223,7 @@ def _with_pictures(
         ]
         if found and not _has_words(text.text):
             scanned.append(text.number)
-        read.append(PageText(text.number, "\n\n".join([text.text, *found]).strip()))
+        read.append(PageText(text.number, "\n\n".join([text.text, *map(plain, found)]).strip()))
         if budget.between_pages:
             budget.between_pages()
     details.update(pictures.details())
@@ -317,7 +331,7 @@ def _ocr_pages(reader, wanted_languages: str, budget: Budget) -> list[PageText]:
     deadline = budget.deadline()
     pages = []
     for number, page in enumerate(reader.pages, 1):
-        pages.append(PageText(number=number, text=_ocr_page(page, languages, deadline)))
+        pages.append(PageText(number=number, text=plain(_ocr_page(page, languages, deadline))))
         deadline.check(f"page {number}")
     if not any(page.text.strip() for page in pages):
         raise IngestionError(

@@ -135,6 +135,8 @@ class TestEveryFormatIsSearchable:
             ("handbook.rtf", "oficina agosto", "Manual de la oficina > Horario de verano", "15:00"),
             ("handbook.rtf", "Revisión", "Manual de la oficina > Tarifas", "Servicio: Revisión · Tarifa: 0,03 € por palabra"),
             ("handbook.docx", "Revisión", "Manual de la oficina > Tarifas", "Servicio: Revisión · Tarifa: 0,03 € por palabra"),
+            ("handbook.pdf", "oficina agosto", "Manual de la oficina > Horario de verano", "15:00"),
+            ("handbook.pdf", "reembolso despesas", "Manual de la oficina > Reembolso de viagens", "12 dias"),
         ],
     )  # fmt: skip
     def test_files_written_by_libreoffice(self, filename, query, heading, content):
