@@ -32,7 +32,7 @@ _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s")
 @dataclass
 class SizedLine:
     text: str
-    size: float  # the smallest size a letter of it is drawn at (points); 0 when none
+    size: float  # the size most of its letters are drawn at (points); 0 when none
 
 
 @dataclass
@@ -41,7 +41,7 @@ class PageLines:
 
     lines: list[SizedLine] = field(default_factory=list)
     _parts: list[str] = field(default_factory=list)
-    _sizes: list[float] = field(default_factory=list)
+    _letters: Counter[float] = field(default_factory=Counter)
 
     def visitor(self) -> Callable[..., None]:
         def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
@@ -50,17 +50,19 @@ class PageLines:
         return visit
 
     def _add(self, text: str, size: float) -> None:
-        pieces = text.split("\n")
-        for n, piece in enumerate(pieces):
+        for n, piece in enumerate(text.split("\n")):
             if n:
                 self._end_line()
             self._parts.append(piece)
-            if any(c.isalnum() for c in piece):
-                self._sizes.append(size)
+            self._letters[size] += sum(c.isalnum() for c in piece)
 
     def _end_line(self) -> None:
-        self.lines.append(SizedLine("".join(self._parts), min(self._sizes, default=0.0)))
-        self._parts, self._sizes = [], []
+        # The size most of its letters are drawn at: a footnote mark or a drop cap does
+        # not make a heading body text, nor body text a heading.
+        sizes = +self._letters
+        size = sizes.most_common(1)[0][0] if sizes else 0.0
+        self.lines.append(SizedLine("".join(self._parts), size))
+        self._parts, self._letters = [], Counter()
 
     def finish(self, text: str) -> list[SizedLine]:
         """The lines of ``text``, the page's text as pypdf returned it; without sizes if

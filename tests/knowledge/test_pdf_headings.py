@@ -5,7 +5,7 @@ from __future__ import annotations
 from knowledge.chunking import blocks_from_pages
 from knowledge.extraction import Budget, extract
 from knowledge.extraction.base import PageText
-from knowledge.extraction.pdf_headings import SizedLine, marked_pages
+from knowledge.extraction.pdf_headings import PageLines, SizedLine, marked_pages
 from knowledge.normalize import normalize_text
 from tests.conftest import PDFS
 from tests.documents import DOCUMENTS
@@ -84,3 +84,24 @@ def test_a_document_mostly_in_large_type_is_left_as_it_is():
     ])  # fmt: skip
 
     assert "#" not in page
+
+
+def test_a_line_is_as_large_as_most_of_its_letters():
+    """A footnote mark after a heading, or a word set large in a sentence, changes nothing."""
+    page, identity = PageLines(), [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+    visit = page.visitor()
+    for text, size in [
+        ("Horario de verano", 18.0), ("1", 8.0), ("\n", 12.0),
+        ("La oficina ", 12.0), ("CIERRA", 18.0), (" a las 15:00 en agosto.", 12.0),
+    ]:  # fmt: skip
+        visit(text, identity, identity, None, size)
+    text = "Horario de verano1\nLa oficina CIERRA a las 15:00 en agosto."
+
+    assert [line.size for line in page.finish(text)] == [18.0, 12.0]
+
+
+def test_text_pypdf_did_not_show_the_visitor_keeps_no_sizes():
+    page = PageLines()
+    page.visitor()("Horario", [1, 0, 0, 1, 0, 0], [1, 0, 0, 1, 0, 0], None, 18.0)
+
+    assert page.finish("Otro texto") == [SizedLine("Otro texto", 0.0)]
