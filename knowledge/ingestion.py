@@ -42,7 +42,7 @@ from knowledge.models import (
     Language,
 )
 from knowledge.normalize import check_quality, normalize_text, remove_repeated_margins
-from knowledge.redaction import redact
+from knowledge.redaction import redact, redact_filename
 from knowledge.search import vector_index
 from knowledge.selectors import RedactionPlan, redaction_plan
 from knowledge.sharing import in_scope, passages_rehome, scope_lock
@@ -201,13 +201,35 @@ def read_document(
     if not pieces:
         raise IngestionError(gettext_noop("No text could be extracted: the document is empty."))
     details = {
-        **extraction.details,
+        **_attachment_names_redacted(extraction.details, plan),
         "pii_redacted": dict(pii),
         "pii_kept": dict(kept),  # the organisation's own contact details, left in clear
         "redaction": {"choice": document.redaction, "kinds": list(plan.kinds)},
         "language": language,
     }
     return ExtractedDocument(pieces, extraction.page_count, language, details)
+
+
+def _attachment_names_redacted(
+    details: dict[str, object], plan: RedactionPlan
+) -> dict[str, object]:
+    """An e-mail's attachments are named on the document's page: their names redacted as
+    its text is (their headings in the text already are)."""
+
+    def name(text: object) -> str:
+        return redact_filename(str(text), kinds=plan.kinds, allow=plan.allow)
+
+    read, unread = details.get("attachments_read"), details.get("attachments_unread")
+    named = dict(details)
+    if isinstance(read, list):
+        named["attachments_read"] = [name(n) for n in read]
+    if isinstance(unread, list):
+        named["attachments_unread"] = [
+            {**entry, "name": name(entry.get("name", ""))}
+            for entry in unread
+            if isinstance(entry, dict)
+        ]
+    return named
 
 
 def _redact_pages(

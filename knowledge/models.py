@@ -86,6 +86,7 @@ class FileKind(models.TextChoices):
     PPT = "ppt", _("PowerPoint 97–2003")
     RTF = "rtf", _("RTF")
     EPUB = "epub", _("EPUB")
+    EML = "eml", _("E-mail")
     IMAGE = "image", _("Image (OCR)")
 
 
@@ -258,6 +259,16 @@ class Document(models.Model):
         if not self.error_i18n.get("template"):
             return self.error
         return translate_message(self.error_i18n["template"], self.error_i18n.get("params"))
+
+    @property
+    def unread_attachments(self) -> list[tuple[str, str]]:
+        """An e-mail's attachments that were not read: (name, why) in the active language."""
+        unread = self.metadata.get("attachments_unread") or []
+        return [
+            (str(entry.get("name", "")), translate_message(entry["template"], entry.get("params")))
+            for entry in unread
+            if isinstance(entry, dict) and isinstance(entry.get("template"), str)
+        ]
 
     @property
     def error_technical(self) -> str:

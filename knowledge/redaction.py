@@ -210,6 +210,19 @@ def redact(
     return Redaction(text=text, counts=counts, kept=kept)
 
 
+def redact_filename(
+    filename: str, *, kinds: Collection[str] = KINDS, allow: AllowList | None = None
+) -> str:
+    """A file name with its personal data redacted ("maria.lopez@… 12345678Z.pdf"), its
+    extension kept: it says the format (a URL is redacted whole)."""
+    if filename.startswith(("http://", "https://")):
+        return redact(filename, kinds=kinds, allow=allow).text
+    stem, dot, extension = filename.rpartition(".")
+    if not dot or not stem or len(extension) > 5 or not extension.isalnum():
+        return redact(filename, kinds=kinds, allow=allow).text
+    return f"{redact(stem, kinds=kinds, allow=allow).text}.{extension}"
+
+
 @cache
 def phone_regions() -> tuple[str, ...]:
     regions = tuple(r.strip().upper() for r in settings.REDACTION_PHONE_REGIONS if r.strip())

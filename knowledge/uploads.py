@@ -21,7 +21,7 @@ from knowledge.chunk_options import ChunkOptions, chunk_options_resolve
 from knowledge.extraction import IngestionError, detect_kind
 from knowledge.models import Document, FileKind, Language, Redaction, SourceType
 from knowledge.queue import queue_ingestion
-from knowledge.redaction import redact
+from knowledge.redaction import redact, redact_filename
 from knowledge.selectors import redaction_plan
 from licenses.models import GLOBAL_SCOPE, License
 from web.exceptions import ApplicationError
@@ -118,11 +118,7 @@ def _redacted_filename(filename: str, license: License | None, redaction: str) -
     plan = redaction_plan(license=license, choice=redaction)
     if not plan.kinds:
         return filename
-    if filename.startswith(("http://", "https://")):
-        return redact(filename, kinds=plan.kinds, allow=plan.allow).text
-    path = Path(filename)
-    stem = redact(path.stem, kinds=plan.kinds, allow=plan.allow).text
-    return f"{stem}{path.suffix}"
+    return redact_filename(filename, kinds=plan.kinds, allow=plan.allow)
 
 
 def redaction_choice_check(*, choice: str, may_set_policy: bool) -> None:

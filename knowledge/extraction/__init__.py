@@ -14,6 +14,9 @@ the chunks' section paths. Every failure a person can fix or should know about i
 
 from __future__ import annotations
 
+import dataclasses
+import io
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,7 +28,9 @@ from knowledge.extraction.convert import converted
 from knowledge.extraction.images import extract_image, extract_pictures
 from knowledge.extraction.kinds import detect_kind
 from knowledge.extraction.legacy import extract_rtf, extract_xls
+from knowledge.extraction.mail import ReadAttachment, extract_eml, mail_labels
 from knowledge.extraction.markup import extract_epub, extract_html
+from knowledge.extraction.ocr import installed_languages
 from knowledge.extraction.office import extract_docx, extract_pptx, extract_xlsx, section_words
 from knowledge.extraction.opendocument import extract_odt
 from knowledge.extraction.opendocument_sheets import extract_ods
@@ -125,6 +130,37 @@ def _only_pictures(
     )
 
 
+def _attachment_reader(budget: Budget, ocr_languages: str) -> ReadAttachment:
+    """How a message's attachments are read: as the same file uploaded alone, within what
+    is left of the message's reading time. A picture only for the text OCR is sure of (a
+    scan sent as a photo is read, a logo in a signature is not); a message attached as a
+    file is not opened further (``mail`` reads forwards one level down)."""
+    deadline = budget.deadline()
+    pictures = PictureReader(
+        label="",
+        languages=installed_languages(ocr_languages),
+        limit=budget.max_pages,
+        seconds=budget.max_seconds / 2,
+    )
+
+    def read(data: bytes, name: str) -> Extraction | None:
+        left = dataclasses.replace(budget, max_seconds=deadline.remaining())
+        kind = detect_kind(io.BytesIO(data), name, max_unpacked_bytes=budget.max_unpacked_bytes)
+        if kind == FileKind.EML:
+            raise IngestionError(
+                gettext_noop("A message attached as a file is not read; forward it instead.")
+            )
+        if kind == FileKind.IMAGE:
+            found = pictures.read_text(data) if pictures.languages else []
+            return Extraction([PageText(None, "\n\n".join(found))], None) if found else None
+        with tempfile.TemporaryDirectory(prefix="pb-attachment-") as folder:
+            path = Path(folder) / f"attachment.{kind}"  # some readers go by the extension
+            path.write_bytes(data)
+            return extract(path, kind, password="", budget=left, ocr_languages=ocr_languages)
+
+    return read
+
+
 def extract(
     path: Path, kind: str, *, password: str, budget: Budget, ocr_languages: str
 ) -> Extraction:
@@ -146,6 +182,13 @@ def extract(
             return extract_html(path)
         if kind == FileKind.RTF:
             return extract_rtf(path)
+        if kind == FileKind.EML:
+            return extract_eml(
+                path,
+                budget=budget,
+                read_attachment=_attachment_reader(budget, ocr_languages),
+                labels=mail_labels(),
+            )
     except RecursionError as exc:  # elements nested hundreds deep: no real document is
         raise IngestionError(
             gettext_noop(

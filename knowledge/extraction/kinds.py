@@ -32,6 +32,10 @@ _BINARY_SIGNATURES = {
 _MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown")
 _CSV_SUFFIXES = (".csv", ".tsv")
 _HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+_MAIL_SUFFIXES = (".eml",)
+# A header field of a message (RFC 5322): a name of printable characters but the colon.
+_HEADER_FIELD = re.compile(rb"^([!-9;-~]+):")
+_MESSAGE_FIELDS = {b"from", b"to", b"date", b"subject", b"message-id", b"mime-version"}
 _HTML_START = re.compile(
     rb"^\s*(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*<(!doctype\s+html|html)\b", re.I | re.S
 )
@@ -65,7 +69,7 @@ def detect_kind(
                 gettext_noop(
                     "This file is %(t_description)s, not a supported type. Upload a PDF, Word "
                     "(.docx, .doc), PowerPoint (.pptx, .ppt), Excel (.xlsx, .xls), OpenDocument "
-                    "(.odt, .ods, .odp), EPUB, RTF, HTML, CSV, plain text (.txt) or Markdown (.md) "
+                    "(.odt, .ods, .odp), EPUB, RTF, HTML, CSV, e-mail (.eml), plain text (.txt) or Markdown (.md) "
                     "file, or an image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
                 ),
                 params={"t_description": description},
@@ -75,7 +79,7 @@ def detect_kind(
             gettext_noop(
                 "This file is binary, not text, and not a supported document. Upload a PDF, "
                 "Word (.docx, .doc), PowerPoint (.pptx, .ppt), Excel (.xlsx, .xls), OpenDocument "
-                "(.odt, .ods, .odp), EPUB, RTF, HTML, CSV, plain text (.txt) or Markdown (.md) "
+                "(.odt, .ods, .odp), EPUB, RTF, HTML, CSV, e-mail (.eml), plain text (.txt) or Markdown (.md) "
                 "file, or an image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
             )
         )
@@ -92,8 +96,27 @@ def _is_webp_or_heic(head: bytes) -> bool:
 
 
 def _text_kind(head: bytes, name: str) -> FileKind:
+    if name.endswith(_MAIL_SUFFIXES) or _is_message(head):
+        return FileKind.EML
     if _HTML_START.match(head.removeprefix(codecs.BOM_UTF8)) or name.endswith(_HTML_SUFFIXES):
         return FileKind.HTML
     if name.endswith(_CSV_SUFFIXES):
         return FileKind.CSV
     return FileKind.MD if name.endswith(_MARKDOWN_SUFFIXES) else FileKind.TXT
+
+
+def _is_message(head: bytes) -> bool:
+    """A saved e-mail: it opens with header fields (continued on indented lines) up to a
+    blank line, among them who sent it and at least one other a message has."""
+    fields: set[bytes] = set()
+    for line in head.split(b"\n")[:-1]:  # the last may be cut off
+        line = line.rstrip(b"\r")
+        if not line:
+            break
+        if line[:1] in (b" ", b"\t") and fields:
+            continue
+        field = _HEADER_FIELD.match(line)
+        if field is None:
+            return False
+        fields.add(field.group(1).lower())
+    return b"from" in fields and len(fields & _MESSAGE_FIELDS) >= 2

@@ -80,6 +80,15 @@ def extract_html(path: Path) -> Extraction:
     return Extraction([PageText(None, outline.text())], None, details, markdown=True)
 
 
+def html_outline(html: str, outline: Outline) -> None:
+    """An HTML text written into ``outline`` whole: an e-mail's body has no navigation or
+    footer for trafilatura to tell from its main content."""
+    root = _parse(html)
+    if root is not None:
+        number_ordered_lists(root)
+        walk(root, outline, _BOOK_SKIPPED)  # a message's <header> or <footer> is its text
+
+
 _BLOCK_ELEMENTS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "dt", "dd", "pre")
 
 

@@ -13,9 +13,11 @@ from tests.documents import DOCUMENTS, KINDS, build
 from tests.e2e.browser import chromium_page, log_in
 from tests.factories import as_owner, make_document
 
-# Formats no library here writes: files LibreOffice wrote (tests/data/documents).
+# Files of tests/data/documents: formats no library here writes (LibreOffice wrote them),
+# and an e-mail carrying real files.
 OLDER = (
     ("xls", "cuotas.xls"), ("rtf", "handbook.rtf"), ("doc", "old.doc"), ("ppt", "normas.ppt"),
+    ("eml", "aviso.eml"),
 )  # fmt: skip
 
 

@@ -33,7 +33,7 @@ from web.exceptions import ApplicationError
 class Command(BaseCommand):
     help = (
         "Ingest documents — PDF, DOCX, DOC, PPTX, PPT, XLSX, XLS, ODT, ODS, ODP, EPUB, RTF, HTML, "
-        "CSV, TXT, MD and images of pages (PNG, JPEG, TIFF, WebP, HEIC) — in this process with a "
+        "CSV, EML, TXT, MD and images of pages (PNG, JPEG, TIFF, WebP, HEIC) — in this process with a "
         "progress bar, or --async to queue. A directory stands for every file under it (hidden "
         "ones skipped). --again queues those already ingested to be read again."
     )
