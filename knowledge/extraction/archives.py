@@ -25,8 +25,11 @@ MAX_ENTRIES = 10_000
 # broken compressed stream (zlib.error), a part cut short (EOFError), a compression method
 # or ZIP version Python does not read (NotImplementedError), an offset past its end (OSError),
 # a part's name in its header that is not UTF-8 (UnicodeDecodeError).
+# zipfile's own errors, and ValueError: a directory offset past its real place shifts every
+# member's to a negative one ("negative seek value", found fuzzing).
 DAMAGED_ARCHIVE = (
     zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError, UnicodeDecodeError,
+    ValueError,
 )  # fmt: skip
 # XML entity declarations are what entity-expansion attacks are made of; no Office,
 # OpenDocument or EPUB part needs them, so a part declaring one is refused outright.
@@ -241,6 +244,15 @@ def ole_kind(file: IO[bytes]) -> str:
             return "doc"
         if ole.exists("PowerPoint Document"):
             return "ppt"
+        if ole.exists("__properties_version1.0"):  # every Outlook item has this stream
+            raise IngestionError(
+                gettext_noop(
+                    "This is an Outlook message (.msg), which is not read. In Outlook, save it "
+                    "as HTML (File › Save As), or print it to PDF, and upload that; a mail "
+                    "program or webmail that downloads messages as .eml gives a file read "
+                    "with its attachments."
+                )
+            )
     finally:
         ole.close()
     raise IngestionError(

@@ -168,3 +168,14 @@ def test_a_pdf_s_damaged_page_is_left_out_and_its_other_pages_read(tmp_path):
         "El gimnasio cierra a las diez.",
     ]
     assert extraction.details["unreadable_pages"] == [2]
+
+
+def test_a_zip_whose_directory_points_before_the_file_is_refused_as_damaged():
+    """Found fuzzing e-mails (a mutated .xlsx attachment): a directory offset past its real
+    place shifts every member's to a negative one, and zipfile raised ValueError ("negative
+    seek value") instead of its own error."""
+    data = bytearray((DOCUMENTS / "tarifas.xlsx").read_bytes())
+    end = data.rfind(b"PK\x05\x06")
+    data[end + 16 : end + 20] = (0x7FFFFFFF).to_bytes(4, "little")
+    with pytest.raises(IngestionError, match="damaged"):
+        detect_kind(io.BytesIO(bytes(data)), "tarifas.xlsx", max_unpacked_bytes=10**8)
