@@ -23,6 +23,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils.translation import gettext_noop
 
+from knowledge.extraction import pdf
 from knowledge.extraction.base import Budget, Extraction, IngestionError, PageText
 from knowledge.extraction.convert import converted
 from knowledge.extraction.images import extract_image, extract_pictures
@@ -130,6 +131,11 @@ def _only_pictures(
     )
 
 
+ENCRYPTED_ATTACHMENT = gettext_noop(
+    "This PDF is encrypted: save it from the message and upload it on its own, with its password."
+)
+
+
 def _attachment_reader(budget: Budget, ocr_languages: str) -> ReadAttachment:
     """How a message's attachments are read: as the same file uploaded alone, within what
     is left of the message's reading time. A picture only for the text OCR is sure of (a
@@ -156,7 +162,12 @@ def _attachment_reader(budget: Budget, ocr_languages: str) -> ReadAttachment:
         with tempfile.TemporaryDirectory(prefix="pb-attachment-") as folder:
             path = Path(folder) / f"attachment.{kind}"  # some readers go by the extension
             path.write_bytes(data)
-            return extract(path, kind, password="", budget=left, ocr_languages=ocr_languages)
+            try:
+                return extract(path, kind, password="", budget=left, ocr_languages=ocr_languages)
+            except IngestionError as error:
+                if error.template == pdf.ENCRYPTED:  # no password field for an attachment
+                    raise IngestionError(ENCRYPTED_ATTACHMENT) from error
+                raise
 
     return read
 

@@ -69,17 +69,18 @@ def extract_pdf(path: Path, *, password: str, budget: Budget, ocr_languages: str
     return Extraction(pages=pages, page_count=page_count, details=details, headings=True)
 
 
+ENCRYPTED = gettext_noop(
+    "This PDF is encrypted: type its password in the PDF password field of the knowledge "
+    "page, then press Retry."
+)
+
+
 def _open_pdf(stream: BinaryIO, password: str):  # noqa: ANN202 - pypdf's PdfReader
     reader = PdfReader(stream, strict=False)
     if not reader.is_encrypted:
         return reader
     if not password:
-        raise IngestionError(
-            gettext_noop(
-                "This PDF is encrypted: type its password in the PDF password field of the "
-                "knowledge page, then press Retry."
-            )
-        )
+        raise IngestionError(ENCRYPTED)
     try:
         unlocked = reader.decrypt(password)
     except DependencyError as exc:

@@ -56,7 +56,7 @@ def test_a_saved_message_is_searchable_with_its_attachments_under_their_names():
     assert "Servicio: Revisión · Tarifa: 0.03" in chunks[sheet]
     assert document.metadata["attachments_read"] == ["manual-oficina.pdf", "tarifas.xlsx"]
     ((name, why),) = document.unread_attachments
-    assert name == "acta-cifrada.pdf" and "encrypted" in why
+    assert name == "acta-cifrada.pdf" and "upload it on its own, with its password" in why
     assert not any("logo" in heading for heading in chunks)  # a logo holds nothing to read
 
 
