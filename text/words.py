@@ -55,6 +55,7 @@ _COMMON = (
 )
 _ALGORITHMS = {SPANISH: "spanish", PORTUGUESE: "portuguese", ENGLISH: "english"}
 _WORD = re.compile(r"\w+")
+_ASKING = QUESTION_WORDS | REQUEST_WORDS
 _QUOTED = re.compile(r'"[^"]*"')
 # A stemmer object is not thread-safe (PyStemmer's documentation): one per thread and language.
 _stemmers = threading.local()
@@ -86,19 +87,21 @@ def content_words(text: str, language: str | None) -> set[str]:
     }
 
 
-def without_request_words(query: str) -> str:
-    """``query`` without the words that only ask to be told (REQUEST_WORDS), for matching
-    words: "¿Qué dice el anexo firmado?" looks for "anexo firmado". Unchanged when nothing
-    else would be left ("¿Qué dice?") and inside quotes, where a person asked for a phrase."""
+def words_to_match(query: str) -> str:
+    """``query`` without its question words and the words that only ask to be told, for
+    matching words: "¿Qué dice el anexo firmado?" looks for "anexo firmado", "¿Cuánto
+    cuesta la revisión?" for "cuesta la revisión" (PostgreSQL's Spanish stopwords leave out
+    "cuál" and "dónde" but keep "cuánto"). Unchanged when nothing else would be left
+    ("¿Qué dice?") and inside quotes, where a person asked for a phrase."""
     quoted = [match.span() for match in _QUOTED.finditer(query)]
 
-    def is_request(match: re.Match[str]) -> bool:
+    def asks(match: re.Match[str]) -> bool:
         inside = any(start < match.start() < end for start, end in quoted)
-        return not inside and fold(match.group()) in REQUEST_WORDS
+        return not inside and fold(match.group()) in _ASKING
 
     kept, position = [], 0
     for match in _WORD.finditer(query):
-        if is_request(match):
+        if asks(match):
             kept.append(query[position : match.start()])
             position = match.end()
     kept.append(query[position:])

@@ -16,7 +16,7 @@ import math
 
 from datastores.replicas import read_connection
 from knowledge.models import TS_CONFIG
-from text.words import without_request_words
+from text.words import words_to_match
 
 # Each chunk's lexemes with their counts, "lexeme:count", read beside its embedding (the
 # drain's query, knowledge/vector_sync.py): ``knowledge_embedding`` is the outer row.
@@ -45,5 +45,5 @@ def query_sparse(query: str) -> dict[int, float]:
         for config in sorted(set(TS_CONFIG.values()))  # constants of the code
     )
     with read_connection().cursor() as cursor:
-        cursor.execute(selects, {"q": without_request_words(query)})
+        cursor.execute(selects, {"q": words_to_match(query)})
         return {lexeme_dimension(row[0]): 1.0 for row in cursor.fetchall()}

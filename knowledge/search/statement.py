@@ -26,7 +26,7 @@ from knowledge.search.nearest import NearestQuery
 from knowledge.search.tuning import SearchTuning
 from knowledge.search.types import SearchOptions
 from licenses.models import GLOBAL_SCOPE
-from text.words import without_request_words
+from text.words import words_to_match
 
 _STATEMENT = """
 WITH
@@ -117,7 +117,7 @@ def hybrid_params(
     custom_weight = options.vector_weight is not None
     return {
         # The words the keyword branch matches; the vector is the whole question's.
-        "q": without_request_words(query),
+        "q": words_to_match(query),
         "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
         "license": license_id,
         "scope": license_id or GLOBAL_SCOPE_KEY,

@@ -25,7 +25,7 @@ from uuid import UUID
 from datastores.replicas import read_connection, replica_reads
 from knowledge.models import GLOBAL_SCOPE_KEY
 from knowledge.search.keyword import QUERY_WORD_ROWS
-from text.words import without_request_words
+from text.words import words_to_match
 
 # A scope's chunks are counted up to this many, a word's up to FREQUENCY_CAP: past them,
 # rarity is judged as if the scope held exactly this many (a word in 5% of them is common
@@ -92,7 +92,7 @@ def question_word_shares(
         cursor.execute(
             _WORDS,
             {
-                "q": without_request_words(question),
+                "q": words_to_match(question),
                 "global_scope": GLOBAL_SCOPE_KEY,
                 "scope": scope,
                 "frequency_cap": FREQUENCY_CAP,

@@ -58,6 +58,24 @@ def test_a_passage_with_only_the_scope_s_everyday_words_holds_little_of_the_ques
     assert shares[on_subject] > 0.6
 
 
+@pytest.mark.parametrize(
+    ("asked", "plain"),
+    [
+        ("Quantos alunos estudam oceanografia?", "alunos estudam oceanografia"),
+        ("O que diz o curso de oceanografia?", "curso de oceanografia"),
+        ("¿Cuánto cuesta la oceanografia?", "cuesta la oceanografia"),
+    ],
+)
+def test_question_words_and_words_that_ask_to_be_told_weigh_nothing(handbook, asked, plain):
+    """PostgreSQL's stopwords keep "cuánto", "quantos" and "diz": a passage never holds
+    them, and as the scope's rarest words they made "¿Cuánto cuesta la revisión?" look
+    unanswered by the price list that answers it."""
+    ids = [chunk_id(handbook, "oceanografia"), chunk_id(handbook, "recebe alunos")]
+    shares = question_word_shares(license_id=handbook.pk, question=asked, chunk_ids=ids)
+
+    assert shares == question_word_shares(license_id=handbook.pk, question=plain, chunk_ids=ids)
+
+
 def test_rarity_is_counted_in_the_caller_s_scope_only(handbook):
     """Another license's pages never change what one license's answer weighs (nor could
     they tell it anything): the same shares with or without them."""
