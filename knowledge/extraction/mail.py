@@ -89,8 +89,12 @@ def _write_message(
 
 def _header(message: EmailMessage, name: str) -> str:
     try:
-        return " ".join(str(message.get(name, "")).split())
-    except (ValueError, TypeError, IndexError):  # a header too damaged to decode
+        value = message.get(name)
+        if name == "date" and getattr(value, "datetime", None) is not None:
+            # "2026-11-27 09:30 +00:00": the same in every language ("Fri, 27 Nov" is not)
+            return value.datetime.isoformat(sep=" ", timespec="minutes")
+        return " ".join(str(value or "").split())
+    except (ValueError, TypeError, IndexError, OverflowError):  # too damaged to decode
         return ""
 
 

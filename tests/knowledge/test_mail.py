@@ -119,6 +119,7 @@ def test_a_forwarded_message_is_read_one_level_down(tmp_path):
     text, details = text_of(bytes(outer), tmp_path)
 
     assert "### Normas del gimnasio" in text and "Las toallas son obligatorias." in text
+    assert "Date: 2026-11-27 09:30+00:00" in text  # as every language writes it
     assert "x.pdf" not in text and len(details["attachments_read"]) == 1
 
 
