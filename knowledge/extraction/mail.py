@@ -90,9 +90,10 @@ def _write_message(
 def _header(message: EmailMessage, name: str) -> str:
     try:
         value = message.get(name)
-        if name == "date" and getattr(value, "datetime", None) is not None:
-            # "2026-11-27 09:30 +00:00": the same in every language ("Fri, 27 Nov" is not)
-            return value.datetime.isoformat(sep=" ", timespec="minutes")
+        when = getattr(value, "datetime", None) if name == "date" else None
+        if when is not None:
+            # "2026-11-27 09:30+00:00": the same in every language ("Fri, 27 Nov" is not)
+            return str(when.isoformat(sep=" ", timespec="minutes"))
         return " ".join(str(value or "").split())
     except (ValueError, TypeError, IndexError, OverflowError):  # too damaged to decode
         return ""
