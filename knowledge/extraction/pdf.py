@@ -26,7 +26,14 @@ from knowledge.extraction.base import (
     stored_file_missing,
 )
 from knowledge.extraction.ocr import MAX_PIXELS
-from knowledge.extraction.pdf_headings import PageLines, SizedLine, marked_pages, plain
+from knowledge.extraction.pdf_headings import (
+    PageLines,
+    SizedLine,
+    marked_pages,
+    plain,
+    with_tables,
+)
+from knowledge.extraction.pdf_tables import table_rows
 from knowledge.extraction.pictures import MIN_PIXELS, PictureReader
 
 logger = logging.getLogger(__name__)
@@ -169,7 +176,10 @@ def _pdf_pages(
             logger.info("PDF page %s unreadable: %r", number, exc)
             unreadable.append(number)
             text, lines = "", PageLines()
-        sized.append(lines.finish(text))
+        page_lines = lines.finish(text)
+        if lines.may_hold_a_table():
+            page_lines = with_tables(page_lines, _table_rows(page))
+        sized.append(page_lines)
         yield PageText(number=number, text=text)
         if budget.between_pages:
             budget.between_pages()
@@ -181,6 +191,16 @@ def _pdf_pages(
                 ),
                 params={"limit": int(budget.max_seconds), "page": number, "count": count},
             )
+
+
+def _table_rows(page) -> dict[str, str]:  # noqa: ANN001 - pypdf's PageObject
+    """The page's table rows (pdf_tables), read from pypdf's layout mode; none when that
+    mode cannot place its text (its plain text is read all the same)."""
+    try:
+        return table_rows(page.extract_text(extraction_mode="layout") or "")
+    except (PyPdfError, IndexError, ZeroDivisionError, *_DAMAGE) as exc:  # a newer pypdf path
+        logger.info("PDF page laid out without its tables: %r", exc)
+        return {}
 
 
 def _damaged_pdf(detail: str) -> IngestionError:

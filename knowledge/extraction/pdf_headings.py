@@ -27,12 +27,15 @@ MAX_HEADING_WORDS = 15
 MAX_HEADING_SHARE = 0.3
 LEVELS = 6
 _MARKDOWN_HEADING = re.compile(r"^#{1,6}\s")
+_GAP = re.compile(r"\S {2,}\S")
 
 
 @dataclass
 class SizedLine:
     text: str
     size: float  # the size most of its letters are drawn at (points); 0 when none
+    pieces: int = 1  # pieces of text drawn apart on it: a table's row has one per cell
+    alone: bool = False  # a paragraph of its own (a table's row)
 
 
 @dataclass
@@ -42,6 +45,7 @@ class PageLines:
     lines: list[SizedLine] = field(default_factory=list)
     _parts: list[str] = field(default_factory=list)
     _letters: Counter[float] = field(default_factory=Counter)
+    _pieces: int = 0
 
     def visitor(self) -> Callable[..., None]:
         def visit(text: str, cm: list[float], tm: list[float], font: object, size: float) -> None:
@@ -55,14 +59,15 @@ class PageLines:
                 self._end_line()
             self._parts.append(piece)
             self._letters[size] += sum(c.isalnum() for c in piece)
+            self._pieces += bool(piece.strip())
 
     def _end_line(self) -> None:
         # The size most of its letters are drawn at: a footnote mark or a drop cap does
         # not make a heading body text, nor body text a heading.
         sizes = +self._letters
         size = sizes.most_common(1)[0][0] if sizes else 0.0
-        self.lines.append(SizedLine("".join(self._parts), size))
-        self._parts, self._letters = [], Counter()
+        self.lines.append(SizedLine("".join(self._parts), size, self._pieces))
+        self._parts, self._letters, self._pieces = [], Counter(), 0
 
     def finish(self, text: str) -> list[SizedLine]:
         """The lines of ``text``, the page's text as pypdf returned it; without sizes if
@@ -71,6 +76,11 @@ class PageLines:
         if "\n".join(line.text for line in self.lines) != text:
             return [SizedLine(line, 0.0) for line in text.split("\n")]
         return self.lines
+
+    def may_hold_a_table(self) -> bool:
+        """A line drawn in pieces, or with a wide gap inside: a table's rows are (one piece
+        per cell, or cells apart). A page of plain paragraphs is not laid out again."""
+        return any(line.pieces >= 2 or _GAP.search(line.text.strip()) for line in self.lines)
 
 
 def _drawn_size(size: float, tm: list[float], cm: list[float]) -> float:
@@ -116,7 +126,8 @@ def _page_lines(page: list[SizedLine], body: float, levels: dict[float, int]) ->
         elif level:
             marked.append("#" * level + " " + text)
         else:
-            marked.append("\\" + text if _MARKDOWN_HEADING.match(text) else text)
+            text = "\\" + text if _MARKDOWN_HEADING.match(text) else text
+            marked.append(text + "\n" if line.alone else text)
         previous_level = level
     return marked
 
@@ -148,3 +159,16 @@ def _looks_like_heading(line: SizedLine, body: float) -> bool:
         and sum(c.isalpha() for c in text) >= 2  # not a symbol of a formula drawn large
         and not text.endswith((".", ",", ";"))
     )
+
+
+def with_tables(lines: list[SizedLine], rows: dict[str, str]) -> list[SizedLine]:
+    """The page's lines with its tables' rows written with their headers (pdf_tables),
+    their header rows left out."""
+    written = []
+    for line in lines:
+        row = rows.get(" ".join(line.text.split()))
+        if row is None:
+            written.append(line)
+        elif row:
+            written.append(SizedLine(row, line.size, line.pieces, alone=True))
+    return written

@@ -137,6 +137,7 @@ class TestEveryFormatIsSearchable:
             ("handbook.docx", "Revisión", "Manual de la oficina > Tarifas", "Servicio: Revisión · Tarifa: 0,03 € por palabra"),
             ("handbook.pdf", "oficina agosto", "Manual de la oficina > Horario de verano", "15:00"),
             ("handbook.pdf", "reembolso despesas", "Manual de la oficina > Reembolso de viagens", "12 dias"),
+            ("handbook.pdf", "Revisión", "Manual de la oficina > Tarifas", "Servicio: Revisión · Tarifa: 0,03 € por palabra · Plazo: 2 días"),
         ],
     )  # fmt: skip
     def test_files_written_by_libreoffice(self, filename, query, heading, content):
