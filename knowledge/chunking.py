@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from knowledge.extraction import PageText
+from knowledge.extraction.base import HEADING_LINE
 from text.sentences import split_sentences
 
 
@@ -68,9 +69,6 @@ class Piece:
     token_count: int
 
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-
-
 def blocks_from_pages(
     pages: list[PageText], *, markdown: bool, headings: bool = False
 ) -> Iterator[Block]:
@@ -86,7 +84,7 @@ def blocks_from_pages(
             lines = paragraph.strip().split("\n")
             body: list[str] = []
             for line in lines:
-                match = _HEADING.match(line) if headings else None
+                match = HEADING_LINE.match(line) if headings else None
                 if match:
                     if body:
                         yield Block(" ".join(body), " > ".join(path), page.number)

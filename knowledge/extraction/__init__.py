@@ -29,7 +29,7 @@ from knowledge.extraction.convert import converted
 from knowledge.extraction.images import extract_image, extract_pictures
 from knowledge.extraction.kinds import detect_kind
 from knowledge.extraction.legacy import extract_rtf, extract_xls
-from knowledge.extraction.mail import ReadAttachment, extract_eml, mail_labels
+from knowledge.extraction.mail import ReadAttachment, extract_eml
 from knowledge.extraction.markup import extract_epub, extract_html
 from knowledge.extraction.ocr import installed_languages
 from knowledge.extraction.office import extract_docx, extract_pptx, extract_xlsx, section_words
@@ -198,7 +198,7 @@ def extract(
                 path,
                 budget=budget,
                 read_attachment=_attachment_reader(budget, ocr_languages),
-                labels=mail_labels(),
+                labels=section_words().mail,
             )
     except RecursionError as exc:  # elements nested hundreds deep: no real document is
         raise IngestionError(

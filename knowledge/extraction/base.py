@@ -96,6 +96,13 @@ PAGE_MARK = "\ue000"  # where a page number stood, in a header's or footer's tex
 # A header's or footer's parts: Word separates them with tabs, people with a dot or a bar.
 _MARGIN_PARTS = re.compile(r"\s*(?:\t|\s[·|•–—-]\s)\s*")
 _HEADING_LIKE = re.compile(r"^(#{1,6}\s)")
+# A Markdown heading line: its marks (the level) and its text.
+HEADING_LINE = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+
+
+def escaped_heading(line: str) -> str:
+    """Body text that would read as a Markdown heading, escaped ("\\# 1 priority")."""
+    return _HEADING_LIKE.sub(r"\\\1", line)
 
 
 def one_line(text: str) -> str:
@@ -145,7 +152,7 @@ class Outline:
     def paragraph(self, text: str) -> None:
         text = one_line(text)
         if text:
-            self._blocks.append(_HEADING_LIKE.sub(r"\\\1", text))
+            self._blocks.append(escaped_heading(text))
 
     def item(self, marker: str, text: str) -> None:
         """A list item with its bullet or number ("-", "2.", "b)"): "the second step" is

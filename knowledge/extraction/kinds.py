@@ -69,8 +69,8 @@ def detect_kind(
                 gettext_noop(
                     "This file is %(t_description)s, not a supported type. Upload a PDF, Word "
                     "(.docx, .doc), PowerPoint (.pptx, .ppt), Excel (.xlsx, .xls), OpenDocument "
-                    "(.odt, .ods, .odp), EPUB, RTF, HTML, CSV, e-mail (.eml), plain text (.txt) or Markdown (.md) "
-                    "file, or an image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
+                    "(.odt, .ods, .odp), EPUB, RTF, HTML, CSV, e-mail (.eml), plain text (.txt) "
+                    "or Markdown (.md) file, or an image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
                 ),
                 params={"t_description": description},
             )
@@ -79,8 +79,8 @@ def detect_kind(
             gettext_noop(
                 "This file is binary, not text, and not a supported document. Upload a PDF, "
                 "Word (.docx, .doc), PowerPoint (.pptx, .ppt), Excel (.xlsx, .xls), OpenDocument "
-                "(.odt, .ods, .odp), EPUB, RTF, HTML, CSV, e-mail (.eml), plain text (.txt) or Markdown (.md) "
-                "file, or an image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
+                "(.odt, .ods, .odp), EPUB, RTF, HTML, CSV, e-mail (.eml), plain text (.txt) or "
+                "Markdown (.md) file, or an image of a page (PNG, JPEG, TIFF, WebP, HEIC)."
             )
         )
     if text_hint in FileKind.values:

@@ -12,21 +12,23 @@ reading stops one level down, as people read a forward.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from email import policy
 from email.message import EmailMessage, MIMEPart
 from email.parser import BytesParser
 from pathlib import Path
 
-from django.conf import settings
-from django.utils import translation
 from django.utils.translation import gettext_noop
 
-from knowledge.extraction.base import Budget, Extraction, IngestionError, Outline, PageText
+from knowledge.extraction.base import (
+    HEADING_LINE,
+    Budget,
+    Extraction,
+    IngestionError,
+    Outline,
+    PageText,
+)
 from knowledge.extraction.markup import html_outline
-
-logger = logging.getLogger(__name__)
 
 # More than people attach to a message; a message carrying hundreds is an archive.
 MAX_ATTACHMENTS = 20
@@ -45,7 +47,7 @@ def extract_eml(
     path: Path, *, budget: Budget, read_attachment: ReadAttachment, labels: dict[str, str]
 ) -> Extraction:
     """``labels``: the words the product adds ("From", "Attachment"…), in the deployment's
-    language, as the other formats' section names."""
+    language (``office.section_words().mail``)."""
     with open(path, "rb") as stream:
         message = BytesParser(policy=policy.default).parse(stream)
     if not _is_message(message):
@@ -166,24 +168,11 @@ def _write_attachment(
         for block in page.text.split("\n\n"):
             body: list[str] = []
             for line in block.split("\n"):
-                level = len(line) - len(line.lstrip("#"))
-                if marked and 0 < level <= 6 and line[level : level + 1] == " ":
+                heading = HEADING_LINE.match(line) if marked else None
+                if heading:
                     outline.paragraph(" ".join(body))
                     body = []
-                    outline.heading(level + 2, line[level + 1 :])
+                    outline.heading(len(heading.group(1)) + 2, heading.group(2))
                 else:
                     body.append(line)
             outline.paragraph(" ".join(body))
-
-
-def mail_labels() -> dict[str, str]:
-    """The words of a message's header, in the language the product writes sections in."""
-    with translation.override(settings.LANGUAGE_CODE):
-        return {
-            "from": translation.pgettext("e-mail", "From"),
-            "to": translation.pgettext("e-mail", "To"),
-            "cc": translation.pgettext("e-mail", "Cc"),
-            "date": translation.pgettext("e-mail", "Date"),
-            "attachment": translation.pgettext("e-mail", "Attachment"),
-            "no_subject": translation.pgettext("e-mail", "(no subject)"),
-        }

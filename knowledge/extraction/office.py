@@ -111,6 +111,7 @@ class SectionWords:
     sheet: str
     true: str  # a sheet's TRUE and FALSE, as Excel shows them in that language
     false: str
+    mail: dict[str, str]  # an e-mail's header fields, "Attachment" and "(no subject)"
 
 
 def section_words() -> SectionWords:
@@ -124,6 +125,14 @@ def section_words() -> SectionWords:
             sheet=pgettext("spreadsheet", "Sheet"),
             true=pgettext("spreadsheet", "TRUE"),
             false=pgettext("spreadsheet", "FALSE"),
+            mail={
+                "from": pgettext("e-mail", "From"),
+                "to": pgettext("e-mail", "To"),
+                "cc": pgettext("e-mail", "Cc"),
+                "date": pgettext("e-mail", "Date"),
+                "attachment": pgettext("e-mail", "Attachment"),
+                "no_subject": pgettext("e-mail", "(no subject)"),
+            },
         )
 
 

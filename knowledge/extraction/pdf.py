@@ -26,14 +26,8 @@ from knowledge.extraction.base import (
     stored_file_missing,
 )
 from knowledge.extraction.ocr import MAX_PIXELS
-from knowledge.extraction.pdf_headings import (
-    PageLines,
-    SizedLine,
-    marked_pages,
-    plain,
-    with_tables,
-)
-from knowledge.extraction.pdf_tables import table_rows
+from knowledge.extraction.pdf_headings import PageLines, SizedLine, marked_pages, plain
+from knowledge.extraction.pdf_tables import table_rows, with_tables
 from knowledge.extraction.pictures import MIN_PIXELS, PictureReader
 
 logger = logging.getLogger(__name__)

@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from knowledge.extraction.base import escaped_heading
+
 # A line drawn this much larger than the body text is a heading: Word's Heading 2 is 13 pt
 # over 11 pt (1.18), LibreOffice's 115 %, LaTeX's subsection 12 pt over 10.95 pt (1.10).
 HEADING_RATIO = 1.08
@@ -26,7 +28,6 @@ MAX_HEADING_WORDS = 15
 # slides of large type): no line is marked.
 MAX_HEADING_SHARE = 0.3
 LEVELS = 6
-_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s")
 _GAP = re.compile(r"\S {2,}\S")
 
 
@@ -110,9 +111,7 @@ def marked_pages(pages: list[list[SizedLine]]) -> list[str]:
 
 def plain(text: str) -> str:
     """``text`` (what OCR read) with no line that would read as a heading."""
-    return "\n".join(
-        "\\" + line if _MARKDOWN_HEADING.match(line) else line for line in text.split("\n")
-    )
+    return "\n".join(map(escaped_heading, text.split("\n")))
 
 
 def _page_lines(page: list[SizedLine], body: float, levels: dict[float, int]) -> list[str]:
@@ -126,7 +125,7 @@ def _page_lines(page: list[SizedLine], body: float, levels: dict[float, int]) ->
         elif level:
             marked.append("#" * level + " " + text)
         else:
-            text = "\\" + text if _MARKDOWN_HEADING.match(text) else text
+            text = escaped_heading(text)
             marked.append(text + "\n" if line.alone else text)
         previous_level = level
     return marked
@@ -159,16 +158,3 @@ def _looks_like_heading(line: SizedLine, body: float) -> bool:
         and sum(c.isalpha() for c in text) >= 2  # not a symbol of a formula drawn large
         and not text.endswith((".", ",", ";"))
     )
-
-
-def with_tables(lines: list[SizedLine], rows: dict[str, str]) -> list[SizedLine]:
-    """The page's lines with its tables' rows written with their headers (pdf_tables),
-    their header rows left out."""
-    written = []
-    for line in lines:
-        row = rows.get(" ".join(line.text.split()))
-        if row is None:
-            written.append(line)
-        elif row:
-            written.append(SizedLine(row, line.size, line.pieces, alone=True))
-    return written

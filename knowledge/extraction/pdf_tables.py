@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from knowledge.extraction.base import row_text
+from knowledge.extraction.pdf_headings import SizedLine
 
 MIN_ROWS = 3  # a header and two rows: fewer is as likely two lines that happen to align
 # A table goes on after a row whose cell wrapped onto this many more lines.
@@ -121,3 +122,16 @@ def _is_header(cells: list[str]) -> bool:
         and not any(c.isdigit() for c in cell)
         for cell in cells
     )
+
+
+def with_tables(lines: list[SizedLine], rows: dict[str, str]) -> list[SizedLine]:
+    """The page's lines with its tables' rows (``table_rows``) written with their headers,
+    their header rows left out."""
+    written = []
+    for line in lines:
+        row = rows.get(" ".join(line.text.split()))
+        if row is None:
+            written.append(line)
+        elif row:
+            written.append(SizedLine(row, line.size, line.pieces, alone=True))
+    return written
