@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -22,15 +23,17 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.postgres.search import SearchVector
 from django.db import transaction
-from django.db.models import Value
+from django.db.models import Case, F, Value, When
 from django.db.models.expressions import CombinedExpression
+from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from datastores.locks import lock_held, lock_key
+from knowledge import drafts
 from knowledge.chunk_options import chunk_size_for
 from knowledge.chunking import Chunker, Piece, blocks_from_pages, embedding_text
-from knowledge.embeddings import EmbeddingProvider, embed_in_batches
+from knowledge.embeddings import EmbeddingProvider
 from knowledge.extraction import Budget, IngestionError, PageText, extract
 from knowledge.models import (
     TS_CONFIG,
@@ -61,26 +64,31 @@ class ExtractedDocument:
     details: dict[str, object] = field(default_factory=dict)
 
 
-def document_ingest(*, document_id: uuid.UUID | str) -> Document | None:
+def document_ingest(
+    *, document_id: uuid.UUID | str, embed_seconds: float | None = None
+) -> Document | None:
     """Run the whole pipeline for one document. Returns None when there was nothing to do
     (gone, finished, or another run on it right now).
 
     Bad input ends as ``failed`` with its message; transient provider errors propagate so
-    the task retries them."""
+    the task retries them. With ``embed_seconds``, the run stops embedding once that long
+    has passed since it began and returns the document still *processing*: what it
+    embedded is kept (knowledge.drafts) for the run that continues it."""
     with lock_held(lock_key(document_id)) as ours:
         if not ours or not _claim(document_id):
             return None
-        return _ingest_claimed(document_id)
+        until = None if embed_seconds is None else time.monotonic() + embed_seconds
+        return _ingest_claimed(document_id, embed_until=until)
 
 
-def _ingest_claimed(document_id: uuid.UUID | str) -> Document | None:
+def _ingest_claimed(document_id: uuid.UUID | str, *, embed_until: float | None) -> Document | None:
     document = Document.objects.select_related("license").get(pk=document_id)
     try:
         provider = vector_index.active_provider()
         with INGESTION_SECONDS.labels(stage="extract").time():
             extracted = _extract(document, provider)
         for _attempt in range(STORE_ATTEMPTS):
-            if _embed_and_store(document, extracted, provider):
+            if _embed_and_store(document, extracted, provider, embed_until):
                 break
         else:
             raise IngestionError(
@@ -95,17 +103,25 @@ def _ingest_claimed(document_id: uuid.UUID | str) -> Document | None:
         # Forgetting a document stops its ingestion at the next page or stage.
         logger.info("document %s was forgotten during its ingestion: stopped", document_id)
         return None
+    except _HandedOver as handed:
+        logger.info(
+            "document %s: %s of %s passages embedded, handed over to the next run",
+            document_id,
+            handed.embedded,
+            handed.total,
+        )
     return Document.objects.filter(pk=document_id).first()
 
 
 def _claim(document_id: uuid.UUID | str) -> bool:
-    # PROCESSING is claimable too: that is a redelivery after the previous worker died.
+    # PROCESSING is claimable too: that is a redelivery after the previous worker died, or
+    # the continuation of a run that handed over (whose progress the bar keeps showing).
     claimed = Document.objects.filter(
         pk=document_id, status__in=[DocumentStatus.QUEUED, DocumentStatus.PROCESSING]
     ).update(
         status=DocumentStatus.PROCESSING,
         stage="extracting",
-        progress=2,
+        progress=Case(When(status=DocumentStatus.PROCESSING, then=F("progress")), default=Value(2)),
         error="",
         error_i18n={},
         started_at=timezone.now(),
@@ -118,10 +134,20 @@ class _Forgotten(Exception):
     """The document was forgotten (or finished by another run) while this one worked on it."""
 
 
+class _HandedOver(Exception):
+    """The run's time for embedding is up; its vectors are kept for the next run."""
+
+    def __init__(self, embedded: int, total: int) -> None:
+        super().__init__(f"{embedded} of {total} embedded")
+        self.embedded, self.total = embedded, total
+
+
 def _progress(document: Document, stage: str, progress: int) -> None:
-    """Record the stage reached; stop here when the document is no longer ours to finish."""
+    """Record the stage reached; stop here when the document is no longer ours to finish.
+    The bar never goes back: a continued run reads the document again before it embeds
+    what is left."""
     updated = Document.objects.filter(pk=document.pk, status=DocumentStatus.PROCESSING).update(
-        stage=stage, progress=progress, updated_at=timezone.now()
+        stage=stage, progress=Greatest(F("progress"), Value(progress)), updated_at=timezone.now()
     )
     if not updated:
         raise _Forgotten
@@ -286,12 +312,15 @@ STORE_ATTEMPTS = 5
 
 
 def _embed_and_store(
-    document: Document, extracted: ExtractedDocument, provider: EmbeddingProvider
+    document: Document,
+    extracted: ExtractedDocument,
+    provider: EmbeddingProvider,
+    embed_until: float | None,
 ) -> bool:
     """Divide, embed and store; False when the division no longer held at the store."""
     division = _new_pieces(document, extracted.pieces)
     with INGESTION_SECONDS.labels(stage="embed").time():
-        vectors, reused = _embed(document, division.fresh, provider)
+        vectors, reused = _embed(document, division.fresh, provider, embed_until)
     vector_index.space_ensure(model=provider.model)
     extracted.details["vectors_reused"] = reused
     extracted.details["vectors_embedded"] = len(division.fresh) - reused
@@ -300,29 +329,39 @@ def _embed_and_store(
 
 
 def _embed(
-    document: Document, pieces: list[Piece], provider: EmbeddingProvider
+    document: Document,
+    pieces: list[Piece],
+    provider: EmbeddingProvider,
+    until: float | None,
 ) -> tuple[list[list[float]], int]:
     """The pieces' vectors, and how many were reused: a re-ingested document (a changed web
-    page, a retry) keeps the vectors of its chunks whose heading and text did not change."""
-    _progress(document, "embedding", 30)
+    page, a retry) keeps the vectors of its chunks whose heading and text did not change,
+    and a continued run those its predecessors embedded (knowledge.drafts)."""
+    texts = [embedding_text(piece.heading, piece.text) for piece in pieces]
     known = _known_vectors(document, provider.model)
-    keys = [(p.heading, content_hash(p.text)) for p in pieces]
-    missing = [i for i, key in enumerate(keys) if key not in known]
-    fresh = (
-        embed_in_batches(
-            provider,
-            [embedding_text(pieces[i].heading, pieces[i].text) for i in missing],
-            lambda done: _progress(
-                document, "embedding", 30 + int(60 * done / max(len(missing), 1))
-            ),
-        )
-        if missing
-        else []
+    keys = [(piece.heading, content_hash(piece.text)) for piece in pieces]
+    vectors = {i: known[key] for i, key in enumerate(keys) if key in known}
+    vectors |= drafts.drafts_read(
+        document, provider.model, {i: text for i, text in enumerate(texts) if i not in vectors}
     )
-    by_index = dict(zip(missing, fresh, strict=True))
-    return [by_index[i] if i in by_index else known[key] for i, key in enumerate(keys)], len(
-        pieces
-    ) - len(missing)
+    reused = len(vectors)
+    missing = [i for i in range(len(pieces)) if i not in vectors]
+    size = settings.EMBEDDING_BATCH_SIZE
+    _progress(document, "embedding", _embedding_progress(reused, len(pieces)))
+    for start in range(0, len(missing), size):
+        batch = missing[start : start + size]
+        fresh = provider.embed_passages([texts[i] for i in batch])
+        if len(missing) > size:  # one batch has nothing to continue from
+            drafts.drafts_write(document, provider.model, [texts[i] for i in batch], fresh)
+        vectors |= dict(zip(batch, fresh, strict=True))
+        _progress(document, "embedding", _embedding_progress(len(vectors), len(pieces)))
+        if until is not None and time.monotonic() > until and len(vectors) < len(pieces):
+            raise _HandedOver(len(vectors), len(pieces))
+    return [vectors[i] for i in range(len(pieces))], reused
+
+
+def _embedding_progress(embedded: int, total: int) -> int:
+    return 30 + int(60 * embedded / max(total, 1))
 
 
 def _known_vectors(document: Document, model: str) -> dict[tuple[str, str], list[float]]:
@@ -377,6 +416,7 @@ def _store(
         )
         extracted.details["forgotten_passages_left_out"] = left_out
         extracted.details["duplicate_chunks_skipped"] = len(extracted.pieces) - stored - left_out
+        drafts.drafts_clear(locked.pk)
         Document.objects.filter(pk=locked.pk).update(
             status=DocumentStatus.READY,
             stage="",
@@ -473,6 +513,22 @@ def document_mark_crashed(*, document_id: uuid.UUID | str, error: BaseException)
                 "runs the product."
             ),
             params={"reference": reference},
+        ),
+    )
+
+
+def document_mark_over_time(*, document_id: uuid.UUID | str) -> None:
+    """The worker's time limit stopped a run outside embedding (which hands over before it:
+    document_ingest's ``embed_seconds``): reading or storing this document takes longer."""
+    document_mark_failed(
+        document_id=document_id,
+        error=IngestionError(
+            gettext_noop(
+                "Reading or storing this document took longer than a worker may spend on "
+                "one task (%(limit)s seconds); split it into smaller files, or ask whoever "
+                "runs the product to raise CELERY_TASK_TIME_LIMIT."
+            ),
+            params={"limit": settings.CELERY_TASK_TIME_LIMIT},
         ),
     )
 

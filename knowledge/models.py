@@ -428,6 +428,33 @@ class SentenceEmbedding(models.Model):
         return f"sentence of embedding {self.embedding_id}"
 
 
+class DraftVector(models.Model):
+    """A passage vector embedded for a document that is not stored yet.
+
+    Embedding is the slow part of an ingestion (a 20,000-row sheet is half an hour on two
+    cores), and the chunks are stored in one transaction at its end. Each batch's vectors
+    are written here as they come, so a run that stops before the end — a worker killed by
+    a deploy, a run handing over before the task's time limit, a provider down for longer
+    than the retries — is continued by the next one instead of started again. Never
+    searched; removed when the document is stored, and with the document."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    model = models.CharField(max_length=100)
+    text_hash = models.CharField(max_length=64)  # sha256 of the exact text embedded
+    vector = HalfVectorField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "model", "text_hash"], name="draft_vector_unique_text"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"draft {self.model} vector of document {self.document_id}"
+
+
 class EmbeddingSpace(models.Model):
     """A model's vectors in the database: whether its index is built and whether search uses it."""
 

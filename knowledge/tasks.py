@@ -6,6 +6,8 @@ import logging
 from typing import Any
 
 from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.db import IntegrityError, OperationalError
 
 from knowledge import ingestion, reingestion, sources, vector_sync
@@ -36,16 +38,36 @@ class IngestTask(Task):
     max_retries=5,
 )
 def document_ingest_task(self: Task, document_id: str) -> str | None:
-    document = ingestion.document_ingest(document_id=document_id)
+    try:
+        document = ingestion.document_ingest(
+            document_id=document_id, embed_seconds=embedding_seconds_per_run(self)
+        )
+    except SoftTimeLimitExceeded:
+        ingestion.document_mark_over_time(document_id=document_id)
+        return DocumentStatus.FAILED
     if document is None:
         logger.info("document %s: nothing to ingest (gone, or already finished)", document_id)
         return None
+    if document.status == DocumentStatus.PROCESSING:  # handed over: embedding goes on
+        delivered = self.request.delivery_info or {}
+        self.apply_async(args=[document_id], queue=delivered.get("routing_key"))
+        return document.status
     logger.info("document %s %s: %s chunks", document_id, document.status, document.chunk_count)
     if document.status == DocumentStatus.READY:
         vector_sync.send_now(f"document {document_id}")
         if sentence_vectors.enabled():
             _queue_sentences(document_id)
     return document.status
+
+
+def embedding_seconds_per_run(task: Task) -> float:
+    """A run embeds for half the task's time limit, then a new run continues: the other
+    half is for reading the document again and storing its chunks, so a document of any
+    length is ingested, the time limit still stops a run that hangs, and a worker stopped
+    for a deploy loses at most one batch. The limits are the message's (Celery sends the
+    sender's CELERY_TASK_TIME_LIMIT with each task, and the worker obeys it)."""
+    hard, soft = task.request.timelimit or (None, None)
+    return (soft or hard or settings.CELERY_TASK_SOFT_TIME_LIMIT) / 2
 
 
 def _queue_sentences(document_id: str) -> None:

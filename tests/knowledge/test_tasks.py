@@ -11,7 +11,7 @@ import pytest
 from django.db.models import Count
 
 from knowledge import forgetting, reingestion, uploads
-from knowledge.models import Chunk, Document, DocumentStatus, Embedding
+from knowledge.models import Chunk, Document, DocumentStatus, DraftVector, Embedding
 from knowledge.tasks import document_ingest_task
 from tests.conftest import start_worker, stop_worker, wait_until, worker_env
 
@@ -123,6 +123,7 @@ def long_spanish_text(paragraphs=40):
 
 @pytest.mark.worker
 def test_a_worker_killed_mid_ingestion_leaves_exactly_one_copy_after_redelivery():
+    """And the redelivered run goes on from the last batch the dead one embedded."""
     creation = uploads.document_create(
         file=io.BytesIO(long_spanish_text().encode()),
         filename="largo.txt",
@@ -130,15 +131,18 @@ def test_a_worker_killed_mid_ingestion_leaves_exactly_one_copy_after_redelivery(
         enqueue=False,
     )
     queue = "redelivery-test"
-    env = worker_env(CELERY_VISIBILITY_TIMEOUT="4", CELERY_UNACKED_RESTORE_INTERVAL="1")
+    env = worker_env(
+        CELERY_VISIBILITY_TIMEOUT="4", CELERY_UNACKED_RESTORE_INTERVAL="1", EMBEDDING_BATCH_SIZE="2"
+    )
     first = start_worker(env, name="doomed", queues=queue)
     document_ingest_task.apply_async(args=[str(creation.document.pk)], queue=queue)
 
     document = wait_for(creation.document.pk, {DocumentStatus.PROCESSING}, timeout=60)
-    while Document.objects.get(pk=document.pk).stage != "embedding":
-        time.sleep(0.05)
+    drafts = DraftVector.objects.filter(document_id=document.pk)
+    wait_until(lambda: drafts.count() >= 4, timeout=120, every=0.05, what="two batches")
     os.killpg(first.pid, signal.SIGKILL)  # the whole worker dies: no ack, no cleanup
     first.wait()
+    embedded_before_dying = drafts.count()
     assert Document.objects.get(pk=document.pk).status == DocumentStatus.PROCESSING
 
     second = start_worker(env, name="rescuer", queues=queue)
@@ -152,6 +156,44 @@ def test_a_worker_killed_mid_ingestion_leaves_exactly_one_copy_after_redelivery(
     assert chunks.count() == document.chunk_count > 1
     assert not chunks.values("content_hash").annotate(n=Count("id")).filter(n__gt=1).exists()
     assert Embedding.objects.filter(chunk__document=document).count() == chunks.count()
+    assert document.metadata["vectors_reused"] >= embedded_before_dying
+    assert not drafts.exists()
+
+
+@pytest.mark.worker
+def test_a_document_longer_than_a_worker_s_time_limit_is_embedded_over_several_runs():
+    """Half a run's time limit of embedding, then the task queues its continuation: here
+    runs of 12 s (3.5 s of embedding) for some 40 s of passages. Before, the time limit
+    stopped the run and the document failed, again on every Retry."""
+    creation = uploads.document_create(
+        file=io.BytesIO(long_spanish_text(paragraphs=500).encode()),
+        filename="extenso.txt",
+        license=None,
+        enqueue=False,
+    )
+    queue = "continued-test"
+    env = worker_env(CELERY_TASK_TIME_LIMIT="12", EMBEDDING_BATCH_SIZE="4")
+    worker = start_worker(env, name="limited", queues=queue)
+    try:
+        # The limits travel with the message (the sender's settings): these are the
+        # worker's own, which its continuations carry.
+        document_ingest_task.apply_async(
+            args=[str(creation.document.pk)], queue=queue, time_limit=12, soft_time_limit=7
+        )
+        document = wait_for(
+            creation.document.pk, {DocumentStatus.READY, DocumentStatus.FAILED}, timeout=300
+        )
+    finally:
+        stop_worker(worker)
+
+    assert document.status == DocumentStatus.READY, document.error
+    chunks = Chunk.objects.filter(document=document)
+    assert chunks.count() == document.chunk_count > 100
+    assert not chunks.values("content_hash").annotate(n=Count("id")).filter(n__gt=1).exists()
+    assert Embedding.objects.filter(chunk__document=document).count() == chunks.count()
+    # the last run found most vectors embedded by the runs before it
+    assert document.metadata["vectors_reused"] > chunks.count() / 2
+    assert not DraftVector.objects.filter(document=document).exists()
 
 
 @pytest.mark.worker
