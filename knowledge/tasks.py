@@ -49,33 +49,40 @@ def document_ingest_task(self: Task, document_id: str) -> str | None:
         logger.info("document %s: nothing to ingest (gone, or already finished)", document_id)
         return None
     if document.status == DocumentStatus.PROCESSING:  # handed over: embedding goes on
-        delivered = self.request.delivery_info or {}
-        self.apply_async(args=[document_id], queue=delivered.get("routing_key"))
+        _continue(self, document_id)
         return document.status
     logger.info("document %s %s: %s chunks", document_id, document.status, document.chunk_count)
     if document.status == DocumentStatus.READY:
         vector_sync.send_now(f"document {document_id}")
         if sentence_vectors.enabled():
-            _queue_sentences(document_id)
+            _queue_sentences(self, document_id)
     return document.status
 
 
 def embedding_seconds_per_run(task: Task) -> float:
-    """A run embeds for half the task's time limit, then a new run continues: the other
-    half is for reading the document again and storing its chunks, so a document of any
-    length is ingested, the time limit still stops a run that hangs, and a worker stopped
-    for a deploy loses at most one batch. The limits are the message's (Celery sends the
-    sender's CELERY_TASK_TIME_LIMIT with each task, and the worker obeys it)."""
+    """An ingestion, or a document's sentence pass, embeds for half the task's time limit,
+    then a new run continues: the other half is for reading the document again and storing
+    its chunks. So a document of any length is ingested, the time limit still stops a run
+    that hangs, and a worker stopped for a deploy loses at most one batch. The limits are
+    the message's (Celery sends the sender's CELERY_TASK_TIME_LIMIT with each task, and the
+    worker obeys it)."""
     hard, soft = task.request.timelimit or (None, None)
     return (soft or hard or settings.CELERY_TASK_SOFT_TIME_LIMIT) / 2
 
 
-def _queue_sentences(document_id: str) -> None:
+def _continue(task: Task, document_id: str) -> None:
+    """The same task again, on the queue this run came from."""
+    delivered = task.request.delivery_info or {}
+    task.apply_async(args=[document_id], queue=delivered.get("routing_key"))
+
+
+def _queue_sentences(task: Task, document_id: str) -> None:
     """Queued behind the uploads already waiting, which become searchable first. The
     document is ready whatever happens here: if the broker cannot take the task now, the
     periodic catch-up embeds its sentences later (a failure must not fail the ingestion)."""
     try:
-        document_sentences_task.delay(document_id)
+        delivered = task.request.delivery_info or {}
+        document_sentences_task.apply_async(args=[document_id], queue=delivered.get("routing_key"))
     except Exception:
         logger.warning(
             "document %s: sentence pass not queued; the catch-up will do it",
@@ -85,13 +92,19 @@ def _queue_sentences(document_id: str) -> None:
 
 
 @shared_task(
+    bind=True,
     autoretry_for=(ProviderUnavailable, OperationalError),
     retry_backoff=5,
     retry_backoff_max=300,
     max_retries=5,
 )
-def document_sentences_task(document_id: str) -> int:
-    return sentence_vectors.document_embed_sentences(document_id=document_id)
+def document_sentences_task(self: Task, document_id: str) -> int:
+    stored = sentence_vectors.document_embed_sentences(
+        document_id=document_id, seconds=embedding_seconds_per_run(self)
+    )
+    if sentence_vectors.document_sentences_left(document_id=document_id):
+        _continue(self, document_id)  # what was embedded is stored: the next run goes on
+    return stored
 
 
 # Per run of the periodic catch-up: about a minute of embedding on this machine's kind.

@@ -15,6 +15,7 @@ yet.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable
 
@@ -29,22 +30,36 @@ from knowledge.embeddings import EmbeddingProvider, embed_in_batches
 from knowledge.models import Embedding, SentenceEmbedding
 from knowledge.search import vector_index
 
-# Embeddings handled per transaction: bounds memory, and what a crash would redo.
-BATCH_EMBEDDINGS = 32
+
+def batch_embeddings() -> int:
+    """Chunks handled per transaction (some six sentence groups each): bounds memory, what
+    a crash would redo, and how far past its time a run goes. Twice the embedder's batch:
+    32 chunks, about 10 s of embedding on two cores."""
+    return 2 * settings.EMBEDDING_BATCH_SIZE
 
 
 def enabled() -> bool:
     return settings.SEARCH_SENTENCE_VECTORS
 
 
-def document_embed_sentences(*, document_id: uuid.UUID | str) -> int:
+def document_embed_sentences(*, document_id: uuid.UUID | str, seconds: float | None = None) -> int:
     """Sentence vectors for one document's chunks (the active model's). Returns how many
-    groups were embedded."""
+    groups were embedded. With ``seconds``, stops after the batch that passes them (a
+    document of thousands of chunks takes hours: the task continues it in a new run, see
+    ``document_sentences_left``)."""
     if not enabled():
         return 0
     provider = vector_index.active_provider()
     todo = _todo(provider.model).filter(chunk__document_id=document_id)
-    return _embed_all(todo, provider)
+    until = None if seconds is None else time.monotonic() + seconds
+    return _embed_all(todo, provider, until=until)
+
+
+def document_sentences_left(*, document_id: uuid.UUID | str) -> bool:
+    if not enabled():
+        return False
+    model = vector_index.active_provider().model
+    return _todo(model).filter(chunk__document_id=document_id).exists()
 
 
 def sentences_embed_missing(
@@ -97,11 +112,12 @@ def _embed_all(
     *,
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    until: float | None = None,
 ) -> int:
     total = todo.count() if progress else 0
     done = stored = 0
-    while limit is None or done < limit:
-        size = BATCH_EMBEDDINGS if limit is None else min(BATCH_EMBEDDINGS, limit - done)
+    while (limit is None or done < limit) and (until is None or time.monotonic() < until):
+        size = batch_embeddings() if limit is None else min(batch_embeddings(), limit - done)
         batch = list(todo.select_related("chunk").order_by("pk")[:size])
         if not batch:
             break

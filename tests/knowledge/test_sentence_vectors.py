@@ -227,7 +227,7 @@ def test_a_broker_refusing_the_sentence_task_leaves_the_document_ready(
     def broker_down(*args, **kwargs):
         raise ConnectionError("Error 111 connecting to redis")
 
-    monkeypatch.setattr(tasks.document_sentences_task, "delay", broker_down)
+    monkeypatch.setattr(tasks.document_sentences_task, "apply_async", broker_down)
     status = tasks.document_ingest_task(str(document.pk))  # run here, as the worker would
 
     assert status == "ready"
