@@ -136,13 +136,14 @@ def test_a_worker_killed_mid_ingestion_leaves_exactly_one_copy_after_redelivery(
         CELERY_VISIBILITY_TIMEOUT="4", CELERY_UNACKED_RESTORE_INTERVAL="1", EMBEDDING_BATCH_SIZE="2"
     )
     first = start_worker(env, name="doomed", queues=queue)
-    document_ingest_task.apply_async(args=[str(creation.document.pk)], queue=queue)
-
-    document = wait_for(creation.document.pk, {DocumentStatus.PROCESSING}, timeout=60)
-    drafts = DraftVector.objects.filter(document_id=document.pk)
-    wait_until(lambda: drafts.count() >= 4, timeout=120, every=0.05, what="two batches")
-    os.killpg(first.pid, signal.SIGKILL)  # the whole worker dies: no ack, no cleanup
-    first.wait()
+    try:
+        document_ingest_task.apply_async(args=[str(creation.document.pk)], queue=queue)
+        document = wait_for(creation.document.pk, {DocumentStatus.PROCESSING}, timeout=60)
+        drafts = DraftVector.objects.filter(document_id=document.pk)
+        wait_until(lambda: drafts.count() >= 4, timeout=120, every=0.05, what="two batches")
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)  # the whole worker dies: no ack, no cleanup
+        first.wait()
     embedded_before_dying = drafts.count()
     assert Document.objects.get(pk=document.pk).status == DocumentStatus.PROCESSING
 
@@ -219,10 +220,12 @@ def test_an_interrupted_ingestion_is_requeued_at_once_not_after_the_visibility_t
     )
     queue = "interrupted-test"
     doomed = start_worker(worker_env(), name="doomed2", queues=queue)
-    document_ingest_task.apply_async(args=[str(creation.document.pk)], queue=queue)
-    wait_for(creation.document.pk, {DocumentStatus.PROCESSING}, timeout=60)
-    os.killpg(doomed.pid, signal.SIGKILL)
-    doomed.wait()
+    try:
+        document_ingest_task.apply_async(args=[str(creation.document.pk)], queue=queue)
+        wait_for(creation.document.pk, {DocumentStatus.PROCESSING}, timeout=60)
+    finally:  # killed even when the test fails: no worker outlives the session
+        os.killpg(doomed.pid, signal.SIGKILL)
+        doomed.wait()
 
     # What `ingest --retry-stuck` runs. PostgreSQL frees the killed worker's lock once its
     # backend sees the connection gone: at once when idle, after the statement it was
