@@ -22,7 +22,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchVector
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Value, When
 from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Greatest
@@ -351,13 +351,24 @@ def _embed(
     for start in range(0, len(missing), size):
         batch = missing[start : start + size]
         fresh = provider.embed_passages([texts[i] for i in batch])
-        if len(missing) > size:  # one batch has nothing to continue from
-            drafts.drafts_write(document, provider.model, [texts[i] for i in batch], fresh)
         vectors |= dict(zip(batch, fresh, strict=True))
+        # First: a document forgotten meanwhile stops here, before drafts are written for it.
         _progress(document, "embedding", _embedding_progress(len(vectors), len(pieces)))
+        if len(missing) > size:  # one batch has nothing to continue from
+            _keep_drafts(document, provider.model, [texts[i] for i in batch], fresh)
         if until is not None and time.monotonic() > until and len(vectors) < len(pieces):
             raise _HandedOver(len(vectors), len(pieces))
     return [vectors[i] for i in range(len(pieces))], reused
+
+
+def _keep_drafts(
+    document: Document, model: str, texts: list[str], vectors: list[list[float]]
+) -> None:
+    try:
+        drafts.drafts_write(document, model, texts, vectors)
+    except IntegrityError:  # forgotten between the progress and the write: no document left
+        _still_processing(document)
+        raise
 
 
 def _embedding_progress(embedded: int, total: int) -> int:

@@ -110,6 +110,36 @@ def test_forgetting_a_document_half_way_takes_its_drafts_with_it(fake_embedder, 
     assert not DraftVector.objects.exists()
 
 
+class ForgottenMeanwhile(FakeEmbedder):
+    """An admin presses Forget while the second batch is being embedded."""
+
+    def __init__(self, document: Document) -> None:
+        super().__init__()
+        self.document = document
+
+    def embed_passages(self, texts):
+        if self.calls == 1:
+            from knowledge import forgetting
+
+            forgetting.document_forget(document=Document.objects.get(pk=self.document.pk))
+        return super().embed_passages(texts)
+
+
+@pytest.mark.django_db(transaction=True)  # drafts commit as they are written, as in a worker
+def test_a_document_forgotten_while_it_is_embedded_stops_without_an_error(
+    monkeypatch, small_batches
+):
+    from knowledge import embeddings
+
+    document = queued_long_document()
+    monkeypatch.setattr(embeddings, "_providers", {"local": ForgottenMeanwhile(document)})
+
+    assert ingestion.document_ingest(document_id=document.pk) is None
+
+    assert not Document.objects.filter(pk=document.pk).exists()
+    assert not DraftVector.objects.exists()
+
+
 def test_the_worker_s_time_limit_outside_embedding_fails_the_document_with_what_to_do(
     fake_embedder, monkeypatch
 ):
