@@ -137,10 +137,10 @@ def test_a_passage_left_to_a_document_forgotten_meanwhile_is_stored(monkeypatch,
     reader = make_document(handbook(POOL_HEATED), filename="manual-2.md", ingest=False)
     embed = ingestion._embed
 
-    def forget_the_holder_first(document, pieces, provider):
+    def forget_the_holder_first(document, pieces, provider, until):
         if Document.objects.filter(pk=holder.pk).exists():
             forgetting.document_forget(document=holder)
-        return embed(document, pieces, provider)
+        return embed(document, pieces, provider, until)
 
     monkeypatch.setattr(ingestion, "_embed", forget_the_holder_first)
     reader = as_the_worker(reader)
@@ -157,10 +157,10 @@ def test_a_passage_another_document_stored_meanwhile_is_left_to_it(monkeypatch):
     rival = make_document(f"## Gimnasio\n\n{GYM}", filename="o.md", ingest=False)
     embed = ingestion._embed
 
-    def the_rival_stores_first(document, pieces, provider):
+    def the_rival_stores_first(document, pieces, provider, until):
         if document.pk == reader.pk and rival.status == DocumentStatus.QUEUED:
             rival.status = as_the_worker(rival).status
-        return embed(document, pieces, provider)
+        return embed(document, pieces, provider, until)
 
     monkeypatch.setattr(ingestion, "_embed", the_rival_stores_first)
     reader = as_the_worker(reader)
