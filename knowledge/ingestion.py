@@ -18,6 +18,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -142,12 +143,17 @@ class _HandedOver(Exception):
         self.embedded, self.total = embedded, total
 
 
-def _progress(document: Document, stage: str, progress: int) -> None:
+def _progress(
+    document: Document, stage: str, progress: int, embedded_by: datetime | None = None
+) -> None:
     """Record the stage reached; stop here when the document is no longer ours to finish.
     The bar never goes back: a continued run reads the document again before it embeds
     what is left."""
     updated = Document.objects.filter(pk=document.pk, status=DocumentStatus.PROCESSING).update(
-        stage=stage, progress=Greatest(F("progress"), Value(progress)), updated_at=timezone.now()
+        stage=stage,
+        progress=Greatest(F("progress"), Value(progress)),
+        embedded_by=embedded_by,
+        updated_at=timezone.now(),
     )
     if not updated:
         raise _Forgotten
@@ -348,12 +354,18 @@ def _embed(
     missing = [i for i in range(len(pieces)) if i not in vectors]
     size = settings.EMBEDDING_BATCH_SIZE
     _progress(document, "embedding", _embedding_progress(reused, len(pieces)))
+    began = time.monotonic()
     for start in range(0, len(missing), size):
         batch = missing[start : start + size]
         fresh = provider.embed_passages([texts[i] for i in batch])
         vectors |= dict(zip(batch, fresh, strict=True))
         # First: a document forgotten meanwhile stops here, before drafts are written for it.
-        _progress(document, "embedding", _embedding_progress(len(vectors), len(pieces)))
+        _progress(
+            document,
+            "embedding",
+            _embedding_progress(len(vectors), len(pieces)),
+            _embedded_by(began, done=start + len(batch), left=len(missing) - start - len(batch)),
+        )
         if len(missing) > size:  # one batch has nothing to continue from
             _keep_drafts(document, provider.model, [texts[i] for i in batch], fresh)
         if until is not None and time.monotonic() > until and len(vectors) < len(pieces):
@@ -369,6 +381,12 @@ def _keep_drafts(
     except IntegrityError:  # forgotten between the progress and the write: no document left
         _still_processing(document)
         raise
+
+
+def _embedded_by(began: float, *, done: int, left: int) -> datetime:
+    """When the passages ``left`` should be embedded, at the pace of the ``done`` ones."""
+    seconds_each = (time.monotonic() - began) / max(done, 1)
+    return timezone.now() + timedelta(seconds=seconds_each * left)
 
 
 def _embedding_progress(embedded: int, total: int) -> int:
@@ -431,6 +449,7 @@ def _store(
         Document.objects.filter(pk=locked.pk).update(
             status=DocumentStatus.READY,
             stage="",
+            embedded_by=None,
             progress=100,
             chunk_count=stored,
             page_count=extracted.page_count,
@@ -561,6 +580,7 @@ def document_mark_failed(*, document_id: uuid.UUID | str, error: ApplicationErro
             status=DocumentStatus.FAILED,
             shared_hashes=[],
             stage="",
+            embedded_by=None,
             error=_with_technical(error.english, technical)[:2000],
             error_i18n=i18n,
             chunk_count=0,

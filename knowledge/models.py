@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import math
 import uuid
 
 import pgtrigger
@@ -9,6 +10,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import F, Func
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 from pgvector.django import HalfVectorField
@@ -195,6 +197,8 @@ class Document(models.Model):
     )
     stage = models.CharField(max_length=32, blank=True)
     progress = models.PositiveSmallIntegerField(default=0)
+    # While its passages are embedded: when they should all be, at the pace of this run.
+    embedded_by = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
     # The error as an English template and its parameters, shown in the admin's language.
     error_i18n = models.JSONField(default=dict, blank=True)
@@ -247,6 +251,15 @@ class Document(models.Model):
         """Where the document lives, for people: its license's machine_id, or "Global" in
         the reader's language (the scope's identifier is licenses.models.GLOBAL_SCOPE)."""
         return self.license.machine_id if self.license else str(_("Global"))
+
+    @property
+    def minutes_left(self) -> int | None:
+        """Whole minutes until its passages should all be embedded (at least one), or None
+        outside embedding."""
+        if self.stage != "embedding" or self.embedded_by is None:
+            return None
+        seconds = (self.embedded_by - timezone.now()).total_seconds()
+        return max(1, math.ceil(seconds / 60))
 
     @property
     def stage_label(self) -> str:

@@ -159,6 +159,7 @@ def _status_payload(document: Document) -> dict[str, object]:
         "stage_label": document.stage_label,
         "status_label": document.get_status_display(),
         "progress": document.progress,
+        "minutes_left": document.minutes_left,
         "error": document.error_message,
         "chunks": document.chunk_count,
         "stuck": reingestion.document_is_stuck(document),

@@ -218,9 +218,14 @@
       fail(ui, payload.error);
       ui.actions.append(retryButton(ui, payload), link);
     } else {
-      ui.state.textContent = payload.status === "queued" ? gettext("queued") : (payload.stage_label || gettext("processing")) + " · " + payload.progress + "%";
+      ui.state.textContent = payload.status === "queued" ? gettext("queued") : (payload.stage_label || gettext("processing")) + " · " + payload.progress + "%" + minutesLeft(payload);
       if (payload.stuck) ui.actions.append(retryButton(ui, payload));
     }
+  }
+
+  function minutesLeft(payload) {
+    if (!payload.minutes_left) return "";
+    return " · " + interpolate(ngettext("about %(count)s minute left", "about %(count)s minutes left", payload.minutes_left), { count: payload.minutes_left }, true);
   }
 
   function retryButton(ui, payload) {

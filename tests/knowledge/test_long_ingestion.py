@@ -3,8 +3,12 @@ drafts, so a run that hands over (or dies) is continued, not started again."""
 
 from __future__ import annotations
 
+import time
+from datetime import timedelta
+
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
+from django.utils import timezone
 
 from knowledge import ingestion
 from knowledge.models import Chunk, Document, DocumentStatus, DraftVector, Embedding
@@ -158,3 +162,53 @@ def test_the_worker_s_time_limit_outside_embedding_fails_the_document_with_what_
     assert "longer than a worker may spend on one task" in document.error
     assert "CELERY_TASK_TIME_LIMIT" in document.error
     assert not DraftVector.objects.exists()
+
+
+def test_a_long_embedding_estimates_when_it_will_be_done(small_batches, monkeypatch):
+    from knowledge import embeddings
+
+    class Slow(FakeEmbedder):
+        def embed_passages(self, texts):
+            time.sleep(0.2)
+            return super().embed_passages(texts)
+
+    monkeypatch.setattr(embeddings, "_providers", {"local": Slow()})
+    before = timezone.now()
+    document = ingestion.document_ingest(document_id=queued_long_document().pk, embed_seconds=0)
+
+    assert document.stage == "embedding"
+    # two passages in 0.2 s, seven left: some 0.7 s more
+    assert before + timedelta(seconds=0.7) < document.embedded_by < timezone.now() + timedelta(2)
+    assert document.minutes_left == 1
+
+    document = ingestion.document_ingest(document_id=document.pk)
+    assert document.status == DocumentStatus.READY and document.chunk_count == 9
+    assert document.embedded_by is None and document.minutes_left is None
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("es", "quedan unos 11 minutos"),
+        ("pt-br", "faltam cerca de 11 minutos"),
+        ("en", "about 11 minutes left"),
+    ],
+)
+def test_the_console_says_about_how_many_minutes_are_left(
+    client, django_user_model, language, said
+):
+    from tests.factories import as_owner
+
+    document = queued_long_document()
+    Document.objects.filter(pk=document.pk).update(
+        status=DocumentStatus.PROCESSING,
+        stage="embedding",
+        progress=47,
+        embedded_by=timezone.now() + timedelta(minutes=10, seconds=30),
+    )
+    as_owner(django_user_model.objects.create_user("admin", password="pw", is_staff=True))
+    client.force_login(django_user_model.objects.get(username="admin"))
+
+    assert client.get(f"/knowledge/{document.pk}/status").json()["minutes_left"] == 11
+    page = client.get(f"/knowledge/{document.pk}/", HTTP_ACCEPT_LANGUAGE=language)
+    assert said in page.content.decode()
