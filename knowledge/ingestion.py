@@ -383,8 +383,11 @@ def _keep_drafts(
         raise
 
 
-def _embedded_by(began: float, *, done: int, left: int) -> datetime:
-    """When the passages ``left`` should be embedded, at the pace of the ``done`` ones."""
+def _embedded_by(began: float, *, done: int, left: int) -> datetime | None:
+    """When the passages ``left`` should be embedded, at the pace of the ``done`` ones
+    (None once none are left: storing comes next)."""
+    if not left:
+        return None
     seconds_each = (time.monotonic() - began) / max(done, 1)
     return timezone.now() + timedelta(seconds=seconds_each * left)
 

@@ -255,11 +255,11 @@ class Document(models.Model):
     @property
     def minutes_left(self) -> int | None:
         """Whole minutes until its passages should all be embedded (at least one), or None
-        outside embedding."""
+        outside embedding and once the estimate is a minute past (a run that stopped)."""
         if self.stage != "embedding" or self.embedded_by is None:
             return None
         seconds = (self.embedded_by - timezone.now()).total_seconds()
-        return max(1, math.ceil(seconds / 60))
+        return max(1, math.ceil(seconds / 60)) if seconds > -60 else None
 
     @property
     def stage_label(self) -> str:

@@ -212,3 +212,13 @@ def test_the_console_says_about_how_many_minutes_are_left(
     assert client.get(f"/knowledge/{document.pk}/status").json()["minutes_left"] == 11
     page = client.get(f"/knowledge/{document.pk}/", HTTP_ACCEPT_LANGUAGE=language)
     assert said in page.content.decode()
+
+
+def test_no_estimate_once_nothing_is_left_or_the_run_stopped():
+    document = queued_long_document()
+    document.stage = "embedding"
+    assert ingestion._embedded_by(time.monotonic() - 5, done=10, left=0) is None
+    document.embedded_by = timezone.now() - timedelta(seconds=30)  # the last batch running late
+    assert document.minutes_left == 1
+    document.embedded_by = timezone.now() - timedelta(minutes=5)  # a run that was stopped
+    assert document.minutes_left is None
