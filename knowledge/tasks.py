@@ -40,7 +40,7 @@ class IngestTask(Task):
 def document_ingest_task(self: Task, document_id: str) -> str | None:
     try:
         document = ingestion.document_ingest(
-            document_id=document_id, embed_seconds=embedding_seconds_per_run(self)
+            document_id=document_id, embed_seconds=_embedding_seconds(self)
         )
     except SoftTimeLimitExceeded:
         ingestion.document_mark_over_time(document_id=document_id)
@@ -49,7 +49,7 @@ def document_ingest_task(self: Task, document_id: str) -> str | None:
         logger.info("document %s: nothing to ingest (gone, or already finished)", document_id)
         return None
     if document.status == DocumentStatus.PROCESSING:  # handed over: embedding goes on
-        _continue(self, document_id)
+        _queue_next(self, self, document_id)
         return document.status
     logger.info("document %s %s: %s chunks", document_id, document.status, document.chunk_count)
     if document.status == DocumentStatus.READY:
@@ -59,7 +59,7 @@ def document_ingest_task(self: Task, document_id: str) -> str | None:
     return document.status
 
 
-def embedding_seconds_per_run(task: Task) -> float:
+def _embedding_seconds(task: Task) -> float:
     """An ingestion, or a document's sentence pass, embeds for half the task's time limit,
     then a new run continues: the other half is for reading the document again and storing
     its chunks. So a document of any length is ingested, the time limit still stops a run
@@ -70,10 +70,10 @@ def embedding_seconds_per_run(task: Task) -> float:
     return (soft or hard or settings.CELERY_TASK_SOFT_TIME_LIMIT) / 2
 
 
-def _continue(task: Task, document_id: str) -> None:
-    """The same task again, on the queue this run came from."""
-    delivered = task.request.delivery_info or {}
-    task.apply_async(args=[document_id], queue=delivered.get("routing_key"))
+def _queue_next(follow_up: Task, after: Task, document_id: str) -> None:
+    """``follow_up`` for this document, on the queue the run ``after`` came from."""
+    delivered = after.request.delivery_info or {}
+    follow_up.apply_async(args=[document_id], queue=delivered.get("routing_key"))
 
 
 def _queue_sentences(task: Task, document_id: str) -> None:
@@ -81,8 +81,7 @@ def _queue_sentences(task: Task, document_id: str) -> None:
     document is ready whatever happens here: if the broker cannot take the task now, the
     periodic catch-up embeds its sentences later (a failure must not fail the ingestion)."""
     try:
-        delivered = task.request.delivery_info or {}
-        document_sentences_task.apply_async(args=[document_id], queue=delivered.get("routing_key"))
+        _queue_next(document_sentences_task, task, document_id)
     except Exception:
         logger.warning(
             "document %s: sentence pass not queued; the catch-up will do it",
@@ -100,10 +99,10 @@ def _queue_sentences(task: Task, document_id: str) -> None:
 )
 def document_sentences_task(self: Task, document_id: str) -> int:
     stored = sentence_vectors.document_embed_sentences(
-        document_id=document_id, seconds=embedding_seconds_per_run(self)
+        document_id=document_id, seconds=_embedding_seconds(self)
     )
     if sentence_vectors.document_sentences_left(document_id=document_id):
-        _continue(self, document_id)  # what was embedded is stored: the next run goes on
+        _queue_next(self, self, document_id)  # what was embedded is stored: the next run goes on
     return stored
 
 

@@ -10,11 +10,11 @@ import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 from django.utils import timezone
 
-from knowledge import ingestion
+from knowledge import embeddings, forgetting, ingestion
 from knowledge.models import Chunk, Document, DocumentStatus, DraftVector, Embedding
 from knowledge.tasks import document_ingest_task
 from providers import ProviderUnavailable
-from tests.factories import make_document
+from tests.factories import as_owner, make_document
 from tests.fakes import FakeEmbedder
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
@@ -83,7 +83,6 @@ class FailingAfter(FakeEmbedder):
 
 
 def test_a_run_the_provider_stopped_is_continued_by_the_retry(monkeypatch, small_batches):
-    from knowledge import embeddings
 
     failing = FailingAfter(calls=3)
     monkeypatch.setattr(embeddings, "_providers", {"local": failing})
@@ -103,7 +102,6 @@ def test_a_run_the_provider_stopped_is_continued_by_the_retry(monkeypatch, small
 
 
 def test_forgetting_a_document_half_way_takes_its_drafts_with_it(fake_embedder, small_batches):
-    from knowledge import forgetting
 
     document = queued_long_document()
     ingestion.document_ingest(document_id=document.pk, embed_seconds=0)
@@ -123,8 +121,6 @@ class ForgottenMeanwhile(FakeEmbedder):
 
     def embed_passages(self, texts):
         if self.calls == 1:
-            from knowledge import forgetting
-
             forgetting.document_forget(document=Document.objects.get(pk=self.document.pk))
         return super().embed_passages(texts)
 
@@ -133,7 +129,6 @@ class ForgottenMeanwhile(FakeEmbedder):
 def test_a_document_forgotten_while_it_is_embedded_stops_without_an_error(
     monkeypatch, small_batches
 ):
-    from knowledge import embeddings
 
     document = queued_long_document()
     monkeypatch.setattr(embeddings, "_providers", {"local": ForgottenMeanwhile(document)})
@@ -165,7 +160,6 @@ def test_the_worker_s_time_limit_outside_embedding_fails_the_document_with_what_
 
 
 def test_a_long_embedding_estimates_when_it_will_be_done(small_batches, monkeypatch):
-    from knowledge import embeddings
 
     class Slow(FakeEmbedder):
         def embed_passages(self, texts):
@@ -197,8 +191,6 @@ def test_a_long_embedding_estimates_when_it_will_be_done(small_batches, monkeypa
 def test_the_console_says_about_how_many_minutes_are_left(
     client, django_user_model, language, said
 ):
-    from tests.factories import as_owner
-
     document = queued_long_document()
     Document.objects.filter(pk=document.pk).update(
         status=DocumentStatus.PROCESSING,
