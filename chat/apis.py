@@ -12,7 +12,7 @@ from django.http import StreamingHttpResponse
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -145,6 +145,26 @@ class ChatApi(APIView):
         return Response(ChatOutputSerializer(payload).data)
 
 
+# One Server-Sent Event, as the schema documents it (OpenAPI 3.0: a text/event-stream's
+# schema describes each event).
+STREAM_EVENT = {
+    "type": "object",
+    "properties": {
+        "event": {
+            "type": "string",
+            "enum": ["sources", "prompt", "delta", "error", "citations", "done"],
+        },
+        "data": {
+            "type": "string",
+            "description": "JSON. sources and prompt (staff only): what was retrieved and the "
+            "prompt sent; delta: {text}; error: {detail}; citations: [Citation]; done: "
+            "{session_id, answer_id, html}.",
+        },
+    },
+    "required": ["event", "data"],
+}
+
+
 def _event(name: str, data: object) -> str:
     return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
@@ -179,9 +199,10 @@ class ChatStreamApi(APIView):
     @extend_schema(
         request=ChatInputSerializer,
         responses={
-            200: OpenApiResponse(
-                description="text/event-stream: delta*, citations, done (or error); done carries "
-                "session_id, answer_id and the answer as safe HTML (html)"
+            (200, "text/event-stream"): OpenApiResponse(
+                STREAM_EVENT,
+                description="Server-Sent Events: delta*, citations, done (or error); done "
+                "carries session_id, answer_id and the answer as safe HTML (html)",
             )
         },
         summary="Ask the assistant, streamed as Server-Sent Events",
@@ -306,12 +327,11 @@ class WidgetTokenApi(APIView):
         summary="Exchange a license key for a widget token",
     )
     def post(self, request: Request) -> Response:
-        if not isinstance(request.auth, License):
-            return Response({"detail": "Authenticate with the license key."}, status=403)
+        license = _license_key(request)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         token, expires_at = widget_token_issue(
-            license=request.auth,
+            license=license,
             user_ref=data.validated_data["user"],
             origin=data.validated_data["origin"],
         )
@@ -331,11 +351,10 @@ class WidgetTokenRevokeApi(APIView):
 
     @extend_schema(request=InputSerializer, responses={204: None}, summary="Revoke a widget token")
     def post(self, request: Request) -> Response:
-        if not isinstance(request.auth, License):
-            return Response({"detail": "Authenticate with the license key."}, status=403)
+        license = _license_key(request)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        widget_token_revoke(license=request.auth, token=data.validated_data["token"])
+        widget_token_revoke(license=license, token=data.validated_data["token"])
         return Response(status=204)
 
 
@@ -359,20 +378,40 @@ class AssistantSettingsSerializer(serializers.ModelSerializer):
         }
 
 
+class AssistantEffectiveSerializer(serializers.Serializer):
+    """What the settings add up to for the assistant's users (a license's own values over
+    the deployment's over the defaults)."""
+
+    name = serializers.CharField()
+    instructions = serializers.CharField()
+    greeting = serializers.DictField(child=serializers.CharField())
+    suggestions = serializers.ListField(child=serializers.CharField())
+    answer_length = serializers.CharField()
+    answerer = serializers.CharField()
+    widget_title = serializers.CharField()
+    widget_color = serializers.CharField()
+    widget_position = serializers.CharField()
+    launcher_icon = serializers.CharField()
+
+
+class AssistantStateSerializer(serializers.Serializer):
+    settings = AssistantSettingsSerializer(help_text="This row's own values ({} when none).")
+    effective = AssistantEffectiveSerializer()
+
+
 class AssistantApi(APIView):
-    """The deployment's assistant (no machine_id) or one license's own settings: GET shows
-    the row's settings and what they add up to; PATCH changes the fields sent; DELETE (a
-    license) goes back to the deployment's."""
+    """The deployment's assistant: GET shows its settings and what they add up to; PATCH
+    changes the fields sent."""
 
     permission_classes = [staff_permission(SHAPE_ASSISTANT)]
 
-    @extend_schema(responses=AssistantSettingsSerializer, summary="The assistant's settings")
+    @extend_schema(responses=AssistantStateSerializer, summary="The assistant's settings")
     def get(self, request: Request, machine_id: str | None = None) -> Response:
         return Response(_assistant_state(_license_or_404(machine_id)))
 
     @extend_schema(
         request=AssistantSettingsSerializer,
-        responses=AssistantSettingsSerializer,
+        responses=AssistantStateSerializer,
         summary="Change the assistant's settings",
     )
     def patch(self, request: Request, machine_id: str | None = None) -> Response:
@@ -385,18 +424,31 @@ class AssistantApi(APIView):
             raise serializers.ValidationError(exc.message_dict) from None
         return Response(_assistant_state(license))
 
+
+class LicenseAssistantApi(AssistantApi):
+    """One license's own settings, as the deployment's (an empty value means "as the
+    deployment"); DELETE goes back to the deployment's. The deployment's own row cannot be
+    deleted, so its path has no DELETE."""
+
     @extend_schema(responses={204: None}, summary="A license's assistant back to the deployment's")
-    def delete(self, request: Request, machine_id: str | None = None) -> Response:
-        license = _license_or_404(machine_id)
-        if license is None:
-            return Response({"detail": "Only a license's own settings can be removed."}, 400)
-        assistant_reset(license=license)
+    def delete(self, request: Request, machine_id: str) -> Response:
+        assistant_reset(license=_license_named(machine_id))
         return Response(status=204)
 
 
+def _license_key(request: Request) -> License:
+    """Widget tokens are the product backend's to mint and end, with its license key."""
+    if not isinstance(request.auth, License):
+        raise PermissionDenied(_("Authenticate with the license key."))
+    return request.auth
+
+
 def _license_or_404(machine_id: str | None) -> License | None:
-    if machine_id is None:
-        return None
+    """None for the deployment's path, else the license its machine_id names."""
+    return None if machine_id is None else _license_named(machine_id)
+
+
+def _license_named(machine_id: str) -> License:
     license = license_get_for_machine_id(machine_id)
     if license is None:
         raise NotFound(_("No license with machine_id %(machine_id)r.") % {"machine_id": machine_id})

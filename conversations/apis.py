@@ -14,7 +14,7 @@ from uuid import UUID
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -43,6 +43,7 @@ from licenses.permissions import IsAdminOrLicense
 from licenses.principals import end_user_from_request
 from licenses.selectors import license_for_scope
 from licenses.throttles import USER_REF_MAX_LENGTH, MemoryRateThrottle
+from memory.apis import MemorySerializer
 
 LIST_LIMIT = 200
 
@@ -73,7 +74,12 @@ class FeedbackApi(APIView):
     @extend_schema(
         tags=["feedback"],
         request=FeedbackInputSerializer,
-        responses={200: None},
+        responses={
+            200: inline_serializer(
+                "FeedbackRecorded",
+                {"answer_id": serializers.UUIDField(), "rating": serializers.CharField()},
+            )
+        },
         summary="Rate an answer (helpful or not, a reason and a comment)",
     )
     def post(self, request: Request) -> Response:
@@ -96,17 +102,45 @@ class FeedbackApi(APIView):
 
 
 class QueueQuerySerializer(serializers.Serializer):
+    """The review queue's filters, as query parameters (the schema documents them from here)."""
+
     license = serializers.CharField(required=False, help_text="A machine_id.")
-    user = serializers.CharField(required=False, max_length=USER_REF_MAX_LENGTH)
-    since = serializers.DateField(required=False)
-    until = serializers.DateField(required=False)
+    user = serializers.CharField(
+        required=False, max_length=USER_REF_MAX_LENGTH, help_text="An end user's reference."
+    )
+    since = serializers.DateField(required=False, help_text="Asked on or after (YYYY-MM-DD).")
+    until = serializers.DateField(required=False, help_text="Asked on or before (YYYY-MM-DD).")
     rating = serializers.ChoiceField(choices=["up", "down", "none"], required=False)
-    no_information = serializers.BooleanField(required=False, default=False)
-    low_score = serializers.BooleanField(required=False, default=False)
+    no_information = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="true: only answers that said there was no information.",
+    )
+    low_score = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="true: only answers under the calibrated retrieval score.",
+    )
     language = serializers.ChoiceField(choices=["es", "pt", "en"], required=False)
     reviewed = serializers.ChoiceField(choices=["yes", "no"], required=False)
+
+
+class QueuePageQuerySerializer(QueueQuerySerializer):
     offset = serializers.IntegerField(required=False, default=0, min_value=0)
     limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=LIST_LIMIT)
+
+
+class ExportFormatSerializer(serializers.Serializer):
+    """``?as=csv|json`` (a field named by a keyword, so added by name)."""
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["as"] = serializers.ChoiceField(choices=["csv", "json"], default="csv")
+        return fields
+
+
+class QueueExportQuerySerializer(ExportFormatSerializer, QueueQuerySerializer):
+    pass
 
 
 def queue_filters(values: dict[str, Any]) -> selectors.QueueFilters:
@@ -146,20 +180,25 @@ class ExchangeSerializer(serializers.Serializer):
     reviewed_by = serializers.CharField()
 
 
-_QUEUE_PARAMETERS = [
-    OpenApiParameter(name, str, description=text)
-    for name, text in (
-        ("license", "A machine_id."),
-        ("user", "An end user's reference."),
-        ("since", "YYYY-MM-DD."),
-        ("until", "YYYY-MM-DD."),
-        ("rating", "up, down or none."),
-        ("no_information", "true: only answers that said there was no information."),
-        ("low_score", "true: only answers under the calibrated retrieval score."),
-        ("language", "es, pt or en."),
-        ("reviewed", "yes or no."),
-    )
-]
+class CitedExchangeSerializer(ExchangeSerializer):
+    citations = serializers.ListField(child=serializers.DictField())
+
+
+class ConversationSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    license = serializers.CharField()
+    user = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    exchanges = CitedExchangeSerializer(many=True)
+
+
+class QueueRowSerializer(ExchangeSerializer):
+    conversation_id = serializers.UUIDField()
+
+
+class QueuePageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Answers matching the filters, on every page.")
+    results = QueueRowSerializer(many=True)
 
 
 class ConversationListApi(StaffApi):
@@ -167,16 +206,12 @@ class ConversationListApi(StaffApi):
 
     @extend_schema(
         tags=["conversations"],
-        parameters=[
-            *_QUEUE_PARAMETERS,
-            OpenApiParameter("offset", int),
-            OpenApiParameter("limit", int, description="At most 200."),
-        ],
-        responses=ExchangeSerializer(many=True),
+        parameters=[QueuePageQuerySerializer],
+        responses=QueuePageSerializer,
         summary="Answers users were given (the review queue), newest first",
     )
     def get(self, request: Request) -> Response:
-        query = QueueQuerySerializer(data=request.query_params)
+        query = QueuePageQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         values = query.validated_data
         rows = selectors.exchange_queue(queue_filters(values))
@@ -196,18 +231,18 @@ class ConversationExportApi(StaffApi):
 
     @extend_schema(
         tags=["conversations"],
-        parameters=[*_QUEUE_PARAMETERS, OpenApiParameter("as", str, description="csv or json.")],
-        responses={200: None},
+        parameters=[QueueExportQuerySerializer],
+        responses={
+            (200, "text/csv"): OpenApiTypes.STR,
+            (200, "application/json"): ExchangeSerializer(many=True),
+        },
         summary="The review queue as a CSV or JSON file",
     )
     def get(self, request: Request) -> HttpResponse | StreamingHttpResponse:
-        query = QueueQuerySerializer(data=request.query_params)
+        query = QueueExportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        as_ = request.query_params.get("as", "csv")
-        if as_ not in ("csv", "json"):
-            raise exceptions.ValidationError({"as": _("csv or json.")})
         rows = selectors.exchange_queue(queue_filters(query.validated_data))
-        return exchanges_download(rows, as_, with_user=True)
+        return exchanges_download(rows, query.validated_data["as"], with_user=True)
 
 
 class ConversationDetailApi(StaffApi):
@@ -216,7 +251,7 @@ class ConversationDetailApi(StaffApi):
     @extend_schema(
         tags=["conversations"],
         parameters=[OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH)],
-        responses={200: OpenApiTypes.OBJECT},
+        responses=ConversationSerializer,
         summary="One conversation, every answer with its citations",
     )
     def get(self, request: Request, pk: UUID) -> Response:
@@ -287,7 +322,17 @@ class ConversationEraseApi(StaffApi):
     @extend_schema(
         tags=["conversations"],
         request=EraseInputSerializer,
-        responses={200: None},
+        responses={
+            200: inline_serializer(
+                "ConversationsErasedByStaff",
+                {
+                    "conversations_erased": serializers.IntegerField(),
+                    "memories_forgotten": serializers.IntegerField(
+                        required=False, help_text="With memories=true."
+                    ),
+                },
+            )
+        },
         summary="Erase one end user's conversations, or with memories everything kept about "
         "them (their right to erasure)",
     )
@@ -334,18 +379,25 @@ class GapSerializer(serializers.Serializer):
     )
 
 
-_GAP_PARAMETERS = [
-    OpenApiParameter("status", str, description="open (default), answered or all."),
-    OpenApiParameter("license", str, description="Only gaps asked in this machine_id."),
-]
+class GapQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=["open", "answered", "all"], default="open", required=False
+    )
+    license = serializers.CharField(required=False, help_text="Only gaps asked in this machine_id.")
 
 
-def _gaps(request: Request) -> Any:  # noqa: ANN401 - a queryset of gaps
-    status = request.query_params.get("status", "open")
-    if status not in ("open", "answered", "all"):
-        raise exceptions.ValidationError({"status": _("open, answered or all.")})
-    license = license_for_scope(request.query_params.get("license"))
-    return selectors.gap_list(status="" if status == "all" else status, license=license)
+class GapExportQuerySerializer(ExportFormatSerializer, GapQuerySerializer):
+    pass
+
+
+def _gaps(request: Request, query: type[GapQuerySerializer]) -> tuple[Any, dict[str, Any]]:
+    """The gaps the query parameters ask for (a queryset), and the parameters validated."""
+    data = query(data=request.query_params)
+    data.is_valid(raise_exception=True)
+    values = data.validated_data
+    status = "" if values["status"] == "all" else values["status"]
+    license = license_for_scope(values.get("license"))
+    return selectors.gap_list(status=status, license=license), values
 
 
 class GapListApi(StaffApi):
@@ -353,12 +405,12 @@ class GapListApi(StaffApi):
 
     @extend_schema(
         tags=["knowledge-gaps"],
-        parameters=_GAP_PARAMETERS,
+        parameters=[GapQuerySerializer],
         responses=GapSerializer(many=True),
         summary="Questions the knowledge did not answer, grouped by meaning (no one's identity)",
     )
     def get(self, request: Request) -> Response:
-        gaps = list(_gaps(request)[:LIST_LIMIT])
+        gaps = list(_gaps(request, GapQuerySerializer)[0][:LIST_LIMIT])
         names = selectors.license_names(gaps)
         return Response([gap_row(g, names) for g in gaps])
 
@@ -368,15 +420,16 @@ class GapExportApi(StaffApi):
 
     @extend_schema(
         tags=["knowledge-gaps"],
-        parameters=[*_GAP_PARAMETERS, OpenApiParameter("as", str, description="csv or json.")],
-        responses={200: None},
+        parameters=[GapExportQuerySerializer],
+        responses={
+            (200, "text/csv"): OpenApiTypes.STR,
+            (200, "application/json"): GapSerializer(many=True),
+        },
         summary="Knowledge gaps as a CSV or JSON file",
     )
     def get(self, request: Request) -> HttpResponse | StreamingHttpResponse:
-        as_ = request.query_params.get("as", "csv")
-        if as_ not in ("csv", "json"):
-            raise exceptions.ValidationError({"as": _("csv or json.")})
-        return gaps_download(_gaps(request), as_)
+        gaps, values = _gaps(request, GapExportQuerySerializer)
+        return gaps_download(gaps, values["as"])
 
 
 class GapAnswerInputSerializer(serializers.Serializer):
@@ -463,6 +516,31 @@ def _gap_answered(pk: int) -> Response:
 END_USER = OpenApiParameter("user", str, description="License keys only: the end user.")
 
 
+class MyExchangeSerializer(serializers.Serializer):
+    answer_id = serializers.UUIDField()
+    asked_at = serializers.DateTimeField()
+    question = serializers.CharField()
+    answer = serializers.CharField()
+    language = serializers.CharField()
+    sources = serializers.ListField(child=serializers.CharField())
+    rating = serializers.CharField()
+    reason = serializers.CharField()
+    comment = serializers.CharField()
+
+
+class MyConversationSerializer(serializers.Serializer):
+    session_id = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    exchanges = MyExchangeSerializer(many=True)
+
+
+class MyDataSerializer(serializers.Serializer):
+    user = serializers.CharField()
+    license = serializers.CharField(help_text="The license's machine_id.")
+    memories = MemorySerializer(many=True)
+    conversations = MyConversationSerializer(many=True)
+
+
 class EndUserApi(APIView):
     """What an end user reads or erases of their own (a widget token, or the license key
     naming the user), rate-limited like their memories."""
@@ -475,7 +553,7 @@ class MyConversationsApi(EndUserApi):
     @extend_schema(
         tags=["conversations"],
         parameters=[END_USER],
-        responses={200: OpenApiTypes.OBJECT},
+        responses=MyConversationSerializer(many=True),
         summary="My conversations, as kept",
     )
     def get(self, request: Request) -> Response:
@@ -485,7 +563,11 @@ class MyConversationsApi(EndUserApi):
     @extend_schema(
         tags=["conversations"],
         parameters=[END_USER],
-        responses={200: None},
+        responses={
+            200: inline_serializer(
+                "ConversationsErased", {"conversations_erased": serializers.IntegerField()}
+            )
+        },
         summary="Erase my conversations",
     )
     def delete(self, request: Request) -> Response:
@@ -498,7 +580,7 @@ class MyDataApi(EndUserApi):
     @extend_schema(
         tags=["conversations"],
         parameters=[END_USER],
-        responses={200: OpenApiTypes.OBJECT},
+        responses=MyDataSerializer,
         summary="Download everything kept about me (memories and conversations) as JSON",
     )
     def get(self, request: Request) -> HttpResponse:

@@ -10,7 +10,7 @@ from uuid import UUID
 
 from django.http import HttpResponse
 from django.utils.translation import gettext_lazy as _
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -69,7 +69,12 @@ class MemoryListApi(APIView):
             {"consent": consent, "memories": MemorySerializer(memories, many=True).data}
         )
 
-    @extend_schema(responses={200: None}, summary="Forget all my memories")
+    @extend_schema(
+        responses={
+            200: inline_serializer("MemoriesForgotten", {"forgotten": serializers.IntegerField()})
+        },
+        summary="Forget all my memories",
+    )
     def delete(self, request: Request) -> Response:
         license, user_ref = _owner(request)
         count = services.memories_forget_all(
@@ -134,7 +139,7 @@ class ConsentApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={200: None},
+        responses={200: inline_serializer("ConsentGiven", {"consent": serializers.BooleanField()})},
         summary="Agree to (or withdraw from) memories",
     )
     def post(self, request: Request) -> Response:

@@ -369,6 +369,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Long-term memory for an AI assistant: knowledge search, chat, memories.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -264,6 +264,9 @@ def test_admin_api_sets_the_deployment_and_a_license(owner):
 
     assert api.delete("/api/v1/assistant/sala").status_code == 204
     assert assistant_profile(sala).name == "Lumen"
+    # The deployment's own row is not removed: its path has no DELETE (the schema agrees).
+    assert api.delete("/api/v1/assistant").status_code == 405
+    assert assistant_profile(None).name == "Lumen"
 
 
 @pytest.mark.parametrize(
