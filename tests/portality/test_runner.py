@@ -421,6 +421,33 @@ def test_a_killed_worker_is_replaced_its_documents_requeued_and_beat_stays_one(p
     assert len(beats(product)) == 1
 
 
+def test_a_killed_database_is_started_again_and_the_product_recovers(product, tmp_path):
+    import json
+
+    import psutil
+
+    # Found by killing it under make run: the embedded PostgreSQL is a daemon of its own, so
+    # nothing noticed, and the product answered 500 until someone restarted make run.
+    pid = int((product["data_dir"] / "postgres" / "postmaster.pid").read_text().split()[0])
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 90
+    while "The embedded PostgreSQL had stopped" not in product["log"].read_text():
+        assert time.monotonic() < deadline, "the runner did not notice"
+        time.sleep(0.2)
+    assert not psutil.pid_exists(pid)
+    while get(product["url"] + "/healthz")[0] != 200:
+        assert time.monotonic() < deadline, "the web server did not get its database back"
+        time.sleep(0.5)
+
+    # The worker and the web server reconnect: a new document is ingested.
+    note = tmp_path / "gimnasio.txt"
+    note.write_text("El gimnasio abre a las seis.")
+    document_id = json.loads(manage(product, "ingest", str(note), "--json"))["document_id"]
+    while document_status(product, document_id) != "ready":
+        assert time.monotonic() < deadline, "the worker did not get its database back"
+        time.sleep(1)
+
+
 def second_run(data_dir: Path, port: int) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("DJANGO")}
     env.update(PORTALITY_DATA_DIR=str(data_dir), PORT=str(port))
