@@ -6,14 +6,25 @@ refused, a malformed request, an unexpected exception. API clients get the same
 
 from __future__ import annotations
 
+import sys
+
+import psycopg
+import redis
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import requires_csrf_token
 
 API_PREFIX = "/api/"
+# Seconds a client is asked to wait when a server the product needs is not answering: make
+# run starts a killed one again within seconds, a managed database fails over in about this.
+RETRY_AFTER_SECONDS = 5
+# PostgreSQL's SQLSTATEs for a server going away or not taking connections yet (admin or
+# crash shutdown, starting up, in recovery); 57014 (a cancelled query) is not one of them.
+_SERVER_GOING_AWAY = {"57P01", "57P02", "57P03"}
 
 
 def respond(
@@ -45,10 +56,46 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
     return respond(request, 404, _("Not found."), "not_found", "404.html")
 
 
+def unavailable_server(exc: BaseException | None) -> str:
+    """Which server a failure says is not answering ("database", "redis"), or "" when it
+    is some other error (a wrong query is a bug, not an outage)."""
+    if isinstance(exc, DatabaseError):
+        cause = exc.__cause__
+        # No SQLSTATE: the client could not reach the server (refused, closed, pool timeout).
+        if isinstance(cause, psycopg.OperationalError) and (
+            cause.sqlstate is None
+            or cause.sqlstate.startswith("08")
+            or cause.sqlstate in _SERVER_GOING_AWAY
+        ):
+            return "database"
+    if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
+        return "redis"
+    return ""
+
+
 @requires_csrf_token
 def server_error(request: HttpRequest) -> HttpResponse:
+    # Django calls this inside its handler of the exception, so sys.exc_info() holds it.
+    if unavailable_server(sys.exc_info()[1]):
+        return _unavailable(request)
     # No request context: the failure may lie in a context processor or the session.
     if request.path.startswith(API_PREFIX):
         detail = _("Internal error: it has been logged.")
         return JsonResponse({"detail": detail, "code": "server_error"}, status=500)
     return HttpResponse(loader.render_to_string("500.html"), status=500)
+
+
+def _unavailable(request: HttpRequest) -> HttpResponse:
+    """503 with Retry-After: the database or Redis stopped answering (restarted, failing
+    over). The request can be sent again as it was; nothing half-done was kept, as every
+    write runs in a transaction."""
+    if request.path.startswith(API_PREFIX):
+        detail = _(
+            "The service is restarting a part it needs and cannot answer for a moment; "
+            "send the request again in a few seconds."
+        )
+        response: HttpResponse = JsonResponse({"detail": detail, "code": "unavailable"}, status=503)
+    else:
+        response = HttpResponse(loader.render_to_string("503.html"), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response

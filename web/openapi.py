@@ -1,7 +1,8 @@
 """The API's error answers, documented once for every operation.
 
 Every endpoint can refuse: bad input (400), no or bad credentials (401), not allowed (403),
-nothing there (404), a body too large (413), too many requests (429, with Retry-After).
+nothing there (404), a body too large (413), too many requests (429, with Retry-After), a
+server it needs restarting (503, with Retry-After).
 Each answers ``{"detail": "a sentence a person can act on", "code": "stable_code"}``: the
 detail in the caller's language (Accept-Language: en, es, pt-BR), the code never translated."""
 
@@ -20,6 +21,8 @@ ERRORS = {
     "404": "Nothing with that id or machine_id in your scope.",
     "413": "The request body is larger than the limit.",
     "429": "Too many requests; wait the seconds in Retry-After.",
+    "503": "A server the product needs (database, Redis) is restarting or failing over; "
+    "send the same request again after the seconds in Retry-After.",
 }
 ERROR_SCHEMA = {
     "type": "object",
