@@ -126,7 +126,8 @@ class QueueQuerySerializer(serializers.Serializer):
 
 
 class QueuePageQuerySerializer(QueueQuerySerializer):
-    offset = serializers.IntegerField(required=False, default=0, min_value=0)
+    # Bounded: PostgreSQL's OFFSET is a bigint, and a larger number was a 500 (the fuzzer's).
+    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
     limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=LIST_LIMIT)
 
 

@@ -1,7 +1,7 @@
 """The API's error answers, documented once for every operation.
 
 Every endpoint can refuse: bad input (400), no or bad credentials (401), not allowed (403),
-nothing there (404), a body too large (413), too many requests (429, with Retry-After), a
+nothing there (404), not now (409), a body too large (413), too many requests (429, with Retry-After), a
 server it needs restarting (503, with Retry-After).
 Each answers ``{"detail": "a sentence a person can act on", "code": "stable_code"}``: the
 detail in the caller's language (Accept-Language: en, es, pt-BR), the code never translated."""
@@ -19,6 +19,8 @@ ERRORS = {
     "401": "Missing, unknown, expired or revoked credentials.",
     "403": "These credentials may not do this (an admin-only option, another origin).",
     "404": "Nothing with that id or machine_id in your scope.",
+    "409": "It is not in a state that allows this now (a document still being read, a gap "
+    "answered already): detail says which.",
     "413": "The request body is larger than the limit.",
     "429": "Too many requests; wait the seconds in Retry-After.",
     "503": "A server the product needs (database, Redis) is restarting or failing over; "

@@ -84,3 +84,11 @@ def test_bad_filters_are_refused_with_a_sentence(django_user_model):
     response = support.get("/api/v1/conversations", {"since": "yesterday", "license": "nope"})
     assert response.status_code in (400, 404)
     assert response.json()["detail"]
+
+
+def test_a_page_past_any_number_the_database_takes_is_a_400(django_user_model):
+    # Found by the fuzzer as a support member: an offset over PostgreSQL's bigint was a 500.
+    support = staff(django_user_model, "support")
+    response = support.get("/api/v1/conversations", {"offset": 6 * 10**27})
+    assert response.status_code == 400 and response.json()["detail"].startswith("offset:")
+    assert support.get("/api/v1/conversations", {"offset": 2**31 - 1}).json()["results"] == []

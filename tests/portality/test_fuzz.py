@@ -14,6 +14,7 @@ from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
 
+from accounts.roles import role_grant
 from conversations.services import Said, exchange_record
 from licenses.services import license_forge
 from tests.factories import as_owner, make_document
@@ -52,7 +53,15 @@ def authorizations(django_user_model):
     admin = as_owner(
         django_user_model.objects.create_user("fuzz-admin", password="pw", is_staff=True)
     )
-    return [f"Bearer {forged.key}", f"Token {Token.objects.create(user=admin).key}"]
+    # A role short of owner walks other paths (refusals inside views, its own lists): the
+    # fuzzer found a 500 there that the owner's run did not.
+    support = django_user_model.objects.create_user("fuzz-support", password="pw", is_staff=True)
+    role_grant(username=support.username, role="support")
+    return [
+        f"Bearer {forged.key}",
+        f"Token {Token.objects.create(user=admin).key}",
+        f"Token {Token.objects.create(user=support).key}",
+    ]
 
 
 def test_no_server_errors_and_only_documented_statuses(
