@@ -50,3 +50,17 @@ def as_owner(user):
 
     role_grant(username=user.get_username(), role="owner")
     return user
+
+
+def make_unanswered_exchange(license: License, user_ref: str = "ana"):
+    """An end user's question the knowledge did not answer, kept (and counted in a gap)."""
+    from conversations.services import Said, exchange_record
+
+    return exchange_record(
+        Said(
+            license=license, user_ref=user_ref, session_id="s1", by_staff=False,
+            question="¿Hay wifi?", answer="No tengo información.", language="es",
+            answerer="extractive", citations=[], no_information=True, best_score=None,
+            min_score=0.8, latency_ms=5.0, vector=[1.0, 0.0, 0.0], model="fake@3",
+        )
+    )  # fmt: skip

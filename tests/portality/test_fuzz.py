@@ -15,9 +15,8 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
 
 from accounts.roles import role_grant
-from conversations.services import Said, exchange_record
 from licenses.services import license_forge
-from tests.factories import as_owner, make_document
+from tests.factories import as_owner, make_document, make_unanswered_exchange
 
 # transaction=True: the WSGI app closes the database connection after each request.
 pytestmark = [
@@ -42,14 +41,7 @@ def authorizations(django_user_model):
     make_document(
         "# Piscina\n\nLa piscina abre a las ocho.", filename="p.md", license=forged.license
     )
-    exchange_record(
-        Said(
-            license=forged.license, user_ref="ana", session_id="s1", by_staff=False,
-            question="¿Hay wifi?", answer="No tengo información.", language="es",
-            answerer="extractive", citations=[], no_information=True, best_score=None,
-            min_score=0.8, latency_ms=5.0, vector=[1.0, 0.0, 0.0], model="fake@3",
-        )
-    )  # fmt: skip
+    make_unanswered_exchange(forged.license)
     admin = as_owner(
         django_user_model.objects.create_user("fuzz-admin", password="pw", is_staff=True)
     )

@@ -10,10 +10,9 @@ from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
 from accounts.roles import ROLES, role_grant
-from conversations.services import Said, exchange_record
 from licenses.services import license_forge
 from memory.models import Memory
-from tests.factories import make_document
+from tests.factories import make_document, make_unanswered_exchange
 from tests.memory.support import consent, propose
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
@@ -67,14 +66,7 @@ def world():
     document = make_document("La piscina abre a las ocho.", filename="p.txt")
     consent(forged.license, "ana")
     memory = propose(forged.license, "Prefiere la piscina", user="ana")
-    exchange = exchange_record(
-        Said(
-            license=forged.license, user_ref="ana", session_id="s1", by_staff=False,
-            question="¿Hay wifi?", answer="No tengo información.", language="es",
-            answerer="extractive", citations=[], no_information=True, best_score=None,
-            min_score=0.8, latency_ms=5.0, vector=[1.0, 0.0, 0.0], model="fake@3",
-        )
-    )  # fmt: skip
+    exchange = make_unanswered_exchange(forged.license)
     return {
         "license": forged.license.pk,
         "document": document.pk,
