@@ -3,15 +3,23 @@ django-cors-headers (its middleware; CORS_* in settings).
 
 A preflight carries no credentials, so it is answered for any origin some license allows;
 the real request is then checked against its token's own origin (WidgetTokenAuthentication).
-Every other origin, and every other path, gets no CORS headers: browsers refuse."""
+Every other origin, and every other path, gets no CORS headers: browsers refuse.
+
+While the database cannot be asked (restarting, failing over), an origin some license
+allowed within the last minute keeps its answer: the widget can then read the 503 that tells
+it to send its question again, where a refused CORS check would hide it. Nothing else is
+served meanwhile, as every answer needs the database."""
 
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
+from cachetools import TTLCache
 from corsheaders.signals import check_request_enabled
 from django.conf import settings
+from django.db import DatabaseError
 from django.dispatch import receiver
 from django.http import HttpRequest
 
@@ -25,4 +33,19 @@ def widget_origin_allowed(sender: object, request: HttpRequest, **kwargs: Any) -
     origin = request.headers.get("Origin", "").rstrip("/")
     if not origin or not re.match(settings.CORS_URLS_REGEX, request.path_info):
         return False
-    return widget_origin_known(origin)
+    try:
+        known = widget_origin_known(origin)
+    except DatabaseError:
+        with _recent_lock:
+            return _recently_known.get(origin, False)
+    with _recent_lock:
+        if known:
+            _recently_known[origin] = True
+        else:
+            _recently_known.pop(origin, None)
+    return known
+
+
+# The origins allowed within the last minute, for the database's outages only (above).
+_recently_known: TTLCache[str, bool] = TTLCache(maxsize=4096, ttl=60)
+_recent_lock = threading.Lock()  # cachetools' caches are not thread-safe

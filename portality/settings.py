@@ -171,6 +171,8 @@ CORS_ALLOWED_ORIGINS: list[str] = []
 CORS_ALLOW_METHODS = ("GET", "POST", "PATCH", "DELETE", "OPTIONS")
 CORS_ALLOW_HEADERS = ("authorization", "content-type")
 CORS_PREFLIGHT_MAX_AGE = 600
+# Read by the widget across origins: how long to wait before sending again (429, 503).
+CORS_EXPOSE_HEADERS = ("Retry-After",)
 
 # A strict Content-Security-Policy on every answer (django-csp): scripts, styles, images and
 # fetches from this origin only, no inline script or style (the console has none), no

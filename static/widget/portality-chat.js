@@ -267,11 +267,20 @@
     var state = { text: "" };
     var session = null;
     try { session = localStorage.getItem(sessionKey); } catch (e) {}
-    return fetch(api + "/api/v1/chat/stream", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: "Widget " + token },
-      body: JSON.stringify({ message: message, session_id: session || "", lang: ["es", "pt", "en"].indexOf(lang) >= 0 ? lang : undefined })
-    }).then(function (response) {
+    // A 503 (the database or Redis restarting) kept nothing: the question is sent again
+    // once, after the Retry-After the server asks for (at most 10 s).
+    function send(retried) {
+      return fetch(api + "/api/v1/chat/stream", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: "Widget " + token },
+        body: JSON.stringify({ message: message, session_id: session || "", lang: ["es", "pt", "en"].indexOf(lang) >= 0 ? lang : undefined })
+      }).then(function (response) {
+        if (response.status !== 503 || retried) return response;
+        var wait = Math.min(10, Number(response.headers.get("Retry-After")) || 5);
+        return new Promise(function (done) { setTimeout(done, wait * 1000); }).then(function () { return send(true); });
+      });
+    }
+    return send(false).then(function (response) {
       if (!response.ok) {
         return response.json().catch(function () { return {}; }).then(function (body) {
           handle({ name: "error", data: { detail: body.detail || response.status + " " + response.statusText } }, node, state);

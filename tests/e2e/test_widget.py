@@ -130,3 +130,34 @@ def test_the_admin_chat_s_fields_show_their_choices_whole(live_server, django_us
             }""",
         )
         assert widest <= room, (widest, room)
+
+
+def test_the_widget_asks_again_when_the_database_was_restarting(
+    host_page, celery_worker, monkeypatch
+):
+    """A question caught by a database restart gets a 503 with Retry-After; the widget waits
+    and sends it once more, so the visitor sees an answer, not an error."""
+    from django.db import connection
+
+    from chat import apis
+
+    prepared = apis.chat_prepare
+    calls = []
+
+    def prepare_as_the_database_restarts(**arguments):
+        calls.append(arguments["question"])
+        if len(calls) == 1:  # the server goes away under the first one, as a restart does
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+        return prepared(**arguments)
+
+    monkeypatch.setattr(apis, "chat_prepare", prepare_as_the_database_restarts)
+    forged, url = host_page
+    with chromium_page("es-ES") as page:
+        page.goto(url)
+        page.click(".fab")
+        ask(page, "¿Cuánto cuesta la reserva del salón de fiestas?")
+        page.wait_for_selector(".msg.bot .sources", timeout=60_000)
+        assert "veinte euros" in page.inner_text(".msg.bot >> nth=1")
+        assert page.locator(".msg.error").count() == 0
+    assert len(calls) == 2
