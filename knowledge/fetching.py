@@ -1,7 +1,8 @@
 """Fetching web pages for knowledge sources, in a way that cannot be turned against the
 server: http(s) only, no credentials or cookies sent, the host's addresses resolved once and
-checked before connecting (on every redirect too), size, time and redirect limits, the
-content type checked, robots.txt obeyed (Protego, Scrapy's parser) with its crawl delay.
+checked before connecting (on every redirect too), size, time and redirect limits (the time
+for a whole request, a server trickling its headers included), the content type checked,
+robots.txt obeyed (Protego, Scrapy's parser) with its crawl delay.
 
 Connections go through httpcore with a network backend that resolves the host itself and
 connects to the address it checked, so a name that resolves differently a second time (DNS
@@ -11,7 +12,9 @@ rebinding) cannot reach a refused address; TLS still checks the certificate of t
 from __future__ import annotations
 
 import ipaddress
+import math
 import socket
+import ssl
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -117,6 +120,12 @@ def checked_address(host: str, port: int) -> str:
 
 
 class _CheckedBackend(httpcore.SyncBackend):
+    """Connects only to the address it checked, and ends every connect, read and write by
+    the request's ``deadline``: httpcore's timeouts are per read, so a server trickling its
+    headers a byte a second would otherwise hold a worker until the task's time limit."""
+
+    deadline = math.inf
+
     def connect_tcp(
         self,
         host: str,
@@ -126,7 +135,49 @@ class _CheckedBackend(httpcore.SyncBackend):
         socket_options: Iterable[object] | None = None,
     ) -> httpcore.NetworkStream:
         address = checked_address(host, port)
-        return super().connect_tcp(address, port, timeout, local_address, socket_options)  # type: ignore[arg-type]
+        stream = super().connect_tcp(
+            address,
+            port,
+            self.time_left(timeout),
+            local_address,
+            socket_options,  # type: ignore[arg-type]
+        )
+        return _DeadlineStream(stream, self)
+
+    def time_left(self, timeout: float | None) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise httpcore.ReadTimeout("the request's time is up")
+        return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    def __init__(self, stream: httpcore.NetworkStream, backend: _CheckedBackend) -> None:
+        self.stream = stream
+        self.backend = backend
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self.stream.read(max_bytes, self.backend.time_left(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.stream.write(buffer, self.backend.time_left(timeout))
+
+    def close(self) -> None:
+        self.stream.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        secured = self.stream.start_tls(
+            ssl_context, server_hostname, self.backend.time_left(timeout)
+        )
+        return _DeadlineStream(secured, self.backend)
+
+    def get_extra_info(self, info: str) -> object:
+        return self.stream.get_extra_info(info)
 
 
 def check_url(url: str) -> str:
@@ -167,7 +218,8 @@ class Fetcher:
     """One check's fetching: a connection pool, robots.txt per host, the crawl delay."""
 
     def __init__(self, *, min_delay: float | None = None) -> None:
-        self.pool = httpcore.ConnectionPool(network_backend=_CheckedBackend(), max_connections=4)
+        self.backend = _CheckedBackend()
+        self.pool = httpcore.ConnectionPool(network_backend=self.backend, max_connections=4)
         self.min_delay = settings.SOURCES_MIN_DELAY_SECONDS if min_delay is None else min_delay
         self.robots: dict[str, Protego | None] = {}
         self.last_request: dict[str, float] = {}
@@ -215,7 +267,7 @@ class Fetcher:
         self, url: str, headers: Mapping[bytes | str, bytes | str], accept: tuple[str, ...] = ()
     ) -> Fetched:
         """One request; a body of a type not in ``accept`` is refused before it is read."""
-        deadline = time.monotonic() + TOTAL_SECONDS
+        self.backend.deadline = time.monotonic() + TOTAL_SECONDS
         timeouts = {
             "connect": CONNECT_SECONDS,
             "read": READ_SECONDS,
@@ -237,8 +289,6 @@ class Fetcher:
                         body.extend(piece)
                         if len(body) > limit:
                             raise _too_large(url, limit)
-                        if time.monotonic() > deadline:
-                            raise _too_slow(url)
         except FetchError:
             raise
         except httpcore.TimeoutException as exc:

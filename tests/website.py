@@ -1,7 +1,7 @@
 """A real web site on the loopback address for the web-source tests: Python's HTTP server
 serving pages from a dict the test edits between checks, with ETags (a 304 for an
 unchanged page), Last-Modified, robots.txt, a sitemap, redirects, a 404, a slow page and a
-huge page. It records every request, so a test can say what a check cost."""
+huge page, and one trickled a byte at a time. It records every request, so a test can say what a check cost."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ class Page:
     status: int = 200
     location: str = ""
     delay: float = 0.0
+    trickle: float = 0.0  # seconds between the bytes of a long header
 
     @property
     def etag(self) -> str:
@@ -77,6 +78,9 @@ class Website:
                 site.headers_seen.append(dict(self.headers.items()))
                 if page and page.delay:
                     time.sleep(page.delay)
+                if page and page.trickle:
+                    self._trickle(page)
+                    return
                 self.send_response(status)
                 if page and page.location:
                     self.send_header("Location", page.location)
@@ -90,6 +94,22 @@ class Website:
                 # The fetcher stops reading a page over its size limit.
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(body)
+
+            def _trickle(self, page: Page) -> None:
+                """A header sent a byte at a time for 300 bytes, then the page: a server
+                that is never silent for long, but never done."""
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                    for _ in range(300):
+                        self.wfile.write(b"a")
+                        self.wfile.flush()
+                        time.sleep(page.trickle)
+                    self.wfile.write(
+                        f"\r\nContent-Type: {page.content_type}\r\n"
+                        f"Content-Length: {len(page.body)}\r\n\r\n".encode()
+                        + page.body
+                    )
+                self.close_connection = True
 
             def log_message(self, *args: object) -> None:
                 """Quiet: a test reads ``requests`` and ``headers_seen``, not a log."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from io import StringIO
 
 import pytest
@@ -318,6 +319,17 @@ class TestFetchingLimits:
         assert "larger than 1 MB" in errors[site.url("/enorme")]
         with pytest.raises(FetchError, match="image/png: neither a web page nor a document"):
             fetching.Fetcher().get(site.url("/foto"), accept=fetching.HTML_TYPES)
+
+    def test_a_server_trickling_its_headers_is_cut_off_at_the_time_limit(self, site, monkeypatch):
+        """Each byte comes well within the read timeout, so only a deadline for the whole
+        request ends it (it used to hold the worker until the task's time limit, an hour)."""
+        monkeypatch.setattr(fetching, "TOTAL_SECONDS", 1.0)
+        site.pages["/goteo"] = Page(b"<html><p>gota</p></html>", trickle=0.05)
+        started = time.monotonic()
+
+        with pytest.raises(FetchError, match="longer than 1 seconds"):
+            fetching.Fetcher(min_delay=0).get(site.url("/goteo"), accept=fetching.HTML_TYPES)
+        assert time.monotonic() - started < 10  # its headers take 15 s
 
     def test_redirects_are_followed_and_each_hop_is_checked(self, site):
         site.pages["/viejo"] = Page(b"", status=301, location="/ayuda/pagos")
