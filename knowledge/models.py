@@ -600,6 +600,8 @@ class Source(models.Model):
     last_checked_at = models.DateTimeField(null=True, blank=True)
     next_check_at = models.DateTimeField(null=True, blank=True, db_index=True)
     checking = models.BooleanField(default=False)
+    # When the pass a check left unfinished (out of time) began; null when the last was whole.
+    pass_started_at = models.DateTimeField(null=True, blank=True)
     # The last check's failure (template and params, read in each admin's language), and
     # what it did: {"new": 1, "changed": 0, "unchanged": 4, "removed": 1, "errors": 0}.
     error = models.TextField(blank=True)

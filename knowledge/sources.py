@@ -8,6 +8,13 @@ them, and chunks whose text did not change keep their vectors); a new page becom
 document whose citation is its URL; a page that answers 404/410 or left the sitemap or the
 site is forgotten with the same erasure as a forgotten upload. When the discovery itself
 fails (the sitemap or the start page cannot be read), nothing is forgotten.
+
+A site is crawled in one pass: each page is fetched once per check (conditionally), and its
+links, or the ones it had when it did not change, lead on. A check stops at
+SOURCES_CHECK_MAX_MINUTES (before the task's time limit, with its result kept): the pages
+it had no time for are checked at beat's next look for due sources (every five minutes), by
+a check that skips the ones this pass already checked, until the pass is whole; only a
+whole pass forgets a site's pages it no longer reaches.
 """
 
 from __future__ import annotations
@@ -22,12 +29,13 @@ import uuid
 from collections import Counter, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from urllib.parse import urljoin, urlsplit
 
 import defusedxml.ElementTree
 import lxml.html
 from defusedxml import DefusedXmlException
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -69,6 +77,7 @@ class CheckResult:
     errors: int = 0
     skipped_by_robots: int = 0
     skipped_by_type: int = 0  # a site's links to images, videos…: neither pages nor documents
+    left: int = 0  # pages this check had no time for: the next check goes on (due at once)
     documents: list[str] = field(default_factory=list)  # documents created or re-ingested
 
     def as_dict(self) -> dict[str, int]:
@@ -188,29 +197,61 @@ def _checked_alone(source: Source, wait_seconds: float) -> Iterator[None]:
 def _check(source: Source, *, enqueue: bool) -> CheckResult:
     Source.objects.filter(pk=source.pk).update(checking=True)
     result = CheckResult()
+    # A pass left unfinished goes on: the pages it checked are not fetched again.
+    pass_ = _Pass(started=source.pass_started_at or timezone.now())
     try:
         with Fetcher() as fetcher:
-            pages = _discover(source, fetcher)
-            for url, depth in pages:
-                _check_page(source, url, depth, fetcher, result, enqueue=enqueue)
-            gone = SourcePage.objects.filter(source=source).exclude(url__in=[u for u, _ in pages])
-            for page in gone:
-                _forget_page(page, result)
+            if source.mode == SourceMode.SITE:
+                reached = _check_site(source, fetcher, pass_, result, enqueue=enqueue)
+            else:
+                reached = _check_listed(source, fetcher, pass_, result, enqueue=enqueue)
+            if not result.left or source.mode != SourceMode.SITE:
+                # A sitemap lists every page; a site's are known once its pass is whole.
+                for page in SourcePage.objects.filter(source=source).exclude(url__in=reached):
+                    _forget_page(page, result)
     except ApplicationError as exc:
-        _finish(source, result, error=exc)
+        _finish(source, result, pass_, error=exc)
         raise
-    _finish(source, result, error=None)
+    except BaseException:
+        Source.objects.filter(pk=source.pk).update(checking=False)  # killed, crashed
+        raise
+    _finish(source, result, pass_, error=None)
     if not enqueue:
         _ingest_here(result.documents)
     return result
 
 
-def _finish(source: Source, result: CheckResult, *, error: ApplicationError | None) -> None:
+@dataclass
+class _Pass:
+    """One pass over a source's pages, perhaps over several checks, each within its time."""
+
+    started: datetime
+    deadline: float = field(
+        default_factory=lambda: time.monotonic() + settings.SOURCES_CHECK_MAX_MINUTES * 60
+    )
+
+    fetched: int = 0  # pages this check fetched: at least one, so every check moves on
+
+    def checked(self, page: SourcePage | None) -> bool:
+        return bool(page and page.last_checked_at and page.last_checked_at >= self.started)
+
+    def may_fetch(self) -> bool:
+        if self.fetched and time.monotonic() >= self.deadline:
+            return False
+        self.fetched += 1
+        return True
+
+
+def _finish(
+    source: Source, result: CheckResult, pass_: _Pass, *, error: ApplicationError | None
+) -> None:
     now = timezone.now()
+    unfinished = bool(result.left) and error is None
     Source.objects.filter(pk=source.pk).update(
         checking=False,
         last_checked_at=now,
-        next_check_at=now + timedelta(hours=source.every_hours),
+        next_check_at=now if unfinished else now + timedelta(hours=source.every_hours),
+        pass_started_at=pass_.started if unfinished else None,
         last_result=result.as_dict(),
         error=error.english if error else "",
         error_i18n={"template": error.template, "params": error.params} if error else {},
@@ -226,13 +267,23 @@ def _ingest_here(document_ids: list[str]) -> None:
 # -- discovering pages ---------------------------------------------------------------------
 
 
-def _discover(source: Source, fetcher: Fetcher) -> list[tuple[str, int]]:
-    """The page URLs of this check, with their depth (0 = the address itself)."""
+def _check_listed(
+    source: Source, fetcher: Fetcher, pass_: _Pass, result: CheckResult, *, enqueue: bool
+) -> set[str]:
+    """A page source's page, or a sitemap's; the URLs listed (all of them, checked or not)."""
     if source.mode == SourceMode.SITEMAP:
-        return [(url, 1) for url in _sitemap_urls(source, fetcher)][: source.max_pages]
-    if source.mode == SourceMode.SITE:
-        return _site_urls(source, fetcher)
-    return [(source.url, 0)]
+        urls = [(url, 1) for url in _sitemap_urls(source, fetcher)][: source.max_pages]
+    else:
+        urls = [(source.url, 0)]
+    known = {page.url: page for page in SourcePage.objects.filter(source=source)}
+    for url, depth in urls:
+        if pass_.checked(known.get(url)):
+            continue
+        if not pass_.may_fetch():
+            result.left += 1
+            continue
+        _check_page(source, url, depth, fetcher, result, enqueue=enqueue)
+    return {url for url, _depth in urls}
 
 
 def _sitemap_urls(source: Source, fetcher: Fetcher) -> list[str]:
@@ -269,40 +320,36 @@ def _parse_sitemap(fetched: Fetched):  # noqa: ANN202 - an ElementTree element
         ) from exc
 
 
-def _site_urls(source: Source, fetcher: Fetcher) -> list[tuple[str, int]]:
+def _check_site(
+    source: Source, fetcher: Fetcher, pass_: _Pass, result: CheckResult, *, enqueue: bool
+) -> set[str]:
     """Breadth first from the address, through links under its host and path prefix, to
-    ``max_depth`` and ``max_pages``. A page that did not change lends its stored links."""
+    ``max_depth`` and ``max_pages``, each page checked as it is reached. A page checked
+    earlier in this pass, one that did not change or failed, and one there is no time for
+    lend the links they had. The start page must answer, or nothing is changed."""
     prefix = _prefix(source.url)
     known = {page.url: page for page in SourcePage.objects.filter(source=source)}
     found: dict[str, int] = {source.url: 0}
     queue = deque([source.url])
-    while queue and len(found) < source.max_pages:
+    while queue:
         url = queue.popleft()
-        depth = found[url]
+        depth, page = found[url], known.get(url)
+        if pass_.checked(page):
+            links = page.links if page else []
+        elif not pass_.may_fetch():
+            result.left += 1
+            links = page.links if page else []
+        else:
+            links = _check_page(
+                source, url, depth, fetcher, result, enqueue=enqueue, strict=depth == 0
+            )
         if depth >= source.max_depth:
             continue
-        for link in _links_of(url, known.get(url), fetcher, start=url == source.url):
+        for link in links:
             if link.startswith(prefix) and link not in found and len(found) < source.max_pages:
                 found[link] = depth + 1
                 queue.append(link)
-    return list(found.items())
-
-
-def _links_of(url: str, page: SourcePage | None, fetcher: Fetcher, *, start: bool) -> list[str]:
-    try:
-        fetched = fetcher.get(url, accept=HTML_TYPES)
-    except FetchError:
-        if start:
-            raise  # the site cannot be read at all: change nothing
-        return list(page.links) if page else []
-    if fetched.status != 200:
-        if start:
-            raise FetchError(
-                gettext_noop("%(url)s answered %(status)s; nothing was changed."),
-                params={"url": url[:200], "status": fetched.status},
-            )
-        return []
-    return page_links(fetched)
+    return set(found)
 
 
 def page_links(fetched: Fetched) -> list[str]:
@@ -329,14 +376,28 @@ def _prefix(url: str) -> str:
 
 
 def _check_page(
-    source: Source, url: str, depth: int, fetcher: Fetcher, result: CheckResult, *, enqueue: bool
-) -> None:
+    source: Source,
+    url: str,
+    depth: int,
+    fetcher: Fetcher,
+    result: CheckResult,
+    *,
+    enqueue: bool,
+    strict: bool = False,
+) -> list[str]:
+    """Fetch, compare and keep one page; its links (a site's page's). ``strict``: a page
+    that cannot be read raises (a site's start page: then nothing is changed)."""
     page = SourcePage.objects.filter(source=source, url=url).first()
     if not fetcher.allowed(url):
+        if strict:
+            raise FetchError(
+                gettext_noop("robots.txt does not allow %(url)s; nothing was changed."),
+                params={"url": url[:200]},
+            )
         result.skipped_by_robots += 1
         if page is not None:
             _forget_page(page, result)
-        return
+        return []
     try:
         fetched = fetcher.get(
             url,
@@ -345,30 +406,39 @@ def _check_page(
             last_modified=page.last_modified if page and page.document_id else "",
         )
     except NotReadable as exc:
-        if source.mode != SourceMode.SITE or depth == 0:
+        if strict:
+            raise
+        if source.mode != SourceMode.SITE:  # a page or a sitemap's is asked for by name
             _page_error(source, url, depth, page, exc, result)
-            return
+            return []
         result.skipped_by_type += 1
         if page is not None:
             _forget_page(page, result)
-        return
+        return []
     except FetchError as exc:
+        if strict:
+            raise
         _page_error(source, url, depth, page, exc, result)
-        return
+        return page.links if page else []
+    if strict and fetched.status not in (200, 304):
+        raise FetchError(
+            gettext_noop("%(url)s answered %(status)s; nothing was changed."),
+            params={"url": url[:200], "status": fetched.status},
+        )
     if fetched.gone:
         if page is not None:
             _forget_page(page, result)
-        return
+        return []
     if fetched.not_modified and page is not None:
         _touch(page, fetched, result)
-        return
+        return page.links
     if fetched.status != 200:
         answered = FetchError(
             gettext_noop("The page answered HTTP %(status)s."), params={"status": fetched.status}
         )
         _page_error(source, url, depth, page, answered, result)
-        return
-    _store_page(source, url, depth, page, fetched, result, enqueue=enqueue)
+        return page.links if page else []
+    return _store_page(source, url, depth, page, fetched, result, enqueue=enqueue).links
 
 
 def _store_page(
@@ -380,7 +450,7 @@ def _store_page(
     result: CheckResult,
     *,
     enqueue: bool,
-) -> None:
+) -> SourcePage:
     web_page = fetched.content_type not in DOCUMENT_TYPES
     fetched = replace(fetched, body=_stored_body(fetched))
     text_hash = (
@@ -395,7 +465,7 @@ def _store_page(
     if document is not None and page.text_hash == text_hash:
         page.save()
         result.unchanged += 1
-        return
+        return page
     page.text_hash, page.last_changed_at = text_hash, timezone.now()
     try:
         if document is None:
@@ -409,11 +479,12 @@ def _store_page(
         page.error_i18n = {"template": exc.template, "params": exc.params}
         page.save()
         result.errors += 1
-        return
+        return page
     page.document = document
     page.save()
     if document.status == DocumentStatus.QUEUED:
         result.documents.append(str(document.pk))
+    return page
 
 
 def _new_document(source: Source, fetched: Fetched, url: str, *, enqueue: bool) -> Document:

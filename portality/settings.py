@@ -461,6 +461,11 @@ SOURCES_ALLOWED_HOSTS = env_list("SOURCES_ALLOWED_HOSTS", [])
 SOURCES_MAX_PAGE_MB = env_int("SOURCES_MAX_PAGE_MB", 5, minimum=1)
 # The least time between two requests to one host (robots.txt may ask for more).
 SOURCES_MIN_DELAY_SECONDS = env_float("SOURCES_MIN_DELAY_SECONDS", 1.0)
+# A check stops reaching for pages after this long (the rest a minute later), well before
+# the task's time limit would kill it and lose its result.
+SOURCES_CHECK_MAX_MINUTES = env_float(
+    "SOURCES_CHECK_MAX_MINUTES", min(45.0, CELERY_TASK_TIME_LIMIT / 60 * 0.75)
+)
 KNOWLEDGE_REDACT_PII = env_bool("KNOWLEDGE_REDACT_PII", True)
 # manage.py backup signs its manifest with this key and restore refuses a backup whose
 # signature does not match (keep it outside the deployment; empty = digests only).

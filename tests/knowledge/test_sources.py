@@ -13,6 +13,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 
 from datastores.locks import lock_key
 from knowledge import fetching
@@ -107,7 +108,7 @@ class TestSitemapSource:
 
         assert result.as_dict() == {
             "new": 1, "changed": 1, "unchanged": 3, "removed": 1, "errors": 0,
-            "skipped_by_robots": 0, "skipped_by_type": 0,
+            "skipped_by_robots": 0, "skipped_by_type": 0, "left": 0,
         }  # fmt: skip
         assert "9 a 14 horas" in found("oficina atención jueves")[0].content
         assert not Chunk.objects.filter(content__contains="8 a 15 horas").exists()
@@ -211,6 +212,72 @@ class TestSiteSource:
         assert names == {site.url("/ayuda/"), site.url("/ayuda/horario"), site.url("/ayuda/pagos")}
         assert "/blog/" not in site.paths_requested()
         assert "/ayuda/privado/" not in site.paths_requested()
+
+    def test_each_page_is_fetched_once_a_check(self, site):
+        """The crawl and the check were two passes: every page that leads on was fetched
+        twice a check, the second time to compare it."""
+        site.html("/ayuda/", "Ayuda", "Índice.", links=("/ayuda/temas",))
+        site.html("/ayuda/temas", "Temas", "Temas.", links=("/ayuda/horario", "/ayuda/pagos"))
+        source = source_add(url=site.url("/ayuda/"), license=None, mode="site", max_depth=2)
+
+        first = source_check(source_id=source.pk, enqueue=False)
+        site.requests.clear()
+        again = source_check(source_id=source.pk, enqueue=False)
+
+        assert (first.new, again.unchanged) == (4, 4)
+        pages = ["/ayuda/", "/ayuda/temas", "/ayuda/horario", "/ayuda/pagos"]
+        assert sorted(site.paths_requested()) == sorted([*pages, "/robots.txt"])
+        assert {status for path, _cond, status in site.requests if path != "/robots.txt"} == {304}
+
+    def test_a_check_out_of_time_stops_and_the_next_goes_on_where_it_stopped(
+        self, site, settings, client, admin_user
+    ):
+        """A check that ran past the task's time limit was killed: its result was lost, the
+        source stayed "checking…", and a site too big for one check was never whole."""
+        links = ("/ayuda/horario", "/ayuda/pagos", "/ayuda/parking", "/ayuda/devolucoes")
+        site.html("/ayuda/", "Ayuda", "Índice.", links=(*links, "/ayuda/wifi"))
+        source = source_add(url=site.url("/ayuda/"), license=None, mode="site", max_depth=1)
+        source_check(source_id=source.pk, enqueue=False)
+        site.html("/ayuda/", "Ayuda", "Índice nuevo.", links=links)  # the wifi page unlinked
+        site.html("/ayuda/pagos", "Pagos", "Aceptamos solo tarjeta.")
+        site.requests.clear()
+        settings.SOURCES_CHECK_MAX_MINUTES = 0  # each check then has time for one page
+
+        results = [source_check(source_id=source.pk, enqueue=False)]
+        source.refresh_from_db()
+        assert (results[0].left, source.checking) == (4, False)
+        assert source.pass_started_at is not None and source.next_check_at <= timezone.now()
+        client.force_login(admin_user)
+        page = client.get(f"/knowledge/sources/{source.pk}/", HTTP_ACCEPT_LANGUAGE="es")
+        assert "se quedó sin tiempo con 4 páginas pendientes" in page.content.decode()
+        assert Document.objects.filter(filename=site.url("/ayuda/wifi")).exists()
+        while results[-1].left and len(results) < 10:
+            results.append(source_check(source_id=source.pk, enqueue=False))
+
+        assert [r.left for r in results] == [4, 3, 2, 1, 0]
+        assert sum(r.changed for r in results) == 2  # the index and the payments page
+        assert "solo tarjeta" in found("aceptamos tarjeta")[0].content
+        # Forgotten once the pass was whole, not before; no page fetched twice in the pass.
+        assert [r.removed for r in results] == [0, 0, 0, 0, 1]
+        assert not Document.objects.filter(filename=site.url("/ayuda/wifi")).exists()
+        fetched = [path for path in site.paths_requested() if path != "/robots.txt"]
+        assert sorted(fetched) == sorted(["/ayuda/", *links])
+        source.refresh_from_db()
+        assert source.pass_started_at is None and source.next_check_at > timezone.now()
+
+    def test_a_check_killed_by_its_time_limit_is_not_left_checking(self, site, monkeypatch):
+        from celery.exceptions import SoftTimeLimitExceeded  # noqa: PLC0415
+
+        source = source_add(url=site.url("/ayuda/horario"), license=None)
+
+        def killed(*args: object, **kwargs: object) -> None:
+            raise SoftTimeLimitExceeded()
+
+        monkeypatch.setattr("knowledge.sources._check_page", killed)
+        with pytest.raises(SoftTimeLimitExceeded):
+            source_check(source_id=source.pk, enqueue=False)
+        source.refresh_from_db()
+        assert not source.checking
 
     def test_a_site_s_documents_are_kept_and_its_pictures_skipped(self, site, settings):
         """A help site's PDF and Word files were refused as "not a web page" and counted as
