@@ -54,6 +54,8 @@ DOCUMENT_TYPES = {
     "text/csv": "csv",
 }
 XML_TYPES = ("application/xml", "text/xml", "application/rss+xml")
+# What a sitemap may be (sitemaps.org): XML, gzipped XML, or a text file of one URL a line.
+SITEMAP_TYPES = (*XML_TYPES, "application/gzip", "application/x-gzip", "text/plain")
 
 
 class FetchError(ApplicationError):

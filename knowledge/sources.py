@@ -26,6 +26,7 @@ import io
 import logging
 import time
 import uuid
+import zlib
 from collections import Counter, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -49,7 +50,7 @@ from knowledge.extraction.markup import main_content
 from knowledge.fetching import (
     DOCUMENT_TYPES,
     HTML_TYPES,
-    XML_TYPES,
+    SITEMAP_TYPES,
     Fetched,
     Fetcher,
     FetchError,
@@ -65,6 +66,7 @@ from web.exceptions import ApplicationError
 logger = logging.getLogger(__name__)
 
 MAX_SITEMAPS = 20  # child sitemaps of a sitemap index read in one check
+MAX_SITEMAP_BYTES = 50 * 1024 * 1024  # sitemaps.org's limit, unpacked
 _SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 
 
@@ -291,33 +293,57 @@ def _sitemap_urls(source: Source, fetcher: Fetcher) -> list[str]:
     queue, read = deque([source.url]), 0
     host = urlsplit(source.url).netloc
     while queue and read < MAX_SITEMAPS and len(urls) < source.max_pages:
-        fetched = fetcher.get(queue.popleft(), accept=XML_TYPES)
+        fetched = fetcher.get(queue.popleft(), accept=SITEMAP_TYPES)
         if fetched.status != 200:
             raise FetchError(
                 gettext_noop("The sitemap %(url)s answered %(status)s; nothing was changed."),
                 params={"url": fetched.url[:200], "status": fetched.status},
             )
         read += 1
-        root = _parse_sitemap(fetched)
-        for loc in root.iter(f"{_SITEMAP_NS}loc"):
-            url = (loc.text or "").strip()
-            if not url or urlsplit(url).netloc != host:  # another site's pages: not this source's
+        index, listed = _sitemap_entries(fetched)
+        for url in listed:
+            if urlsplit(url).netloc != host:  # another site's pages: not this source's
                 continue
-            if root.tag == f"{_SITEMAP_NS}sitemapindex":
+            if index:
                 queue.append(url)
             elif url not in urls:
                 urls.append(url)
     return urls
 
 
-def _parse_sitemap(fetched: Fetched):  # noqa: ANN202 - an ElementTree element
+def _sitemap_entries(fetched: Fetched) -> tuple[bool, list[str]]:
+    """(whether it is a sitemap index, the URLs it lists), from XML, gzipped XML or text."""
+    body = _gunzipped(fetched) if fetched.body[:2] == b"\x1f\x8b" else fetched.body
+    if fetched.content_type == "text/plain" and body.lstrip()[:1] != b"<":
+        lines = (line.strip() for line in body.decode("utf-8", errors="replace").splitlines())
+        return False, [line for line in lines if line.startswith(("http://", "https://"))]
     try:
-        return defusedxml.ElementTree.fromstring(fetched.body, forbid_dtd=True)
+        root = defusedxml.ElementTree.fromstring(body, forbid_dtd=True)
     except (DefusedXmlException, SyntaxError) as exc:
         raise FetchError(
             gettext_noop("The sitemap %(url)s is not valid XML: %(detail)s."),
             params={"url": fetched.url[:200], "detail": str(exc)[:200]},
         ) from exc
+    listed = [(loc.text or "").strip() for loc in root.iter(f"{_SITEMAP_NS}loc")]
+    return root.tag == f"{_SITEMAP_NS}sitemapindex", [url for url in listed if url]
+
+
+def _gunzipped(fetched: Fetched) -> bytes:
+    """A gzipped sitemap, read up to sitemaps.org's 50 MB (a bomb stops there)."""
+    inflater = zlib.decompressobj(wbits=31)
+    try:
+        body = inflater.decompress(fetched.body, MAX_SITEMAP_BYTES + 1)
+    except zlib.error as exc:
+        raise FetchError(
+            gettext_noop("The sitemap %(url)s is not valid gzip: %(detail)s."),
+            params={"url": fetched.url[:200], "detail": str(exc)[:200]},
+        ) from exc
+    if len(body) > MAX_SITEMAP_BYTES:
+        raise FetchError(
+            gettext_noop("The sitemap %(url)s unpacks to more than %(limit)s MB; it was not read."),
+            params={"url": fetched.url[:200], "limit": MAX_SITEMAP_BYTES // 1048576},
+        )
+    return body
 
 
 def _check_site(

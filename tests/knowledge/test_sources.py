@@ -5,6 +5,7 @@ addresses before connecting, follows redirects carefully, obeys robots.txt and i
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import time
@@ -155,6 +156,38 @@ class TestSitemapSource:
             document.metadata["vectors_reused"] + document.metadata["vectors_embedded"]
             == document.chunk_count
         )
+
+    def test_gzipped_and_text_sitemaps_are_read(self, site):
+        """sitemaps.org's other forms: a big site's index points at gzipped sitemaps, and a
+        small one may list its pages in a text file; both were refused as "not a page"."""
+        xml = site.pages["/sitemap.xml"].body
+        site.pages["/sitemap-1.xml.gz"] = Page(gzip.compress(xml), "application/x-gzip")
+        site.pages["/indice.xml.gz"] = Page(
+            gzip.compress(
+                b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap>'
+                + f"<loc>{site.url('/sitemap-1.xml.gz')}</loc></sitemap></sitemapindex>".encode()
+            ),
+            "application/gzip",
+        )
+        listed = "\n".join(site.url(p) for p in ("/ayuda/horario", "/ayuda/pagos"))
+        site.pages["/sitemap.txt"] = Page(f"{listed}\n".encode(), "text/plain; charset=utf-8")
+
+        gzipped = source_add(url=site.url("/indice.xml.gz"), license=None, mode="sitemap")
+        text = source_add(url=site.url("/sitemap.txt"), license=make_license(), mode="sitemap")
+
+        assert source_check(source_id=gzipped.pk, enqueue=False).new == 5
+        assert source_check(source_id=text.pk, enqueue=False).new == 2
+
+    def test_a_gzipped_sitemap_bomb_is_refused_and_forgets_nothing(self, site):
+        source = source_add(url=site.url("/sitemap.xml"), license=None, mode="sitemap")
+        source_check(source_id=source.pk, enqueue=False)
+        bomb = gzip.compress(b"<urlset>" + b" " * (60 * 1024 * 1024) + b"</urlset>")
+        assert len(bomb) < 100_000
+        site.pages["/sitemap.xml"] = Page(bomb, "application/gzip")
+
+        with pytest.raises(FetchError, match="unpacks to more than 50 MB"):
+            source_check(source_id=source.pk, enqueue=False)
+        assert Document.objects.count() == 5
 
     def test_a_failed_sitemap_forgets_nothing(self, site):
         source = source_add(url=site.url("/sitemap.xml"), license=None, mode="sitemap")
