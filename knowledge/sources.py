@@ -67,6 +67,7 @@ logger = logging.getLogger(__name__)
 
 MAX_SITEMAPS = 20  # child sitemaps of a sitemap index read in one check
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024  # sitemaps.org's limit, unpacked
+MAX_LINKS_PER_PAGE = 10_000  # a source's largest page cap: more links could not be kept
 _SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 
 
@@ -379,17 +380,21 @@ def _check_site(
 
 
 def page_links(fetched: Fetched) -> list[str]:
+    """The page's links, in order, once each, at most MAX_LINKS_PER_PAGE (as many as a
+    source may keep pages: a hostile page of a million anchors costs no more)."""
     try:
         root = lxml.html.document_fromstring(fetched.body)
     except (lxml.etree.ParserError, ValueError):
         return []
-    links = []
+    links: dict[str, None] = {}
     for element, attribute, link, _pos in root.iterlinks():
         if element.tag == "a" and attribute == "href":
             absolute = urljoin(fetched.url, link).split("#")[0]
-            if absolute.startswith(("http://", "https://")) and absolute not in links:
-                links.append(absolute)
-    return links
+            if absolute.startswith(("http://", "https://")):
+                links[absolute] = None
+                if len(links) >= MAX_LINKS_PER_PAGE:
+                    break
+    return list(links)
 
 
 def _prefix(url: str) -> str:

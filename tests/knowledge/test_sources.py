@@ -22,7 +22,13 @@ from knowledge.fetching import FetchError, address_refusal
 from knowledge.models import Chunk, Document, DocumentStatus, Source, SourcePage
 from knowledge.search import SearchOptions
 from knowledge.search import search as engine_search
-from knowledge.sources import source_add, source_check, source_forget
+from knowledge.sources import (
+    MAX_LINKS_PER_PAGE,
+    page_links,
+    source_add,
+    source_check,
+    source_forget,
+)
 from licenses.principals import principal_for_admin, principal_for_license
 from tests.conftest import PDFS, WORKER_SITE_PORT, wait_until
 from tests.documents import DOCUMENTS
@@ -311,6 +317,23 @@ class TestSiteSource:
             source_check(source_id=source.pk, enqueue=False)
         source.refresh_from_db()
         assert not source.checking
+
+    def test_a_page_of_a_million_links_costs_no_more_than_the_links_a_source_keeps(self):
+        """Each link was checked against a list of the ones before it: a 5 MB page of
+        anchors took minutes of a worker's CPU."""
+        anchors = b"".join(b'<a href="/p%d">p</a><a href="/p0">p</a>' % n for n in range(150_000))
+        page = fetching.Fetched(url="http://ayuda.example/", status=200, body=anchors)
+        started = time.monotonic()
+
+        links = page_links(page)
+
+        assert len(links) == MAX_LINKS_PER_PAGE
+        assert links[:3] == [
+            "http://ayuda.example/p0",
+            "http://ayuda.example/p1",
+            "http://ayuda.example/p2",
+        ]
+        assert time.monotonic() - started < 20  # it took over 10 s for 40,000 links
 
     def test_a_site_s_documents_are_kept_and_its_pictures_skipped(self, site, settings):
         """A help site's PDF and Word files were refused as "not a web page" and counted as
