@@ -141,7 +141,7 @@ class ExportFormatSerializer(serializers.Serializer):
 
 
 class QueueExportQuerySerializer(ExportFormatSerializer, QueueQuerySerializer):
-    pass
+    """The review queue's filters and the export's format."""
 
 
 def queue_filters(values: dict[str, Any]) -> selectors.QueueFilters:
@@ -160,21 +160,28 @@ def queue_filters(values: dict[str, Any]) -> selectors.QueueFilters:
     )
 
 
-class ExchangeSerializer(serializers.Serializer):
-    answer_id = serializers.CharField()
-    asked_at = serializers.CharField()
-    license = serializers.CharField()
-    user = serializers.CharField()
-    language = serializers.CharField()
+class MyExchangeSerializer(serializers.Serializer):
+    """A question and its answer as the person who asked sees them (their own data)."""
+
+    answer_id = serializers.UUIDField()
+    asked_at = serializers.DateTimeField()
     question = serializers.CharField()
     answer = serializers.CharField()
-    no_information = serializers.BooleanField()
-    low_score = serializers.BooleanField()
-    best_score = serializers.FloatField(allow_null=True)
+    language = serializers.CharField()
     sources = serializers.ListField(child=serializers.CharField())
     rating = serializers.CharField()
     reason = serializers.CharField()
     comment = serializers.CharField()
+
+
+class ExchangeSerializer(MyExchangeSerializer):
+    """The same exchange in the review queue: who asked, how retrieval did, the review."""
+
+    license = serializers.CharField()
+    user = serializers.CharField()
+    no_information = serializers.BooleanField()
+    low_score = serializers.BooleanField()
+    best_score = serializers.FloatField(allow_null=True)
     verdict = serializers.CharField()
     cause = serializers.CharField()
     review_comment = serializers.CharField()
@@ -388,7 +395,7 @@ class GapQuerySerializer(serializers.Serializer):
 
 
 class GapExportQuerySerializer(ExportFormatSerializer, GapQuerySerializer):
-    pass
+    """The gaps' filters and the export's format."""
 
 
 def _gaps(request: Request, query: type[GapQuerySerializer]) -> tuple[Any, dict[str, Any]]:
@@ -515,18 +522,6 @@ def _gap_answered(pk: int) -> Response:
 
 
 END_USER = OpenApiParameter("user", str, description="License keys only: the end user.")
-
-
-class MyExchangeSerializer(serializers.Serializer):
-    answer_id = serializers.UUIDField()
-    asked_at = serializers.DateTimeField()
-    question = serializers.CharField()
-    answer = serializers.CharField()
-    language = serializers.CharField()
-    sources = serializers.ListField(child=serializers.CharField())
-    rating = serializers.CharField()
-    reason = serializers.CharField()
-    comment = serializers.CharField()
 
 
 class MyConversationSerializer(serializers.Serializer):
