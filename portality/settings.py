@@ -386,6 +386,8 @@ SPECTACULAR_SETTINGS = {
 # How long the health check waits for a worker's answer to its ping (a worker on this
 # machine answers in milliseconds; one busy on a long task still answers within it).
 HEALTH_WORKER_PING_SECONDS = 1.0
+# ... and for the database's (libpq's connect timeout: 2 s at least).
+HEALTH_DATABASE_SECONDS = 2
 CELERY_BROKER_URL = celery_broker_url(REDIS_URL)
 CELERY_RESULT_BACKEND = celery_broker_url(REDIS_URL)
 CELERY_TASK_ACKS_LATE = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -422,8 +423,6 @@ def test_a_killed_worker_is_replaced_its_documents_requeued_and_beat_stays_one(p
 
 
 def test_a_killed_database_is_started_again_and_the_product_recovers(product, tmp_path):
-    import json
-
     import psutil
 
     # Found by killing it under make run: the embedded PostgreSQL is a daemon of its own, so
@@ -446,6 +445,32 @@ def test_a_killed_database_is_started_again_and_the_product_recovers(product, tm
     while document_status(product, document_id) != "ready":
         assert time.monotonic() < deadline, "the worker did not get its database back"
         time.sleep(1)
+
+
+def test_a_database_that_stops_answering_makes_healthz_say_so_at_once(product):
+    """A frozen database (a paused VM, a stalled disk; alive, so make run leaves it) held
+    /healthz on its pooled connection for as long as it stayed silent: the monitor's
+    client gave up and learnt nothing, and each probe kept a thread."""
+    import psutil
+
+    pid = int((product["data_dir"] / "postgres" / "postmaster.pid").read_text().split()[0])
+    postgres = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    for process in postgres:
+        process.suspend()
+    try:
+        started = time.monotonic()
+        status, _type, body = get(product["url"] + "/healthz")  # its client waits 10 s
+        answered_in = time.monotonic() - started
+    finally:
+        for process in postgres:
+            process.resume()
+
+    assert (status, json.loads(body)) == (503, {"status": "unavailable"})
+    assert answered_in < 8  # the check's own connection gives up after 2 s
+    deadline = time.monotonic() + 60
+    while get(product["url"] + "/healthz")[0] != 200:
+        assert time.monotonic() < deadline, "the product did not come back"
+        time.sleep(0.5)
 
 
 def second_run(data_dir: Path, port: int) -> subprocess.CompletedProcess[str]:
