@@ -103,10 +103,12 @@ class DatabaseConfig:
     host: str
     port: str
 
-    def as_django(self, *, pool_size: int = 0) -> dict[str, object]:
+    def as_django(self, *, pool_size: int = 0, connect_timeout: int = 5) -> dict[str, object]:
         """Django's settings for this database. ``pool_size``: keep up to that many
         connections in a pool (psycopg_pool) instead of one per thread kept for a minute —
-        for the ASGI server, whose requests each run in a thread of their own."""
+        for the ASGI server, whose requests each run in a thread of their own.
+        ``connect_timeout``: a connection not made by then fails (libpq waits for the
+        kernel's TCP timeout otherwise, about two minutes when a network drops packets)."""
         config: dict[str, object] = {
             # Django's PostgreSQL backend, its queries counted and timed (django-prometheus).
             "ENGINE": "django_prometheus.db.backends.postgresql",
@@ -117,10 +119,14 @@ class DatabaseConfig:
             "PORT": self.port,
             "CONN_MAX_AGE": 60,
             "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": {"connect_timeout": connect_timeout},
         }
         if pool_size:
             config["CONN_MAX_AGE"] = 0  # a pooled connection goes back to the pool instead
-            config["OPTIONS"] = {"pool": {"min_size": 1, "max_size": pool_size, "timeout": 30}}
+            config["OPTIONS"] = {
+                "connect_timeout": connect_timeout,
+                "pool": {"min_size": 1, "max_size": pool_size, "timeout": 30},
+            }
         return config
 
 

@@ -85,9 +85,14 @@ WEB_BODY_GRACE_SECONDS = env_float("WEB_BODY_GRACE_SECONDS", 15.0)
 # thread of their own, which would otherwise open a connection per request.
 DATABASE_POOL = env_bool("DATABASE_POOL", False)
 
+# A connection to the database not made by then fails (and is retried) instead of waiting
+# out the kernel's TCP timeout behind a network that drops packets.
+DATABASE_CONNECT_TIMEOUT_SECONDS = env_int("DATABASE_CONNECT_TIMEOUT_SECONDS", 5, minimum=2)
+
 DATABASES = {
     "default": parse_database_url("DATABASE_URL", DATABASE_URL).as_django(
-        pool_size=WEB_APP_SLOTS + 2 if DATABASE_POOL else 0
+        pool_size=WEB_APP_SLOTS + 2 if DATABASE_POOL else 0,
+        connect_timeout=DATABASE_CONNECT_TIMEOUT_SECONDS,
     )
 }
 # Streaming replicas of DATABASE_URL (comma-separated URLs) that serve the search's reads

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -207,3 +209,24 @@ def test_env_readers_are_the_only_way_product_code_reads_the_environment():
                 }:
                     direct.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert direct == []
+
+
+def test_a_database_that_never_answers_fails_the_connection_within_its_timeout(settings):
+    """A database behind a network that drops packets, or one that accepts and stays
+    silent, held a connection attempt (and a worker's task) for minutes, or for ever."""
+    from django.db import OperationalError  # noqa: PLC0415
+    from django.db.utils import ConnectionHandler  # noqa: PLC0415
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    port = silent.getsockname()[1]
+    config = parse_database_url("DATABASE_URL", f"postgresql://u@127.0.0.1:{port}/x").as_django()
+    started = time.monotonic()
+
+    with pytest.raises(OperationalError, match="timeout"):
+        ConnectionHandler({"default": config})["default"].ensure_connection()
+    assert time.monotonic() - started < 15  # the default is 5 s
+    silent.close()
+    default = settings.DATABASES["default"]["OPTIONS"]["connect_timeout"]
+    assert default == settings.DATABASE_CONNECT_TIMEOUT_SECONDS == 5
