@@ -7,6 +7,7 @@ are the tasks' own: ``knowledge.tasks`` declares them with these constants."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from functools import partial
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from knowledge.models import Document, DocumentStatus
 from portality.celery import app as celery_app
@@ -23,13 +25,29 @@ from portality.celery import app as celery_app
 INGEST_DOCUMENT = "knowledge.tasks.document_ingest_task"
 DRAIN_VECTOR_OUTBOX = "knowledge.tasks.vector_outbox_drain_task"
 
+logger = logging.getLogger(__name__)
+
 
 def queue_ingestion(document_id: uuid.UUID | str) -> None:
-    celery_app.send_task(INGEST_DOCUMENT, args=[str(document_id)])
+    """Hand a document to the workers. When the broker cannot take the message, the
+    document stays queued, already stored: beat's requeue of queued documents with no
+    message (documents_requeue_stuck) sends it once the broker is back, so the upload is
+    not reported as failed."""
+    _send_or_leave_to_beat(INGEST_DOCUMENT, str(document_id))
 
 
 def queue_outbox_drain() -> None:
-    celery_app.send_task(DRAIN_VECTOR_OUTBOX)
+    """The outbox keeps the changes; beat drains it every 15 s if this message is lost."""
+    _send_or_leave_to_beat(DRAIN_VECTOR_OUTBOX)
+
+
+def _send_or_leave_to_beat(task: str, *args: str) -> None:
+    try:
+        celery_app.send_task(task, args=list(args))
+    except KombuOperationalError as exc:
+        logger.warning(
+            "%s%s not queued, the broker did not take it (%s); beat will", task, args, exc
+        )
 
 
 def documents_queued_again(

@@ -406,6 +406,7 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 3600, minimum=10)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 5
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+BROKER_SOCKET_SECONDS = 3
 # With acks_late, a message whose worker died is redelivered once it has been unacked for
 # visibility_timeout seconds. Kombu looks for such messages on every 10th tick of
 # unacked_restore_interval, so redelivery takes up to timeout + 10 x interval.
@@ -414,7 +415,13 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
         "CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT + 60, minimum=1
     ),
     "unacked_restore_interval": env_int("CELERY_UNACKED_RESTORE_INTERVAL", 10, minimum=1),
+    # A broker that stopped answering (frozen, or behind a network that drops packets) held
+    # every request that queues a task for ever; now the send fails in seconds (uploads
+    # stay queued for beat's requeue, knowledge.queue). Above kombu's 1 s BRPOP wait.
+    "socket_timeout": BROKER_SOCKET_SECONDS,
+    "socket_connect_timeout": BROKER_SOCKET_SECONDS,
 }
+CELERY_REDIS_SOCKET_TIMEOUT = CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = BROKER_SOCKET_SECONDS
 CELERY_BEAT_SCHEDULE = {
     "memory-decay-daily": {
         "task": "memory.tasks.memories_decay_task",

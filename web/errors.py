@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import requires_csrf_token
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 API_PREFIX = "/api/"
 # Seconds a client is asked to wait when a server the product needs is not answering: make
@@ -68,7 +69,8 @@ def unavailable_server(exc: BaseException | None) -> str:
             or cause.sqlstate in _SERVER_GOING_AWAY
         ):
             return "database"
-    if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
+    # Celery's broker (Redis) not taking a message: kombu's error around redis-py's.
+    if isinstance(exc, redis.ConnectionError | redis.TimeoutError | KombuOperationalError):
         return "redis"
     return ""
 

@@ -4,17 +4,21 @@ queued"."""
 
 from __future__ import annotations
 
+import socket
+import time
 from datetime import timedelta
 
 import pytest
 import redis
 from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from knowledge import reingestion
 from knowledge.models import Document, DocumentStatus
 from knowledge.tasks import document_ingest_task
-from tests.factories import make_document
+from tests.factories import as_owner, make_document
 from web.exceptions import ApplicationError
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
@@ -55,3 +59,51 @@ def test_a_queued_upload_whose_message_waits_is_left_alone():
         assert reingestion.documents_requeue_stuck(enqueue=False) == []
     finally:
         redis.Redis.from_url(settings.REDIS_URL).delete(settings.CELERY_TASK_DEFAULT_QUEUE)
+
+
+@pytest.fixture
+def silent_broker():
+    """The app's broker replaced by one that accepts connections and never answers: a frozen
+    Redis, or one behind a network that drops packets."""
+    from portality.celery import app  # noqa: PLC0415
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    original = app.conf.broker_url
+
+    def use(url: str) -> None:
+        app.conf.broker_url = url
+        app._pool = None  # the producers' connections were made for the other broker
+        app.amqp._producer_pool = None
+
+    use(f"redis://127.0.0.1:{listener.getsockname()[1]}/0")
+    yield
+    use(original)
+    listener.close()
+
+
+@pytest.mark.usefixtures("silent_broker")
+def test_an_upload_while_the_broker_is_silent_is_kept_queued_for_beat(
+    django_user_model, django_capture_on_commit_callbacks, caplog
+):
+    """Sending its message waited for the broker's answer for ever, holding the request and
+    one of the web server's eight slots: a handful of uploads stopped the whole console."""
+    user = as_owner(django_user_model.objects.create_user("subida", password="x", is_staff=True))
+    client = APIClient()
+    client.force_authenticate(user)
+    started = time.monotonic()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        created = client.post(
+            "/api/v1/documents",
+            {"file": SimpleUploadedFile("horario.txt", b"La oficina abre a las ocho.")},
+            format="multipart",
+        )
+
+    assert created.status_code == 201, created.content
+    assert time.monotonic() - started < 20  # the broker's socket timeouts, with Celery's retries
+    assert "not queued, the broker did not take it" in caplog.text
+    document = Document.objects.get(pk=created.json()["id"])
+    Document.objects.filter(pk=document.pk).update(updated_at=timezone.now() - timedelta(hours=1))
+    assert reingestion.documents_requeue_stuck(enqueue=False) == [document]

@@ -11,6 +11,7 @@ import pytest
 import redis
 from django.db import connection
 from django.test import Client
+from kombu.exceptions import OperationalError as KombuOperationalError
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -105,4 +106,5 @@ def test_a_redis_that_does_not_answer_is_an_outage_too():
     with pytest.raises(redis.ConnectionError) as refused:
         redis.Redis(port=free_port(), socket_connect_timeout=1).ping()
     assert unavailable_server(refused.value) == "redis"
+    assert unavailable_server(KombuOperationalError("Timeout reading from socket")) == "redis"
     assert unavailable_server(ValueError("a bug")) == ""
