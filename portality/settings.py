@@ -350,6 +350,8 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "portality",
+        # redis-py waits for ever by default: a frozen Redis would hold what asked.
+        "OPTIONS": {"socket_timeout": 3, "socket_connect_timeout": 3},
     }
 }
 

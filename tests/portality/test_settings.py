@@ -230,3 +230,20 @@ def test_a_database_that_never_answers_fails_the_connection_within_its_timeout(s
     silent.close()
     default = settings.DATABASES["default"]["OPTIONS"]["connect_timeout"]
     assert default == settings.DATABASE_CONNECT_TIMEOUT_SECONDS == 5
+
+
+def test_the_cache_gives_up_on_a_redis_that_never_answers(settings):
+    import redis  # noqa: PLC0415
+    from django.core.cache.backends.redis import RedisCache  # noqa: PLC0415
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    options = settings.CACHES["default"]["OPTIONS"]
+    cache = RedisCache(f"redis://127.0.0.1:{silent.getsockname()[1]}/0", {"OPTIONS": options})
+    started = time.monotonic()
+
+    with pytest.raises(redis.TimeoutError):
+        cache.get("anything")
+    assert time.monotonic() - started < 10
+    silent.close()
