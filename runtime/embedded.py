@@ -271,9 +271,17 @@ class EmbeddedServices:
         pid = _read_pid(self.redis_dir / "redis.pid")
         if pid and psutil.pid_exists(pid) and "redis" in _process_name(pid):
             # Alive but not answering on our socket: it is wedged; stop it before restarting.
-            psutil.Process(pid).terminate()
+            # A frozen one (stopped) takes SIGTERM only once it runs again, and would then
+            # save its stale snapshot over its successor's: it is killed (the AOF has every
+            # write up to the last second).
             with contextlib.suppress(psutil.Error):
-                psutil.Process(pid).wait(10)
+                wedged = psutil.Process(pid)
+                wedged.terminate()
+                try:
+                    wedged.wait(10)
+                except psutil.TimeoutExpired:
+                    wedged.kill()
+                    wedged.wait(10)
         for stale in (self.redis_socket, self.redis_dir / "redis.pid"):
             stale.unlink(missing_ok=True)
 

@@ -181,6 +181,29 @@ def test_redis_keeps_every_write_through_a_kill_and_is_restarted(data_dir):
         services.release()
 
 
+def test_a_frozen_redis_is_replaced_and_cannot_write_over_its_successor(data_dir):
+    """A wedged Redis was sent SIGTERM, which a stopped process only takes when it runs
+    again; a new one was started on its files meanwhile, and the old one, resumed, saved
+    its stale snapshot over the new one's on its way out."""
+    import redis as redis_py
+
+    services = EmbeddedServices(data_dir)
+    url = services.acquire(postgres=False, redis=True).redis_url
+    try:
+        redis_py.Redis.from_url(url).set("queued-task", "ingest 42")
+        time.sleep(1.5)  # appendfsync everysec
+        frozen = psutil.Process(redis_pid(data_dir))
+        frozen.suspend()
+
+        assert services.redis_restart_if_down() is True
+        assert not frozen.is_running() or frozen.status() == psutil.STATUS_ZOMBIE
+        client = redis_py.Redis.from_url(url)
+        assert client.get("queued-task") == b"ingest 42"
+        assert redis_pid(data_dir) != frozen.pid
+    finally:
+        services.release()
+
+
 def restarted_postgres(services: EmbeddedServices) -> bool:
     """postgres_restart_if_down() as make run's ticks call it: a start refused because the
     killed postmaster's background processes still hold its shared memory is tried again."""
