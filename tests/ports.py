@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 
 
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def silent_server() -> Iterator[int]:
+    """A loopback port that accepts connections and never answers: a frozen server, or one
+    behind a network that drops packets."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        yield listener.getsockname()[1]
 
 
 def wait_for_port(

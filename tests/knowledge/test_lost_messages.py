@@ -4,7 +4,6 @@ queued"."""
 
 from __future__ import annotations
 
-import socket
 import time
 from datetime import timedelta
 
@@ -19,6 +18,7 @@ from knowledge import reingestion
 from knowledge.models import Document, DocumentStatus
 from knowledge.tasks import document_ingest_task
 from tests.factories import as_owner, make_document
+from tests.ports import silent_server
 from web.exceptions import ApplicationError
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
@@ -67,9 +67,6 @@ def silent_broker():
     Redis, or one behind a network that drops packets."""
     from portality.celery import app  # noqa: PLC0415
 
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
     original = app.conf.broker_url
 
     def use(url: str) -> None:
@@ -77,10 +74,12 @@ def silent_broker():
         app._pool = None  # the producers' connections were made for the other broker
         app.amqp._producer_pool = None
 
-    use(f"redis://127.0.0.1:{listener.getsockname()[1]}/0")
-    yield
-    use(original)
-    listener.close()
+    with silent_server() as port:
+        use(f"redis://127.0.0.1:{port}/0")
+        try:
+            yield
+        finally:
+            use(original)
 
 
 @pytest.mark.usefixtures("silent_broker")

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from django.test import SimpleTestCase
 
 from portality.checks import refuse_to_start_on_errors
 from portality.env import celery_broker_url, env_bool, env_int, parse_database_url
+from tests.ports import silent_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -217,17 +217,14 @@ def test_a_database_that_never_answers_fails_the_connection_within_its_timeout(s
     from django.db import OperationalError  # noqa: PLC0415
     from django.db.utils import ConnectionHandler  # noqa: PLC0415
 
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen()
-    port = silent.getsockname()[1]
-    config = parse_database_url("DATABASE_URL", f"postgresql://u@127.0.0.1:{port}/x").as_django()
-    started = time.monotonic()
+    with silent_server() as port:
+        url = f"postgresql://u@127.0.0.1:{port}/x"
+        config = parse_database_url("DATABASE_URL", url).as_django()
+        started = time.monotonic()
 
-    with pytest.raises(OperationalError, match="timeout"):
-        ConnectionHandler({"default": config})["default"].ensure_connection()
+        with pytest.raises(OperationalError, match="timeout"):
+            ConnectionHandler({"default": config})["default"].ensure_connection()
     assert time.monotonic() - started < 15  # the default is 5 s
-    silent.close()
     default = settings.DATABASES["default"]["OPTIONS"]["connect_timeout"]
     assert default == settings.DATABASE_CONNECT_TIMEOUT_SECONDS == 5
 
@@ -236,14 +233,11 @@ def test_the_cache_gives_up_on_a_redis_that_never_answers(settings):
     import redis  # noqa: PLC0415
     from django.core.cache.backends.redis import RedisCache  # noqa: PLC0415
 
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen()
-    options = settings.CACHES["default"]["OPTIONS"]
-    cache = RedisCache(f"redis://127.0.0.1:{silent.getsockname()[1]}/0", {"OPTIONS": options})
-    started = time.monotonic()
+    with silent_server() as port:
+        options = settings.CACHES["default"]["OPTIONS"]
+        cache = RedisCache(f"redis://127.0.0.1:{port}/0", {"OPTIONS": options})
+        started = time.monotonic()
 
-    with pytest.raises(redis.TimeoutError):
-        cache.get("anything")
+        with pytest.raises(redis.TimeoutError):
+            cache.get("anything")
     assert time.monotonic() - started < 10
-    silent.close()
