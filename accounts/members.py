@@ -26,7 +26,7 @@ from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext, gettext_noop
 
 from accounts.audit import Actor, audit_record, current_actor
-from accounts.models import Invitation
+from accounts.models import Invitation, SingleSignOnIdentity
 from accounts.roles import ROLES, roles_ensure
 from accounts.services import token_hash
 from web.exceptions import ApplicationError
@@ -289,3 +289,12 @@ def member_set_active(*, user: Any, active: bool) -> None:  # noqa: ANN401
             target=f"account:{user.get_username()}",
         )
     user.is_active = active
+
+
+def member_sso_unlink(*, user: Any) -> None:  # noqa: ANN401
+    """The member's identity at the provider is no longer theirs (their account there was
+    made again): their next single sign-on joins them anew, by a verified e-mail."""
+    with transaction.atomic():
+        removed, _ = SingleSignOnIdentity.objects.filter(user=user).delete()
+        if removed:
+            audit_record("member.sso_unlinked", target=f"account:{user.get_username()}")

@@ -93,3 +93,26 @@ class AuditRetention(models.Model):
 
     def __str__(self) -> str:
         return f"{self.days} days"
+
+
+class SingleSignOnIdentity(models.Model):
+    """Who an account is at the identity provider: its issuer and subject, the only pair
+    OpenID Connect makes stable (Core §5.7). An e-mail address is not: it can be
+    unverified, or given to someone else. An account found by its e-mail at its first
+    single sign-on is bound here, and from then on only this subject signs in as it."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sso_identities"
+    )
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    linked_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "subject"], name="sso_identity_unique"),
+            models.UniqueConstraint(fields=["user", "issuer"], name="sso_identity_one_per_issuer"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"

@@ -3,7 +3,14 @@ with PKCE, state and nonce; the ID token's signature, issuer, audience and expir
 accounts created at first sign-in when OIDC_CREATE_ACCOUNTS allows it; the console role
 taken from a claim (OIDC_ROLE_CLAIM, "groups") through OIDC_ROLE_MAP at every sign-in.
 An SSO session is not asked for the console's own second factor: the identity provider
-owns it."""
+owns it.
+
+Who signs in is the ID token's issuer and subject, never the e-mail address alone (the
+library's default): an account is found by its bound ``SingleSignOnIdentity``; found by
+e-mail only at its first single sign-on, only when the provider says the address is
+verified, and only when no other subject is bound to it. Otherwise anyone whose provider
+lets them type an address (an unverified e-mail, a reassigned one) would sign in as the
+console account that has it, its roles and second factor included."""
 
 from __future__ import annotations
 
@@ -14,13 +21,17 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import SuspiciousOperation
 from django.db import transaction
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.translation import gettext_lazy as _
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
-from accounts.audit import audit_record
+from accounts.audit import Actor, audit_record
+from accounts.models import SingleSignOnIdentity
 from accounts.roles import ROLES, roles_ensure
 from accounts.two_factor import SSO_SESSION_KEY
+from web.http import client_ip
 
 
 def role_map() -> dict[str, str]:
@@ -36,7 +47,85 @@ def roles_from_claims(claims: dict[str, Any]) -> list[str]:
     return [r for r in dict.fromkeys(mapping[g] for g in groups if g in mapping) if r in ROLES]
 
 
+REFUSALS = {
+    "no_role": _(
+        "Your groups at the identity provider give you no role in this console. Ask an owner."
+    ),
+    "deactivated": _("Your console account is deactivated. Ask an owner."),
+    "unverified_email": _(
+        "Your identity provider does not say your e-mail address is verified, so it cannot "
+        "sign you in as the console account that has that address. Verify it there, or ask "
+        "an owner."
+    ),
+    "other_identity": _(
+        "The console account with your e-mail address signs in as someone else at your "
+        "identity provider. If the account is yours, an owner can unlink its single sign-on "
+        "on the Members page."
+    ),
+    "no_account": _(
+        "There is no console account for your e-mail address, and this console does not "
+        "create them at sign-in. Ask an owner for an invitation."
+    ),
+}
+REFUSAL_SESSION_KEY = "sso_refusal"
+
+
+class Refused(SuspiciousOperation):
+    """A sign-in the console turns away, with the reason the login page gives."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+
+
+def email_is_verified(claims: dict[str, Any]) -> bool:
+    """The provider vouches for the address (``email_verified``; some send it as a string),
+    or the deployment says its provider only has addresses its administrators set."""
+    verified = claims.get("email_verified")
+    return verified is True or str(verified).lower() == "true" or (settings.OIDC_TRUST_EMAILS)
+
+
 class ConsoleOIDCBackend(OIDCAuthenticationBackend):
+    def get_or_create_user(self, access_token: str, id_token: str, payload: dict[str, Any]) -> Any:  # noqa: ANN401
+        """The library's flow; a refusal's reason is kept for the login page."""
+        try:
+            user = super().get_or_create_user(access_token, id_token, payload)
+        except Refused as refusal:
+            self._keep_refusal(refusal.reason)
+            raise
+        if user is None:
+            self._keep_refusal("no_account")
+        return user
+
+    def _keep_refusal(self, reason: str) -> None:
+        if getattr(self, "request", None) is not None:
+            self.request.session[REFUSAL_SESSION_KEY] = reason
+
+    def get_userinfo(
+        self, access_token: str, id_token: str, payload: dict[str, Any]
+    ) -> dict[str, Any]:
+        """OpenID Connect Core §5.3.2: the user info must be about the ID token's subject
+        (the library takes it on trust)."""
+        claims = super().get_userinfo(access_token, id_token, payload)
+        if not payload.get("sub") or claims.get("sub") != payload["sub"]:
+            raise SuspiciousOperation("The user info is about another subject than the ID token.")
+        return claims
+
+    def filter_users_by_claims(self, claims: dict[str, Any]) -> QuerySet[Any]:
+        """The account bound to this subject; else, at its first single sign-on, the account
+        with this verified e-mail that no other subject is bound to."""
+        bound = self.UserModel.objects.filter(
+            sso_identities__issuer=settings.OIDC_ISSUER, sso_identities__subject=claims["sub"]
+        )
+        if bound.exists():
+            return bound
+        by_email = super().filter_users_by_claims(claims)
+        if by_email.exists() and not email_is_verified(claims):
+            raise Refused("unverified_email", f"{claims['email']} is not verified")
+        if by_email.filter(sso_identities__issuer=settings.OIDC_ISSUER).exists():
+            raise Refused("other_identity", f"{claims['email']} is bound to another subject")
+        return by_email
+
     def _verify_jws(self, payload: str, key: Any) -> dict[str, Any]:  # noqa: ANN401
         """The library checks the signature only; a token issued to another client, by
         another issuer, or expired is refused here too."""
@@ -60,16 +149,20 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
         if not claims.get("email"):
             return False
         if not roles_from_claims(claims):
-            raise SuspiciousOperation(
-                f"No console role for {settings.OIDC_ROLE_CLAIM} of {claims.get('email')}"
+            raise Refused(
+                "no_role", f"No console role for {settings.OIDC_ROLE_CLAIM} of {claims['email']}"
             )
         return True
 
     def create_user(self, claims: dict[str, Any]) -> Any:  # noqa: ANN401
+        if self.UserModel.objects.filter(username__iexact=claims["email"]).exists():
+            # A local account named by this address but holding another one.
+            raise Refused("other_identity", f"the username {claims['email']} is taken")
         with transaction.atomic():
             user = self.UserModel.objects.create_user(
                 username=claims["email"], email=claims["email"], is_staff=True
             )  # no usable password: this account signs in through the identity provider
+            self._bind(user, claims)
             self._give_roles(user, claims)
             audit_record(
                 "member.joined",
@@ -80,9 +173,23 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
 
     def update_user(self, user: Any, claims: dict[str, Any]) -> Any:  # noqa: ANN401
         if not user.is_active:
-            raise SuspiciousOperation("This account is deactivated.")
-        self._give_roles(user, claims)
+            raise Refused("deactivated", "This account is deactivated.")
+        with transaction.atomic():
+            if not user.sso_identities.filter(issuer=settings.OIDC_ISSUER).exists():
+                self._bind(user, claims)
+                audit_record(
+                    "member.sso_linked",
+                    target=f"account:{user.get_username()}",
+                    details={"issuer": settings.OIDC_ISSUER},
+                    actor=Actor(user.get_username(), user.pk, client_ip(self.request)),
+                )
+            self._give_roles(user, claims)
         return user
+
+    def _bind(self, user: Any, claims: dict[str, Any]) -> None:  # noqa: ANN401
+        SingleSignOnIdentity.objects.create(
+            user=user, issuer=settings.OIDC_ISSUER, subject=claims["sub"]
+        )
 
     def _give_roles(self, user: Any, claims: dict[str, Any]) -> None:  # noqa: ANN401
         """The identity provider's groups decide the roles, at every sign-in."""

@@ -19,6 +19,7 @@ from limits.storage import RedisStorage
 from limits.strategies import SlidingWindowCounterRateLimiter
 
 from accounts.audit import Actor, audit_record, person_pseudonym
+from accounts.oidc import REFUSAL_SESSION_KEY, REFUSALS
 from datastores.redis_pool import shared_redis
 from web.http import StaffAuthenticationForm, client_ip
 
@@ -32,7 +33,13 @@ class ConsoleLoginView(auth_views.LoginView):
             "mail_enabled": settings.MAIL_ENABLED,
             "oidc_enabled": settings.OIDC_ENABLED,
             "sso_failed": self.request.GET.get("sso") == "failed",
+            "sso_refusal": self._sso_refusal(),
         }
+
+    def _sso_refusal(self) -> str:
+        """Why the last single sign-on was turned away, said once."""
+        reason = self.request.session.pop(REFUSAL_SESSION_KEY, "")
+        return str(REFUSALS.get(reason, "")) if self.request.GET.get("sso") == "failed" else ""
 
 
 @functools.lru_cache(maxsize=1)

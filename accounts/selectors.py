@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from accounts.models import AuditEntry, Invitation, PersonalToken
+from accounts.models import AuditEntry, Invitation, PersonalToken, SingleSignOnIdentity
 from accounts.roles import ROLES
 
 
@@ -26,6 +26,7 @@ class MemberRow:
     user: Any
     role: str  # the one role the console shows ("" when none yet)
     two_factor: bool
+    single_sign_on: bool = False  # joined to a person at the identity provider
     last_owner: bool = False  # nobody else could run the team: neither demoted nor deactivated
 
 
@@ -40,11 +41,12 @@ def member_rows() -> list[MemberRow]:
     with_two_factor = set(
         TOTPDevice.objects.filter(confirmed=True).values_list("user_id", flat=True)
     )
+    with_sso = set(SingleSignOnIdentity.objects.values_list("user_id", flat=True))
     rows = []
     for user in users:
         names = [group.name for group in user.groups.all() if group.name in ROLES]
         role = "owner" if user.is_superuser else (names[0] if names else "")
-        rows.append(MemberRow(user, role, user.pk in with_two_factor))
+        rows.append(MemberRow(user, role, user.pk in with_two_factor, user.pk in with_sso))
     owners = [row for row in rows if row.role == "owner" and row.user.is_active]
     if len(owners) == 1:
         rows[rows.index(owners[0])] = replace(owners[0], last_owner=True)

@@ -16,6 +16,7 @@ urlpatterns = [
     path("members/<int:pk>/role", views.member_role, name="member-role"),
     path("members/<int:pk>/active", views.member_active, name="member-active"),
     path("members/<int:pk>/two-factor", views.member_two_factor_reset, name="member-two-factor"),
+    path("members/<int:pk>/single-sign-on", views.member_sso_unlink, name="member-sso-unlink"),
     path("members/<int:pk>/password-link", views.member_password_link, name="member-password-link"),
     path("invitations/<int:pk>/revoke", views.invitation_revoke, name="invitation-revoke"),
 ]

@@ -169,6 +169,19 @@ def member_active(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @console_permission(MANAGE_MEMBERS)
 @require_POST
+def member_sso_unlink(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    member = _member(pk)
+    members.member_sso_unlink(user=member)
+    messages.success(
+        request,
+        _("%(username)s's single sign-on is unlinked: their next sign-in joins them again.")
+        % {"username": member.get_username()},
+    )
+    return redirect("accounts:members")
+
+
+@console_permission(MANAGE_MEMBERS)
+@require_POST
 def invitation_revoke(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     invitation = get_object_or_404(Invitation, pk=pk)
     members.invitation_revoke(invitation=invitation)

@@ -19,7 +19,7 @@ from django.core.exceptions import SuspiciousOperation
 from django.test import Client
 from django.utils import timezone
 
-from accounts.models import AuditEntry
+from accounts.models import AuditEntry, SingleSignOnIdentity
 from accounts.oidc import ConsoleOIDCBackend
 from accounts.roles import user_roles
 from tests.oidc_provider import oidc_provider, sign_in_at_provider
@@ -45,6 +45,12 @@ ACCOUNTS = {
     "pia": {"email": "pia@example.org", "email_verified": True, "groups": ["staff", "privacy"]},
     "kim": {"email": "kim@example.org", "email_verified": True, "groups": ["editors"]},
     "max": {"email": "max@example.org", "email_verified": True, "groups": ["marketing"]},
+    # Someone the provider lets type any address, and pia made again at the provider.
+    "eve": {"email": "pia@example.org", "email_verified": False, "groups": ["editors"]},
+    "eve-as-boss": {"email": "boss@example.org", "email_verified": False, "groups": ["editors"]},
+    "pia-again": {"email": "pia@example.org", "email_verified": True, "groups": ["privacy"]},
+    "boss": {"email": "Boss@Example.org", "email_verified": True, "groups": ["admins"]},
+    "ola": {"email": "ola@example.org", "email_verified": "false", "groups": ["editors"]},
 }
 
 
@@ -173,3 +179,87 @@ def test_sign_in_is_off_until_configured(client, settings):
     settings.OIDC_ENABLED = False
     assert client.get("/oidc/authenticate/").status_code == 404
     assert "single sign-on" not in client.get("/accounts/login/").content.decode()
+
+
+def refusal_of(client: Client) -> str:
+    assert client.landing["Location"] == "/accounts/login/?sso=failed"  # type: ignore[attr-defined]
+    page = client.get("/accounts/login/?sso=failed").content.decode()
+    return " ".join(page.split())
+
+
+def test_an_unverified_address_does_not_sign_in_as_the_account_that_has_it(sso):
+    boss = get_user_model().objects.create_superuser(
+        "boss", email="boss@example.org", password="Correct-Horse-Battery-9"
+    )
+
+    refused = sign_in("eve-as-boss")  # before: signed in as boss
+
+    assert "does not say your e-mail address is verified" in refusal_of(refused)
+    boss.refresh_from_db()
+    assert boss.is_superuser and not boss.sso_identities.exists()
+    assert not AuditEntry.objects.filter(action="account.signed_in", actor="boss").exists()
+
+    # The owner themself, verified at the provider: joined at first sign-in, from then on.
+    joined = sign_in("boss")
+    assert joined.landing["Location"] == "/"  # type: ignore[attr-defined]
+    identity = SingleSignOnIdentity.objects.get(user=boss)
+    assert (identity.issuer, identity.subject) == (sso.issuer, "boss")
+    linked = AuditEntry.objects.get(action="member.sso_linked")
+    assert (linked.actor, linked.target) == ("boss", "account:boss")
+
+
+def test_only_the_subject_joined_to_an_account_signs_in_as_it(sso):
+    sign_in("pia")
+    pia = get_user_model().objects.get(email="pia@example.org")
+    assert SingleSignOnIdentity.objects.get(user=pia).subject == "pia"
+
+    assert "does not say your e-mail address is verified" in refusal_of(sign_in("eve"))
+    # Verified, but someone else at the provider: the address changed hands.
+    assert "an owner can unlink its single sign-on" in refusal_of(sign_in("pia-again"))
+    # The account follows its subject, not its address.
+    get_user_model().objects.filter(pk=pia.pk).update(email="pia.old@example.org")
+    assert sign_in("pia").landing["Location"] == "/"  # type: ignore[attr-defined]
+    assert get_user_model().objects.filter(is_staff=True).count() == 1
+
+
+def test_an_owner_unlinks_a_member_whose_identity_changed(sso):
+    sign_in("pia")
+    pia = get_user_model().objects.get(email="pia@example.org")
+    owner = Client()
+    owner.force_login(get_user_model().objects.create_superuser("owner", password="x"))
+    assert "Unlink single sign-on" in owner.get("/account/members/").content.decode()
+
+    officer = Client()
+    officer.force_login(pia)
+    assert officer.post(f"/account/members/{pia.pk}/single-sign-on").status_code == 403
+    done = owner.post(f"/account/members/{pia.pk}/single-sign-on", follow=True)
+
+    assert "single sign-on is unlinked" in done.content.decode()
+    assert AuditEntry.objects.filter(action="member.sso_unlinked", actor="owner").exists()
+    assert sign_in("pia-again").landing["Location"] == "/"  # type: ignore[attr-defined]
+    assert SingleSignOnIdentity.objects.get(user=pia).subject == "pia-again"
+
+
+def test_a_new_account_is_joined_to_its_subject_whatever_its_address(sso):
+    assert sign_in("ola").landing["Location"] == "/"  # type: ignore[attr-defined]
+    ola = get_user_model().objects.get(email="ola@example.org")
+    assert SingleSignOnIdentity.objects.get(user=ola).subject == "ola"
+
+
+def test_an_unverified_address_joins_only_when_the_deployment_trusts_its_provider(sso, settings):
+    get_user_model().objects.create_user("boss", email="boss@example.org", is_staff=True)
+    assert sign_in("eve-as-boss").landing["Location"] != "/"  # type: ignore[attr-defined]
+
+    settings.OIDC_TRUST_EMAILS = True
+
+    assert sign_in("eve-as-boss").landing["Location"] == "/"  # type: ignore[attr-defined]
+
+
+def test_user_info_about_another_subject_is_refused(sso):
+    tokens = _tokens(sso, CLIENTS[0], nonce="n")
+    backend = ConsoleOIDCBackend()
+    payload = backend.verify_token(tokens["id_token"], nonce="n")
+
+    assert backend.get_userinfo(tokens["access_token"], tokens["id_token"], payload)["sub"] == "pia"
+    with pytest.raises(SuspiciousOperation, match="another subject"):
+        backend.get_userinfo(tokens["access_token"], tokens["id_token"], {**payload, "sub": "kim"})
