@@ -8,7 +8,8 @@ owns it.
 Who signs in is the ID token's issuer and subject, never the e-mail address alone (the
 library's default): an account is found by its bound ``SingleSignOnIdentity``; found by
 e-mail only at its first single sign-on, only when the provider says the address is
-verified, and only when no other subject is bound to it. Otherwise anyone whose provider
+verified, and only when no other subject is bound to it. A new account is named by a
+verified address too. Otherwise anyone whose provider
 lets them type an address (an unverified e-mail, a reassigned one) would sign in as the
 console account that has it, its roles and second factor included."""
 
@@ -53,9 +54,8 @@ REFUSALS = {
     ),
     "deactivated": _("Your console account is deactivated. Ask an owner."),
     "unverified_email": _(
-        "Your identity provider does not say your e-mail address is verified, so it cannot "
-        "sign you in as the console account that has that address. Verify it there, or ask "
-        "an owner."
+        "Your identity provider does not say your e-mail address is verified, and this "
+        "console only lets in verified addresses. Verify it there, or ask an owner."
     ),
     "other_identity": _(
         "The console account with your e-mail address signs in as someone else at your "
@@ -155,6 +155,9 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
         return True
 
     def create_user(self, claims: dict[str, Any]) -> Any:  # noqa: ANN401
+        if not email_is_verified(claims):
+            # The account would be named by it: on the Members page, in the audit trail.
+            raise Refused("unverified_email", f"{claims['email']} is not verified")
         if self.UserModel.objects.filter(username__iexact=claims["email"]).exists():
             # A local account named by this address but holding another one.
             raise Refused("other_identity", f"the username {claims['email']} is taken")

@@ -263,9 +263,9 @@ OIDC_USE_PKCE = True
 OIDC_PKCE_CODE_CHALLENGE_METHOD = "S256"
 OIDC_USE_NONCE = True
 OIDC_CREATE_USER = env_bool("OIDC_CREATE_ACCOUNTS", True)
-# An existing account is joined to its first single sign-on by e-mail only when the
-# provider says the address is verified (email_verified), unless this says every address
-# it sends is one its administrators set (a provider that sends no email_verified).
+# Single sign-on lets in only addresses the provider says are verified (email_verified),
+# unless this says every address it sends is one its administrators set (a provider that
+# sends no email_verified).
 OIDC_TRUST_EMAILS = env_bool("OIDC_TRUST_EMAILS")
 OIDC_ROLE_CLAIM = env_str("OIDC_ROLE_CLAIM", "groups")
 # "idp-group=role,…" with the console's roles: owner, knowledge_editor, support,
