@@ -3,7 +3,7 @@ with PKCE, state and nonce; the ID token's signature, issuer, audience and expir
 accounts created at first sign-in when OIDC_CREATE_ACCOUNTS allows it; the console role
 taken from a claim (OIDC_ROLE_CLAIM, "groups") through OIDC_ROLE_MAP at every sign-in.
 An SSO session is not asked for the console's own second factor: the identity provider
-owns it.
+owns it. It lasts OIDC_SESSION_HOURS, then the provider is asked again.
 
 Who signs in is the ID token's issuer and subject, never the e-mail address alone (the
 library's default): an account is found by its bound ``SingleSignOnIdentity``; found by
@@ -15,6 +15,7 @@ console account that has it, its roles and second factor included."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import jwt
@@ -23,6 +24,7 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import SuspiciousOperation
 from django.db import transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext_lazy as _
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
@@ -208,6 +210,10 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
         user = super().authenticate(request, **kwargs)
         if user is not None and request is not None:
             request.session[SSO_SESSION_KEY] = True
+            # Then the provider is asked again: someone it removed, deactivated or moved
+            # to other groups loses the console within this time, not two weeks.
+            hours = timedelta(hours=settings.OIDC_SESSION_HOURS)
+            request.session.set_expiry(timezone.now() + hours)
         return user
 
 

@@ -272,6 +272,9 @@ OIDC_ROLE_CLAIM = env_str("OIDC_ROLE_CLAIM", "groups")
 # privacy_officer. Someone whose groups map to no role is not let in.
 OIDC_ROLE_MAP = env_str("OIDC_ROLE_MAP")
 OIDC_TIMEOUT = env_int("OIDC_TIMEOUT_SECONDS", 10, minimum=1)
+# A single sign-on session ends after this, whatever its use: the next sign-in asks the
+# provider again (often without a page), so leaving it or changing groups there counts.
+OIDC_SESSION_HOURS = env_int("OIDC_SESSION_HOURS", 8, minimum=1)
 OIDC_AUTHENTICATION_CALLBACK_URL = "oidc-callback"
 LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
 if OIDC_ENABLED:

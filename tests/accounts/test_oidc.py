@@ -265,3 +265,14 @@ def test_user_info_about_another_subject_is_refused(sso):
     assert backend.get_userinfo(tokens["access_token"], tokens["id_token"], payload)["sub"] == "pia"
     with pytest.raises(SuspiciousOperation, match="another subject"):
         backend.get_userinfo(tokens["access_token"], tokens["id_token"], {**payload, "sub": "kim"})
+
+
+def test_a_single_sign_on_session_ends_after_its_hours_however_it_is_used(sso, settings):
+    settings.OIDC_SESSION_HOURS = 8
+    client = sign_in("kim")
+    assert client.get("/knowledge/").status_code == 200
+
+    with time_machine.travel(timezone.now() + timedelta(hours=7, minutes=50)):
+        assert client.get("/knowledge/").status_code == 200  # used: no longer than 8 h
+    with time_machine.travel(timezone.now() + timedelta(hours=8, minutes=1)):
+        assert client.get("/knowledge/")["Location"].startswith("/accounts/login/")
