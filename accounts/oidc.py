@@ -24,8 +24,8 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import SuspiciousOperation
 from django.db import transaction
 from django.db.models import QuerySet
-from django.utils import timezone
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
