@@ -246,6 +246,12 @@ def _keeps_an_owner(user: Any) -> None:  # noqa: ANN401
         )
 
 
+def role_follows_provider(user: Any) -> bool:  # noqa: ANN401
+    """Single sign-on sets this member's role at each sign-in (OIDC_ROLE_MAP): a role set
+    here would be undone at their next one."""
+    return settings.OIDC_ENABLED and user.sso_identities.exists()
+
+
 def member_set_role(*, user: Any, role: str) -> None:  # noqa: ANN401
     """``user`` holds exactly ``role`` from now on (a superuser who is given another role
     stops being one: a superuser is an owner)."""
@@ -253,6 +259,14 @@ def member_set_role(*, user: Any, role: str) -> None:  # noqa: ANN401
         raise ApplicationError(
             gettext_noop("Unknown role %(role)s; use one of %(roles)s."),
             params={"role": role, "roles": ", ".join(ROLES)},
+        )
+    if role_follows_provider(user):
+        raise ApplicationError(
+            gettext_noop(
+                "%(username)s signs in with single sign-on: their role comes from their "
+                "groups at the identity provider, at every sign-in. Change their groups there."
+            ),
+            params={"username": user.get_username()},
         )
     if role != "owner":
         _keeps_an_owner(user)

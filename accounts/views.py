@@ -104,6 +104,7 @@ def _members_page(request: HtmxHttpRequest, **shown: Any) -> HttpResponse:  # no
         "invitations": selectors.pending_invitations(),
         "role_choices": list(ROLE_LABELS.items()),
         "mail_enabled": settings.MAIL_ENABLED,
+        "oidc_enabled": settings.OIDC_ENABLED,
     }
     response = render(request, "accounts/members.html", context)
     response["Cache-Control"] = "no-store"  # it may show an invitation or password link

@@ -9,6 +9,7 @@ import base64
 import hashlib
 import secrets
 from datetime import timedelta
+from io import StringIO
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
@@ -16,6 +17,7 @@ import pytest
 import time_machine
 from django.contrib.auth import get_user_model
 from django.core.exceptions import SuspiciousOperation
+from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
@@ -276,3 +278,25 @@ def test_a_single_sign_on_session_ends_after_its_hours_however_it_is_used(sso, s
         assert client.get("/knowledge/").status_code == 200  # used: no longer than 8 h
     with time_machine.travel(timezone.now() + timedelta(hours=8, minutes=1)):
         assert client.get("/knowledge/")["Location"].startswith("/accounts/login/")
+
+
+def test_a_single_sign_on_member_s_role_is_changed_at_the_provider_not_on_members(sso, settings):
+    sign_in("kim")
+    kim = get_user_model().objects.get(email="kim@example.org")
+    owner = Client()
+    owner.force_login(get_user_model().objects.create_superuser("owner", password="x"))
+    page = " ".join(owner.get("/account/members/").content.decode().split())
+    assert "from their groups at the identity provider" in page
+    assert f'id="role-{kim.pk}"' not in page  # no choice the next sign-in would undo
+
+    refused = owner.post(f"/account/members/{kim.pk}/role", {"role": "owner"}, follow=True)
+
+    assert "Change their groups there" in refused.content.decode()
+    assert user_roles(get_user_model().objects.get(pk=kim.pk)) == ["knowledge_editor"]
+    out = StringIO()
+    call_command("grant_role", "kim@example.org", "support", stdout=out)
+    assert "set their role again at their next sign-in" in out.getvalue()
+
+    settings.OIDC_ENABLED = False  # the deployment left single sign-on: roles are set here
+    owner.post(f"/account/members/{kim.pk}/role", {"role": "owner"})
+    assert user_roles(get_user_model().objects.get(pk=kim.pk)) == ["owner"]

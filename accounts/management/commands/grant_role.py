@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from accounts.members import role_follows_provider
 from accounts.roles import ROLES, role_grant, role_revoke, user_roles
 from web.exceptions import ApplicationError
 
@@ -37,6 +38,12 @@ class Command(BaseCommand):
             raise CommandError(exc.message) from exc
         verb = "no longer has" if options["revoke"] else "now has"
         self.stdout.write(f"{options['username']} {verb} the role {options['role']}.")
+        user = get_user_model().objects.get(username=options["username"])
+        if role_follows_provider(user):
+            self.stdout.write(
+                f"{options['username']} signs in with single sign-on: their groups at the "
+                "identity provider set their role again at their next sign-in."
+            )
         if demoted:
             self.stdout.write(
                 f"{options['username']} was a superuser (every permission); it is not one "
