@@ -11,7 +11,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import render
+from django.shortcuts import render, resolve_url
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext_lazy as _
 from django_htmx.middleware import HtmxDetails
@@ -74,14 +74,16 @@ async def _in_request_thread(events: Iterator[str]) -> AsyncIterator[str]:
 
 
 def safe_next(request: HttpRequest, *, fallback: str) -> str:
-    """The form's ``next`` when it points into this site; ``fallback`` (a URL name) otherwise,
-    so a crafted link cannot send an admin elsewhere after an action (open redirect)."""
+    """The form's ``next`` when it is a path on this site; ``fallback`` (a URL name or a
+    path) otherwise, so a crafted link cannot send an admin elsewhere after an action (open
+    redirect). Only a path: ``redirect`` reads anything else as a URL name, and "-1" was a
+    500 (found fuzzing the console)."""
     target = request.POST.get("next") or request.GET.get("next") or ""
-    if url_has_allowed_host_and_scheme(
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         return target
-    return fallback
+    return resolve_url(fallback)
 
 
 def login_locked_out(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:

@@ -31,6 +31,26 @@ class TestAdminPage:
         admin_client.post(f"/memories/{memory.pk}/delete")
         assert not Memory.objects.exists()
 
+    @pytest.mark.parametrize(
+        ("next_", "lands_on"),
+        [
+            ("/memories/?status=active", "/memories/?status=active"),
+            ("https://evil.example/", "/memories/"),
+            ("//evil.example/", "/memories/"),
+            ("-1", "/memories/"),  # was a 500: redirect() read it as a URL name
+            ("memory:memory-list", "/memories/"),
+        ],
+    )
+    def test_after_an_action_only_a_path_on_this_site_is_followed(
+        self, admin_client, license, next_, lands_on
+    ):
+        consent(license)
+        memory = propose(license, "Prefiere la piscina")
+
+        done = admin_client.post(f"/memories/{memory.pk}/toggle", {"next": next_})
+
+        assert done.status_code == 302 and done["Location"] == lands_on
+
     def test_dashboard_and_license_page_show_memory_figures(self, admin_client, license):
         consent(license)
         propose(license, "Prefiere la piscina")
