@@ -242,6 +242,9 @@ AXES_LOCKOUT_CALLABLE = "web.http.login_locked_out"
 # The client's address as the hop the product trusts saw it (web.http.client_ip): the
 # socket's peer, or the address a trusted proxy (BEHIND_PROXY) appended to X-Forwarded-For.
 AXES_CLIENT_IP_CALLABLE = "web.http.client_ip"
+# An account's name signs in in any case (web.http.StaffAuthenticationForm), so its
+# failures count in any case too: 'Admin' and 'ADMIN' are not five more tries each.
+AXES_USERNAME_CALLABLE = "web.http.login_username"
 # Two-factor sign-in: with CONSOLE_REQUIRE_2FA every password account sets up an
 # authenticator before it may use the console (accounts.two_factor).
 CONSOLE_REQUIRE_2FA = env_bool("CONSOLE_REQUIRE_2FA")

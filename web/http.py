@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django import forms
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.handlers.asgi import ASGIRequest
@@ -25,6 +27,18 @@ class HtmxHttpRequest(HttpRequest):
 
 class StaffAuthenticationForm(AuthenticationForm):
     """The admin pages are for staff only: say so at the door instead of looping on login."""
+
+    def clean_username(self) -> str:
+        """An account's name in whatever case it is typed: an invited member's is their
+        e-mail address as the owner wrote it ('Ana.Lopez@Example.org'), and people type
+        theirs in lower case. An exact match wins; two names differing in case only are
+        left to the exact one."""
+        typed = self.cleaned_data.get("username", "")
+        users = get_user_model().objects
+        if users.filter(username=typed).exists():
+            return typed
+        names = list(users.filter(username__iexact=typed).values_list("username", flat=True)[:2])
+        return names[0] if len(names) == 1 else typed
 
     def confirm_login_allowed(self, user: AbstractBaseUser) -> None:
         super().confirm_login_allowed(user)  # type: ignore[arg-type]
@@ -84,6 +98,12 @@ def safe_next(request: HttpRequest, *, fallback: str) -> str:
     ):
         return target
     return resolve_url(fallback)
+
+
+def login_username(request: HttpRequest, credentials: dict[str, Any] | None) -> str:
+    """The name django-axes counts failures against: as typed, in any case."""
+    source = credentials or request.POST
+    return str(source.get("username") or "").strip().casefold()
 
 
 def login_locked_out(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:

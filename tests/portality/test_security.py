@@ -44,6 +44,45 @@ def test_a_right_password_before_the_limit_logs_in_and_resets_the_count(admin, s
     assert login(client, "right-pass-123").status_code == 302
 
 
+def test_an_account_name_is_matched_in_any_case(django_user_model):
+    # An invited member's account is their address as the owner typed it.
+    as_owner(django_user_model.objects.create_user("Ana.Lopez@Example.org", password="pw-4567-x"))
+    django_user_model.objects.filter(username="Ana.Lopez@Example.org").update(is_staff=True)
+
+    for typed in ("ana.lopez@example.org", "ANA.LOPEZ@EXAMPLE.ORG", " Ana.Lopez@Example.org "):
+        signed_in = Client().post("/accounts/login/", {"username": typed, "password": "pw-4567-x"})
+        assert signed_in.status_code == 302, typed
+
+
+def test_two_accounts_differing_only_in_case_each_keep_their_password(django_user_model):
+    for name in ("ana", "Ana"):
+        django_user_model.objects.create_user(name, password=f"{name}-pass-123", is_staff=True)
+
+    assert (
+        Client().post("/accounts/login/", {"username": "Ana", "password": "Ana-pass-123"})[
+            "Location"
+        ]
+        == "/"
+    )
+    assert (
+        Client()
+        .post("/accounts/login/", {"username": "ANA", "password": "ana-pass-123"})
+        .status_code
+        == 200
+    )
+
+
+def test_the_name_in_another_case_counts_towards_the_same_lockout(admin, settings):
+    client = Client()
+    variants = ["admin", "Admin", "ADMIN", "aDmin", "adMin", "admIn", "admiN"]
+    for typed in variants[: settings.AXES_FAILURE_LIMIT]:
+        client.post("/accounts/login/", {"username": typed, "password": "wrong"})
+
+    refused = client.post("/accounts/login/", {"username": "AdMiN", "password": "right-pass-123"})
+
+    assert refused.status_code == 429
+
+
 def test_console_pages_carry_a_strict_csp(admin):
     client = Client()
     client.force_login(admin)
