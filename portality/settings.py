@@ -238,6 +238,8 @@ AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# The audit trail records sign-ins, with its retention; axes' own log of them had none.
+AXES_DISABLE_ACCESS_LOG = True
 AXES_LOCKOUT_CALLABLE = "web.http.login_locked_out"
 # The client's address as the hop the product trusts saw it (web.http.client_ip): the
 # socket's peer, or the address a trusted proxy (BEHIND_PROXY) appended to X-Forwarded-For.

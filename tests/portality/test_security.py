@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+import time_machine
+from axes.models import AccessAttempt, AccessLog
 from django.test import Client
+from django.utils import timezone
 
 from tests.factories import as_owner
 
@@ -81,6 +86,20 @@ def test_the_name_in_another_case_counts_towards_the_same_lockout(admin, setting
     refused = client.post("/accounts/login/", {"username": "AdMiN", "password": "right-pass-123"})
 
     assert refused.status_code == 429
+
+
+def test_sign_ins_leave_no_second_log_and_failures_go_after_their_lockout(admin, settings):
+    from accounts.tasks import audit_purge_task
+
+    Client().post("/accounts/login/", {"username": "Tr0ub4dor&3", "password": "admin"})
+    assert login(Client(), "right-pass-123").status_code == 302
+
+    assert not AccessLog.objects.exists()  # the audit trail records sign-ins, with retention
+    assert AccessAttempt.objects.filter(username="tr0ub4dor&3").exists()  # a typed password
+    later = timezone.now() + settings.AXES_COOLOFF_TIME + timedelta(minutes=1)
+    with time_machine.travel(later):
+        assert audit_purge_task()["failed_sign_ins"] == 1
+    assert not AccessAttempt.objects.exists()
 
 
 def test_console_pages_carry_a_strict_csp(admin):
