@@ -164,3 +164,18 @@ def test_cookies_are_secure_exactly_when_the_request_came_over_https(client, set
     # A client's claim of HTTPS counts only behind a trusted proxy.
     claimed = client.get("/accounts/login/", HTTP_X_FORWARDED_PROTO="https")
     assert not claimed.cookies["csrftoken"]["secure"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sign_ins_axes_logged_before_are_emptied_by_the_upgrade():
+    from tests.knowledge.test_migrations import latest, migrate
+
+    migrate([("accounts", "0003_single_sign_on_identity")])
+    try:
+        AccessLog.objects.create(
+            username="ana", ip_address="203.0.113.7", user_agent="Firefox", path_info="/"
+        )
+    finally:
+        migrate(latest())
+
+    assert not AccessLog.objects.exists()
