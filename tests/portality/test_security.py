@@ -166,6 +166,19 @@ def test_cookies_are_secure_exactly_when_the_request_came_over_https(client, set
     assert not claimed.cookies["csrftoken"]["secure"]
 
 
+def test_expired_sessions_go_with_the_daily_purge(admin, settings):
+    from django.contrib.sessions.models import Session
+
+    from accounts.tasks import audit_purge_task
+
+    login(Client(), "right-pass-123")
+    with time_machine.travel(timezone.now() + timedelta(seconds=settings.SESSION_COOKIE_AGE + 60)):
+        login(Client(), "right-pass-123")
+        assert audit_purge_task()["expired_sessions"] == 1
+
+    assert Session.objects.count() == 1  # the fresh one
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_sign_ins_axes_logged_before_are_emptied_by_the_upgrade():
     from tests.knowledge.test_migrations import latest, migrate
