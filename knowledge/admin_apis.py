@@ -79,7 +79,7 @@ class UploadSerializer(serializers.Serializer):
     language = serializers.ChoiceField(choices=Language.values, default=Language.AUTO)
     redaction = serializers.ChoiceField(choices=Redaction.values, default=Redaction.DEFAULT)
     pdf_password = serializers.CharField(
-        required=False, allow_blank=True, max_length=255, default=""
+        required=False, allow_blank=True, max_length=uploads.MAX_PDF_PASSWORD_CHARS, default=""
     )
     chunk_size = serializers.IntegerField(
         required=False, min_value=MIN_CHUNK_TOKENS, max_value=MAX_CHUNK_TOKENS
@@ -155,7 +155,7 @@ class DocumentDetailApi(AdminApi):
     class NewVersionSerializer(serializers.Serializer):
         file = serializers.FileField(allow_empty_file=True)  # empty: named by the product
         pdf_password = serializers.CharField(
-            required=False, allow_blank=True, max_length=255, default=""
+            required=False, allow_blank=True, max_length=uploads.MAX_PDF_PASSWORD_CHARS, default=""
         )
 
     @extend_schema(

@@ -21,6 +21,7 @@ from knowledge.models import (
     SplitMode,
 )
 from knowledge.search import STRATEGIES
+from knowledge.uploads import MAX_PDF_PASSWORD_CHARS
 from licenses.models import GLOBAL_SCOPE
 from licenses.selectors import license_choices, license_get_for_machine_id
 
@@ -96,7 +97,9 @@ class UploadForm(ScopeFields, ChunkingFields, RedactionField):
     file = forms.FileField(allow_empty_file=True)  # uploads.upload_checked names it
     source_type = forms.ChoiceField(choices=SourceType.choices, initial=SourceType.OTHER)
     language = forms.ChoiceField(choices=Language.choices, initial=Language.AUTO)
-    pdf_password = forms.CharField(required=False, widget=forms.PasswordInput)
+    pdf_password = forms.CharField(
+        required=False, max_length=MAX_PDF_PASSWORD_CHARS, widget=forms.PasswordInput
+    )
     # The DropZone could not compare the bytes itself (a browser hashes only on a secure
     # origin): a file named as a document of the scope, unless it is a copy, is not stored
     # but answered with that document, so the person decides.

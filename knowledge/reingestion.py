@@ -26,6 +26,7 @@ from knowledge.models import Document, DocumentStatus
 from knowledge.queue import documents_queued_again
 from knowledge.uploads import (
     audit_name,
+    check_pdf_password,
     file_sha256,
     shown_filename,
     upload_checked,
@@ -89,6 +90,7 @@ def document_retry(
 ) -> Document:
     """Queue a document again: failed, stuck, or ready (re-ingest; its chunks stay searchable
     until the new ones replace them in one transaction)."""
+    check_pdf_password(pdf_password)
     _refuse_while_busy(document)
     with transaction.atomic():
         _queue_again(document, pdf_password=pdf_password, enqueue=enqueue)
@@ -145,6 +147,7 @@ def document_new_version(
     change keep their vectors; passages it no longer has go to documents that share them
     (knowledge.sharing), and chunks forgotten one by one stay forgotten. The file is checked
     as an upload is, before anything changes."""
+    check_pdf_password(pdf_password)
     if document.source_pages.exists():
         raise ApplicationError(
             gettext_noop(

@@ -48,6 +48,7 @@ def document_create(
 ) -> DocumentCreation:
     """Store an upload as a queued document, or return the same file already in this scope."""
     check_choices(source_type=source_type, language=language, redaction=redaction)
+    check_pdf_password(pdf_password)
     chunking = chunk_options_resolve(license, chunking or ChunkOptions())
     filename = shown_filename(filename, license, redaction)
     size, kind = upload_checked(file, filename, text_hint=kind_hint)
@@ -134,6 +135,19 @@ def redaction_choice_check(*, choice: str, may_set_policy: bool) -> None:
         ),
         status=403,
     )
+
+
+MAX_PDF_PASSWORD_CHARS = 255  # Document.pdf_password's column
+
+
+def check_pdf_password(password: str | None) -> None:
+    """Kept with the document until it is read: a longer one, or one with a NUL (which
+    PostgreSQL's text refuses), was a server error on the console's forms."""
+    if password and (len(password) > MAX_PDF_PASSWORD_CHARS or "\x00" in password):
+        raise ApplicationError(
+            gettext_noop("A PDF password is at most %(max)s characters, with no NUL character."),
+            params={"max": MAX_PDF_PASSWORD_CHARS},
+        )
 
 
 def check_choices(*, source_type: str, language: str, redaction: str) -> None:

@@ -181,6 +181,31 @@ class TestKnowledgePage:
         assert "documentsChanged" not in events
         assert events["showMessage"] == {"text": "roto.pdf is already queued.", "level": "error"}
 
+    @pytest.mark.parametrize("password", ["p" * 256, "pass\x00word"])
+    def test_a_pdf_password_the_column_cannot_keep_is_refused_with_a_sentence(
+        self, admin_client, password
+    ):
+        # Each was a 500 (found fuzzing the console): the upload form took any length, the
+        # retry and new-version forms anything at all.
+        refused = upload(admin_client, "acta.pdf", b"%PDF-1.4 broken", pdf_password=password)
+        assert refused.status_code == 400 and not Document.objects.exists()
+        failed = make_document(b"%PDF-1.4 broken", filename="roto.pdf")
+
+        retried = admin_client.post(
+            f"/knowledge/{failed.pk}/retry", {"pdf_password": password}, HTTP_HX_REQUEST="true"
+        )
+        renewed = admin_client.post(
+            f"/knowledge/{failed.pk}/version",
+            {"file": SimpleUploadedFile("roto2.pdf", b"%PDF-1.4 new"), "pdf_password": password},
+            HTTP_ACCEPT="application/json",
+        )
+
+        sentence = "A PDF password is at most 255 characters, with no NUL character."
+        assert sentence in retried["HX-Trigger"]
+        assert renewed.status_code == 400 and renewed.json()["error"] == sentence
+        failed.refresh_from_db()
+        assert failed.status == DocumentStatus.FAILED and failed.pdf_password == ""
+
     def test_a_duplicate_upload_names_the_document_it_repeats(self, admin_client):
         make_document("La piscina abre a las nueve.", filename="normas.txt")
         response = upload(admin_client, "copia.txt", b"La piscina abre a las nueve.")

@@ -1,7 +1,8 @@
 """The console as a hostile owner would use it: every page reachable from the dashboard is
 crawled, then every form on them is sent with one field at a time replaced by a hostile
 value (a NUL, 20,000 letters, numbers past any column, a bidi override…), and every page's
-filters too (found: a form's ``next`` of "-1" was a 500). No answer is a server error. Schemathesis does this for the API
+filters too (found: a form's ``next`` of "-1", a PDF password longer than its column: 500s).
+An upload form is sent a real file, so its other fields get past the file's checks. No answer is a server error. Schemathesis does this for the API
 (test_fuzz.py); the console's forms and filters are not in its schema.
 
 Each form's sends are rolled back (a savepoint), so a form that forgets or revokes does not
@@ -15,6 +16,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 import lxml.html
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.test import Client
 
@@ -31,6 +33,7 @@ pytestmark = [
 ]
 
 HOSTILE = ["\x00", "a" * 20_000, "-1", "99999999999999999999999", "\u202e<script>", " "]
+A_FILE = "<a small text file>"  # a file input: sent a real file, its other fields fuzzed
 FILTERS = {"page", "sort", "order", "q", "as", "status", "license", "days", "language"}
 NOT_CRAWLED = ("/static/", "/widget.js", "/account/logout", "/jsi18n", "/api/", "/i18n/")
 
@@ -44,13 +47,17 @@ def _fields(form: lxml.html.HtmlElement) -> dict[str, str]:
     fields: dict[str, str] = {}
     for element in form.xpath(".//input[@name]|.//select[@name]|.//textarea[@name]"):
         name, kind = element.get("name"), element.get("type")
-        if name == "csrfmiddlewaretoken" or kind == "file":
+        if name == "csrfmiddlewaretoken":
             continue
-        if element.tag == "select":
+        if kind == "file":
+            fields.setdefault(name, A_FILE)
+        elif element.tag == "select":
             options = [o.get("value", o.text or "") for o in element.xpath(".//option")]
             fields.setdefault(name, options[0] if options else "")
         elif kind in ("checkbox", "radio"):
             fields.setdefault(name, element.get("value") or "on")
+        elif kind in ("number", "password", "date", "email", "url"):
+            fields.setdefault(name, element.get("value") or "")  # as left blank
         else:
             fields.setdefault(name, element.get("value") or element.text or "x")
     return fields
@@ -86,6 +93,12 @@ def _send(client: Client, method: str, path: str, data: dict[str, str]) -> int:
     point = transaction.savepoint()
     try:
         if method == "post":
+            data = {
+                name: SimpleUploadedFile("normas.txt", b"La piscina abre a las ocho.")
+                if value == A_FILE
+                else value
+                for name, value in data.items()
+            }
             return client.post(path, data).status_code
         return client.get(f"{path}?{urlencode(data)}").status_code
     finally:
@@ -96,6 +109,7 @@ def test_no_hostile_form_or_filter_makes_the_console_fail(django_user_model):
     forged = license_forge(user_name="Ana", machine_id="sala-fuzz", allowed_origins=[])
     make_document("# Piscina\n\nAbre a las ocho.", filename="p.md", license=forged.license)
     make_document("# Gimnasio\n\nAbre a las siete.", filename="g.md")
+    make_document(b"%PDF-1.4 broken", filename="roto.pdf")  # failed: its retry is offered
     make_unanswered_exchange(forged.license)
     memory_consent_set(license=forged.license, user_ref="ana", given=True, actor="user:ana")
     memory_propose(
