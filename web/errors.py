@@ -33,7 +33,8 @@ def respond(
 ) -> HttpResponse:
     if request.path.startswith(API_PREFIX):
         return JsonResponse({"detail": detail, "code": code}, status=status)
-    return HttpResponse(loader.render_to_string(template, request=request), status=status)
+    page = loader.render_to_string(template, {"detail": detail}, request=request)
+    return HttpResponse(page, status=status)
 
 
 @requires_csrf_token
@@ -42,7 +43,8 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
         limit_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1048576
         detail = _("The request body is larger than %(limit).1f MB.") % {"limit": limit_mb}
         return JsonResponse({"detail": detail, "code": "too_large"}, status=413)
-    return respond(request, 400, _("Bad request."), "invalid", "400.html")
+    detail = _("The request could not be understood. Check what you sent and try again.")
+    return respond(request, 400, detail, "invalid", "400.html")
 
 
 @requires_csrf_token

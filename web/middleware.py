@@ -1,7 +1,10 @@
-"""Requests refused before any view: a NUL character in the address or its query string.
+"""Requests refused before any view: a NUL character in the address, its query string or
+a form's fields.
 
 PostgreSQL cannot store or compare text with NUL, so ``?user=a%00b`` reached the database
-and failed there (a 500). No page or API takes NUL anywhere, so it is a 400 at the door."""
+and failed there (a 500); so did a console form's field a view reads without a Django form
+(an erasure's ``user``, found by the console fuzz). No page or API takes NUL anywhere, so
+it is a 400 at the door. (A JSON body's strings are the API serializers' to refuse.)"""
 
 from __future__ import annotations
 
@@ -23,7 +26,19 @@ class RejectNulMiddleware:
         if "\x00" in request.path or "\x00" in query:
             detail = _("The address may not contain NUL characters.")
             return respond(request, 400, detail, "invalid", "400.html")
+        if request.method == "POST" and _form_holds_nul(request):
+            detail = _("A form's fields may not contain NUL characters.")
+            return respond(request, 400, detail, "invalid", "400.html")
         return self.get_response(request)
+
+
+def _form_holds_nul(request: HttpRequest) -> bool:
+    """A form-encoded or multipart body's fields (not its files), parsed as Django parses
+    them for CSRF's check anyway."""
+    kind = request.content_type or ""
+    if kind not in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        return False
+    return any("\x00" in value for values in request.POST.lists() for value in values[1])
 
 
 class SecureCookiesOverHttps:

@@ -181,12 +181,10 @@ class TestKnowledgePage:
         assert "documentsChanged" not in events
         assert events["showMessage"] == {"text": "roto.pdf is already queued.", "level": "error"}
 
-    @pytest.mark.parametrize("password", ["p" * 256, "pass\x00word"])
-    def test_a_pdf_password_the_column_cannot_keep_is_refused_with_a_sentence(
-        self, admin_client, password
-    ):
+    def test_a_pdf_password_the_column_cannot_keep_is_refused_with_a_sentence(self, admin_client):
         # Each was a 500 (found fuzzing the console): the upload form took any length, the
-        # retry and new-version forms anything at all.
+        # retry and new-version forms anything at all. (A NUL is refused at the door.)
+        password = "p" * 256
         refused = upload(admin_client, "acta.pdf", b"%PDF-1.4 broken", pdf_password=password)
         assert refused.status_code == 400 and not Document.objects.exists()
         failed = make_document(b"%PDF-1.4 broken", filename="roto.pdf")

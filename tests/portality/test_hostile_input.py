@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -124,3 +125,35 @@ def test_a_body_over_the_limit_is_a_json_413(callers):
         HTTP_AUTHORIZATION=callers["license key"],
     )
     assert response.status_code == 413 and "larger than" in response.json()["detail"]
+
+
+def test_nul_in_a_console_form_is_a_400_before_any_view(django_user_model, media_root):
+    """An erasure's ``user`` reached the database as typed (a 500, found by the console
+    fuzz); a multipart form's fields are read the same way, its files are not."""
+    from django.test import Client
+
+    from conversations.models import Conversation
+    from knowledge.models import Document
+    from licenses.services import license_forge
+    from tests.factories import as_owner, make_unanswered_exchange
+
+    forged = license_forge(user_name="Ana", machine_id="sala-nul", allowed_origins=[])
+    make_unanswered_exchange(forged.license, user_ref="ana")
+    owner = as_owner(django_user_model.objects.create_user("o", password="pw", is_staff=True))
+    client = Client()
+    client.force_login(owner)
+
+    erased = client.post("/conversations/erase", {"license": "sala-nul", "user": NUL})
+    uploaded = client.post(
+        "/knowledge/upload",
+        {"file": SimpleUploadedFile("a\x00.txt", b"La piscina\x00abre."), "pdf_password": NUL},
+    )
+
+    for refused in (erased, uploaded):
+        assert refused.status_code == 400
+        assert "may not contain NUL characters" in refused.content.decode()
+    assert Conversation.objects.count() == 1 and not Document.objects.exists()
+    fine = client.post(
+        "/knowledge/upload", {"file": SimpleUploadedFile("a.txt", b"La piscina\x00abre.")}
+    )
+    assert "NUL characters" not in fine.content.decode()  # a file's bytes: the readers
