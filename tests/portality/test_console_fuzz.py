@@ -1,7 +1,9 @@
 """The console as a hostile owner would use it: every page reachable from the dashboard is
 crawled, then every form on them is sent with one field at a time replaced by a hostile
 value (a NUL, 20,000 letters, numbers past any column, a bidi override…), and every page's
-filters too (found: a form's ``next`` of "-1", a PDF password longer than its column: 500s).
+filters too; a filter is also applied as a person would, so the forms it reveals (an
+erasure's, once a license and a user are chosen) are sent too. Found: a form's ``next`` of
+"-1", a PDF password longer than its column, a NUL in an erasure's user (500s).
 An upload form is sent a real file, so its other fields get past the file's checks. No answer is a server error. Schemathesis does this for the API
 (test_fuzz.py); the console's forms and filters are not in its schema.
 
@@ -43,7 +45,7 @@ def _same_site(url: str) -> bool:
 
 
 def _fields(form: lxml.html.HtmlElement) -> dict[str, str]:
-    """The form as a person would send it unchanged (a select's first option)."""
+    """The form as a person would send it unchanged (a select's first real option)."""
     fields: dict[str, str] = {}
     for element in form.xpath(".//input[@name]|.//select[@name]|.//textarea[@name]"):
         name, kind = element.get("name"), element.get("type")
@@ -53,7 +55,8 @@ def _fields(form: lxml.html.HtmlElement) -> dict[str, str]:
             fields.setdefault(name, A_FILE)
         elif element.tag == "select":
             options = [o.get("value", o.text or "") for o in element.xpath(".//option")]
-            fields.setdefault(name, options[0] if options else "")
+            chosen = [option for option in options if option.strip()]  # past "choose one"
+            fields.setdefault(name, chosen[0] if chosen else "")
         elif kind in ("checkbox", "radio"):
             fields.setdefault(name, element.get("value") or "on")
         elif kind in ("number", "password", "date", "email", "url"):
@@ -85,7 +88,9 @@ def crawl(client: Client, limit: int = 200) -> tuple[list[str], dict[tuple[str, 
             action = urljoin(url, form.get("action") or url)
             if _same_site(action):
                 method = (form.get("method") or "get").lower()
-                forms.setdefault((method, action.split("?")[0]), _fields(form))
+                fields = forms.setdefault((method, action.split("?")[0]), _fields(form))
+                if method == "get":  # a filter, applied: its page may offer more forms
+                    queue.append(f"{action.split('?')[0]}?{urlencode(fields)}")
     return pages, forms
 
 
