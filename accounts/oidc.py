@@ -9,9 +9,9 @@ Who signs in is the ID token's issuer and subject, never the e-mail address alon
 library's default): an account is found by its bound ``SingleSignOnIdentity``; found by
 e-mail only at its first single sign-on, only when the provider says the address is
 verified, and only when no other subject is bound to it. A new account is named by a
-verified address too. Otherwise anyone whose provider
-lets them type an address (an unverified e-mail, a reassigned one) would sign in as the
-console account that has it, its roles and second factor included."""
+verified address too. Otherwise anyone whose provider lets them type an address (an
+unverified e-mail, a reassigned one) would sign in as the console account that has it, its
+roles and second factor included."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def email_is_verified(claims: dict[str, Any]) -> bool:
     """The provider vouches for the address (``email_verified``; some send it as a string),
     or the deployment says its provider only has addresses its administrators set."""
     verified = claims.get("email_verified")
-    return verified is True or str(verified).lower() == "true" or (settings.OIDC_TRUST_EMAILS)
+    return verified is True or str(verified).lower() == "true" or settings.OIDC_TRUST_EMAILS
 
 
 class ConsoleOIDCBackend(OIDCAuthenticationBackend):
