@@ -1,7 +1,9 @@
 """Single sign-on against a real, certified OpenID provider (panva's oidc-provider, run by
 node on a loopback port): the code flow with PKCE, state and nonce through the console's
 own views; roles from the groups claim; tokens for another audience, with a wrong nonce or
-expired refused."""
+expired refused; an account is its issuer and subject, joined or made only by a verified
+address (someone the provider lets type the owner's address does not sign in as the owner);
+sessions that end; roles that the provider, not Members, sets."""
 
 from __future__ import annotations
 
