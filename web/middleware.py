@@ -38,7 +38,7 @@ def _form_holds_nul(request: HttpRequest) -> bool:
     kind = request.content_type or ""
     if kind not in ("application/x-www-form-urlencoded", "multipart/form-data"):
         return False
-    return any("\x00" in value for values in request.POST.lists() for value in values[1])
+    return any("\x00" in value for _name, values in request.POST.lists() for value in values)
 
 
 class SecureCookiesOverHttps:

@@ -4,7 +4,6 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from knowledge import ingestion, reingestion
@@ -15,22 +14,10 @@ from knowledge.search.vector_index import ensure_index, global_index_name, index
 from licenses.principals import principal_for_admin
 from tests.factories import make_document
 from tests.fakes import FakeEmbedder
+from tests.migrations import latest, migrate
 
 BEFORE_HALFVEC = [("knowledge", "0007_chunk_scoped_lexemes")]
 INDEX = index_name(FakeEmbedder.model)
-
-
-def migrate(targets: list[tuple[str, str]]) -> None:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-
-
-def latest() -> list[tuple[str, str]]:
-    """Every app's latest migration: going back in knowledge also unapplies the apps that
-    depend on it (conversations), and they must come back too."""
-    executor = MigrationExecutor(connection)
-    return executor.loader.graph.leaf_nodes()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -181,7 +181,7 @@ def test_expired_sessions_go_with_the_daily_purge(admin, settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_sign_ins_axes_logged_before_are_emptied_by_the_upgrade():
-    from tests.knowledge.test_migrations import latest, migrate
+    from tests.migrations import latest, migrate
 
     migrate([("accounts", "0003_single_sign_on_identity")])
     try:
