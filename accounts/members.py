@@ -29,6 +29,7 @@ from accounts.audit import Actor, audit_record, current_actor
 from accounts.models import Invitation, SingleSignOnIdentity
 from accounts.roles import ROLES, roles_ensure
 from accounts.services import token_hash
+from datastores.locks import transaction_lock
 from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ def invitation_create(*, email: str, role: str, base_url: str) -> SentInvitation
     token = secrets.token_urlsafe(32)
     now = timezone.now()
     with transaction.atomic():
+        transaction_lock("invitation", email.casefold())  # sent twice at once: one link works
         Invitation.objects.filter(email__iexact=email, accepted_at=None, revoked_at=None).update(
             revoked_at=now
         )
@@ -237,7 +239,10 @@ def active_owners() -> QuerySet[Any]:
 
 
 def _keeps_an_owner(user: Any) -> None:  # noqa: ANN401
-    """Refuse a change that would leave nobody able to run the team."""
+    """Refuse a change that would leave nobody able to run the team. Inside the change's
+    transaction, which holds the owners' lock until it ends: two owners demoting each other
+    at once would otherwise each see the other still there."""
+    transaction_lock("owners")
     owners = active_owners()
     if owners.filter(pk=user.pk).exists() and not owners.exclude(pk=user.pk).exists():
         raise ApplicationError(
@@ -268,10 +273,10 @@ def member_set_role(*, user: Any, role: str) -> None:  # noqa: ANN401
             ),
             params={"username": user.get_username()},
         )
-    if role != "owner":
-        _keeps_an_owner(user)
     roles_ensure()
     with transaction.atomic():
+        if role != "owner":
+            _keeps_an_owner(user)
         before = sorted(user.groups.filter(name__in=ROLES).values_list("name", flat=True))
         if user.is_superuser:
             before = ["owner"]
@@ -290,13 +295,13 @@ def member_set_role(*, user: Any, role: str) -> None:  # noqa: ANN401
 def member_set_active(*, user: Any, active: bool) -> None:  # noqa: ANN401
     """A deactivated member can no longer sign in, and their sessions and API tokens stop
     working at their next request; reactivating gives it all back."""
-    if not active:
-        _keeps_an_owner(user)
-        if current_actor().user_id == user.pk:  # it would end the session doing it
-            raise ApplicationError(
-                gettext_noop("You cannot deactivate your own account: ask another owner.")
-            )
     with transaction.atomic():
+        if not active:
+            _keeps_an_owner(user)
+            if current_actor().user_id == user.pk:  # it would end the session doing it
+                raise ApplicationError(
+                    gettext_noop("You cannot deactivate your own account: ask another owner.")
+                )
         get_user_model().objects.filter(pk=user.pk).update(is_active=active)
         audit_record(
             "member.reactivated" if active else "member.deactivated",

@@ -34,6 +34,7 @@ from accounts.audit import Actor, audit_record
 from accounts.models import SingleSignOnIdentity
 from accounts.roles import ROLES, roles_ensure
 from accounts.two_factor import SSO_SESSION_KEY
+from datastores.locks import transaction_lock
 from web.http import client_ip
 
 
@@ -89,15 +90,31 @@ def email_is_verified(claims: dict[str, Any]) -> bool:
 
 class ConsoleOIDCBackend(OIDCAuthenticationBackend):
     def get_or_create_user(self, access_token: str, id_token: str, payload: dict[str, Any]) -> Any:  # noqa: ANN401
-        """The library's flow; a refusal's reason is kept for the login page."""
+        """The library's flow, with the account found, joined or made in one transaction
+        that one sign-in at a time runs: the same person's two tabs coming back at once
+        would otherwise both make the account, and the second fail on its name. A
+        refusal's reason is kept for the login page."""
+        claims = self.get_userinfo(access_token, id_token, payload)
         try:
-            user = super().get_or_create_user(access_token, id_token, payload)
+            if not self.verify_claims(claims):
+                raise SuspiciousOperation("Claims verification failed")
+            with transaction.atomic():
+                transaction_lock("single sign-on accounts")
+                user = self._account_for(claims)
         except Refused as refusal:
             self._keep_refusal(refusal.reason)
             raise
         if user is None:
             self._keep_refusal("no_account")
         return user
+
+    def _account_for(self, claims: dict[str, Any]) -> Any:  # noqa: ANN401
+        users = self.filter_users_by_claims(claims)
+        if len(users) > 1:  # two accounts with this address: choosing one would be wrong
+            raise SuspiciousOperation("Multiple users returned")
+        if users:
+            return self.update_user(users[0], claims)
+        return self.create_user(claims) if self.get_settings("OIDC_CREATE_USER", True) else None
 
     def _keep_refusal(self, reason: str) -> None:
         if getattr(self, "request", None) is not None:

@@ -25,6 +25,7 @@ from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts.audit import audit_record
+from datastores.locks import transaction_lock
 
 RECOVERY_CODES = 10
 SSO_SESSION_KEY = "portality_sso"  # set when the session came from single sign-on
@@ -51,8 +52,10 @@ def has_two_factor(user: Any) -> bool:  # noqa: ANN401 - a user model instance
 def pending_device(user: Any) -> TOTPDevice:  # noqa: ANN401
     """The authenticator being set up: the same one until it is confirmed (reloading the
     page keeps the QR code the app may already have scanned)."""
-    device = TOTPDevice.objects.filter(user=user, confirmed=False).first()
-    return device or TOTPDevice.objects.create(user=user, name="authenticator", confirmed=False)
+    with transaction.atomic():
+        transaction_lock("authenticator", user.pk)  # two tabs open at once show one code
+        device = TOTPDevice.objects.filter(user=user, confirmed=False).first()
+        return device or TOTPDevice.objects.create(user=user, name="authenticator", confirmed=False)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_noop
 from accounts.audit import audit_record
 from chat.llm import LLM, ExtractiveLLM, GeminiLLM, OpenAICompatibleLLM
 from chat.models import ProviderSettings
+from datastores.locks import transaction_lock
 from providers import Gemini, OpenAICompatible
 from providers.sealed import seal, unseal
 from web.exceptions import ApplicationError
@@ -96,7 +97,8 @@ def provider_settings_save(choice: ProviderChoice) -> ProviderSettings:
             gettext_noop("Unknown answerer %(value)s."), params={"value": choice.answerer}
         )
     with transaction.atomic():
-        row = ProviderSettings.objects.select_for_update().first() or ProviderSettings()
+        transaction_lock("provider settings")  # one row, even saved twice at its first time
+        row = ProviderSettings.objects.first() or ProviderSettings()
         before = _visible(row)
         row.answerer = choice.answerer
         row.gemini_model = choice.gemini_model.strip()

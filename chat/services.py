@@ -35,6 +35,7 @@ from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
 from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, STAFF_KEEP_NONE, refusal
 from conversations.services import Said, exchange_record
+from datastores.locks import transaction_lock
 from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
 from knowledge.models import SourceType
 from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
@@ -648,7 +649,8 @@ def assistant_update(*, license: License | None, values: dict[str, Any]) -> Assi
     """Set the deployment's assistant (``license`` None) or one license's own settings: the
     keys given change, the rest stay; checked whole before anything is written."""
     with transaction.atomic():
-        row = Assistant.objects.select_for_update().filter(license=license).first()
+        transaction_lock("assistant", license.pk if license else None)  # a first save twice
+        row = Assistant.objects.filter(license=license).first()
         row = row or Assistant(license=license)
         changed = sorted(name for name, value in values.items() if getattr(row, name) != value)
         if not changed and row.pk is not None:

@@ -1,10 +1,12 @@
-"""PostgreSQL session advisory locks keyed by a UUID: one holder at a time, released however
-the holder ends — a killed process's connection closes and PostgreSQL frees its locks — so
-"nobody holds it" is also how a reader tells that work was interrupted."""
+"""PostgreSQL advisory locks. Session locks keyed by a UUID: one holder at a time, released
+however the holder ends — a killed process's connection closes and PostgreSQL frees its
+locks — so "nobody holds it" is also how a reader tells that work was interrupted. And
+transaction locks keyed by names, for writes that must not run two at once."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import uuid
 from collections.abc import Iterable, Iterator
 
@@ -50,3 +52,15 @@ def locks_held(keys: Iterable[int]) -> set[int]:
                 WHERE locktype = 'advisory' AND objsubid = 1 AND granted"""
         )
         return wanted & {row[0] for row in cursor.fetchall()}
+
+
+def transaction_lock(*names: object) -> None:
+    """Hold the lock ``names`` stand for until the transaction ends (inside one: outside, it
+    would end at once). For what a unique index cannot guard — a first row not written yet,
+    a limit over several rows: the second of two requests at once waits, then sees the
+    first's work instead of writing beside it or failing on the index."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("A transaction lock is taken inside a transaction.")
+    digest = hashlib.blake2b(repr(names).encode(), digest_size=8).digest()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest) % (2**63)])

@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils.translation import gettext_noop
 
 from accounts.audit import audit_record
+from datastores.locks import transaction_lock
 from knowledge.models import RedactionPolicy
 from knowledge.redaction import KINDS, allow_list_invalid
 from knowledge.uploads import scope_name
@@ -30,7 +31,8 @@ def redaction_policy_set(
             params={"value": invalid[0]},
         )
     with transaction.atomic():
-        policy = RedactionPolicy.objects.select_for_update().filter(license=license).first()
+        transaction_lock("redaction policy", license.pk if license else None)  # a first save twice
+        policy = RedactionPolicy.objects.filter(license=license).first()
         policy = policy or RedactionPolicy(license=license)
         policy.kinds = [k for k in KINDS if k in kinds]
         policy.keep_contacts = keep_contacts

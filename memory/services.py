@@ -20,6 +20,7 @@ from django.utils.translation import gettext_noop
 
 from accounts.audit import audit_record, person_pseudonym
 from datastores.erasures import erasure_record
+from datastores.locks import transaction_lock
 from knowledge.search import vector_index
 from licenses.models import License
 from memory.models import (
@@ -270,6 +271,8 @@ def memory_propose(
         raise _reject(license, user_ref, actor, code, proposal)
     vector, model = _embed(proposal.description)
     with transaction.atomic():
+        # Two messages at once: the second sees the first's memory, as a twin or in the limit.
+        transaction_lock("memories", license.pk, user_ref)
         active = list(
             Memory.objects.select_for_update().filter(
                 license=license, user_ref=user_ref, active=True

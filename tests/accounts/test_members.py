@@ -15,8 +15,10 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
 
+from accounts.members import active_owners, invitation_create
 from accounts.models import AuditEntry, Invitation
 from accounts.roles import role_grant, user_roles
+from tests.concurrency import twice_at_once
 from tests.mail import body_of, smtp_server, use_smtp
 
 pytestmark = pytest.mark.django_db
@@ -186,6 +188,43 @@ def test_the_last_owner_cannot_leave():
     member("olaf", "owner")
     client.post(f"/account/members/{owner.pk}/role", {"role": "support"})
     assert user_roles(get_user_model().objects.get(pk=owner.pk)) == ["support"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_invitation_sent_twice_at_once_leaves_one_link_that_works():
+    first, second, waited = twice_at_once(
+        Invitation,
+        lambda: invitation_create(
+            email="ines@example.org", role="support", base_url="http://testserver"
+        ),
+        lambda: invitation_create(
+            email="Ines@example.org", role="support", base_url="http://testserver"
+        ),
+    )
+
+    assert waited
+    pending = Invitation.objects.filter(accepted_at=None, revoked_at=None)
+    assert [invitation.pk for invitation in pending] == [second.invitation.pk]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_owners_removing_each_other_at_once_leave_one_owner():
+    """Each saw the other still an owner, so both changes went through: nobody was left
+    to run the team."""
+    olga, olaf = member("olga", "owner"), member("olaf", "owner")
+    as_olga, as_olaf = Client(), Client()
+    as_olga.force_login(olga)
+    as_olaf.force_login(olaf)
+
+    first, second, waited = twice_at_once(
+        AuditEntry,
+        lambda: as_olga.post(f"/account/members/{olaf.pk}/role", {"role": "support"}),
+        lambda: as_olaf.post(f"/account/members/{olga.pk}/active", {"active": "0"}, follow=True),
+    )
+
+    assert waited and first.status_code == 302
+    assert "last owner" in second.content.decode()
+    assert list(active_owners()) == [olga]
 
 
 def test_an_owner_cannot_deactivate_themself():

@@ -26,6 +26,7 @@ from django.utils import timezone
 from accounts.models import AuditEntry, SingleSignOnIdentity
 from accounts.oidc import ConsoleOIDCBackend
 from accounts.roles import user_roles
+from tests.concurrency import twice_at_once
 from tests.oidc_provider import oidc_provider, sign_in_at_provider
 
 pytestmark = pytest.mark.django_db
@@ -302,3 +303,26 @@ def test_a_single_sign_on_member_s_role_is_changed_at_the_provider_not_on_member
     settings.OIDC_ENABLED = False  # the deployment left single sign-on: roles are set here
     owner.post(f"/account/members/{kim.pk}/role", {"role": "owner"})
     assert user_roles(get_user_model().objects.get(pk=kim.pk)) == ["owner"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_tabs_back_from_the_provider_at_once_sign_in_to_one_account(sso):
+    """The same person's first sign-in in two tabs: both callbacks arrive together. The
+    second made the account a second time and answered 500 on its name."""
+    tabs, callbacks = [Client(), Client()], []
+    for tab in tabs:
+        start = tab.get("/oidc/authenticate/")
+        back = sign_in_at_provider(start["Location"], "kim", stop_at=CALLBACK)
+        callbacks.append(back.replace("http://testserver", ""))
+
+    first, second, waited = twice_at_once(
+        get_user_model(), lambda: tabs[0].get(callbacks[0]), lambda: tabs[1].get(callbacks[1])
+    )
+
+    assert waited
+    for landing in (first, second):
+        assert not isinstance(landing, Exception), landing
+        assert (landing.status_code, landing["Location"]) == (302, "/")
+    kim = get_user_model().objects.get(email="kim@example.org")
+    assert SingleSignOnIdentity.objects.get().user == kim
+    assert AuditEntry.objects.filter(action="member.joined").count() == 1

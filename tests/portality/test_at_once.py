@@ -1,0 +1,97 @@
+"""The same write twice at once — a double click on Save, two tabs, two messages sent
+together — made repeatable (tests/concurrency.py): the first is held inside its
+transaction just after it writes, the second runs. Each of these failed before its fix:
+a first save of a scope's settings answered 500 on the unique index, and the writes
+nothing indexes (the one provider row, a user's memories, an authenticator being set up)
+were written twice."""
+
+from __future__ import annotations
+
+import pytest
+from django_otp.plugins.otp_totp.models import TOTPDevice
+
+from accounts.two_factor import pending_device
+from chat.answerers import ProviderChoice, provider_settings_save
+from chat.models import Assistant, ProviderSettings
+from chat.services import assistant_update
+from knowledge.models import RedactionPolicy
+from knowledge.policies import redaction_policy_set
+from licenses.services import license_forge
+from memory.models import Memory
+from tests.concurrency import twice_at_once
+from tests.memory.support import consent, propose
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.mark.parametrize("scope", ["global", "license"])
+def test_a_scope_s_first_redaction_policy_saved_twice_at_once_keeps_the_second(scope):
+    license = license_forge(user_name="Ana", machine_id="sala-r").license
+    target = license if scope == "license" else None
+
+    first, second, waited = twice_at_once(
+        RedactionPolicy,
+        lambda: redaction_policy_set(
+            license=target, kinds=["EMAIL"], keep_contacts=False, allow=[]
+        ),
+        lambda: redaction_policy_set(license=target, kinds=["PHONE"], keep_contacts=True, allow=[]),
+    )
+
+    assert isinstance(first, RedactionPolicy) and isinstance(second, RedactionPolicy), second
+    assert waited  # the second waited for the first instead of writing beside it
+    policy = RedactionPolicy.objects.get(license=target)
+    assert (policy.kinds, policy.keep_contacts) == (["PHONE"], True)
+
+
+def test_a_license_s_first_assistant_settings_saved_twice_at_once_keep_both_changes():
+    license = license_forge(user_name="Ana", machine_id="sala-a").license
+
+    first, second, waited = twice_at_once(
+        Assistant,
+        lambda: assistant_update(license=license, values={"name": "Lumen"}),
+        lambda: assistant_update(license=license, values={"answer_length": "short"}),
+    )
+
+    assert isinstance(first, Assistant) and isinstance(second, Assistant), second
+    assert waited
+    row = Assistant.objects.get(license=license)
+    assert (row.name, row.answer_length) == ("Lumen", "short")
+
+
+def test_the_first_provider_settings_saved_twice_at_once_are_one_row():
+    first, second, _waited = twice_at_once(
+        ProviderSettings,
+        lambda: provider_settings_save(ProviderChoice(answerer="extractive")),
+        lambda: provider_settings_save(ProviderChoice(answerer="gemini", gemini_model="m-2")),
+    )
+
+    assert isinstance(second, ProviderSettings), second
+    row = ProviderSettings.objects.get()  # one row: the one every reader takes
+    assert (row.answerer, row.gemini_model) == ("gemini", "m-2")
+
+
+@pytest.mark.usefixtures("media_root", "fake_embedder")
+def test_one_memory_said_in_two_messages_at_once_is_kept_once():
+    license = license_forge(user_name="Ana", machine_id="sala-m").license
+    consent(license)
+
+    first, second, waited = twice_at_once(
+        Memory,
+        lambda: propose(license, "Prefiere reservas por la mañana"),
+        lambda: propose(license, "Prefiere reservas por la mañana"),
+    )
+
+    assert isinstance(first, Memory) and isinstance(second, Memory), second
+    assert waited and first.pk == second.pk
+    assert Memory.objects.filter(license=license, user_ref="ana").count() == 1
+
+
+def test_the_two_factor_page_open_in_two_tabs_at_once_shows_one_key(django_user_model):
+    user = django_user_model.objects.create_user("ana", password="x-long-enough-9")
+
+    first, second, waited = twice_at_once(
+        TOTPDevice, lambda: pending_device(user), lambda: pending_device(user)
+    )
+
+    assert waited and first.pk == second.pk
+    assert TOTPDevice.objects.filter(user=user).count() == 1
