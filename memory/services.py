@@ -205,18 +205,20 @@ def consent_given(*, license: License, user_ref: str) -> bool:
 def memory_consent_set(
     *, license: License, user_ref: str, given: bool, actor: str
 ) -> MemoryConsent:
-    consent, _ = MemoryConsent.objects.get_or_create(license=license, user_ref=user_ref)
-    now = timezone.now()
-    if given:
-        consent.given, consent.given_at, consent.withdrawn_at = True, now, None
-        _event(license, user_ref, MemoryEventKind.CONSENT_GIVEN, actor)
-    else:
-        consent.given, consent.withdrawn_at = False, now
-        memories_forget_all(
-            license=license, user_ref=user_ref, actor=actor
-        )  # withdrawing forgets all
-        _event(license, user_ref, MemoryEventKind.CONSENT_WITHDRAWN, actor)
-    consent.save()
+    with transaction.atomic():
+        # A memory being written as the user withdraws is written first, then forgotten
+        # with the rest; or it waits, and finds the consent gone.
+        transaction_lock("memories", license.pk, user_ref)
+        consent, _ = MemoryConsent.objects.get_or_create(license=license, user_ref=user_ref)
+        now = timezone.now()
+        if given:
+            consent.given, consent.given_at, consent.withdrawn_at = True, now, None
+            _event(license, user_ref, MemoryEventKind.CONSENT_GIVEN, actor)
+        else:
+            consent.given, consent.withdrawn_at = False, now
+            memories_forget_all(license=license, user_ref=user_ref, actor=actor)
+            _event(license, user_ref, MemoryEventKind.CONSENT_WITHDRAWN, actor)
+        consent.save()
     return consent
 
 
@@ -261,49 +263,67 @@ def memory_propose(
         raise _reject(license, user_ref, actor, "no_consent", proposal)
     if proposal.confidence < MIN_CONFIDENCE:
         raise _reject(license, user_ref, actor, "low_confidence", proposal)
-    # The whole message is checked too: what surrounds the candidate may hold the data; and
-    # the user's latest memories with it, so a number is not kept in two halves.
-    if code := (
-        forbidden_category(proposal.description)
-        or forbidden_category(proposal.source_message)
-        or forbidden_together(proposal.description, _recent_texts(license, user_ref))
+    # The whole message is checked too: what surrounds the candidate may hold the data.
+    if code := forbidden_category(proposal.description) or forbidden_category(
+        proposal.source_message
     ):
         raise _reject(license, user_ref, actor, code, proposal)
     vector, model = _embed(proposal.description)
     with transaction.atomic():
-        # Two messages at once: the second sees the first's memory, as a twin or in the limit.
+        # One user's memories change one request at a time: two messages at once, or one
+        # beside their "stop remembering", each see what the other did.
         transaction_lock("memories", license.pk, user_ref)
-        active = list(
-            Memory.objects.select_for_update().filter(
-                license=license, user_ref=user_ref, active=True
-            )
-        )
-        twin = max(active, key=lambda m: _similar(m, vector, model), default=None)
-        if twin and _similar(twin, vector, model) >= NEAR_DUPLICATE_SIMILARITY:
-            return _update(twin, proposal, vector, model, actor)
-        if len(active) >= MAX_ACTIVE_PER_USER:
-            raise _reject(license, user_ref, actor, "limit", proposal)
-        memory = Memory.objects.create(
-            license=license,
-            user_ref=user_ref,
-            memory_type=proposal.memory_type,
-            description=proposal.description[:500],
-            confidence=proposal.confidence,
-            source=proposal.source,
-            source_reference=proposal.source_reference[:64],
-            source_message=proposal.source_message,
-            expires_at=proposal.expires_at,
-            embedding=vector,
-            embedding_model=model,
-            pending=pending,
-        )
-        _memory_event(
-            memory,
-            MemoryEventKind.CREATED,
-            actor,
-            reason=gettext_noop("awaiting the user's confirmation") if pending else "",
-            detail={"description": memory.description, "source": memory.source},
-        )
+        outcome = _propose_in_turn(license, user_ref, proposal, vector, model, actor, pending)
+    if isinstance(outcome, str):  # recorded outside the transaction: the refusal is kept
+        raise _reject(license, user_ref, actor, outcome, proposal)
+    return outcome
+
+
+def _propose_in_turn(
+    license: License,
+    user_ref: str,
+    proposal: Proposal,
+    vector: list[float],
+    model: str,
+    actor: str,
+    pending: bool,
+) -> Memory | str:
+    """The memory written (or its twin updated), or the code of why not: what needs the
+    user's latest state is read here, under their lock."""
+    if not consent_given(license=license, user_ref=user_ref):  # withdrawn meanwhile
+        return "no_consent"
+    # With the user's latest memories, so a number is not kept in two halves.
+    if code := forbidden_together(proposal.description, _recent_texts(license, user_ref)):
+        return code
+    active = list(
+        Memory.objects.select_for_update().filter(license=license, user_ref=user_ref, active=True)
+    )
+    twin = max(active, key=lambda m: _similar(m, vector, model), default=None)
+    if twin and _similar(twin, vector, model) >= NEAR_DUPLICATE_SIMILARITY:
+        return _update(twin, proposal, vector, model, actor)
+    if len(active) >= MAX_ACTIVE_PER_USER:
+        return "limit"
+    memory = Memory.objects.create(
+        license=license,
+        user_ref=user_ref,
+        memory_type=proposal.memory_type,
+        description=proposal.description[:500],
+        confidence=proposal.confidence,
+        source=proposal.source,
+        source_reference=proposal.source_reference[:64],
+        source_message=proposal.source_message,
+        expires_at=proposal.expires_at,
+        embedding=vector,
+        embedding_model=model,
+        pending=pending,
+    )
+    _memory_event(
+        memory,
+        MemoryEventKind.CREATED,
+        actor,
+        reason=gettext_noop("awaiting the user's confirmation") if pending else "",
+        detail={"description": memory.description, "source": memory.source},
+    )
     return memory
 
 
@@ -382,6 +402,7 @@ def _audit_staff(actor: str, action: str, memory_id: str, license: License, user
 def memories_forget_all(*, license: License, user_ref: str, actor: str) -> int:
     """Forget every memory of this user of this license, and nobody else's."""
     with transaction.atomic():
+        transaction_lock("memories", license.pk, user_ref)  # none written meanwhile
         memories = list(Memory.objects.filter(license=license, user_ref=user_ref))
         for memory in memories:
             memory_forget(memory=memory, actor=actor)

@@ -64,6 +64,8 @@ class TestValidation:
             propose(license, f"Preferencia número {n} sobre el espacio {n * 7919}")
         with pytest.raises(MemoryRejected, match="limit of 50"):
             propose(license, "Una preferencia más sobre el horario de la tarde")
+        # Counted with the other refusals (it was rolled back with the attempt).
+        assert "the limit of" in MemoryEvent.objects.get(kind="rejected").reason
 
 
 class TestDecayAndExpiry:

@@ -17,7 +17,8 @@ from chat.services import assistant_update
 from knowledge.models import RedactionPolicy
 from knowledge.policies import redaction_policy_set
 from licenses.services import license_forge
-from memory.models import Memory
+from memory.models import Memory, MemoryConsent
+from memory.services import MemoryRejected, memory_consent_set
 from tests.concurrency import twice_at_once
 from tests.memory.support import consent, propose
 
@@ -84,6 +85,43 @@ def test_one_memory_said_in_two_messages_at_once_is_kept_once():
     assert isinstance(first, Memory) and isinstance(second, Memory), second
     assert waited and first.pk == second.pk
     assert Memory.objects.filter(license=license, user_ref="ana").count() == 1
+
+
+@pytest.mark.usefixtures("media_root", "fake_embedder")
+def test_a_number_sent_in_two_halves_at_once_is_not_kept_whole():
+    license = license_forge(user_name="Ana", machine_id="sala-n").license
+    consent(license)
+
+    first, second, waited = twice_at_once(
+        Memory,
+        lambda: propose(license, "Mi extensión empieza por 612 34"),
+        lambda: propose(license, "y sigue con 56 78"),
+    )
+
+    assert waited and isinstance(first, Memory)
+    assert isinstance(second, MemoryRejected) and second.code == "personal_data"
+    assert Memory.objects.count() == 1
+
+
+@pytest.mark.usefixtures("media_root", "fake_embedder")
+@pytest.mark.parametrize("first", ["memory", "withdrawal"])
+def test_a_memory_said_as_the_user_stops_being_remembered_is_not_kept(first):
+    """Either way round, the memory outlived the "stop remembering" that came with it."""
+    license = license_forge(user_name="Ana", machine_id="sala-w").license
+    consent(license)
+    remember = lambda: propose(license, "Prefiere reservas por la mañana")  # noqa: E731
+    withdraw = lambda: memory_consent_set(  # noqa: E731
+        license=license, user_ref="ana", given=False, actor="user:ana"
+    )
+
+    if first == "memory":
+        _memory, withdrawn, waited = twice_at_once(Memory, remember, withdraw)
+    else:
+        withdrawn, refused, waited = twice_at_once(MemoryConsent, withdraw, remember)
+        assert isinstance(refused, MemoryRejected) and refused.code == "no_consent"
+
+    assert waited and isinstance(withdrawn, MemoryConsent) and not withdrawn.given
+    assert not Memory.objects.filter(license=license).exists()
 
 
 def test_the_two_factor_page_open_in_two_tabs_at_once_shows_one_key(django_user_model):
