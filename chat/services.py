@@ -106,6 +106,7 @@ class ChatTurn:
     remembered: str = ""  # what that command saved
     citations: list[Citation] = field(default_factory=list)  # filled as the answer streams
     search: SearchResponse | None = None  # logged once the answer has started
+    search_log_ids: list[int] = field(default_factory=list)  # its rows in the access log
     answerer: str = ""  # the license's assistant's; "" = the deployment's LLM_PROVIDER
     answered_by: str = ""  # the provider that did answer ("extractive", "gemini"…)
     embedding: QueryEmbedding | None = None
@@ -284,7 +285,8 @@ class _ToolRunner:
             return {"error": "No more searches for this answer: answer with what you have."}
         self.calls += 1
         try:
-            found = knowledge_search_tool_run(principal=self.principal, arguments=arguments)
+            found, logged = knowledge_search_tool_run(principal=self.principal, arguments=arguments)
+            self.turn.search_log_ids.append(logged)
         except ApplicationError as exc:
             return {"error": exc.message, "results": []}
         # Sources already numbered keep their number (distinct_results keeps positions); a
@@ -439,6 +441,7 @@ def _keep(turn: ChatTurn, principal: Principal, user_ref: str, answer: str) -> s
         latency_ms=(time.perf_counter() - turn.started) * 1000,
         vector=turn.embedding.vector() if turn.embedding and not turn.reply else None,
         model=turn.embedding.model if turn.embedding else "",
+        search_log_ids=turn.search_log_ids,
     )
     try:
         return str(exchange_record(said).pk)
@@ -472,7 +475,7 @@ def _answer_pieces(turn: ChatTurn, llm: LLM) -> Iterator[str]:
 
 def _log_search(turn: ChatTurn, principal: Principal) -> None:
     if turn.search is not None:
-        search_log_record(principal=principal, response=turn.search)
+        turn.search_log_ids.append(search_log_record(principal=principal, response=turn.search).pk)
         turn.search = None  # once
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -36,6 +36,11 @@ from datastores.erasures import erasure_record
 from knowledge.models import Document, SourceType
 from knowledge.redaction import redact
 from knowledge.reingestion import document_new_version
+from knowledge.searching import (
+    search_log_link,
+    search_logs_expire_queries,
+    search_logs_forget_queries,
+)
 from knowledge.uploads import document_create
 from licenses.models import License
 from memory.services import memories_erase_person
@@ -66,6 +71,7 @@ class Said:
     latency_ms: float
     vector: list[float] | None = None
     model: str = ""
+    search_log_ids: list[int] = field(default_factory=list)  # its searches' access log rows
 
 
 def retention_days(license: License | None) -> int:
@@ -104,6 +110,7 @@ def exchange_record(said: Said) -> Exchange:
             model=said.model,
             question_vector=said.vector if keep_text else None,
         )
+        search_log_link(log_ids=said.search_log_ids, exchange_id=exchange.pk, keep_query=keep_text)
         if not said.by_staff and said.vector and (said.no_information or low_score):
             gap_assign(exchange, said.vector, said.model)
     return exchange
@@ -285,6 +292,7 @@ def conversations_purge(
             break
     conversations, _ = Conversation.objects.filter(exchanges__isnull=True).delete()
     gaps = _gaps_without_questions()
+    _expire_search_queries(now, days, uniform=older_than_days is not None)
     audit_record(
         "conversations.purged",
         details={
@@ -295,6 +303,18 @@ def conversations_purge(
         },
     )
     return Purged(exchanges, conversations, gaps)
+
+
+def _expire_search_queries(now: datetime, days: int, *, uniform: bool) -> int:
+    """The access log keeps the words of a search as long as the conversations of its scope
+    keep theirs (a license's own retention wins, unless one cut is asked for everyone); its
+    numbers stay."""
+    own = {} if uniform else dict(Retention.objects.values_list("license_id", "days"))
+    emptied = search_logs_expire_queries(before=now - timedelta(days=days), other_than=own)
+    for license_id, license_days in own.items():
+        before = now - timedelta(days=license_days)
+        emptied += search_logs_expire_queries(before=before, licenses=[license_id])
+    return emptied
 
 
 def _gaps_without_questions() -> int:
@@ -312,6 +332,11 @@ def conversations_erase_user(*, license: License, user_ref: str) -> int:
     with transaction.atomic():
         conversations = Conversation.objects.filter(license=license, user_ref=user_ref)
         ids = [str(pk) for pk in conversations.values_list("pk", flat=True)]
+        search_logs_forget_queries(
+            exchange_ids=Exchange.objects.filter(conversation__in=conversations).values_list(
+                "pk", flat=True
+            )
+        )
         conversations.delete()
         _gaps_without_questions()
         transaction.on_commit(lambda: erasure_record("conversation", ids))
@@ -401,6 +426,7 @@ def exchanges_scrub_memory(*, license_id: object, user_ref: str, description: st
     for exchange in exchanges.only("question", "answer"):
         if said in " ".join(fold(exchange.question + " " + exchange.answer).split()):
             Exchange.objects.filter(pk=exchange.pk).update(question="", answer="")
+            search_logs_forget_queries(exchange_ids=[exchange.pk])
             scrubbed += 1
     return scrubbed
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from django.utils.translation import gettext_noop
 
-from knowledge.search import STRATEGIES, SearchOptions, SearchResult
-from knowledge.searching import knowledge_search
+from knowledge.search import STRATEGIES, SearchOptions, SearchResult, search
+from knowledge.searching import search_log_record
 from licenses.principals import Principal
 from web.exceptions import ApplicationError
 
@@ -39,10 +39,11 @@ KNOWLEDGE_SEARCH_TOOL: dict[str, Any] = {
 
 def knowledge_search_tool_run(
     *, principal: Principal, arguments: dict[str, Any]
-) -> list[SearchResult]:
-    """Run a tool call's search. The scope is the principal's: any "license", "scope" or
-    other field a model puts in ``arguments`` is ignored. Raises ApplicationError for
-    arguments that make no search (no query, a strategy that does not exist)."""
+) -> tuple[list[SearchResult], int]:
+    """Run a tool call's search: its results, and its row in the access log. The scope is
+    the principal's: any "license", "scope" or other field a model puts in ``arguments`` is
+    ignored. Raises ApplicationError for arguments that make no search (no query, a strategy
+    that does not exist)."""
     try:
         options = SearchOptions(
             top_k=min(10, max(1, int(arguments.get("max_results") or 5))),
@@ -50,5 +51,5 @@ def knowledge_search_tool_run(
         )
     except (ValueError, TypeError):
         raise ApplicationError(gettext_noop("max_results must be a number from 1 to 10.")) from None
-    query = str(arguments.get("query", ""))
-    return knowledge_search(principal=principal, query=query, options=options).results
+    response = search(principal=principal, query=str(arguments.get("query", "")), options=options)
+    return response.results, search_log_record(principal=principal, response=response).pk

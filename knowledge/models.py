@@ -8,7 +8,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
-from django.db.models import F, Func
+from django.db.models import F, Func, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -511,11 +511,19 @@ class SearchLog(models.Model):
     cut_by_threshold = models.PositiveIntegerField()
     result_count = models.PositiveSmallIntegerField()
     chunk_ids = ArrayField(models.BigIntegerField(), default=list)
+    # The chat answer this search was for (a conversations Exchange): the question's words
+    # here are what its end user wrote, so they go when the answer's do (retention 0, the
+    # person's erasure, a forgotten memory). Not a foreign key: conversations sit above.
+    exchange_id = models.UUIDField(null=True, blank=True, db_index=True)
 
     class Meta:
         ordering = ["-created_at"]
         indexes = [
-            models.Index(fields=["license", "created_at"], name="searchlog_license_time_idx")
+            models.Index(fields=["license", "created_at"], name="searchlog_license_time_idx"),
+            # The daily purge finds the words still kept without reading every older row.
+            models.Index(
+                fields=["created_at"], condition=~Q(query=""), name="searchlog_words_kept_idx"
+            ),
         ]
 
     def __str__(self) -> str:

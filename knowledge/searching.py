@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import datetime
+from uuid import UUID
+
 from knowledge.models import SearchLog
 from knowledge.redaction import redact
 from knowledge.search import SearchOptions, SearchResponse, search
@@ -35,3 +39,43 @@ def search_log_record(*, principal: Principal, response: SearchResponse) -> Sear
         result_count=len(response.results),
         chunk_ids=[result.chunk_id for result in response.results],
     )
+
+
+# -- the words end users wrote, kept no longer than their conversations ------------------------
+
+QUERY_PURGE_BATCH = 20_000
+
+
+def search_log_link(*, log_ids: list[int], exchange_id: UUID, keep_query: bool) -> None:
+    """The chat answer these searches were for; their words are dropped at once when the
+    answer keeps none (a retention of 0 days)."""
+    if log_ids:
+        words = {} if keep_query else {"query": ""}
+        SearchLog.objects.filter(pk__in=log_ids).update(exchange_id=exchange_id, **words)
+
+
+def search_logs_forget_queries(*, exchange_ids: Iterable[UUID | str]) -> int:
+    """The words of the searches these answers were for, gone with the answers' own (their
+    person erased, a memory forgotten). The access itself stays: who, which scope, which
+    passages, how fast."""
+    ids = [str(i) for i in exchange_ids]
+    if not ids:
+        return 0
+    return SearchLog.objects.filter(exchange_id__in=ids).update(query="", exchange_id=None)
+
+
+def search_logs_expire_queries(
+    *, before: datetime, licenses: Iterable[UUID] = (), other_than: Iterable[UUID] = ()
+) -> int:
+    """Empty the words of the searches made before ``before``: of ``licenses``, or when
+    none are named, of every scope but the licenses ``other_than`` (those with a retention of
+    their own). In batches, each committed, as the conversations' purge."""
+    logs = SearchLog.objects.filter(created_at__lt=before).exclude(query="")
+    if licenses := list(licenses):
+        logs = logs.filter(license_id__in=licenses)
+    elif other_than := list(other_than):
+        logs = logs.exclude(license_id__in=other_than)
+    emptied = 0
+    while ids := list(logs.values_list("pk", flat=True)[:QUERY_PURGE_BATCH]):
+        emptied += SearchLog.objects.filter(pk__in=ids).update(query="")
+    return emptied

@@ -17,7 +17,7 @@ from conversations.selectors import insights
 from conversations.services import conversations_purge, retention_set
 from datastores.erasures import erasures_since
 from knowledge.forgetting import document_forget
-from knowledge.models import Document
+from knowledge.models import Document, SearchLog
 from licenses.models import License
 from tests.conversations.support import ask, staff, widget_user
 from tests.factories import make_document
@@ -27,6 +27,11 @@ pytestmark = [pytest.mark.django_db]
 
 def _age(days: int) -> None:
     Exchange.objects.update(created_at=timezone.now() - timedelta(days=days))
+
+
+def _searched(**lookup: object) -> list[str]:
+    """The words the access log keeps of the searches (of ``lookup``'s)."""
+    return list(SearchLog.objects.filter(**lookup).values_list("query", flat=True))
 
 
 def test_personal_data_typed_in_a_question_is_stored_redacted(sala):
@@ -72,12 +77,35 @@ def test_a_licenses_own_retention_and_older_than(sala, settings):
     assert not Exchange.objects.exists()
 
 
+def test_the_access_log_keeps_a_question_s_words_as_long_as_its_scope_keeps_conversations(
+    sala, settings, client, admin_user
+):
+    """It kept every question an end user asked, whatever the retention, for the query
+    log's readers (support) to see."""
+    settings.CONVERSATION_RETENTION_DAYS = 30
+    ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    client.force_login(admin_user)
+    client.get("/knowledge/search/", {"query": "horario del gimnasio", "scope": "global"})
+    SearchLog.objects.update(created_at=timezone.now() - timedelta(days=10))
+    retention_set(license=sala.license, days=7)
+
+    conversations_purge()
+
+    assert sorted(_searched()) == ["", "horario del gimnasio"]  # the global scope keeps 30
+    assert SearchLog.objects.count() == 2
+    page = client.get("/knowledge/search/").content.decode()
+    assert "words not kept" in page and "horario del gimnasio" in page
+    call_command("purge_conversations", "--older-than", "5", stdout=StringIO())
+    assert _searched() == ["", ""]
+
+
 def test_zero_days_keeps_only_counts(sala, settings):
     settings.CONVERSATION_RETENTION_DAYS = 0
     ask(widget_user(sala, "ana"), "Mi correo es ana@example.com, ¿abre la piscina?")
     exchange = Exchange.objects.get()
     assert (exchange.question, exchange.answer, exchange.citations) == ("", "", [])
     assert exchange.question_vector is None
+    assert _searched() == [""]  # nor the access log
     conversations_purge()
     assert not Exchange.objects.exists()
     assert DailyCount.objects.get().questions == 1
@@ -122,6 +150,8 @@ def test_an_end_users_export_holds_their_conversations_and_erasure_removes_them(
     assert erased.json() == {"conversations_erased": 1}
     assert not Exchange.objects.filter(conversation__user_ref="ana").exists()
     assert Exchange.objects.filter(conversation__user_ref="bruno").count() == 1  # only hers
+    assert sorted(_searched()) == ["", "¿La piscina abre los domingos?"]  # the access log too
+    assert SearchLog.objects.count() == 2  # the accesses themselves stay
     transcript = ana.get("/api/v1/chat/session", {"session_id": session_id}).json()
     assert transcript["turns"] == []  # the session transcript in Redis went too
     journal = erasures_since(timezone.now() - timedelta(minutes=1))
@@ -257,10 +287,13 @@ def test_forgetting_a_memory_scrubs_the_question_that_said_it(
     from memory.models import Memory
 
     memory = Memory.objects.get(user_ref="ana")
-    assert Exchange.objects.filter(question__icontains="prefiero la piscina").exists()
+    ask(client, "Como prefiero la piscina por la mañana, ¿a qué hora abre?")  # searched
+    assert Exchange.objects.filter(question__icontains="prefiero la piscina").count() == 2
+    assert SearchLog.objects.filter(query__icontains="prefiero la piscina").exists()
     with django_capture_on_commit_callbacks(execute=True):
         memory_forget(memory=memory, actor="user:ana")
     assert not Exchange.objects.filter(question__icontains="prefiero la piscina").exists()
+    assert not SearchLog.objects.filter(query__icontains="prefiero la piscina").exists()
 
 
 # Its own transactions, as in production: the ingestion above sets this test transaction's

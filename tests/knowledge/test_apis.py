@@ -181,11 +181,12 @@ def test_memory_search_tool_runs_in_the_principals_scope(world):
 
     principal = principal_for_license(alpha.license)
     # Words of both secrets, naming beta's scope: only alpha's own (and global) comes back.
-    found = knowledge_search_tool_run(
+    found, logged = knowledge_search_tool_run(
         principal=principal, arguments={"query": "clave del portón", "license": "beta"}
     )
 
     assert "alfa.md" in {r.filename for r in found}
     assert all(r.filename != "beta.md" for r in found)
+    assert SearchLog.objects.get(pk=logged).scope_label == alpha.license.machine_id  # logged
     with pytest.raises(ApplicationError, match="Write something"):
         knowledge_search_tool_run(principal=principal, arguments={})
