@@ -14,13 +14,22 @@ def memories_decay_task() -> dict[str, int]:
     return memories_decay()
 
 
-@shared_task(autoretry_for=(ConnectionError,), retry_backoff=5, max_retries=3, expires=600)
+# Its result is how many were remembered, never what: a task's result is logged by the
+# worker and kept a day in Redis, where a forgotten memory or an erasure does not reach.
+@shared_task(
+    autoretry_for=(ConnectionError,),
+    retry_backoff=5,
+    max_retries=3,
+    expires=600,
+    ignore_result=True,
+)
 def memories_propose_task(
     license_id: str, user_ref: str, session_id: str, messages: list[str]
-) -> list[str]:
+) -> int:
     license = License.objects.filter(pk=license_id).first()
     if license is None:
-        return []
-    return memories_propose_from_conversation(
+        return 0
+    remembered = memories_propose_from_conversation(
         license=license, user_ref=user_ref, session_id=session_id, messages=messages
     )
+    return len(remembered)

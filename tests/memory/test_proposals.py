@@ -143,6 +143,25 @@ def test_gemini_proposals_are_validated_like_any_memory(license, settings):
     assert config["responseMimeType"] == "application/json" and "responseSchema" in config
 
 
+def test_the_proposals_task_says_how_many_were_remembered_never_what(license, settings):
+    """A task's result is logged by the worker and kept a day in Redis (a memory's words
+    there outlived its forgetting and its person's erasure)."""
+    import json as _json
+
+    from memory.tasks import memories_propose_task
+    from tests.fakes import FakeGemini
+
+    consent(license)
+    candidate = {"memory_type": "preference", "description": "Prefiere la sala grande"}
+    with FakeGemini() as gemini:
+        settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL = "k", gemini.url
+        gemini.generate_text = _json.dumps([{**candidate, "confidence": 0.9, "message": "x"}])
+        outcome = memories_propose_task.apply(args=[str(license.pk), "ana", "s1", ["x"]])
+
+    assert outcome.get() == 1 and Memory.objects.get().description == "Prefiere la sala grande"
+    assert memories_propose_task.ignore_result
+
+
 def test_with_confirmation_on_a_proposed_memory_waits_for_the_user(license, settings):
     import json as _json
 
