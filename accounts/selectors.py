@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -14,6 +14,12 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts.models import AuditEntry, Invitation, PersonalToken, SingleSignOnIdentity
 from accounts.roles import ROLES
+
+
+def audit_recorded_since(*, action: str, target: str, since: datetime, **details: str) -> bool:
+    """Whether the trail holds ``action`` on ``target`` (with these details) from ``since``."""
+    entries = AuditEntry.objects.filter(action=action, target=target, at__gte=since)
+    return entries.filter(**{f"details__{name}": value for name, value in details.items()}).exists()
 
 
 def tokens_of(user: Any) -> QuerySet[PersonalToken]:  # noqa: ANN401 - a user model instance

@@ -19,11 +19,13 @@ import secrets
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.audit import audit_record
@@ -395,7 +397,10 @@ def chat_stream(
     finally:  # the model failed or the client left: the retrieval happened all the same
         _log_search(turn, principal)
     answer = turn.answer = "".join(parts)
-    turn.answer_id = _keep(turn, principal, user_ref, answer)
+    kept = _keep(turn, principal, user_ref, answer)
+    if kept is None:  # its person was erased while being answered: nothing of it stays
+        return
+    turn.answer_id = kept
     sessions.session_append(
         license_id=principal.license_id,
         user_ref=user_ref,
@@ -420,9 +425,10 @@ def chat_stream(
     _queue_memory_proposals(principal, user_ref, turn)
 
 
-def _keep(turn: ChatTurn, principal: Principal, user_ref: str, answer: str) -> str:
-    """The answer kept for review, feedback and gaps (conversations app), redacted there.
-    A database that fails here has already let the answer out: logged, no answer_id."""
+def _keep(turn: ChatTurn, principal: Principal, user_ref: str, answer: str) -> str | None:
+    """The answer kept for review, feedback and gaps (conversations app), redacted there;
+    None when its person was erased meanwhile. A database that fails here has already let
+    the answer out: logged, no answer_id."""
     by_staff = not principal.keeps_memories
     scores = [r.vector_score for r in turn.results if r.vector_score is not None]
     said = Said(
@@ -438,16 +444,18 @@ def _keep(turn: ChatTurn, principal: Principal, user_ref: str, answer: str) -> s
         no_information=not turn.reply and not turn.citations,
         best_score=max(scores) if scores else None,
         min_score=turn.prompt.min_score,
-        latency_ms=(time.perf_counter() - turn.started) * 1000,
+        latency_ms=(elapsed := time.perf_counter() - turn.started) * 1000,
+        asked_at=timezone.now() - timedelta(seconds=elapsed),
         vector=turn.embedding.vector() if turn.embedding and not turn.reply else None,
         model=turn.embedding.model if turn.embedding else "",
         search_log_ids=turn.search_log_ids,
     )
     try:
-        return str(exchange_record(said).pk)
+        exchange = exchange_record(said)
     except DatabaseError:
         logger.exception("the answer was not kept for review")
         return ""
+    return str(exchange.pk) if exchange else None
 
 
 def _kept_citation(citation: Citation) -> dict[str, object]:

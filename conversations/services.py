@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from accounts.audit import audit_record, person_pseudonym
+from accounts.selectors import audit_recorded_since
 from conversations.gaps import as_floats, gap_assign
 from conversations.models import (
     Cause,
@@ -33,6 +34,7 @@ from conversations.models import (
 )
 from conversations.signals import conversations_erased
 from datastores.erasures import erasure_record
+from datastores.locks import transaction_lock
 from knowledge.models import Document, SourceType
 from knowledge.redaction import redact
 from knowledge.reingestion import document_new_version
@@ -72,6 +74,7 @@ class Said:
     vector: list[float] | None = None
     model: str = ""
     search_log_ids: list[int] = field(default_factory=list)  # its searches' access log rows
+    asked_at: datetime | None = None  # when the question arrived (None: just now)
 
 
 def retention_days(license: License | None) -> int:
@@ -86,12 +89,18 @@ def _redacted(text: str) -> str:
     return redact(text).text if text else ""
 
 
-def exchange_record(said: Said) -> Exchange:
+def exchange_record(said: Said) -> Exchange | None:
     """Keep one answer (redacted) and, for an end user's question the knowledge did not
-    answer confidently, count it in the gap of the same meaning."""
+    answer confidently, count it in the gap of the same meaning. None when its person was
+    erased while they were being answered: nothing of it is kept."""
     keep_text = retention_days(said.license) > 0
     low_score = said.best_score is not None and said.best_score < said.min_score
     with transaction.atomic():
+        # An erasure and an answer to the same person take turns: the answer sees it.
+        transaction_lock("conversations", said.license.pk if said.license else None, said.user_ref)
+        if _erased_since_asked(said):
+            search_logs_forget_queries(log_ids=said.search_log_ids)
+            return None
         conversation = _conversation(said)
         exchange = Exchange.objects.create(
             conversation=conversation,
@@ -114,6 +123,17 @@ def exchange_record(said: Said) -> Exchange:
         if not said.by_staff and said.vector and (said.no_information or low_score):
             gap_assign(exchange, said.vector, said.model)
     return exchange
+
+
+def _erased_since_asked(said: Said) -> bool:
+    if said.license is None or said.by_staff:
+        return False
+    return audit_recorded_since(
+        action="conversations.erased",
+        target=f"license:{said.license.machine_id}",
+        since=said.asked_at or timezone.now(),
+        user=person_pseudonym(said.license.pk, said.user_ref),
+    )
 
 
 def _conversation(said: Said) -> Conversation:
@@ -330,6 +350,7 @@ def conversations_erase_user(*, license: License, user_ref: str) -> int:
     """Everything this end user asked and was answered, gone (their erasure); journaled so
     a restore forgets it again. The gaps keep their numbers, not the words."""
     with transaction.atomic():
+        transaction_lock("conversations", license.pk, user_ref)  # no answer kept meanwhile
         conversations = Conversation.objects.filter(license=license, user_ref=user_ref)
         ids = [str(pk) for pk in conversations.values_list("pk", flat=True)]
         search_logs_forget_queries(

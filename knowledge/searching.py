@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from uuid import UUID
 
+from django.db.models import Q
+
 from knowledge.models import SearchLog
 from knowledge.redaction import redact
 from knowledge.search import SearchOptions, SearchResponse, search
@@ -54,14 +56,17 @@ def search_log_link(*, log_ids: list[int], exchange_id: UUID, keep_query: bool) 
         SearchLog.objects.filter(pk__in=log_ids).update(exchange_id=exchange_id, **words)
 
 
-def search_logs_forget_queries(*, exchange_ids: Iterable[UUID | str]) -> int:
-    """The words of the searches these answers were for, gone with the answers' own (their
-    person erased, a memory forgotten). The access itself stays: who, which scope, which
-    passages, how fast."""
-    ids = [str(i) for i in exchange_ids]
-    if not ids:
+def search_logs_forget_queries(
+    *, exchange_ids: Iterable[UUID | str] = (), log_ids: Iterable[int] = ()
+) -> int:
+    """The words of the searches these answers were for (or of these searches), gone with
+    the answers' own (their person erased, a memory forgotten). The access itself stays:
+    who, which scope, which passages, how fast."""
+    answers, searches = [str(i) for i in exchange_ids], list(log_ids)
+    if not answers and not searches:
         return 0
-    return SearchLog.objects.filter(exchange_id__in=ids).update(query="", exchange_id=None)
+    logs = SearchLog.objects.filter(Q(exchange_id__in=answers) | Q(pk__in=searches))
+    return logs.update(query="", exchange_id=None)
 
 
 def search_logs_expire_queries(

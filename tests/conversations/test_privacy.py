@@ -5,6 +5,7 @@ or a license reaches the copies kept here."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import timedelta
 from io import StringIO
 
@@ -335,3 +336,38 @@ def test_the_words_a_forgotten_source_backed_go_whoever_answered(answerer, answe
     from conversations.services import _without_claims  # noqa: PLC0415
 
     assert _without_claims(answer, {1}, answerer) == left  # "siete" gone either way
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_answer_given_while_its_person_is_erased_is_not_kept(sala):
+    """The erasure went first, the answer being given then was kept: their question
+    outlived their erasure."""
+    from accounts.models import AuditEntry
+    from conversations.services import Said, conversations_erase_user, exchange_record
+    from tests.concurrency import twice_at_once
+
+    ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    searched = SearchLog.objects.create(
+        actor="license:sala-conv", license=sala.license, scope_label="sala-conv",
+        query="¿Y los domingos?", strategy="weighted", top_k=5, min_score=0.5,
+        latency_ms=3.0, candidates=1, cut_by_threshold=0, result_count=1,
+    )  # fmt: skip
+    said = Said(
+        license=sala.license, user_ref="ana", session_id="s1", by_staff=False,
+        question="¿Y los domingos?", answer="Abre a las ocho.", language="es",
+        answerer="extractive", citations=[], no_information=False, best_score=0.9,
+        min_score=0.5, latency_ms=900.0, search_log_ids=[searched.pk],
+        asked_at=timezone.now() - timedelta(seconds=1),
+    )  # fmt: skip
+
+    erased, kept, waited = twice_at_once(
+        AuditEntry,
+        lambda: conversations_erase_user(license=sala.license, user_ref="ana"),
+        lambda: exchange_record(said),
+    )
+
+    assert waited and erased == 1 and kept is None
+    assert not Exchange.objects.exists() and not Conversation.objects.exists()
+    assert _searched() == ["", ""]
+    # Asked after the erasure, a question is kept as any other.
+    assert exchange_record(replace(said, asked_at=timezone.now())) is not None
