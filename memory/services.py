@@ -469,8 +469,10 @@ def memories_for_prompt(
 def memories_decay(*, now: datetime | None = None) -> dict[str, int]:
     now = now or timezone.now()
     counts = {"expired": 0, "decayed": 0, "deactivated": 0}
-    for memory in Memory.objects.filter(active=True, expires_at__lte=now):
-        _deactivate(memory, MemoryEventKind.EXPIRED, "expires_at reached")
+    # Past its date a memory is gone, not kept switched off: "until the 15th" ends then.
+    for memory in Memory.objects.filter(expires_at__lte=now):
+        _event(memory.license, memory.user_ref, MemoryEventKind.EXPIRED, "decay")
+        memory_forget(memory=memory, actor="expiry")
         counts["expired"] += 1
     stale = Memory.objects.filter(active=True).exclude(source=MemorySource.USER_EXPLICIT)
     for memory in stale:

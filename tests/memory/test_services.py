@@ -105,9 +105,14 @@ class TestDecayAndExpiry:
         )
         with time_machine.travel(timezone.now() + timedelta(days=4)):
             assert services.memories_decay()["expired"] == 1
-        memory.refresh_from_db()
-        assert not memory.active
-        assert MemoryEvent.objects.filter(memory_id=memory.pk, kind="expired").exists()
+        # Gone with its words, as if the user had forgotten it; the events say why.
+        assert not Memory.objects.filter(pk=memory.pk).exists()
+        assert list(MemoryEvent.objects.order_by("id").values_list("kind", "actor", "detail")) == [
+            ("consent_given", "user:ana", {}),
+            ("created", "test", {}),
+            ("expired", "decay", {}),
+            ("forgotten", "expiry", {}),
+        ]
 
 
 class TestForgetting:
