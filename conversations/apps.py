@@ -18,7 +18,6 @@ class ConversationsConfig(AppConfig):
 def erase_conversation_again(conversation_id: str) -> bool:
     """A restore's replay of the erasure journal: the conversation, if the backup had it."""
     # Models, and what imports them, load once the app registry is ready.
-    from conversations.models import Conversation
+    from conversations.services import conversation_erase_again
 
-    deleted, _by_model = Conversation.objects.filter(pk=conversation_id).delete()
-    return bool(deleted)
+    return conversation_erase_again(conversation_id)

@@ -374,6 +374,16 @@ def conversations_erase_user(*, license: License, user_ref: str) -> int:
     return len(ids)
 
 
+def conversation_erase_again(conversation_id: str) -> bool:
+    """An erased conversation a restored backup brought back, erased again: with its
+    questions' words in the access log, as the first time."""
+    with transaction.atomic():
+        exchanges = Exchange.objects.filter(conversation_id=conversation_id)
+        search_logs_forget_queries(exchange_ids=exchanges.values_list("pk", flat=True))
+        deleted, _by_model = Conversation.objects.filter(pk=conversation_id).delete()
+    return bool(deleted)
+
+
 @dataclass(frozen=True)
 class PersonErased:
     conversations: int

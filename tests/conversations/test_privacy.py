@@ -161,6 +161,18 @@ def test_an_end_users_export_holds_their_conversations_and_erasure_removes_them(
     ]  # a restore forgets it again
 
 
+def test_a_restore_erases_a_conversation_again_with_its_words_in_the_access_log(sala):
+    from conversations.apps import erase_conversation_again
+
+    ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    conversation = Conversation.objects.get()
+
+    assert erase_conversation_again(str(conversation.pk))
+
+    assert not Exchange.objects.exists() and _searched() == [""]
+    assert not erase_conversation_again(str(conversation.pk))  # a second replay: nothing
+
+
 def test_a_privacy_officer_exports_and_erases_from_the_console(sala, django_user_model):
     ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
     officer = staff(django_user_model, "privacy_officer")
