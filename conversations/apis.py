@@ -43,7 +43,7 @@ from licenses.permissions import IsAdminOrLicense
 from licenses.principals import end_user_from_request
 from licenses.selectors import license_for_scope
 from licenses.throttles import USER_REF_MAX_LENGTH, MemoryRateThrottle
-from memory.apis import MemorySerializer
+from memory.apis import MemoryConsentSerializer, MemoryHistorySerializer, MemorySerializer
 
 LIST_LIMIT = 200
 
@@ -534,6 +534,12 @@ class MyDataSerializer(serializers.Serializer):
     user = serializers.CharField()
     license = serializers.CharField(help_text="The license's machine_id.")
     memories = MemorySerializer(many=True)
+    consent = MemoryConsentSerializer(
+        allow_null=True, help_text="Whether memories are allowed, and when (null: never asked)."
+    )
+    memory_history = MemoryHistorySerializer(
+        many=True, help_text="What happened to the memories and the consent, oldest first."
+    )
     conversations = MyConversationSerializer(many=True)
 
 

@@ -13,8 +13,12 @@ from accounts.audit import audit_record, person_pseudonym
 from conversations.models import Exchange, Gap
 from conversations.selectors import gap_examples, license_names, user_conversations
 from licenses.models import License
-from memory.apis import MemorySerializer
-from memory.selectors import memory_list_for_user
+from memory.apis import MemoryConsentSerializer, MemoryHistorySerializer, MemorySerializer
+from memory.selectors import (
+    memory_consent_for_user,
+    memory_history_for_user,
+    memory_list_for_user,
+)
 from web.downloads import download
 
 EXCHANGE_COLUMNS = [
@@ -89,6 +93,11 @@ def gaps_download(rows: QuerySet[Gap], as_: str) -> HttpResponse | StreamingHttp
     return download("knowledge-gaps", GAP_COLUMNS, (gap_row(g, names) for g in gaps), as_)
 
 
+def _consent(license: License, user_ref: str) -> dict[str, Any] | None:
+    consent = memory_consent_for_user(license=license, user_ref=user_ref)
+    return MemoryConsentSerializer(consent).data if consent else None
+
+
 def user_data_download(
     license: License, user_ref: str, filename: str, *, by_staff: bool = False
 ) -> HttpResponse:
@@ -105,6 +114,10 @@ def user_data_download(
         "license": license.machine_id,
         "memories": MemorySerializer(
             memory_list_for_user(license=license, user_ref=user_ref), many=True
+        ).data,
+        "consent": _consent(license, user_ref),
+        "memory_history": MemoryHistorySerializer(
+            memory_history_for_user(license=license, user_ref=user_ref), many=True
         ).data,
         "conversations": user_conversations(license=license, user_ref=user_ref),
     }

@@ -21,7 +21,7 @@ from licenses.permissions import IsAdminOrLicense
 from licenses.principals import end_user_from_request
 from licenses.throttles import MemoryRateThrottle
 from memory import selectors, services
-from memory.models import Memory
+from memory.models import Memory, MemoryConsent, MemoryEventKind
 
 
 def _owner(request: Request) -> tuple[License, str]:
@@ -54,6 +54,25 @@ class MemorySerializer(serializers.ModelSerializer):
             "expires_at",
             "last_accessed_at",
         ]
+
+
+class MemoryConsentSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = MemoryConsent
+        fields = ["given", "given_at", "withdrawn_at"]
+
+
+class MemoryHistorySerializer(serializers.Serializer):
+    at = serializers.DateTimeField()
+    event = serializers.ChoiceField(choices=MemoryEventKind.choices)
+    by = serializers.ChoiceField(
+        choices=["you", "staff", "product"], help_text="Never a staff member's name."
+    )
+    memory_id = serializers.UUIDField(allow_null=True, help_text="Empty once it is forgotten.")
+    reason = serializers.CharField(allow_blank=True)
+    description = serializers.CharField(
+        allow_blank=True, help_text="The memory's words, while it is kept."
+    )
 
 
 class MemoryListApi(APIView):

@@ -5,7 +5,8 @@ from uuid import UUID
 from django.db.models import Count, Q, QuerySet
 
 from licenses.models import License
-from memory.models import NO_CONSENT_REASON, Memory, MemoryEvent
+from memory.models import NO_CONSENT_REASON, Memory, MemoryConsent, MemoryEvent
+from memory.services import event_reason
 
 
 def memory_list_for_user(*, license: License, user_ref: str) -> QuerySet[Memory]:
@@ -71,3 +72,31 @@ def memory_events_for(*, memories: list[Memory]) -> dict[object, list[MemoryEven
     ):
         grouped.setdefault(event.memory_id, []).append(event)
     return grouped
+
+
+def memory_consent_for_user(*, license: License, user_ref: str) -> MemoryConsent | None:
+    return MemoryConsent.objects.filter(license=license, user_ref=user_ref).first()
+
+
+def memory_history_for_user(*, license: License, user_ref: str) -> list[dict[str, object]]:
+    """What happened to this user's memories and their consent, for their own export: when,
+    what, by whom (themselves, the staff or the product — never a colleague's name), why,
+    and the words of the memories that are still kept."""
+    events = MemoryEvent.objects.filter(license=license, user_ref=user_ref).order_by("created_at")
+    return [
+        {
+            "at": event.created_at,
+            "event": event.kind,
+            "by": _who(event.actor),
+            "memory_id": event.memory_id,
+            "reason": event_reason(event.reason),
+            "description": event.detail.get("description", ""),
+        }
+        for event in events
+    ]
+
+
+def _who(actor: str) -> str:
+    if actor.startswith("user:"):
+        return "you"
+    return "staff" if actor.startswith("admin:") else "product"

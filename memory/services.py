@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext, gettext_noop
 
 from accounts.audit import audit_record, person_pseudonym
 from datastores.erasures import erasure_record
@@ -36,7 +36,7 @@ from memory.screening import forbidden_category, forbidden_together
 from memory.signals import memory_forgotten
 from text.folding import fold
 from text.languages import LANGUAGES
-from web.exceptions import ApplicationError
+from web.exceptions import ApplicationError, translate_message
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +53,17 @@ DEACTIVATE_BELOW = 0.3
 # user's language; the audit trail keeps the English reason.
 # The figures some refusal reasons name; reasons are stored as templates (see event_reason).
 REFUSAL_PARAMS = {"min_confidence": MIN_CONFIDENCE, "limit": MAX_ACTIVE_PER_USER}
+
+
+def event_reason(reason: str) -> str:
+    """An event's reason in the active language. Reasons are stored as English msgids
+    (marked with gettext_noop where they are written), some naming the refusal figures;
+    free text passes unchanged."""
+    if "%(" in reason:
+        return translate_message(reason, REFUSAL_PARAMS)
+    return gettext(reason) if reason else ""
+
+
 REFUSAL_REASONS = {
     # English msgids: the audit trail stores them, the console and the API translate them.
     "no_consent": NO_CONSENT_REASON,

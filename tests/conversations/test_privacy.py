@@ -173,6 +173,28 @@ def test_a_restore_erases_a_conversation_again_with_its_words_in_the_access_log(
     assert not erase_conversation_again(str(conversation.pk))  # a second replay: nothing
 
 
+def test_an_end_users_export_holds_their_consent_and_what_became_of_their_memories(sala):
+    """Both are kept about them (and were not in their export)."""
+    from memory.services import memory_forget
+    from tests.memory.support import consent, propose
+
+    consent(sala.license, "ana")
+    propose(sala.license, "Prefiere la sala grande", user="ana")
+    memory_forget(memory=propose(sala.license, "Prefiere el turno de tarde"), actor="user:ana")
+
+    exported = json.loads(widget_user(sala, "ana").get("/api/v1/me/export").content)
+
+    assert exported["consent"]["given"] is True and exported["consent"]["withdrawn_at"] is None
+    assert [(e["event"], e["by"], e["description"]) for e in exported["memory_history"]] == [
+        ("consent_given", "you", ""),
+        ("created", "product", "Prefiere la sala grande"),
+        ("created", "product", ""),  # forgotten: its words went with it
+        ("forgotten", "you", ""),
+    ]
+    other = json.loads(widget_user(sala, "bruno").get("/api/v1/me/export").content)
+    assert (other["consent"], other["memory_history"]) == (None, [])
+
+
 def test_a_privacy_officer_exports_and_erases_from_the_console(sala, django_user_model):
     ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
     officer = staff(django_user_model, "privacy_officer")
