@@ -180,7 +180,7 @@ def _rewrite(
     """New text (and its vector) for an existing memory, recorded as an update."""
     memory.description = description[:500]
     memory.embedding, memory.embedding_model = vector, model
-    memory.save()
+    memory.save(force_update=True)  # never an insert: a forgotten memory does not come back
     _memory_event(
         memory,
         MemoryEventKind.UPDATED,
@@ -355,10 +355,12 @@ def _update(
 
 def memory_confirm(*, memory: Memory, actor: str) -> Memory:
     """The user agrees to a proposed memory: from now on it may be used."""
-    Memory.objects.filter(pk=memory.pk).update(pending=False, updated_at=timezone.now())
-    _memory_event(
-        memory, MemoryEventKind.UPDATED, actor, reason=gettext_noop("confirmed by the user")
-    )
+    with transaction.atomic():
+        _lock_still_kept(memory)
+        Memory.objects.filter(pk=memory.pk).update(pending=False, updated_at=timezone.now())
+        _memory_event(
+            memory, MemoryEventKind.UPDATED, actor, reason=gettext_noop("confirmed by the user")
+        )
     memory.refresh_from_db()
     return memory
 
@@ -376,7 +378,16 @@ def memory_edit(*, memory: Memory, description: str, actor: str) -> Memory:
             gettext_noop("Not saved: %(t_reason)s."), params={"t_reason": reason, **REFUSAL_PARAMS}
         )
     vector, model = _embed(description)
-    return _rewrite(memory, description, vector, model, actor, gettext_noop("edited"))
+    with transaction.atomic():
+        _lock_still_kept(memory)
+        return _rewrite(memory, description, vector, model, actor, gettext_noop("edited"))
+
+
+def _lock_still_kept(memory: Memory) -> None:
+    """Take the user's memories in turn; one forgotten meanwhile (in another tab) stays so."""
+    transaction_lock("memories", memory.license_id, memory.user_ref)
+    if not Memory.objects.filter(pk=memory.pk).exists():
+        raise ApplicationError(gettext_noop("This memory was forgotten."), status=404)
 
 
 # -- forgetting ------------------------------------------------------------------------------
@@ -384,6 +395,7 @@ def memory_edit(*, memory: Memory, description: str, actor: str) -> Memory:
 
 def memory_forget(*, memory: Memory, actor: str) -> None:
     with transaction.atomic():
+        transaction_lock("memories", memory.license_id, memory.user_ref)
         MemoryEvent.objects.filter(memory_id=memory.pk).update(memory_id=None, detail={})
         license, user_ref, description = memory.license, memory.user_ref, memory.description
         memory_pk = memory.pk

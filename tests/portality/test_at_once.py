@@ -17,10 +17,17 @@ from chat.services import assistant_update
 from knowledge.models import RedactionPolicy
 from knowledge.policies import redaction_policy_set
 from licenses.services import license_forge
-from memory.models import Memory, MemoryConsent
-from memory.services import MemoryRejected, memory_consent_set
+from memory.models import Memory, MemoryConsent, MemoryEvent
+from memory.services import (
+    MemoryRejected,
+    memory_confirm,
+    memory_consent_set,
+    memory_edit,
+    memory_forget,
+)
 from tests.concurrency import twice_at_once
 from tests.memory.support import consent, propose
+from web.exceptions import ApplicationError
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -122,6 +129,28 @@ def test_a_memory_said_as_the_user_stops_being_remembered_is_not_kept(first):
 
     assert waited and isinstance(withdrawn, MemoryConsent) and not withdrawn.given
     assert not Memory.objects.filter(license=license).exists()
+
+
+@pytest.mark.usefixtures("media_root", "fake_embedder")
+@pytest.mark.parametrize("change", ["edit", "confirm"])
+def test_a_memory_forgotten_in_one_tab_as_it_is_changed_in_another_stays_forgotten(change):
+    """The edit's save found no row and inserted one: the forgotten memory came back."""
+    license = license_forge(user_name="Ana", machine_id="sala-f").license
+    consent(license)
+    memory = propose(license, "Prefiere reservas por la mañana")
+    Memory.objects.filter(pk=memory.pk).update(pending=change == "confirm")
+    changes = {
+        "edit": lambda: memory_edit(memory=memory, description="Prefiere la tarde", actor="u"),
+        "confirm": lambda: memory_confirm(memory=memory, actor="user:ana"),
+    }
+
+    forgotten, changed, waited = twice_at_once(
+        MemoryEvent, lambda: memory_forget(memory=memory, actor="user:ana"), changes[change]
+    )
+
+    assert waited and forgotten is None
+    assert isinstance(changed, ApplicationError) and changed.status == 404, changed
+    assert not Memory.objects.exists()
 
 
 def test_the_two_factor_page_open_in_two_tabs_at_once_shows_one_key(django_user_model):
