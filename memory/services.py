@@ -525,6 +525,7 @@ def _deactivate(memory: Memory, kind: str, reason: str) -> None:
 def memory_set_active(*, memory: Memory, active: bool, actor: str) -> Memory:
     """An admin deactivates (or restores) a memory without deleting it."""
     with transaction.atomic():
+        _lock_still_kept(memory)
         Memory.objects.filter(pk=memory.pk).update(active=active, updated_at=timezone.now())
         kind = MemoryEventKind.UPDATED if active else MemoryEventKind.DEACTIVATED
         _memory_event(memory, kind, actor, reason=gettext_noop("by an admin"))

@@ -24,6 +24,7 @@ from memory.services import (
     memory_consent_set,
     memory_edit,
     memory_forget,
+    memory_set_active,
 )
 from tests.concurrency import twice_at_once
 from tests.memory.support import consent, propose
@@ -132,8 +133,8 @@ def test_a_memory_said_as_the_user_stops_being_remembered_is_not_kept(first):
 
 
 @pytest.mark.usefixtures("media_root", "fake_embedder")
-@pytest.mark.parametrize("change", ["edit", "confirm"])
-def test_a_memory_forgotten_in_one_tab_as_it_is_changed_in_another_stays_forgotten(change):
+@pytest.mark.parametrize("change", ["edit", "confirm", "deactivate"])
+def test_a_memory_forgotten_as_it_is_changed_elsewhere_stays_forgotten(change):
     """The edit's save found no row and inserted one: the forgotten memory came back."""
     license = license_forge(user_name="Ana", machine_id="sala-f").license
     consent(license)
@@ -142,6 +143,7 @@ def test_a_memory_forgotten_in_one_tab_as_it_is_changed_in_another_stays_forgott
     changes = {
         "edit": lambda: memory_edit(memory=memory, description="Prefiere la tarde", actor="u"),
         "confirm": lambda: memory_confirm(memory=memory, actor="user:ana"),
+        "deactivate": lambda: memory_set_active(memory=memory, active=False, actor="admin:kim"),
     }
 
     forgotten, changed, waited = twice_at_once(
