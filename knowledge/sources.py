@@ -135,8 +135,11 @@ def source_add(
 
 
 def source_forget(*, source: Source) -> int:
-    """Forget the source and every document its pages became (erasure as for uploads)."""
+    """Forget the source and every document its pages became (erasure as for uploads). A
+    check writing a page at that moment finishes it first (the source's row is locked by
+    both), so that page's document goes too, and the check stops at its next page."""
     with transaction.atomic():
+        Source.objects.select_for_update().filter(pk=source.pk).first()
         documents = list(Document.objects.filter(source_pages__source=source).distinct())
         forgetting.documents_forget(documents=documents)
         audit_record(
@@ -172,7 +175,9 @@ def source_check(
     """Check a source now. With ``enqueue`` the changed documents go to the workers;
     without, they are ingested here (the command's way) and searchable on return. When
     another check of it is running, wait up to ``wait_seconds`` for it to end, then check."""
-    source = Source.objects.select_related("license").get(pk=source_id)
+    source = Source.objects.select_related("license").filter(pk=source_id).first()
+    if source is None:  # forgotten after its check was queued
+        raise ApplicationError(gettext_noop("This source was forgotten."), status=404)
     with _checked_alone(source, wait_seconds):
         return _check(source, enqueue=enqueue)
 
@@ -212,6 +217,9 @@ def _check(source: Source, *, enqueue: bool) -> CheckResult:
                 # A sitemap lists every page; a site's are known once its pass is whole.
                 for page in SourcePage.objects.filter(source=source).exclude(url__in=reached):
                     _forget_page(page, result)
+    except SourceForgotten:
+        logger.info("source %s was forgotten during its check: stopped", source.pk)
+        return result
     except ApplicationError as exc:
         _finish(source, result, pass_, error=exc)
         raise
@@ -498,24 +506,38 @@ def _store_page(
         result.unchanged += 1
         return page
     page.text_hash, page.last_changed_at = text_hash, timezone.now()
-    try:
-        if document is None:
-            document = _new_document(source, fetched, url, enqueue=enqueue)
-            result.new += 1
-        else:
-            document = _replace_document(document, fetched, enqueue=enqueue)
-            result.changed += 1
-    except ApplicationError as exc:
-        page.error = exc.english
-        page.error_i18n = {"template": exc.template, "params": exc.params}
+    with transaction.atomic():  # the page and its document, or neither
+        _still_kept(source)
+        try:
+            with transaction.atomic():
+                if document is None:
+                    document = _new_document(source, fetched, url, enqueue=enqueue)
+                    result.new += 1
+                else:
+                    document = _replace_document(document, fetched, enqueue=enqueue)
+                    result.changed += 1
+        except ApplicationError as exc:
+            page.error = exc.english
+            page.error_i18n = {"template": exc.template, "params": exc.params}
+            page.save()
+            result.errors += 1
+            return page
+        page.document = document
         page.save()
-        result.errors += 1
-        return page
-    page.document = document
-    page.save()
     if document.status == DocumentStatus.QUEUED:
         result.documents.append(str(document.pk))
     return page
+
+
+class SourceForgotten(Exception):  # noqa: N818 - a state the check meets, not a fault
+    """The source was forgotten while it was being checked."""
+
+
+def _still_kept(source: Source) -> None:
+    """Lock the source's row until the page is written (its forgetting waits for it), or
+    stop the check if it was forgotten meanwhile."""
+    if not Source.objects.select_for_update().filter(pk=source.pk).exists():
+        raise SourceForgotten
 
 
 def _new_document(source: Source, fetched: Fetched, url: str, *, enqueue: bool) -> Document:
@@ -604,7 +626,9 @@ def _page_error(
     page = page or SourcePage(source=source, url=url, depth=depth)
     page.error, page.last_checked_at = error.english[:2000], timezone.now()
     page.error_i18n = {"template": error.template, "params": error.params}
-    page.save()
+    with transaction.atomic():
+        _still_kept(source)
+        page.save()
     result.errors += 1
 
 

@@ -34,6 +34,7 @@ from tests.conftest import PDFS, WORKER_SITE_PORT, wait_until
 from tests.documents import DOCUMENTS
 from tests.factories import make_license
 from tests.website import Page, Website
+from web.exceptions import ApplicationError
 
 FACTS = {
     "/ayuda/horario": (
@@ -649,3 +650,26 @@ def test_one_check_of_a_source_at_a_time(site, other_session):
         1.0, lambda: other_session.execute("SELECT pg_advisory_unlock(%s)", [key])
     ).start()
     assert source_check(source_id=source.pk, enqueue=False, wait_seconds=30).new == 1
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("fake_embedder", "media_root")
+def test_a_source_forgotten_during_its_check_leaves_no_page_s_document(site):
+    """Forget pressed while a check ran: the page being written then became a document
+    nothing pointed to any more — searchable, in no table row to forget it by."""
+    from tests.concurrency import twice_at_once
+
+    source = source_add(url=site.url("/sitemap.xml"), license=None, mode="sitemap")
+
+    checked, forgotten, waited = twice_at_once(
+        Document,
+        lambda: source_check(source_id=source.pk, enqueue=False),
+        lambda: source_forget(source=Source.objects.get(pk=source.pk)),
+    )
+
+    assert waited and forgotten == 1, forgotten  # it waited for the page, then forgot it
+    assert checked.new == 1 and not isinstance(checked, Exception)  # and the check stopped
+    assert not Document.objects.exists() and not SourcePage.objects.exists()
+    assert not found("oficina atención lunes")
+    with pytest.raises(ApplicationError, match="This source was forgotten"):
+        source_check(source_id=source.pk)  # a check queued before it was forgotten
