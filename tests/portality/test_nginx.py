@@ -29,6 +29,7 @@ def nginx_config(directory: Path, app_port: int, port: int) -> Path:
     for line, replacement in [
         ("server web:8000;", f"server 127.0.0.1:{app_port};"),
         ("listen 80;", f"listen 127.0.0.1:{port};"),
+        ("/var/log/nginx/access.log", f"{directory}/access.log"),
     ]:
         assert site.count(line) == 1, line
         site = site.replace(line, replacement)
@@ -74,7 +75,7 @@ def proxied(tmp_path_factory):
                 assert time.monotonic() < deadline and nginx.poll() is None, "nginx did not start"
                 time.sleep(0.1)
         try:
-            yield product | {"nginx_port": port}
+            yield product | {"nginx_port": port, "nginx_dir": directory}
         finally:
             nginx.terminate()
             nginx.wait(10)
@@ -121,6 +122,18 @@ def login_attempt(proxied, source: str, password: str, claimed: str = "") -> int
         proxied, "POST", "/accounts/login/", source=source, body=form, headers=headers
     )
     return response.status
+
+
+def test_the_access_log_keeps_no_query_string(proxied):
+    """Query strings name end users (?user=) and carry search words and filters; the
+    default log format kept them as long as the operator's logs are kept."""
+    response, _ = request(proxied, "GET", "/healthz?user=ana-ruiz&q=salario+de+ana")
+    assert response.status == 200
+
+    logged = (proxied["nginx_dir"] / "access.log").read_text()
+    request_id = response.getheader("X-Request-ID").replace("-", "")  # nginx's, as it logs it
+    assert "GET /healthz HTTP/1.1" in logged and request_id in logged
+    assert "ana-ruiz" not in logged and "salario" not in logged
 
 
 def test_login_throttling_keys_on_the_client_nginx_saw_not_its_claim(proxied):
