@@ -33,6 +33,18 @@ from web.exceptions import ApplicationError
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture
+def remembering(media_root, fake_embedder):
+    """A license whose end user, ana, agreed to be remembered."""
+    license = license_forge(user_name="Ana", machine_id="sala-m").license
+    consent(license)
+    return license
+
+
+def proposed_at_once(license, first: str, second: str):
+    return twice_at_once(Memory, lambda: propose(license, first), lambda: propose(license, second))
+
+
 @pytest.mark.parametrize("scope", ["global", "license"])
 def test_a_scope_s_first_redaction_policy_saved_twice_at_once_keeps_the_second(scope):
     license = license_forge(user_name="Ana", machine_id="sala-r").license
@@ -79,31 +91,19 @@ def test_the_first_provider_settings_saved_twice_at_once_are_one_row():
     assert (row.answerer, row.gemini_model) == ("gemini", "m-2")
 
 
-@pytest.mark.usefixtures("media_root", "fake_embedder")
-def test_one_memory_said_in_two_messages_at_once_is_kept_once():
-    license = license_forge(user_name="Ana", machine_id="sala-m").license
-    consent(license)
+def test_one_memory_said_in_two_messages_at_once_is_kept_once(remembering):
+    said = "Prefiere reservas por la mañana"
 
-    first, second, waited = twice_at_once(
-        Memory,
-        lambda: propose(license, "Prefiere reservas por la mañana"),
-        lambda: propose(license, "Prefiere reservas por la mañana"),
-    )
+    first, second, waited = proposed_at_once(remembering, said, said)
 
     assert isinstance(first, Memory) and isinstance(second, Memory), second
     assert waited and first.pk == second.pk
-    assert Memory.objects.filter(license=license, user_ref="ana").count() == 1
+    assert Memory.objects.filter(license=remembering, user_ref="ana").count() == 1
 
 
-@pytest.mark.usefixtures("media_root", "fake_embedder")
-def test_a_number_sent_in_two_halves_at_once_is_not_kept_whole():
-    license = license_forge(user_name="Ana", machine_id="sala-n").license
-    consent(license)
-
-    first, second, waited = twice_at_once(
-        Memory,
-        lambda: propose(license, "Mi extensión empieza por 612 34"),
-        lambda: propose(license, "y sigue con 56 78"),
+def test_a_number_sent_in_two_halves_at_once_is_not_kept_whole(remembering):
+    first, second, waited = proposed_at_once(
+        remembering, "Mi extensión empieza por 612 34", "y sigue con 56 78"
     )
 
     assert waited and isinstance(first, Memory)
@@ -111,12 +111,10 @@ def test_a_number_sent_in_two_halves_at_once_is_not_kept_whole():
     assert Memory.objects.count() == 1
 
 
-@pytest.mark.usefixtures("media_root", "fake_embedder")
 @pytest.mark.parametrize("first", ["memory", "withdrawal"])
-def test_a_memory_said_as_the_user_stops_being_remembered_is_not_kept(first):
+def test_a_memory_said_as_the_user_stops_being_remembered_is_not_kept(first, remembering):
     """Either way round, the memory outlived the "stop remembering" that came with it."""
-    license = license_forge(user_name="Ana", machine_id="sala-w").license
-    consent(license)
+    license = remembering
     remember = lambda: propose(license, "Prefiere reservas por la mañana")  # noqa: E731
     withdraw = lambda: memory_consent_set(  # noqa: E731
         license=license, user_ref="ana", given=False, actor="user:ana"
@@ -132,13 +130,10 @@ def test_a_memory_said_as_the_user_stops_being_remembered_is_not_kept(first):
     assert not Memory.objects.filter(license=license).exists()
 
 
-@pytest.mark.usefixtures("media_root", "fake_embedder")
 @pytest.mark.parametrize("change", ["edit", "confirm", "deactivate"])
-def test_a_memory_forgotten_as_it_is_changed_elsewhere_stays_forgotten(change):
+def test_a_memory_forgotten_as_it_is_changed_elsewhere_stays_forgotten(change, remembering):
     """The edit's save found no row and inserted one: the forgotten memory came back."""
-    license = license_forge(user_name="Ana", machine_id="sala-f").license
-    consent(license)
-    memory = propose(license, "Prefiere reservas por la mañana")
+    memory = propose(remembering, "Prefiere reservas por la mañana")
     Memory.objects.filter(pk=memory.pk).update(pending=change == "confirm")
     changes = {
         "edit": lambda: memory_edit(memory=memory, description="Prefiere la tarde", actor="u"),
