@@ -34,6 +34,9 @@ ACTION_LABELS = {
     "member.role_granted": pgettext_lazy("audit", "granted a role"),
     "member.role_revoked": pgettext_lazy("audit", "revoked a role"),
     "member.sso_linked": pgettext_lazy("audit", "joined their account to single sign-on"),
+    "member.kept_as_last_owner": pgettext_lazy(
+        "audit", "kept as owner: the provider's groups would leave no owner"
+    ),
     "member.sso_unlinked": pgettext_lazy("audit", "unlinked a member's single sign-on"),
     "member.deactivated": pgettext_lazy("audit", "deactivated a member"),
     "member.reactivated": pgettext_lazy("audit", "reactivated a member"),

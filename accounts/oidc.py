@@ -31,6 +31,7 @@ from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
 from accounts.audit import Actor, audit_record
+from accounts.members import active_owners
 from accounts.models import SingleSignOnIdentity
 from accounts.roles import ROLES, roles_ensure
 from accounts.two_factor import SSO_SESSION_KEY
@@ -214,14 +215,29 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
         )
 
     def _give_roles(self, user: Any, claims: dict[str, Any]) -> None:  # noqa: ANN401
-        """The identity provider's groups decide the roles, at every sign-in."""
+        """The identity provider's groups decide the roles, at every sign-in — except that
+        they never leave the console without an owner: the last one stays one, audited,
+        until the provider's groups make another (nobody could run the team otherwise)."""
         roles = roles_from_claims(claims)
+        if "owner" not in roles and self._last_owner(user):
+            audit_record(
+                "member.kept_as_last_owner",
+                target=f"account:{user.get_username()}",
+                details={"roles": roles},
+                actor=Actor(user.get_username(), user.pk, client_ip(self.request)),
+            )
+            roles = ["owner"]
         roles_ensure()
         user.groups.remove(*user.groups.filter(name__in=ROLES))
         user.groups.add(*Group.objects.filter(name__in=roles))
         if not user.is_staff or (user.is_superuser and "owner" not in roles):
             user.is_staff, user.is_superuser = True, user.is_superuser and "owner" in roles
             user.save(update_fields=["is_staff", "is_superuser"])
+
+    def _last_owner(self, user: Any) -> bool:  # noqa: ANN401
+        transaction_lock("owners")  # as Members' changes take it
+        owners = active_owners()
+        return owners.filter(pk=user.pk).exists() and not owners.exclude(pk=user.pk).exists()
 
     def authenticate(self, request: HttpRequest, **kwargs: Any) -> Any:  # noqa: ANN401
         user = super().authenticate(request, **kwargs)

@@ -305,6 +305,24 @@ def test_a_single_sign_on_member_s_role_is_changed_at_the_provider_not_on_member
     assert user_roles(get_user_model().objects.get(pk=kim.pk)) == ["owner"]
 
 
+def test_the_provider_s_groups_never_leave_the_console_without_an_owner(sso, settings):
+    """They could: the last owner moved to another group at the provider lost the role at
+    their next sign-in, and nobody could run the team without a shell."""
+    sign_in("boss")  # admins=owner: the only owner
+    boss = get_user_model().objects.get(email__iexact="boss@example.org")
+    settings.OIDC_ROLE_MAP = "admins=support,editors=owner"
+
+    assert sign_in("boss").landing["Location"] == "/"  # type: ignore[attr-defined]
+
+    assert user_roles(get_user_model().objects.get(pk=boss.pk)) == ["owner"]
+    kept = AuditEntry.objects.get(action="member.kept_as_last_owner")
+    assert (kept.actor, kept.target) == (boss.username, f"account:{boss.username}")
+    assert kept.details == {"roles": ["support"]}  # what the provider's groups said
+    sign_in("kim")  # the provider's groups make another owner: boss may now leave
+    sign_in("boss")
+    assert user_roles(get_user_model().objects.get(pk=boss.pk)) == ["support"]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_tabs_back_from_the_provider_at_once_sign_in_to_one_account(sso):
     """The same person's first sign-in in two tabs: both callbacks arrive together. The
