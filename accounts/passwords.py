@@ -8,24 +8,41 @@ import functools
 from typing import Any
 
 import redis
+from django import forms
 from django.conf import settings
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.forms import PasswordChangeForm, PasswordResetForm, SetPasswordForm
 from django.http import HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from limits import RateLimitItemPerHour
 from limits.storage import RedisStorage
 from limits.strategies import SlidingWindowCounterRateLimiter
 
 from accounts.audit import Actor, audit_record, person_pseudonym
+from accounts.members import role_follows_provider
 from accounts.oidc import REFUSAL_SESSION_KEY, REFUSALS
 from datastores.redis_pool import shared_redis
 from web.http import StaffAuthenticationForm, client_ip
 
 
+class ConsoleAuthenticationForm(StaffAuthenticationForm):
+    def confirm_login_allowed(self, user: AbstractBaseUser) -> None:
+        """An account joined to single sign-on signs in there only: someone the identity
+        provider removed would otherwise keep the console with a password of their own.
+        (With single sign-on switched off, OIDC_ENABLED=0, passwords work again.)"""
+        super().confirm_login_allowed(user)
+        if role_follows_provider(user):
+            raise forms.ValidationError(
+                _("This account signs in with single sign-on: use “Sign in with single sign-on”."),
+                code="single_sign_on",
+            )
+
+
 class ConsoleLoginView(auth_views.LoginView):
-    authentication_form = StaffAuthenticationForm
+    authentication_form = ConsoleAuthenticationForm
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:  # noqa: ANN401
         return {

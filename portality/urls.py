@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from csp.decorators import csp_update
-from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from django.views.i18n import JavaScriptCatalog
@@ -83,7 +82,6 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("django-admin/", admin.site.urls),
     path("api/v1/", include("knowledge.api_urls")),
     path("api/v1/", include("chat.api_urls")),
     path("api/v1/", include("memory.api_urls")),

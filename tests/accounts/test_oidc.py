@@ -305,6 +305,23 @@ def test_a_single_sign_on_member_s_role_is_changed_at_the_provider_not_on_member
     assert user_roles(get_user_model().objects.get(pk=kim.pk)) == ["owner"]
 
 
+def test_an_account_joined_to_single_sign_on_no_longer_signs_in_with_a_password(sso, settings):
+    """Someone the provider removed kept the console with the password they had before
+    single sign-on joined their account."""
+    password = "Correct-Horse-Battery-9"
+    get_user_model().objects.create_superuser("boss", email="boss@example.org", password=password)
+    form = {"username": "boss", "password": password}
+    assert Client().post("/accounts/login/", form).status_code == 302  # before joining
+    sign_in("boss")  # joined at their first single sign-on
+
+    refused = Client().post("/accounts/login/", form)
+
+    assert refused.status_code == 200
+    assert "This account signs in with single sign-on" in refused.content.decode()
+    settings.OIDC_ENABLED = False  # the way back in while the provider is down
+    assert Client().post("/accounts/login/", form).status_code == 302
+
+
 def test_the_provider_s_groups_never_leave_the_console_without_an_owner(sso, settings):
     """They could: the last owner moved to another group at the provider lost the role at
     their next sign-in, and nobody could run the team without a shell."""

@@ -192,3 +192,13 @@ def test_the_sign_ins_axes_logged_before_are_emptied_by_the_upgrade():
         migrate(latest())
 
     assert not AccessLog.objects.exists()
+
+
+def test_django_s_own_admin_site_is_not_served(client, admin_user):
+    """It was, at /django-admin/: a second way in past the console's rules and its audit
+    trail — API tokens made for any account, groups and superusers changed without the
+    last-owner check, a password sign-in for accounts that sign in through single sign-on."""
+    paths = ["/django-admin/", "/django-admin/login/", "/django-admin/authtoken/tokenproxy/add/"]
+    assert [client.get(path).status_code for path in paths] == [404, 404, 404]
+    client.force_login(admin_user)
+    assert client.get("/django-admin/auth/user/").status_code == 404
