@@ -238,13 +238,18 @@ def active_owners() -> QuerySet[Any]:
     )
 
 
-def _keeps_an_owner(user: Any) -> None:  # noqa: ANN401
-    """Refuse a change that would leave nobody able to run the team. Inside the change's
-    transaction, which holds the owners' lock until it ends: two owners demoting each other
-    at once would otherwise each see the other still there."""
+def is_last_owner(user: Any) -> bool:  # noqa: ANN401
+    """Whether nobody but ``user`` could run the team. Inside the transaction of a change
+    of owners, which holds the owners' lock until it ends: two owners demoting each other at
+    once would otherwise each see the other still there."""
     transaction_lock("owners")
     owners = active_owners()
-    if owners.filter(pk=user.pk).exists() and not owners.exclude(pk=user.pk).exists():
+    return owners.filter(pk=user.pk).exists() and not owners.exclude(pk=user.pk).exists()
+
+
+def _keeps_an_owner(user: Any) -> None:  # noqa: ANN401
+    """Refuse a change that would leave nobody able to run the team."""
+    if is_last_owner(user):
         raise ApplicationError(
             gettext_noop("%(username)s is the last owner: make someone else an owner first."),
             params={"username": user.get_username()},

@@ -31,7 +31,7 @@ from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
 from accounts.audit import Actor, audit_record
-from accounts.members import active_owners
+from accounts.members import is_last_owner
 from accounts.models import SingleSignOnIdentity
 from accounts.roles import ROLES, roles_ensure
 from accounts.two_factor import SSO_SESSION_KEY
@@ -219,7 +219,7 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
         they never leave the console without an owner: the last one stays one, audited,
         until the provider's groups make another (nobody could run the team otherwise)."""
         roles = roles_from_claims(claims)
-        if "owner" not in roles and self._last_owner(user):
+        if "owner" not in roles and is_last_owner(user):
             audit_record(
                 "member.kept_as_last_owner",
                 target=f"account:{user.get_username()}",
@@ -233,11 +233,6 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
         if not user.is_staff or (user.is_superuser and "owner" not in roles):
             user.is_staff, user.is_superuser = True, user.is_superuser and "owner" in roles
             user.save(update_fields=["is_staff", "is_superuser"])
-
-    def _last_owner(self, user: Any) -> bool:  # noqa: ANN401
-        transaction_lock("owners")  # as Members' changes take it
-        owners = active_owners()
-        return owners.filter(pk=user.pk).exists() and not owners.exclude(pk=user.pk).exists()
 
     def authenticate(self, request: HttpRequest, **kwargs: Any) -> Any:  # noqa: ANN401
         user = super().authenticate(request, **kwargs)
