@@ -219,7 +219,7 @@ def memory_consent_set(
     with transaction.atomic():
         # A memory being written as the user withdraws is written first, then forgotten
         # with the rest; or it waits, and finds the consent gone.
-        transaction_lock("memories", license.pk, user_ref)
+        _in_turn(license.pk, user_ref)
         consent, _ = MemoryConsent.objects.get_or_create(license=license, user_ref=user_ref)
         now = timezone.now()
         if given:
@@ -283,7 +283,7 @@ def memory_propose(
     with transaction.atomic():
         # One user's memories change one request at a time: two messages at once, or one
         # beside their "stop remembering", each see what the other did.
-        transaction_lock("memories", license.pk, user_ref)
+        _in_turn(license.pk, user_ref)
         outcome = _propose_in_turn(license, user_ref, proposal, vector, model, actor, pending)
     if isinstance(outcome, str):  # recorded outside the transaction: the refusal is kept
         raise _reject(license, user_ref, actor, outcome, proposal)
@@ -383,9 +383,15 @@ def memory_edit(*, memory: Memory, description: str, actor: str) -> Memory:
         return _rewrite(memory, description, vector, model, actor, gettext_noop("edited"))
 
 
+def _in_turn(license_id: object, user_ref: str) -> None:
+    """One user's memories change one request at a time (inside the caller's transaction):
+    consent, twins, the limit and the split-number check each see the other's work."""
+    transaction_lock("memories", license_id, user_ref)
+
+
 def _lock_still_kept(memory: Memory) -> None:
     """Take the user's memories in turn; one forgotten meanwhile (in another tab) stays so."""
-    transaction_lock("memories", memory.license_id, memory.user_ref)
+    _in_turn(memory.license_id, memory.user_ref)
     if not Memory.objects.filter(pk=memory.pk).exists():
         raise ApplicationError(gettext_noop("This memory was forgotten."), status=404)
 
@@ -395,7 +401,7 @@ def _lock_still_kept(memory: Memory) -> None:
 
 def memory_forget(*, memory: Memory, actor: str) -> None:
     with transaction.atomic():
-        transaction_lock("memories", memory.license_id, memory.user_ref)
+        _in_turn(memory.license_id, memory.user_ref)
         MemoryEvent.objects.filter(memory_id=memory.pk).update(memory_id=None, detail={})
         license, user_ref, description = memory.license, memory.user_ref, memory.description
         memory_pk = memory.pk
@@ -425,7 +431,7 @@ def _audit_staff(actor: str, action: str, memory_id: str, license: License, user
 def memories_forget_all(*, license: License, user_ref: str, actor: str) -> int:
     """Forget every memory of this user of this license, and nobody else's."""
     with transaction.atomic():
-        transaction_lock("memories", license.pk, user_ref)  # none written meanwhile
+        _in_turn(license.pk, user_ref)  # none written meanwhile
         memories = list(Memory.objects.filter(license=license, user_ref=user_ref))
         for memory in memories:
             memory_forget(memory=memory, actor=actor)
