@@ -11,14 +11,17 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from rest_framework import authentication, exceptions
 
 from accounts.models import PersonalToken
 from accounts.roles import ROLES
+from accounts.selectors import single_sign_on_lapsed
 from accounts.services import TOKEN_PREFIX, TOKEN_PREFIX_LENGTH, token_hash
 
 LAST_USE_PRECISION = timedelta(minutes=1)  # at most one write a minute per token
@@ -51,12 +54,37 @@ class PersonalTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed(_("This API token has expired."))
         if not (token.user.is_active and token.user.is_staff):
             raise exceptions.AuthenticationFailed(_("This API token's account is deactivated."))
+        refuse_lapsed_single_sign_on(token.user)
         if token.last_used_at is None or now - token.last_used_at > LAST_USE_PRECISION:
             PersonalToken.objects.filter(pk=token.pk).update(last_used_at=now)
         return _limited_user(token), token
 
     def authenticate_header(self, request: HttpRequest) -> str:
         return "Bearer"
+
+
+def refuse_lapsed_single_sign_on(user: Any) -> None:  # noqa: ANN401 - a user model instance
+    if single_sign_on_lapsed(user):
+        days = settings.OIDC_TOKEN_SIGN_IN_DAYS
+        raise exceptions.AuthenticationFailed(
+            ngettext(
+                "This API token's account has not signed in through single sign-on for a "
+                "day: sign in there once and its tokens work again.",
+                "This API token's account has not signed in through single sign-on for "
+                "%(days)d days: sign in there once and its tokens work again.",
+                days,
+            )
+            % {"days": days}
+        )
+
+
+class AutomationTokenAuthentication(authentication.TokenAuthentication):
+    """DRF's tokens (``manage.py drf_create_token``), under the same single sign-on rule."""
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
+        user, token = super().authenticate_credentials(key)
+        refuse_lapsed_single_sign_on(user)
+        return user, token
 
 
 def _limited_user(token: PersonalToken) -> Any:  # noqa: ANN401 - a user model instance
@@ -94,6 +122,6 @@ class TokenScopeBackend:
 # ``manage.py`` for automation (DRF's), or the console's session.
 TOKEN_AUTHENTICATION: list[type[authentication.BaseAuthentication]] = [
     PersonalTokenAuthentication,
-    authentication.TokenAuthentication,
+    AutomationTokenAuthentication,
 ]
 ADMIN_AUTHENTICATION = [*TOKEN_AUTHENTICATION, authentication.SessionAuthentication]

@@ -107,6 +107,9 @@ class SingleSignOnIdentity(models.Model):
     issuer = models.CharField(max_length=255)
     subject = models.CharField(max_length=255)
     linked_at = models.DateTimeField(auto_now_add=True)
+    # The last sign-in through the provider: the member's API tokens lapse when it is older
+    # than OIDC_TOKEN_SIGN_IN_DAYS, as the provider never says when someone leaves.
+    signed_in_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

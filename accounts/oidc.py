@@ -207,11 +207,17 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
                     actor=Actor(user.get_username(), user.pk, client_ip(self.request)),
                 )
             self._give_roles(user, claims)
+            user.sso_identities.filter(issuer=settings.OIDC_ISSUER).update(
+                signed_in_at=timezone.now()
+            )
         return user
 
     def _bind(self, user: Any, claims: dict[str, Any]) -> None:  # noqa: ANN401
         SingleSignOnIdentity.objects.create(
-            user=user, issuer=settings.OIDC_ISSUER, subject=claims["sub"]
+            user=user,
+            issuer=settings.OIDC_ISSUER,
+            subject=claims["sub"],
+            signed_in_at=timezone.now(),
         )
 
     def _give_roles(self, user: Any, claims: dict[str, Any]) -> None:  # noqa: ANN401

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import QuerySet
+from django.db.models import Count, Max, QuerySet
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
@@ -20,6 +21,33 @@ def audit_recorded_since(*, action: str, target: str, since: datetime, **details
     """Whether the trail holds ``action`` on ``target`` (with these details) from ``since``."""
     entries = AuditEntry.objects.filter(action=action, target=target, at__gte=since)
     return entries.filter(**{f"details__{name}": value for name, value in details.items()}).exists()
+
+
+def single_sign_on_lapsed(user: Any) -> bool:  # noqa: ANN401 - a user model instance
+    """Whether this member, joined to single sign-on, has not signed in through it for
+    OIDC_TOKEN_SIGN_IN_DAYS: the provider never says when someone leaves, so their API
+    tokens stop here, within that time, instead of at their expiry a year on."""
+    if not (settings.OIDC_ENABLED and settings.OIDC_TOKEN_SIGN_IN_DAYS):
+        return False
+    joined, last = _single_sign_on_of(user)
+    since = timezone.now() - timedelta(days=settings.OIDC_TOKEN_SIGN_IN_DAYS)
+    return joined and (last is None or last < since)
+
+
+def single_sign_on_token_rule(user: Any) -> dict[str, Any] | None:  # noqa: ANN401
+    """What the API tokens page says of the rule above, for a member it concerns."""
+    if not (settings.OIDC_ENABLED and settings.OIDC_TOKEN_SIGN_IN_DAYS):
+        return None
+    joined, last = _single_sign_on_of(getattr(user, "account", user))
+    return {"days": settings.OIDC_TOKEN_SIGN_IN_DAYS, "last": last} if joined else None
+
+
+def _single_sign_on_of(user: Any) -> tuple[bool, datetime | None]:  # noqa: ANN401
+    """Whether ``user`` is joined to single sign-on, and when they last signed in there."""
+    found = SingleSignOnIdentity.objects.filter(user_id=user.pk).aggregate(
+        joined=Count("pk"), last=Max("signed_in_at")
+    )
+    return bool(found["joined"]), found["last"]
 
 
 def tokens_of(user: Any) -> QuerySet[PersonalToken]:  # noqa: ANN401 - a user model instance

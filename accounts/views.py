@@ -58,7 +58,12 @@ def token_list(request: HtmxHttpRequest) -> HttpResponse:
             form.add_error(None, exc.message)
         else:
             form = TokenForm(user=request.user)
-    context = {"tokens": selectors.tokens_of(request.user), "form": form, "created": created}
+    context = {
+        "tokens": selectors.tokens_of(request.user),
+        "form": form,
+        "created": created,
+        "single_sign_on": selectors.single_sign_on_token_rule(request.user),
+    }
     response = render(request, "accounts/tokens.html", context)
     response["Cache-Control"] = "no-store"  # the page that shows a token must not be cached
     return response

@@ -255,7 +255,9 @@ OTP_TOTP_ISSUER = "Portality Brain"
 # Single sign-on (accounts.oidc, mozilla-django-oidc): on when OIDC_CLIENT_ID is set. The
 # endpoints are the identity provider's (its /.well-known/openid-configuration lists them).
 OIDC_RP_CLIENT_ID = env_str("OIDC_CLIENT_ID")
-OIDC_ENABLED = bool(OIDC_RP_CLIENT_ID)
+# OIDC_ENABLED=0 switches it off with its settings kept: while the provider is down, the
+# accounts joined to it sign in with a password again (accounts.passwords).
+OIDC_ENABLED = env_bool("OIDC_ENABLED", True) and bool(OIDC_RP_CLIENT_ID)
 OIDC_RP_CLIENT_SECRET = env_secret("OIDC_CLIENT_SECRET")
 OIDC_ISSUER = env_str("OIDC_ISSUER")
 OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_AUTHORIZATION_ENDPOINT")
@@ -280,6 +282,9 @@ OIDC_TIMEOUT = env_int("OIDC_TIMEOUT_SECONDS", 10, minimum=1)
 # A single sign-on session ends after this, whatever its use: the next sign-in asks the
 # provider again (often without a page), so leaving it or changing groups there counts.
 OIDC_SESSION_HOURS = env_int("OIDC_SESSION_HOURS", 8, minimum=1)
+# The provider does not say when someone leaves: a joined member's API tokens work only
+# while they have signed in through it within this many days (0: until the tokens expire).
+OIDC_TOKEN_SIGN_IN_DAYS = env_int("OIDC_TOKEN_SIGN_IN_DAYS", 30, minimum=0)
 OIDC_AUTHENTICATION_CALLBACK_URL = "oidc-callback"
 LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
 if OIDC_ENABLED:
@@ -374,7 +379,7 @@ REST_FRAMEWORK = {
         "licenses.authentication.LicenseKeyAuthentication",
         "licenses.authentication.WidgetTokenAuthentication",
         "accounts.authentication.PersonalTokenAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.AutomationTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],

@@ -22,10 +22,12 @@ from django.core.exceptions import SuspiciousOperation
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 
 from accounts.models import AuditEntry, SingleSignOnIdentity
 from accounts.oidc import ConsoleOIDCBackend
 from accounts.roles import user_roles
+from accounts.services import token_create
 from tests.concurrency import twice_at_once
 from tests.oidc_provider import oidc_provider, sign_in_at_provider
 
@@ -361,3 +363,50 @@ def test_two_tabs_back_from_the_provider_at_once_sign_in_to_one_account(sso):
     kim = get_user_model().objects.get(email="kim@example.org")
     assert SingleSignOnIdentity.objects.get().user == kim
     assert AuditEntry.objects.filter(action="member.joined").count() == 1
+
+
+def test_a_member_the_provider_no_longer_signs_in_loses_their_api_tokens(sso, settings):
+    """The provider never says when someone leaves: a member it removed kept their personal
+    and automation tokens for up to a year. They lapse once nobody has signed in as the
+    member through the provider for OIDC_TOKEN_SIGN_IN_DAYS, and come back at a sign-in."""
+    settings.OIDC_TOKEN_SIGN_IN_DAYS = 30
+    sign_in("kim")
+    kim = get_user_model().objects.get(email="kim@example.org")
+    personal = token_create(user=kim, name="ci", expires_at=timezone.now() + timedelta(days=300))
+    automation = Token.objects.create(user=kim).key
+    keys = [f"Bearer {personal.key}", f"Token {automation}"]
+
+    def answers() -> list[int]:
+        return [
+            Client().get("/api/v1/documents", HTTP_AUTHORIZATION=key).status_code for key in keys
+        ]
+
+    assert answers() == [200, 200]
+    kim.sso_identities.update(signed_in_at=timezone.now() - timedelta(days=29))
+    assert answers() == [200, 200]
+    kim.sso_identities.update(signed_in_at=timezone.now() - timedelta(days=31))
+
+    assert answers() == [401, 401]
+    refused = Client().get("/api/v1/documents", HTTP_AUTHORIZATION=keys[0]).json()
+    assert "has not signed in through single sign-on for 30 days" in refused["detail"]
+    settings.OIDC_TOKEN_SIGN_IN_DAYS = 0  # the deployment's choice: until they expire
+    assert answers() == [200, 200]
+    settings.OIDC_TOKEN_SIGN_IN_DAYS = 30
+    sign_in("kim")
+    assert answers() == [200, 200]
+    root = get_user_model().objects.create_superuser("root", password="x")
+    local = token_create(user=root, name="ci", expires_at=timezone.now() + timedelta(days=1))
+    kim.sso_identities.update(signed_in_at=timezone.now() - timedelta(days=31))
+    keys[:] = [f"Bearer {local.key}"]
+    assert answers() == [200]  # an account never joined to single sign-on is not concerned
+
+
+def test_the_api_tokens_page_tells_a_single_sign_on_member_when_their_tokens_lapse(sso, settings):
+    settings.OIDC_TOKEN_SIGN_IN_DAYS = 30
+    page = " ".join(sign_in("kim").get("/account/tokens/").content.decode().split())
+
+    assert "your tokens work while you have signed in there within the last 30 days" in page
+    assert "Last time:" in page
+    owner = Client()
+    owner.force_login(get_user_model().objects.create_superuser("owner", password="x"))
+    assert "single sign-on" not in owner.get("/account/tokens/").content.decode()

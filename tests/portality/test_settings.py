@@ -19,8 +19,9 @@ from tests.ports import silent_server
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load_settings(module: str = "", **env: str) -> subprocess.CompletedProcess[str]:
-    """Django set up in a process of its own with ``env``; or ``module`` imported there."""
+def load_settings(module: str = "", code: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+    """Django set up in a process of its own with ``env``; or ``module`` imported there, or
+    ``code`` run there."""
     scrubbed = {
         "DATABASE_URL",
         "REDIS_URL",
@@ -30,7 +31,11 @@ def load_settings(module: str = "", **env: str) -> subprocess.CompletedProcess[s
     full_env = {k: v for k, v in os.environ.items() if k not in scrubbed}
     full_env.update({"DJANGO_SETTINGS_MODULE": "portality.settings", "SECRET_KEY": "x" * 50, **env})
     return subprocess.run(
-        [sys.executable, "-c", f"import {module}" if module else "import django; django.setup()"],
+        [
+            sys.executable,
+            "-c",
+            code or (f"import {module}" if module else "import django; django.setup()"),
+        ],
         cwd=ROOT,
         env=full_env,
         capture_output=True,
@@ -103,6 +108,22 @@ def test_the_web_application_refuses_to_start_on_a_settings_error():
 
     assert result.returncode != 0
     assert "LLM_PROVIDER=gemini needs GEMINI_API_KEY." in result.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.process  # a Python process of its own
+@pytest.mark.parametrize(("enabled", "expected"), [(None, "True"), ("1", "True"), ("0", "False")])
+def test_single_sign_on_is_switched_off_with_its_settings_kept(enabled, expected):
+    """The way back in while the provider is down (docs/team.md): OIDC_ENABLED=0 was
+    documented, but not read."""
+    result = load_settings(
+        code="from django.conf import settings; print(settings.OIDC_ENABLED)",
+        DATABASE_URL="postgresql://u@127.0.0.1:1/db",
+        REDIS_URL="redis://127.0.0.1:1/0",
+        OIDC_CLIENT_ID="portality",
+        **({} if enabled is None else {"OIDC_ENABLED": enabled}),
+    )
+
+    assert result.stdout.strip() == expected, result.stderr
 
 
 @pytest.mark.process  # a Python process of its own
