@@ -37,6 +37,7 @@ from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
 from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, STAFF_KEEP_NONE, refusal
 from conversations.services import Said, exchange_record
+from datastores.broker import task_send
 from datastores.locks import transaction_lock
 from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
 from knowledge.models import SourceType
@@ -610,16 +611,16 @@ def _best_quote(passage: str, claims: list[str], language: str) -> str:
 
 
 def _queue_memory_proposals(principal: Principal, user_ref: str, turn: ChatTurn) -> None:
-    """With Gemini, the conversation's user messages go to a background proposal task."""
+    """With Gemini, the conversation's user messages go to a background proposal task. The
+    answer is out, its end not yet: a broker that does not take the message is tried once
+    and the proposals let go (the next message proposes from these again), never the
+    answer's end lost with them."""
     if not principal.keeps_memories or not settings.GEMINI_API_KEY or turn.reply:
         return
 
     messages = [t["text"] for t in turn.session.turns if t["role"] == "user"][-10:]
-    transaction.on_commit(
-        lambda: memories_propose_task.delay(
-            str(principal.license_id), user_ref, turn.session_id, messages
-        )
-    )
+    args = (str(principal.license_id), user_ref, turn.session_id, messages)
+    transaction.on_commit(lambda: task_send(memories_propose_task.name, *args, retry=False))
 
 
 @dataclass

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -33,7 +32,6 @@ from knowledge.models import (
     SplitMode,
 )
 from knowledge.preview import chunks_preview, preview_payload
-from knowledge.tasks import source_check_task
 from licenses.models import GLOBAL_SCOPE
 from licenses.selectors import license_for_scope
 
@@ -271,7 +269,7 @@ class SourceListApi(AdminApi):
         fields = dict(data.validated_data)
         license = license_for_scope(fields.pop("license", ""))
         source = sources.source_add(license=license, **fields)
-        transaction.on_commit(lambda: source_check_task.delay(str(source.pk)))
+        sources.source_check_soon(source_id=source.pk)
         return Response(SourceSerializer(source).data, status=201)
 
 
@@ -302,8 +300,7 @@ class SourceCheckApi(AdminApi):
     )
     def post(self, request: Request, pk: UUID) -> Response:
         source = get_object_or_404(Source, pk=pk)
-        Source.objects.filter(pk=source.pk).update(checking=True)
-        transaction.on_commit(lambda: source_check_task.delay(str(source.pk)))
+        sources.source_check_soon(source_id=source.pk)
         source.refresh_from_db()
         return Response(SourceSerializer(source).data, status=202)
 

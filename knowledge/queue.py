@@ -1,13 +1,13 @@
 """What the knowledge app hands its Celery workers, by the tasks' registered names.
 
-The services that queue work (an upload, a Retry, a remote backend's outbox) are also what
+The services that queue work (an upload, a Retry, a remote backend's outbox, a web source's
+check) are also what
 the tasks run, so they queue by name (Celery's ``send_task``) instead of importing
 ``knowledge.tasks``: the tasks import the services, never the other way round. The names
 are the tasks' own: ``knowledge.tasks`` declares them with these constants."""
 
 from __future__ import annotations
 
-import logging
 import uuid
 from functools import partial
 from typing import Any
@@ -15,17 +15,15 @@ from typing import Any
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
-from kombu.exceptions import OperationalError as KombuOperationalError
 
-from knowledge.models import Document, DocumentStatus
-from portality.celery import app as celery_app
+from datastores.broker import task_send
+from knowledge.models import Document, DocumentStatus, Source
 
 # The names Celery gave them before they were declared (messages queued by an older
 # version are still understood after an upgrade; beat's schedule names the drain too).
 INGEST_DOCUMENT = "knowledge.tasks.document_ingest_task"
 DRAIN_VECTOR_OUTBOX = "knowledge.tasks.vector_outbox_drain_task"
-
-logger = logging.getLogger(__name__)
+CHECK_SOURCE = "knowledge.tasks.source_check_task"
 
 
 def queue_ingestion(document_id: uuid.UUID | str) -> None:
@@ -33,21 +31,19 @@ def queue_ingestion(document_id: uuid.UUID | str) -> None:
     document stays queued, already stored: beat's requeue of queued documents with no
     message (documents_requeue_stuck) sends it once the broker is back, so the upload is
     not reported as failed."""
-    _send_or_leave_to_beat(INGEST_DOCUMENT, str(document_id))
+    task_send(INGEST_DOCUMENT, str(document_id))
 
 
 def queue_outbox_drain() -> None:
     """The outbox keeps the changes; beat drains it every 15 s if this message is lost."""
-    _send_or_leave_to_beat(DRAIN_VECTOR_OUTBOX)
+    task_send(DRAIN_VECTOR_OUTBOX)
 
 
-def _send_or_leave_to_beat(task: str, *args: str) -> None:
-    try:
-        celery_app.send_task(task, args=list(args))
-    except KombuOperationalError as exc:
-        logger.warning(
-            "%s%s not queued, the broker did not take it (%s); beat will", task, args, exc
-        )
+def queue_source_check(source_id: uuid.UUID | str) -> None:
+    """Check a web source soon. When the broker cannot take the message, the source is
+    left due, so beat's next look for due sources (every five minutes) queues its check."""
+    if not task_send(CHECK_SOURCE, str(source_id)):
+        Source.objects.filter(pk=source_id).update(checking=True, next_check_at=timezone.now())
 
 
 def documents_queued_again(

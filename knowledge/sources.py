@@ -31,6 +31,7 @@ from collections import Counter, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import partial
 from urllib.parse import urljoin, urlsplit
 
 import defusedxml.ElementTree
@@ -59,6 +60,7 @@ from knowledge.fetching import (
     checked_address,
 )
 from knowledge.models import Document, DocumentStatus, Source, SourceMode, SourcePage
+from knowledge.queue import queue_source_check
 from knowledge.search import sentence_vectors
 from licenses.models import License
 from web.exceptions import ApplicationError
@@ -152,6 +154,13 @@ def source_forget(*, source: Source) -> int:
 
 
 # -- checking ------------------------------------------------------------------------------
+
+
+def source_check_soon(*, source_id: uuid.UUID) -> None:
+    """Queue a check of this source once the transaction commits; shown as checking from
+    now. A broker that does not take it leaves the source due for beat (queue.py)."""
+    Source.objects.filter(pk=source_id).update(checking=True)
+    transaction.on_commit(partial(queue_source_check, source_id))
 
 
 def sources_due() -> list[uuid.UUID]:

@@ -12,7 +12,7 @@ from django.db import IntegrityError, OperationalError
 
 from knowledge import ingestion, reingestion, sources, vector_sync
 from knowledge.models import DocumentStatus
-from knowledge.queue import DRAIN_VECTOR_OUTBOX, INGEST_DOCUMENT
+from knowledge.queue import CHECK_SOURCE, DRAIN_VECTOR_OUTBOX, INGEST_DOCUMENT, queue_source_check
 from knowledge.search import sentence_vectors
 from providers import ProviderUnavailable
 from web.exceptions import ApplicationError
@@ -73,7 +73,9 @@ def _embedding_seconds(task: Task) -> float:
 def _queue_next(follow_up: Task, after: Task, document_id: str) -> None:
     """``follow_up`` for this document, on the queue the run ``after`` came from."""
     delivered = after.request.delivery_info or {}
-    follow_up.apply_async(args=[document_id], queue=delivered.get("routing_key"))
+    follow_up.apply_async(  # its result is read by nobody (datastores.broker says why)
+        args=[document_id], queue=delivered.get("routing_key"), ignore_result=True
+    )
 
 
 def _queue_sentences(task: Task, document_id: str) -> None:
@@ -141,7 +143,13 @@ def vector_outbox_drain_task(self: Task) -> dict[str, Any]:
     return {"upserted": report.upserted, "removed": report.removed, "postponed": report.postponed}
 
 
-@shared_task(expires=3600, autoretry_for=(OperationalError,), retry_backoff=5, max_retries=3)
+@shared_task(
+    name=CHECK_SOURCE,
+    expires=3600,
+    autoretry_for=(OperationalError,),
+    retry_backoff=5,
+    max_retries=3,
+)
 def source_check_task(source_id: str) -> dict[str, int]:
     """A check's failure is kept on the source (its page shows it); nothing to retry here."""
     try:
@@ -155,5 +163,5 @@ def source_check_task(source_id: str) -> dict[str, int]:
 def sources_check_due_task() -> int:
     due = sources.sources_due()
     for source_id in due:
-        source_check_task.delay(str(source_id))
+        queue_source_check(source_id)  # left due when the broker does not take it
     return len(due)

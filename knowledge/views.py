@@ -62,7 +62,6 @@ from knowledge.models import (
 )
 from knowledge.preview import chunks_preview, preview_payload
 from knowledge.search import SearchOptions
-from knowledge.tasks import source_check_task
 from licenses.models import GLOBAL_SCOPE
 from licenses.principals import principal_for_admin
 from licenses.selectors import license_choices, license_counts, license_get_for_machine_id
@@ -584,7 +583,7 @@ def source_list(request: HtmxHttpRequest) -> HttpResponse:
             except ApplicationError as exc:
                 form.add_error("url", exc.message)
             else:
-                source_check_task.delay(str(source.pk))
+                sources.source_check_soon(source_id=source.pk)
                 messages.success(request, _("Source added: its pages are being fetched."))
                 return redirect("knowledge:source-detail", pk=source.pk)
     context = {"form": form, "sources": selectors.source_list(), "licenses": license_choices()}
@@ -603,8 +602,7 @@ def source_detail(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
 @require_POST
 def source_check(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     source = get_object_or_404(Source, pk=pk)
-    Source.objects.filter(pk=source.pk).update(checking=True)
-    source_check_task.delay(str(source.pk))
+    sources.source_check_soon(source_id=source.pk)
     messages.success(
         request, _("Checking now: changes are searchable as soon as they are ingested.")
     )

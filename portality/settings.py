@@ -439,6 +439,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # stay queued for beat's requeue, knowledge.queue). Above kombu's 1 s BRPOP wait.
     "socket_timeout": BROKER_SOCKET_SECONDS,
     "socket_connect_timeout": BROKER_SOCKET_SECONDS,
+    # and a send gives up connecting after this (kombu's default, broker_connection_timeout,
+    # let it try again for 4 s more: 6-8 s in all, at the end of a chat answer).
+    "connect_retries_timeout": BROKER_SOCKET_SECONDS,
 }
 CELERY_REDIS_SOCKET_TIMEOUT = CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = BROKER_SOCKET_SECONDS
 CELERY_BEAT_SCHEDULE = {

@@ -109,11 +109,13 @@ def test_an_empty_file_is_refused_by_name_in_the_reader_s_language(api, language
 
 
 def test_sources_through_the_api(api, settings, django_capture_on_commit_callbacks, monkeypatch):
-    from knowledge import admin_apis  # noqa: PLC0415
+    from knowledge import queue  # noqa: PLC0415
     from tests.website import Website  # noqa: PLC0415
 
     queued: list[str] = []
-    monkeypatch.setattr(admin_apis.source_check_task, "delay", queued.append)
+    monkeypatch.setattr(
+        queue, "task_send", lambda _name, source_id: queued.append(source_id) or True
+    )
     site = Website()
     server = site.start()
     settings.SOURCES_ALLOWED_HOSTS = [f"127.0.0.1:{site.port}"]

@@ -573,21 +573,26 @@ class TestConsole:
     @pytest.fixture
     def queued(self, monkeypatch):
         """The checks the console queues (the worker's path is tested above)."""
-        from knowledge import views  # noqa: PLC0415
+        from knowledge import queue  # noqa: PLC0415
 
         calls: list[str] = []
-        monkeypatch.setattr(views.source_check_task, "delay", calls.append)
+        monkeypatch.setattr(
+            queue, "task_send", lambda _name, source_id: calls.append(source_id) or True
+        )
         return calls
 
-    def test_an_editor_adds_checks_and_forgets_a_source(self, site, client, admin_user, queued):
+    def test_an_editor_adds_checks_and_forgets_a_source(
+        self, site, client, admin_user, queued, django_capture_on_commit_callbacks
+    ):
         from tests.factories import as_owner  # noqa: PLC0415
 
         client.force_login(as_owner(admin_user))
-        response = client.post(
-            "/knowledge/sources/",
-            {"url": site.url("/sitemap.xml"), "scope": "global", "mode": "sitemap", "every_hours": 12,
-             "max_pages": 50, "max_depth": 2},
-        )  # fmt: skip
+        with django_capture_on_commit_callbacks(execute=True):  # queued once it is stored
+            response = client.post(
+                "/knowledge/sources/",
+                {"url": site.url("/sitemap.xml"), "scope": "global", "mode": "sitemap",
+                 "every_hours": 12, "max_pages": 50, "max_depth": 2},
+            )  # fmt: skip
         source = Source.objects.get()
         assert response.status_code == 302 and queued == [str(source.pk)]
         source_check(source_id=source.pk, enqueue=False)  # what the queued check does
@@ -599,7 +604,8 @@ class TestConsole:
         assert re.search(
             r'"Última comprobación">(hace (un |\d+\xa0)(segundos?|minutos?)|ahora)</td>', listed
         )
-        assert client.post(f"/knowledge/sources/{source.pk}/check").status_code == 302
+        with django_capture_on_commit_callbacks(execute=True):
+            assert client.post(f"/knowledge/sources/{source.pk}/check").status_code == 302
         assert queued == [str(source.pk)] * 2
         client.post(f"/knowledge/sources/{source.pk}/forget")
         assert not Source.objects.exists() and not Document.objects.exists()

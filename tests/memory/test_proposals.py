@@ -7,6 +7,7 @@ from licenses.principals import principal_for_license
 from memory import services
 from memory.models import Memory, MemoryEvent
 from memory.services import explicit_proposal
+from tests.broker import redis_down, redis_frozen
 from tests.memory.support import consent, propose, token_client
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root", "fake_embedder")]
@@ -200,3 +201,25 @@ def test_with_confirmation_on_a_proposed_memory_waits_for_the_user(license, sett
         "muy breves"
         in chat_prepare(principal=principal, question="¿horario?", session_id=None).prompt.system
     )
+
+
+@pytest.mark.parametrize("outage", [redis_down, redis_frozen])
+def test_an_answer_ends_whole_when_its_memory_proposals_cannot_be_queued(
+    license, settings, django_capture_on_commit_callbacks, outage
+):
+    """With Gemini, an answer whose proposals the broker did not take raised after its text
+    was out: the chat's stream ended without its end (no answer id, so no rating), after
+    6-8 s. The proposals are let go; the next message proposes from these again."""
+    from tests.fakes import FakeGemini  # noqa: PLC0415
+
+    consent(license)
+    with FakeGemini() as gemini, outage():
+        settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL = "k", gemini.url
+        with django_capture_on_commit_callbacks(execute=True):
+            answer = chat_answer(
+                principal=principal_for_license(license),
+                question="siempre reservo la sala grande",
+                user_ref="ana",
+            )
+
+    assert answer.answer and answer.answer_id
