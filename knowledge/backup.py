@@ -71,8 +71,11 @@ def backup_create(*, destination: Path) -> BackupReport:
             gettext_noop("%(path)s already exists: give a new directory for the backup."),
             params={"path": str(destination)},
         )
-    destination.mkdir(parents=True, mode=PRIVATE_DIR)
-    destination.chmod(PRIVATE_DIR)  # whatever the umask: nobody else may even list it
+    try:
+        destination.mkdir(parents=True, mode=PRIVATE_DIR)
+        destination.chmod(PRIVATE_DIR)  # whatever the umask: nobody else may even list it
+    except OSError as exc:
+        raise _unwritable(destination, exc) from None
     # Taken before the snapshot: an erasure journalled after it may be missing from the dump
     # (a restore replays it again; one that already is, costs nothing).
     created_at = datetime.now(UTC)
@@ -101,8 +104,10 @@ def backup_create(*, destination: Path) -> BackupReport:
         _write_private(destination / "manifest.json", body)
         if key := settings.BACKUP_SIGNING_KEY:
             _write_private(destination / "manifest.sig", _signature(key, body).encode())
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(destination, ignore_errors=True)  # no half-written backup left behind
+        if isinstance(exc, OSError):  # a full disk, a directory taken away meanwhile
+            raise _unwritable(destination, exc) from None
         raise
     audit_record(
         "backup.created",
@@ -110,6 +115,13 @@ def backup_create(*, destination: Path) -> BackupReport:
         details={"files": len(manifest["files"]), "signed": bool(settings.BACKUP_SIGNING_KEY)},
     )
     return BackupReport(destination, manifest)
+
+
+def _unwritable(destination: Path, exc: OSError) -> ApplicationError:
+    return ApplicationError(
+        gettext_noop("The backup could not be written to %(path)s: %(reason)s."),
+        params={"path": str(destination), "reason": exc.strerror or str(exc)},
+    )
 
 
 def backup_restore(

@@ -93,6 +93,13 @@ def test_a_backup_never_overwrites_and_a_failed_one_leaves_nothing(deployment, t
         call_command("restore", str(tmp_path))
 
 
+def test_a_backup_where_nothing_can_be_written_says_why(deployment, tmp_path):
+    """It answered with a Python traceback (FileNotFoundError, NotADirectoryError)."""
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(CommandError, match=r"could not be written to .*a-file/backup: Not a dir"):
+        call_command("backup", str(tmp_path / "a-file" / "backup"))
+
+
 # -- third outside attack run, F3 and F4 ----------------------------------------------------------
 
 

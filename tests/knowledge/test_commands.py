@@ -123,7 +123,11 @@ def test_ingest_into_a_license_scope_exits_0_when_all_ready(tmp_path):
 
 def test_unreadable_and_unknown_inputs_fail_cleanly(tmp_path):
     code, lines = run_ingest(str(tmp_path / "missing.txt"), "--json")
-    assert code == 1 and "No such file" in lines[0]["error"] and lines[0]["document_id"] is None
+    assert (
+        code == 1
+        and lines[0]["error"] == "cannot be read: No such file or directory"
+        and lines[0]["document_id"] is None
+    )
 
     with pytest.raises(CommandError, match="No license with machine_id nope"):
         call_command("ingest", str(PDFS / "javascript.pdf"), "--license", "nope")

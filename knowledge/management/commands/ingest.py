@@ -164,8 +164,10 @@ class Command(BaseCommand):
                 error=document.error,
                 duplicate_chunks_skipped=document.metadata.get("duplicate_chunks_skipped", 0),
             )
-        except (ApplicationError, OSError) as exc:
-            outcome["error"] = getattr(exc, "message", None) or str(exc)
+        except ApplicationError as exc:
+            outcome["error"] = exc.message
+        except OSError as exc:  # the file, not the product: missing, unreadable
+            outcome["error"] = f"cannot be read: {exc.strerror or exc}"
         if not options["run_async"] and outcome["status"] == DocumentStatus.READY:
             outcome.update(self._sentences(outcome["document_id"]))
         self._report(outcome, as_json=options["json"])
