@@ -179,29 +179,50 @@ def test_importing_the_settings_starts_no_server(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+PRODUCT_PACKAGES = (
+    "portality", "licenses", "knowledge", "memory", "conversations", "chat", "runtime",
+    "observability", "accounts", "providers", "web", "text", "datastores",
+)  # fmt: skip
+
+
 def _variables_read_by_product_code() -> set[str]:
     """Every environment variable a product module reads: through the env readers
-    (env_int("X", …)), os.environ.get / os.getenv, or os.environ["X"]."""
+    (env_int("X", …)), os.environ.get / os.getenv, or os.environ["X"]; the name written
+    there or held by a constant of the module (EMBEDDED_DATABASE_URL = "PORTALITY_…")."""
     import ast
 
+    trees = [
+        ast.parse(path.read_text())
+        for app in PRODUCT_PACKAGES
+        for path in (ROOT / app).rglob("*.py")
+    ]
+    constants = {  # module-level names, imported where they are read
+        target.id: node.value.value
+        for tree in trees
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     found: set[str] = set()
-    for app in ("portality", "licenses", "knowledge", "memory", "chat"):
-        for path in (ROOT / app).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text())):
-                name = None
-                if isinstance(node, ast.Call) and node.args:
-                    func = ast.unparse(node.func)
-                    if func.startswith("env_") or func in {"os.environ.get", "os.getenv"}:
-                        name = node.args[0]
-                elif isinstance(node, ast.Subscript) and ast.unparse(node.value) == "os.environ":
-                    name = node.slice
-                if (
-                    isinstance(name, ast.Constant)
-                    and isinstance(name.value, str)
-                    and name.value.isupper()
-                    and name.value != "DJANGO_SETTINGS_MODULE"
-                ):
-                    found.add(name.value)
+    for tree in trees:
+        for node in ast.walk(tree):
+            name = None
+            if isinstance(node, ast.Call) and node.args:
+                func = ast.unparse(node.func)
+                if func.startswith("env_") or func in {"os.environ.get", "os.getenv"}:
+                    name = node.args[0]
+            elif isinstance(node, ast.Subscript) and ast.unparse(node.value) == "os.environ":
+                name = node.slice
+            value = (
+                name.value
+                if isinstance(name, ast.Constant)
+                else constants.get(name.id)
+                if isinstance(name, ast.Name)
+                else None
+            )
+            if isinstance(value, str) and value.isupper() and value != "DJANGO_SETTINGS_MODULE":
+                found.add(value)
     return found
 
 
@@ -219,7 +240,7 @@ def test_env_readers_are_the_only_way_product_code_reads_the_environment():
     import ast
 
     direct = []
-    for app in ("portality", "licenses", "knowledge", "memory", "chat"):
+    for app in PRODUCT_PACKAGES:
         for path in (ROOT / app).rglob("*.py"):
             if path.name == "env.py":
                 continue
@@ -262,3 +283,26 @@ def test_the_cache_gives_up_on_a_redis_that_never_answers(settings):
         with pytest.raises(redis.TimeoutError):
             cache.get("anything")
     assert time.monotonic() - started < 10
+
+
+def test_every_variable_the_documentation_names_is_one_the_code_reads():
+    """docs/team.md told operators that OIDC_ENABLED=0 lets passwords in while the identity
+    provider is down; nothing read it."""
+    import re
+
+    listed = set(re.findall(r"^#? ?([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M))
+    table = (ROOT / "docs" / "configuration.md").read_text()
+    documented = {
+        name
+        for first_column in re.findall(r"^\| ([^|]+) \|", table, re.M)
+        for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", first_column)
+    }
+    pages = [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+    set_in_text = {  # "`OIDC_ENABLED=0` lets passwords in again"
+        name for page in pages for name in re.findall(r"`([A-Z][A-Z0-9_]+)=", page.read_text())
+    }
+    documented |= set_in_text
+    read = _variables_read_by_product_code() | {"DJANGO_SETTINGS_MODULE"}
+
+    assert len(documented) > 60 and "OIDC_ENABLED" in set_in_text
+    assert (listed | documented) - read == set(), "documented, but no product code reads it"
