@@ -5,6 +5,7 @@ and queued for ingestion (knowledge.queue)."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,10 @@ from knowledge.queue import queue_ingestion
 from knowledge.redaction import redact, redact_filename
 from knowledge.selectors import redaction_plan
 from licenses.models import GLOBAL_SCOPE, License
+from web.errors import NO_ROOM, out_of_space
 from web.exceptions import ApplicationError
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -188,7 +192,14 @@ def file_sha256(file: IO[bytes]) -> str:
 def _document_save(file: IO[bytes], **fields: object) -> Document:
     document = Document(id=uuid.uuid4(), **fields)
     stored_name = f"{document.id}{Path(str(fields['filename'])).suffix.lower()[:10]}"
-    document.file.save(stored_name, File(file), save=False)
+    try:
+        document.file.save(stored_name, File(file), save=False)
+    except OSError as exc:  # what was written of it goes
+        default_storage.delete(document.file.field.generate_filename(document, stored_name))
+        if not out_of_space(exc):
+            raise
+        logger.error("uploads: the media storage is full (%s)", exc)
+        raise ApplicationError(NO_ROOM, status=507) from None
     try:
         with transaction.atomic():
             document.save(force_insert=True)

@@ -6,6 +6,7 @@ refused, a malformed request, an unexpected exception. API clients get the same
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import psycopg
@@ -16,6 +17,7 @@ from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.csrf import requires_csrf_token
 from kombu.exceptions import OperationalError as KombuOperationalError
 
@@ -77,11 +79,25 @@ def unavailable_server(exc: BaseException | None) -> str:
     return ""
 
 
+NO_ROOM = gettext_noop(
+    "The server has no room left to store this, so nothing of it was kept. Ask an "
+    "administrator to free disk space, then send it again."
+)
+
+
+def out_of_space(exc: BaseException | None) -> bool:
+    """The server's disk (or the account's quota on it) is full."""
+    return isinstance(exc, OSError) and exc.errno in {errno.ENOSPC, errno.EDQUOT}
+
+
 @requires_csrf_token
 def server_error(request: HttpRequest) -> HttpResponse:
     # Django calls this inside its handler of the exception, so sys.exc_info() holds it.
-    if unavailable_server(sys.exc_info()[1]):
+    failure = sys.exc_info()[1]
+    if unavailable_server(failure):
         return _unavailable(request)
+    if out_of_space(failure):
+        return respond(request, 507, _(NO_ROOM), "insufficient_storage", "507.html")
     # No request context: the failure may lie in a context processor or the session.
     if request.path.startswith(API_PREFIX):
         detail = _("Internal error: it has been logged.")

@@ -90,6 +90,7 @@ STATUS_CODES = {
     409: "conflict",
     413: "too_large",
     429: "throttled",
+    507: "insufficient_storage",
 }
 
 

@@ -1,0 +1,98 @@
+"""A full disk is not the uploader's fault, and must not read as a bug: an upload that found
+no room answered 500 "Internal error" and left what it had written of the file."""
+
+from __future__ import annotations
+
+import errno
+import subprocess
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from knowledge.models import Document
+from tests.factories import as_owner
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fake_embedder")]
+BIG = ("La oficina abre a las ocho. " * 8000).encode()  # 224 KB: over the room left
+
+
+@pytest.fixture
+def full_disk(settings, tmp_path):
+    """The media storage on a real file system of 64 KB."""
+    place = tmp_path / "media"
+    place.mkdir()
+    mount = ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(place)]
+    if subprocess.run(mount, capture_output=True).returncode:
+        pytest.skip("mounting a small file system needs root, which CI and sessions have")
+    settings.MEDIA_ROOT = place
+    try:
+        yield place
+    finally:
+        subprocess.run(["umount", str(place)], check=True)
+
+
+@pytest.fixture
+def owner(django_user_model):
+    return as_owner(django_user_model.objects.create_user("s", password="x", is_staff=True))
+
+
+def _files(place) -> list:
+    return [p for p in place.rglob("*") if p.is_file()]
+
+
+def test_an_upload_with_no_room_left_says_so_and_keeps_nothing(full_disk, owner, caplog):
+    client = APIClient()
+    client.force_authenticate(owner)
+
+    response = client.post(
+        "/api/v1/documents",
+        {"file": SimpleUploadedFile("grande.txt", BIG)},
+        format="multipart",
+        HTTP_ACCEPT_LANGUAGE="es",
+    )
+
+    assert response.status_code == 507
+    assert response.json()["code"] == "insufficient_storage"
+    assert "no queda espacio" in response.json()["detail"]
+    assert not Document.objects.exists() and _files(full_disk) == []
+    assert "the media storage is full" in caplog.text  # the operator's log says what to do
+
+
+def test_the_dropzone_is_told_too(full_disk, owner, client):
+    client.force_login(owner)
+
+    response = client.post(
+        "/knowledge/upload",
+        {
+            "file": SimpleUploadedFile("grande.txt", BIG),
+            "scope": "global",
+            "source_type": "other",
+            "language": "auto",
+        },  # fmt: skip
+        HTTP_ACCEPT="application/json",
+        HTTP_ACCEPT_LANGUAGE="pt-br",
+    )
+
+    assert response.status_code == 507
+    assert "não há espaço" in response.json()["error"]
+    assert not Document.objects.exists() and _files(full_disk) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("/api/v1/documents", '"code": "insufficient_storage"'), ("/knowledge/", "No room left")],
+)
+def test_a_full_disk_anywhere_else_is_said_as_such_not_as_a_bug(rf, admin_user, path, expected):
+    """Another write that found no room (a file Django keeps while a large upload arrives,
+    say) reached the generic 500 "Internal error"."""
+    from web.errors import server_error  # noqa: PLC0415
+
+    request = rf.get(path)
+    request.user = admin_user
+    try:
+        raise OSError(errno.ENOSPC, "No space left on device")
+    except OSError:
+        response = server_error(request)
+
+    assert response.status_code == 507 and expected in response.content.decode()
