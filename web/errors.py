@@ -28,6 +28,7 @@ RETRY_AFTER_SECONDS = 5
 # PostgreSQL's SQLSTATEs for a server going away or not taking connections yet (admin or
 # crash shutdown, starting up, in recovery); 57014 (a cancelled query) is not one of them.
 _SERVER_GOING_AWAY = {"57P01", "57P02", "57P03"}
+_DISK_FULL = "53100"  # PostgreSQL could not extend a file: its disk is full
 
 
 def respond(
@@ -86,7 +87,9 @@ NO_ROOM = gettext_noop(
 
 
 def out_of_space(exc: BaseException | None) -> bool:
-    """The server's disk (or the account's quota on it) is full."""
+    """A disk is full: the server's own (or the account's quota on it), or the database's."""
+    if isinstance(exc, DatabaseError):
+        return getattr(exc.__cause__, "sqlstate", None) == _DISK_FULL
     return isinstance(exc, OSError) and exc.errno in {errno.ENOSPC, errno.EDQUOT}
 
 

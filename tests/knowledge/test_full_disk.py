@@ -96,3 +96,18 @@ def test_a_full_disk_anywhere_else_is_said_as_such_not_as_a_bug(rf, admin_user, 
         response = server_error(request)
 
     assert response.status_code == 507 and expected in response.content.decode()
+
+
+def test_a_database_whose_disk_is_full_is_said_as_such():
+    """PostgreSQL's "could not extend file" (SQLSTATE 53100), as Django raises it."""
+    import psycopg  # noqa: PLC0415
+    from django.db import OperationalError  # noqa: PLC0415
+
+    from web.errors import out_of_space  # noqa: PLC0415
+
+    failure = OperationalError("could not extend file")
+    failure.__cause__ = psycopg.errors.DiskFull("could not extend file")
+    bug = OperationalError("syntax error")
+    bug.__cause__ = psycopg.errors.SyntaxError("syntax error")
+
+    assert out_of_space(failure) and not out_of_space(bug)

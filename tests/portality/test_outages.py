@@ -108,3 +108,29 @@ def test_a_redis_that_does_not_answer_is_an_outage_too():
     assert unavailable_server(refused.value) == "redis"
     assert unavailable_server(KombuOperationalError("Timeout reading from socket")) == "redis"
     assert unavailable_server(ValueError("a bug")) == ""
+
+
+def test_a_database_taking_no_more_connections_is_an_outage_too():
+    """PostgreSQL at its max_connections refuses new connections ("too many clients"): the
+    request can be sent again in a moment, as after a restart. The same refusal comes here
+    for real, from a role allowed no connection."""
+    import psycopg  # noqa: PLC0415
+    from django.db import OperationalError  # noqa: PLC0415
+
+    with connection.cursor() as cursor:
+        cursor.execute("DROP ROLE IF EXISTS crowded")
+        cursor.execute("CREATE ROLE crowded LOGIN CONNECTION LIMIT 0")
+    params = connection.settings_dict
+    try:
+        with pytest.raises(psycopg.OperationalError) as refused:
+            psycopg.connect(
+                host=params["HOST"], port=params["PORT"], dbname=params["NAME"], user="crowded"
+            )
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("DROP ROLE crowded")
+    failure = OperationalError(str(refused.value))
+    failure.__cause__ = refused.value
+
+    assert "too many connections" in str(refused.value)
+    assert unavailable_server(failure) == "database"
