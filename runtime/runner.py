@@ -1,20 +1,24 @@
 """``make run``: the whole product on one machine, on embedded defaults.
 
 Starts (or reuses) the embedded PostgreSQL and Redis through the settings, migrates,
-creates the first admin, then supervises a Celery worker, Celery beat (a process of its own:
-exactly one, whatever happens to the worker) and the web server.
-SIGINT or SIGTERM stops every child; leaving this process releases the embedded servers,
-which stop when no other process of the same data dir still uses them.
+creates the first admin, then has supervisord run a Celery worker, Celery beat (a process of
+its own: exactly one, whatever happens to the worker) and the web server, and keeps the
+embedded servers up itself (supervisord cannot: they are shared by every process of the
+data dir). SIGINT or SIGTERM stops everything; leaving this process releases the embedded
+servers, which stop when no other process of the same data dir still uses them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import io
 import os
 import secrets
+import shlex
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -56,25 +60,22 @@ def main() -> int:
     # (registering as their users) and read the same generated key. They are not handed the
     # servers' URLs as DATABASE_URL / REDIS_URL, which would make them take the database for
     # an external one (and ask for SECRET_KEY).
-    supervisor = Supervisor(
+    supervisor = Supervisord(
+        settings.DATA_DIR / "run" / "supervisor",
         dict(os.environ),
-        on_tick=_keep_embedded_servers(settings),
-        # A killed worker's documents are queued again as soon as it is replaced, not when
-        # the periodic requeue next runs (up to 15 minutes later).
-        after_restart={"worker": _requeue_interrupted},
+        {
+            "worker": _worker_command(),
+            "beat": _beat_command(settings.DATA_DIR),
+            "web": _web_command(port),
+        },
     )
-    supervisor.start("worker", _worker_command())
-    supervisor.start("beat", _beat_command(settings.DATA_DIR))
-    supervisor.start("web", _web_command(port))
     url = f"http://127.0.0.1:{port}/"
     print(f"\nPortality Brain is starting at {url}  (Ctrl-C stops everything)\n", flush=True)
     _announce_when_healthy(url, supervisor)
     if first_admin:  # after the start's log lines, where a person looks, with where to use it
         print(f"{first_admin}\n  Sign in at {url}accounts/login/\n", flush=True)
-    # Documents a killed worker left "processing" are queued again now, not in 15 minutes.
-    _requeue_interrupted()
     print(f"Chat widget demo, embedded from another origin: {demo_url}", flush=True)
-    status = supervisor.wait()
+    status = supervisor.wait(on_tick=_keep_embedded_servers(settings))
     print(_stopped_line(settings.DATA_DIR), flush=True)
     return status
 
@@ -187,10 +188,6 @@ def _ensure_first_admin() -> str:
     return f"  First admin {username!r} created from ADMIN_USERNAME/ADMIN_PASSWORD."
 
 
-def _requeue_interrupted() -> None:
-    call_command("ingest", "--retry-stuck")
-
-
 def _celery(*arguments: str) -> list[str]:
     return [sys.executable, "-m", "celery", "-A", "portality", *arguments, "--loglevel=INFO"]
 
@@ -248,88 +245,107 @@ def _web_command(port: int) -> list[str]:
     return [sys.executable, "-m", "runtime.server", f"--port={port}"]
 
 
-class Supervisor:
-    """Starts the product's processes and keeps them running: one that exits is started
-    again after a pause that doubles with each quick failure (1 s up to 30 s); one that ran
-    for a minute is forgiven its past failures."""
+class Supervisord:
+    """The worker, beat and the web server under supervisord: each one that exits is
+    started again (one that fails within its first seconds after a pause one second longer
+    each time, until supervisord gives up on it after ten such failures: a crash loop is a
+    configuration to fix, and /healthz says which process is missing); its output is make
+    run's. Ctrl-C stops them all: supervisord asks each to stop, and kills what has not
+    within 30 s."""
 
-    def __init__(
-        self,
-        env: dict[str, str],
-        on_tick: Callable[[], None] | None = None,
-        after_restart: dict[str, Callable[[], None]] | None = None,
-    ) -> None:
-        self.env = env
-        self.on_tick = on_tick
-        self.after_restart = after_restart or {}
-        self.children: dict[str, subprocess.Popen[bytes]] = {}
-        self.commands: dict[str, list[str]] = {}
-        self.started_at: dict[str, float] = {}
-        self.failures: dict[str, int] = {}
-        self.restart_at: dict[str, float] = {}
+    def __init__(self, run_dir: Path, env: dict[str, str], programs: dict[str, list[str]]) -> None:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        run_dir.chmod(0o700)
+        config = run_dir / "supervisord.conf"
+        config.write_text(supervisord_config(run_dir, programs))
+        _append_only_output()
         self.stopping = False
         signal.signal(signal.SIGINT, self._on_signal)
         signal.signal(signal.SIGTERM, self._on_signal)
-
-    def start(self, name: str, command: list[str]) -> None:
-        self.commands[name] = command
-        self.started_at[name] = time.monotonic()
-        self.children[name] = subprocess.Popen(
-            command, env=self.env, start_new_session=True, preexec_fn=die_with_parent
+        # A session of its own: Ctrl-C reaches this process, which stops supervisord in
+        # order, not every process at once.
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "supervisor.supervisord", "--configuration", str(config)],
+            env=env,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
         )
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self.stopping = True
 
-    def wait(self) -> int:
+    def wait(self, on_tick: Callable[[], None] | None) -> int:
+        """Until Ctrl-C (0), or supervisord ends on its own (1); ``on_tick`` every 2 s."""
         last_tick = 0.0
         while not self.stopping:
-            self._restart_exited()
-            if self.on_tick and time.monotonic() - last_tick > 2:
+            if self.process.poll() is not None:
+                print(f"supervisord exited (code {self.process.returncode}).", file=sys.stderr)
+                return 1
+            if on_tick and time.monotonic() - last_tick > 2:
                 last_tick = time.monotonic()
-                self.on_tick()
+                on_tick()
             time.sleep(0.2)
-        self.stop_all()
+        self.stop()
         return 0
 
-    def _restart_exited(self) -> None:
-        now = time.monotonic()
-        for name, process in self.children.items():
-            if process.poll() is None or name in self.restart_at:
-                continue
-            if now - self.started_at[name] > 60:
-                self.failures[name] = 0
-            self.failures[name] = self.failures.get(name, 0) + 1
-            delay = min(30, 2 ** (self.failures[name] - 1))
-            print(
-                f"The {name} process exited (code {process.returncode}); "
-                f"starting it again in {delay} s.",
-                file=sys.stderr,
-                flush=True,
-            )
-            self.restart_at[name] = now + delay
-        for name, when in list(self.restart_at.items()):
-            if now >= when and not self.stopping:
-                del self.restart_at[name]
-                self.start(name, self.commands[name])
-                if name in self.after_restart:
-                    self.after_restart[name]()
-
-    def stop_all(self) -> None:
+    def stop(self) -> None:
         print("Stopping worker, beat and web server...", flush=True)
-        for process in self.children.values():
-            if process.poll() is None:
-                process.terminate()
-        deadline = time.monotonic() + 30
-        for process in self.children.values():
-            try:
-                process.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        self.process.terminate()
+        try:
+            self.process.wait(60)  # its own 30 s per process, and then some
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
 
-def _announce_when_healthy(url: str, supervisor: Supervisor) -> None:
+def _append_only_output() -> None:
+    """supervisord writes its processes' lines through a file of its own opened on this
+    process's output (/dev/fd/1), in append mode. Output sent to a file (``make run >
+    run.log``) must then be appended to here as well: writing at this process's own
+    offset, its lines overwrote theirs and left holes of NUL bytes."""
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+
+
+def supervisord_config(run_dir: Path, programs: dict[str, list[str]]) -> str:
+    """supervisord's configuration: in the foreground, its own lines (a process exited,
+    started again, given up on) on make run's output, each program's output there too; as
+    the user running make run (``user`` says so, or as root it warns that it is one), and
+    with no control socket: make run is its only controller."""
+    run = str(run_dir).replace("%", "%%")  # supervisord expands %(name)s in its values
+    sections = [
+        f"""[supervisord]
+nodaemon = true
+logfile = /dev/null
+logfile_maxbytes = 0
+pidfile = {run}/supervisord.pid
+childlogdir = {run}
+user = {os.getuid()}
+"""
+    ]
+    for name, command in programs.items():
+        # Through runtime.processes: a supervisord killed outright takes its processes along.
+        line = shlex.join([sys.executable, "-m", "runtime.processes", *command])
+        sections.append(
+            f"""[program:{name}]
+command = {line.replace("%", "%%")}
+autorestart = true
+startsecs = 5
+startretries = 10
+stopasgroup = true
+killasgroup = true
+stopwaitsecs = 30
+redirect_stderr = true
+stdout_logfile = /dev/fd/1
+stdout_logfile_maxbytes = 0
+"""
+        )
+    return "\n".join(sections)
+
+
+def _announce_when_healthy(url: str, supervisor: Supervisord) -> None:
     """Print the URL once everything is up. Checks in this process until the worker answers,
     so a normal start does not fill the web server's log with 503s from /healthz."""
     # After django.setup(): the health checks read the models.

@@ -105,7 +105,7 @@ def test_a_healthy_start_prints_no_error_lines(product):
     after_ready = started.split("Ready:", 1)[1]
     assert "First admin 'admin' created" in after_ready
     assert f"Sign in at {product['url']}/accounts/login/" in after_ready
-    assert "ERROR" not in started and "Traceback" not in started
+    assert "ERROR" not in started and "Traceback" not in started and "CRIT" not in started
     assert "superuser privileges" not in started  # Celery's root warning (JSON-only worker)
     assert get(product["url"] + "/healthz")[0] == 200
 
@@ -380,6 +380,15 @@ def beats(product) -> list:
     ]
 
 
+def product_processes(product) -> list:
+    """The worker, beat and web server: supervisord's children (not their own children,
+    the worker's pool process and the web server's workers)."""
+    import psutil
+
+    (supervisord,) = psutil.Process(product["process"].pid).children()
+    return supervisord.children()
+
+
 def document_status(product, document_id: str) -> str:
     code = f"from knowledge.models import Document; print(Document.objects.get(pk='{document_id}').status)"
     return manage(product, "shell", "-c", code).strip().splitlines()[-1]
@@ -387,8 +396,6 @@ def document_status(product, document_id: str) -> str:
 
 def test_a_killed_worker_is_replaced_its_documents_requeued_and_beat_stays_one(product, tmp_path):
     import json
-
-    import psutil
 
     # A document a worker was ingesting when it was killed (findings F4 and N5 of the second
     # outside attack run: it stayed "processing" until the 15-minute requeue, and the killed
@@ -403,13 +410,12 @@ def test_a_killed_worker_is_replaced_its_documents_requeued_and_beat_stays_one(p
     manage(product, "shell", "-c", code)
     assert len(beats(product)) == 1
 
-    runner = psutil.Process(product["process"].pid)
-    workers = [p for p in runner.children() if " worker " in " ".join(p.cmdline()) + " "]
+    workers = [p for p in product_processes(product) if " worker " in " ".join(p.cmdline()) + " "]
     assert len(workers) == 1
     os.kill(workers[0].pid, signal.SIGKILL)  # its main process only, as the attack did
 
     deadline = time.monotonic() + 90
-    while "The worker process exited" not in product["log"].read_text():
+    while "exited: worker (terminated by SIGKILL" not in product["log"].read_text():
         assert time.monotonic() < deadline, "the runner did not notice"
         time.sleep(0.2)
     assert product["process"].poll() is None  # make run itself kept going
@@ -520,3 +526,24 @@ def test_ctrl_c_stops_everything_and_says_so(product):
     while beats(product):  # beat does not outlive make run
         assert time.monotonic() < deadline, "beat survived make run's stop"
         time.sleep(0.2)
+
+
+def test_make_run_killed_outright_leaves_no_process_behind(tmp_path):
+    """Ctrl-C stops everything in order; a make run killed outright (SIGKILL, the machine's
+    out-of-memory killer) must not leave a worker, beat or web server running on their own:
+    supervisord is told by the kernel, and stops them."""
+    import psutil
+
+    from runtime.embedded import EmbeddedServices
+
+    with running_product(tmp_path) as product:
+        children = psutil.Process(product["process"].pid).children(recursive=True)
+        words = ("supervisord", "worker", "beat", "runtime.server")
+        assert {w for p in children for w in words if w in " ".join(p.cmdline())} == set(words)
+        os.kill(product["process"].pid, signal.SIGKILL)
+        product["process"].wait()
+        gone, alive = psutil.wait_procs(children, timeout=60)
+    try:
+        assert alive == [], [" ".join(p.cmdline())[:120] for p in alive]
+    finally:  # the embedded servers, daemons of their own, are left to the next run: stop them
+        EmbeddedServices(tmp_path).stop_all()
