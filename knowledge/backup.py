@@ -146,8 +146,17 @@ def backup_restore(
     connection.close()  # pg_restore drops and recreates the tables this connection reads
     _pg("pg_restore", "--clean", "--if-exists", "--no-owner", "--single-transaction",
         f"--dbname={connection.settings_dict['NAME']}", str(source / "database.dump"))  # fmt: skip
-    for original, target in originals:
-        _install_private(original, target)
+    try:
+        for original, target in originals:
+            _install_private(original, target)
+    except OSError as exc:  # a full disk: the database is the backup's, some files are not
+        raise ApplicationError(
+            gettext_noop(
+                "The database was restored, but the uploaded files could not all be written "
+                "(%(reason)s). Free the space, then run the same restore again with --force."
+            ),
+            params={"reason": exc.strerror or str(exc)},
+        ) from None
     replayed = erasures_replay(datetime.fromisoformat(manifest["created_at"]), erasure_journal)
     with connection.cursor() as cursor:
         counts: dict[str, Any] = {name: _count(cursor, table) for name, table in COUNTED.items()}
@@ -249,10 +258,14 @@ def _install_private(original: Path, target: Path) -> None:
     directory (a reader never sees half a file)."""
     target.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
     fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".restoring-")
-    with os.fdopen(fd, "wb") as out, open(original, "rb") as source:
-        shutil.copyfileobj(source, out)
-    os.chmod(temporary, PRIVATE_FILE)
-    os.replace(temporary, target)
+    try:
+        with os.fdopen(fd, "wb") as out, open(original, "rb") as source:
+            shutil.copyfileobj(source, out)
+        os.chmod(temporary, PRIVATE_FILE)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _read_manifest(source: Path) -> dict[str, Any]:

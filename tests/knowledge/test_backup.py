@@ -16,6 +16,7 @@ from django.core.management import CommandError, call_command
 from knowledge.search import SearchOptions, search
 from licenses.principals import principal_for_license
 from licenses.services import license_forge
+from tests.disks import small_file_system
 from tests.factories import make_document
 from tests.memory.support import consent, propose
 from tests.portality.test_cli import manage
@@ -157,6 +158,18 @@ def test_a_manifest_path_outside_media_is_refused_before_anything_is_written(
     manifest["files"] = {"../secret_key": hashlib.sha256(b"attacker's key").hexdigest()}
     (backup / "manifest.json").write_text(json.dumps(manifest))
     _restore_refused(backup, settings, tmp_path, "outside media")
+
+
+def test_a_restore_with_no_room_for_the_files_says_what_to_do(deployment, settings, tmp_path):
+    """It answered with a traceback, leaving a half-copied file under a temporary name."""
+    make_document("La piscina abre a las ocho. " * 8000, filename="grande.md", ingest=False)
+    call_command("backup", str(tmp_path / "backup"), stdout=io.StringIO())
+
+    with small_file_system(tmp_path / "restored-media") as place:
+        settings.MEDIA_ROOT = place
+        with pytest.raises(CommandError, match="could not all be written.*again with --force"):
+            call_command("restore", str(tmp_path / "backup"), "--force")
+        assert not list(place.rglob(".restoring-*"))
 
 
 def test_a_changed_dump_is_refused(backup, settings, tmp_path):

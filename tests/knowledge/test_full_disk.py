@@ -4,13 +4,13 @@ no room answered 500 "Internal error" and left what it had written of the file."
 from __future__ import annotations
 
 import errno
-import subprocess
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from knowledge.models import Document
+from tests.disks import small_file_system
 from tests.factories import as_owner
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fake_embedder")]
@@ -20,16 +20,9 @@ BIG = ("La oficina abre a las ocho. " * 8000).encode()  # 224 KB: over the room 
 @pytest.fixture
 def full_disk(settings, tmp_path):
     """The media storage on a real file system of 64 KB."""
-    place = tmp_path / "media"
-    place.mkdir()
-    mount = ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(place)]
-    if subprocess.run(mount, capture_output=True).returncode:
-        pytest.skip("mounting a small file system needs root, which CI and sessions have")
-    settings.MEDIA_ROOT = place
-    try:
+    with small_file_system(tmp_path / "media") as place:
+        settings.MEDIA_ROOT = place
         yield place
-    finally:
-        subprocess.run(["umount", str(place)], check=True)
 
 
 @pytest.fixture
