@@ -52,6 +52,7 @@ from knowledge.selectors import RedactionPlan, redaction_plan
 from knowledge.sharing import in_scope, passages_rehome, scope_lock
 from observability.metrics import INGESTION_SECONDS
 from text.languages import detect_language
+from web.errors import out_of_space
 from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
@@ -533,6 +534,18 @@ def document_mark_crashed(*, document_id: uuid.UUID | str, error: BaseException)
     worker's final failure and the command line's in-process run say it the same way. The
     admin reads a reference to quote; the error itself, which may name internals, goes to
     the log beside it (finding N9)."""
+    if out_of_space(error):  # not the document's fault, nor a bug: say what to do
+        logger.error("ingestion of document %s stopped: a disk is full (%s)", document_id, error)
+        document_mark_failed(
+            document_id=document_id,
+            error=IngestionError(
+                gettext_noop(
+                    "The server ran out of disk space while reading this document. Ask whoever "
+                    "runs the product to free space, then press Retry."
+                )
+            ),
+        )
+        return
     reference = secrets.token_hex(4)
     logger.error(
         "ingestion of document %s stopped (reference %s)", document_id, reference, exc_info=error

@@ -329,6 +329,22 @@ def test_an_unexpected_crash_shows_a_reference_not_the_internals(caplog):
     assert logged and logged[0].exc_info[0] is KeyError  # the details are in the log
 
 
+def test_a_full_disk_during_ingestion_says_what_to_do(caplog):
+    """It read as a bug to report ("unexpected error… tell whoever runs the product")."""
+    import errno  # noqa: PLC0415
+
+    document = make_document("Texto.", filename="t.txt", ingest=False)
+
+    ingestion.document_mark_crashed(
+        document_id=document.pk, error=OSError(errno.ENOSPC, "No space left on device")
+    )
+
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.FAILED
+    assert document.error_message.startswith("The server ran out of disk space")
+    assert "a disk is full" in caplog.text
+
+
 def gone_within(seconds: float, pid: int) -> None:
     deadline = time.monotonic() + seconds
     with connection.cursor() as cursor:
