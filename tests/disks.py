@@ -4,6 +4,7 @@ sessions and CI run as root)."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,4 +21,5 @@ def small_file_system(place: Path) -> Iterator[Path]:
     try:
         yield place
     finally:
+        gc.collect()  # a failed request's temporary file is closed (and deleted) when collected
         subprocess.run(["umount", str(place)], check=True)

@@ -7,7 +7,10 @@ refused, a malformed request, an unexpected exception. API clients get the same
 from __future__ import annotations
 
 import errno
+import functools
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import psycopg
 import redis
@@ -16,6 +19,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from django.views.decorators.csrf import requires_csrf_token
@@ -31,16 +35,30 @@ _SERVER_GOING_AWAY = {"57P01", "57P02", "57P03"}
 _DISK_FULL = "53100"  # PostgreSQL could not extend a file: its disk is full
 
 
+def _in_request_language(handler: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The error said in the request's language, even when it came before LocaleMiddleware
+    chose it (a form read by an earlier middleware, a large upload's temporary file)."""
+
+    @functools.wraps(handler)
+    def handle(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:  # noqa: ANN401
+        language = getattr(request, "LANGUAGE_CODE", None)
+        with translation.override(language or translation.get_language_from_request(request)):
+            return handler(request, *args, **kwargs)
+
+    return handle
+
+
 def respond(
     request: HttpRequest, status: int, detail: str, code: str, template: str
 ) -> HttpResponse:
-    if request.path.startswith(API_PREFIX):
+    if request.path.startswith(API_PREFIX) or _asks_for_json(request):
         return JsonResponse({"detail": detail, "code": code}, status=status)
     page = loader.render_to_string(template, {"detail": detail}, request=request)
     return HttpResponse(page, status=status)
 
 
 @requires_csrf_token
+@_in_request_language
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if isinstance(exception, RequestDataTooBig):
         limit_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1048576
@@ -51,6 +69,7 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
 
 
 @requires_csrf_token
+@_in_request_language
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return respond(
         request, 403, _("You do not have permission to do this."), "permission_denied", "403.html"
@@ -58,8 +77,16 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
 
 
 @requires_csrf_token
+@_in_request_language
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return respond(request, 404, _("Not found."), "not_found", "404.html")
+
+
+def _asks_for_json(request: HttpRequest) -> bool:
+    """A console page's script (the DropZone's upload, a status poll) asks for JSON first;
+    a browser's navigation asks for HTML first."""
+    first = request.headers.get("Accept", "").split(",")[0]
+    return first.split(";")[0].strip() == "application/json"
 
 
 def unavailable_server(exc: BaseException | None) -> str:
@@ -94,6 +121,7 @@ def out_of_space(exc: BaseException | None) -> bool:
 
 
 @requires_csrf_token
+@_in_request_language
 def server_error(request: HttpRequest) -> HttpResponse:
     # Django calls this inside its handler of the exception, so sys.exc_info() holds it.
     failure = sys.exc_info()[1]

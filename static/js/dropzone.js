@@ -175,7 +175,8 @@
       let payload = {};
       try { payload = JSON.parse(xhr.responseText); } catch (e) { payload = { error: interpolate(gettext("Unexpected server answer (%(status)s)."), { status: xhr.status }, true) }; }
       if (xhr.status === 409 && payload.namesake && onNamesake) return onNamesake(payload.namesake);
-      if (xhr.status >= 400) return fail(ui, payload.error || gettext("Upload failed."));
+      // payload.detail: what the site says of an error no view handled (a full disk, say).
+      if (xhr.status >= 400) return fail(ui, payload.error || payload.detail || gettext("Upload failed."));
       if (payload.duplicate) {
         ui.duplicateOf = payload.filename;
         ui.item.dataset.duplicate = "true";

@@ -104,3 +104,35 @@ def test_a_database_whose_disk_is_full_is_said_as_such():
     bug.__cause__ = psycopg.errors.SyntaxError("syntax error")
 
     assert out_of_space(failure) and not out_of_space(bug)
+
+
+def test_a_large_upload_with_no_room_to_arrive_is_said_in_the_dropzone(
+    settings, tmp_path, owner, client
+):
+    """A file over 2.5 MB arrives in a temporary file first: with no room there, Django
+    fails before any view runs, and the DropZone read an HTML page as "Unexpected server
+    answer (500)"."""
+    client.force_login(owner)
+    client.raise_request_exception = False  # as a real server: the error page answers
+    with small_file_system(tmp_path / "uploads-arriving") as place:
+        settings.FILE_UPLOAD_TEMP_DIR = str(place)
+        response = client.post(
+            "/knowledge/upload",
+            {
+                "file": SimpleUploadedFile("grande.txt", BIG * 15),
+                "scope": "global",
+                "source_type": "other",
+                "language": "auto",
+            },  # fmt: skip
+            HTTP_ACCEPT="application/json",
+            HTTP_ACCEPT_LANGUAGE="es",
+        )
+        # The half-written temporary file is deleted when its request is freed; this test
+        # keeps the request (response.wsgi_request), so it closes the file itself.
+        for handler in response.wsgi_request.upload_handlers:
+            if getattr(handler, "file", None):
+                handler.file.close()
+
+    assert response.status_code == 507
+    assert "no queda espacio" in response.json()["detail"]
+    assert not Document.objects.exists()
