@@ -35,6 +35,7 @@ from chat.language import answer_language
 from chat.llm import LLM, Prompt, Source
 from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
+from chat.tasks import memories_propose_from_session_task
 from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, STAFF_KEEP_NONE, refusal
 from conversations.services import Said, exchange_record
 from datastores.broker import task_send
@@ -50,7 +51,6 @@ from licenses.models import GLOBAL_SCOPE, License
 from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
 from memory.services import Proposal as MemoryProposal
-from memory.tasks import memories_propose_task
 from text.citations import markers, quotes_are_passages, sub_markers
 from text.folding import fold
 from text.languages import LANGUAGE_NAMES, detect_language
@@ -611,16 +611,16 @@ def _best_quote(passage: str, claims: list[str], language: str) -> str:
 
 
 def _queue_memory_proposals(principal: Principal, user_ref: str, turn: ChatTurn) -> None:
-    """With Gemini, the conversation's user messages go to a background proposal task. The
+    """With Gemini, a background task proposes memories from the session's messages. The
     answer is out, its end not yet: a broker that does not take the message is tried once
     and the proposals let go (the next message proposes from these again), never the
     answer's end lost with them."""
     if not principal.keeps_memories or not settings.GEMINI_API_KEY or turn.reply:
         return
 
-    messages = [t["text"] for t in turn.session.turns if t["role"] == "user"][-10:]
-    args = (str(principal.license_id), user_ref, turn.session_id, messages)
-    transaction.on_commit(lambda: task_send(memories_propose_task.name, *args, retry=False))
+    args = (str(principal.license_id), user_ref, turn.session_id)  # never the words said
+    task = memories_propose_from_session_task.name
+    transaction.on_commit(lambda: task_send(task, *args, retry=False))
 
 
 @dataclass

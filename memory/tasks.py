@@ -16,6 +16,8 @@ def memories_decay_task() -> dict[str, int]:
 
 # Its result is how many were remembered, never what: a task's result is logged by the
 # worker and kept a day in Redis, where a forgotten memory or an erasure does not reach.
+# Queued by earlier versions with the messages in it; now chat.tasks reads them from the
+# session instead, and this one only takes what an upgrade found still queued.
 @shared_task(
     autoretry_for=(ConnectionError,),
     retry_backoff=5,

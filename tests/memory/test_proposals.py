@@ -223,3 +223,49 @@ def test_an_answer_ends_whole_when_its_memory_proposals_cannot_be_queued(
             )
 
     assert answer.answer and answer.answer_id
+
+
+def test_a_proposals_message_names_the_session_and_holds_no_words(
+    license, settings, django_capture_on_commit_callbacks
+):
+    """It carried the user's last ten messages: a copy in Redis' queue (and on disk, in its
+    append-only file, while no worker took it) that the person's erasure did not reach."""
+    import base64  # noqa: PLC0415
+    import json as _json  # noqa: PLC0415
+
+    import redis  # noqa: PLC0415
+
+    from chat.session import sessions_erase_user  # noqa: PLC0415
+    from chat.tasks import memories_propose_from_session_task  # noqa: PLC0415
+    from tests.fakes import FakeGemini  # noqa: PLC0415
+
+    queue = redis.Redis.from_url(settings.REDIS_URL)
+    queue.delete(settings.CELERY_TASK_DEFAULT_QUEUE)  # no worker here: the message waits
+    consent(license)
+    candidate = {"memory_type": "preference", "description": "Prefiere la sala grande"}
+    with FakeGemini() as gemini:
+        settings.GEMINI_API_KEY, settings.GEMINI_BASE_URL = "k", gemini.url
+        gemini.generate_text = _json.dumps([{**candidate, "confidence": 0.9, "message": "x"}])
+        with django_capture_on_commit_callbacks(execute=True):
+            answer = chat_answer(
+                principal=principal_for_license(license),
+                question="siempre reservo la sala grande",
+                user_ref="ana",
+            )
+        try:
+            (raw,) = queue.lrange(settings.CELERY_TASK_DEFAULT_QUEUE, 0, -1)
+        finally:
+            queue.delete(settings.CELERY_TASK_DEFAULT_QUEUE)
+        message = _json.loads(raw)
+        body = base64.b64decode(message["body"]).decode()
+        args = _json.loads(body)[0]
+        assert message["headers"]["task"] == memories_propose_from_session_task.name
+        assert args == [str(license.pk), "ana", answer.session_id]
+        assert "sala grande" not in raw.decode() + body
+
+        # The worker reads the words from the session; once the person is erased, none.
+        assert memories_propose_from_session_task.apply(args=args).get() == 1
+        Memory.objects.all().delete()
+        sessions_erase_user(license_id=license.pk, user_ref="ana")
+        assert memories_propose_from_session_task.apply(args=args).get() == 0
+        assert not Memory.objects.exists()
