@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -547,3 +548,25 @@ def test_make_run_killed_outright_leaves_no_process_behind(tmp_path):
         assert alive == [], [" ".join(p.cmdline())[:120] for p in alive]
     finally:  # the embedded servers, daemons of their own, are left to the next run: stop them
         EmbeddedServices(tmp_path).stop_all()
+
+
+def test_supervisord_reads_its_programs_as_written_whatever_the_data_dir(tmp_path):
+    """supervisord expands %(name)s in its values and splits commands as a shell would:
+    a data dir with a space or a % sign, and Celery's own %h, must reach it unchanged."""
+    from supervisor.options import ServerOptions
+
+    from runtime.runner import supervisord_config
+
+    run = tmp_path / "data 100%" / "run"
+    run.mkdir(parents=True)
+    schedule = f"--schedule={tmp_path / 'data 100%' / 'celerybeat-schedule'}"
+    (run / "supervisord.conf").write_text(
+        supervisord_config(run, {"beat": ["celery", "beat", schedule, "--hostname=beat@%h"]})
+    )
+    options = ServerOptions()
+    options.realize(args=["--configuration", str(run / "supervisord.conf")])
+
+    (program,) = options.process_group_configs[0].process_configs
+    assert options.pidfile == str(run / "supervisord.pid")
+    assert shlex.split(program.command)[-4:] == ["celery", "beat", schedule, "--hostname=beat@%h"]
+    assert shlex.split(program.command)[1:3] == ["-m", "runtime.processes"]
