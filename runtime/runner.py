@@ -260,8 +260,10 @@ class Supervisord:
         config.write_text(supervisord_config(run_dir, programs))
         _append_only_output()
         self.stopping = False
-        signal.signal(signal.SIGINT, self._on_signal)
-        signal.signal(signal.SIGTERM, self._on_signal)
+        # Ctrl-C, a stop, or its terminal closed (SIGHUP, which would otherwise end this
+        # process at once and leave the embedded servers running): everything stops in order.
+        for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(stop, self._on_signal)
         # A session of its own: Ctrl-C reaches this process, which stops supervisord in
         # order, not every process at once.
         self.process = subprocess.Popen(

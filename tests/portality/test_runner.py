@@ -570,3 +570,19 @@ def test_supervisord_reads_its_programs_as_written_whatever_the_data_dir(tmp_pat
     assert options.pidfile == str(run / "supervisord.pid")
     assert shlex.split(program.command)[-4:] == ["celery", "beat", schedule, "--hostname=beat@%h"]
     assert shlex.split(program.command)[1:3] == ["-m", "runtime.processes"]
+
+
+def test_closing_make_run_s_terminal_stops_everything_in_order(tmp_path):
+    """SIGHUP (the terminal closed) ended make run at once: its processes went down with
+    it, but the embedded PostgreSQL and Redis kept running, with nobody to stop them."""
+    from runtime.embedded import EmbeddedServices
+
+    try:
+        with running_product(tmp_path) as product:
+            product["process"].send_signal(signal.SIGHUP)
+            assert product["process"].wait(60) == 0
+        log = product["log"].read_text()
+        assert "embedded PostgreSQL and Redis stopped" in log.rstrip().splitlines()[-1]
+        assert not (tmp_path / "postgres" / "postmaster.pid").exists()
+    finally:  # whatever happened, no server of this data dir outlives the test
+        EmbeddedServices(tmp_path).stop_all()
