@@ -7,19 +7,14 @@ from celery import shared_task
 from chat.session import session_transcript
 from licenses.models import License
 from memory.proposals import memories_propose_from_conversation
+from memory.tasks import PROPOSALS_TASK_OPTIONS
 
 
 # The message names the session and never holds what the user wrote: a broker's copy (Redis'
 # queue, and its append-only file while no worker takes the message) would outlive the
 # person's erasure and their session's end. The task reads the session when it runs; gone
 # (expired, erased), there is nothing to propose from. Its result is a count, never words.
-@shared_task(
-    autoretry_for=(ConnectionError,),
-    retry_backoff=5,
-    max_retries=3,
-    expires=600,
-    ignore_result=True,
-)
+@shared_task(**PROPOSALS_TASK_OPTIONS)
 def memories_propose_from_session_task(license_id: str, user_ref: str, session_id: str) -> int:
     license = License.objects.filter(pk=license_id).first()
     session = session_transcript(license_id=license_id, user_ref=user_ref, session_id=session_id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 
 from licenses.models import License
@@ -18,13 +20,16 @@ def memories_decay_task() -> dict[str, int]:
 # worker and kept a day in Redis, where a forgotten memory or an erasure does not reach.
 # Queued by earlier versions with the messages in it; now chat.tasks reads them from the
 # session instead, and this one only takes what an upgrade found still queued.
-@shared_task(
-    autoretry_for=(ConnectionError,),
-    retry_backoff=5,
-    max_retries=3,
-    expires=600,
-    ignore_result=True,
-)
+PROPOSALS_TASK_OPTIONS: dict[str, Any] = {
+    "autoretry_for": (ConnectionError,),
+    "retry_backoff": 5,
+    "max_retries": 3,
+    "expires": 600,
+    "ignore_result": True,
+}
+
+
+@shared_task(**PROPOSALS_TASK_OPTIONS)
 def memories_propose_task(
     license_id: str, user_ref: str, session_id: str, messages: list[str]
 ) -> int:

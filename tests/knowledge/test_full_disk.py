@@ -30,6 +30,21 @@ def owner(django_user_model):
     return as_owner(django_user_model.objects.create_user("s", password="x", is_staff=True))
 
 
+def dropzone_upload(client, body: bytes, *, language: str):
+    """A file dropped on the Knowledge page, as the DropZone's script sends it."""
+    return client.post(
+        "/knowledge/upload",
+        {
+            "file": SimpleUploadedFile("grande.txt", body),
+            "scope": "global",
+            "source_type": "other",
+            "language": "auto",
+        },  # fmt: skip
+        HTTP_ACCEPT="application/json",
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+
+
 def _files(place) -> list:
     return [p for p in place.rglob("*") if p.is_file()]
 
@@ -55,17 +70,7 @@ def test_an_upload_with_no_room_left_says_so_and_keeps_nothing(full_disk, owner,
 def test_the_dropzone_is_told_too(full_disk, owner, client):
     client.force_login(owner)
 
-    response = client.post(
-        "/knowledge/upload",
-        {
-            "file": SimpleUploadedFile("grande.txt", BIG),
-            "scope": "global",
-            "source_type": "other",
-            "language": "auto",
-        },  # fmt: skip
-        HTTP_ACCEPT="application/json",
-        HTTP_ACCEPT_LANGUAGE="pt-br",
-    )
+    response = dropzone_upload(client, BIG, language="pt-br")
 
     assert response.status_code == 507
     assert "não há espaço" in response.json()["error"]
@@ -116,17 +121,7 @@ def test_a_large_upload_with_no_room_to_arrive_is_said_in_the_dropzone(
     client.raise_request_exception = False  # as a real server: the error page answers
     with small_file_system(tmp_path / "uploads-arriving") as place:
         settings.FILE_UPLOAD_TEMP_DIR = str(place)
-        response = client.post(
-            "/knowledge/upload",
-            {
-                "file": SimpleUploadedFile("grande.txt", BIG * 15),
-                "scope": "global",
-                "source_type": "other",
-                "language": "auto",
-            },  # fmt: skip
-            HTTP_ACCEPT="application/json",
-            HTTP_ACCEPT_LANGUAGE="es",
-        )
+        response = dropzone_upload(client, BIG * 15, language="es")
         # The half-written temporary file is deleted when its request is freed; this test
         # keeps the request (response.wsgi_request), so it closes the file itself.
         for handler in response.wsgi_request.upload_handlers:
