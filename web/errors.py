@@ -130,7 +130,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if out_of_space(failure):
         return respond(request, 507, _(NO_ROOM), "insufficient_storage", "507.html")
     # No request context: the failure may lie in a context processor or the session.
-    if request.path.startswith(API_PREFIX):
+    if request.path.startswith(API_PREFIX) or _asks_for_json(request):
         detail = _("Internal error: it has been logged.")
         return JsonResponse({"detail": detail, "code": "server_error"}, status=500)
     return HttpResponse(loader.render_to_string("500.html"), status=500)
@@ -140,7 +140,7 @@ def _unavailable(request: HttpRequest) -> HttpResponse:
     """503 with Retry-After: the database or Redis stopped answering (restarted, failing
     over). The request can be sent again as it was; nothing half-done was kept, as every
     write runs in a transaction."""
-    if request.path.startswith(API_PREFIX):
+    if request.path.startswith(API_PREFIX) or _asks_for_json(request):
         detail = _(
             "The service is restarting a part it needs and cannot answer for a moment; "
             "send the request again in a few seconds."

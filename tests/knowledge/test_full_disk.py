@@ -131,3 +131,17 @@ def test_a_large_upload_with_no_room_to_arrive_is_said_in_the_dropzone(
     assert response.status_code == 507
     assert "no queda espacio" in response.json()["detail"]
     assert not Document.objects.exists()
+
+
+def test_any_error_a_console_script_meets_is_answered_as_json(rf, admin_user):
+    """The DropZone asks for JSON: an error page in HTML read as "Unexpected server answer"."""
+    from web.errors import server_error  # noqa: PLC0415
+
+    request = rf.get("/knowledge/upload", HTTP_ACCEPT="application/json")
+    request.user = admin_user
+    try:
+        raise ValueError("a bug")
+    except ValueError:
+        response = server_error(request)
+
+    assert response.status_code == 500 and '"code": "server_error"' in response.content.decode()
