@@ -27,11 +27,18 @@ def single_sign_on_lapsed(user: Any) -> bool:  # noqa: ANN401 - a user model ins
     """Whether this member, joined to single sign-on, has not signed in through it for
     OIDC_TOKEN_SIGN_IN_DAYS: the provider never says when someone leaves, so their API
     tokens stop here, within that time, instead of at their expiry a year on."""
-    if not (settings.OIDC_ENABLED and settings.OIDC_TOKEN_SIGN_IN_DAYS):
+    since = _token_lapse_since()
+    if since is None:
         return False
     joined, last = _single_sign_on_of(user)
-    since = timezone.now() - timedelta(days=settings.OIDC_TOKEN_SIGN_IN_DAYS)
     return joined and (last is None or last < since)
+
+
+def _token_lapse_since() -> datetime | None:
+    """A joined member's tokens need a single sign-on since then (None: no such rule)."""
+    if not (settings.OIDC_ENABLED and settings.OIDC_TOKEN_SIGN_IN_DAYS):
+        return None
+    return timezone.now() - timedelta(days=settings.OIDC_TOKEN_SIGN_IN_DAYS)
 
 
 def single_sign_on_token_rule(user: Any) -> dict[str, Any] | None:  # noqa: ANN401
@@ -62,6 +69,7 @@ class MemberRow:
     two_factor: bool
     single_sign_on: bool = False  # joined to a person at the identity provider
     last_owner: bool = False  # nobody else could run the team: neither demoted nor deactivated
+    tokens_lapsed: bool = False  # joined, and no single sign-on for OIDC_TOKEN_SIGN_IN_DAYS
 
 
 def member_rows() -> list[MemberRow]:
@@ -75,12 +83,19 @@ def member_rows() -> list[MemberRow]:
     with_two_factor = set(
         TOTPDevice.objects.filter(confirmed=True).values_list("user_id", flat=True)
     )
-    with_sso = set(SingleSignOnIdentity.objects.values_list("user_id", flat=True))
+    last_sso = dict(
+        SingleSignOnIdentity.objects.values("user_id")
+        .annotate(last=Max("signed_in_at"))
+        .values_list("user_id", "last")
+    )
+    since = _token_lapse_since()
     rows = []
     for user in users:
         names = [group.name for group in user.groups.all() if group.name in ROLES]
         role = "owner" if user.is_superuser else (names[0] if names else "")
-        rows.append(MemberRow(user, role, user.pk in with_two_factor, user.pk in with_sso))
+        joined, last = user.pk in last_sso, last_sso.get(user.pk)
+        lapsed = joined and since is not None and (last is None or last < since)
+        rows.append(MemberRow(user, role, user.pk in with_two_factor, joined, tokens_lapsed=lapsed))
     owners = [row for row in rows if row.role == "owner" and row.user.is_active]
     if len(owners) == 1:
         rows[rows.index(owners[0])] = replace(owners[0], last_owner=True)

@@ -410,3 +410,16 @@ def test_the_api_tokens_page_tells_a_single_sign_on_member_when_their_tokens_lap
     owner = Client()
     owner.force_login(get_user_model().objects.create_superuser("owner", password="x"))
     assert "single sign-on" not in owner.get("/account/tokens/").content.decode()
+
+
+def test_members_shows_whose_api_tokens_wait_for_a_single_sign_on(sso, settings):
+    settings.OIDC_TOKEN_SIGN_IN_DAYS = 30
+    sign_in("kim")
+    owner = Client()
+    owner.force_login(get_user_model().objects.create_superuser("owner", password="x"))
+    notice = "API tokens wait for their next single sign-on"
+    assert notice not in owner.get("/account/members/").content.decode()
+
+    SingleSignOnIdentity.objects.update(signed_in_at=timezone.now() - timedelta(days=31))
+
+    assert owner.get("/account/members/").content.decode().count(notice) == 1
