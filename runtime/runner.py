@@ -60,7 +60,7 @@ def main() -> int:
     # (registering as their users) and read the same generated key. They are not handed the
     # servers' URLs as DATABASE_URL / REDIS_URL, which would make them take the database for
     # an external one (and ask for SECRET_KEY).
-    supervisor = Supervisord(
+    supervisor = SupervisordRun(
         settings.DATA_DIR / "run" / "supervisor",
         dict(os.environ),
         {
@@ -245,13 +245,15 @@ def _web_command(port: int) -> list[str]:
     return [sys.executable, "-m", "runtime.server", f"--port={port}"]
 
 
-class Supervisord:
-    """The worker, beat and the web server under supervisord: each one that exits is
-    started again (one that fails within its first seconds after a pause one second longer
-    each time, until supervisord gives up on it after ten such failures: a crash loop is a
-    configuration to fix, and /healthz says which process is missing); its output is make
-    run's. Ctrl-C stops them all: supervisord asks each to stop, and kills what has not
-    within 30 s."""
+class SupervisordRun:
+    """supervisord, started and stopped by make run. It supervises nothing itself: the
+    restarts, their backoff and the stop escalation are supervisord's. What it adds is what
+    make run owns: Ctrl-C (or a closed terminal) turned into an orderly stop, and a tick
+    for the embedded servers' keeper. Under supervisord, a worker, beat or web server that
+    exits is started again (one that fails within its first seconds after a pause one
+    second longer each time, given up on after ten such failures: a crash loop is a
+    configuration to fix); their output is make run's. Ctrl-C stops them all: supervisord
+    asks each to stop, and kills what has not within 30 s."""
 
     def __init__(self, run_dir: Path, env: dict[str, str], programs: dict[str, list[str]]) -> None:
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -347,7 +349,7 @@ stdout_logfile_maxbytes = 0
     return "\n".join(sections)
 
 
-def _announce_when_healthy(url: str, supervisor: Supervisord) -> None:
+def _announce_when_healthy(url: str, supervisor: SupervisordRun) -> None:
     """Print the URL once everything is up. Checks in this process until the worker answers,
     so a normal start does not fill the web server's log with 503s from /healthz."""
     # After django.setup(): the health checks read the models.
