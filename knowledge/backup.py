@@ -143,20 +143,16 @@ def backup_restore(
                     "data dir (PORTALITY_DATA_DIR), or pass --force to replace everything."
                 )
             )
-    connection.close()  # pg_restore drops and recreates the tables this connection reads
-    _pg("pg_restore", "--clean", "--if-exists", "--no-owner", "--single-transaction",
-        f"--dbname={connection.settings_dict['NAME']}", str(source / "database.dump"))  # fmt: skip
+    staged = _staged(originals)  # a disk without room for them fails here, before the database
     try:
-        for original, target in originals:
-            _install_private(original, target)
-    except OSError as exc:  # a full disk: the database is the backup's, some files are not
-        raise ApplicationError(
-            gettext_noop(
-                "The database was restored, but the uploaded files could not all be written "
-                "(%(reason)s). Free the space, then run the same restore again with --force."
-            ),
-            params={"reason": exc.strerror or str(exc)},
-        ) from None
+        connection.close()  # pg_restore drops and recreates the tables this connection reads
+        _pg("pg_restore", "--clean", "--if-exists", "--no-owner", "--single-transaction",
+            f"--dbname={connection.settings_dict['NAME']}", str(source / "database.dump"))  # fmt: skip
+    except BaseException:
+        _unstage(staged)
+        raise
+    for temporary, target in staged:
+        os.replace(temporary, target)  # a rename in the same directory needs no room
     replayed = erasures_replay(datetime.fromisoformat(manifest["created_at"]), erasure_journal)
     with connection.cursor() as cursor:
         counts: dict[str, Any] = {name: _count(cursor, table) for name, table in COUNTED.items()}
@@ -253,19 +249,41 @@ def _checked_originals(source: Path, manifest: dict[str, Any]) -> list[tuple[Pat
     return pairs
 
 
-def _install_private(original: Path, target: Path) -> None:
-    """Copy ``original`` to ``target``, 0600, through a temporary file in the same
-    directory (a reader never sees half a file)."""
+def _staged(originals: list[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
+    """Copy every original beside its place under a temporary name, 0600, and return the
+    (temporary, place) pairs; when one cannot be written, none is left and nothing changed."""
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for original, target in originals:
+            staged.append((_stage_private(original, target), target))
+    except OSError as exc:  # a full disk, most often
+        _unstage(staged)
+        raise ApplicationError(
+            gettext_noop(
+                "The uploaded files could not be written (%(reason)s), so nothing was "
+                "restored. Free the space, then run the same restore again."
+            ),
+            params={"reason": exc.strerror or str(exc)},
+        ) from None
+    return staged
+
+
+def _stage_private(original: Path, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
     fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".restoring-")
     try:
         with os.fdopen(fd, "wb") as out, open(original, "rb") as source:
             shutil.copyfileobj(source, out)
         os.chmod(temporary, PRIVATE_FILE)
-        os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    return Path(temporary)
+
+
+def _unstage(staged: list[tuple[Path, Path]]) -> None:
+    for temporary, _target in staged:
+        temporary.unlink(missing_ok=True)
 
 
 def _read_manifest(source: Path) -> dict[str, Any]:

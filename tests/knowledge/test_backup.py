@@ -160,16 +160,23 @@ def test_a_manifest_path_outside_media_is_refused_before_anything_is_written(
     _restore_refused(backup, settings, tmp_path, "outside media")
 
 
-def test_a_restore_with_no_room_for_the_files_says_what_to_do(deployment, settings, tmp_path):
-    """It answered with a traceback, leaving a half-copied file under a temporary name."""
+def test_a_restore_with_no_room_for_the_files_changes_nothing_and_says_so(
+    deployment, settings, tmp_path
+):
+    """It answered with a traceback, leaving a half-copied file under a temporary name; then
+    it restored the database and left the files missing until a second restore."""
+    from knowledge.models import Document
+
     make_document("La piscina abre a las ocho. " * 8000, filename="grande.md", ingest=False)
     call_command("backup", str(tmp_path / "backup"), stdout=io.StringIO())
+    make_document("# Después\n\nSubido tras la copia.", filename="despues.md", ingest=False)
 
     with small_file_system(tmp_path / "restored-media") as place:
         settings.MEDIA_ROOT = place
-        with pytest.raises(CommandError, match="could not all be written.*again with --force"):
+        with pytest.raises(CommandError, match="nothing was restored.*same restore again"):
             call_command("restore", str(tmp_path / "backup"), "--force")
-        assert not list(place.rglob(".restoring-*"))
+        assert not [path for path in place.rglob("*") if path.is_file()]
+    assert Document.objects.filter(filename="despues.md").exists()  # the database as it was
 
 
 def test_a_changed_dump_is_refused(backup, settings, tmp_path):
