@@ -64,9 +64,9 @@ REFUSAL_CATEGORIES = {
     },
     "health": {"es": "datos de salud", "pt": "dados de saúde", "en": "health data"},
     "sensitive": {
-        "es": "datos sensibles (orientación sexual, religión, política, afiliación sindical u origen étnico)",
-        "pt": "dados sensíveis (orientação sexual, religião, política, filiação sindical ou origem étnica)",
-        "en": "sensitive data (sexual orientation, religion, politics, union membership or ethnicity)",
+        "es": "datos sensibles (orientación sexual, religión, política, afiliación sindical, origen étnico, antecedentes penales o violencia sufrida)",
+        "pt": "dados sensíveis (orientação sexual, religião, política, filiação sindical, origem étnica, antecedentes criminais ou violência sofrida)",
+        "en": "sensitive data (sexual orientation, religion, politics, union membership, ethnicity, criminal records or violence suffered)",
     },
     "financial": {"es": "datos financieros", "pt": "dados financeiros", "en": "financial data"},
     "other_people": {

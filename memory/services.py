@@ -75,7 +75,7 @@ REFUSAL_REASONS = {
     "health": gettext_noop("memories may not hold health data"),
     "sensitive": gettext_noop(
         "memories may not hold sensitive data (sexual orientation, religion, politics, union "
-        "membership or ethnicity)"
+        "membership, ethnicity, criminal records or violence suffered)"
     ),
     "financial": gettext_noop("memories may not hold financial data"),
     "other_people": gettext_noop("memories may not hold opinions about other people"),

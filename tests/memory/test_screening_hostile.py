@@ -67,6 +67,37 @@ HOSTILE = [
     "Tengo s i d a",
     "write to ana at gmail dot com",
 ]
+# A second batch, written 2026-12-01 as the next outside run would: 28 of 88 passed before;
+# "me corto" alone still passes (it is also a haircut: "me corto el pelo").
+FOUND_LATER = [
+    ("Tuve un aborto el año pasado", "health"),
+    ("I had an abortion", "health"),
+    ("Uso silla de ruedas", "health"),
+    ("I use a wheelchair", "health"),
+    ("Sou cadeirante", "health"),
+    ("Soy sordo", "health"),
+    ("I'm deaf", "health"),
+    ("Soy ciego", "health"),
+    ("Sou soropositivo", "health"),
+    ("Mi madre tiene alzheimer", "health"),
+    ("Tengo bulimia", "health"),
+    ("I self-harm", "health"),
+    ("Pensé en suicidarme", "health"),
+    ("Penso em me matar", "health"),
+    ("I want to kill myself", "health"),
+    ("Soy trans", "sensitive"),
+    ("Milito en Podemos", "sensitive"),
+    ("Sou umbandista", "sensitive"),
+    ("Tengo antecedentes penales", "sensitive"),
+    ("Estuve en la cárcel", "sensitive"),
+    ("I have a criminal record", "sensitive"),
+    ("I was raped", "sensitive"),
+    ("Sufrí abusos", "sensitive"),
+    ("Fui vítima de violência doméstica", "sensitive"),
+    ("Estoy en paro", "financial"),
+    ("I'm unemployed", "financial"),
+    ("Estou desempregado", "financial"),
+]
 KEPT = [
     "Prefiero respuestas cortas",
     "Prefiero que me hablen de tú",
@@ -79,12 +110,23 @@ KEPT = [
     "Me interesa el horario de la biblioteca",
     "Prefer the 7 a.m. yoga class",
     "Gosto de receber lembretes por e-mail",
+    # close to the second batch's words
+    "Prefiero las persianas bajadas",
+    "I like the blinds open",
+    "Uso el transporte público",
+    "Me corto el pelo los sábados",
+    "Sale del trabajo a las seis",
 ]
 
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_hostile_phrasings_are_refused(text):
     assert forbidden_category(text) is not None, readings(text)
+
+
+@pytest.mark.parametrize(("text", "category"), FOUND_LATER)
+def test_a_second_batch_of_phrasings_is_refused_for_what_it_holds(text, category):
+    assert forbidden_category(text) == category, readings(text)
 
 
 @pytest.mark.parametrize("text", KEPT)
