@@ -111,6 +111,8 @@ PII_LABELS = {
     "NIE": _("foreigner ID numbers (NIE)"),
     "CPF": _("Brazilian taxpayer numbers (CPF)"),
     "CNPJ": _("Brazilian company numbers (CNPJ)"),
+    "NSS": _("Spanish social security numbers (NSS)"),
+    "SSN": _("US social security numbers (SSN)"),
 }
 
 

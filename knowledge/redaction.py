@@ -1,8 +1,9 @@
 """Replace personal data with typed placeholders before anything is stored or embedded.
 
 Seeds 000/001: vectors never hold PII in clear text. Identifiers with check digits (cards,
-IBAN, DNI/NIE, CPF/CNPJ) are replaced only when the check digits hold, through
-python-stdnum, so ordinary numbers (amounts, article numbers) survive; they are found
+IBAN, DNI/NIE, CPF/CNPJ, Spanish and US social security numbers) are replaced only when the
+check digits or the issuing rules hold, through python-stdnum (the Spanish social security
+number, which it lacks, by its own mod-97 rule), so ordinary numbers (amounts, article numbers) survive; they are found
 however they are written (lower case, dots, dashes or spaces between the groups). Phone
 numbers are found by Google's libphonenumber (the ``phonenumbers`` package) for the
 deployment's regions (``REDACTION_PHONE_REGIONS``), which knows each country's numbering
@@ -29,6 +30,7 @@ from django.conf import settings
 from stdnum import iban, luhn
 from stdnum.br import cnpj, cpf
 from stdnum.es import dni, nie
+from stdnum.us import ssn
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,18 @@ def _round_amount(digits: str) -> bool:
     may take for a valid number; the shapes' rules (a switchboard's "910 000 000", a "+"
     number) decide those themselves."""
     return digits.endswith("000000")
+
+
+def _is_spanish_social_security(value: str) -> bool:
+    """A Spanish social security number (número de afiliación): province, number and two
+    control digits, the remainder by 97 of the first ten read as the Seguridad Social does
+    (a number under 10,000,000 is placed after the province without its leading zero)."""
+    digits = _digits(value)
+    if len(digits) != 12:
+        return False
+    province, number, control = int(digits[:2]), int(digits[2:10]), int(digits[10:])
+    whole = province * 10_000_000 + number if number < 10_000_000 else int(digits[:10])
+    return 1 <= province <= 99 and whole % 97 == control
 
 
 def _always(_: str) -> bool:
@@ -118,8 +132,18 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "DNI",
-        re.compile(r"\b\d{2}\.?\d{3}\.?\d{3}[ .-]?[A-Z]\b", re.IGNORECASE),
+        re.compile(r"\b\d{2}[ .]?\d{3}[ .]?\d{3}[ .-]?[A-Z]\b", re.IGNORECASE),
         lambda v: dni.is_valid(_compact(v)),
+    ),
+    Rule(
+        "NSS",
+        re.compile(r"\b\d{2}[ /-]?\d{8}[ /-]?\d{2}\b"),
+        _is_spanish_social_security,
+    ),
+    Rule(
+        "SSN",  # the usual written shapes only: nine digits alone are too many other things
+        re.compile(r"\b\d{3}([ -])\d{2}\1\d{4}\b"),
+        lambda v: ssn.is_valid(_digits(v)),
     ),
     Rule(
         "PHONE",

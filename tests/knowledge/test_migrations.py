@@ -210,3 +210,22 @@ def test_documents_that_skipped_shared_passages_are_read_again_after_the_upgrade
     second.refresh_from_db()
     assert second.status == "ready"
     assert len(second.shared_hashes) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_new_kinds_of_personal_data_join_every_policy_that_redacts_anything(media_root):
+    """Migration 0030: a stored policy lists its kinds, chosen before social security
+    numbers were one; a policy redacting something gets them, one redacting nothing stays."""
+    from knowledge.models import RedactionPolicy
+    from licenses.services import license_forge
+
+    quiet = license_forge(user_name="Sin", machine_id="sin-redaccion").license
+    migrate([("knowledge", "0029_search_log_words")])
+    old_kinds = ["EMAIL", "PHONE", "IBAN", "CARD", "DNI", "NIE", "CPF", "CNPJ"]
+    RedactionPolicy.objects.create(license=None, kinds=old_kinds[:3])
+    RedactionPolicy.objects.create(license=quiet, kinds=[])
+    migrate(latest())
+
+    upgraded = RedactionPolicy.objects.get(license=None).kinds
+    assert upgraded == ["EMAIL", "PHONE", "IBAN", "NSS", "SSN"]
+    assert RedactionPolicy.objects.get(license=quiet).kinds == []

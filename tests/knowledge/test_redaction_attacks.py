@@ -108,3 +108,26 @@ def test_an_owner_may_and_the_document_says_so(client, django_user_model):
     assert response.status_code == 201
     detail = client.get(f"/knowledge/{response.json()['id']}/").content.decode()
     assert str(Redaction.NONE.label) in detail
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Afiliación: 28/12345678/40", "NSS"),
+        ("NSS 281234567840", "NSS"),
+        ("SSN 123-45-6789", "SSN"),
+        ("Social security 123 45 6789", "SSN"),
+        ("DNI 12 345 678 Z", "DNI"),
+    ],
+)
+def test_social_security_numbers_and_a_spaced_dni_are_redacted(text, kind):
+    """Found by a fresh batch of formats (2026-12-01): these were kept in clear."""
+    assert redact(text).counts == {kind: 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Pedido 28/12345678/41", "Fecha 2026-11-27", "Referencia 666-12-3456", "Lote 000-12-3456"],
+)
+def test_numbers_that_only_look_like_social_security_numbers_stay(text):
+    assert not redact(text).counts.get("NSS") and not redact(text).counts.get("SSN")

@@ -88,7 +88,7 @@ def test_a_bad_policy_is_refused_whole():
     with pytest.raises(ApplicationError, match="not an e-mail address"):
         redaction_policy_set(license=None, kinds=["PHONE"], keep_contacts=True, allow=["alamos"])
     with pytest.raises(ApplicationError, match="Unknown kind"):
-        redaction_policy_set(license=None, kinds=["SSN"], keep_contacts=True, allow=[])
+        redaction_policy_set(license=None, kinds=["PASSPORT"], keep_contacts=True, allow=[])
     policy = RedactionPolicy.objects.get(license=None)
     assert (policy.kinds, policy.keep_contacts, policy.allow) == (["EMAIL"], False, OURS)
 
