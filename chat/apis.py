@@ -24,6 +24,7 @@ from chat.markdown import answer_html
 from chat.models import Assistant
 from chat.selectors import TEXT_FIELDS, assistant_profile, assistant_rows
 from chat.services import (
+    QUESTION_MAX_CHARS,
     ChatTurn,
     assistant_reset,
     assistant_update,
@@ -45,7 +46,7 @@ from web.http import event_stream
 
 
 class ChatInputSerializer(serializers.Serializer):
-    message = serializers.CharField(max_length=4000, trim_whitespace=True)
+    message = serializers.CharField(max_length=QUESTION_MAX_CHARS, trim_whitespace=True)
     session_id = serializers.CharField(max_length=64, required=False, allow_blank=True)
     user = serializers.CharField(
         max_length=120,

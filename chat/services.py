@@ -27,6 +27,7 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.audit import audit_record
 from chat import session as sessions
@@ -82,6 +83,7 @@ GREET_BY_NAME = (
 )
 logger = logging.getLogger(__name__)
 MAX_TOOL_CALLS = 3  # searches the model may ask for in one answer
+QUESTION_MAX_CHARS = 4000  # every way in: the API, the widget, the console, manage.py chat
 
 
 @dataclass(frozen=True)
@@ -210,6 +212,20 @@ def _system_instruction(assistant: AssistantProfile, language: str) -> str:
     return "\n".join(parts)
 
 
+def _question_checked(question: str) -> str:
+    question = question.strip()
+    if not question:
+        raise ApplicationError(gettext_noop("Write a question."))
+    if len(question) > QUESTION_MAX_CHARS:
+        raise ApplicationError(
+            gettext_noop(
+                "A question may be %(limit)s characters long at most; this one has %(length)s."
+            ),
+            params={"limit": QUESTION_MAX_CHARS, "length": len(question)},
+        )
+    return question
+
+
 def chat_prepare(
     *,
     principal: Principal,
@@ -228,6 +244,7 @@ def chat_prepare(
     The question is embedded in the background from the start, while the session and the
     memories are read; memories and documents share that one embedding. The search is
     written to the access log once the answer has started (chat_stream), not before."""
+    question = _question_checked(question)
     embedding = QueryEmbedding(question)
     session = sessions.session_load(
         license_id=principal.license_id, user_ref=user_ref, session_id=session_id

@@ -35,7 +35,7 @@ from chat.selectors import (
     assistant_shipped,
     assistants_of_licenses,
 )
-from chat.services import assistant_reset, assistant_update
+from chat.services import QUESTION_MAX_CHARS, assistant_reset, assistant_update
 from chat.texts import GREETING, HELLO
 from licenses.models import DEMO_MACHINE_ID, License
 from licenses.selectors import license_choices, license_get_for_machine_id
@@ -48,7 +48,11 @@ from web.http import HtmxHttpRequest, client_ip
 @console_permission(SEARCH_AS_ADMIN)
 @require_GET
 def chat_view(request: HtmxHttpRequest) -> HttpResponse:
-    return render(request, "chat/chat.html", {"licenses": license_choices()})
+    return render(
+        request,
+        "chat/chat.html",
+        {"licenses": license_choices(), "question_max_chars": QUESTION_MAX_CHARS},
+    )
 
 
 DEMO_VISITOR_COOKIE = "portality_demo_visitor"

@@ -80,7 +80,7 @@
     '<div class="mem" hidden></div>' +
     '<div class="log" role="log" aria-live="polite" aria-relevant="additions"></div>' +
     '<form><label class="sr" style="position:absolute;left:-9999px" for="pb-input"></label>' +
-    '<textarea id="pb-input" rows="1"></textarea><button type="submit"></button></form>' +
+    '<textarea id="pb-input" rows="1" maxlength="4000"></textarea><button type="submit"></button></form>' +
     "</section>";
   function setAccent(colour) {
     [root.host, root.querySelector(".panel")].forEach(function (node) {

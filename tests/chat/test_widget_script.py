@@ -44,3 +44,9 @@ def test_the_widget_stays_within_its_size_budget():
     import gzip
 
     assert len(gzip.compress(SOURCE, compresslevel=9)) <= WIDGET_BUDGET_GZIPPED
+
+
+def test_the_widget_s_message_box_takes_no_longer_a_question_than_the_assistant():
+    from chat.services import QUESTION_MAX_CHARS
+
+    assert f'maxlength="{QUESTION_MAX_CHARS}"'.encode() in SOURCE
