@@ -254,3 +254,29 @@ def test_ingest_again_queues_the_ready_documents_of_a_kind_in_every_scope_or_one
 def test_ingest_again_refuses_what_it_cannot_do(args, message):
     with pytest.raises(CommandError, match=message):
         call_command("ingest", *args, stdout=StringIO())
+
+
+@pytest.mark.parametrize("top_k", ["0", "-1", "51"])
+def test_search_refuses_a_number_of_results_out_of_range(top_k):
+    """--top-k 0 showed the default ten, as if it had not been given."""
+    with pytest.raises(CommandError, match=f"top_k must be between 1 and 50; got {top_k}"):
+        call_command("search", "¿horario?", "--top-k", top_k, stdout=StringIO())
+
+
+class _Terminal(StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("stderr", "drawn"), [(StringIO, False), (_Terminal, True)])
+def test_the_progress_bar_is_drawn_for_a_terminal_only(tmp_path, monkeypatch, stderr, drawn):
+    """Into a pipe or a log, ingesting a directory wrote "\\r  [####   ]  30% embedding"
+    runs between the files' lines."""
+    from knowledge.management.commands.ingest import Command
+
+    bars = []
+    monkeypatch.setattr(Command, "_draw_progress", lambda self, pk, done: bars.append(pk))
+    (tmp_path / "a.md").write_text("# A\n\nEl ascensor se revisa cada lunes.")
+    call_command("ingest", str(tmp_path / "a.md"), stdout=StringIO(), stderr=stderr())
+
+    assert bool(bars) is drawn

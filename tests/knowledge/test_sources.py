@@ -538,6 +538,10 @@ def test_the_source_command(site):
     assert forgotten["documents_forgotten"] == 5
     with pytest.raises(CommandError, match="resolves to"):
         call_command("source", "add", "http://localhost:9/", stdout=StringIO())
+    # An id that is no id at all was a ValidationError's traceback.
+    for action, wrong in [("check", "not-an-id"), ("forget", ""), ("forget", added["id"])]:
+        with pytest.raises(CommandError, match="No source with id.*source list"):
+            call_command("source", action, wrong, stdout=StringIO())
 
 
 @pytest.mark.django_db(transaction=True)

@@ -228,10 +228,13 @@ class Command(BaseCommand):
 
     def _run_with_progress(self, document: Document, *, quiet: bool) -> Document:
         done = threading.Event()
-        if not quiet:
-            threading.Thread(
+        # A bar redrawn with "\r" is for a person at a terminal; in a pipe or a log it is noise.
+        drawing = None
+        if not quiet and self.stderr.isatty():
+            drawing = threading.Thread(
                 target=self._draw_progress, args=(document.pk, done), daemon=True
-            ).start()
+            )
+            drawing.start()
         try:
             result = ingestion.document_ingest(document_id=document.pk)
             vector_sync.send_now(f"document {document.pk}")  # as the worker does
@@ -240,6 +243,8 @@ class Command(BaseCommand):
             result = None
         finally:
             done.set()
+            if drawing:
+                drawing.join()  # the bar is wiped before the file's line is written
         return result or Document.objects.get(pk=document.pk)
 
     def _draw_progress(self, document_id: uuid.UUID, done: threading.Event) -> None:

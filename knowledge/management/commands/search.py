@@ -25,7 +25,7 @@ class Command(BaseCommand):
             "--license", dest="machine_id", help="search as this license (global + its own)"
         )
         parser.add_argument("--strategy", choices=STRATEGIES)
-        parser.add_argument("--top-k", type=int, default=0)
+        parser.add_argument("--top-k", type=int, help="results to show, 1 to 50")
         parser.add_argument("--min-score", type=float)
         parser.add_argument("--json", action="store_true")
         parser.add_argument(
@@ -41,9 +41,11 @@ class Command(BaseCommand):
             if license is None:
                 raise CommandError(f"No license with machine_id {options['machine_id']!r}.")
             principal = principal_for_license(license)
+        if options["top_k"] == 0:  # SearchOptions reads 0 as "the default": said here, a slip
+            raise CommandError("top_k must be between 1 and 50; got 0.")
         search_options = SearchOptions(
             strategy=options["strategy"] or "",
-            top_k=options["top_k"],
+            top_k=options["top_k"] or 0,
             min_score=options["min_score"],
         )
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from knowledge import sources
@@ -111,8 +112,10 @@ class Command(BaseCommand):
     def _source(self, source_id: str) -> Source:
         try:
             return Source.objects.get(pk=source_id)
-        except (Source.DoesNotExist, ValueError) as exc:
-            raise CommandError(f"No source with id {source_id!r}.") from exc
+        except (Source.DoesNotExist, ValueError, ValidationError) as exc:
+            raise CommandError(
+                f"No source with id {source_id!r} (`source list` shows their ids)."
+            ) from exc
 
 
 def source_row(source: Source) -> dict[str, Any]:
