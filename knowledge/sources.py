@@ -92,6 +92,28 @@ class CheckResult:
 # -- adding, forgetting ------------------------------------------------------------------
 
 
+SOURCE_LIMITS = {  # name: (least, most, what a person is told when it is out of range)
+    "every_hours": (
+        1,
+        24 * 365,
+        gettext_noop("A source is checked every 1 to 8760 hours (a year)"),
+    ),
+    "max_pages": (1, 10_000, gettext_noop("A source keeps 1 to 10000 pages")),
+    "max_depth": (0, 10, gettext_noop("Links are followed 0 to 10 deep")),
+}
+
+
+def _source_limits_checked(**values: int) -> None:
+    for name, value in values.items():
+        least, most, rule = SOURCE_LIMITS[name]
+        if not least <= value <= most:
+            raise ApplicationError(
+                gettext_noop("%(t_rule)s; %(value)s was given."),
+                params={"t_rule": rule, "value": value},
+                extra={"field": name},
+            )
+
+
 def source_add(
     *,
     url: str,
@@ -105,12 +127,7 @@ def source_add(
     url = check_url(url)
     if mode not in SourceMode.values:
         raise ApplicationError(gettext_noop("The mode must be page, sitemap or site."))
-    if not 1 <= every_hours <= 24 * 365 or not 1 <= max_pages <= 10_000 or max_depth > 10:
-        raise ApplicationError(
-            gettext_noop(
-                "Check every 1 hour to 1 year, 1 to 10,000 pages, and a depth of at most 10."
-            )
-        )
+    _source_limits_checked(every_hours=every_hours, max_pages=max_pages, max_depth=max_depth)
     parts = urlsplit(url)
     checked_address(parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
     try:

@@ -538,6 +538,14 @@ def test_the_source_command(site):
     assert forgotten["documents_forgotten"] == 5
     with pytest.raises(CommandError, match="resolves to"):
         call_command("source", "add", "http://localhost:9/", stdout=StringIO())
+    # One sentence named every limit at once, and a depth of -1 was taken.
+    for option, value, said in [
+        ("--every", "0", "checked every 1 to 8760 hours \\(a year\\); 0 was given"),
+        ("--max-pages", "10001", "keeps 1 to 10000 pages; 10001 was given"),
+        ("--max-depth", "-1", "followed 0 to 10 deep; -1 was given"),
+    ]:
+        with pytest.raises(CommandError, match=said):
+            call_command("source", "add", site.url("/"), option, value, stdout=StringIO())
     # An id that is no id at all was a ValidationError's traceback.
     for action, wrong in [("check", "not-an-id"), ("forget", ""), ("forget", added["id"])]:
         with pytest.raises(CommandError, match="No source with id.*source list"):
