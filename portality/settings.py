@@ -154,6 +154,7 @@ MIDDLEWARE = [
     "web.middleware.SecureCookiesOverHttps",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "web.middleware.BrowserTimeZoneMiddleware",
     "corsheaders.middleware.CorsMiddleware",  # before CommonMiddleware, as it asks
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

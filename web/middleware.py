@@ -1,5 +1,5 @@
-"""Requests refused before any view: a NUL character in the address, its query string or
-a form's fields.
+"""Requests refused before any view (a NUL character in the address, its query string or
+a form's fields), cookies kept Secure over HTTPS, and times in the reader's time zone.
 
 PostgreSQL cannot store or compare text with NUL, so ``?user=a%00b`` reached the database
 and failed there (a 500); so did a console form's field a view reads without a Django form
@@ -8,10 +8,13 @@ it is a 400 at the door. (A JSON body's strings are the API serializers' to refu
 
 from __future__ import annotations
 
+import zoneinfo
 from collections.abc import Callable
+from functools import cache
 from urllib.parse import unquote
 
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from web.errors import respond
@@ -56,3 +59,34 @@ class SecureCookiesOverHttps:
             for cookie in response.cookies.values():
                 cookie["secure"] = True
         return response
+
+
+TIME_ZONE_COOKIE = "tz"
+
+
+@cache
+def _time_zone_names() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def browser_time_zone(name: str) -> zoneinfo.ZoneInfo | None:
+    """The zone a browser named (an IANA name, "America/Sao_Paulo"), or None when the name
+    is not one: only names of the zone database are looked up, never a path."""
+    return zoneinfo.ZoneInfo(name) if name in _time_zone_names() else None
+
+
+class BrowserTimeZoneMiddleware:
+    """Times in the reader's own time zone: admins in Madrid and in São Paulo share one
+    deployment, whose ``TIME_ZONE`` is neither's. The console's script writes the browser's
+    zone to a cookie; pages, day charts and date filters then use it. Without it (an API
+    client, a browser's first page) the deployment's ``TIME_ZONE`` holds."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        zone = browser_time_zone(request.COOKIES.get(TIME_ZONE_COOKIE, ""))
+        if zone is None:
+            return self.get_response(request)
+        with timezone.override(zone):
+            return self.get_response(request)

@@ -4,6 +4,14 @@
 (function () {
   "use strict";
 
+  // Times are shown in the reader's time zone: the server reads it from this cookie
+  // (web.middleware.BrowserTimeZoneMiddleware). Set on the sign-in page, before any time.
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (zone && !document.cookie.split("; ").includes("tz=" + zone)) {
+    const secure = location.protocol === "https:" ? "; Secure" : "";
+    document.cookie = "tz=" + zone + "; path=/; max-age=31536000; SameSite=Lax" + secure;
+  }
+
   function boxes(form) {
     return Array.from(form.querySelectorAll("tbody input[type=checkbox]"));
   }

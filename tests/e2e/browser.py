@@ -34,9 +34,9 @@ def log_in(page, url: str, username: str, password: str) -> None:  # noqa: ANN00
 
 
 @contextlib.contextmanager
-def chromium_page(locale: str = "en-US") -> Iterator[object]:
+def chromium_page(locale: str = "en-US", time_zone: str | None = None) -> Iterator[object]:
     """A page of a fresh browser whose language (Accept-Language, navigator.language) is
-    ``locale``."""
+    ``locale``, and whose clock is in ``time_zone`` (the machine's when None)."""
     if not os.path.exists(CHROMIUM):
         pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run installs it).")
     # pytest-django's live server runs in this process; Playwright's sync API must not
@@ -47,7 +47,9 @@ def chromium_page(locale: str = "en-US") -> Iterator[object]:
     # launch() gives every browser a fresh, temporary profile of its own.
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 900}, locale=locale)
+        context = browser.new_context(
+            viewport={"width": 1280, "height": 900}, locale=locale, timezone_id=time_zone
+        )
         context.set_default_timeout(30_000)
         try:
             yield context.new_page()

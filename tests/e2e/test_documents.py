@@ -227,3 +227,20 @@ def test_where_the_browser_cannot_hash_the_server_tells_a_copy_from_a_new_versio
         assert Document.objects.count() == 1
         chunks = Document.objects.get(pk=document.pk).chunks.values_list("content", flat=True)
         assert any("a las diez" in chunk for chunk in chunks)
+
+
+def test_the_table_shows_times_in_the_browser_s_zone(live_server, django_user_model, media_root):
+    """A deployment in UTC, an admin in São Paulo: the sign-in page tells the server the
+    browser's zone, and the table says when a file arrived by the admin's own clock."""
+    from datetime import UTC, datetime
+
+    as_owner(django_user_model.objects.create_user("ana", password="s3cret-pass", is_staff=True))
+    document = make_document("# Horario\n\nAbre a las ocho.", filename="horario.md", ingest=False)
+    uploaded = datetime(2026, 12, 1, 1, 30, tzinfo=UTC)
+    Document.objects.filter(pk=document.pk).update(created_at=uploaded)
+
+    with chromium_page(locale="pt-BR", time_zone="America/Sao_Paulo") as page:
+        log_in(page, f"{live_server.url}/knowledge/", "ana", "s3cret-pass")
+        shown = page.locator("td time").first
+        expect(shown).to_have_text("30/11/2026 22:30")
+        assert shown.get_attribute("datetime").startswith("2026-11-30T22:30:00-03:00")
