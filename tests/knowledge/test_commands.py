@@ -280,3 +280,18 @@ def test_the_progress_bar_is_drawn_for_a_terminal_only(tmp_path, monkeypatch, st
     call_command("ingest", str(tmp_path / "a.md"), stdout=StringIO(), stderr=stderr())
 
     assert bool(bars) is drawn
+
+
+def test_a_file_name_keeps_only_what_prints_whatever_it_came_through(tmp_path):
+    """A browser's upload lost its control characters (Django's parser), one from disk kept
+    them: a right-to-left override showed "evil\\u202egpj.exe.txt" as "eviltxt.exe.jpg"."""
+    (tmp_path / "evil\u202egpj.exe.txt").write_text("La piscina abre a las nueve.")
+    (tmp_path / "  espacios.md ").write_text("# Gimnasio\n\nEl gimnasio abre a las seis.")
+
+    code, lines = run_ingest(str(tmp_path), "--json")
+
+    assert code == 0
+    assert sorted(Document.objects.values_list("filename", flat=True)) == [
+        "espacios.md",
+        "evilgpj.exe.txt",
+    ]
