@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 
 .PHONY: install install-dev system-packages run test test-fast lint check docs messages axe \
 	bench bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
-	bench-load bench-vector-backends bench-scale-out bench-conversations
+	bench-load bench-vector-backends bench-scale-out bench-conversations bench-long-documents
 
 install: $(VENV)/.installed
 
@@ -75,7 +75,7 @@ BENCH_CHUNKS ?= 20000
 SHARED_BENCH ?= ../shared/bench
 
 bench: bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
-	bench-load bench-vector-backends bench-scale-out bench-conversations
+	bench-load bench-vector-backends bench-scale-out bench-conversations bench-long-documents
 
 bench-retrieval: install-dev
 	$(PY) manage.py bench_retrieval $(SHARED_BENCH)/xquad-es --split dev --json
@@ -84,6 +84,10 @@ bench-retrieval: install-dev
 bench-answers: install-dev
 	$(PY) manage.py bench_answers $(SHARED_BENCH)/xquad-es --split heldout --json
 	$(PY) manage.py bench_answers $(SHARED_BENCH)/faquad-pt --split heldout --json
+
+bench-long-documents: install-dev
+	$(PY) manage.py bench_long_documents $(SHARED_BENCH)/xquad-es --split heldout --json
+	$(PY) manage.py bench_long_documents $(SHARED_BENCH)/faquad-pt --split heldout --json
 
 bench-ingest: install-dev
 	$(PY) manage.py bench_ingest --json

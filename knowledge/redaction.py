@@ -3,13 +3,14 @@
 Seeds 000/001: vectors never hold PII in clear text. Identifiers with check digits (cards,
 IBAN, DNI/NIE, CPF/CNPJ, Spanish and US social security numbers) are replaced only when the
 check digits or the issuing rules hold, through python-stdnum (the Spanish social security
-number, which it lacks, by its own mod-97 rule), so ordinary numbers (amounts, article numbers) survive; they are found
-however they are written (lower case, dots, dashes or spaces between the groups). Phone
-numbers are found by Google's libphonenumber (the ``phonenumbers`` package) for the
-deployment's regions (``REDACTION_PHONE_REGIONS``), which knows each country's numbering
-plan, plus a few national shapes it does not take as valid (fictional 555 and 07700 900
-numbers are still somebody's to a reader). E-mail addresses are found also when written
-to dodge a parser: "ana (at) example (dot) com", "ana[at]example.com", "a . b @ c . com".
+number, which it lacks, by its own mod-97 rule), so ordinary numbers (amounts, article
+numbers) survive; they are found however they are written (lower case, dots, dashes or
+spaces between the groups). Phone numbers are found by Google's libphonenumber (the
+``phonenumbers`` package) for the deployment's regions (``REDACTION_PHONE_REGIONS``), which
+knows each country's numbering plan, plus a few national shapes it does not take as valid
+(fictional 555 and 07700 900 numbers are still somebody's to a reader). E-mail addresses
+are found also when written to dodge a parser: "ana (at) example (dot) com",
+"ana[at]example.com", "a . b @ c . com".
 
 What is redacted is the organisation's to choose (knowledge.models.RedactionPolicy, and per
 upload): which kinds, and an allow-list of its own contact details — its support e-mail,

@@ -66,6 +66,21 @@ def test_bench_retrieval_runs(tiny_set):
     assert set(report["strategies"]["keyword"]) >= {"ndcg@10", "mrr@10", "p95_ms"}
 
 
+def test_bench_long_documents_runs(tiny_set):
+    from tests.bench import long_documents
+
+    passages = [json.loads(line) for line in (tiny_set / "passages.jsonl").read_text().split("\n")]
+    passages[1]["title"] = passages[0]["title"]  # two paragraphs of one article
+    (tiny_set / "passages.jsonl").write_text("\n".join(json.dumps(p) for p in passages))
+
+    report = long_documents.run(tiny_set, "heldout", progress)
+
+    layouts = report["layouts"]
+    assert (layouts["passages"]["documents"], layouts["articles"]["documents"]) == (3, 2)
+    assert all(layout["questions"] == 3 for layout in layouts.values())
+    assert all(layout["answer@5"] >= 2 / 3 for layout in layouts.values()), layouts
+
+
 def test_bench_answers_runs(tiny_set):
     report = answers.evaluate(tiny_set, "heldout", progress)
 
@@ -165,6 +180,7 @@ def test_bench_formats_pictures_vector_backends_and_answers_run(tmp_path, tiny_s
     formats = bench(env, "manage.py", "bench_formats", *common, "--limit", "3")
     backends = bench(env, "manage.py", "bench_vector_backends", *common)
     answers = bench(env, "manage.py", "bench_answers", *common)
+    long_documents = bench(env, "manage.py", "bench_long_documents", *common)
     deck = str(ROOT / "tests" / "data" / "documents" / "avisos.odp")
     pictures = bench(env, "manage.py", "bench_pictures", deck, "--repeats", "1", "--json")
     (pictures,) = pictures["files"]
@@ -173,6 +189,7 @@ def test_bench_formats_pictures_vector_backends_and_answers_run(tmp_path, tiny_s
     assert pictures["details"]["pictures_read"] == 1 and pictures["ratio"] > 1, pictures
     assert backends["queries"] == 3 and backends["quality"] and backends["latency_ms"], backends
     assert answers["n"] == 3, answers
+    assert long_documents["layouts"]["articles"]["questions"] == 3, long_documents
 
 
 @pytest.mark.process
