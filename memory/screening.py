@@ -37,8 +37,15 @@ from knowledge.redaction import redact
 from text.folding import fold
 
 # Characters that render as nothing: zero-width spaces and joiners, word joiner, BOM, soft
-# hyphen. A word split by one is the same word to its reader.
-_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+# hyphen, and the marks that set a direction. A word split by one is the same word to its reader.
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def without_invisible(text: str) -> str:
+    """``text`` as a memory keeps it: without the characters that show nothing, or that turn
+    what follows around (a right-to-left override shows "abc\u202edef" as "abcfed"), its
+    spaces collapsed."""
+    return " ".join(_INVISIBLE.sub("", text).split())
 
 
 def readable(text: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -32,7 +32,7 @@ from memory.models import (
     MemorySource,
     MemoryType,
 )
-from memory.screening import forbidden_category, forbidden_together
+from memory.screening import forbidden_category, forbidden_together, without_invisible
 from memory.signals import memory_forgotten
 from text.folding import fold
 from text.languages import LANGUAGES
@@ -270,6 +270,7 @@ def memory_propose(
     *, license: License, user_ref: str, proposal: Proposal, actor: str, pending: bool = False
 ) -> Memory:
     """Validate and save a proposal (or update the near-duplicate it repeats)."""
+    proposal = replace(proposal, description=without_invisible(proposal.description))
     if not consent_given(license=license, user_ref=user_ref):
         raise _reject(license, user_ref, actor, "no_consent", proposal)
     if proposal.confidence < MIN_CONFIDENCE:
@@ -366,7 +367,7 @@ def memory_confirm(*, memory: Memory, actor: str) -> Memory:
 
 
 def memory_edit(*, memory: Memory, description: str, actor: str) -> Memory:
-    description = " ".join(description.split())
+    description = without_invisible(description)
     if not description:
         raise ApplicationError(gettext_noop("A memory needs some text."))
     recent = _recent_texts(memory.license, memory.user_ref, leaving_out=memory)

@@ -177,3 +177,19 @@ def test_an_edited_memory_no_longer_shows_what_was_said_first(license):
     )
     edited = memory_edit(memory=memory, description="Prefiero respuestas cortas", actor="user:ana")
     assert edited.description == "Prefiero respuestas cortas" and edited.source_message == ""
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder")
+def test_a_memory_keeps_no_character_that_shows_nothing_or_turns_the_text_around(license):
+    """Screening read past them, the memory kept them: a right-to-left override showed
+    "Prefiero respuestas\\u202e cortas" as "Prefiero respuestas satroc" to every admin."""
+    from memory.services import memory_edit
+
+    consent(license)
+    memory = propose(license, "Prefiero respuestas\u202e cortas")
+    assert memory.description == "Prefiero respuestas cortas"
+    edited = memory_edit(
+        memory=memory, description="Prefiero\u200b el  turno\u2066 de mañana", actor="user:ana"
+    )
+    assert edited.description == "Prefiero el turno de mañana"
