@@ -125,7 +125,9 @@ def license_forge(
 
 
 def _user_name(value: str) -> str:
-    user_name = value.strip()
+    """The name as it is greeted: one line (it goes into the assistant's instructions), and
+    nothing that does not print (a right-to-left override would turn it around on screen)."""
+    user_name = " ".join("".join(c for c in value if c.isprintable() or c.isspace()).split())
     if not user_name:
         raise ApplicationError(
             gettext_noop("user_name is required: the assistant greets the user by it.")

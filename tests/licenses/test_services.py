@@ -97,3 +97,22 @@ class TestLicenseUpdate:
     def test_forging_validates_origins_too(self):
         with pytest.raises(ApplicationError, match="Not an origin"):
             license_forge(user_name="Ana", allowed_origins=['http://x"><b>'])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        ("  Ana\nPérez  ", "Ana Pérez"),  # into the assistant's instructions: one line
+        ("Ana\u202e Pérez", "Ana Pérez"),  # a right-to-left override turned it around
+        ("José\u200b  Luis", "José Luis"),
+    ],
+)
+def test_a_user_name_is_one_printable_line(given, kept):
+    assert license_forge(user_name=given).license.user_name == kept
+
+
+@pytest.mark.django_db
+def test_a_user_name_of_nothing_printable_is_refused():
+    with pytest.raises(ApplicationError, match="user_name is required"):
+        license_forge(user_name="\u202e\n\u200b")
