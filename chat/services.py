@@ -55,6 +55,7 @@ from memory.services import Proposal as MemoryProposal
 from text.citations import markers, quotes_are_passages, sub_markers
 from text.folding import fold
 from text.languages import LANGUAGE_NAMES, detect_language
+from text.lines import one_line
 from text.sentences import split_sentences
 from text.words import content_words
 from web.exceptions import ApplicationError
@@ -83,6 +84,7 @@ GREET_BY_NAME = (
 )
 logger = logging.getLogger(__name__)
 MAX_TOOL_CALLS = 3  # searches the model may ask for in one answer
+ONE_LINE_FIELDS = ("name", "widget_title")  # the assistant's name goes into its instructions
 QUESTION_MAX_CHARS = 4000  # every way in: the API, the widget, the console, manage.py chat
 
 
@@ -681,6 +683,7 @@ def assistant_update(*, license: License | None, values: dict[str, Any]) -> Assi
         transaction_lock("assistant", license.pk if license else None)  # a first save twice
         row = Assistant.objects.filter(license=license).first()
         row = row or Assistant(license=license)
+        values = {k: one_line(v) if k in ONE_LINE_FIELDS else v for k, v in values.items()}
         changed = sorted(name for name, value in values.items() if getattr(row, name) != value)
         if not changed and row.pk is not None:
             return row  # the same settings saved again: nothing to write, nothing to record

@@ -16,6 +16,7 @@ from django.utils.translation import gettext_noop
 from accounts.audit import audit_record
 from licenses.keys import PREFIX_LENGTH, hash_key, new_key
 from licenses.models import GLOBAL_SCOPE, License, LicenseStatus
+from text.lines import one_line
 from web.exceptions import ApplicationError
 
 
@@ -125,9 +126,7 @@ def license_forge(
 
 
 def _user_name(value: str) -> str:
-    """The name as it is greeted: one line (it goes into the assistant's instructions), and
-    nothing that does not print (a right-to-left override would turn it around on screen)."""
-    user_name = " ".join("".join(c for c in value if c.isprintable() or c.isspace()).split())
+    user_name = one_line(value)
     if not user_name:
         raise ApplicationError(
             gettext_noop("user_name is required: the assistant greets the user by it.")
