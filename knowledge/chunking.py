@@ -4,7 +4,8 @@ fixed windows of tokens.
 Sizes and overlaps per source type follow seed 004 §3.2, measured in the embedder's own
 tokens and capped by its input limit (heading included, since it is embedded with the
 chunk); an upload or its scope may choose others (``ChunkSize``). By structure, a chunk
-never ends mid-sentence unless one sentence alone exceeds the limit; in fixed windows it
+never ends mid-sentence unless one sentence alone exceeds the limit, nor mid-paragraph
+unless the paragraph alone does; in fixed windows it
 ends where the window does, at a word boundary, and carries the section path of the words
 it starts with.
 """
@@ -129,12 +130,20 @@ class Chunker:
                 current = []
             heading = block.heading
             budget = self.target - self._heading_tokens(heading)
-            for index, sentence in enumerate(self._sentences(block.text, budget)):
-                tokens = self.count_tokens(sentence)
-                if current and sum(s.tokens for s in current) + tokens > budget:
+            sentences = [
+                _Sentence(text, self.count_tokens(text), block.page, index == 0)
+                for index, text in enumerate(self._sentences(block.text, budget))
+            ]
+            paragraph = sum(s.tokens for s in sentences)
+            # A paragraph that fits a chunk of its own is not cut to fill the end of another.
+            if current and paragraph <= budget < sum(s.tokens for s in current) + paragraph:
+                pieces.append(self._piece(current, heading))
+                current = self._overlap_tail(current, budget - paragraph)
+            for sentence in sentences:
+                if current and sum(s.tokens for s in current) + sentence.tokens > budget:
                     pieces.append(self._piece(current, heading))
-                    current = self._overlap_tail(current, budget - tokens)
-                current.append(_Sentence(sentence, tokens, block.page, index == 0))
+                    current = self._overlap_tail(current, budget - sentence.tokens)
+                current.append(sentence)
         if current:
             pieces.append(self._piece(current, heading))
         return [piece for piece in pieces if piece.text.strip()]
