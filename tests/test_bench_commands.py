@@ -90,6 +90,13 @@ def test_bench_answers_runs(tiny_set):
     assert report["whole_hit"] >= 0.6 and report["label_first"] == 0
 
 
+def test_bench_answers_runs_on_whole_articles(tiny_set):
+    report = answers.evaluate(tiny_set, "heldout", progress, layout="articles")
+
+    assert report["n"] == 3 and report["layout"] == "articles" and report["label_first"] == 0
+    assert report["whole_hit"] >= 0.6
+
+
 def test_bench_answers_unanswerable_runs(tiny_set):
     report = answers.evaluate_unanswerable(tiny_set, "heldout", progress, by="article")
 

@@ -26,6 +26,7 @@ from chat.llm import OFFLINE_LABEL
 from chat.services import assistant_update, chat_answer
 from chat.texts import NO_INFORMATION
 from licenses.principals import principal_for_license
+from tests.bench.long_documents import layout_license
 from tests.bench.retrieval import Dataset, bench_license, ingest_passages, load_dataset
 from text.folding import fold
 
@@ -69,11 +70,19 @@ def answer_language_of(answer: str) -> str | None:
 
 
 def evaluate(
-    directory: Path, split: str, progress: Callable[[int, int], None], length: str = "normal"
+    directory: Path,
+    split: str,
+    progress: Callable[[int, int], None],
+    length: str = "normal",
+    layout: str = "passages",
 ) -> dict:
+    """``layout`` "articles": each article one document (tests/bench/long_documents.py)."""
     dataset = load_dataset(directory, split)
-    license = bench_license(dataset)
-    ingest_passages(dataset, license, progress)
+    if layout == "articles":
+        license = layout_license(dataset, layout, progress)
+    else:
+        license = bench_license(dataset)
+        ingest_passages(dataset, license, progress)
     assistant_update(license=license, values={"answer_length": length})
     principal = principal_for_license(license)
     language = set_language(dataset.name)
@@ -101,6 +110,7 @@ def evaluate(
         "dataset": dataset.name,
         "split": split,
         "answer_length": length,
+        "layout": layout,
         "n": len(dataset.queries),
         "lead_hit": round(statistics.fmean(lead), 3),
         "whole_hit": round(statistics.fmean(whole), 3),

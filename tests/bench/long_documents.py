@@ -57,6 +57,13 @@ def _ingest(files: list[tuple[str, str]], license: License, progress: Callable) 
     sentence_vectors.sentences_embed_missing()
 
 
+def layout_license(dataset: Dataset, layout: str, progress: Callable) -> License:
+    """The license holding ``dataset``'s passages as ``layout`` uploads them, ingested."""
+    license = _license(dataset, layout)
+    _ingest(documents(dataset, layout), license, progress)
+    return license
+
+
 def _answer_ranks(dataset: Dataset, license: License) -> list[int | None]:
     """Per question with answers, the rank of the first chunk holding one (None: not in ten)."""
     ranks = []
@@ -78,8 +85,7 @@ def run(directory: Path, split: str, progress: Callable[[int, int], None]) -> di
     dataset = load_dataset(directory, split)
     report: dict = {"dataset": dataset.name, "split": split, "layouts": {}}
     for layout in LAYOUTS:
-        license = _license(dataset, layout)
-        _ingest(documents(dataset, layout), license, progress)
+        license = layout_license(dataset, layout, progress)
         ranks = _answer_ranks(dataset, license)
         ready = Document.objects.filter(license=license)
         report["layouts"][layout] = {

@@ -25,6 +25,12 @@ class Command(BaseCommand):
             help="the assistant's answer length the answers are given at",
         )
         parser.add_argument(
+            "--layout",
+            default="passages",
+            choices=["passages", "articles"],
+            help="one document per passage, or each article one document (long documents)",
+        )
+        parser.add_argument(
             "--unanswerable",
             choices=["article", "paragraph"],
             help="half of the passages (every other article, or every other paragraph of "
@@ -54,6 +60,7 @@ class Command(BaseCommand):
                 options["split"],
                 progress=self._progress,
                 length=options["answer_length"],
+                layout=options["layout"],
             )
         self.stderr.write("")
         if options["json"]:
