@@ -34,9 +34,12 @@ def log_in(page, url: str, username: str, password: str) -> None:  # noqa: ANN00
 
 
 @contextlib.contextmanager
-def chromium_page(locale: str = "en-US", time_zone: str | None = None) -> Iterator[object]:
+def chromium_page(
+    locale: str = "en-US", time_zone: str | None = None, color_scheme: str = "light"
+) -> Iterator[object]:
     """A page of a fresh browser whose language (Accept-Language, navigator.language) is
-    ``locale``, and whose clock is in ``time_zone`` (the machine's when None)."""
+    ``locale``, whose clock is in ``time_zone`` (the machine's when None) and whose system
+    theme is ``color_scheme``."""
     if not os.path.exists(CHROMIUM):
         pytest.fail("Chromium is missing: apt-get install -y chromium (.ci/run installs it).")
     # pytest-django's live server runs in this process; Playwright's sync API must not
@@ -48,7 +51,10 @@ def chromium_page(locale: str = "en-US", time_zone: str | None = None) -> Iterat
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         context = browser.new_context(
-            viewport={"width": 1280, "height": 900}, locale=locale, timezone_id=time_zone
+            viewport={"width": 1280, "height": 900},
+            locale=locale,
+            timezone_id=time_zone,
+            color_scheme=color_scheme,
         )
         context.set_default_timeout(30_000)
         try:

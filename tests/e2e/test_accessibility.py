@@ -1,5 +1,6 @@
 """Every console page, the sign-in page and the widget, furnished with data, checked by Deque's
-axe-core (tests/a11y, from npm) in a real Chromium, in Spanish: no violation of WCAG 2.1 A/AA
+axe-core (tests/a11y, from npm) in a real Chromium, in Spanish, in a light and a dark system
+theme: no violation of WCAG 2.1 A/AA
 that axe rates serious or critical (labels, contrast, names of controls, nested controls).
 Moderate and minor ones are printed, not failed: axe marks some of them as best practice."""
 
@@ -40,7 +41,10 @@ RUN_AXE = """async () => {
 FAILING = {"serious", "critical"}
 
 
-def test_no_page_has_a_serious_accessibility_violation(live_server, settings, django_user_model):
+@pytest.mark.parametrize("scheme", ["light", "dark"])  # the console follows the system theme
+def test_no_page_has_a_serious_accessibility_violation(
+    live_server, settings, django_user_model, scheme
+):
     if not AXE.exists():
         pytest.fail("axe-core is missing: make axe (make test installs it).")
     owner = django_user_model.objects.create_user("admin", password="s3cret-pass", is_staff=True)
@@ -77,7 +81,7 @@ def test_no_page_has_a_serious_accessibility_violation(live_server, settings, dj
 
     found: dict[str, list[dict]] = {}
     axe = AXE.read_text()
-    with chromium_page(locale="es-ES") as page:
+    with chromium_page(locale="es-ES", color_scheme=scheme) as page:
 
         def check(name: str) -> None:
             page.evaluate(axe)
