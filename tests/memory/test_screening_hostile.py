@@ -116,6 +116,7 @@ KEPT = [
     "Uso el transporte público",
     "Me corto el pelo los sábados",
     "Sale del trabajo a las seis",
+    "Quiere saber cuándo hay paro de transporte",  # a strike, where Latin America says "paro"
 ]
 
 
