@@ -5,9 +5,8 @@ Sizes and overlaps per source type follow seed 004 §3.2, measured in the embedd
 tokens and capped by its input limit (heading included, since it is embedded with the
 chunk); an upload or its scope may choose others (``ChunkSize``). By structure, a chunk
 never ends mid-sentence unless one sentence alone exceeds the limit, nor mid-paragraph
-unless the paragraph alone does; in fixed windows it
-ends where the window does, at a word boundary, and carries the section path of the words
-it starts with.
+unless the paragraph alone does; in fixed windows it ends where the window does, at a word
+boundary, and carries the section path of the words it starts with.
 """
 
 from __future__ import annotations
