@@ -5,14 +5,10 @@ answer in the first chunk found, or in the first five? In a database of its own
 
 from __future__ import annotations
 
-from tests.bench.dataset_command import DatasetBenchCommand, Runner
+from tests.bench.dataset_command import DatasetBenchCommand
 
 
 class Command(DatasetBenchCommand):
     help = "Retrieval from whole articles beside one document per passage (answer in chunk)."
+    runs = "tests.bench.long_documents"
     progress_label = "ingesting documents"
-
-    def runner(self) -> Runner:
-        from tests.bench.long_documents import run
-
-        return run

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.bench.dataset_command import DatasetBenchCommand, Runner
+from tests.bench.dataset_command import DatasetBenchCommand
 
 
 class Command(DatasetBenchCommand):
@@ -10,8 +10,4 @@ class Command(DatasetBenchCommand):
         "Per-query overhead of the Vertex AI Vector Search backend (through a local fake) "
         "over pgvector, and nDCG@10 of weighted and RRF fusion through each."
     )
-
-    def runner(self) -> Runner:
-        from tests.bench.vector_backends import run
-
-        return run
+    runs = "tests.bench.vector_backends"
