@@ -25,6 +25,7 @@ from knowledge.queue import queue_ingestion
 from knowledge.redaction import redact, redact_filename
 from knowledge.selectors import redaction_plan
 from licenses.models import GLOBAL_SCOPE, License
+from text.lines import one_line
 from web.errors import NO_ROOM, out_of_space
 from web.exceptions import ApplicationError
 
@@ -91,13 +92,12 @@ def shown_filename(filename: str, license: License | None, redaction: str) -> st
 
 def _display_name(filename: str) -> str:
     """An upload's own name (no client path), or a web page's whole URL: its citation.
-    Whatever it came through (a browser, the API, ``manage.py ingest``), a name keeps only
-    what prints, without spaces around it: no line break, and no right-to-left override
-    that would show "evil\u202egpj.exe" as "evilexe.jpg"."""
+    Whatever it came through (a browser, the API, ``manage.py ingest``), a name is one
+    printable line: no right-to-left override that would show "evil\u202egpj.exe" as
+    "evilexe.jpg"."""
     if filename.startswith(("http://", "https://")):
         return filename[:255]
-    printable = "".join(char for char in Path(filename).name if char.isprintable()).strip()
-    return printable[:255] or "document"
+    return one_line(Path(filename).name)[:255] or "document"
 
 
 def upload_checked(file: IO[bytes], filename: str, *, text_hint: str = "") -> tuple[int, FileKind]:

@@ -41,13 +41,6 @@ from text.folding import fold
 _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
-def without_invisible(text: str) -> str:
-    """``text`` as a memory keeps it: without the characters that show nothing, or that turn
-    what follows around (a right-to-left override shows "abc\u202edef" as "abcfed"), its
-    spaces collapsed."""
-    return " ".join(_INVISIBLE.sub("", text).split())
-
-
 def readable(text: str) -> str:
     """``text`` as its reader sees it, folded for matching."""
     visible = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))

@@ -32,10 +32,11 @@ from memory.models import (
     MemorySource,
     MemoryType,
 )
-from memory.screening import forbidden_category, forbidden_together, without_invisible
+from memory.screening import forbidden_category, forbidden_together
 from memory.signals import memory_forgotten
 from text.folding import fold
 from text.languages import LANGUAGES
+from text.lines import one_line
 from web.exceptions import ApplicationError, translate_message
 
 logger = logging.getLogger(__name__)
@@ -270,7 +271,7 @@ def memory_propose(
     *, license: License, user_ref: str, proposal: Proposal, actor: str, pending: bool = False
 ) -> Memory:
     """Validate and save a proposal (or update the near-duplicate it repeats)."""
-    proposal = replace(proposal, description=without_invisible(proposal.description))
+    proposal = replace(proposal, description=one_line(proposal.description))
     if not consent_given(license=license, user_ref=user_ref):
         raise _reject(license, user_ref, actor, "no_consent", proposal)
     if proposal.confidence < MIN_CONFIDENCE:
@@ -367,7 +368,7 @@ def memory_confirm(*, memory: Memory, actor: str) -> Memory:
 
 
 def memory_edit(*, memory: Memory, description: str, actor: str) -> Memory:
-    description = without_invisible(description)
+    description = one_line(description)
     if not description:
         raise ApplicationError(gettext_noop("A memory needs some text."))
     recent = _recent_texts(memory.license, memory.user_ref, leaving_out=memory)
