@@ -113,6 +113,7 @@ PII_LABELS = {
     "CNPJ": _("Brazilian company numbers (CNPJ)"),
     "NSS": _("Spanish social security numbers (NSS)"),
     "SSN": _("US social security numbers (SSN)"),
+    "ID": _("other identity numbers (passport, RG, RUT, CURP, CUIT, PIS…)"),
 }
 
 

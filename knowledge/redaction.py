@@ -1,11 +1,13 @@
 """Replace personal data with typed placeholders before anything is stored or embedded.
 
 Seeds 000/001: vectors never hold PII in clear text. Identifiers with check digits (cards,
-IBAN, DNI/NIE, CPF/CNPJ, Spanish and US social security numbers) are replaced only when the
-check digits or the issuing rules hold, through python-stdnum (the Spanish social security
-number, which it lacks, by its own mod-97 rule), so ordinary numbers (amounts, article
+IBAN, DNI/NIE, CPF/CNPJ, Spanish and US social security numbers, and the identity numbers
+of Chile, Argentina, Mexico, Brazil and Portugal) are replaced only when the check digits
+or the issuing rules hold, through python-stdnum (the Spanish social security number and
+Brazil's PIS, which it lacks, by their own rules), so ordinary numbers (amounts, article
 numbers) survive; they are found however they are written (lower case, dots, dashes or
-spaces between the groups). Phone numbers are found by Google's libphonenumber (the
+spaces between the groups). A number after the name of an identity document ("pasaporte",
+"RG", "CNH") is somebody's whatever its digits. Phone numbers are found by Google's libphonenumber (the
 ``phonenumbers`` package) for the deployment's regions (``REDACTION_PHONE_REGIONS``), which
 knows each country's numbering plan, plus a few national shapes it does not take as valid
 (fictional 555 and 07700 900 numbers are still somebody's to a reader). E-mail addresses
@@ -29,8 +31,14 @@ from functools import cache
 import phonenumbers
 from django.conf import settings
 from stdnum import iban, luhn
+from stdnum.ar import cuit
 from stdnum.br import cnpj, cpf
+from stdnum.cl import rut
+from stdnum.co import nit as colombian_nit
 from stdnum.es import dni, nie
+from stdnum.mx import curp, rfc
+from stdnum.pt import cc
+from stdnum.pt import nif as portuguese_nif
 from stdnum.us import ssn
 
 
@@ -74,6 +82,112 @@ def _is_spanish_social_security(value: str) -> bool:
     province, number, control = int(digits[:2]), int(digits[2:10]), int(digits[10:])
     whole = province * 10_000_000 + number if number < 10_000_000 else int(digits[:10])
     return 1 <= province <= 99 and whole % 97 == control
+
+
+def _is_pis(value: str) -> bool:
+    """A Brazilian PIS/PASEP/NIT number: ten digits and a mod-11 check digit."""
+    digits = _digits(value)
+    if len(digits) != 11:
+        return False
+    total = sum(int(d) * w for d, w in zip(digits, (3, 2, 9, 8, 7, 6, 5, 4, 3, 2), strict=False))
+    check = 11 - total % 11
+    return int(digits[-1]) == (0 if check >= 10 else check)
+
+
+def _is_mexican_rfc(value: str) -> bool:
+    try:
+        rfc.validate(value.upper(), validate_check_digits=True)
+    except ValueError:
+        return False
+    return True
+
+
+# Identity and tax numbers of the other countries whose people write Spanish and Portuguese,
+# in the shapes they are written in, each with its own check digits.
+_IDENTITY_FORMATS: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
+    # Chile's RUT/RUN: 12.345.678-5, 12345678-K
+    (re.compile(r"\b\d{1,2}\.\d{3}\.\d{3}-[\dkK]\b|\b\d{7,8}-[\dkK]\b"), rut.is_valid),
+    # Argentina's CUIT/CUIL: 20-12345678-6
+    (re.compile(r"\b(?:20|23|24|27|30|33|34)-\d{8}-\d\b"), cuit.is_valid),
+    # Mexico's CURP (18 characters) and a person's RFC (13)
+    (
+        re.compile(r"\b[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d\b", re.IGNORECASE),
+        lambda v: curp.is_valid(v.upper()),
+    ),
+    (re.compile(r"\b[A-ZÑ&]{4}\d{6}[A-Z\d]{3}\b", re.IGNORECASE), _is_mexican_rfc),
+    # Brazil's PIS/PASEP/NIT: 123.45678.90-0
+    (re.compile(r"\b\d{3}\.\d{5}\.\d{2}-\d\b"), _is_pis),
+    # Portugal's Cartão de Cidadão: 12345678 9 ZZ1
+    (re.compile(r"\b\d{8}[ -]?\d[ -]?[A-Z]{2}\d\b"), lambda v: cc.is_valid(v.upper())),
+)
+
+
+def _is_identity_number(value: str) -> bool:
+    return any(shape.fullmatch(value) and check(value) for shape, check in _IDENTITY_FORMATS)
+
+
+# What names an identity document before its number, in the three languages: a number that
+# follows one is somebody's, whatever its check digits ("pasaporte PAB123456", "RG
+# 12.345.678-9", "DNI 30.123.456" from Argentina, "CNH 12345678900").
+_ID_WORDS = (
+    r"pass(?:port|aporte)|pasaporte|identidade|carteira de identidade|c[ée]dula"
+    r"(?: de (?:identidad|ciudadan[íi]a|identidade))?|documento(?: nacional)? de identidad"
+    r"|cart[ãa]o (?:SUS|de cidad[ãa]o|nacional de sa[úu]de)|t[íi]tulo de eleitor"
+    r"|driver'?s licen[cs]e(?: number)?|licencia de conducir|carteira de motorista"
+    r"|ID number|social security(?: number)?|seguro social|(?:n[úu]mero de )?contribuinte"
+)
+# Written in capitals: in lower case some are words ("run", "nit").
+_ID_ACRONYMS = (
+    r"RG|R\.G\.|DNI|NIF|NISS|NIS|NIT|RUT|RUN|CURP|RFC|CUIT|CUIL|PIS(?:/PASEP)?|PASEP"
+    r"|CNH|CNS|NIPC"
+)
+_LABELLED_ID = re.compile(
+    rf"(?P<label>(?P<name>(?i:\b(?:{_ID_WORDS}))|\b(?:{_ID_ACRONYMS}))\b[ \t]*"
+    r"(?:(?i:n[º°o]\.?|n\.º|núm(?:ero)?\.?|number|nr\.?|es|é|is|:|#)[ \t]*)*)"
+    # the number: a prefix of letters ("PAB", "MG-"), then groups of digits, and a last
+    # check letter or group ("-X", "-K", " ZZ0")
+    r"(?P<value>(?:[A-Za-z]{1,4}-?)?\d[\dA-Z]*(?:[ .-]\d[\dA-Z]*)*(?:[ .-](?:[A-Z]{1,2}\d?|k)\b)?)"
+)
+_DATE_LIKE = re.compile(r"\d{1,4}[.-]\d{1,2}[.-]\d{1,4}|(?:19|20)\d\d-(?:19|20)?\d\d")
+
+
+def _has_no_letter(value: str) -> bool:
+    return not any(c.isalpha() for c in value)
+
+
+# The names whose numbers have check digits: a number failing them is not one (an example
+# in a manual, "CPF 111.222.333-44"), as for the unlabelled kinds. A DNI with a letter is
+# Spain's, checked by its own rule; without one it is Argentina's or Peru's, unchecked.
+_CHECKED_BY_NAME: dict[str, Callable[[str], bool]] = {
+    "RUT": rut.is_valid,
+    "RUN": rut.is_valid,
+    "CUIT": cuit.is_valid,
+    "CUIL": cuit.is_valid,
+    "CURP": lambda v: curp.is_valid(v.upper()),
+    "RFC": _is_mexican_rfc,
+    "PIS": _is_pis,
+    "PIS/PASEP": _is_pis,
+    "PASEP": _is_pis,
+    "NIT": lambda v: _is_pis(v) or colombian_nit.is_valid(v),
+    "NIF": lambda v: _has_no_letter(v) and portuguese_nif.is_valid(v),
+    "NIPC": portuguese_nif.is_valid,
+    "CONTRIBUINTE": portuguese_nif.is_valid,
+    "DNI": _has_no_letter,
+}
+
+
+def _is_labelled_identifier(text: str) -> bool:
+    """A number after the name of an identity document: six digits or more (a law's
+    "10.637" or an RFC's "9110" is not a person's), not a date, and its check digits hold
+    where the document has them."""
+    match = _LABELLED_ID.fullmatch(text)
+    if match is None:
+        return False
+    value = match.group("value")
+    if len(_digits(value)) < 6 or _DATE_LIKE.fullmatch(value):
+        return False
+    check = _CHECKED_BY_NAME.get(match.group("name").upper().split()[-1])
+    return check is None or check(value)
 
 
 def _always(_: str) -> bool:
@@ -147,6 +261,12 @@ RULES: tuple[Rule, ...] = (
         lambda v: ssn.is_valid(_digits(v)),
     ),
     Rule(
+        "ID",
+        re.compile("|".join(shape.pattern for shape, _ in _IDENTITY_FORMATS), re.IGNORECASE),
+        _is_identity_number,
+    ),
+    Rule("ID", _LABELLED_ID, _is_labelled_identifier),
+    Rule(
         "PHONE",
         re.compile(
             r"(?:(?<![\w+])\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,5}(?:[ .-]?\d{1,5}){1,5})"
@@ -164,7 +284,7 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-KINDS: tuple[str, ...] = tuple(rule.label for rule in RULES)
+KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule.label for rule in RULES))
 _PHONE_ENTRY = re.compile(r"\+?[\d ().-]{6,24}")
 # A plain e-mail address (the allow-list's entries; what the console marks as kept).
 EMAIL_ADDRESS = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
@@ -292,6 +412,9 @@ def _replacer(
     rule: Rule, counts: Counter[str], kept: Counter[str], allow: AllowList | None
 ) -> Callable[[re.Match[str]], str]:
     def replace(match: re.Match[str]) -> str:
+        # A pattern with a "label" group names what it found before it ("RG 12.345.678-9"):
+        # the name stays, as the reader needs it.
+        head = match.group("label") if "label" in rule.pattern.groupindex else ""
         value, rest = _valid_part(rule, match.group(0))
         if not value:
             return match.group(0)
@@ -299,7 +422,7 @@ def _replacer(
             kept[rule.label] += 1
             return match.group(0)
         counts[rule.label] += 1
-        return f"[{rule.label}]{rest}"
+        return f"{head}[{rule.label}]{rest}"
 
     return replace
 

@@ -214,8 +214,9 @@ def test_documents_that_skipped_shared_passages_are_read_again_after_the_upgrade
 
 @pytest.mark.django_db(transaction=True)
 def test_the_new_kinds_of_personal_data_join_every_policy_that_redacts_anything(media_root):
-    """Migration 0030: a stored policy lists its kinds, chosen before social security
-    numbers were one; a policy redacting something gets them, one redacting nothing stays."""
+    """Migrations 0030 and 0031: a stored policy lists its kinds, chosen before social
+    security and other identity numbers were ones; a policy redacting something gets them,
+    one redacting nothing stays."""
     from knowledge.models import RedactionPolicy
     from licenses.services import license_forge
 
@@ -227,5 +228,5 @@ def test_the_new_kinds_of_personal_data_join_every_policy_that_redacts_anything(
     migrate(latest())
 
     upgraded = RedactionPolicy.objects.get(license=None).kinds
-    assert upgraded == ["EMAIL", "PHONE", "IBAN", "NSS", "SSN"]
+    assert upgraded == ["EMAIL", "PHONE", "IBAN", "NSS", "SSN", "ID"]
     assert RedactionPolicy.objects.get(license=quiet).kinds == []

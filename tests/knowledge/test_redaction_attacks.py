@@ -131,3 +131,64 @@ def test_social_security_numbers_and_a_spaced_dni_are_redacted(text, kind):
 )
 def test_numbers_that_only_look_like_social_security_numbers_stay(text):
     assert not redact(text).counts.get("NSS") and not redact(text).counts.get("SSN")
+
+
+IDENTITY_NUMBERS = [
+    # with their check digits, wherever they stand
+    "Su RUT es 12.345.678-5 y vive en Santiago",
+    "RUN 9.876.543-3",
+    "CUIT 20-12345678-6 del proveedor",
+    "Titular 27-30123456-8",
+    "CURP GODE561231HDFNRN05",
+    "RFC GODE561231GR8 del empleado",
+    "PIS 120.12345.67-2 do funcionário",
+    "Cartão de Cidadão 12345678 9 ZZ1",
+    "NIT 900.123.456-8",
+    "NIF 501964843",
+    "número de contribuinte 501964843",
+    # numbers whose documents have no check digits, after their name
+    "RG 12.345.678-9",
+    "meu RG é MG-12.345.678",
+    "CNH 12345678900",
+    "título de eleitor 1234 5678 0191",
+    "Cartão SUS 898 0012 3456 7890",
+    "pasaporte PAB123456",
+    "passport number: 533380006",
+    "passaporte nº FT123456",
+    "Cédula de ciudadanía No. 1.023.456.789",
+    "DNI 30.123.456 (Argentina)",
+    "documento de identidad 12345678",
+    "driver's license number D1234567",
+]
+
+
+@pytest.mark.parametrize("text", IDENTITY_NUMBERS)
+def test_identity_numbers_of_latin_america_brazil_and_portugal_are_redacted(text):
+    """Found by a fresh batch of formats (2026-12-01): every one was kept in clear, the
+    PIS, the CNH and the NISS taken for phones at best."""
+    result = redact(text)
+    assert result.counts == {"ID": 1}, result.text
+    assert sum(c.isdigit() for c in result.text) == 0, result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RUT 12.345.678-4",  # wrong check digit
+        "CURP GODE561231HDFNRN09",
+        "NIF 501964842",
+        "DNI 12345678A",  # Spain's, checked by its own rule
+        "Lei do PIS 10.637/2002",  # a law, not a person
+        "RFC 9110 section 15",
+        "run 100000 iterations",
+        "RG emitido em 12.03.2015",
+        "Passport 2024-2025 renewals",
+        "El nit de la fiesta 123456",
+    ],
+)
+def test_numbers_near_an_identity_name_that_are_no_identity_stay(text):
+    assert not redact(text).counts.get("ID"), redact(text).text
+
+
+def test_the_name_of_the_document_stays_beside_its_placeholder():
+    assert redact("Su pasaporte es PAB123456.").text == "Su pasaporte es [ID]."
