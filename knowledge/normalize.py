@@ -9,8 +9,11 @@ from collections import Counter
 from django.utils.translation import gettext_noop
 
 from knowledge.extraction import IngestionError, PageText
+from text.characters import INVISIBLE_CHARS
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\u00ad]")
+# Control characters, and those that render as nothing (zero-width joiners, the BOM,
+# direction overrides): a word or a number split by one is whole to its reader.
+_CONTROL = re.compile(rf"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f{re.escape(INVISIBLE_CHARS)}]")
 _HYPHEN_BREAK = re.compile(r"(\w)-\n(?=[a-záéíóúàâêôãõçñü])")
 # A single line break inside a paragraph (next line starts lower-case or with a digit) is
 # a soft wrap from the PDF's layout, not a break the author wrote.

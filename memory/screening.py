@@ -34,16 +34,13 @@ from pathlib import Path
 from confusable_homoglyphs import confusables
 
 from knowledge.redaction import redact
+from text.characters import without_invisible
 from text.folding import fold
-
-# Characters that render as nothing: zero-width spaces and joiners, word joiner, BOM, soft
-# hyphen, and the marks that set a direction. A word split by one is the same word to its reader.
-_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
 def readable(text: str) -> str:
     """``text`` as its reader sees it, folded for matching."""
-    visible = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    visible = without_invisible(unicodedata.normalize("NFKC", text))
     return " ".join(fold("".join(map(_latin_lookalike, visible))).split())
 
 

@@ -25,6 +25,12 @@ class NormalizeTests(SimpleTestCase):
     def test_whitespace_and_control_characters(self):
         assert normalize_text("a\u00a0\u00a0b\t\tc\x07 d\u200b") == "a b c d"
 
+    def test_characters_that_show_nothing_are_removed(self):
+        """A number or a word split by a joiner or turned by a direction override is whole
+        to its reader, and to search."""
+        text = "Llama al 612\u200d345\u2060678, dia\u200cbetes \u202eal revés\u202c y\ufeff ya"
+        assert normalize_text(text) == "Llama al 612345678, diabetes al revés y ya"
+
     def test_repeated_headers_and_page_numbers_are_removed(self):
         pages = [
             PageText(

@@ -192,3 +192,33 @@ def test_numbers_near_an_identity_name_that_are_no_identity_stay(text):
 
 def test_the_name_of_the_document_stays_beside_its_placeholder():
     assert redact("Su pasaporte es PAB123456.").text == "Su pasaporte es [ID]."
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Escribe a ana.lopez\u2060@gmail.com", "EMAIL"),
+        ("Escribe a ana\u200c.lopez@gmail.com", "EMAIL"),
+        ("Escribe a ana.lopez\ufeff@gmail.com", "EMAIL"),
+        ("Escribe a ana [dot] lopez [at] gmail [dot] com", "EMAIL"),
+        ("Llama al 612\u200d345\u200d678", "PHONE"),
+        ("Llama al 612\u202e345 678", "PHONE"),
+        ("Llama al 612\u2013345\u2013678", "PHONE"),
+        ("Mi tarjeta 4111\u20131111\u20131111\u20131111", "CARD"),
+        ("Mi tarjeta 4111\u22121111\u22121111\u22121111", "CARD"),
+        ("Su DNI 12345678\u2011Z", "DNI"),
+        ("Seu CPF 529\u200b982\u200b247\u201425", "CPF"),
+    ],
+)
+def test_invisible_characters_and_dashes_inside_personal_data_hide_nothing(text, kind):
+    """Found by a fresh batch (2026-12-01): a word joiner, a zero-width joiner or an en
+    dash inside an address, a phone or a card kept it in clear (and a spelled-out dot in
+    the local part kept its first half). The text around keeps its own characters."""
+    result = redact(text)
+    assert result.counts == {kind: 1}, result.text
+    assert result.text == " ".join(text.split(" ")[:2]) + f" [{kind}]"
+
+
+def test_what_redaction_leaves_keeps_its_own_dashes():
+    text = "Del 1990\u20132000, llama al 612\u2013345\u2013678 \u2014 o no."
+    assert redact(text).text == "Del 1990\u20132000, llama al [PHONE] \u2014 o no."
