@@ -34,13 +34,17 @@ from pathlib import Path
 from confusable_homoglyphs import confusables
 
 from knowledge.redaction import redact
-from text.characters import without_invisible
+from text.characters import DASHES, without_invisible
 from text.folding import fold
 
 
+_AS_HYPHEN = str.maketrans(dict.fromkeys(DASHES, "-"))
+
+
 def readable(text: str) -> str:
-    """``text`` as its reader sees it, folded for matching."""
-    visible = without_invisible(unicodedata.normalize("NFKC", text))
+    """``text`` as its reader sees it, folded for matching: every dash a hyphen, which
+    readings() undoes inside a word ("dia–betes")."""
+    visible = without_invisible(unicodedata.normalize("NFKC", text)).translate(_AS_HYPHEN)
     return " ".join(fold("".join(map(_latin_lookalike, visible))).split())
 
 

@@ -97,6 +97,19 @@ FOUND_LATER = [
     ("Estoy en paro", "financial"),
     ("I'm unemployed", "financial"),
     ("Estou desempregado", "financial"),
+    # a third batch (2026-12-01): dashes inside a word, colloquial names, drugs taken
+    ("Tengo dia\u2013betes", "health"),
+    ("Soy VIH\u2014positivo", "health"),
+    ("Estoy con depre", "health"),
+    ("Tengo TOC", "health"),
+    ("Vou ao CAPS toda semana", "health"),
+    ("Fumo porros a diario", "health"),
+    ("Tomo cocaína los findes", "health"),
+    ("Soy adicto a la heroína", "health"),
+    ("I took ecstasy", "health"),
+    ("Fumo crack", "health"),
+    ("Uso maconha", "health"),
+    ("Me drogo los fines de semana", "health"),
 ]
 KEPT = [
     "Prefiero respuestas cortas",
@@ -117,6 +130,15 @@ KEPT = [
     "Me corto el pelo los sábados",
     "Sale del trabajo a las seis",
     "Quiere saber cuándo hay paro de transporte",  # a strike, where Latin America says "paro"
+    # close to the third batch's words
+    "Le gusta la heroína de la novela",
+    "La música le produce éxtasis",
+    "I was in ecstasy at the concert",
+    "Prefiere CAPS LOCK apagado",
+    "Lee sobre la depreciación de activos",
+    "Llama con un toc toc",
+    "Trabaja en crack de contraseñas",
+    "Prefiere el periodo 2020\u20132024",
 ]
 
 
