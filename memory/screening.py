@@ -37,7 +37,6 @@ from knowledge.redaction import redact
 from text.characters import DASHES, without_invisible
 from text.folding import fold
 
-
 _AS_HYPHEN = str.maketrans(dict.fromkeys(DASHES, "-"))
 
 
