@@ -117,7 +117,7 @@ def pii_label(kind: str) -> str:
 # A placeholder, or a contact left in clear: an e-mail address, or a phone number with its
 # country code or in groups (what an allow-list keeps).
 _MARKED = re.compile(
-    r"\[(?P<kind>EMAIL|PHONE|IBAN|CARD|DNI|NIE|CPF|CNPJ|NSS|SSN|ID)\]"
+    rf"\[(?P<kind>{'|'.join(PII_LABELS)})\]"
     rf"|{EMAIL_ADDRESS}"
     r"|\+\d{1,3}(?:[ .-]?\d{2,4}){2,5}"
 )

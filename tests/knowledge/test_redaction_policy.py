@@ -176,3 +176,14 @@ def test_ingest_command_takes_the_redaction(tmp_path, capsys):
     call_command("ingest", str(handbook), "--redaction", "keep_contacts", "--json")
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert "soporte@alamos.example" in text_of(Document.objects.get(pk=line["document_id"]))
+
+
+def test_every_kind_s_placeholder_is_marked_with_what_it_hides():
+    """A kind added to the redactor is marked in chunk text like the others."""
+    from knowledge.redaction import KINDS
+    from knowledge.templatetags.knowledge_tags import redaction_marked
+
+    for kind in KINDS:
+        assert '<mark class="redacted" title="Redacted before storing: ' in redaction_marked(
+            f"Texto [{kind}] aquí."
+        ), kind
