@@ -9,10 +9,12 @@ from dataclasses import replace
 from datetime import timedelta
 from io import StringIO
 
+import numpy as np
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from conversations.gaps import as_floats
 from conversations.models import Conversation, DailyCount, Exchange, Gap
 from conversations.selectors import insights
 from conversations.services import conversations_purge, retention_set
@@ -43,6 +45,30 @@ def test_personal_data_typed_in_a_question_is_stored_redacted(sala):
     question = Exchange.objects.get().question
     assert "ana.perez@example.com" not in question and "612 345 678" not in question
     assert "[EMAIL]" in question and "[PHONE]" in question
+
+
+def test_a_question_that_held_personal_data_keeps_the_vector_of_its_redacted_words(
+    sala, fake_embedder
+):
+    """A vector can be read back into much of its text: the one kept with an answer, and
+    counted in a knowledge gap, is of the question as stored, not as typed."""
+    typed = "Mi DNI es 12345678Z y no sé si abre la piscina del centro"
+    ask(widget_user(sala, "ana"), typed)
+    exchange = Exchange.objects.get()
+    kept = np.asarray(as_floats(exchange.question_vector))
+
+    assert "12345678Z" not in exchange.question and typed in fake_embedder.queries
+    assert np.allclose(kept, fake_embedder.embed_query(exchange.question), atol=1e-3)
+    assert not np.allclose(kept, fake_embedder.embed_query(typed), atol=1e-2)
+
+
+def test_a_question_without_personal_data_keeps_the_search_s_own_vector(sala, fake_embedder):
+    ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina del condominio?")
+    exchange = Exchange.objects.get()
+
+    assert fake_embedder.queries.count(exchange.question) == 1  # no second embedding
+    kept = np.asarray(as_floats(exchange.question_vector))
+    assert np.allclose(kept, fake_embedder.embed_query(exchange.question), atol=1e-3)
 
 
 def test_the_purge_removes_what_is_past_retention_and_keeps_its_numbers(sala, settings):
@@ -405,3 +431,29 @@ def test_an_answer_given_while_its_person_is_erased_is_not_kept(sala):
     assert _searched() == ["", ""]
     # Asked after the erasure, a question is kept as any other.
     assert exchange_record(replace(said, asked_at=timezone.now())) is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upgrade_drops_the_vectors_kept_of_questions_that_held_personal_data():
+    """Conversations 0002: vectors kept before were of the words as typed. Those of a
+    question that held personal data go, and its gap's centre is made of the others."""
+    from tests.factories import make_unanswered_exchange
+    from tests.migrations import latest, migrate
+
+    forged = License.objects.create(user_name="Old", machine_id="old-release", key_hash="x")
+    plain = make_unanswered_exchange(forged, "ana")
+    personal = make_unanswered_exchange(forged, "bea")
+    assert plain.gap_id == personal.gap_id
+    Exchange.objects.filter(pk=personal.pk).update(
+        question="Mi DNI es [DNI], ¿hay wifi?", question_vector=[0.0, 1.0, 0.0]
+    )
+    Gap.objects.filter(pk=plain.gap_id).update(centroid=[0.7071, 0.7071, 0.0])
+
+    migrate([("conversations", "0001_initial")])
+    migrate(latest())
+
+    assert Exchange.objects.get(pk=personal.pk).question_vector is None
+    assert as_floats(Exchange.objects.get(pk=plain.pk).question_vector) == [1.0, 0.0, 0.0]
+    gap = Gap.objects.get(pk=plain.gap_id)
+    assert np.allclose(as_floats(gap.centroid), [1.0, 0.0, 0.0], atol=1e-3)
+    assert gap.count == 2  # its questions still counted
