@@ -43,11 +43,13 @@ from datastores.broker import task_send
 from datastores.locks import transaction_lock
 from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
 from knowledge.models import SourceType
+from knowledge.redaction import AllowList, redact
 from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
 from knowledge.search.sentence_vectors import group_similarities
 from knowledge.search.vector_index import QueryEmbedding
 from knowledge.search.word_shares import question_word_shares
 from knowledge.searching import search_log_record
+from knowledge.selectors import redaction_policy_effective
 from licenses.models import GLOBAL_SCOPE, License
 from licenses.principals import Principal
 from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
@@ -421,11 +423,12 @@ def chat_stream(
     if kept is None:  # its person was erased while being answered: nothing of it stays
         return
     turn.answer_id = kept
+    question, answer = _as_kept_in_session(principal, turn.prompt.question, answer)
     sessions.session_append(
         license_id=principal.license_id,
         user_ref=user_ref,
         session=turn.session,
-        question=turn.prompt.question,
+        question=question,
         answer=answer,
         citations=[
             {
@@ -443,6 +446,15 @@ def chat_stream(
         answer_id=turn.answer_id,
     )
     _queue_memory_proposals(principal, user_ref, turn)
+
+
+def _as_kept_in_session(principal: Principal, question: str, answer: str) -> tuple[str, str]:
+    """Seed 004 §7.3: no personal data in the session's context. What the user typed, and
+    an answer that repeats it, are kept redacted (the next turns' context, the transcript a
+    reloaded widget shows); the organisation's own contacts, its redaction allow-list, stay
+    as the knowledge holds them."""
+    allow = AllowList(redaction_policy_effective(principal.license).allow)
+    return redact(question, allow=allow).text, redact(answer, allow=allow).text
 
 
 def _keep(turn: ChatTurn, principal: Principal, user_ref: str, answer: str) -> str | None:

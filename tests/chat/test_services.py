@@ -76,6 +76,29 @@ def test_session_context_carries_the_conversation(marta):
     assert 0 < ttl <= sessions.IDLE_TTL_SECONDS
 
 
+def test_the_session_keeps_no_personal_data_the_user_typed_or_the_answer_repeated(marta):
+    """Seed 004 §7.3: no personal data in the session's context — neither in the next
+    turns' history nor in Redis (whose files are on disk)."""
+    from knowledge.models import RedactionPolicy
+
+    RedactionPolicy.objects.create(license=None, allow=["soporte@alamos.example"])
+    echo = SpyLLM("Anotado, te llamaremos al 612 345 678 o escribe a soporte@alamos.example [1].")
+    first = ask(marta, "Soy ana.perez@gmail.com, mi móvil es 612 345 678: ¿abre la piscina?", echo)
+    llm = SpyLLM()
+    ask(marta, "¿y el gimnasio?", llm=llm, session_id=first.session_id)
+
+    history = [m["text"] for m in llm.prompts[0].messages[:-1]]
+    assert history == [
+        "Soy [EMAIL], mi móvil es [PHONE]: ¿abre la piscina?",
+        "Anotado, te llamaremos al [PHONE] o escribe a soporte@alamos.example [1].",
+    ]
+    stored = redis.Redis.from_url(settings.REDIS_URL).get(
+        sessions._key(marta.license.pk, "default", first.session_id)
+    )
+    assert b"612 345 678" not in stored and b"ana.perez" not in stored
+    assert first.answer.startswith("Anotado, te llamaremos al 612 345 678")  # as it was said
+
+
 def test_long_conversations_keep_the_last_turns_and_a_summary():
     session = sessions.Session(id="s")
     for n in range(7):
