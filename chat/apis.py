@@ -22,7 +22,7 @@ from accounts.roles import SHAPE_ASSISTANT
 from chat.language import accept_language_hints, answer_language
 from chat.markdown import answer_html
 from chat.models import Assistant
-from chat.selectors import TEXT_FIELDS, assistant_profile, assistant_rows
+from chat.selectors import NUMBER_FIELDS, TEXT_FIELDS, assistant_profile, assistant_rows
 from chat.services import (
     QUESTION_MAX_CHARS,
     ChatTurn,
@@ -365,9 +365,9 @@ class AssistantSettingsSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Assistant
-        fields = [*TEXT_FIELDS, "greeting", "suggestions"]
+        fields = [*TEXT_FIELDS, "greeting", "suggestions", *NUMBER_FIELDS]
         extra_kwargs = {
-            **{name: {"required": False} for name in TEXT_FIELDS},
+            **{name: {"required": False} for name in (*TEXT_FIELDS, *NUMBER_FIELDS)},
             "greeting": {
                 "required": False,
                 "help_text": 'By language: {"es": "Hola, {user_name}…", "pt": …, "en": …}.',
@@ -393,6 +393,9 @@ class AssistantEffectiveSerializer(serializers.Serializer):
     widget_color = serializers.CharField()
     widget_position = serializers.CharField()
     launcher_icon = serializers.CharField()
+    session_idle_minutes = serializers.IntegerField()
+    session_max_minutes = serializers.IntegerField()
+    sessions_at_once = serializers.IntegerField()
 
 
 class AssistantStateSerializer(serializers.Serializer):

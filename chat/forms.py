@@ -6,8 +6,17 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from chat.answerers import answerers_available
-from chat.models import MAX_GREETING_CHARS, Answerer, AnswerLength, LauncherIcon, WidgetPosition
-from chat.selectors import TEXT_FIELDS, AssistantProfile
+from chat.models import (
+    MAX_GREETING_CHARS,
+    SESSION_IDLE_MINUTES,
+    SESSION_MAX_MINUTES,
+    SESSIONS_AT_ONCE,
+    Answerer,
+    AnswerLength,
+    LauncherIcon,
+    WidgetPosition,
+)
+from chat.selectors import NUMBER_FIELDS, TEXT_FIELDS, AssistantProfile
 
 GREETING_FIELDS = {"es": "greeting_es", "pt": "greeting_pt", "en": "greeting_en"}
 OFFLINE_HELP = _("Offline quotes the passages that answer, with no model.")
@@ -57,6 +66,27 @@ class AssistantForm(forms.Form):
     )
     widget_position = forms.ChoiceField(required=False, label=_("Widget position"))
     launcher_icon = forms.ChoiceField(required=False, label=_("Launcher icon"))
+    session_idle_minutes = forms.IntegerField(
+        required=False,
+        min_value=SESSION_IDLE_MINUTES[0],
+        max_value=SESSION_IDLE_MINUTES[1],
+        label=_("Forget a conversation after (minutes without a question)"),
+        help_text=_("5 to 30. What a user asked earlier is context until then."),
+    )
+    session_max_minutes = forms.IntegerField(
+        required=False,
+        min_value=SESSION_MAX_MINUTES[0],
+        max_value=SESSION_MAX_MINUTES[1],
+        label=_("A conversation lasts at most (minutes)"),
+        help_text=_("30 to 240; then the next question starts a new one."),
+    )
+    sessions_at_once = forms.IntegerField(
+        required=False,
+        min_value=SESSIONS_AT_ONCE[0],
+        max_value=SESSIONS_AT_ONCE[1],
+        label=_("Conversations at once per user"),
+        help_text=_("1 to 5; a new one past them ends the least recently used."),
+    )
 
     def __init__(
         self, *args: Any, inherited: AssistantProfile, for_license: bool, **kwargs: Any
@@ -88,6 +118,7 @@ class AssistantForm(forms.Form):
             "widget_title": inherited.title,
             "widget_color": inherited.widget_color,
             "suggestions": "\n".join(inherited.suggestions),
+            **{name: str(getattr(inherited, name)) for name in NUMBER_FIELDS},
             **{field: inherited.greeting.get(lang, "") for lang, field in GREETING_FIELDS.items()},
         }
         for name, value in placeholders.items():
@@ -117,7 +148,7 @@ class AssistantForm(forms.Form):
     def initial_from(cls, row: Any) -> dict[str, Any]:  # noqa: ANN401 - an Assistant or None
         if row is None:
             return {}
-        initial = {name: getattr(row, name) for name in TEXT_FIELDS}
+        initial = {name: getattr(row, name) for name in (*TEXT_FIELDS, *NUMBER_FIELDS)}
         initial["suggestions"] = "\n".join(row.suggestions or [])
         for lang, field in GREETING_FIELDS.items():
             initial[field] = (row.greeting or {}).get(lang, "")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.validators import RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -18,6 +18,15 @@ MAX_SUGGESTIONS = 4
 MAX_SUGGESTION_CHARS = 150
 MAX_GREETING_CHARS = 300
 GREETING_LANGUAGES = ("es", "pt", "en")
+# Seed 004 §5.2: what a license's admin may set of its users' conversations (minutes, and
+# conversations at once per user).
+SESSION_IDLE_MINUTES = (5, 30)
+SESSION_MAX_MINUTES = (30, 240)
+SESSIONS_AT_ONCE = (1, 5)
+
+
+def _between(bounds: tuple[int, int]) -> list[MinValueValidator | MaxValueValidator]:
+    return [MinValueValidator(bounds[0]), MaxValueValidator(bounds[1])]
 
 
 class AnswerLength(models.TextChoices):
@@ -66,6 +75,25 @@ class Assistant(models.Model):
     )
     launcher_icon = models.CharField(
         _("launcher icon"), max_length=5, choices=LauncherIcon.choices, blank=True
+    )
+    # The conversation the assistant keeps in mind (chat.session); None = as the deployment.
+    session_idle_minutes = models.PositiveSmallIntegerField(
+        _("conversation forgotten after (minutes without a question)"),
+        null=True,
+        blank=True,
+        validators=_between(SESSION_IDLE_MINUTES),
+    )
+    session_max_minutes = models.PositiveSmallIntegerField(
+        _("conversation lasts at most (minutes)"),
+        null=True,
+        blank=True,
+        validators=_between(SESSION_MAX_MINUTES),
+    )
+    sessions_at_once = models.PositiveSmallIntegerField(
+        _("conversations at once per user"),
+        null=True,
+        blank=True,
+        validators=_between(SESSIONS_AT_ONCE),
     )
     updated_at = models.DateTimeField(auto_now=True)
 

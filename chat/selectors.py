@@ -14,6 +14,12 @@ from django.db.models import Q
 from chat.answerers import answerers_available
 from chat.llm import ANSWER_WORDS
 from chat.models import AnswerLength, Assistant
+from chat.session import (
+    ABSOLUTE_SECONDS,
+    IDLE_TTL_SECONDS,
+    MAX_SESSIONS_PER_USER,
+    SessionLimits,
+)
 from chat.texts import GREETING, HELLO
 from licenses.models import License
 
@@ -30,6 +36,8 @@ TEXT_FIELDS = (
     "widget_position",
     "launcher_icon",
 )
+# ... and these the numbers (None: the deployment's).
+NUMBER_FIELDS = ("session_idle_minutes", "session_max_minutes", "sessions_at_once")
 _NO_NAME = re.compile(r",?\s*\{user_name\}")
 
 
@@ -45,6 +53,17 @@ class AssistantProfile:
     widget_color: str = "#3355cc"
     widget_position: str = "right"
     launcher_icon: str = "chat"
+    session_idle_minutes: int = IDLE_TTL_SECONDS // 60
+    session_max_minutes: int = ABSOLUTE_SECONDS // 60
+    sessions_at_once: int = MAX_SESSIONS_PER_USER
+
+    @property
+    def session_limits(self) -> SessionLimits:
+        return SessionLimits(
+            idle_seconds=self.session_idle_minutes * 60,
+            absolute_seconds=self.session_max_minutes * 60,
+            at_once=self.sessions_at_once,
+        )
 
     @property
     def answer_words(self) -> int:
@@ -88,6 +107,9 @@ def assistant_profile(license: License | None) -> AssistantProfile:
         if row is None:
             continue
         values.update({name: getattr(row, name) for name in TEXT_FIELDS if getattr(row, name)})
+        values.update(
+            {name: getattr(row, name) for name in NUMBER_FIELDS if getattr(row, name) is not None}
+        )
         greeting.update({lang: text for lang, text in (row.greeting or {}).items() if text})
         if row.suggestions is not None:
             suggestions = list(row.suggestions)

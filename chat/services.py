@@ -250,8 +250,12 @@ def chat_prepare(
     written to the access log once the answer has started (chat_stream), not before."""
     question = _question_checked(question)
     embedding = QueryEmbedding(question)
+    assistant = assistant_profile(principal.license)
     session = sessions.session_load(
-        license_id=principal.license_id, user_ref=user_ref, session_id=session_id
+        license_id=principal.license_id,
+        user_ref=user_ref,
+        session_id=session_id,
+        limits=assistant.session_limits,
     )
     hints = [*language_hints, _conversation_language(session)]
     proposal = explicit_proposal(question, session_id=session.id)
@@ -261,7 +265,6 @@ def chat_prepare(
         turn.embedding = embedding
         return turn
     memories = _memories(principal, question, user_ref, embedding)
-    assistant = assistant_profile(principal.license)
     response = search(principal=principal, query=question, options=options, embedding=embedding)
     results = distinct_results(response.results)
     # A question that does not tell ("Quem criou o Mark I?"), with nothing else to go by, is

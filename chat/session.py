@@ -2,7 +2,8 @@
 
 Key ``pb:session:{license}:{user}:{session}`` holds the turns and a running summary.
 TTL 10 minutes renewed by activity, 2 hours absolute; at most 3 sessions per user (the
-least recently used one is dropped). If Redis is unreachable the chat still answers,
+least recently used one is dropped) — each a license's admin may change within seed 004
+§5.2's bounds (``SessionLimits``, from the assistant's settings). If Redis is unreachable the chat still answers,
 without context, and logs it.
 
 Forgetting reaches the sessions too: an answer that cited a forgotten passage, and the turns
@@ -33,7 +34,17 @@ logger = logging.getLogger(__name__)
 IDLE_TTL_SECONDS = 10 * 60
 ABSOLUTE_SECONDS = 2 * 60 * 60
 MAX_SESSIONS_PER_USER = 3
+LONGEST_SECONDS = 4 * 60 * 60  # the most a license may set (chat.models.SESSION_MAX_MINUTES)
 SUMMARY_CHARS = 1200
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    """How long a conversation is kept in mind, and how many at once per user."""
+
+    idle_seconds: int = IDLE_TTL_SECONDS
+    absolute_seconds: int = ABSOLUTE_SECONDS
+    at_once: int = MAX_SESSIONS_PER_USER
 
 
 @dataclass
@@ -43,6 +54,7 @@ class Session:
     summary: str = ""
     started_at: float = field(default_factory=time.time)
     available: bool = True  # False when Redis could not be reached
+    limits: SessionLimits = field(default_factory=SessionLimits)  # not stored: the license's
 
     def window(self) -> list[dict[str, str]]:
         """Short: every turn; 10-30: the last 10 (+ summary); longer: the last 5 (+ summary)."""
@@ -66,28 +78,46 @@ def _index_key(license_id: object, user_ref: str) -> str:
 
 def session_transcript(*, license_id: object, user_ref: str, session_id: str) -> Session | None:
     """The session as stored, or None: it is another user's, expired, or never existed (a
-    key is per license and user, so another user's session id finds nothing)."""
-    session = session_load(license_id=license_id, user_ref=user_ref, session_id=session_id)
+    key is per license and user, so another user's session id finds nothing). Its
+    license's time limits are Redis' expiry of the key, set when it was saved."""
+    session = session_load(
+        license_id=license_id,
+        user_ref=user_ref,
+        session_id=session_id,
+        limits=SessionLimits(absolute_seconds=LONGEST_SECONDS),
+    )
     return session if session.turns and session.id == session_id else None
 
 
-def session_load(*, license_id: object, user_ref: str, session_id: str | None) -> Session:
-    fresh = Session(id=session_id or secrets.token_urlsafe(12))
+def session_load(
+    *,
+    license_id: object,
+    user_ref: str,
+    session_id: str | None,
+    limits: SessionLimits | None = None,
+) -> Session:
+    limits = limits or SessionLimits()
+    fresh = Session(id=session_id or secrets.token_urlsafe(12), limits=limits)
     if not session_id:
         return fresh
     try:
         raw: bytes | None = _client().get(_key(license_id, user_ref, session_id))  # type: ignore[assignment]
     except redis.RedisError as exc:
         logger.warning("session context unavailable (Redis: %s); answering without it", exc)
-        return Session(id=session_id, available=False)
+        return Session(id=session_id, available=False, limits=limits)
     if not raw:
         return fresh
     data = json.loads(raw)
     session = Session(
-        id=session_id, turns=data["turns"], summary=data["summary"], started_at=data["started_at"]
+        id=session_id,
+        turns=data["turns"],
+        summary=data["summary"],
+        started_at=data["started_at"],
+        limits=limits,
     )
-    if time.time() - session.started_at > ABSOLUTE_SECONDS:
-        return Session(id=secrets.token_urlsafe(12))  # past 2 hours: a new conversation
+    if time.time() - session.started_at > limits.absolute_seconds:
+        # past its longest: a new conversation
+        return Session(id=secrets.token_urlsafe(12), limits=limits)
     return session
 
 
@@ -128,24 +158,27 @@ def _save(license_id: object, user_ref: str, session: Session) -> None:
     payload = json.dumps(
         {"turns": session.turns, "summary": session.summary, "started_at": session.started_at}
     )
-    remaining = ABSOLUTE_SECONDS - (time.time() - session.started_at)
-    ttl = max(1, int(min(IDLE_TTL_SECONDS, remaining)))
+    limits = session.limits
+    remaining = limits.absolute_seconds - (time.time() - session.started_at)
+    ttl = max(1, int(min(limits.idle_seconds, remaining)))
     index = _index_key(license_id, user_ref)
     try:
         client = _client()
         with client.pipeline() as pipe:
             pipe.set(_key(license_id, user_ref, session.id), payload, ex=ttl)
             pipe.zadd(index, {session.id: time.time()})
-            pipe.expire(index, ABSOLUTE_SECONDS)
+            pipe.expire(index, LONGEST_SECONDS)
             pipe.execute()
-        _evict_extra_sessions(client, license_id, user_ref)
+        _evict_extra_sessions(client, license_id, user_ref, limits.at_once)
     except redis.RedisError as exc:
         logger.warning("session context not saved (Redis: %s)", exc)
 
 
-def _evict_extra_sessions(client: redis.Redis, license_id: object, user_ref: str) -> None:
+def _evict_extra_sessions(
+    client: redis.Redis, license_id: object, user_ref: str, at_once: int
+) -> None:
     index = _index_key(license_id, user_ref)
-    extra: list[bytes] = client.zrange(index, 0, -(MAX_SESSIONS_PER_USER + 1))  # type: ignore[assignment]
+    extra: list[bytes] = client.zrange(index, 0, -(at_once + 1))  # type: ignore[assignment]
     for session_id in extra:  # oldest first
         client.delete(_key(license_id, user_ref, session_id.decode()))
         client.zrem(index, session_id)

@@ -297,3 +297,97 @@ def test_the_admin_api_refuses_malformed_settings_with_a_400(owner, body):
     response = api.patch("/api/v1/assistant", body, format="json")
     assert response.status_code == 400 and response.json()["detail"]
     assert not Assistant.objects.exists()
+
+
+# -- How long the assistant keeps a conversation in mind (seed 004 §5.2) ----------------------
+
+
+def _session_ttl(license, session_id: str) -> int:
+    import redis
+    from django.conf import settings as django_settings
+
+    from chat import session as sessions
+
+    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    return int(client.ttl(sessions._key(license.pk, "default", session_id)))
+
+
+def test_a_license_s_admin_sets_how_long_and_how_many_conversations_are_kept(marta):
+    """Seed 004 §5.2: idle 5-30 minutes, 30 minutes to 4 hours at most, 1-5 at once, each
+    "configurable by the tenant's admin"; a license without its own takes the deployment's."""
+    assistant_update(license=None, values={"session_idle_minutes": 20})
+    assert assistant_profile(marta.license).session_limits.idle_seconds == 20 * 60
+    assistant_update(
+        license=marta.license, values={"session_idle_minutes": 5, "sessions_at_once": 1}
+    )
+    principal = principal_for_license(marta.license)
+
+    first = chat_answer(principal=principal, question="¿A qué hora abre la piscina?", llm=SpyLLM())
+    assert 0 < _session_ttl(marta.license, first.session_id) <= 5 * 60
+    second = chat_answer(principal=principal, question="¿Y el gimnasio?", llm=SpyLLM())
+    assert _session_ttl(marta.license, second.session_id) > 0
+    assert _session_ttl(marta.license, first.session_id) == -2  # one at once: the older gone
+
+
+def test_a_conversation_past_the_license_s_longest_starts_again(marta):
+    import json
+
+    import redis
+    from django.conf import settings as django_settings
+
+    from chat import session as sessions
+
+    assistant_update(license=marta.license, values={"session_max_minutes": 30})
+    principal = principal_for_license(marta.license)
+    first = chat_answer(principal=principal, question="¿A qué hora abre la piscina?", llm=SpyLLM())
+    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    key = sessions._key(marta.license.pk, "default", first.session_id)
+    stored = json.loads(client.get(key))
+    client.set(key, json.dumps({**stored, "started_at": stored["started_at"] - 31 * 60}), ex=60)
+
+    llm = SpyLLM()
+    later = chat_answer(
+        principal=principal, question="¿Y el gimnasio?", llm=llm, session_id=first.session_id
+    )
+    assert later.session_id != first.session_id and len(llm.prompts[0].messages) == 1
+
+
+@pytest.mark.parametrize(
+    ("values", "field"),
+    [
+        ({"session_idle_minutes": 4}, "session_idle_minutes"),
+        ({"session_idle_minutes": 31}, "session_idle_minutes"),
+        ({"session_max_minutes": 241}, "session_max_minutes"),
+        ({"sessions_at_once": 0}, "sessions_at_once"),
+        ({"sessions_at_once": 6}, "sessions_at_once"),
+    ],
+)
+def test_conversation_limits_outside_the_seed_s_bounds_are_refused(values, field):
+    with pytest.raises(ValidationError) as refused:
+        assistant_update(license=None, values=values)
+    assert field in refused.value.message_dict
+    assert not Assistant.objects.exists()
+
+
+def test_the_console_and_the_api_set_the_conversation_limits(owner):
+    sala = license_forge(user_name="Marta", machine_id="sala").license
+    client = Client()
+    client.force_login(owner)
+    url = f"/chat/assistant/{sala.pk}/"
+
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Olvidar una conversación tras (minutos sin preguntas)" in page
+    assert 'name="session_idle_minutes"' in page and 'placeholder="10"' in page
+    refused = client.post(url, {"session_idle_minutes": "3"}, HTTP_ACCEPT_LANGUAGE="es")
+    assert refused.status_code == 200 and not Assistant.objects.filter(license=sala).exists()
+    assert client.post(url, {"session_idle_minutes": "15"}).status_code == 302
+    assert assistant_profile(sala).session_idle_minutes == 15
+
+    api = APIClient()
+    api.force_authenticate(owner)
+    bad = api.patch("/api/v1/assistant/sala", {"sessions_at_once": 9}, format="json")
+    assert bad.status_code == 400 and "sessions_at_once" in bad.json()["detail"]
+    own = api.patch("/api/v1/assistant/sala", {"sessions_at_once": 2}, format="json").json()
+    assert own["settings"]["sessions_at_once"] == 2
+    assert own["effective"]["session_idle_minutes"] == 15
+    assert own["effective"]["session_max_minutes"] == 120  # the deployment's, as shipped
