@@ -114,6 +114,7 @@ PII_LABELS = {
     "NSS": _("Spanish social security numbers (NSS)"),
     "SSN": _("US social security numbers (SSN)"),
     "ID": _("other identity numbers (passport, RG, RUT, CURP, CUIT, PIS…)"),
+    "SECRET": _("credentials (API keys, access tokens, private keys, passwords in links)"),
 }
 
 

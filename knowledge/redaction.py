@@ -24,11 +24,16 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cache
+from typing import cast
 
 import phonenumbers
+from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.ip_public import IPPublicDetector
+from detect_secrets.plugins.private_key import PrivateKeyDetector
 from django.conf import settings
 from stdnum import iban, luhn
 from stdnum.ar import cuit
@@ -216,6 +221,10 @@ def _compact(value: str) -> str:
 
 # Order matters: the more specific identifiers are taken before the generic phone rule.
 RULES: tuple[Rule, ...] = (
+    # Credentials (seed 004 §2.2: never knowledge), first: a token's digits are no phone, a
+    # URL's "pw@host" no e-mail. Found by detect-secrets (_secret_spans); this pattern only
+    # tells whether a text may hold one.
+    Rule("SECRET", re.compile(r"[A-Za-z0-9_\-]{16}|PRIVATE KEY|://[^\s:@]+:[^\s@]+@"), _always),
     Rule("EMAIL", _EMAIL, _always),
     Rule(
         "IBAN",
@@ -368,6 +377,8 @@ def redact(
             continue
         if rule.label == "PHONE":
             redacted = _redact_phones(text, readable, rule, counts, kept, allow)
+        elif rule.label == "SECRET":
+            redacted = _redact_secrets(text, readable, rule, counts)
         else:
             span_of = _span_to_replace(rule, counts, kept, allow)
             redacted = _redact_matches(text, readable, rule, span_of)
@@ -405,6 +416,92 @@ def redact_filename(
     if not dot or not stem or len(extension) > 5 or not extension.isalnum():
         return redact(filename, kinds=kinds, allow=allow).text
     return f"{redact(stem, kinds=kinds, allow=allow).text}.{extension}"
+
+
+@cache
+def _secret_detectors() -> tuple[tuple[re.Pattern[str], bool], ...]:
+    """Yelp's detect-secrets' patterns of credentials with a known shape (cloud and API keys,
+    tokens, private keys, passwords in URLs), each with whether it marks a private key's
+    first line: every regex-based detector but public IP addresses, which are no secret."""
+    found: list[tuple[re.Pattern[str], bool]] = []
+    detectors: list[type] = list(get_mapping_from_secret_type_to_class().values())
+    for detector in detectors:
+        if issubclass(detector, RegexBasedDetector) and detector is not IPPublicDetector:
+            # a class attribute of each detector, typed as the base's abstract property
+            patterns = cast(Iterable[re.Pattern[str]], detector.denylist)
+            found += [(pattern, detector is PrivateKeyDetector) for pattern in patterns]
+    return tuple(found)
+
+
+_KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----")
+# A private key's lines after its first: base64, PEM's own headers, a blank line between.
+_KEY_BODY = re.compile(r"(?:\n(?:[A-Za-z0-9+/=]{16,}|Proc-Type:[^\n]*|DEK-Info:[^\n]*|))*")
+
+
+def _redact_secrets(text: str, readable: str, rule: Rule, counts: Counter[str]) -> str:
+    if not rule.pattern.search(readable):
+        return text
+    spans = _secret_spans(readable)
+    for start, end in reversed(spans):
+        text = text[:start] + "[SECRET]" + text[end:]
+    if spans:
+        counts["SECRET"] += len(spans)
+    return text
+
+
+def _secret_spans(text: str) -> list[tuple[int, int]]:
+    """Where the credentials are, none overlapping another: the secret itself where the
+    pattern names it (the password of "postgres://ana:pw@db"), a private key from its
+    first line to its last."""
+    found: list[tuple[int, int]] = []
+    for pattern, private_key in _secret_detectors():
+        for match in pattern.finditer(text):
+            if private_key:
+                found.append((_line_start(text, match.start()), _key_end(text, match.end())))
+            else:
+                found.append(_secret_span(match))
+    spans: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if spans and start < spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
+    return spans
+
+
+# What continues a token past a pattern that stops short (a JWT's signature after its
+# second dot, a longer key): its characters, a dot only inside it.
+_TOKEN_REST = re.compile(r"(?:[A-Za-z0-9_\-+/=]|\.(?=[A-Za-z0-9_\-]))*")
+
+
+def _secret_span(match: re.Match[str]) -> tuple[int, int]:
+    """The secret a detector's match holds: the group that is one (a URL's password, kept
+    between its "user:" and "@host"), else the whole match and the rest of its token (a
+    group that short is a prefix the detector reports, "ghp")."""
+    groups = [i for i in range(1, (match.re.groups or 0) + 1) if match.group(i)]
+    longest = max(groups, key=lambda i: len(match.group(i)), default=None)
+    if longest is not None and len(match.group(longest)) >= 8:
+        return match.span(longest)
+    rest = _TOKEN_REST.match(match.string, match.end())
+    return match.start(), rest.end() if rest else match.end()
+
+
+def _line_start(text: str, at: int) -> int:
+    """The "-----" a private key's first line opens with."""
+    dashes = text.rfind("-----", max(0, at - 16), at)
+    return dashes if dashes >= 0 else at
+
+
+def _key_end(text: str, at: int) -> int:
+    """A private key ends at its "-----END … -----" line, or, cut short, with its body."""
+    end = _KEY_END.search(text, at, at + 20_000)
+    if end is not None:
+        return end.end()
+    line_end = text.find("\n", at)
+    if line_end < 0:
+        return len(text)
+    body = _KEY_BODY.match(text, line_end)
+    return line_end + len(body.group(0).rstrip()) if body else line_end
 
 
 @cache

@@ -228,5 +228,5 @@ def test_the_new_kinds_of_personal_data_join_every_policy_that_redacts_anything(
     migrate(latest())
 
     upgraded = RedactionPolicy.objects.get(license=None).kinds
-    assert upgraded == ["EMAIL", "PHONE", "IBAN", "NSS", "SSN", "ID"]
+    assert upgraded == ["EMAIL", "PHONE", "IBAN", "NSS", "SSN", "ID", "SECRET"]
     assert RedactionPolicy.objects.get(license=quiet).kinds == []

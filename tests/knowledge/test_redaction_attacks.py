@@ -222,3 +222,56 @@ def test_invisible_characters_and_dashes_inside_personal_data_hide_nothing(text,
 def test_what_redaction_leaves_keeps_its_own_dashes():
     text = "Del 1990\u20132000, llama al 612\u2013345\u2013678 \u2014 o no."
     assert redact(text).text == "Del 1990\u20132000, llama al [PHONE] \u2014 o no."
+
+
+PRIVATE_KEY = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA75ZbjO3zFQKnEfXzkJ7kFSAPHcyXN\n"
+    "q0PvgTsTnNJmpkAzVAaE1CXHq0PvgTsTnNJmpkAz\n-----END RSA PRIVATE KEY-----"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        (
+            "La clave de AWS es AKIAIOSFODNN7EXAMPLE y sigue.",
+            "La clave de AWS es [SECRET] y sigue.",
+        ),
+        ("token: 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 fin", "token: [SECRET] fin"),
+        ("Stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc fin", "Stripe [SECRET] fin"),
+        (
+            "JWT eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+            "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c.",
+            "JWT [SECRET].",
+        ),
+        (
+            "Base: postgres://admin:S3cr3tP4ss@db.example.com:5432/prod",
+            "Base: postgres://admin:[SECRET]@db.example.com:5432/prod",
+        ),
+        (
+            "Slack xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx fin",
+            "Slack [SECRET] fin",
+        ),
+        (f"Clave:\n{PRIVATE_KEY}\nEl resto sigue.", "Clave:\n[SECRET]\nEl resto sigue."),
+        (f"Cortada:\n{PRIVATE_KEY[:-31]}\n\nEl resto.", "Cortada:\n[SECRET]\n\nEl resto."),
+    ],
+)
+def test_credentials_are_never_knowledge(text, left):
+    """Seed 004 §2.2: credentials or tokens are a forbidden source. An uploaded page with
+    an API key or a private key kept them searchable, quotable and in memories (found
+    2026-12-01); Yelp's detect-secrets knows their shapes."""
+    result = redact(text)
+    assert (result.text, dict(result.counts)) == (left, {"SECRET": 1})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "La contraseña del wifi es Piscina2024",  # the building's, knowledge on purpose
+        "Visita https://www.example.com/ruta/larga/del/manual_de_uso_completo.html hoy",
+        "Identificador 3f2a9c1b7d8e4f60a1b2c3d4e5f60718293a4b5c del commit",
+        "Ver http://docs.example.com:8080/guia y seguir",
+    ],
+)
+def test_what_only_looks_like_a_credential_stays(text):
+    assert redact(text).text == text

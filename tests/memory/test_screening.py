@@ -22,6 +22,8 @@ REFUSED = {
         ("Mi DNI es 12345678Z", "personal_data"),
         ("Mi pasaporte es PAB123456", "personal_data"),
         ("Mi RUT es 12.345.678-5", "personal_data"),
+        ("Mi clave de AWS es AKIAIOSFODNN7EXAMPLE", "personal_data"),
+        ("Uso el token 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", "personal_data"),
         ("Tomo antidepresivos desde marzo", "health"),
         ("Tengo esquizofrenia", "health"),
         ("Soy diabético y me pongo insulina", "health"),

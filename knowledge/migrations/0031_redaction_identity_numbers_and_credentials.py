@@ -1,18 +1,19 @@
-"""A kind of personal data is new: the identity numbers of other countries (passport, RG,
-RUT, CURP, CUIT, PIS…). It is added to every stored policy that redacts anything, and left
-out of one that chose to redact nothing, as knowledge 0030 did for social security
-numbers."""
+"""Two kinds are new: the identity numbers of other countries (passport, RG, RUT, CURP,
+CUIT, PIS…), and credentials (API keys, tokens, private keys: seed 004 §2.2 keeps them out
+of knowledge). They are added to every stored policy that redacts anything, and left out
+of one that chose to redact nothing, as knowledge 0030 did for social security numbers."""
 
 from django.db import migrations
 
-NEW_KINDS = ["ID"]
+NEW_KINDS = ["ID", "SECRET"]
 
 
 def add_new_kinds(apps, schema_editor):
     RedactionPolicy = apps.get_model("knowledge", "RedactionPolicy")
     for policy in RedactionPolicy.objects.exclude(kinds=[]):
-        if "ID" not in policy.kinds:
-            policy.kinds = [*policy.kinds, *NEW_KINDS]
+        missing = [kind for kind in NEW_KINDS if kind not in policy.kinds]
+        if missing:
+            policy.kinds = [*policy.kinds, *missing]
             policy.save(update_fields=["kinds"])
 
 
