@@ -23,6 +23,7 @@ keep them, while anyone else's are still replaced.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
@@ -205,9 +206,12 @@ _AT = r"(?:\s*@\s*|\s*[(\[{]\s*(?:at|arroba)\s*[)\]}]\s*|\s+(?:at|arroba)\s+)"
 _DOT = r"(?:\.|\s*[(\[{]\s*(?:dot|punto|ponto)\s*[)\]}]\s*|\s+(?:dot|punto|ponto)\s+)"
 # An address starts where a word does (trying inside every word made the scan 3x slower).
 _WORD_START = r"(?<![\w+-])"
+_PLAIN_DOT = r"(?:\.|\s\.\s)"
 _EMAIL = re.compile(
-    # the plain form, spaces around its dots and "@" allowed ("a . b @ c . com")
-    rf"{_WORD_START}[\w+-]+(?:\s?\.\s?[\w+-]+)*\s?@\s?[\w-]+(?:\s?\.\s?[\w-]+)*\s?\.\s?[a-z]{{2,24}}\b"
+    # the plain form, spaces around its "@" and on both sides of its dots ("a . b @ c . com"):
+    # a dot with a space after it only ends a sentence ("ana@x.com. Luego…" keeps "Luego")
+    rf"{_WORD_START}[\w+-]+(?:{_PLAIN_DOT}[\w+-]+)*\s?@\s?[\w-]+(?:{_PLAIN_DOT}[\w-]+)*"
+    rf"{_PLAIN_DOT}[a-z]{{2,24}}\b"
     # spelled out: "ana (at) example (dot) com", "ana [dot] lopez arroba example punto com"
     rf"|{_WORD_START}[\w+-]+(?:{_DOT}[\w+-]+)*{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}[a-z]{{2,24}}\b",
     re.UNICODE | re.IGNORECASE,
@@ -353,15 +357,33 @@ class Redaction:
     kept: Counter[str] = field(default_factory=Counter)  # left in clear by the allow-list
 
 
-# How the rules read a text: a dash as a hyphen, an invisible character as a space, one
-# character for one, so what they find is replaced where it stands in the text itself.
-_READ_AS = str.maketrans({**dict.fromkeys(DASHES, "-"), **dict.fromkeys(INVISIBLE_CHARS, " ")})
+# How the rules read a text: without the characters that show nothing (a word joiner inside
+# an address or a key hides nothing from its reader), every dash a hyphen.
+_DASH_AS_HYPHEN = str.maketrans(dict.fromkeys(DASHES, "-"))
 _READ_OTHERWISE = re.compile(f"[{re.escape(DASHES + INVISIBLE_CHARS)}]")
+_HAS_INVISIBLE = re.compile(f"[{re.escape(INVISIBLE_CHARS)}]")
 
 
-def _as_read(text: str) -> str:
-    """``text`` as the rules read it (most texts have nothing to read otherwise)."""
-    return text.translate(_READ_AS) if _READ_OTHERWISE.search(text) else text
+@dataclass(frozen=True)
+class _Reading:
+    """A text as the rules read it, and where the characters it left out stood (in its own
+    places: the m-th one removed stood before its character ``gaps[m]``), so what they find
+    is replaced in the text itself."""
+
+    text: str
+    gaps: tuple[int, ...] = ()
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        """The text's span of the reading's ``start``:``end``."""
+        return start + bisect_right(self.gaps, start), end + bisect_right(self.gaps, end - 1)
+
+
+def _as_read(text: str) -> _Reading:
+    if not _READ_OTHERWISE.search(text):  # most texts
+        return _Reading(text)
+    removed = [match.start() for match in _HAS_INVISIBLE.finditer(text)]
+    gaps = tuple(at - m for m, at in enumerate(removed))
+    return _Reading(_HAS_INVISIBLE.sub("", text).translate(_DASH_AS_HYPHEN), gaps)
 
 
 def redact(
@@ -371,37 +393,37 @@ def redact(
     ``allow`` names as the organisation's own."""
     counts: Counter[str] = Counter()
     kept: Counter[str] = Counter()
-    readable = _as_read(text)
+    reading = _as_read(text)
     for rule in RULES:
         if rule.label not in kinds:
             continue
         if rule.label == "PHONE":
-            redacted = _redact_phones(text, readable, rule, counts, kept, allow)
+            redacted = _redact_phones(text, reading, rule, counts, kept, allow)
         elif rule.label == "SECRET":
-            redacted = _redact_secrets(text, readable, rule, counts)
+            redacted = _redact_secrets(text, reading, rule, counts)
         else:
             span_of = _span_to_replace(rule, counts, kept, allow)
-            redacted = _redact_matches(text, readable, rule, span_of)
+            redacted = _redact_matches(text, reading, rule, span_of)
         if redacted != text:
-            text, readable = redacted, _as_read(redacted)
+            text, reading = redacted, _as_read(redacted)
     return Redaction(text=text, counts=counts, kept=kept)
 
 
 def _redact_matches(
     text: str,
-    readable: str,
+    reading: _Reading,
     rule: Rule,
     span_of: Callable[[re.Match[str]], tuple[int, int] | None],
 ) -> str:
-    """``text`` with what ``rule`` finds in ``readable`` (the text as read) replaced by its
-    placeholder."""
+    """``text`` with what ``rule`` finds in its ``reading`` replaced by its placeholder."""
     pieces: list[str] = []
     last = 0
-    for match in rule.pattern.finditer(readable):
+    for match in rule.pattern.finditer(reading.text):
         span = span_of(match)
         if span is not None:
-            pieces += [text[last : span[0]], f"[{rule.label}]"]
-            last = span[1]
+            start, end = reading.original(*span)
+            pieces += [text[last:start], f"[{rule.label}]"]
+            last = end
     return "".join([*pieces, text[last:]])
 
 
@@ -438,11 +460,12 @@ _KEY_END = re.compile(r"-----END [A-Z0-9 ]*-----")
 _KEY_BODY = re.compile(r"(?:\n(?:[A-Za-z0-9+/=]{16,}|Proc-Type:[^\n]*|DEK-Info:[^\n]*|))*")
 
 
-def _redact_secrets(text: str, readable: str, rule: Rule, counts: Counter[str]) -> str:
-    if not rule.pattern.search(readable):
+def _redact_secrets(text: str, reading: _Reading, rule: Rule, counts: Counter[str]) -> str:
+    if not rule.pattern.search(reading.text):
         return text
-    spans = _secret_spans(readable)
-    for start, end in reversed(spans):
+    spans = _secret_spans(reading.text)
+    for span in reversed(spans):
+        start, end = reading.original(*span)
         text = text[:start] + "[SECRET]" + text[end:]
     if spans:
         counts["SECRET"] += len(spans)
@@ -512,20 +535,21 @@ def phone_regions() -> tuple[str, ...]:
 
 def _redact_phones(
     text: str,
-    readable: str,
+    reading: _Reading,
     rule: Rule,
     counts: Counter[str],
     kept: Counter[str],
     allow: AllowList | None,
 ) -> str:
     """Numbers valid in one of the deployment's regions (or anywhere, with a "+"), and the
-    national shapes the numbering plans miss (``rule``): each found once in ``readable``,
-    replaced in ``text`` unless the allow-list keeps it."""
-    for start, end in reversed(_phone_spans(readable, rule)):
-        if allow and allow.allows("PHONE", readable[start:end]):
+    national shapes the numbering plans miss (``rule``): each found once in the text's
+    ``reading``, replaced unless the allow-list keeps it."""
+    for span in reversed(_phone_spans(reading.text, rule)):
+        if allow and allow.allows("PHONE", reading.text[span[0] : span[1]]):
             kept["PHONE"] += 1
         else:
             counts["PHONE"] += 1
+            start, end = reading.original(*span)
             text = text[:start] + "[PHONE]" + text[end:]
     return text
 

@@ -201,6 +201,8 @@ def test_the_name_of_the_document_stays_beside_its_placeholder():
         ("Escribe a ana\u200c.lopez@gmail.com", "EMAIL"),
         ("Escribe a ana.lopez\ufeff@gmail.com", "EMAIL"),
         ("Escribe a ana [dot] lopez [at] gmail [dot] com", "EMAIL"),
+        ("Escribe a ana.lo\u200bpez@gmail.com", "EMAIL"),
+        ("Mi clave AKIA\u200bIOSFODNN7EXAMPLE", "SECRET"),
         ("Llama al 612\u200d345\u200d678", "PHONE"),
         ("Llama al 612\u202e345 678", "PHONE"),
         ("Llama al 612\u2013345\u2013678", "PHONE"),
@@ -275,3 +277,25 @@ def test_credentials_are_never_knowledge(text, left):
 )
 def test_what_only_looks_like_a_credential_stays(text):
     assert redact(text).text == text
+
+
+def test_what_is_found_across_invisible_characters_is_replaced_where_it_stands():
+    """The rules read the text without them; the replacement lands on the text's own
+    characters, the invisible ones around it left where they were."""
+    text = "\u200b\u200bTel: 6\u200b1\u200b\u200b2 345 678 y\u2060 ana@x.com\u200b. Fin\u200b"
+    assert redact(text).text == "\u200b\u200bTel: [PHONE] y\u2060 [EMAIL]\u200b. Fin\u200b"
+
+
+def test_an_address_that_ends_a_sentence_leaves_the_next_word_alone():
+    """Found 2026-12-01: "a . b @ c . com" let a dot take the space after it, so an
+    address ending a sentence took the next word with it ("[EMAIL] horario…"), and an
+    allow-listed one followed by a capital was no longer the allow-list's."""
+    from knowledge.redaction import AllowList
+
+    assert redact("Escribe a ana@x.com. Luego llama.").text == "Escribe a [EMAIL]. Luego llama."
+    kept = redact(
+        "Contacto: soporte@alamos.example. El horario es de 9 a 14.",
+        allow=AllowList(["soporte@alamos.example"]),
+    )
+    assert kept.text == "Contacto: soporte@alamos.example. El horario es de 9 a 14."
+    assert kept.kept == {"EMAIL": 1}
