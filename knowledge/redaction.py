@@ -554,22 +554,46 @@ def _redact_phones(
     return text
 
 
+# Numbers that are never a person's: freephone, premium-rate, shared-cost and a company's
+# single number (Spain's 900 and 902, Brazil's 0800, the UK's 0800 and 0845…).
+_SERVICE_NUMBERS = frozenset(
+    {
+        phonenumbers.PhoneNumberType.TOLL_FREE,
+        phonenumbers.PhoneNumberType.PREMIUM_RATE,
+        phonenumbers.PhoneNumberType.SHARED_COST,
+        phonenumbers.PhoneNumberType.UAN,
+    }
+)
+
+
 def _phone_spans(text: str, rule: Rule) -> list[tuple[int, int]]:
-    """Where the phone numbers are, in order, none overlapping another."""
+    """Where the phone numbers are, in order, none overlapping another; a business's
+    service number, as every region that knows it says, is left out."""
     if sum(c.isdigit() for c in text) < 7:
         return []
-    found = [
-        (match.start, match.end)
-        for region in phone_regions()
-        for match in phonenumbers.PhoneNumberMatcher(text, region, phonenumbers.Leniency.VALID)
-        if not _round_amount(_digits(match.raw_string))
+    kinds: dict[tuple[int, int], set[int]] = {}
+    for region in phone_regions():
+        for match in phonenumbers.PhoneNumberMatcher(text, region, phonenumbers.Leniency.VALID):
+            if not _round_amount(_digits(match.raw_string)):
+                kinds.setdefault((match.start, match.end), set()).add(
+                    phonenumbers.number_type(match.number)
+                )
+    service = [span for span, types in kinds.items() if types <= _SERVICE_NUMBERS]
+    found = [span for span in kinds if span not in service]
+    found += [
+        m.span()
+        for m in rule.pattern.finditer(text)
+        if rule.is_valid(m.group(0)) and not any(_overlap(m.span(), s) for s in service)
     ]
-    found += [m.span() for m in rule.pattern.finditer(text) if rule.is_valid(m.group(0))]
     spans: list[tuple[int, int]] = []
     for start, end in sorted(found, key=lambda span: (span[0], -span[1])):
         if not spans or start >= spans[-1][1]:
             spans.append((start, end))
     return spans
+
+
+def _overlap(one: tuple[int, int], other: tuple[int, int]) -> bool:
+    return one[0] < other[1] and other[0] < one[1]
 
 
 def _span_to_replace(

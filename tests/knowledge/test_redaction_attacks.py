@@ -299,3 +299,15 @@ def test_an_address_that_ends_a_sentence_leaves_the_next_word_alone():
     )
     assert kept.text == "Contacto: soporte@alamos.example. El horario es de 9 a 14."
     assert kept.kept == {"EMAIL": 1}
+
+
+@pytest.mark.parametrize(
+    "number",
+    ["900 123 456", "902 202 202", "+34 900 123 456", "0800 123 4567", "+1 800 555 0199"],
+)
+def test_a_business_s_service_number_is_no_one_s_personal_data(number):
+    """Freephone, shared-cost and premium-rate numbers (as libphonenumber's plans know
+    them) are a business's: a handbook's "Llame al 900 123 456" stays quotable, while a
+    mobile beside it is still replaced."""
+    result = redact(f"Llame al {number} o a Ana al 612 345 678.")
+    assert result.text == f"Llame al {number} o a Ana al [PHONE]."
