@@ -3,8 +3,8 @@
 Key ``pb:session:{license}:{user}:{session}`` holds the turns and a running summary.
 TTL 10 minutes renewed by activity, 2 hours absolute; at most 3 sessions per user (the
 least recently used one is dropped) — each a license's admin may change within seed 004
-§5.2's bounds (``SessionLimits``, from the assistant's settings). If Redis is unreachable the chat still answers,
-without context, and logs it.
+§5.2's bounds (``SessionLimits``, from the assistant's settings). If Redis is unreachable
+the chat still answers, without context, and logs it.
 
 Forgetting reaches the sessions too: an answer that cited a forgotten passage, and the turns
 that said a forgotten memory, are replaced by a note that something was forgotten, and Redis
