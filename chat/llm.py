@@ -29,7 +29,7 @@ from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
 from text.languages import detect_language
 from text.sentences import split_sentences
-from text.words import content_words
+from text.words import content_words, without_courtesy
 
 logger = logging.getLogger(__name__)
 
@@ -416,7 +416,7 @@ def _coverage(question: str, language: str, top: list[Source]) -> float | None:
     shares = [s.word_share for s in top]
     if all(share is not None for share in shares):
         return max(share for share in shares if share is not None)
-    asked = content_words(question, language)
+    asked = content_words(without_courtesy(question), language)
     if not asked:
         return None
     return max(len(asked & content_words(s.body or s.text, language)) / len(asked) for s in top)

@@ -50,6 +50,7 @@ from licenses.models import License
 from memory.services import memories_erase_person
 from text.citations import markers, quotes_are_passages
 from text.folding import fold
+from text.words import without_courtesy
 from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
@@ -104,7 +105,7 @@ def _kept_vector(said: Said) -> list[float] | None:
     if redacted == said.question:
         return said.vector
     try:
-        return provider_for_model(said.model).embed_query(redacted)
+        return provider_for_model(said.model).embed_query(without_courtesy(redacted))
     except ApplicationError:  # its provider gone or failing (ProviderError is one)
         logger.warning("a redacted question could not be embedded; it joins no gap")
         return None

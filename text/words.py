@@ -48,6 +48,37 @@ REQUEST_WORDS = frozenset({
     "say", "says", "tell", "tells", "mention", "mentions", "explain", "explains", "summarize",
     "summarise", "summarizes", "summarises", "describes",
 })  # fmt: skip
+# Words that only greet, thank or say sorry (folded): a clause of nothing else ("Hola,",
+# "Buenas tardes,", "Hi!", "Obrigado.") is no part of what is asked.
+COURTESY_WORDS = frozenset({
+    "hola", "buenas", "buenos", "buen", "dia", "dias", "tardes", "noches", "saludos", "gracias",
+    "muchas", "mil", "porfa", "por", "favor", "disculpa", "disculpe", "perdon", "perdona",
+    "perdone", "oye", "estimado", "estimada", "senor", "senora", "a", "todos", "equipo",
+    "oi", "ola", "bom", "boa", "tarde", "noite", "obrigado", "obrigada", "desculpa",
+    "desculpe", "licenca", "prezado", "prezada", "senhor", "senhora", "pessoal",
+    "gente", "equipe",
+    "hi", "hello", "hey", "good", "morning", "afternoon", "evening", "thanks", "thank",
+    "you", "please", "sorry", "excuse", "me", "dear", "all", "everyone", "team", "there",
+    # small talk: "¿qué tal?", "tudo bem?", "how are you?"
+    "que", "tal", "como", "estas", "esta", "va", "todo", "tudo", "bem", "vai", "voce",
+    "how", "are", "is", "it", "going", "doing",
+})  # fmt: skip
+# ... and those that only thank, closing a question ("… ¿abre hoy? Gracias.").
+THANKS_WORDS = frozenset({
+    "gracias", "muchas", "mil", "por", "favor", "porfa", "saludos", "un", "saludo", "de",
+    "antemano", "adelantado", "desde", "ya",
+    "obrigado", "obrigada", "muito", "ja", "abracos", "abraco", "antecipadamente",
+    "thanks", "thank", "you", "please", "in", "advance", "cheers", "regards",
+})  # fmt: skip
+# How an asker introduces themself before asking ("soy Ana, del tercero B", "I'm new here").
+_INTRODUCTION = re.compile(
+    r"\s*(?:soy|me llamo|mi nombre es|sou|me chamo|meu nome e|aqui e|i'm|i am|my name is"
+    r"|this is)\b"
+)
+# A clause: up to a stop, comma or colon that ends it (one inside a word, "ana.lopez@x.com"
+# or "2.500", does not), or an opening "¿" / "¡".
+_NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][a-záéíóúâêôãõçñü]+")
+_CLAUSE = re.compile(r"(?:[^,.;:!?¡¿\n]|[.,:](?=\S))+[,.;:!?\n]*|[¡¿]+")
 _COMMON = (
     frozenset(fold(word) for words in STOPWORDS.values() for word in words)
     | QUESTION_WORDS
@@ -87,12 +118,45 @@ def content_words(text: str, language: str | None) -> set[str]:
     }
 
 
+def without_courtesy(query: str) -> str:
+    """``query`` without the clauses that open it only to greet or say who is asking, nor
+    those that close it only to thank: "Hola, soy Ana del tercero B, ¿a qué hora abre la
+    piscina? Gracias" asks "¿a qué hora abre la piscina?". Unchanged when nothing else would
+    be left."""
+    clauses = _CLAUSE.findall(query)
+    worded = [i for i, clause in enumerate(clauses) if _WORD.search(clause)]
+    if len(worded) < 2:
+        return query
+    first, last = worded[0], worded[-1]
+    while first < last and (_only(COURTESY_WORDS, clauses[first]) or _introduces(clauses[first])):
+        first = next(i for i in worded if i > first)
+    while last > first and _only(THANKS_WORDS, clauses[last]):
+        last = max(i for i in worded if i < last)
+    if (first, last) == (worded[0], worded[-1]):
+        return query
+    start = first if first == 0 or _WORD.search(clauses[first - 1]) else first - 1  # its "¿"
+    return "".join(clauses[start : last + 1]).strip(" ,;:")
+
+
+def _only(words: frozenset[str], clause: str) -> bool:
+    return all(fold(word) in words for word in _WORD.findall(clause))
+
+
+def _introduces(clause: str) -> bool:
+    """The asker saying their name ("soy Ana", "aqui é a Maria", "I'm Tom"); what they are
+    ("soy propietario", "I'm new here") may be what the question turns on, and stays."""
+    introduction = _INTRODUCTION.match(fold(clause))
+    return bool(introduction and _NAME.search(clause, introduction.end()))
+
+
 def words_to_match(query: str) -> str:
     """``query`` without its question words and the words that only ask to be told, for
     matching words: "¿Qué dice el anexo firmado?" looks for "anexo firmado", "¿Cuánto
     cuesta la revisión?" for "cuesta la revisión" (PostgreSQL's Spanish stopwords leave out
     "cuál" and "dónde" but keep "cuánto"). Unchanged when nothing else would be left
-    ("¿Qué dice?") and inside quotes, where a person asked for a phrase."""
+    ("¿Qué dice?") and inside quotes, where a person asked for a phrase. Greetings, thanks
+    and who is asking go first (``without_courtesy``)."""
+    query = without_courtesy(query)
     quoted = [match.span() for match in _QUOTED.finditer(query)]
 
     def asks(match: re.Match[str]) -> bool:

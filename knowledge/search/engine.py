@@ -24,6 +24,7 @@ from knowledge.search.types import (
 from licenses.principals import Principal
 from observability.metrics import SEARCH_SECONDS
 from text.folding import tame
+from text.words import without_courtesy
 from web.exceptions import ApplicationError
 
 
@@ -64,7 +65,9 @@ def _search(
     if model:
         with SEARCH_SECONDS.labels(stage="embed").time():
             vector = (
-                embedding.vector() if embedding else provider_for_model(model).embed_query(query)
+                embedding.vector()
+                if embedding
+                else provider_for_model(model).embed_query(without_courtesy(query))
             )
         with SEARCH_SECONDS.labels(stage="statement").time():
             rows = hybrid_rows(

@@ -76,6 +76,25 @@ def test_question_words_and_words_that_ask_to_be_told_weigh_nothing(handbook, as
     assert shares == question_word_shares(license_id=handbook.pk, question=plain, chunk_ids=ids)
 
 
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "Oi, aqui é a Maria do 302. Quantos alunos estudam oceanografia?",
+        "Bom dia! Sou a Beatriz, quantos alunos estudam oceanografia? Obrigada",
+        "Hi there, I'm Tom. Quantos alunos estudam oceanografia? Thanks in advance",
+    ],
+)
+def test_greetings_thanks_and_who_is_asking_weigh_nothing(handbook, asked):
+    """Found 2026-12-01: "Hola, soy Ana del tercero B, ¿a qué hora abre la piscina?" got "no
+    information" from the offline answerer over the handbook that says it — the greeting
+    and the name, found in no page, weighed as the scope's rarest words."""
+    ids = [chunk_id(handbook, "oceanografia"), chunk_id(handbook, "recebe alunos")]
+    plain = "Quantos alunos estudam oceanografia?"
+    shares = question_word_shares(license_id=handbook.pk, question=asked, chunk_ids=ids)
+
+    assert shares == question_word_shares(license_id=handbook.pk, question=plain, chunk_ids=ids)
+
+
 def test_rarity_is_counted_in_the_caller_s_scope_only(handbook):
     """Another license's pages never change what one license's answer weighs (nor could
     they tell it anything): the same shares with or without them."""

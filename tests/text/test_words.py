@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 
-from text.words import content_words, stem, words_to_match
+import pytest
+
+from text.words import content_words, stem, without_courtesy, words_to_match
 
 
 def test_inflections_share_a_stem_in_their_language():
@@ -39,6 +41,43 @@ def test_a_request_word_stays_when_it_is_all_there_is_or_quoted():
     assert words_to_match("¿Qué dice?") == "¿Qué dice?"
     assert words_to_match('el cartel "dice la verdad"') == 'el cartel "dice la verdad"'
     assert words_to_match("¿Cuál es?") == "¿Cuál es?"
+
+
+@pytest.mark.parametrize(
+    ("written", "asked"),
+    [
+        (
+            "Hola, soy Ana del tercero B, ¿a qué hora abre la piscina?",
+            "¿a qué hora abre la piscina?",
+        ),
+        ("Buenos días. ¿Cuál es el horario? Muchas gracias", "¿Cuál es el horario?"),
+        ("Hola, ¿qué tal? ¿Abre hoy la piscina?", "¿Abre hoy la piscina?"),
+        ("Oi, aqui é a Maria do 302. Que horas abre a piscina?", "Que horas abre a piscina?"),
+        ("Oi, tudo bem? Que horas abre a piscina?", "Que horas abre a piscina?"),
+        ("Good morning! I'm Tom, is the gym open on Sundays?", "is the gym open on Sundays?"),
+        ("Escribe a ana.lopez@x.com, por favor", "Escribe a ana.lopez@x.com"),
+        ("¿A qué hora abre? Gracias de antemano.", "¿A qué hora abre?"),
+    ],
+)
+def test_greetings_thanks_and_who_is_asking_are_no_part_of_the_question(written, asked):
+    assert without_courtesy(written) == asked
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Abre por la tarde?",  # "tarde" greets only beside "buenas"
+        "Hola",
+        "Soy nuevo",  # nothing else asked: what there is stays
+        "Gracias por todo",
+        "Soy propietario: ¿puedo alquilar mi plaza?",  # who asks is the question here
+        "El principio se convierte en, ¿qué?",
+        "Tengo un perro grande. ¿Puedo llevarlo a la piscina?",  # context, not courtesy
+        "I'm new here: is the gym open on Sundays?",
+    ],
+)
+def test_what_only_looks_like_courtesy_stays(question):
+    assert without_courtesy(question) in (question, question.rstrip(".").strip())
 
 
 def test_each_thread_stems_with_its_own_stemmer():
