@@ -58,9 +58,9 @@ REFUSED = {
 # What a memory may not hold, by memory.services.REFUSAL_REASONS code.
 REFUSAL_CATEGORIES = {
     "personal_data": {
-        "es": "datos personales (documentos, direcciones, teléfonos, correos, tarjetas o cuentas)",
-        "pt": "dados pessoais (documentos, endereços, telefones, e-mails, cartões ou contas)",
-        "en": "personal data (identity numbers, addresses, phones, e-mails, cards or accounts)",
+        "es": "datos personales (documentos, direcciones, teléfonos, correos, tarjetas, cuentas o contraseñas)",
+        "pt": "dados pessoais (documentos, endereços, telefones, e-mails, cartões, contas ou senhas)",
+        "en": "personal data (identity numbers, addresses, phones, e-mails, cards, accounts or passwords)",
     },
     "health": {"es": "datos de salud", "pt": "dados de saúde", "en": "health data"},
     "sensitive": {

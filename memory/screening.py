@@ -172,6 +172,15 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"my (passport|social security|ssn|national id)",
         )
         + r")\b"
+        # a credential and what it is ("mi contraseña es…", "o PIN é 1234", "door code: 4590")
+        r"|\b(contrasenas?|passwords?|passcode|passphrase|senhas?|pin( code| number)?"
+        r"|clave (de acceso|del (banco|wifi|correo|portal|cajero|movil|ordenador|alarma))"
+        r"|codigo (de acceso|de la puerta|del portal|de seguridad|de desbloqueo|de la alarma"
+        r"|da porta|de acesso|do alarme)|(access|door|security|alarm|unlock) code|api key"
+        r"|token( de acceso| de acesso)?)\b[\w ]{0,30}?\s?(\bes\b|\bis\b|\be\b|\bson\b"
+        r"|\bsao\b|\bare\b|:|=)\s?\S"
+        # an account and its password together ("mi usuario es ana_lopez y la clave…")
+        r"|\b(usuario|user ?name|login)\b.{0,40}\b(clave|contrasena|password|senha)\b"
     ),
     "health": re.compile(r"\b(" + _terms("health") + r")\w*"),
     # Special categories of personal data (GDPR art. 9, LGPD art. 5 II) besides health.

@@ -71,7 +71,8 @@ REFUSAL_REASONS = {
     "low_confidence": gettext_noop("its confidence is under %(min_confidence)s"),
     "limit": gettext_noop("the limit of %(limit)s memories is reached"),
     "personal_data": gettext_noop(
-        "it contains personal data (identity numbers, addresses, phone, e-mail, cards or accounts)"
+        "it contains personal data (identity numbers, addresses, phone, e-mail, cards, accounts "
+        "or passwords)"
     ),
     "health": gettext_noop("memories may not hold health data"),
     "sensitive": gettext_noop(

@@ -110,6 +110,15 @@ FOUND_LATER = [
     ("Fumo crack", "health"),
     ("Uso maconha", "health"),
     ("Me drogo los fines de semana", "health"),
+    # credentials (2026-12-01): a password kept as a memory is shown back and sent to the model
+    ("Mi contraseña es hunter2", "personal_data"),
+    ("A minha senha é abc123", "personal_data"),
+    ("My password is Tr0ub4dor&3", "personal_data"),
+    ("Mi PIN es 1234", "personal_data"),
+    ("O PIN é 1234", "personal_data"),
+    ("El código de la puerta es 4590", "personal_data"),
+    ("The door code is 4590", "personal_data"),
+    ("Mi usuario es ana_lopez y la clave Piscina2024", "personal_data"),
 ]
 KEPT = [
     "Prefiero respuestas cortas",
@@ -139,6 +148,11 @@ KEPT = [
     "Llama con un toc toc",
     "Trabaja en crack de contraseñas",
     "Prefiere el periodo 2020\u20132024",
+    "Prefiere contraseñas largas",
+    "Prefiere que la contraseña se cambie cada mes",
+    "Cree que la clave del éxito es la constancia",
+    "El código de vestimenta es formal",
+    "Le gusta el pin de solapa",
 ]
 
 
