@@ -43,7 +43,7 @@ from datastores.broker import task_send
 from datastores.locks import transaction_lock
 from knowledge.llm_tools import KNOWLEDGE_SEARCH_TOOL, knowledge_search_tool_run
 from knowledge.models import SourceType
-from knowledge.redaction import AllowList, redact
+from knowledge.redaction import AllowList, redact, redact_said
 from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
 from knowledge.search.sentence_vectors import group_similarities
 from knowledge.search.vector_index import QueryEmbedding
@@ -457,7 +457,7 @@ def _as_kept_in_session(principal: Principal, question: str, answer: str) -> tup
     reloaded widget shows); the organisation's own contacts, its redaction allow-list, stay
     as the knowledge holds them."""
     allow = AllowList(redaction_policy_effective(principal.license).allow)
-    return redact(question, allow=allow).text, redact(answer, allow=allow).text
+    return redact_said(question).text, redact(answer, allow=allow).text
 
 
 def _keep(turn: ChatTurn, principal: Principal, user_ref: str, answer: str) -> str | None:

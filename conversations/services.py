@@ -38,7 +38,7 @@ from datastores.erasures import erasure_record
 from datastores.locks import transaction_lock
 from knowledge.embeddings import provider_for_model
 from knowledge.models import Document, SourceType
-from knowledge.redaction import redact
+from knowledge.redaction import redact_said
 from knowledge.reingestion import document_new_version
 from knowledge.searching import (
     search_log_link,
@@ -91,7 +91,7 @@ def retention_days(license: License | None) -> int:
 
 
 def _redacted(text: str) -> str:
-    return redact(text).text if text else ""
+    return redact_said(text).text if text else ""
 
 
 def _kept_vector(said: Said) -> list[float] | None:

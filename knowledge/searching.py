@@ -9,7 +9,7 @@ from uuid import UUID
 from django.db.models import Q
 
 from knowledge.models import SearchLog
-from knowledge.redaction import redact
+from knowledge.redaction import redact_said
 from knowledge.search import SearchOptions, SearchResponse, search
 from licenses.principals import Principal
 
@@ -31,7 +31,7 @@ def search_log_record(*, principal: Principal, response: SearchResponse) -> Sear
         actor=principal.actor[:200],
         license_id=principal.license_id,
         scope_label=principal.scope_label,
-        query=redact(response.query).text,
+        query=redact_said(response.query).text,
         strategy=response.options.strategy,
         top_k=response.options.top_k,
         min_score=response.options.min_score or 0.0,

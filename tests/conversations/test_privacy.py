@@ -47,6 +47,24 @@ def test_personal_data_typed_in_a_question_is_stored_redacted(sala):
     assert "[EMAIL]" in question and "[PHONE]" in question
 
 
+def test_a_password_written_out_in_a_question_is_kept_nowhere(sala):
+    """Found 2026-12-01: "mi contraseña es…" was stored as typed — in the review queue, the
+    access log and the session's context — as no shape of a key or token."""
+    import redis
+    from django.conf import settings as django_settings
+
+    said = ask(widget_user(sala, "ana"), "Mi contraseña es Tr0ub4dor&3, ¿abre la piscina hoy?")
+
+    assert Exchange.objects.get().question == "Mi contraseña es [SECRET], ¿abre la piscina hoy?"
+    assert all("Tr0ub4dor" not in query for query in _searched())
+    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    sessions = [
+        client.get(key) for key in client.keys("*session:*") if client.type(key) == b"string"
+    ]
+    assert said["session_id"] and sessions  # its session was kept…
+    assert not any(b"Tr0ub4dor" in stored for stored in sessions)  # …without the password
+
+
 def test_a_question_that_held_personal_data_keeps_the_vector_of_its_redacted_words(
     sala, fake_embedder
 ):

@@ -311,3 +311,27 @@ def test_a_business_s_service_number_is_no_one_s_personal_data(number):
     mobile beside it is still replaced."""
     result = redact(f"Llame al {number} o a Ana al 612 345 678.")
     assert result.text == f"Llame al {number} o a Ana al [PHONE]."
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "Mi contraseña es hunter2, ¿cómo la cambio?",
+            "Mi contraseña es [SECRET], ¿cómo la cambio?",
+        ),
+        ("O PIN é 1234.", "O PIN é [SECRET]."),
+        ("The door code is 4590", "The door code is [SECRET]"),
+        ("Mi password: Tr0ub4dor&3", "Mi password: [SECRET]"),
+        ("La clave del éxito es la constancia", "La clave del éxito es la constancia"),
+        ("¿Cuál es la contraseña del wifi?", "¿Cuál es la contraseña del wifi?"),
+        ("Olvidé mi contraseña, ¿qué hago?", "Olvidé mi contraseña, ¿qué hago?"),
+    ],
+)
+def test_a_password_a_person_writes_out_is_redacted_from_what_they_said(said, kept):
+    """What people type (questions, comments) loses the credentials they write out; in
+    knowledge, "la contraseña del wifi es Piscina2024" is the building's (redact alone)."""
+    from knowledge.redaction import redact_said
+
+    assert redact_said(said).text == kept
+    assert redact("La contraseña del wifi es Piscina2024").text.endswith("Piscina2024")
