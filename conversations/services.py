@@ -36,7 +36,6 @@ from conversations.models import (
 from conversations.signals import conversations_erased
 from datastores.erasures import erasure_record
 from datastores.locks import transaction_lock
-from knowledge.embeddings import provider_for_model
 from knowledge.models import Document, SourceType
 from knowledge.redaction import redact_said
 from knowledge.reingestion import document_new_version
@@ -50,7 +49,6 @@ from licenses.models import License
 from memory.services import memories_erase_person
 from text.citations import markers, quotes_are_passages
 from text.folding import fold
-from text.words import without_courtesy
 from web.exceptions import ApplicationError
 
 logger = logging.getLogger(__name__)
@@ -94,30 +92,13 @@ def _redacted(text: str) -> str:
     return redact_said(text).text if text else ""
 
 
-def _kept_vector(said: Said) -> list[float] | None:
-    """The question's vector as it may be kept: that of its redacted text when it held
-    personal data. The search's own vector is of the words as written, and a vector can be
-    read back into much of its text ("mi DNI es 12345678Z"); None when the model that made
-    it can no longer embed (the question then joins no gap)."""
-    if not said.vector:
-        return None
-    redacted = _redacted(said.question)
-    if redacted == said.question:
-        return said.vector
-    try:
-        return provider_for_model(said.model).embed_query(without_courtesy(redacted))
-    except ApplicationError:  # its provider gone or failing (ProviderError is one)
-        logger.warning("a redacted question could not be embedded; it joins no gap")
-        return None
-
-
 def exchange_record(said: Said) -> Exchange | None:
     """Keep one answer (redacted) and, for an end user's question the knowledge did not
     answer confidently, count it in the gap of the same meaning. None when its person was
     erased while they were being answered: nothing of it is kept."""
     keep_text = retention_days(said.license) > 0
     low_score = said.best_score is not None and said.best_score < said.min_score
-    vector = _kept_vector(said)
+    vector = said.vector or None  # of what was asked, without its personal data
     with transaction.atomic():
         # An erasure and an answer to the same person take turns: the answer sees it.
         transaction_lock("conversations", said.license.pk if said.license else None, said.user_ref)

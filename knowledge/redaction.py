@@ -302,6 +302,7 @@ RULES: tuple[Rule, ...] = (
 
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule.label for rule in RULES))
+_PLACEHOLDER = re.compile(rf"\[(?:{'|'.join(KINDS)})\]")
 _PHONE_ENTRY = re.compile(r"\+?[\d ().-]{6,24}")
 # A plain e-mail address (the allow-list's entries; what the console marks as kept).
 EMAIL_ADDRESS = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
@@ -454,6 +455,15 @@ def redact_said(text: str) -> Redaction:
             )
             result.counts["SECRET"] += 1
     return Redaction(text=redacted, counts=result.counts, kept=result.kept)
+
+
+def without_personal_data(text: str) -> str:
+    """``text`` with the personal data it holds left out, not replaced (what a search
+    embeds and weighs of a question: see knowledge.search.asked)."""
+    redacted = redact_said(text).text
+    if redacted == text:
+        return text
+    return " ".join(_PLACEHOLDER.sub(" ", redacted).split())
 
 
 def redact_filename(

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_noop
 from datastores.replicas import replica_reads
 from knowledge.embeddings import provider_for_model
 from knowledge.search import vector_index
+from knowledge.search.asked import what_is_asked
 from knowledge.search.fusion import relative_cut
 from knowledge.search.rerank import rerank
 from knowledge.search.statement import hybrid_rows
@@ -24,7 +25,6 @@ from knowledge.search.types import (
 from licenses.principals import Principal
 from observability.metrics import SEARCH_SECONDS
 from text.folding import tame
-from text.words import without_courtesy
 from web.exceptions import ApplicationError
 
 
@@ -67,7 +67,7 @@ def _search(
             vector = (
                 embedding.vector()
                 if embedding
-                else provider_for_model(model).embed_query(without_courtesy(query))
+                else provider_for_model(model).embed_query(what_is_asked(query))
             )
         with SEARCH_SECONDS.labels(stage="statement").time():
             rows = hybrid_rows(

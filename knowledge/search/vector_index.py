@@ -24,7 +24,7 @@ from django.utils.translation import gettext_noop
 
 from knowledge.embeddings import EmbeddingProvider, get_provider, provider_for_model
 from knowledge.models import EmbeddingSpace
-from text.words import without_courtesy
+from knowledge.search.asked import what_is_asked
 from web.exceptions import ApplicationError
 
 # Model names are interpolated into DDL (index names and predicates cannot be parameters),
@@ -163,8 +163,7 @@ class QueryEmbedding:
         self.active_model = active_model()  # None until something has been embedded
         provider = provider_for_model(self.active_model) if self.active_model else get_provider()
         self.model = provider.model
-        # What is asked, without the greetings and thanks around it (text.words)
-        self._future = self._pool.submit(provider.embed_query, without_courtesy(text))
+        self._future = self._pool.submit(provider.embed_query, what_is_asked(text))
 
     def vector(self) -> list[float]:
         return self._future.result()

@@ -24,6 +24,7 @@ from uuid import UUID
 
 from datastores.replicas import read_connection, replica_reads
 from knowledge.models import GLOBAL_SCOPE_KEY
+from knowledge.search.asked import what_is_asked
 from knowledge.search.keyword import QUERY_WORD_ROWS
 from text.words import words_to_match
 
@@ -92,7 +93,7 @@ def question_word_shares(
         cursor.execute(
             _WORDS,
             {
-                "q": words_to_match(question),
+                "q": words_to_match(what_is_asked(question)),
                 "global_scope": GLOBAL_SCOPE_KEY,
                 "scope": scope,
                 "frequency_cap": FREQUENCY_CAP,

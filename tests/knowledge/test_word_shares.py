@@ -82,6 +82,8 @@ def test_question_words_and_words_that_ask_to_be_told_weigh_nothing(handbook, as
         "Oi, aqui é a Maria do 302. Quantos alunos estudam oceanografia?",
         "Bom dia! Sou a Beatriz, quantos alunos estudam oceanografia? Obrigada",
         "Hi there, I'm Tom. Quantos alunos estudam oceanografia? Thanks in advance",
+        # personal data: the knowledge holds it only as placeholders (knowledge.search.asked)
+        "Quantos alunos estudam oceanografia? ana.perez@gmail.com, 612 345 678",
     ],
 )
 def test_greetings_thanks_and_who_is_asking_weigh_nothing(handbook, asked):
