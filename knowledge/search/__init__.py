@@ -7,6 +7,8 @@ which also writes the access log. Inside:
 - ``types``        options in, results out
 - ``tuning``       every number the engine runs with (``SearchTuning``, from settings)
 - ``engine``       the search itself: query checks, embedding, statement, cut, rerank
+- ``asked``        what a question asks, as it is embedded and weighed: no greetings,
+  thanks or personal data around it
 - ``statement``    the one SQL statement, assembled from
   ``keyword`` (the keyword branch and the frequent words it leaves out),
   ``nearest`` (the vector backend seam: "the nearest vectors in this scope"),
