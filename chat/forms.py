@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
@@ -18,8 +18,20 @@ from chat.models import (
 )
 from chat.selectors import NUMBER_FIELDS, TEXT_FIELDS, AssistantProfile
 
+if TYPE_CHECKING:  # django-stubs' lazy-string type, a development dependency
+    from django_stubs_ext import StrOrPromise
+
 GREETING_FIELDS = {"es": "greeting_es", "pt": "greeting_pt", "en": "greeting_en"}
 OFFLINE_HELP = _("Offline quotes the passages that answer, with no model.")
+
+
+def _between(
+    bounds: tuple[int, int], label: StrOrPromise, help_text: StrOrPromise
+) -> forms.IntegerField:
+    """An optional whole number within ``bounds`` (empty: the inherited value)."""
+    return forms.IntegerField(
+        required=False, min_value=bounds[0], max_value=bounds[1], label=label, help_text=help_text
+    )
 
 
 class AssistantForm(forms.Form):
@@ -66,26 +78,20 @@ class AssistantForm(forms.Form):
     )
     widget_position = forms.ChoiceField(required=False, label=_("Widget position"))
     launcher_icon = forms.ChoiceField(required=False, label=_("Launcher icon"))
-    session_idle_minutes = forms.IntegerField(
-        required=False,
-        min_value=SESSION_IDLE_MINUTES[0],
-        max_value=SESSION_IDLE_MINUTES[1],
-        label=_("Forget a conversation after (minutes without a question)"),
-        help_text=_("5 to 30. What a user asked earlier is context until then."),
+    session_idle_minutes = _between(
+        SESSION_IDLE_MINUTES,
+        _("Forget a conversation after (minutes without a question)"),
+        _("5 to 30. What a user asked earlier is context until then."),
     )
-    session_max_minutes = forms.IntegerField(
-        required=False,
-        min_value=SESSION_MAX_MINUTES[0],
-        max_value=SESSION_MAX_MINUTES[1],
-        label=_("A conversation lasts at most (minutes)"),
-        help_text=_("30 to 240; then the next question starts a new one."),
+    session_max_minutes = _between(
+        SESSION_MAX_MINUTES,
+        _("A conversation lasts at most (minutes)"),
+        _("30 to 240; then the next question starts a new one."),
     )
-    sessions_at_once = forms.IntegerField(
-        required=False,
-        min_value=SESSIONS_AT_ONCE[0],
-        max_value=SESSIONS_AT_ONCE[1],
-        label=_("Conversations at once per user"),
-        help_text=_("1 to 5; a new one past them ends the least recently used."),
+    sessions_at_once = _between(
+        SESSIONS_AT_ONCE,
+        _("Conversations at once per user"),
+        _("1 to 5; a new one past them ends the least recently used."),
     )
 
     def __init__(

@@ -7,7 +7,8 @@ or the issuing rules hold, through python-stdnum (the Spanish social security nu
 Brazil's PIS, which it lacks, by their own rules), so ordinary numbers (amounts, article
 numbers) survive; they are found however they are written (lower case, dots, dashes or
 spaces between the groups). A number after the name of an identity document ("pasaporte",
-"RG", "CNH") is somebody's whatever its digits. Phone numbers are found by Google's libphonenumber (the
+"RG", "CNH") is somebody's whatever its digits. Phone numbers are found by Google's
+libphonenumber (the
 ``phonenumbers`` package) for the deployment's regions (``REDACTION_PHONE_REGIONS``), which
 knows each country's numbering plan, plus a few national shapes it does not take as valid
 (fictional 555 and 07700 900 numbers are still somebody's to a reader). E-mail addresses
@@ -433,10 +434,11 @@ def _redact_matches(
 # where "la contraseña del wifi es…" is the building's, said on purpose.
 _SAID_CREDENTIAL = re.compile(
     r"\b(?:contrase[ñn]as?|passwords?|passcode|passphrase|senhas?|pin(?: code| number)?"
-    r"|clave (?:de acceso|del (?:banco|correo|portal|cajero|m[óo]vil|ordenador|alarma))"
+    r"|clave (?:de acceso|del (?:banco|wifi|correo|portal|cajero|m[óo]vil|ordenador|alarma))"
     r"|c[óo]digo (?:de acceso|de la puerta|del portal|de seguridad|de desbloqueo|de la alarma"
-    r"|da porta|de acesso|do alarme)|(?:access|door|security|alarm|unlock) code)\b"
-    r"[\w ]{0,30}?\s?(?:\bes\b|\bis\b|\b[ée]\b|:|=)\s?"
+    r"|da porta|de acesso|do alarme)|(?:access|door|security|alarm|unlock) code|api key"
+    r"|token(?: de acceso| de acesso)?)\b"
+    r"[\w ]{0,30}?\s?(?:\bes\b|\bis\b|\b[ée]\b|\bson\b|\bs[ãa]o\b|\bare\b|:|=)\s?"
     r"(?P<value>[^\s,;]+?)(?=[.,;!?)]*(?:\s|$))",
     re.IGNORECASE,
 )

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from confusable_homoglyphs import confusables
 
-from knowledge.redaction import redact
+from knowledge.redaction import redact, redact_said
 from text.characters import DASHES, without_invisible
 from text.folding import fold
 
@@ -172,14 +172,8 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"my (passport|social security|ssn|national id)",
         )
         + r")\b"
-        # a credential and what it is ("mi contraseña es…", "o PIN é 1234", "door code: 4590")
-        r"|\b(contrasenas?|passwords?|passcode|passphrase|senhas?|pin( code| number)?"
-        r"|clave (de acceso|del (banco|wifi|correo|portal|cajero|movil|ordenador|alarma))"
-        r"|codigo (de acceso|de la puerta|del portal|de seguridad|de desbloqueo|de la alarma"
-        r"|da porta|de acesso|do alarme)|(access|door|security|alarm|unlock) code|api key"
-        r"|token( de acceso| de acesso)?)\b[\w ]{0,30}?\s?(\bes\b|\bis\b|\be\b|\bson\b"
-        r"|\bsao\b|\bare\b|:|=)\s?\S"
-        # an account and its password together ("mi usuario es ana_lopez y la clave…")
+        # an account and its password together ("mi usuario es ana_lopez y la clave…"); a
+        # password written out alone ("mi contraseña es…") is redact_said's (forbidden_category)
         r"|\b(usuario|user ?name|login)\b.{0,40}\b(clave|contrasena|password|senha)\b"
     ),
     "health": re.compile(r"\b(" + _terms("health") + r")\w*"),
@@ -219,7 +213,7 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
 def forbidden_category(text: str) -> str | None:
     """The code (memory.services.REFUSAL_REASONS) of what ``text`` may not hold, or None."""
     seen = readings(text)
-    if any(redact(reading).counts for reading in (text, *seen)):
+    if any(redact_said(reading).counts for reading in (text, *seen)):
         return "personal_data"
     return next(
         (

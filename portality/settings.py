@@ -570,10 +570,7 @@ ASSISTANT_DEFAULTS = {
     "widget_color": "#3355cc",
     "widget_position": "right",
     "launcher_icon": "chat",
-    # seed 004 §5.2: 10 minutes without a question, 2 hours at most, 3 conversations at once
-    "session_idle_minutes": 10,
-    "session_max_minutes": 120,
-    "sessions_at_once": 3,
+    # How long a conversation is kept in mind ships as chat.session's defaults (seed 004 §5.2).
 }
 
 # -- Retrieval ---------------------------------------------------------------------------
