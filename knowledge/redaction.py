@@ -389,10 +389,16 @@ def _as_read(text: str) -> _Reading:
 
 
 def redact(
-    text: str, *, kinds: Collection[str] = KINDS, allow: AllowList | None = None
+    text: str,
+    *,
+    kinds: Collection[str] = KINDS,
+    allow: AllowList | None = None,
+    by_context: bool = True,
 ) -> Redaction:
     """``text`` with the personal data of ``kinds`` replaced by "[KIND]", except what
-    ``allow`` names as the organisation's own."""
+    ``allow`` names as the organisation's own. ``by_context``: a number a word before or
+    after shows to be a record's or an amount is no phone (a document's "pedido
+    4500012345"); what a person types is read without it (``redact_said``)."""
     counts: Counter[str] = Counter()
     kept: Counter[str] = Counter()
     reading = _as_read(text)
@@ -400,7 +406,8 @@ def redact(
         if rule.label not in kinds:
             continue
         if rule.label == "PHONE":
-            redacted = _redact_phones(text, reading, rule, counts, kept, allow)
+            spans = _phone_spans(reading.text, rule, by_context)
+            redacted = _redact_phones(text, reading, spans, counts, kept, allow)
         elif rule.label == "SECRET":
             redacted = _redact_secrets(text, reading, rule, counts)
         else:
@@ -446,8 +453,9 @@ _SAID_CREDENTIAL = re.compile(
 
 def redact_said(text: str) -> Redaction:
     """What a person typed (a question, a comment), redacted: ``redact``, and a password,
-    PIN or access code they wrote out, which the shapes detect-secrets knows do not find."""
-    result = redact(text)
+    PIN or access code they wrote out, which the shapes detect-secrets knows do not find.
+    A number is a phone whatever words stand around it: "mi pedido 612345678" may be one."""
+    result = redact(text, by_context=False)
     found = list(_SAID_CREDENTIAL.finditer(result.text))
     redacted = result.text
     for match in reversed(found):
@@ -577,15 +585,14 @@ def phone_regions() -> tuple[str, ...]:
 def _redact_phones(
     text: str,
     reading: _Reading,
-    rule: Rule,
+    spans: list[tuple[int, int]],
     counts: Counter[str],
     kept: Counter[str],
     allow: AllowList | None,
 ) -> str:
-    """Numbers valid in one of the deployment's regions (or anywhere, with a "+"), and the
-    national shapes the numbering plans miss (``rule``): each found once in the text's
-    ``reading``, replaced unless the allow-list keeps it."""
-    for span in reversed(_phone_spans(reading.text, rule)):
+    """``text`` with the phone numbers at ``spans`` of its ``reading`` (``_phone_spans``)
+    replaced, unless the allow-list keeps them."""
+    for span in reversed(spans):
         if allow and allow.allows("PHONE", reading.text[span[0] : span[1]]):
             kept["PHONE"] += 1
         else:
@@ -607,14 +614,68 @@ _SERVICE_NUMBERS = frozenset(
 )
 
 
-def _phone_spans(text: str, rule: Rule) -> list[tuple[int, int]]:
-    """Where the phone numbers are, in order, none overlapping another; a business's
-    service number, as every region that knows it says, is left out."""
+# What names a record's number rather than a person's line, in the three languages: an
+# unbroken run of digits right after one ("pedido 4500012345", "factura nº 2023456789") is
+# that record's, though a numbering plan may call it valid. A number written in a phone's
+# groups stays a phone whatever precedes it; memory screening checks bare digit runs anyway.
+_RECORD_WORDS = (
+    r"expediente|factura|fatura|nota fiscal|invoice|pedido|orden|ordem|encomenda|order"
+    r"|referencia|referência|ref|reference|lote|batch|serie|série|serial|ticket|incidencia"
+    r"|incidência|chamado|caso|case|albar[áa]n|contrato|contract|proceso|processo|protocolo"
+    r"|protocol|versi[óo]n|versão|version|modelo|model|art[íi]culo|artigo|article|c[óo]digo|code"
+)
+_AFTER_RECORD_WORD = re.compile(
+    rf"(?i:\b(?:{_RECORD_WORDS})\b\.?[ \t]*(?:(?:n[º°o]\.?|n\.º|núm(?:ero)?\.?|number|nr\.?"
+    r"|de (?:compra|serie|série|pedido)|:|#)[ \t]*)*)$"
+)
+
+
+# What a quantity is counted in, in the three languages: a number followed by one, or after
+# a currency's sign, is an amount ("734 000 000 millas cuadradas", "R$ 912 345 678"), though
+# its groups may be a phone's.
+_UNITS = (
+    r"[kcm]m[²2³3]?|m[²2³3]|millas?|miles?|kil[óo]metros?|quil[ôo]metros?|kilometres?|kilometers?"
+    r"|metros?|metres?|meters?|hect[áa]reas?|hectares?|acres?|toneladas?|tons?|tonnes?|litros?"
+    r"|litres?|liters?|kg|kilos?|gramos?|gramas?|habitantes?|inhabitants?|personas?|pessoas?"
+    r"|people|residents?|votos?|votes?|euros?|eur|d[óo]lares?|dollars?|usd|reais|brl"
+    r"|pesos?|libras?|pounds?|gbp|yenes|ienes|yen|a[ñn]os?|years?|d[íi]as?|days?"
+    r"|barriles|barris|barrels?|unidades?|units?|ejemplares|exemplares|copies|copias|c[óo]pias"
+    r"|visitantes?|visitors?|usuarios?|usu[áa]rios?|users?|millones|milh[õo]es|millions?"
+)
+_BEFORE_UNIT = re.compile(rf"(?i:[ \t]*(?:{_UNITS})\b)")
+_AFTER_CURRENCY = re.compile(r"(?i:(?:[€$£¥]|R\$|US\$|EUR|USD|BRL)[ \t]*)$")
+
+
+def _is_amount(text: str, span: tuple[int, int]) -> bool:
+    start, end = span
+    if text[start] == "+":  # an international number is always a phone
+        return False
+    return bool(
+        _BEFORE_UNIT.match(text, end) or _AFTER_CURRENCY.search(text, max(0, start - 5), start)
+    )
+
+
+def _is_record_number(text: str, span: tuple[int, int]) -> bool:
+    start, end = span
+    return text[start:end].isdigit() and bool(
+        _AFTER_RECORD_WORD.search(text, max(0, start - 40), start)
+    )
+
+
+def _phone_spans(text: str, rule: Rule, by_context: bool) -> list[tuple[int, int]]:
+    """Where the phone numbers are, in order, none overlapping another: numbers valid in
+    one of the deployment's regions (or anywhere, with a "+"), and the national shapes the
+    numbering plans miss (``rule``). A business's
+    service number, as every region that knows it says, a record's number (after
+    ``_RECORD_WORDS``) and an amount (``_UNITS``) are left out. A numbering plan's match must be grouped as that
+    region writes its numbers: "2024-000123" is a file's, though valid in the US."""
     if sum(c.isdigit() for c in text) < 7:
         return []
     kinds: dict[tuple[int, int], set[int]] = {}
     for region in phone_regions():
-        for match in phonenumbers.PhoneNumberMatcher(text, region, phonenumbers.Leniency.VALID):
+        for match in phonenumbers.PhoneNumberMatcher(
+            text, region, phonenumbers.Leniency.STRICT_GROUPING
+        ):
             if not _round_amount(_digits(match.raw_string)):
                 kinds.setdefault((match.start, match.end), set()).add(
                     phonenumbers.number_type(match.number)
@@ -626,6 +687,8 @@ def _phone_spans(text: str, rule: Rule) -> list[tuple[int, int]]:
         for m in rule.pattern.finditer(text)
         if rule.is_valid(m.group(0)) and not any(_overlap(m.span(), s) for s in service)
     ]
+    if by_context:
+        found = [s for s in found if not (_is_record_number(text, s) or _is_amount(text, s))]
     spans: list[tuple[int, int]] = []
     for start, end in sorted(found, key=lambda span: (span[0], -span[1])):
         if not spans or start >= spans[-1][1]:

@@ -8,7 +8,7 @@ import pytest
 
 from accounts.roles import role_grant
 from knowledge.models import Document, Redaction
-from knowledge.redaction import redact
+from knowledge.redaction import redact, redact_said
 from tests.factories import make_document
 from tests.knowledge.test_views import upload
 
@@ -54,6 +54,43 @@ KEPT = [
     "Versión 3.14.159 del manual, artículo 12.345.",
     "La región afectada era de 1 160 000 000 millas cuadradas (3 000 000 km2).",
 ]
+
+
+# A record's number or an amount that a numbering plan calls valid somewhere ("2024-000123"
+# is a Washington number; "4500012345" a Mexican one): knowledge an organisation needs.
+RECORDS_AND_AMOUNTS = [
+    "Expediente 2024-000123 resuelto.",
+    "Factura nº 2023-456789 pagada.",
+    "Ref. 2024/000123 del contrato.",
+    "Lote 20240115-01 retirado.",
+    "Orden de compra nº 4500012345 aprobada.",
+    "Chamado #5512345678 aberto.",
+    "Invoice no. 2025551234 is due.",
+    "Servidor en 192.168.1.100 y 10.20.30.40.",
+    "Expediente nº 123/2024-456.",
+    "Un presupuesto de 612 345 678 euros en 2023.",
+    "Receita de R$ 912 345 678 no ano.",
+    "La región tenía 734 000 000 millas cuadradas.",
+    "The city had 612 345 678 inhabitants.",
+]
+# The same words next to a number written as a phone, or a "+" number: still a phone.
+PHONES_NEAR_THOSE_WORDS = [
+    "Pedido 612 345 678 de Ana",
+    "Llama al 612345678 por la factura",
+    "Sobre el pedido, mi móvil 4500012345",
+    "Call +1 415 555 2671 dollars or not",
+    "Factura: llama al 612-345-678",
+]
+
+
+@pytest.mark.parametrize("text", RECORDS_AND_AMOUNTS)
+def test_a_record_number_or_an_amount_is_not_a_phone(text):
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize("text", PHONES_NEAR_THOSE_WORDS)
+def test_a_phone_beside_a_record_word_or_a_unit_is_still_a_phone(text):
+    assert redact(text).counts == {"PHONE": 1}, redact(text).text
 
 
 @pytest.mark.parametrize("text", FORMATS)
@@ -335,3 +372,11 @@ def test_a_password_a_person_writes_out_is_redacted_from_what_they_said(said, ke
 
     assert redact_said(said).text == kept
     assert redact("La contraseña del wifi es Piscina2024").text.endswith("Piscina2024")
+
+
+@pytest.mark.parametrize(
+    "said", ["Mi pedido 612345678, llámame", "Chamado #5512345678", "son 612 345 678 euros"]
+)
+def test_what_a_person_types_keeps_no_phone_whatever_word_stands_beside_it(said):
+    assert redact(said).text == said  # in a document, a record's number or an amount
+    assert redact_said(said).counts == {"PHONE": 1}
