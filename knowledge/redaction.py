@@ -104,20 +104,49 @@ def _is_pis(value: str) -> bool:
 
 
 def _is_mexican_rfc(value: str) -> bool:
+    """A person's RFC: thirteen characters (a company's twelve are no one's personal data)."""
     try:
-        rfc.validate(value.upper(), validate_check_digits=True)
+        number = rfc.validate(value.upper(), validate_check_digits=True)
     except ValueError:
         return False
-    return True
+    return len(number) == 13
+
+
+# A tax number names a company, a public body or a building's community as often as a
+# person; only a person's is personal data. Each country says which is which by its first
+# digits: Argentina's CUIT of a company starts 30, 33 or 34; Chile gives legal entities RUTs
+# from 50 million; Colombia's NIT of a company has nine digits from 800 million; Portugal's
+# NIF/NIPC of a company starts 5, a public body's 6, a condominium's or other collective's
+# 71, 72, 77, 79 or 9.
+def _is_persons_cuit(value: str) -> bool:
+    return cuit.is_valid(value) and _digits(value)[:2] in {"20", "23", "24", "27"}
+
+
+def _is_persons_rut(value: str) -> bool:
+    return rut.is_valid(value) and int(_digits(rut.compact(value))[:-1] or 0) < 50_000_000
+
+
+def _is_persons_colombian_nit(value: str) -> bool:
+    """A person's NIT is their cédula and a check digit; a company's, nine digits from 800
+    million and a check digit."""
+    digits = _digits(value)
+    company = len(digits) == 10 and digits[0] in "89"
+    return colombian_nit.is_valid(digits) and not company
+
+
+def _is_persons_portuguese_nif(value: str) -> bool:
+    digits = _digits(value)
+    collective = digits[:1] in {"5", "6", "9"} or digits[:2] in {"71", "72", "77", "79"}
+    return portuguese_nif.is_valid(digits) and not collective
 
 
 # Identity and tax numbers of the other countries whose people write Spanish and Portuguese,
 # in the shapes they are written in, each with its own check digits.
 _IDENTITY_FORMATS: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
     # Chile's RUT/RUN: 12.345.678-5, 12345678-K
-    (re.compile(r"\b\d{1,2}\.\d{3}\.\d{3}-[\dkK]\b|\b\d{7,8}-[\dkK]\b"), rut.is_valid),
+    (re.compile(r"\b\d{1,2}\.\d{3}\.\d{3}-[\dkK]\b|\b\d{7,8}-[\dkK]\b"), _is_persons_rut),
     # Argentina's CUIT/CUIL: 20-12345678-6
-    (re.compile(r"\b(?:20|23|24|27|30|33|34)-\d{8}-\d\b"), cuit.is_valid),
+    (re.compile(r"\b(?:20|23|24|27|30|33|34)-\d{8}-\d\b"), _is_persons_cuit),
     # Mexico's CURP (18 characters) and a person's RFC (13)
     (
         re.compile(r"\b[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d\b", re.IGNORECASE),
@@ -168,19 +197,19 @@ def _has_no_letter(value: str) -> bool:
 # in a manual, "CPF 111.222.333-44"), as for the unlabelled kinds. A DNI with a letter is
 # Spain's, checked by its own rule; without one it is Argentina's or Peru's, unchecked.
 _CHECKED_BY_NAME: dict[str, Callable[[str], bool]] = {
-    "RUT": rut.is_valid,
-    "RUN": rut.is_valid,
-    "CUIT": cuit.is_valid,
-    "CUIL": cuit.is_valid,
+    "RUT": _is_persons_rut,
+    "RUN": _is_persons_rut,
+    "CUIT": _is_persons_cuit,
+    "CUIL": _is_persons_cuit,
     "CURP": lambda v: curp.is_valid(v.upper()),
     "RFC": _is_mexican_rfc,
     "PIS": _is_pis,
     "PIS/PASEP": _is_pis,
     "PASEP": _is_pis,
-    "NIT": lambda v: _is_pis(v) or colombian_nit.is_valid(v),
-    "NIF": lambda v: _has_no_letter(v) and portuguese_nif.is_valid(v),
-    "NIPC": portuguese_nif.is_valid,
-    "CONTRIBUINTE": portuguese_nif.is_valid,
+    "NIT": lambda v: _is_pis(v) or _is_persons_colombian_nit(v),
+    "NIF": lambda v: _has_no_letter(v) and _is_persons_portuguese_nif(v),
+    "NIPC": _is_persons_portuguese_nif,
+    "CONTRIBUINTE": _is_persons_portuguese_nif,
     "DNI": _has_no_letter,
 }
 
