@@ -323,8 +323,8 @@ class ExtractiveLLM:
       (the passage's own similarity when it has none) — what it says;
     - the question's rare words it shares (idf over the candidates) — what it names;
     - for "how many / when / which year" a figure, for "who" a name, that the question does
-      not already hold, for "e-mail / phone / web / address" a contact — the kind of fact
-      asked for;
+      not already hold, for "e-mail / phone / web / address" a contact, for "how much does it
+      cost / fee" a sum of money — the kind of fact asked for;
     - a small penalty per rank of its passage.
 
     How many it quotes depends on how sure it is (``_enough``): temperature and ``sure``
@@ -332,7 +332,8 @@ class ExtractiveLLM:
 
     name = OFFLINE_ANSWERER
     weights = {
-        "meaning": 10.0, "words": 0.3, "figure": 0.3, "name": 0.2, "contact": 1.0, "rank": 0.2,
+        "meaning": 10.0, "words": 0.3, "figure": 0.3, "name": 0.2, "contact": 1.0, "money": 1.0,
+        "rank": 0.2,
     }  # fmt: skip
     temperature = 0.4
     sure = 0.8
@@ -486,6 +487,19 @@ _CONTACT = re.compile(
     r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\bwww\.|\+?\d[\d ().-]{6,}\d|\[(EMAIL|PHONE)\]"
     r"|\b(calle|avenida|rua|street|road|avda?\.|c/)\s"
 )
+# A question asking what something costs, and a sentence that names a sum of money: a
+# currency's sign or code, or a figure followed by a currency's name ("veinte euros", "R$
+# 50", "mil pesos": "pesos" alone may be a gym's weights).
+_ASKS_MONEY = re.compile(
+    r"\b(cuesta|cuestan|costar|precio|precios|coste|costo|cuota|tarifa|pagar|pago|cobran?|"
+    r"fianza|custa|custam|preco|precos|custo|mensalidade|taxa|valor|pagamento|cobra|"
+    r"cost|costs|price|prices|fee|fees|pay|charge|deposit|how much)\b"
+)
+_MONEY = re.compile(
+    r"[€$£]|\b(?:eur|usd|brl|gbp)\b"
+    rf"|(?:{_FIGURE.pattern})[ .,\d]*(?:de |of )?(?:euros?|dolares|dollars?|reais|pesos|"
+    r"libras|pounds?|centimos|centavos|cents?)\b"
+)
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][\wáéíóúâêôãõçñü]+")
 
 
@@ -503,6 +517,7 @@ def _score(
     asks_figure = bool(_ASKS_FIGURE.search(folded_question))
     asks_name = bool(_ASKS_NAME.search(folded_question))
     asks_contact = bool(_ASKS_CONTACT.search(folded_question))
+    asks_money = bool(_ASKS_MONEY.search(folded_question))
     question_tokens = set(re.findall(r"\w+", folded_question))
     for candidate, words in zip(candidates, words_of, strict=True):
         shared = sum(math.log(1 + total / counts[w]) for w in asked & words)
@@ -513,11 +528,13 @@ def _score(
             fold(n) not in question_tokens for n in _NAME.findall(candidate.sentence)[1:]
         )
         contact = asks_contact and bool(_CONTACT.search(candidate.sentence))
+        money = asks_money and bool(_MONEY.search(fold(candidate.sentence)))
         candidate.score = (
             weights["meaning"] * candidate.meaning
             + weights["words"] * shared
             + weights["figure"] * figure
             + weights["name"] * name
             + weights["contact"] * contact
+            + weights["money"] * money
             - weights["rank"] * candidate.rank
         )

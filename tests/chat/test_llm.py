@@ -237,6 +237,47 @@ def test_a_question_asking_for_a_contact_gets_the_sentence_holding_it(question, 
     assert expected in quotes[0]
 
 
+GYM = {
+    "es": "El gimnasio abre de lunes a sábado de seis de la mañana a diez de la noche y cierra "
+    "los domingos. La cuota mensual del gimnasio es de veinte euros. "
+    "El gimnasio tiene pesos libres y máquinas de remo.",
+    "pt": "A academia abre de segunda a sábado das seis da manhã às dez da noite e fecha aos "
+    "domingos. A mensalidade da academia é de R$ 80,00. A academia tem pesos livres.",
+    "en": "The gym opens Monday to Saturday from six in the morning to ten at night and "
+    "closes on Sundays. The monthly fee for the gym is 20 €. The gym has free weights.",
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "expected"),
+    [
+        ("¿Cuánto cuesta el gimnasio?", "es", "veinte euros"),
+        ("cuanto es la cuota del gym", "es", "veinte euros"),
+        ("Quanto custa a academia?", "pt", "R$ 80,00"),
+        ("How much is the gym?", "en", "20 €"),
+        ("What's the gym fee?", "en", "20 €"),
+    ],
+)
+def test_a_question_asking_what_something_costs_gets_the_sentence_with_the_sum(
+    question, language, expected
+):
+    """Over the sample handbook "¿cuánto cuesta el gimnasio?" was answered with its opening
+    hours first (both hold figures), the fee second."""
+    prompt = Prompt(
+        system="",
+        messages=[],
+        question=question,
+        language=language,
+        sources=[Source(1, "gym.md", GYM[language], body=GYM[language])],
+    )
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert expected in answer.splitlines()[0], answer
+
+
+def test_weights_or_a_number_beside_no_currency_are_no_price():
+    assert "pesos libres" not in _offline_quotes("¿Cuánto cuesta el gimnasio?", GYM["es"])[0]
+
+
 @pytest.mark.parametrize(
     ("language", "note"),
     [("en", "(The source is in Spanish.)"), ("pt", "(A fonte está em espanhol.)")],
