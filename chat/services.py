@@ -350,7 +350,10 @@ def _word_shares(
     is asked: how much of the question's rare words each passage holds (in the caller's
     scope, as the search was)."""
     return question_word_shares(
-        license_id=principal.license_id, question=question, chunk_ids=[r.chunk_id for r in results]
+        license_id=principal.license_id,
+        question=question,
+        chunk_ids=[r.chunk_id for r in results],
+        passages=[r.content for r in results],
     )
 
 

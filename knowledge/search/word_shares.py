@@ -26,6 +26,7 @@ from datastores.replicas import read_connection, replica_reads
 from knowledge.models import GLOBAL_SCOPE_KEY
 from knowledge.search.asked import what_is_asked
 from knowledge.search.keyword import QUERY_WORD_ROWS
+from knowledge.search.spelling import respelt
 from text.words import words_to_match
 
 # A scope's chunks are counted up to this many, a word's up to FREQUENCY_CAP: past them,
@@ -75,12 +76,35 @@ SELECT q.stems,
 """
 
 
+# Which of some words no chunk of the scope holds, in any language's stems.
+_UNKNOWN = """
+SELECT w.word
+  FROM unnest(%(words)s::text[]) AS w(word)
+ CROSS JOIN LATERAL (
+       SELECT string_agg(DISTINCT quote_literal(p.prefix || u.lexeme), ' | ')::tsquery AS in_scope
+         FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
+              unnest(to_tsvector(cfg, w.word)) AS u,
+              (VALUES (pb_scope_prefix(%(global_scope)s::uuid)),
+                      (pb_scope_prefix(%(scope)s::uuid))) AS p(prefix)) q
+ WHERE q.in_scope IS NOT NULL
+   AND NOT EXISTS (
+       SELECT 1 FROM knowledge_chunk c
+        WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.in_scope
+          AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid))
+"""
+
+
 def question_word_shares(
-    *, license_id: UUID | None, question: str, chunk_ids: list[int]
+    *,
+    license_id: UUID | None,
+    question: str,
+    chunk_ids: list[int],
+    passages: list[str] | None = None,
 ) -> dict[int, float]:
     """Each chunk's share of the question's words, each word weighted by its rarity in the
     caller's scope (global and ``license_id``'s): 1.0 holds every word, 0.0 none. The chunk
-    ids come from a search in that scope. Empty when the question has no word to weigh."""
+    ids come from a search in that scope; ``passages``, their texts, spell the question's
+    misspelt words (``spelling``). Empty when the question has no word to weigh."""
     if not chunk_ids:
         return {}
     scope = license_id or GLOBAL_SCOPE_KEY
@@ -90,10 +114,18 @@ def question_word_shares(
             {"license": license_id, "rows_cap": SCOPE_ROWS_CAP},
         )
         scope_rows = cursor.fetchone()[0]
+
+        def unknown(words: list[str]) -> set[str]:
+            cursor.execute(
+                _UNKNOWN, {"words": words, "global_scope": GLOBAL_SCOPE_KEY, "scope": scope}
+            )
+            return {word for (word,) in cursor}
+
+        asked = words_to_match(what_is_asked(question))
         cursor.execute(
             _WORDS,
             {
-                "q": words_to_match(what_is_asked(question)),
+                "q": respelt(asked, passages or [], unknown),
                 "global_scope": GLOBAL_SCOPE_KEY,
                 "scope": scope,
                 "frequency_cap": FREQUENCY_CAP,

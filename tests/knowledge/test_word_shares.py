@@ -4,7 +4,10 @@ asked subject from a neighbour that shares only the scope's everyday words."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from django.conf import settings
 
 from chat.llm import ExtractiveLLM
 from chat.services import chat_answer
@@ -175,3 +178,67 @@ def test_the_offline_answerer_says_it_has_no_information_when_only_everyday_word
     asked = "Quando a biblioteca da universidade empresta livros aos alunos?"
     answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM())
     assert answer.answer.startswith("«A biblioteca da universidade empresta livros")
+
+
+def shares_of(license, question: str, *pages: str) -> dict[int, float]:
+    ids = [chunk_id(license, page) for page in pages]
+    passages = [Chunk.objects.get(pk=pk).content for pk in ids]
+    return question_word_shares(
+        license_id=license.pk, question=question, chunk_ids=ids, passages=passages
+    )
+
+
+@pytest.mark.parametrize(
+    "misspelt",
+    [
+        "Os alunos da universidade estudam ocenografia?",
+        "Os alunos da universidade estudam oceanogarfia?",
+        "os alunos da universidade estudam oceanogrfia",
+    ],
+)
+def test_a_misspelt_word_is_read_as_the_passages_spell_it(handbook, misspelt):
+    """A typo in the longest word of each dev question turned 40 (FaQuAD-pt) and 45
+    (XQuAD-es) answered questions into "no information": the misspelt word, in no page,
+    weighed as the scope's rarest and was held by no passage."""
+    pages = ("oceanografia", "recebe alunos")
+    assert shares_of(handbook, misspelt, *pages) == shares_of(handbook, QUESTION, *pages)
+
+
+def test_a_word_the_scope_holds_is_never_respelt(handbook):
+    """The word "alumnos" is in a Spanish page of the handbook: a question about "alumnos"
+    is weighed with its own word, never the Portuguese pages' "alunos", spelt nearly
+    alike; once the page is gone (another license's is not the scope's), it is respelt."""
+    spanish = make_document(
+        "Los alumnos estudian por la tarde.", filename="es.txt", license=handbook
+    )
+    pages = ("oceanografia", "recebe alunos")
+    asked = "Os alumnos estudam oceanografia?"
+    respelt = "Os alunos estudam oceanografia?"
+    assert shares_of(handbook, asked, *pages) != shares_of(handbook, respelt, *pages)
+    make_document("Los alumnos.", filename="x.txt", license=make_license())
+    spanish.chunks.all().delete()
+    assert shares_of(handbook, asked, *pages) == shares_of(handbook, respelt, *pages)
+
+
+def test_a_name_the_scope_lacks_is_never_respelt(handbook):
+    """A name is what a question the knowledge cannot answer usually asks about: a
+    capitalised "Oceanogarfia" stays as typed, not the page's "oceanografia"."""
+    on_subject = chunk_id(handbook, "oceanografia")
+    pages = ("oceanografia", "recebe alunos")
+    assert shares_of(handbook, "Os alunos estudam na Oceanogarfia?", *pages)[on_subject] < 0.9
+    assert shares_of(handbook, "Os alunos estudam oceanogarfia?", *pages)[
+        on_subject
+    ] == pytest.approx(1.0)
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_the_offline_answerer_answers_a_misspelt_question():
+    """Over the sample handbook (with the local model: the answerer's floor is calibrated
+    on its similarities), "a que ora abre la piscna" got "no information"."""
+    license = make_license()
+    handbook = Path(settings.BASE_DIR, "docs", "sample", "sample-handbook.md").read_text()
+    make_document(handbook, filename="sample-handbook.md", license=license)
+    principal = principal_for_license(license)
+    asked = "a que ora abre la piscna"
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer.startswith("«La piscina abre todos los días"), answer

@@ -31,6 +31,11 @@ class Command(BaseCommand):
             help="one document per passage, or each article one document (long documents)",
         )
         parser.add_argument(
+            "--typos",
+            action="store_true",
+            help="each question with one letter dropped from its longest word",
+        )
+        parser.add_argument(
             "--unanswerable",
             choices=["article", "paragraph"],
             help="half of the passages (every other article, or every other paragraph of "
@@ -61,6 +66,7 @@ class Command(BaseCommand):
                 progress=self._progress,
                 length=options["answer_length"],
                 layout=options["layout"],
+                typos=options["typos"],
             )
         self.stderr.write("")
         if options["json"]:

@@ -1,0 +1,51 @@
+"""knowledge.search.spelling: which words of a question are read as the passages spell them
+(the scope's check, ``unknown``, is a fake here; tests/knowledge/test_word_shares.py runs
+the real one)."""
+
+from __future__ import annotations
+
+from knowledge.search.spelling import respelt
+
+PASSAGE = "La piscina abre todos los días de ocho a nueve; el gimnasio cierra los domingos."
+
+
+def nothing_known(words: list[str]) -> set[str]:
+    return set(words)
+
+
+def test_a_typo_is_spelt_as_the_passage_spells_it():
+    assert respelt("a que ora abre la piscna", [PASSAGE], nothing_known) == (
+        "a que ora abre la piscina"
+    )
+    assert respelt("cuando cierra el gimansio", [PASSAGE], nothing_known) == (
+        "cuando cierra el gimnasio"
+    )
+
+
+def test_accents_are_the_passage_s_and_a_word_it_holds_unaccented_is_left():
+    assert respelt("que dias abre", ["Abre todos los días."], nothing_known) == "que dias abre"
+
+
+def test_the_scope_is_asked_only_when_a_near_spelling_exists():
+    asked: list[list[str]] = []
+
+    def unknown(words: list[str]) -> set[str]:
+        asked.append(words)
+        return set(words)
+
+    assert respelt("horario del comedor", [PASSAGE], unknown) == "horario del comedor"
+    assert asked == []
+
+
+def test_a_word_the_scope_holds_stays():
+    assert respelt("cuando abre la piscna", [PASSAGE], lambda words: set()) == (
+        "cuando abre la piscna"
+    )
+
+
+def test_short_words_another_first_letter_and_names_stay():
+    assert respelt("abr la pisc", [PASSAGE], nothing_known) == "abr la pisc"
+    assert respelt("la oiscina", [PASSAGE], nothing_known) == "la oiscina"
+    assert respelt("¿Vive Piscna aquí?", [PASSAGE], nothing_known) == "¿Vive Piscna aquí?"
+    # the first word is capitalised as any sentence's is: not taken for a name
+    assert respelt("¿Piscna abierta?", [PASSAGE], nothing_known) == "¿piscina abierta?"
