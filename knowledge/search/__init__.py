@@ -22,8 +22,9 @@ which also writes the access log. Inside:
 - ``vector_index`` the HNSW graphs, embedding spaces, the question embedded in the background
 - ``sentence_vectors`` the second embedding pass: a vector per sentence group
 - ``word_shares``  how much of the question's words, weighted by rarity in the scope, each
-  passage holds (what tells the offline answerer a passage misses what is asked), with
-  ``spelling`` (a misspelt word read as the passages spell it)
+  passage holds (what tells the offline answerer a passage misses what is asked)
+- ``spelling``     a misspelt word read as the candidates or passages found spell it (the
+  engine searches again with it; the word shares weigh it)
 - ``rerank``       optional second stage (Gemini)
 """
 

@@ -13,6 +13,7 @@ from knowledge.search import vector_index
 from knowledge.search.asked import what_is_asked
 from knowledge.search.fusion import relative_cut
 from knowledge.search.rerank import rerank
+from knowledge.search.spelling import respelt, scope_lacks
 from knowledge.search.statement import hybrid_rows
 from knowledge.search.tuning import SearchTuning
 from knowledge.search.types import (
@@ -26,6 +27,10 @@ from licenses.principals import Principal
 from observability.metrics import SEARCH_SECONDS
 from text.folding import tame
 from web.exceptions import ApplicationError
+
+# The candidates, passing or cut, whose words spell a misspelt query's (spelling.py): a typo
+# kept the keyword branch from the passage the vectors still brought near.
+RESPELL_FROM = 10
 
 
 def search(
@@ -70,19 +75,40 @@ def _search(
                 else provider_for_model(model).embed_query(what_is_asked(query))
             )
         with SEARCH_SECONDS.labels(stage="statement").time():
-            rows = hybrid_rows(
-                license_id=principal.license_id,
-                query=query,
-                vector=vector,
-                model=model,
-                options=options,
-                tuning=tuning,
-            )
+            rows = _statement_rows(principal, query, vector, model, options, tuning)
         _fill(response, rows, options)
     elapsed = time.perf_counter() - started
     SEARCH_SECONDS.labels(stage="total").observe(elapsed)
     response.latency_ms = elapsed * 1000
     return response
+
+
+def _statement_rows(
+    principal: Principal,
+    query: str,
+    vector: list[float],
+    model: str,
+    options: SearchOptions,
+    tuning: SearchTuning,
+) -> list[dict[str, Any]]:
+    """The statement's rows for ``query``; when one of its words is misspelt (in no chunk
+    of the scope, spelt nearly as a word of the first candidates), for the query as the
+    candidates spell it."""
+
+    def rows_for(text: str) -> list[dict[str, Any]]:
+        return hybrid_rows(
+            license_id=principal.license_id,
+            query=text,
+            vector=vector,
+            model=model,
+            options=options,
+            tuning=tuning,
+        )
+
+    rows = rows_for(query)
+    candidates = [row["content"] for row in rows[:RESPELL_FROM]]
+    respelling = respelt(query, candidates, scope_lacks(principal.license_id))
+    return rows if respelling == query else rows_for(respelling)
 
 
 def _fill(response: SearchResponse, rows: list[dict[str, Any]], options: SearchOptions) -> None:

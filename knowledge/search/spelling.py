@@ -1,10 +1,14 @@
 """A question's misspelt words, read as the passages found for it spell them.
 
-"¿Cuántos derrbos se anotó Kuechly?": "derrbos" is in no page of the scope, so the offline
-answerer weighed it as the question's rarest word, found it in no passage, and said it had
-no information, though the passage it quotes says "derribos". One typo in the longest word
-of each dev question turned 40 (FaQuAD-pt) and 45 (XQuAD-es) answered questions into "no
-information"; read as the passages spell it, 16 and 22 (BENCHMARKS.md, "Answers", typos).
+"¿Cuántos derrbos se anotó Kuechly?": "derrbos" is in no page of the scope, so the keyword
+branch found nothing for it, and the offline answerer weighed it as the question's rarest
+word, found it in no passage, and said it had no information, though the passage the
+vectors brought first says "derribos". One typo in the longest word of each dev question
+(``bench_answers --typos``) turned 40 (FaQuAD-pt) and 45 (XQuAD-es) answered questions into
+"no information" and cost 4.8 / 2.9 points of R@1; read as the passages spell it, 12 and 22,
+and 2.0 / 0.5 (BENCHMARKS.md, "Typos"). The search respells a question with the words of
+its first candidates (engine.py) and searches again when a word changed; the word shares,
+with the words of the passages it found (word_shares.py).
 
 A word is read as a passage's word only when both hold: it is in no chunk of the caller's
 scope (a real word of the knowledge is never "corrected"), and one of the passages holds a
@@ -18,7 +22,10 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable
+from uuid import UUID
 
+from datastores.replicas import read_connection
+from knowledge.models import GLOBAL_SCOPE_KEY
 from text.folding import fold
 
 SIMILARITY = 0.85
@@ -26,18 +33,58 @@ MIN_LETTERS = 5
 
 _WORD = re.compile(r"[^\W\d_]+")
 
+# Which of some words no chunk of the scope holds, in any language's stems.
+_UNKNOWN = """
+SELECT w.word
+  FROM unnest(%(words)s::text[]) AS w(word)
+ CROSS JOIN LATERAL (
+       SELECT string_agg(DISTINCT quote_literal(p.prefix || u.lexeme), ' | ')::tsquery AS in_scope
+         FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
+              unnest(to_tsvector(cfg, w.word)) AS u,
+              (VALUES (pb_scope_prefix(%(global_scope)s::uuid)),
+                      (pb_scope_prefix(%(scope)s::uuid))) AS p(prefix)) q
+ WHERE q.in_scope IS NOT NULL
+   AND NOT EXISTS (
+       SELECT 1 FROM knowledge_chunk c
+        WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.in_scope
+          AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid))
+"""
+
+
+def scope_lacks(license_id: UUID | None) -> Callable[[list[str]], set[str]]:
+    """Which of some words no chunk of the caller's scope (global and ``license_id``'s)
+    holds: ``respelt``'s ``unknown``."""
+    scope = license_id or GLOBAL_SCOPE_KEY
+
+    def unknown(words: list[str]) -> set[str]:
+        with read_connection().cursor() as cursor:
+            cursor.execute(
+                _UNKNOWN, {"words": words, "global_scope": GLOBAL_SCOPE_KEY, "scope": scope}
+            )
+            return {word for (word,) in cursor}
+
+    return unknown
+
 
 def respelt(
     question: str, passages: Iterable[str], unknown: Callable[[list[str]], set[str]]
 ) -> str:
-    """``question`` with each misspelt word replaced by the passages' spelling of it.
+    """``question`` with each misspelt word replaced by the passages' spelling of it
+    (without accents: the search's text configurations read words unaccented).
     ``unknown`` tells which of some words no chunk of the scope holds; it is asked only
     when a word is missing from the passages and one of theirs is spelt nearly alike."""
-    spellings = _passage_spellings(passages)
-    nearest = {
-        match.group(): near
+    text = " ".join(passages)
+    lowered = text.lower()
+    missing = [
+        match
         for match in _WORD.finditer(question)
-        if (near := _nearest(match, spellings)) is not None
+        if len(match.group()) >= MIN_LETTERS and match.group().lower() not in lowered
+    ]
+    if not missing:  # the common case, answered without folding the passages
+        return question
+    known = set(_WORD.findall(fold(text)))
+    nearest = {
+        match.group(): near for match in missing if (near := _nearest(match, known)) is not None
     }
     if not nearest:
         return question
@@ -47,18 +94,20 @@ def respelt(
     return _WORD.sub(lambda m: nearest[m.group()] if m.group() in misspelt else m.group(), question)
 
 
-def _passage_spellings(passages: Iterable[str]) -> dict[str, str]:
-    """The passages' words by their folded spelling ("sabado" → "sábado")."""
-    return {fold(word): word for passage in passages for word in _WORD.findall(passage)}
-
-
-def _nearest(match: re.Match[str], spellings: dict[str, str]) -> str | None:
+def _nearest(match: re.Match[str], known: set[str]) -> str | None:
+    """The passages' word (folded) spelt nearly as ``match``'s, when they lack its own."""
     word = match.group()
     folded = fold(word)
-    if len(folded) < MIN_LETTERS or folded in spellings:
+    if len(folded) < MIN_LETTERS or folded in known:
         return None
     if word[0].isupper() and match.start() > 0 and match.string[: match.start()].strip("¿¡ "):
         return None  # a name
-    alike = [w for w in spellings if w[0] == folded[0]]
+    # difflib's ratio is at most 2·shorter / (both lengths): a word far longer or shorter
+    # could never reach SIMILARITY, and is not compared.
+    alike = [
+        w
+        for w in known
+        if w[0] == folded[0] and 2 * min(len(w), len(folded)) >= SIMILARITY * (len(w) + len(folded))
+    ]
     found = difflib.get_close_matches(folded, alike, n=1, cutoff=SIMILARITY)
-    return spellings[found[0]] if found else None
+    return found[0] if found else None

@@ -26,7 +26,7 @@ from datastores.replicas import read_connection, replica_reads
 from knowledge.models import GLOBAL_SCOPE_KEY
 from knowledge.search.asked import what_is_asked
 from knowledge.search.keyword import QUERY_WORD_ROWS
-from knowledge.search.spelling import respelt
+from knowledge.search.spelling import respelt, scope_lacks
 from text.words import words_to_match
 
 # A scope's chunks are counted up to this many, a word's up to FREQUENCY_CAP: past them,
@@ -76,24 +76,6 @@ SELECT q.stems,
 """
 
 
-# Which of some words no chunk of the scope holds, in any language's stems.
-_UNKNOWN = """
-SELECT w.word
-  FROM unnest(%(words)s::text[]) AS w(word)
- CROSS JOIN LATERAL (
-       SELECT string_agg(DISTINCT quote_literal(p.prefix || u.lexeme), ' | ')::tsquery AS in_scope
-         FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
-              unnest(to_tsvector(cfg, w.word)) AS u,
-              (VALUES (pb_scope_prefix(%(global_scope)s::uuid)),
-                      (pb_scope_prefix(%(scope)s::uuid))) AS p(prefix)) q
- WHERE q.in_scope IS NOT NULL
-   AND NOT EXISTS (
-       SELECT 1 FROM knowledge_chunk c
-        WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.in_scope
-          AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid))
-"""
-
-
 def question_word_shares(
     *,
     license_id: UUID | None,
@@ -114,18 +96,11 @@ def question_word_shares(
             {"license": license_id, "rows_cap": SCOPE_ROWS_CAP},
         )
         scope_rows = cursor.fetchone()[0]
-
-        def unknown(words: list[str]) -> set[str]:
-            cursor.execute(
-                _UNKNOWN, {"words": words, "global_scope": GLOBAL_SCOPE_KEY, "scope": scope}
-            )
-            return {word for (word,) in cursor}
-
         asked = words_to_match(what_is_asked(question))
         cursor.execute(
             _WORDS,
             {
-                "q": respelt(asked, passages or [], unknown),
+                "q": respelt(asked, passages or [], scope_lacks(license_id)),
                 "global_scope": GLOBAL_SCOPE_KEY,
                 "scope": scope,
                 "frequency_cap": FREQUENCY_CAP,

@@ -15,7 +15,6 @@ removing the offline label, citation markers and quotes.
 
 from __future__ import annotations
 
-import random
 import re
 import statistics
 import time
@@ -60,26 +59,6 @@ def holds(text: str, answers: list[str]) -> bool:
     return any(" ".join(fold(gold).split()) in folded for gold in answers if gold.strip())
 
 
-def misspelt(queries: list[dict], seed: int = 7) -> list[dict]:
-    """The questions as people type them in a hurry: in each, the longest lower-case word of
-    six letters or more loses one inner letter ("derribos" → "derrbos"), chosen by a random
-    generator seeded ``seed`` over the whole file in its order, so every split is the same
-    on every run."""
-    chooser = random.Random(seed)
-    typed = []
-    for query in queries:
-        words = [m for m in re.finditer(r"\w+", query["text"]) if len(m.group()) >= 6]
-        words = [m for m in words if m.group()[0].islower()]
-        if words:
-            longest = max(words, key=lambda m: len(m.group()))
-            word, text = longest.group(), query["text"]
-            cut = chooser.randrange(1, len(word) - 1)
-            dropped = word[:cut] + word[cut + 1 :]
-            query = {**query, "text": text[: longest.start()] + dropped + text[longest.end() :]}
-        typed.append(query)
-    return typed
-
-
 def answer_language_of(answer: str) -> str | None:
     for language, label in OFFLINE_LABEL.items():
         if label in answer:
@@ -100,10 +79,7 @@ def evaluate(
 ) -> dict:
     """``layout`` "articles": each article one document (tests/bench/long_documents.py);
     ``typos``: the questions ``misspelt``."""
-    dataset = load_dataset(directory, split)
-    if typos:
-        every = misspelt(load_dataset(directory, "all").queries)
-        dataset.queries = [q for q in every if split == "all" or q["split"] == split]
+    dataset = load_dataset(directory, split, typos=typos)
     if layout == "articles":
         license = layout_license(dataset, layout, progress)
     else:

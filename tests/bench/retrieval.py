@@ -11,6 +11,8 @@ from __future__ import annotations
 import io
 import json
 import math
+import random
+import re
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +48,14 @@ def add_dataset_arguments(parser: Any) -> None:
     parser.add_argument("--database", default="portality_bench", help="benchmark database name")
 
 
+def add_typos_argument(parser: Any) -> None:
+    parser.add_argument(
+        "--typos",
+        action="store_true",
+        help="each question with one letter dropped from its longest word (misspelt)",
+    )
+
+
 def missing_dataset_files(directory: Path) -> str:
     """What is wrong with a dataset directory, or "" when it has both files."""
     if (directory / "passages.jsonl").exists() and (directory / "queries.jsonl").exists():
@@ -53,16 +63,38 @@ def missing_dataset_files(directory: Path) -> str:
     return f"{directory} needs passages.jsonl and queries.jsonl."
 
 
-def load_dataset(directory: Path, split: str) -> Dataset:
+def load_dataset(directory: Path, split: str, typos: bool = False) -> Dataset:
     passages = [
         json.loads(line) for line in (directory / "passages.jsonl").read_text().splitlines() if line
     ]
     queries = [
         json.loads(line) for line in (directory / "queries.jsonl").read_text().splitlines() if line
     ]
+    if typos:
+        queries = misspelt(queries)
     if split != "all":
         queries = [q for q in queries if q["split"] == split]
     return Dataset(directory.name, passages, queries)
+
+
+def misspelt(queries: list[dict], seed: int = 7) -> list[dict]:
+    """The questions as people type them in a hurry: in each, the longest lower-case word of
+    six letters or more loses one inner letter ("derribos" → "derrbos"), chosen by a random
+    generator seeded ``seed`` over the whole file in its order, so every split is the same
+    on every run."""
+    chooser = random.Random(seed)
+    typed = []
+    for query in queries:
+        words = [m for m in re.finditer(r"\w+", query["text"]) if len(m.group()) >= 6]
+        words = [m for m in words if m.group()[0].islower()]
+        if words:
+            longest = max(words, key=lambda m: len(m.group()))
+            word, text = longest.group(), query["text"]
+            cut = chooser.randrange(1, len(word) - 1)
+            dropped = word[:cut] + word[cut + 1 :]
+            query = {**query, "text": text[: longest.start()] + dropped + text[longest.end() :]}
+        typed.append(query)
+    return typed
 
 
 def bench_license(dataset: Dataset) -> License:
@@ -148,8 +180,9 @@ def run(
     split: str,
     progress: Callable[[int, int], None],
     strategies: tuple[str, ...] = STRATEGIES,
+    typos: bool = False,
 ) -> dict:
-    dataset = load_dataset(directory, split)
+    dataset = load_dataset(directory, split, typos=typos)
     license = bench_license(dataset)
     ingest_passages(dataset, license, progress)
     return {

@@ -25,9 +25,23 @@ def ask(forged, question, llm):
     return chat_answer(principal=principal_for_license(forged.license), question=question, llm=llm)
 
 
+class CitingLLM(SpyLLM):
+    """Cites as a model does: each fact by the number of the passage that holds it."""
+
+    def stream(self, prompt):
+        def number(word):
+            return next(s.number for s in prompt.sources if word in (s.body or s.text).lower())
+
+        self.answer = (
+            f"La piscina abre a las ocho [{number('piscina')}]; "
+            f"el gimnasio, a las siete [{number('gimnasio')}]."
+        )
+        yield from super().stream(prompt)
+
+
 def test_a_citation_carries_its_passage_its_section_and_the_sentence_the_answer_used(marta):
     make_document(HOURS, filename="normas.md", license=marta.license)
-    llm = SpyLLM("La piscina abre a las ocho [1]; el gimnasio, a las siete [2].")
+    llm = CitingLLM()
     answer = ask(marta, "¿A qué hora abren la piscina y el gimnasio del condominio?", llm)
 
     by_section = {c.section.removeprefix("Normas › "): c for c in answer.citations}

@@ -15,9 +15,10 @@ class Command(BaseCommand):
     help = "Lead-sentence and whole-answer hit, length, no-info and language of offline answers."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        from tests.bench.retrieval import add_dataset_arguments
+        from tests.bench.retrieval import add_dataset_arguments, add_typos_argument
 
         add_dataset_arguments(parser)
+        add_typos_argument(parser)
         parser.add_argument(
             "--answer-length",
             default="normal",
@@ -29,11 +30,6 @@ class Command(BaseCommand):
             default="passages",
             choices=["passages", "articles"],
             help="one document per passage, or each article one document (long documents)",
-        )
-        parser.add_argument(
-            "--typos",
-            action="store_true",
-            help="each question with one letter dropped from its longest word",
         )
         parser.add_argument(
             "--unanswerable",

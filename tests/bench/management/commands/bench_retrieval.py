@@ -17,9 +17,10 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        from tests.bench.retrieval import add_dataset_arguments
+        from tests.bench.retrieval import add_dataset_arguments, add_typos_argument
 
         add_dataset_arguments(parser)
+        add_typos_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         from tests.bench.database import use_bench_database
@@ -29,7 +30,7 @@ class Command(BaseCommand):
         if problem := missing_dataset_files(directory):
             raise CommandError(problem)
         use_bench_database(options["database"])
-        report = run(directory, options["split"], progress=self._progress)
+        report = run(directory, options["split"], progress=self._progress, typos=options["typos"])
         self.stderr.write("")
         if options["json"]:
             self.stdout.write(json.dumps(report))
