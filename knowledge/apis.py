@@ -65,6 +65,10 @@ class SearchApi(APIView):
         candidates = serializers.IntegerField()
         cut_by_threshold = serializers.IntegerField()
         latency_ms = serializers.FloatField()
+        searched_as = serializers.CharField(
+            help_text="The query as searched when a misspelt word was read as the passages "
+            'found spell it ("gimnsio" → "gimnasio"); empty when searched as typed.'
+        )
         results = serializers.SerializerMethodField()
 
         def get_results(self, response) -> list[dict]:  # noqa: ANN001

@@ -508,7 +508,9 @@ def playground(request: HtmxHttpRequest) -> HttpResponse:
         "response": response,
         "error": error,
         # Only words the keyword search itself weighs are marked in the results.
-        "marked": " ".join(selectors.informative_words(response.query)) if response else "",
+        "marked": " ".join(selectors.informative_words(response.searched_as or response.query))
+        if response
+        else "",
         # The query log is support's and the owner's to read, not every playground user's.
         "recent": SearchLog.objects.select_related("license")[:15]
         if request.user.has_perm(QUERY_LOG)

@@ -75,7 +75,8 @@ def _search(
                 else provider_for_model(model).embed_query(what_is_asked(query))
             )
         with SEARCH_SECONDS.labels(stage="statement").time():
-            rows = _statement_rows(principal, query, vector, model, options, tuning)
+            rows, searched_as = _statement_rows(principal, query, vector, model, options, tuning)
+        response.searched_as = searched_as if searched_as != query else ""
         _fill(response, rows, options)
     elapsed = time.perf_counter() - started
     SEARCH_SECONDS.labels(stage="total").observe(elapsed)
@@ -90,10 +91,10 @@ def _statement_rows(
     model: str,
     options: SearchOptions,
     tuning: SearchTuning,
-) -> list[dict[str, Any]]:
-    """The statement's rows for ``query``; when one of its words is misspelt (in no chunk
-    of the scope, spelt nearly as a word of the first candidates), for the query as the
-    candidates spell it."""
+) -> tuple[list[dict[str, Any]], str]:
+    """The statement's rows for ``query``, and the query they are for: when one of its
+    words is misspelt (in no chunk of the scope, spelt nearly as a word of the first
+    candidates), the query as the candidates spell it."""
 
     def rows_for(text: str) -> list[dict[str, Any]]:
         return hybrid_rows(
@@ -108,7 +109,9 @@ def _statement_rows(
     rows = rows_for(query)
     candidates = [row["content"] for row in rows[:RESPELL_FROM]]
     respelling = respelt(query, candidates, scope_lacks(principal.license_id))
-    return rows if respelling == query else rows_for(respelling)
+    if respelling == query:
+        return rows, query
+    return rows_for(respelling), respelling
 
 
 def _fill(response: SearchResponse, rows: list[dict[str, Any]], options: SearchOptions) -> None:

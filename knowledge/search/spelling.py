@@ -69,8 +69,7 @@ def scope_lacks(license_id: UUID | None) -> Callable[[list[str]], set[str]]:
 def respelt(
     question: str, passages: Iterable[str], unknown: Callable[[list[str]], set[str]]
 ) -> str:
-    """``question`` with each misspelt word replaced by the passages' spelling of it
-    (without accents: the search's text configurations read words unaccented).
+    """``question`` with each misspelt word replaced by the passages' spelling of it.
     ``unknown`` tells which of some words no chunk of the scope holds; it is asked only
     when a word is missing from the passages and one of theirs is spelt nearly alike."""
     text = " ".join(passages)
@@ -91,7 +90,17 @@ def respelt(
     misspelt = unknown(list(nearest))
     if not misspelt:
         return question
-    return _WORD.sub(lambda m: nearest[m.group()] if m.group() in misspelt else m.group(), question)
+    spelt = {word: _as_written(nearest[word], text) for word in misspelt}
+    return _WORD.sub(lambda m: spelt.get(m.group(), m.group()), question)
+
+
+def _as_written(folded: str, text: str) -> str:
+    """The passages' word whose folded spelling is ``folded``, accents and all ("gimnasio",
+    "días"), in lower case."""
+    return next(
+        (w.lower() for w in _WORD.findall(text) if len(w) == len(folded) and fold(w) == folded),
+        folded,
+    )
 
 
 def _nearest(match: re.Match[str], known: set[str]) -> str | None:

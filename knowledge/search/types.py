@@ -111,6 +111,9 @@ class SearchResponse:
     # playground: the best few of each, not every candidate.
     cut: list[CutResult] = field(default_factory=list)
     served_by: str = "default"  # the database alias that answered (a replica's, or the primary)
+    # The query as searched when a misspelt word was read as the candidates spell it
+    # (knowledge/search/spelling.py); "" when it was searched as typed.
+    searched_as: str = ""
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,19 @@ def test_hostile_query_is_just_a_query(world):
     assert SearchLog.objects.count() == 1
 
 
+def test_a_misspelt_query_says_what_it_searched_for_within_its_own_scope(world):
+    alpha, beta = world
+    response = post_search(client_with_key(alpha.key), query="clave del portn", min_score=-1)
+
+    assert response.json()["searched_as"] == "clave del portón"
+    assert {r["filename"] for r in response.json()["results"]} == {"alfa.md", "global.md"}
+    typed = post_search(client_with_key(beta.key), query="clave del portón", min_score=-1)
+    assert typed.json()["searched_as"] == ""
+    out = StringIO()
+    call_command("search", "clave del portn", "--license", "beta", "--min-score", "-1", stdout=out)
+    assert "searched for 'clave del portón'" in out.getvalue()
+
+
 def test_search_is_in_the_openapi_schema(client):
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
     assert "/api/v1/search" in schema

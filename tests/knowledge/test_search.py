@@ -799,3 +799,12 @@ def test_another_license_s_words_never_respell_a_search():
     ]
     plain = search(principal, "reserva del gimnasio", strategy="keyword")
     assert before.results[0].keyword_score == plain.results[0].keyword_score
+
+
+@pytest.mark.usefixtures("fake_embedder")
+def test_the_search_says_what_it_searched_for(client, django_user_model):
+    license = make_license()
+    make_document(GIMNASIO, license=license)
+    principal = principal_for_license(license)
+    assert search(principal, "reserva del gimnsio").searched_as == "reserva del gimnasio"
+    assert search(principal, "reserva del gimnasio").searched_as == ""

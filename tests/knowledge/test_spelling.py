@@ -49,3 +49,9 @@ def test_short_words_another_first_letter_and_names_stay():
     assert respelt("¿Vive Piscna aquí?", [PASSAGE], nothing_known) == "¿Vive Piscna aquí?"
     # the first word is capitalised as any sentence's is: not taken for a name
     assert respelt("¿Piscna abierta?", [PASSAGE], nothing_known) == "¿piscina abierta?"
+
+
+def test_the_passage_s_word_comes_back_with_its_accents():
+    passage = "La conserjería abre el sábado por la mañana."
+    assert respelt("abre el sabdo", [passage], nothing_known) == "abre el sábado"
+    assert respelt("Conserjeia abierta", [passage], nothing_known) == "conserjería abierta"

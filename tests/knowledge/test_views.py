@@ -376,3 +376,17 @@ class TestPlayground:
             "/knowledge/search/", {"query": "x", "scope": "nope"}
         ).content.decode()
         assert "scope" in html and 'role="alert"' in html
+
+
+@pytest.mark.usefixtures("fake_embedder")
+def test_the_playground_says_what_it_searched_for_and_marks_its_words(admin_client):
+    make_document("# Gimnasio\n\nEl gimnasio requiere reserva previa.", filename="gym.md")
+    page = admin_client.get(
+        "/knowledge/search/", {"query": "reserva del gimnsio", "scope": "global"}
+    ).content.decode()
+    assert "«reserva del gimnasio»" in page
+    assert "<mark>gimnasio</mark>" in page
+    page = admin_client.get(
+        "/knowledge/search/", {"query": "reserva del gimnasio", "scope": "global"}
+    ).content.decode()
+    assert "searched-as" not in page

@@ -82,6 +82,11 @@ class Command(BaseCommand):
             f"{response.latency_ms:.0f} ms ({response.cut_by_threshold} of {response.candidates} "
             f"candidates under the {response.options.min_score} threshold)"
         )
+        if response.searched_as:
+            self.stdout.write(
+                f"searched for {response.searched_as!r}: a word no page of the scope holds, "
+                "read as the passages found spell it"
+            )
         for n, r in enumerate(response.results, 1):
             pages = f" p.{r.page_start}" if r.page_start else ""
             self.stdout.write(
