@@ -652,6 +652,7 @@ _RECORD_WORDS = (
     r"|referencia|referência|ref|reference|lote|batch|serie|série|serial|ticket|incidencia"
     r"|incidência|chamado|caso|case|albar[áa]n|contrato|contract|proceso|processo|protocolo"
     r"|protocol|versi[óo]n|versão|version|modelo|model|art[íi]culo|artigo|article|c[óo]digo|code"
+    r"|ap[óo]lice|p[óo]liza|policy|alvar[áa]|matr[íi]cula|inscri[çc][ãa]o|boleto"
 )
 _AFTER_RECORD_WORD = re.compile(
     rf"(?i:\b(?:{_RECORD_WORDS})\b\.?[ \t]*(?:(?:n[º°o]\.?|n\.º|núm(?:ero)?\.?|number|nr\.?"

@@ -66,6 +66,7 @@ RECORDS_AND_AMOUNTS = [
     "Orden de compra nº 4500012345 aprobada.",
     "Chamado #5512345678 aberto.",
     "Invoice no. 2025551234 is due.",
+    "Seguro do condomínio: apólice 1234567890.",
     "Servidor en 192.168.1.100 y 10.20.30.40.",
     "Expediente nº 123/2024-456.",
     "Un presupuesto de 612 345 678 euros en 2023.",
