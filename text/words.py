@@ -62,6 +62,8 @@ COURTESY_WORDS = frozenset({
     # small talk: "¿qué tal?", "tudo bem?", "how are you?"
     "que", "tal", "como", "estas", "esta", "va", "todo", "tudo", "bem", "vai", "voce",
     "how", "are", "is", "it", "going", "doing",
+    # as typed on a phone: "holi", "wenas", "eae"
+    "holi", "holis", "wenas", "opa", "eae", "ey", "heya",
 })  # fmt: skip
 # ... and those that only thank, closing a question ("… ¿abre hoy? Gracias.").
 THANKS_WORDS = frozenset({
@@ -69,7 +71,24 @@ THANKS_WORDS = frozenset({
     "antemano", "adelantado", "desde", "ya",
     "obrigado", "obrigada", "muito", "ja", "abracos", "abraco", "antecipadamente",
     "thanks", "thank", "you", "please", "in", "advance", "cheers", "regards",
+    # as typed on a phone: "porfa", "xfa", "obg", "pls"
+    "porfis", "plis", "xfa", "xfavor", "grax", "obg", "brigado", "brigada", "vlw", "valeu",
+    "pls", "plz", "thx", "ty", "tks",
 })  # fmt: skip
+# A greeting that opens the question's own clause ("hola a qué hora abre…"), a request or
+# thanks that closes it ("…la piscina porfa"): a few words only, so as not to take what
+# asks ("como", "todos", "mil") for courtesy.
+_OPENING_GREETINGS = frozenset({
+    "hola", "holi", "holis", "wenas", "buenas", "oye", "oi", "opa", "eae", "hi",
+    "hello", "hey", "heya", "ey",
+})  # fmt: skip
+_CLOSING_THANKS = frozenset({
+    "porfa", "porfis", "plis", "xfa", "xfavor", "gracias", "grax", "obrigado", "obrigada",
+    "obg", "brigado", "brigada", "vlw", "valeu", "please", "pls", "plz", "thanks", "thx", "ty",
+    "tks",
+})  # fmt: skip
+# Letters typed three times or more ("holaaa", "graciasss", "oiii") are read once.
+_DRAWN_OUT = re.compile(r"(\w)\1{2,}")
 # How an asker introduces themself before asking ("soy Ana, del tercero B", "I'm new here").
 _INTRODUCTION = re.compile(
     r"\s*(?:soy|me llamo|mi nombre es|sou|me chamo|meu nome e|aqui e|i'm|i am|my name is"
@@ -126,20 +145,41 @@ def without_courtesy(query: str) -> str:
     clauses = _CLAUSE.findall(query)
     worded = [i for i, clause in enumerate(clauses) if _WORD.search(clause)]
     if len(worded) < 2:
-        return query
+        return _without_edge_courtesy(query)
     first, last = worded[0], worded[-1]
     while first < last and (_only(COURTESY_WORDS, clauses[first]) or _introduces(clauses[first])):
         first = next(i for i in worded if i > first)
     while last > first and _only(THANKS_WORDS, clauses[last]):
         last = max(i for i in worded if i < last)
-    if (first, last) == (worded[0], worded[-1]):
+    if (first, last) != (worded[0], worded[-1]):
+        start = first if first == 0 or _WORD.search(clauses[first - 1]) else first - 1  # "¿"
+        query = "".join(clauses[start : last + 1]).strip(" ,;:")
+    return _without_edge_courtesy(query)
+
+
+def _without_edge_courtesy(query: str) -> str:
+    """``query`` without a greeting its first words are, nor thanks its last words are
+    ("holaaa a q hora abre la piscina porfa" asks "a q hora abre la piscina")."""
+    words = list(_WORD.finditer(query))
+    first, last = 0, len(words)
+    while first < last and _as_said(words[first].group()) in _OPENING_GREETINGS:
+        first += 1
+    while last > first and _as_said(words[last - 1].group()) in _CLOSING_THANKS:
+        last -= 1
+    if (first, last) == (0, len(words)) or first == last:  # nothing, or nothing else
         return query
-    start = first if first == 0 or _WORD.search(clauses[first - 1]) else first - 1  # its "¿"
-    return "".join(clauses[start : last + 1]).strip(" ,;:")
+    start = words[first].start() if first else 0
+    end = words[last - 1].end() if last < len(words) else len(query)
+    return query[start:end].strip(" ,;:!¡")
+
+
+def _as_said(word: str) -> str:
+    """``word`` folded, its drawn-out letters read once."""
+    return _DRAWN_OUT.sub(r"\1", fold(word))
 
 
 def _only(words: frozenset[str], clause: str) -> bool:
-    return all(fold(word) in words for word in _WORD.findall(clause))
+    return all(_as_said(word) in words for word in _WORD.findall(clause))
 
 
 def _introduces(clause: str) -> bool:

@@ -57,6 +57,14 @@ def test_a_request_word_stays_when_it_is_all_there_is_or_quoted():
         ("Good morning! I'm Tom, is the gym open on Sundays?", "is the gym open on Sundays?"),
         ("Escribe a ana.lopez@x.com, por favor", "Escribe a ana.lopez@x.com"),
         ("¿A qué hora abre? Gracias de antemano.", "¿A qué hora abre?"),
+        # as typed on a phone: greeting and thanks inside the question's own clause, drawn
+        # out, abbreviated (found 2026-12-01: "holaaa!! a q hora abre la piscina porfa 🙏"
+        # got "no information" over the sample handbook)
+        ("holaaa!! a q hora abre la piscina porfa 🙏", "a q hora abre la piscina"),
+        ("hola a que hora abre la piscina", "a que hora abre la piscina"),
+        ("oye xq cierra el gym los domingos?", "xq cierra el gym los domingos?"),
+        ("oiii, qnt custa a academia? obg", "qnt custa a academia?"),
+        ("hey whats the gym fee pls", "whats the gym fee"),
     ],
 )
 def test_greetings_thanks_and_who_is_asking_are_no_part_of_the_question(written, asked):
@@ -74,6 +82,9 @@ def test_greetings_thanks_and_who_is_asking_are_no_part_of_the_question(written,
         "El principio se convierte en, ¿qué?",
         "Tengo un perro grande. ¿Puedo llevarlo a la piscina?",  # context, not courtesy
         "I'm new here: is the gym open on Sundays?",
+        "hola porfa",
+        "Ola de calor: ¿cierra la piscina?",  # a wave in Spanish, not Portuguese's "olá"
+        "¿Cómo reservo el salón?",
     ],
 )
 def test_what_only_looks_like_courtesy_stays(question):
