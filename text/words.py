@@ -34,6 +34,8 @@ QUESTION_WORDS = frozenset({
     "qual", "quais", "quem", "quando", "onde", "como", "cual", "cuales", "quien", "quienes",
     "cuando", "donde", "cuanto", "cuantos", "cuanta", "cuantas", "quanto", "quantos",
     "what", "which", "who", "when", "where", "how", "foi", "fue", "was", "son", "sao", "are",
+    # as typed on a phone: "qnd abre?", "qnt custa?", "xq cierra?"
+    "qnd", "qdo", "qndo", "qnt", "qto", "qts", "qtos", "xq", "pq", "porq", "whats",
 })  # fmt: skip
 # Words that ask to be told ("¿Qué dice el anexo?", "O que diz a norma?", "Summarize the
 # contract"): a passage that answers rarely holds them, so they neither decide a keyword

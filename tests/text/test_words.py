@@ -37,6 +37,19 @@ def test_words_that_only_ask_to_be_told_are_left_out_of_word_matching():
     assert words_to_match("Quantos alunos há em 2015?") == "alunos há em 2015?"
 
 
+@pytest.mark.parametrize(
+    ("typed", "matched"),
+    [
+        ("qnd abre a piscina?", "abre a piscina?"),
+        ("qnt custa a academia", "custa a academia"),
+        ("xq cierra el gimnasio", "cierra el gimnasio"),
+        ("whats the gym fee", "the gym fee"),
+    ],
+)
+def test_question_words_as_typed_on_a_phone_weigh_nothing(typed, matched):
+    assert words_to_match(typed) == matched
+
+
 def test_a_request_word_stays_when_it_is_all_there_is_or_quoted():
     assert words_to_match("¿Qué dice?") == "¿Qué dice?"
     assert words_to_match('el cartel "dice la verdad"') == 'el cartel "dice la verdad"'
