@@ -30,6 +30,9 @@ from text.folding import fold
 
 SIMILARITY = 0.85
 MIN_LETTERS = 5
+# A question names a few things; a 4,000-character query of near-misses would otherwise cost
+# ~0.1 s of comparisons and a scope check of hundreds of words.
+MAX_WORDS = 12
 
 _WORD = re.compile(r"[^\W\d_]+")
 
@@ -78,7 +81,7 @@ def respelt(
         match
         for match in _WORD.finditer(question)
         if len(match.group()) >= MIN_LETTERS and match.group().lower() not in lowered
-    ]
+    ][:MAX_WORDS]
     if not missing:  # the common case, answered without folding the passages
         return question
     known = set(_WORD.findall(fold(text)))
