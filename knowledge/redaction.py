@@ -694,11 +694,11 @@ def _is_record_number(text: str, span: tuple[int, int]) -> bool:
 
 def _phone_spans(text: str, rule: Rule, by_context: bool) -> list[tuple[int, int]]:
     """Where the phone numbers are, in order, none overlapping another: numbers valid in
-    one of the deployment's regions (or anywhere, with a "+"), and the national shapes the
-    numbering plans miss (``rule``). A business's
-    service number, as every region that knows it says, a record's number (after
-    ``_RECORD_WORDS``) and an amount (``_UNITS``) are left out. A numbering plan's match must be grouped as that
-    region writes its numbers: "2024-000123" is a file's, though valid in the US."""
+    one of the deployment's regions (or anywhere, with a "+"), grouped as that region
+    writes its numbers ("2024-000123" is a file's, though valid in the US), and the national
+    shapes the numbering plans miss (``rule``). A business's service number, as every
+    region that knows it says, is left out; ``by_context``, so are a record's number (after
+    ``_RECORD_WORDS``) and an amount (``_UNITS``)."""
     if sum(c.isdigit() for c in text) < 7:
         return []
     kinds: dict[tuple[int, int], set[int]] = {}
