@@ -272,7 +272,9 @@ def chat_prepare(
     language = answer_language(question, [*hints, _passages_language(results)])
     extractive = (assistant.answerer or settings.LLM_PROVIDER) == "extractive"
     group_scores = _group_scores(results, embedding) if extractive else {}
-    word_shares = _word_shares(results, principal, question) if extractive else {}
+    # Weighed as the search read it: a misspelt word as the passages spell it (spelling.py).
+    asked = response.searched_as or question
+    word_shares = _word_shares(results, principal, asked) if extractive else {}
     prompt = build_prompt(
         principal=principal,
         question=question,
@@ -350,10 +352,7 @@ def _word_shares(
     is asked: how much of the question's rare words each passage holds (in the caller's
     scope, as the search was)."""
     return question_word_shares(
-        license_id=principal.license_id,
-        question=question,
-        chunk_ids=[r.chunk_id for r in results],
-        passages=[r.content for r in results],
+        license_id=principal.license_id, question=question, chunk_ids=[r.chunk_id for r in results]
     )
 
 

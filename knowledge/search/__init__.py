@@ -23,8 +23,8 @@ which also writes the access log. Inside:
 - ``sentence_vectors`` the second embedding pass: a vector per sentence group
 - ``word_shares``  how much of the question's words, weighted by rarity in the scope, each
   passage holds (what tells the offline answerer a passage misses what is asked)
-- ``spelling``     a misspelt word read as the candidates or passages found spell it (the
-  engine searches again with it; the word shares weigh it)
+- ``spelling``     a misspelt word read as the first candidates spell it (the engine
+  searches again with it, and the word shares weigh the question as searched)
 - ``rerank``       optional second stage (Gemini)
 """
 

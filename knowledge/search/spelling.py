@@ -7,8 +7,8 @@ vectors brought first says "derribos". One typo in the longest word of each dev 
 (``bench_answers --typos``) turned 40 (FaQuAD-pt) and 45 (XQuAD-es) answered questions into
 "no information" and cost 4.8 / 2.9 points of R@1; read as the passages spell it, 12 and 22,
 and 2.0 / 0.5 (BENCHMARKS.md, "Typos"). The search respells a question with the words of
-its first candidates (engine.py) and searches again when a word changed; the word shares,
-with the words of the passages it found (word_shares.py).
+its first candidates (engine.py), searches again when a word changed and says so
+(``searched_as``); the offline answerer's word shares weigh the question as searched.
 
 A word is read as a passage's word only when both hold: it is in no chunk of the caller's
 scope (a real word of the knowledge is never "corrected"), and one of the passages holds a

