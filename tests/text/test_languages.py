@@ -25,6 +25,23 @@ def test_the_three_languages_are_told_apart(text, language):
 
 
 @pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("vc sabe qnd abre a piscina?", "pt"),
+        ("qnt custa o gym?", "pt"),
+        ("sabes dnd esta el gimnasio?", "es"),
+        ("xq no abre la piscina hoy", "es"),
+    ],
+)
+def test_words_typed_on_a_phone_tell_their_language(text, language):
+    assert detect_language(text) == language
+
+
+def test_a_spanish_u_is_no_english_you():
+    assert detect_language("siete u ocho personas en la piscina") == "es"
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Einführung in die Geometrie und Topologie",
