@@ -52,7 +52,8 @@ from knowledge.searching import search_log_record
 from knowledge.selectors import redaction_policy_effective
 from licenses.models import GLOBAL_SCOPE, License
 from licenses.principals import Principal
-from memory.services import MemoryRejected, explicit_proposal, memories_for_prompt, memory_propose
+from memory.commands import explicit_proposal
+from memory.services import MemoryRejected, memories_for_prompt, memory_propose
 from memory.services import Proposal as MemoryProposal
 from text.citations import markers, quotes_are_passages, sub_markers
 from text.folding import fold

@@ -8,7 +8,6 @@ keep only what happened, when and by whom.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -34,8 +33,6 @@ from memory.models import (
 )
 from memory.screening import forbidden_category, forbidden_together
 from memory.signals import memory_forgotten
-from text.folding import fold
-from text.languages import LANGUAGES
 from text.lines import one_line
 from web.exceptions import ApplicationError, translate_message
 
@@ -84,17 +81,6 @@ REFUSAL_REASONS = {
     "scores": gettext_noop("memories may not hold scores or ratings of the user"),
     "instructions": gettext_noop("memories may not hold instructions for the assistant"),
 }
-_EXPLICIT = re.compile(
-    # The command's words name its language: the answer's, when the rest does not tell.
-    r"\b(?:(?P<es>recuerda(?:me)?|no olvides)|(?P<pt>recorda|lembre(?:-se)?|lembra|nao esqueca)"
-    r"|(?P<en>remember|don't forget))"
-    # Up to the end of the sentence: a "." that is followed by more text (bob@example.com,
-    # 3.5, a.m.) does not end it, so nothing is cut before it is checked.
-    r"\s*,?\s*(?:que|de que|that)?\s+(?P<what>(?:[^.!?\n]|[.!?](?=\S)){3,300})",
-)
-_STYLE_WORDS = re.compile(
-    r"\b(respuest|respost|answer|repl|corto|curt|short|formal|breve|detallad|detalhad)\w*"
-)
 
 
 class MemoryRejected(ApplicationError):
@@ -119,32 +105,6 @@ class Proposal:
     source_message: str = ""
     expires_at: datetime | None = None
     language: str | None = None  # the language the user asked in, when the words say so
-
-
-def explicit_proposal(message: str, *, session_id: str = "") -> Proposal | None:
-    """ "recuerda que prefiero reservas por la mañana" → a user_explicit memory proposal."""
-    folded = fold(message)
-    match = _EXPLICIT.search(folded)
-    if not match:
-        return None
-    start, end = match.span("what")
-    # Folding keeps the length of Latin text (accents are dropped, not expanded), so the
-    # offsets point into the original; ligatures and the like fall back to the folded text.
-    what = (message[start:end] if len(folded) == len(message) else match.group("what")).strip(
-        " ,;:"
-    )
-    description = what[:1].upper() + what[1:]
-    kind = MemoryType.STYLE if _STYLE_WORDS.search(fold(what)) else MemoryType.PREFERENCE
-    language = next(code for code in LANGUAGES if match.group(code))
-    return Proposal(
-        kind,
-        description,
-        0.9,
-        MemorySource.USER_EXPLICIT,
-        session_id,
-        message[:1000],
-        language=language,
-    )
 
 
 def _event(

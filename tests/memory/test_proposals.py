@@ -5,8 +5,8 @@ import pytest
 from chat.services import chat_answer, chat_prepare
 from licenses.principals import principal_for_license
 from memory import services
+from memory.commands import explicit_proposal
 from memory.models import Memory, MemoryEvent
-from memory.services import explicit_proposal
 from tests.broker import redis_down, redis_frozen
 from tests.memory.support import consent, propose, token_client
 
@@ -80,9 +80,55 @@ class TestInTheChat:
         assert not Memory.objects.exists()
         assert reason in answer.answer
 
+    @pytest.mark.parametrize(
+        ("message", "description"),
+        [
+            ("Recuerda: prefiero respuestas cortas", "Prefiero respuestas cortas"),
+            ("Recuerda que prefiero respuestas cortas, ¿vale?", "Prefiero respuestas cortas"),
+            ("Hola, por favor recuerda que prefiero la mañana", "Prefiero la mañana"),
+            ("Lumen, recuerda que prefiero la mañana.", "Prefiero la mañana"),
+            ("Gracias. Y recuerda que prefiero la mañana", "Prefiero la mañana"),
+            ("Acuérdate de que prefiero la sala con vistas", "Prefiero la sala con vistas"),
+            ("No te olvides de que reservo los viernes", "Reservo los viernes"),
+            ("Ten en cuenta que prefiero el español", "Prefiero el español"),
+            ("Lembre-se de que prefiro respostas curtas", "Prefiro respostas curtas"),
+            ("Lembre-me que prefiro a sala grande", "Prefiro a sala grande"),
+            ("Tenha em mente que prefiro o período da manhã", "Prefiro o período da manhã"),
+            ("Can you remember that I prefer short answers?", "I prefer short answers"),
+            ("Please keep in mind that I book on Fridays", "I book on Fridays"),
+            ("remember I prefer the room with a view", "I prefer the room with a view"),
+        ],
+    )
+    def test_a_command_is_remembered_as_said(self, message, description):
+        proposal = explicit_proposal(message)
+        assert proposal is not None and proposal.description == description
+
     def test_an_email_is_never_cut_at_its_dot(self):
         proposal = explicit_proposal("remember that my address is bob@example.com, thanks")
         assert proposal.description == "My address is bob@example.com, thanks"
+
+    @pytest.mark.parametrize(
+        "question",
+        [
+            "Do you remember when the pool opens?",
+            "I can't remember when the pool opens",
+            "recuérdame a qué hora abre la piscina",
+            "Recuérdame el horario de la piscina",
+            "¿Recuerda que la piscina abre en junio?",
+            "lembra o horário da piscina?",
+            "você lembra quando abre a piscina?",
+            "me lembra o horário da piscina",
+            "Ella recuerda que la piscina abría antes",
+            "anota el horario de la piscina",
+        ],
+    )
+    def test_a_question_about_remembering_is_answered_not_remembered(self, license, question):
+        consent(license, "default")
+        answer = chat_answer(principal=principal_for_license(license), question=question)
+
+        assert not Memory.objects.exists()
+        assert not MemoryEvent.objects.filter(kind__in=["created", "rejected"]).exists()
+        assert "recordar" not in answer.answer and "remember" not in answer.answer.lower()
 
     def test_memories_are_fenced_as_data_in_the_prompt(self, license):
         consent(license, "default")
