@@ -19,8 +19,8 @@ from text.words import COURTESY_WORDS
 
 _COMMAND = re.compile(
     # The command's words name its language: the answer's, when the rest does not tell.
-    r"\b(?P<verb>(?P<es>recuerda(?:me)?|acuerdate|no (?:te )?olvides|ten en cuenta|toma nota"
-    r"|anota|apunta)"
+    r"\b(?P<verb>(?P<es>recuerd[ae](?:me)?|acuerd[ae]te|acuerdese|no (?:te |se )?olvides?"
+    r"|ten(?:ga)? en cuenta|toma nota|anota|apunta)"
     r"|(?P<pt>recorda(?:-me)?|lembre(?:-se|-me)?|lembra(?:-me)?|nao (?:se )?esqueca"
     r"|tenha em mente|anote)"
     r"|(?P<en>remember|don't forget|do not forget|keep in mind|bear in mind|make a note))"
@@ -31,11 +31,12 @@ _COMMAND = re.compile(
 )
 # Verbs that only command with what they are told after "que" / "that" or a colon: "anota
 # el horario" and "keep in mind the fee" are no memory.
-_NEEDS_THAT = frozenset({"ten en cuenta", "toma nota", "anota", "apunta", "tenha em mente",
+_NEEDS_THAT = frozenset({"ten en cuenta", "tenga en cuenta", "toma nota", "anota", "apunta",
+                         "tenha em mente",
                          "anote", "keep in mind", "bear in mind", "make a note"})  # fmt: skip
 # "Remind me" without "that" asks to be told: "recuérdame el horario de la piscina", "me
 # lembra o horário".
-_REMIND_ME = frozenset({"recuerdame", "recorda-me", "lembre-me", "lembra-me"})
+_REMIND_ME = frozenset({"recuerdame", "recuerdeme", "recorda-me", "lembre-me", "lembra-me"})
 # What may stand before the command in its sentence besides courtesy ("hola, por favor…").
 _LEAD_WORDS = COURTESY_WORDS | {
     "y", "e", "and", "also", "tambien", "tambem", "ah", "oh", "ok", "okay", "vale", "bueno",
