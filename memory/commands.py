@@ -31,9 +31,10 @@ _COMMAND = re.compile(
 )
 # Verbs that only command with what they are told after "que" / "that" or a colon: "anota
 # el horario" and "keep in mind the fee" are no memory.
-_NEEDS_THAT = frozenset({"ten en cuenta", "tenga en cuenta", "toma nota", "anota", "apunta",
-                         "tenha em mente",
-                         "anote", "keep in mind", "bear in mind", "make a note"})  # fmt: skip
+_NEEDS_THAT = frozenset({
+    "ten en cuenta", "tenga en cuenta", "toma nota", "anota", "apunta", "tenha em mente",
+    "anote", "keep in mind", "bear in mind", "make a note",
+})  # fmt: skip
 # "Remind me" without "that" asks to be told: "recuérdame el horario de la piscina", "me
 # lembra o horário".
 _REMIND_ME = frozenset({"recuerdame", "recuerdeme", "recorda-me", "lembre-me", "lembra-me"})
