@@ -93,6 +93,15 @@ class AssistantForm(forms.Form):
         _("Conversations at once per user"),
         _("1 to 5; a new one past them ends the least recently used."),
     )
+    # The page's sections, each a heading over its fields, every field in one of them.
+    SECTIONS = (
+        (_("What it says"), ("name", "instructions", "greeting_es", "greeting_pt",
+                             "greeting_en", "suggestions", "answer_length", "answerer")),
+        (_("How the widget looks"), ("widget_title", "widget_color", "widget_position",
+                                     "launcher_icon")),
+        (_("Conversations"), ("session_idle_minutes", "session_max_minutes",
+                              "sessions_at_once")),
+    )  # fmt: skip
 
     def __init__(
         self, *args: Any, inherited: AssistantProfile, for_license: bool, **kwargs: Any
@@ -116,6 +125,9 @@ class AssistantForm(forms.Form):
             "{user_name} becomes the license's user name. Empty: the standard greeting."
         )
         self._show_inherited(inherited)
+
+    def sections(self) -> list[tuple[StrOrPromise, list[forms.BoundField]]]:
+        return [(legend, [self[name] for name in names]) for legend, names in self.SECTIONS]
 
     def _show_inherited(self, inherited: AssistantProfile) -> None:
         placeholders = {

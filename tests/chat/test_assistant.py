@@ -3,6 +3,8 @@ deployment's; what they change in the prompt, the answerer, the widget and the c
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.test import Client
@@ -237,6 +239,19 @@ def test_owner_shapes_a_licenses_assistant_in_the_console(owner, settings):
 
     client.post(f"/chat/assistant/{sala.pk}/reset")
     assert assistant_profile(sala).name == "Lumen"
+
+
+def test_the_console_shows_every_setting_once_under_its_section(owner):
+    from chat.forms import AssistantForm
+
+    every = [name for _legend, names in AssistantForm.SECTIONS for name in names]
+    assert sorted(every) == sorted(AssistantForm.base_fields)  # none left out, none twice
+    client = Client()
+    client.force_login(owner)
+    page = client.get("/chat/assistant/", HTTP_ACCEPT_LANGUAGE="pt-BR").content.decode()
+    legends = re.findall(r"<legend>(.*?)</legend>", page)
+    assert legends == ["O que ele diz", "Como o widget aparece", "Conversas"]
+    assert page.count('class="field') == len(every)
 
 
 def test_only_owners_shape_the_assistant(django_user_model):
