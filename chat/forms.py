@@ -80,17 +80,19 @@ class AssistantForm(forms.Form):
     launcher_icon = forms.ChoiceField(required=False, label=_("Launcher icon"))
     session_idle_minutes = _between(
         SESSION_IDLE_MINUTES,
-        _("Forget a conversation after (minutes without a question)"),
-        _("5 to 30. What a user asked earlier is context until then."),
+        _("Minutes without a question"),
+        _(
+            "5 to 30; then the conversation is forgotten. Until then, what the user asked is context."
+        ),
     )
     session_max_minutes = _between(
         SESSION_MAX_MINUTES,
-        _("A conversation lasts at most (minutes)"),
+        _("Longest (minutes)"),
         _("30 to 240; then the next question starts a new one."),
     )
     sessions_at_once = _between(
         SESSIONS_AT_ONCE,
-        _("Conversations at once per user"),
+        _("At once per user"),
         _("1 to 5; a new one past them ends the least recently used."),
     )
     # The page's sections, each a heading over its fields, every field in one of them.
