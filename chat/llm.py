@@ -75,6 +75,10 @@ class Prompt:
     # orchestrator's runner, which keeps every call inside the caller's scope and counts.
     tools: list[dict[str, Any]] = field(default_factory=list)
     run_tool: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
+    # The question as the search read it, for the offline answerer's "no information" rule:
+    # a misspelt word as the passages spell it, a short follow-up after the questions it
+    # follows ("" when as asked). Sentences are still ranked by the question as asked.
+    asked: str = ""
     max_words: int = 150  # about how long the answer may be (the assistant's answer length)
     min_score: float = 0.0  # the search's calibrated floor the sources passed (their model's)
 
@@ -368,7 +372,7 @@ class ExtractiveLLM:
             return False
         if detect_language(" ".join(s.body or s.text for s in top)) != prompt.language:
             return False
-        coverage = _coverage(prompt.question, prompt.language, top)
+        coverage = _coverage(prompt.asked or prompt.question, prompt.language, top)
         if coverage is None:
             return False
         near_floor = prompt.min_score > 0 and top[0].score < prompt.min_score + self.unsure_margin

@@ -33,7 +33,7 @@ from accounts.audit import audit_record
 from chat import session as sessions
 from chat.answerers import answerers_available, get_llm
 from chat.language import answer_language
-from chat.llm import LLM, Prompt, Source
+from chat.llm import LLM, ExtractiveLLM, Prompt, Source
 from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
 from chat.tasks import memories_propose_from_session_task
@@ -46,6 +46,7 @@ from knowledge.models import SourceType
 from knowledge.redaction import AllowList, redact, redact_said
 from knowledge.search import SearchOptions, SearchResponse, SearchResult, search
 from knowledge.search.sentence_vectors import group_similarities
+from knowledge.search.spelling import scope_lacks
 from knowledge.search.vector_index import QueryEmbedding
 from knowledge.search.word_shares import question_word_shares
 from knowledge.searching import search_log_record
@@ -60,7 +61,7 @@ from text.folding import fold
 from text.languages import LANGUAGE_NAMES, detect_language
 from text.lines import one_line
 from text.sentences import split_sentences
-from text.words import content_words
+from text.words import content_words, naming_words
 from web.exceptions import ApplicationError
 
 # The product's rules: last in the system instruction, after the organisation's persona,
@@ -266,16 +267,14 @@ def chat_prepare(
         turn.embedding = embedding
         return turn
     memories = _memories(principal, question, user_ref, embedding)
-    response = search(principal=principal, query=question, options=options, embedding=embedding)
-    results = distinct_results(response.results)
+    extractive = (assistant.answerer or settings.LLM_PROVIDER) == "extractive"
+    found = _found(principal, question, options, embedding, weighed=extractive)
+    if extractive and not found.names_what_is_asked():
+        found = _found_after(found, principal, question, session.followed(question), options)
+    results = found.results
     # A question that does not tell ("Quem criou o Mark I?"), with nothing else to go by, is
     # answered in the language of what was found rather than in Spanish by default.
     language = answer_language(question, [*hints, _passages_language(results)])
-    extractive = (assistant.answerer or settings.LLM_PROVIDER) == "extractive"
-    group_scores = _group_scores(results, embedding) if extractive else {}
-    # Weighed as the search read it: a misspelt word as the passages spell it (spelling.py).
-    asked = response.searched_as or question
-    word_shares = _word_shares(results, principal, asked) if extractive else {}
     prompt = build_prompt(
         principal=principal,
         question=question,
@@ -285,13 +284,19 @@ def chat_prepare(
         results=results,
         memories=memories,
         assistant=assistant,
-        group_scores=group_scores,
-        word_shares=word_shares,
+        group_scores=found.group_scores,
+        word_shares=found.word_shares,
     )
     turn = ChatTurn(
-        session, prompt, results, search=response, answerer=assistant.answerer, embedding=embedding
+        session,
+        prompt,
+        results,
+        search=found.response,
+        answerer=assistant.answerer,
+        embedding=embedding,
     )
-    prompt.min_score = response.options.min_score or 0.0
+    prompt.asked = found.asked if found.asked != question else ""
+    prompt.min_score = found.response.options.min_score or 0.0
     prompt.tools = [KNOWLEDGE_SEARCH_TOOL]
     prompt.run_tool = _ToolRunner(turn, principal)
     return turn
@@ -334,6 +339,61 @@ class _ToolRunner:
                 if r.chunk_id in numbers
             ]
         }
+
+
+@dataclass
+class _Found:
+    """What the search found for a question, weighed for the offline answerer."""
+
+    response: SearchResponse
+    results: list[SearchResult]
+    asked: str  # as searched: a misspelt word as the passages spell it (spelling.py)
+    group_scores: dict[int, list[float]] = field(default_factory=dict)
+    word_shares: dict[int, float] = field(default_factory=dict)
+
+    def names_what_is_asked(self) -> bool:
+        """The best passages hold enough of the question's rare words for the offline
+        answerer to quote them (ExtractiveLLM's "no information" rule)."""
+        shares = [self.word_shares.get(r.chunk_id) for r in self.results[:3]]
+        measured = [share for share in shares if share is not None]
+        return bool(measured) and max(measured) >= ExtractiveLLM.unsure_coverage
+
+
+def _found(
+    principal: Principal,
+    question: str,
+    options: SearchOptions | None,
+    embedding: QueryEmbedding,
+    *,
+    weighed: bool,
+) -> _Found:
+    response = search(principal=principal, query=question, options=options, embedding=embedding)
+    results = distinct_results(response.results)
+    found = _Found(response, results, response.searched_as or question)
+    if weighed:
+        found.group_scores = _group_scores(results, embedding)
+        found.word_shares = _word_shares(results, principal, found.asked)
+    return found
+
+
+def _found_after(
+    found: _Found,
+    principal: Principal,
+    question: str,
+    followed: str,
+    options: SearchOptions | None,
+) -> _Found:
+    """A short question that names too little ("¿cuánto cuesta?") searched again after the
+    user's previous ones ("¿y el gimnasio?"), kept only when that names what is asked. Not
+    one that names what no page of the scope holds ("¿y el wifi?"): that is "no information"
+    whatever came before."""
+    if not followed:
+        return found
+    named = naming_words(question)
+    if named and scope_lacks(principal.license_id)(named):
+        return found
+    again = _found(principal, followed, options, QueryEmbedding(followed), weighed=True)
+    return again if again.names_what_is_asked() else found
 
 
 def _group_scores(results: list[SearchResult], embedding: QueryEmbedding) -> dict[int, list[float]]:

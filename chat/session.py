@@ -28,6 +28,7 @@ from chat.texts import FORGOTTEN_TURN
 from datastores.keys import redis_key
 from datastores.redis_pool import shared_redis
 from text.folding import fold
+from text.words import without_courtesy
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,10 @@ ABSOLUTE_SECONDS = 2 * 60 * 60
 MAX_SESSIONS_PER_USER = 3
 LONGEST_SECONDS = 4 * 60 * 60  # the most a license may set (chat.models.SESSION_MAX_MINUTES)
 SUMMARY_CHARS = 1200
+# A question this short ("¿cuánto cuesta?", "and on Sundays?", "e o preço?") may ask about
+# what the user's previous question named.
+FOLLOW_UP_WORDS = 4
+FOLLOWED_AT_MOST = 3
 
 
 @dataclass(frozen=True)
@@ -56,12 +61,30 @@ class Session:
     available: bool = True  # False when Redis could not be reached
     limits: SessionLimits = field(default_factory=SessionLimits)  # not stored: the license's
 
+    def followed(self, question: str) -> str:
+        """``question`` after the user's earlier ones it may follow, when it is short: back
+        to the last that said more, three at most ("¿y el gimnasio? ¿cuánto cuesta?");
+        "" when it is not short, or nothing was asked before."""
+        if _words(question) > FOLLOW_UP_WORDS:
+            return ""
+        earlier = [turn["text"] for turn in self.turns if turn["role"] == "user"]
+        followed = [question]
+        for text in reversed(earlier[-FOLLOWED_AT_MOST:]):
+            followed.insert(0, text)
+            if _words(text) > FOLLOW_UP_WORDS:
+                break
+        return " ".join(followed) if len(followed) > 1 else ""
+
     def window(self) -> list[dict[str, str]]:
         """Short: every turn; 10-30: the last 10 (+ summary); longer: the last 5 (+ summary)."""
         count = len(self.turns)
         if count < 10:
             return list(self.turns)
         return self.turns[-10:] if count <= 30 else self.turns[-5:]
+
+
+def _words(text: str) -> int:
+    return len(without_courtesy(text).split())
 
 
 def _client() -> redis.Redis:

@@ -50,6 +50,30 @@ REQUEST_WORDS = frozenset({
     "say", "says", "tell", "tells", "mention", "mentions", "explain", "explains", "summarize",
     "summarise", "summarizes", "summarises", "describes",
 })  # fmt: skip
+# Words (folded) that ask for a kind of fact — a price, a time, a place, a permission —
+# rather than name a thing: "¿cuánto cuesta?", "e o preço?", "what time does it close?" may
+# ask about what the question before them named (``naming_words``).
+FACT_WORDS = frozenset({
+    "cuesta", "cuestan", "costar", "vale", "valen", "sale", "salen", "precio", "precios",
+    "coste", "costo", "tarifa", "tarifas", "cuota", "pagar", "pago", "paga", "cobran",
+    "custa", "custam", "custar", "preco", "precos", "custo", "valor", "mensalidade", "taxa",
+    "pagamento", "cobram",
+    "cost", "costs", "price", "prices", "fee", "fees", "pay", "charge",
+    "hora", "horas", "horario", "horarios", "abre", "abren", "abrir", "abierto", "abierta",
+    "cierra", "cierran", "cerrar", "cerrado", "cerrada", "empieza", "comienza", "termina",
+    "dura", "abrem", "aberto", "aberta", "fecha", "fecham", "fechar", "fechado", "fechada",
+    "comeca", "terminam", "duram",
+    "time", "hours", "open", "opens", "close", "closes", "closed", "start", "starts", "end",
+    "ends", "last", "lasts", "long", "much", "many", "often",
+    "queda", "ubicado", "ubicada", "direccion", "telefono", "correo", "email", "mail",
+    "contacto", "fica", "ficam", "localizado", "localizada", "endereco", "telefone", "contato",
+    "located", "address", "phone", "contact",
+    "puedo", "puede", "pueden", "podemos", "permite", "permiten", "permitido", "permitida",
+    "posso", "pode", "podem", "can", "may", "allowed", "permitted",
+    "reservar", "reservo", "reserva", "necesito", "llevar", "traer", "preciso", "levar",
+    "trazer", "reserve", "book", "need", "bring",
+    "eso", "esto", "isso", "isto", "this",
+})  # fmt: skip
 # Words that only greet, thank or say sorry (folded): a clause of nothing else ("Hola,",
 # "Buenas tardes,", "Hi!", "Obrigado.") is no part of what is asked.
 COURTESY_WORDS = frozenset({
@@ -137,6 +161,17 @@ def content_words(text: str, language: str | None) -> set[str]:
         for word in _WORD.findall(text)
         if word.isdigit() or (len(word) > 2 and fold(word) not in _COMMON)
     }
+
+
+def naming_words(question: str) -> list[str]:
+    """The words of ``question`` that name something: neither courtesy, a common word, a
+    question word, a word that only asks to be told, nor one that asks for a kind of fact
+    ("¿y el wifi?" names "wifi"; "¿y cuánto cuesta?" names nothing)."""
+    return [
+        word
+        for word in _WORD.findall(without_courtesy(question))
+        if len(word) > 2 and fold(word) not in _COMMON | FACT_WORDS
+    ]
 
 
 def without_courtesy(query: str) -> str:

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from text.words import content_words, stem, without_courtesy, words_to_match
+from text.words import content_words, naming_words, stem, without_courtesy, words_to_match
 
 
 def test_inflections_share_a_stem_in_their_language():
@@ -116,3 +116,20 @@ def test_each_thread_stems_with_its_own_stemmer():
     for thread in threads:
         thread.join()
     assert set(results) == {stem("reservaciones", "es")}
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("¿cuánto cuesta?", []),
+        ("Hola, ¿y a qué hora abre?", []),
+        ("e o preço?", []),
+        ("How much is it?", []),
+        ("¿Se puede reservar?", []),
+        ("¿y el wifi?", ["wifi"]),
+        ("¿Cuánto cuesta la sauna?", ["sauna"]),
+        ("Where is the laundry?", ["laundry"]),
+    ],
+)
+def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
+    assert naming_words(question) == named

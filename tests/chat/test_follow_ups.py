@@ -1,0 +1,92 @@
+"""A short question that follows another ("¿cuánto cuesta?" after "¿y el gimnasio?") is
+answered about what the earlier one named, not with "no information"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from chat.llm import ExtractiveLLM
+from chat.services import chat_answer
+from chat.session import Session
+from chat.texts import NO_INFORMATION
+from licenses.principals import principal_for_license
+from tests.conftest import forget_prepared_statements
+from tests.factories import make_document, make_license
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
+
+
+def asked(*texts: str) -> Session:
+    return Session(id="s", turns=[{"role": "user", "text": text} for text in texts])
+
+
+class TestWhatAShortQuestionFollows:
+    def test_it_follows_the_previous_questions(self):
+        session = asked("¿A qué hora abre la piscina?", "¿y el gimnasio?")
+        assert session.followed("¿cuánto cuesta?") == (
+            "¿A qué hora abre la piscina? ¿y el gimnasio? ¿cuánto cuesta?"
+        )
+
+    def test_back_to_the_last_question_that_said_more(self):
+        session = asked("When does the gym open?", "How much is it?")
+        assert session.followed("how much?") == "When does the gym open? How much is it? how much?"
+        longer = asked("¿A qué hora abre el gimnasio los sábados?", "¿Y el salón de fiestas?")
+        assert longer.followed("¿fianza?") == "¿Y el salón de fiestas? ¿fianza?"
+
+    def test_three_earlier_questions_at_most(self):
+        session = asked("¿Abre la piscina?", "¿y?", "¿y?", "¿y?", "¿y?")
+        assert session.followed("¿cuándo?") == "¿y? ¿y? ¿y? ¿cuándo?"
+
+    def test_a_question_that_says_enough_follows_nothing(self):
+        session = asked("¿A qué hora abre la piscina?")
+        assert session.followed("¿Cuánto cuesta la cuota mensual del gimnasio?") == ""
+        assert asked().followed("¿cuánto cuesta?") == ""
+
+
+@pytest.fixture
+def handbook():
+    """The sample handbook, searched with the local model (the offline answerer's floor is
+    calibrated on its similarities)."""
+    license = make_license()
+    text = Path(settings.BASE_DIR, "docs", "sample", "sample-handbook.md").read_text()
+    make_document(text, filename="sample-handbook.md", license=license)
+    yield principal_for_license(license)
+    forget_prepared_statements()
+
+
+def ask(principal, question: str, session_id: str | None = None):
+    return chat_answer(
+        principal=principal, question=question, session_id=session_id, llm=ExtractiveLLM()
+    )
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "answer"),
+    [
+        (
+            "¿A qué hora abre el gimnasio?",
+            "¿cuánto cuesta?",
+            "«La cuota mensual es de veinte euros.»",
+        ),
+        ("Quando abre a academia?", "quanto custa?", "«A mensalidade é de vinte euros.»"),
+        ("¿Cómo reservo el salón de fiestas?", "¿y el precio?", "«La fianza es de cien euros"),
+    ],
+)
+def test_a_follow_up_is_answered_about_what_the_question_before_named(
+    handbook, first, then, answer
+):
+    alone = ask(handbook, then)
+    assert not alone.answer.startswith(answer)  # nothing to go by on its own
+
+    session_id = ask(handbook, first).session_id
+    followed = ask(handbook, then, session_id)
+    assert followed.answer.startswith(answer), followed.answer
+
+
+def test_a_short_question_the_knowledge_does_not_answer_still_gets_no_information(handbook):
+    session_id = ask(handbook, "¿A qué hora abre la piscina?").session_id
+    answer = ask(handbook, "¿y el wifi?", session_id).answer
+    assert answer == NO_INFORMATION["es"]
