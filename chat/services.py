@@ -37,7 +37,14 @@ from chat.llm import LLM, ExtractiveLLM, Prompt, Source
 from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
 from chat.tasks import memories_propose_from_session_task
-from chat.texts import NO_INFORMATION, NOT_HERE, REMEMBERED, STAFF_KEEP_NONE, refusal
+from chat.texts import (
+    COURTESY_REPLIES,
+    NO_INFORMATION,
+    NOT_HERE,
+    REMEMBERED,
+    STAFF_KEEP_NONE,
+    refusal,
+)
 from conversations.services import Said, exchange_record
 from datastores.broker import task_send
 from datastores.locks import transaction_lock
@@ -61,7 +68,7 @@ from text.folding import fold
 from text.languages import LANGUAGE_NAMES, detect_language
 from text.lines import one_line
 from text.sentences import split_sentences
-from text.words import content_words, naming_words
+from text.words import content_words, courtesy_language, courtesy_said, naming_words
 from web.exceptions import ApplicationError
 
 # The product's rules: last in the system instruction, after the organisation's persona,
@@ -266,6 +273,11 @@ def chat_prepare(
         turn = _memory_turn(principal, proposal, user_ref, session, question, language)
         turn.embedding = embedding
         return turn
+    if courtesy := courtesy_said(question):
+        language = answer_language(question, [courtesy_language(question), *hints])
+        reply = _courtesy_reply(courtesy, language, assistant, principal)
+        prompt = Prompt(system="", messages=[], question=question, language=language)
+        return ChatTurn(session, prompt, reply=reply)
     memories = _memories(principal, question, user_ref, embedding)
     extractive = (assistant.answerer or settings.LLM_PROVIDER) == "extractive"
     found = _found(principal, question, options, embedding, weighed=extractive)
@@ -426,6 +438,17 @@ def _passages_language(results: list[SearchResult]) -> str | None:
 def _conversation_language(session: sessions.Session) -> str | None:
     asked = " ".join(t["text"] for t in session.turns if t["role"] == "user")
     return detect_language(asked) if asked else None
+
+
+def _courtesy_reply(
+    courtesy: str, language: str, assistant: AssistantProfile, principal: Principal
+) -> str:
+    """ "hola" is greeted as the widget greets, "gracias" and "ok" are answered in kind: a
+    message that asks nothing gets no search and no "no information" (nor a knowledge gap)."""
+    if courtesy == "greeting":
+        user_name = principal.license.user_name if principal.license else ""
+        return assistant.greeting_for(language, user_name)
+    return COURTESY_REPLIES[courtesy][language]
 
 
 def _memory_turn(

@@ -12,6 +12,25 @@ NO_INFORMATION = {
     "pt": "Não tenho informações sobre isso na base de conhecimento.",
     "en": "I have no information about that in the knowledge base.",
 }
+# The answer to a message of courtesy alone (text.words.courtesy_said); a greeting is
+# answered with the assistant's own.
+COURTESY_REPLIES = {
+    "thanks": {
+        "es": "¡De nada! Si tienes otra pregunta, aquí estoy.",
+        "pt": "De nada! Se tiver outra pergunta, estou aqui.",
+        "en": "You're welcome! If you have another question, I'm here.",
+    },
+    "farewell": {
+        "es": "¡Hasta pronto!",
+        "pt": "Até logo!",
+        "en": "Goodbye!",
+    },
+    "ok": {
+        "es": "De acuerdo. Si tienes otra pregunta, aquí estoy.",
+        "pt": "Combinado. Se tiver outra pergunta, estou aqui.",
+        "en": "All right. If you have another question, I'm here.",
+    },
+}
 NEEDS_CONSENT = {
     "es": (
         "Todavía no me has permitido recordar cosas, así que no lo he guardado. Para hacerlo, "

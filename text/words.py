@@ -101,6 +101,56 @@ THANKS_WORDS = frozenset({
     "porfis", "plis", "xfa", "xfavor", "grax", "obg", "brigado", "brigada", "vlw", "valeu",
     "pls", "plz", "thx", "ty", "tks",
 })  # fmt: skip
+# A message of courtesy alone ("hola", "gracias!", "ok 👍", "tchau") asks nothing: the
+# assistant answers it in kind (``courtesy_said``), with no search and no "no information".
+_GREETING = frozenset({
+    "hola", "holi", "holis", "wenas", "buenas", "buenos", "dia", "dias", "tardes", "noches",
+    "oi", "ola", "opa", "eae", "bom", "boa", "tarde", "noite", "hi", "hello", "hey", "heya",
+    "ey", "morning", "afternoon", "evening",
+})  # fmt: skip
+_SMALL_TALK = frozenset({"tal", "estas", "tudo", "how", "going", "doing"})  # "¿qué tal?"
+_THANKING = frozenset({
+    "gracias", "grax", "obrigado", "obrigada", "obg", "brigado", "brigada", "vlw", "valeu",
+    "thanks", "thank", "thx", "ty", "tks", "cheers",
+})  # fmt: skip
+_FAREWELLS = frozenset({
+    "adios", "chau", "chao", "hasta", "luego", "pronto", "vemos", "nos", "tchau", "ate",
+    "logo", "mais", "bye", "goodbye", "later", "see", "cya",
+})  # fmt: skip
+_ACKNOWLEDGEMENTS = frozenset({
+    "ok", "okay", "okey", "oka", "vale", "dale", "perfecto", "perfecta", "genial", "entendido",
+    "entendida", "claro", "listo", "lista", "bien", "bueno", "excelente", "super", "si",
+    "acuerdo", "no", "nada", "jaja", "jajaja", "certo", "beleza", "blz", "otimo", "otima",
+    "perfeito", "perfeita", "entendi", "show", "legal", "combinado", "ta", "sim", "nao", "kk",
+    "great", "cool", "nice", "perfect", "got", "understood", "sure", "alright", "fine", "yes",
+    "yep", "nope", "haha", "lol", "k",
+})  # fmt: skip
+_INTENSIFIERS = frozenset({"lot", "much", "so", "very", "muchisimas", "muito", "muita"})
+_COURTESY_ALONE = (
+    COURTESY_WORDS | THANKS_WORDS | _GREETING | _FAREWELLS | _ACKNOWLEDGEMENTS | _INTENSIFIERS
+)
+# Courtesy words only one of the three says: "obrigado" alone is too little for the
+# language detector, but it is Portuguese.
+_COURTESY_LANGUAGES = {
+    SPANISH: frozenset({
+        "hola", "holi", "holis", "wenas", "buenas", "buenos", "dias", "tardes", "noches",
+        "gracias", "grax", "adios", "chau", "chao", "hasta", "luego", "pronto", "vemos", "vale",
+        "dale", "perfecto", "genial", "entendido", "listo", "bien", "bueno", "acuerdo", "jaja",
+        "jajaja", "tal", "estas", "si", "muchas", "muchisimas",
+    }),
+    PORTUGUESE: frozenset({
+        "oi", "ola", "opa", "eae", "bom", "boa", "noite", "obrigado", "obrigada", "obg",
+        "brigado", "brigada", "vlw", "valeu", "tchau", "ate", "logo", "certo", "beleza", "blz",
+        "otimo", "otima", "perfeito", "entendi", "legal", "combinado", "sim", "nao", "kk",
+        "tudo", "muito", "muita",
+    }),
+    ENGLISH: frozenset({
+        "hi", "hello", "hey", "morning", "afternoon", "evening", "thanks", "thank", "thx", "ty",
+        "cheers", "bye", "goodbye", "later", "okay", "great", "cool", "nice", "perfect",
+        "understood", "sure", "alright", "fine", "yes", "yep", "nope", "haha", "lol", "how",
+        "going", "doing", "lot",
+    }),
+}  # fmt: skip
 # A greeting that opens the question's own clause ("hola a qué hora abre…"), a request or
 # thanks that closes it ("…la piscina porfa"): a few words only, so as not to take what
 # asks ("como", "todos", "mil") for courtesy.
@@ -172,6 +222,26 @@ def naming_words(question: str) -> list[str]:
         for word in _WORD.findall(without_courtesy(question))
         if len(word) > 2 and fold(word) not in _COMMON | FACT_WORDS
     ]
+
+
+def courtesy_said(message: str) -> str:
+    """What a message of courtesy alone says — "thanks", "farewell", "greeting" or "ok"
+    ("ok", "👍", "no") —; "" when it says anything else."""
+    words = {_as_said(word) for word in _WORD.findall(message)}
+    if not words <= _COURTESY_ALONE:
+        return ""
+    greeting = _GREETING | _SMALL_TALK
+    for kind, among in (("thanks", _THANKING), ("farewell", _FAREWELLS), ("greeting", greeting)):
+        if words & among:
+            return kind
+    return "ok"
+
+
+def courtesy_language(message: str) -> str | None:
+    """The language whose courtesy words a message uses, when only one's ("obrigada!!")."""
+    words = {_as_said(word) for word in _WORD.findall(message)}
+    said = [code for code, among in _COURTESY_LANGUAGES.items() if words & among]
+    return said[0] if len(said) == 1 else None
 
 
 def without_courtesy(query: str) -> str:

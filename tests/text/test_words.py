@@ -6,7 +6,14 @@ import threading
 
 import pytest
 
-from text.words import content_words, naming_words, stem, without_courtesy, words_to_match
+from text.words import (
+    content_words,
+    courtesy_said,
+    naming_words,
+    stem,
+    without_courtesy,
+    words_to_match,
+)
 
 
 def test_inflections_share_a_stem_in_their_language():
@@ -133,3 +140,24 @@ def test_each_thread_stems_with_its_own_stemmer():
 )
 def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
     assert naming_words(question) == named
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("hola", "greeting"),
+        ("Oiii, tudo bem?", "greeting"),
+        ("Good morning!", "greeting"),
+        ("gracias!!", "thanks"),
+        ("ok, valeu", "thanks"),
+        ("adiós, hasta luego", "farewell"),
+        ("ok 👍", "ok"),
+        ("👍", "ok"),
+        ("no", "ok"),
+        ("hola, ¿a qué hora abre la piscina?", ""),
+        ("¿abre hoy?", ""),
+        ("gracias por la info sobre el gimnasio", ""),
+    ],
+)
+def test_a_message_of_courtesy_alone_says_what_kind(message, said):
+    assert courtesy_said(message) == said
