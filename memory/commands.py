@@ -24,7 +24,7 @@ _COMMAND = re.compile(
     r"|(?P<pt>recorda(?:-me)?|lembre(?:-se|-me)?|lembra(?:-me)?|nao (?:se )?esqueca"
     r"|tenha em mente|anote)"
     r"|(?P<en>remember|don't forget|do not forget|keep in mind|bear in mind|make a note))"
-    r"\s*(?P<colon>[,:])?\s*(?P<that>de que|que|that)?\s+"
+    r"\s*(?P<colon>[,:])?\s*(?P<that>de que|de q|que|q|that)?\s+"
     # Up to the end of the sentence: a "." that is followed by more text (bob@example.com,
     # 3.5, a.m.) does not end it, so nothing is cut before it is checked.
     r"(?P<what>(?:[^.!?\n]|[.!?](?=\S)){3,300})(?P<end>[.!?]*)",

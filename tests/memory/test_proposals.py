@@ -99,6 +99,8 @@ class TestInTheChat:
             ("Can you remember that I prefer short answers?", "I prefer short answers"),
             ("Please keep in mind that I book on Fridays", "I book on Fridays"),
             ("remember I prefer the room with a view", "I prefer the room with a view"),
+            ("lembra q eu prefiro respostas curtas", "Eu prefiro respostas curtas"),
+            ("recuerda q prefiero la mañana", "Prefiero la mañana"),
         ],
     )
     def test_a_command_is_remembered_as_said(self, message, description):
