@@ -145,6 +145,7 @@ def extract_text_file(path: Path, *, markdown: bool) -> Extraction:
 
 _DELIMITERS = ",;\t|"
 _ROWS_BETWEEN_CHECKS = 2000
+_ROWS_TO_TELL = 200  # rows read to tell the delimiter
 
 
 def extract_csv(path: Path, *, budget: Budget) -> Extraction:
@@ -172,15 +173,37 @@ _EXCEL_SEPARATOR = re.compile(r"sep=(.)")
 
 def _delimiter_and_lines(text: str) -> tuple[str, list[str]]:
     """The delimiter and the lines to read: Excel's "sep=X" first line names the delimiter
-    and is not a row; else the sniffed one of , ; tab |, or commas when the file has one
-    column or is too irregular to tell."""
+    and is not a row; else the one of , ; tab | that splits the most rows into as many
+    fields as the first row names columns, the sniffed one on a tie; commas when none
+    splits the first row."""
     lines = text.splitlines()
     if lines and (declared := _EXCEL_SEPARATOR.fullmatch(lines[0].strip())):
         return declared.group(1), lines[1:]
     try:
-        return csv.Sniffer().sniff(text[:8192], delimiters=_DELIMITERS).delimiter, lines
+        sniffed = csv.Sniffer().sniff(text[:8192], delimiters=_DELIMITERS).delimiter
     except csv.Error:
+        sniffed = ","
+    # The sniffer counts each character's frequency per line: a ";" file whose answers
+    # are sentences with commas ("Sí, perros y gatos…") it read as commas, or not at all.
+    sample = lines[:_ROWS_TO_TELL]
+    fits = {d: _rows_fitting_the_header(sample, d) for d in _DELIMITERS}
+    best = max(fits.values())
+    if best == 0:
         return ",", lines
+    return (
+        sniffed if fits.get(sniffed) == best else next(d for d in fits if fits[d] == best)
+    ), lines
+
+
+def _rows_fitting_the_header(lines: list[str], delimiter: str) -> int:
+    """How many rows have as many fields as the first, when it has two or more."""
+    try:
+        rows = [row for row in csv.reader(lines, csv.excel, delimiter=delimiter) if row]
+    except csv.Error:  # a sample cut inside a quoted field, a NUL: not this one
+        return 0
+    if not rows or len(rows[0]) < 2:
+        return 0
+    return sum(len(row) == len(rows[0]) for row in rows[1:]) + 1
 
 
 def _rows(reader: Iterator[list[str]], deadline: Deadline) -> Iterator[list[str]]:

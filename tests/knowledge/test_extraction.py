@@ -413,3 +413,33 @@ def test_a_csv_reads_as_excel_wrote_it(tmp_path, data, text):
     path = tmp_path / "tabla.csv"
     path.write_bytes(data)
     assert extract_csv(path, budget=BUDGET).pages[0].text == text
+
+
+FAQ = (
+    "Pregunta;Respuesta\n"
+    "¿Se admiten mascotas?;Sí, perros y gatos de menos de 10 kg, siempre con correa.\n"
+    "¿Dónde aparco?;En el garaje, planta -1; cada vivienda tiene su plaza.\n"
+    "¿Cuándo se recoge la basura?;De lunes a sábado, a las 21:00.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "first_row"),
+    [
+        # answers that are sentences with commas: the sniffer gave up and commas were
+        # read as the delimiter, the first question became the column names
+        (FAQ, "Pregunta: ¿Se admiten mascotas? · Respuesta: Sí, perros y gatos"),
+        # a price list with decimal commas
+        ("Producto;Precio;Stock\nCafé;1,50;10\nTé;1,20;5\n", "Producto: Café · Precio: 1,50"),
+        # commas, and semicolons inside quoted fields
+        (
+            'Q,A\n"Horario","8-20; cerrado en agosto"\n"Cuota","20; al mes"\n',
+            "Q: Horario · A: 8-20;",
+        ),
+        ("Q|A\nHorario|8-20, cerrado en agosto\n", "Q: Horario · A: 8-20, cerrado"),
+    ],
+)
+def test_a_csv_is_split_where_its_first_row_names_the_columns(tmp_path, data, first_row):
+    path = tmp_path / "faq.csv"
+    path.write_bytes(data.encode("cp1252"))
+    assert extract_csv(path, budget=BUDGET).pages[0].text.startswith(first_row)
