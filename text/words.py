@@ -296,6 +296,25 @@ def _introduces(clause: str) -> bool:
     return bool(introduction and _NAME.search(clause, introduction.end()))
 
 
+# Verbs any question may lean on — may, have, there is: "¿puedo tener un perro?", "tem
+# estacionamento?", "can I have a cat?" —: they name nothing, and a handbook that answers
+# need not use them. Not those that do ("posso levar visita?" asks about bringing).
+LIGHT_VERBS = frozenset({
+    "puedo", "puede", "puedes", "pueden", "podemos", "poder", "tener", "tengo", "tiene",
+    "tienes", "tienen", "tenemos", "hay",
+    "posso", "pode", "podem", "podemos", "ter", "tenho", "tem", "temos", "ha",
+    "can", "could", "may", "might", "have", "has", "had", "do", "does", "did",
+})  # fmt: skip
+
+
+def words_to_weigh(query: str) -> str:
+    """``words_to_match`` without the light verbs, for weighing what a question names
+    ("¿puedo tener un perro?" names "perro"); unchanged when nothing else would be left."""
+    matched = words_to_match(query)
+    kept = " ".join(w for w in _WORD.findall(matched) if fold(w) not in LIGHT_VERBS)
+    return kept if content_words(kept, None) else matched
+
+
 def words_to_match(query: str) -> str:
     """``query`` without its question words and the words that only ask to be told, for
     matching words: "¿Qué dice el anexo firmado?" looks for "anexo firmado", "¿Cuánto

@@ -26,7 +26,7 @@ from datastores.replicas import read_connection, replica_reads
 from knowledge.models import GLOBAL_SCOPE_KEY
 from knowledge.search.asked import what_is_asked
 from knowledge.search.keyword import QUERY_WORD_ROWS
-from text.words import words_to_match
+from text.words import words_to_weigh
 
 # A scope's chunks are counted up to this many, a word's up to FREQUENCY_CAP: past them,
 # rarity is judged as if the scope held exactly this many (a word in 5% of them is common
@@ -95,7 +95,7 @@ def question_word_shares(
         cursor.execute(
             _WORDS,
             {
-                "q": words_to_match(what_is_asked(question)),
+                "q": words_to_weigh(what_is_asked(question)),
                 "global_scope": GLOBAL_SCOPE_KEY,
                 "scope": scope,
                 "frequency_cap": FREQUENCY_CAP,

@@ -81,6 +81,33 @@ def test_question_words_and_words_that_ask_to_be_told_weigh_nothing(handbook, as
 
 
 @pytest.mark.parametrize(
+    ("asked", "plain"),
+    [
+        ("Os alunos podem ter oceanografia?", "Os alunos oceanografia?"),
+        ("¿Los alunos pueden tener oceanografia?", "¿Los alunos oceanografia?"),
+        ("Tem oceanografia para os alunos?", "oceanografia para os alunos?"),
+    ],
+)
+def test_light_verbs_weigh_nothing(handbook, asked, plain):
+    """Found 2026-12-01: "¿puedo tener un perro?" got "no information" over an FAQ whose
+    answer is "Sí, perros y gatos…": "puedo" and "tener", in no page, weighed as much as
+    "perro". Verbs that do name something ("llevar", "bring") still weigh."""
+    ids = [chunk_id(handbook, "oceanografia"), chunk_id(handbook, "recebe alunos")]
+    shares = question_word_shares(license_id=handbook.pk, question=asked, chunk_ids=ids)
+
+    assert shares == question_word_shares(license_id=handbook.pk, question=plain, chunk_ids=ids)
+
+
+def test_a_verb_that_names_what_is_done_still_weighs(handbook):
+    ids = [chunk_id(handbook, "oceanografia"), chunk_id(handbook, "recebe alunos")]
+    bring = "Os alunos podem levar oceanografia?"
+    plain = "Os alunos oceanografia?"
+    assert question_word_shares(license_id=handbook.pk, question=bring, chunk_ids=ids) != (
+        question_word_shares(license_id=handbook.pk, question=plain, chunk_ids=ids)
+    )
+
+
+@pytest.mark.parametrize(
     "asked",
     [
         "Oi, aqui é a Maria do 302. Quantos alunos estudam oceanografia?",
