@@ -302,7 +302,7 @@ def _introduces(clause: str) -> bool:
 LIGHT_VERBS = frozenset({
     "puedo", "puede", "puedes", "pueden", "podemos", "poder", "tener", "tengo", "tiene",
     "tienes", "tienen", "tenemos", "hay",
-    "posso", "pode", "podem", "podemos", "ter", "tenho", "tem", "temos", "ha",
+    "posso", "pode", "podem", "ter", "tenho", "tem", "temos", "ha",
     "can", "could", "may", "might", "have", "has", "had", "do", "does", "did",
 })  # fmt: skip
 
