@@ -121,6 +121,8 @@ class ChatTurn:
     prompt: Prompt
     results: list[SearchResult] = field(default_factory=list)
     reply: str = ""  # a memory command's answer: said as is, no model, no sources
+    # Kept for review, feedback and gaps (the conversations app): a courtesy reply is not.
+    reviewed: bool = True
     remembered: str = ""  # what that command saved
     citations: list[Citation] = field(default_factory=list)  # filled as the answer streams
     search: SearchResponse | None = None  # logged once the answer has started
@@ -277,7 +279,7 @@ def chat_prepare(
         language = answer_language(question, [courtesy_language(question), *hints])
         reply = _courtesy_reply(courtesy, language, assistant, principal)
         prompt = Prompt(system="", messages=[], question=question, language=language)
-        return ChatTurn(session, prompt, reply=reply)
+        return ChatTurn(session, prompt, reply=reply, reviewed=False)
     memories = _memories(principal, question, user_ref, embedding)
     extractive = (assistant.answerer or settings.LLM_PROVIDER) == "extractive"
     found = _found(principal, question, options, embedding, weighed=extractive)
@@ -444,7 +446,8 @@ def _courtesy_reply(
     courtesy: str, language: str, assistant: AssistantProfile, principal: Principal
 ) -> str:
     """ "hola" is greeted as the widget greets, "gracias" and "ok" are answered in kind: a
-    message that asks nothing gets no search and no "no information" (nor a knowledge gap)."""
+    message that asks nothing gets no search and no "no information", and is no answer to
+    review, rate or count as a gap (its turn stays in the session, as context)."""
     if courtesy == "greeting":
         user_name = principal.license.user_name if principal.license else ""
         return assistant.greeting_for(language, user_name)
@@ -508,10 +511,11 @@ def chat_stream(
     finally:  # the model failed or the client left: the retrieval happened all the same
         _log_search(turn, principal)
     answer = turn.answer = "".join(parts)
-    kept = _keep(turn, principal, user_ref, answer)
-    if kept is None:  # its person was erased while being answered: nothing of it stays
-        return
-    turn.answer_id = kept
+    if turn.reviewed:
+        kept = _keep(turn, principal, user_ref, answer)
+        if kept is None:  # its person was erased while being answered: nothing of it stays
+            return
+        turn.answer_id = kept
     question, answer = _as_kept_in_session(principal, turn.prompt.question, answer)
     sessions.session_append(
         license_id=principal.license_id,
