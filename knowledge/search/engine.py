@@ -152,6 +152,7 @@ def _result(row: dict[str, Any]) -> SearchResult:
         content=row["content"],
         vector_score=_rounded(row["vector_score"]),
         sentence_score=_rounded(row["sentence_score"]),
+        semantic_score=_rounded(row["semantic_score"]),
         keyword_score=_rounded(row["keyword_score"]),
         vector_rank=row["vector_rank"],
         keyword_rank=row["keyword_rank"],

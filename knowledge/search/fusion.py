@@ -2,9 +2,11 @@
 
 In the statement: each retriever's scores are normalised over its own list (missing from a
 list counts 0) and fused by the strategy (weighted by default, its weight tuned on
-the dev splits); a chunk passes the threshold on its vector score (calibrated per model,
-types.DEFAULT_MIN_SCORE) or by containing every query term. After the statement, the
-relative cut drops results far below the best one.
+the dev splits); a chunk passes the threshold (calibrated per model, types.DEFAULT_MIN_SCORE)
+on its semantic score — its similarity mixed with its best sentence group's, as the ranking
+reads it — or by containing every query term. On its own similarity, an FAQ whose chunk
+holds four questions failed "Are pets allowed?" (0.818) although the pets answer's sentence
+scored 0.860. After the statement, the relative cut drops results far below the best one.
 """
 
 from __future__ import annotations
@@ -57,9 +59,9 @@ fused AS (
                WHEN 'keyword' THEN keyword_score
            END AS fused_score,
            CASE %(strategy)s
-               WHEN 'vector' THEN COALESCE(vector_score >= %(min_score)s, false)
+               WHEN 'vector' THEN COALESCE(semantic_score >= %(min_score)s, false)
                WHEN 'keyword' THEN keyword_score IS NOT NULL
-               ELSE COALESCE(vector_score >= %(min_score)s, false) OR exact_match
+               ELSE COALESCE(semantic_score >= %(min_score)s, false) OR exact_match
            END AS passes
       FROM scored
 )"""

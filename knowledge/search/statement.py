@@ -49,7 +49,7 @@ sentence_aware AS (
             WHERE x.embedding_id = s.embedding_id AND %(sentence_weight)s::float8 > 0) b
 ),
 {fusion}
-SELECT f.chunk_id, f.document_id, f.vector_score, f.sentence_score, f.vector_rank, f.keyword_score, f.keyword_rank,
+SELECT f.chunk_id, f.document_id, f.vector_score, f.sentence_score, f.semantic_score, f.vector_rank, f.keyword_score, f.keyword_rank,
        f.fused_score, f.exact_match, f.passes,
        f.content, f.heading, f.page_start, f.page_end, f.filename, f.source_type,
        COALESCE(l.machine_id, '{global_scope}') AS scope,

@@ -95,6 +95,9 @@ class SearchResult:
     # The best sentence group's similarity (knowledge/search/sentence_vectors.py); None when the
     # chunk was not a kNN candidate or has no sentence vectors yet.
     sentence_score: float | None = None
+    # The chunk's similarity mixed with its best sentence group's, as the threshold reads
+    # it (statement.py's sentence_aware); None when the chunk was not a kNN candidate.
+    semantic_score: float | None = None
 
 
 @dataclass

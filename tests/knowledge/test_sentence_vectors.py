@@ -179,6 +179,24 @@ class TestTheSearchMixesTheBestSentenceIn:
             (1 - w) * result.vector_score + w * best, abs=2e-3
         )
 
+    def test_the_threshold_reads_the_semantic_score(self, fake_embedder):
+        """A chunk of several topics (an FAQ of four questions) is less like the question
+        than its one sentence that answers it: "Are pets allowed?" scored 0.818 on the
+        chunk, under the 0.82 floor, 0.860 on the pets answer, and nothing passed."""
+        license = make_license(machine_id="alpha")
+        make_document(REGLAMENTO, filename="reglamento.md", license=license)
+        found = self.semantic(license)
+        between = (found.vector_score + found.semantic_score) / 2
+
+        response = search(
+            principal=principal_for_license(license),
+            query=self.QUERY,
+            options=SearchOptions(strategy="vector", min_score=between),
+        )
+
+        assert [r.chunk_id for r in response.results] == [found.chunk_id]
+        assert found.vector_score < between < found.semantic_score
+
     def test_without_sentence_vectors_the_chunks_own_score_stands(self, fake_embedder, settings):
         license = make_license(machine_id="alpha")
         settings.SEARCH_SENTENCE_VECTORS = False  # nothing embedded, nothing mixed
