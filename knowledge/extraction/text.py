@@ -185,6 +185,9 @@ def _delimiter_and_lines(text: str) -> tuple[str, list[str]]:
         sniffed = ","
     # The sniffer counts each character's frequency per line: a ";" file whose answers
     # are sentences with commas ("Sí, perros y gatos…") it read as commas, or not at all.
+    # CleverCSV read that one right but a regular 300-row ";" file as commas (its type
+    # score prefers cells that look like numbers or dates): the first row names the
+    # columns, and the rows that agree with it tell the delimiter.
     sample = lines[:_ROWS_TO_TELL]
     fits = {d: _rows_fitting_the_header(sample, d) for d in _DELIMITERS}
     best = max(fits.values())
