@@ -57,8 +57,12 @@ _QUESTION_WORDS = frozenset({
     "cuando", "donde", "cual", "cuales", "quien", "quienes", "cuanto", "cuantos", "cuanta",
     "cuantas", "como",
 })  # fmt: skip
-# Spanish asks with an accent what it says without one ("a qué hora" / "que prefiero").
-_ACCENTED_QUE = frozenset({"qué", "qúe"})
+# Spanish asks with an accent what it says without one ("a qué hora" / "que prefiero",
+# "cuándo abre" / "cuando reservo").
+_ACCENTED = frozenset({
+    "qué", "cuál", "cuáles", "cómo", "cuándo", "dónde", "quién", "quiénes", "cuánto",
+    "cuánta", "cuántos", "cuántas",
+})  # fmt: skip
 _BEFORE_A_QUESTION_WORD = frozenset({"a", "o", "de", "en", "por", "at", "in", "on", "para"})
 _SENTENCE_STOP = re.compile(r"[.!?]\s|[\n¿¡]")
 _WORD = re.compile(r"[\w'-]+")
@@ -98,7 +102,7 @@ def _commanded(match: re.Match[str], folded: str, original: str) -> str | None:
     if (asks or folded[opening - 1 : opening] == "¿") and not _POLITE & set(lead.split()):
         return None
     what = what.strip(" ,;:")
-    if len(what) < 3 or _asks_itself(what):
+    if len(what) < 3 or _asks_itself(what, after_that=bool(match.group("that"))):
         return None
     return what
 
@@ -129,15 +133,19 @@ def _without_tag(what: str) -> tuple[str, bool]:
     return what, False
 
 
-def _asks_itself(what: str) -> bool:
-    """ "a qué hora abre", "when the pool opens", "o que eu disse": a question, not a fact."""
+def _asks_itself(what: str, *, after_that: bool) -> bool:
+    """ "a qué hora abre", "when the pool opens", "o que eu disse": a question, not a fact.
+    After "que" / "that" only a written accent asks: "recuerda que cuando reservo prefiero
+    la mañana" and "remember that when it rains I take the car" tell."""
     written = what.lower().split()[:2]
-    words = [fold(word) for word in written]
-    if words[0] in _BEFORE_A_QUESTION_WORD and len(words) > 1:
-        if words[1] in _QUESTION_WORDS or written[1] in _ACCENTED_QUE:
-            return True
-        return words[0] == "o" and words[1] == "que"
-    return words[0] in _QUESTION_WORDS or written[0] in _ACCENTED_QUE
+    folded = [fold(word) for word in written]
+    # The question word may follow a preposition or an article: "a qué hora", "o que".
+    first = 1 if len(written) > 1 and folded[0] in _BEFORE_A_QUESTION_WORD else 0
+    if written[first] in _ACCENTED:
+        return True
+    if after_that:
+        return False
+    return folded[first] in _QUESTION_WORDS or folded == ["o", "que"]
 
 
 def _proposal(what: str, match: re.Match[str], message: str, session_id: str) -> Proposal:

@@ -101,6 +101,12 @@ class TestInTheChat:
             ("remember I prefer the room with a view", "I prefer the room with a view"),
             ("lembra q eu prefiro respostas curtas", "Eu prefiro respostas curtas"),
             ("recuerda q prefiero la mañana", "Prefiero la mañana"),
+            (
+                "Recuerda que cuando reservo prefiero la mañana",
+                "Cuando reservo prefiero la mañana",
+            ),
+            ("Remember that when it rains I take the car", "When it rains I take the car"),
+            ("Lembre que quando chove prefiro a academia", "Quando chove prefiro a academia"),
         ],
     )
     def test_a_command_is_remembered_as_said(self, message, description):
