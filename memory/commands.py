@@ -15,7 +15,7 @@ from memory.models import MemorySource, MemoryType
 from memory.services import Proposal
 from text.folding import fold
 from text.languages import LANGUAGES
-from text.words import COURTESY_WORDS
+from text.words import COURTESY_WORDS, QUESTION_WORDS
 
 _COMMAND = re.compile(
     # The command's words name its language: the answer's, when the rest does not tell.
@@ -51,12 +51,11 @@ _TAGS = frozenset({
     "vale", "ok", "okay", "si", "sim", "ta", "certo", "right", "bien", "de", "acuerdo",
     "beleza", "blz", "dale", "yes", "alright", "ne", "no", "nao", "verdad", "eh", "sale",
 })  # fmt: skip
-_QUESTION_WORDS = frozenset({
-    "what", "when", "where", "how", "which", "who", "whom", "why", "whether", "if",
-    "quando", "onde", "qual", "quais", "quem", "quanto", "quantos", "quanta", "quantas",
-    "cuando", "donde", "cual", "cuales", "quien", "quienes", "cuanto", "cuantos", "cuanta",
-    "cuantas", "como",
-})  # fmt: skip
+# The question words, not the verbs that open a question ("fue", "was"), with those that
+# only open an indirect one ("remember why…", "if…").
+_QUESTION_WORDS = (QUESTION_WORDS - {"foi", "fue", "was", "son", "sao", "are"}) | {
+    "whom", "why", "whether", "if", "quanta", "quantas",
+}  # fmt: skip
 # Spanish asks with an accent what it says without one ("a qué hora" / "que prefiero",
 # "cuándo abre" / "cuando reservo").
 _ACCENTED = frozenset({

@@ -101,18 +101,27 @@ THANKS_WORDS = frozenset({
     "porfis", "plis", "xfa", "xfavor", "grax", "obg", "brigado", "brigada", "vlw", "valeu",
     "pls", "plz", "thx", "ty", "tks",
 })  # fmt: skip
-# A message of courtesy alone ("hola", "gracias!", "ok 👍", "tchau") asks nothing: the
-# assistant answers it in kind (``courtesy_said``), with no search and no "no information".
-_GREETING = frozenset({
-    "hola", "holi", "holis", "wenas", "buenas", "buenos", "dia", "dias", "tardes", "noches",
-    "oi", "ola", "opa", "eae", "bom", "boa", "tarde", "noite", "hi", "hello", "hey", "heya",
-    "ey", "morning", "afternoon", "evening",
+# A greeting that opens the question's own clause ("hola a qué hora abre…"), a request or
+# thanks that closes it ("…la piscina porfa"): a few words only, so as not to take what
+# asks ("como", "todos", "mil") for courtesy.
+_OPENING_GREETINGS = frozenset({
+    "hola", "holi", "holis", "wenas", "buenas", "oye", "oi", "opa", "eae", "hi",
+    "hello", "hey", "heya", "ey",
 })  # fmt: skip
-_SMALL_TALK = frozenset({"tal", "estas", "tudo", "how", "going", "doing"})  # "¿qué tal?"
 _THANKING = frozenset({
     "gracias", "grax", "obrigado", "obrigada", "obg", "brigado", "brigada", "vlw", "valeu",
     "thanks", "thank", "thx", "ty", "tks", "cheers",
 })  # fmt: skip
+_CLOSING_THANKS = (_THANKING - {"thank", "cheers"}) | {
+    "porfa", "porfis", "plis", "xfa", "xfavor", "please", "pls", "plz",
+}  # fmt: skip
+# A message of courtesy alone ("hola", "gracias!", "ok 👍", "tchau") asks nothing: the
+# assistant answers it in kind (``courtesy_said``), with no search and no "no information".
+_GREETING = _OPENING_GREETINGS | {
+    "buenos", "dia", "dias", "tardes", "noches", "ola", "bom", "boa", "tarde", "noite",
+    "morning", "afternoon", "evening",
+}  # fmt: skip
+_SMALL_TALK = frozenset({"tal", "estas", "tudo", "how", "going", "doing"})  # "¿qué tal?"
 _FAREWELLS = frozenset({
     "adios", "chau", "chao", "hasta", "luego", "pronto", "vemos", "nos", "tchau", "ate",
     "logo", "mais", "bye", "goodbye", "later", "see", "cya",
@@ -151,18 +160,6 @@ _COURTESY_LANGUAGES = {
         "going", "doing", "lot",
     }),
 }  # fmt: skip
-# A greeting that opens the question's own clause ("hola a qué hora abre…"), a request or
-# thanks that closes it ("…la piscina porfa"): a few words only, so as not to take what
-# asks ("como", "todos", "mil") for courtesy.
-_OPENING_GREETINGS = frozenset({
-    "hola", "holi", "holis", "wenas", "buenas", "oye", "oi", "opa", "eae", "hi",
-    "hello", "hey", "heya", "ey",
-})  # fmt: skip
-_CLOSING_THANKS = frozenset({
-    "porfa", "porfis", "plis", "xfa", "xfavor", "gracias", "grax", "obrigado", "obrigada",
-    "obg", "brigado", "brigada", "vlw", "valeu", "please", "pls", "plz", "thanks", "thx", "ty",
-    "tks",
-})  # fmt: skip
 # Letters typed three times or more ("holaaa", "graciasss", "oiii") are read once.
 _DRAWN_OUT = re.compile(r"(\w)\1{2,}")
 # How an asker introduces themself before asking ("soy Ana, del tercero B", "I'm new here").
