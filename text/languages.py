@@ -47,9 +47,10 @@ def content_language(code: str | None) -> str | None:
 
 # Which of the three a text is in, by py3langid (langid.py's model of 97 languages, n-grams
 # of bytes, naive Bayes: a fraction of a millisecond on a question, no download). On 400
-# XQuAD-es and 400 FaQuAD-pt questions (opening "¿" removed) and 40 English ones: 400, 398
-# and 40 right, none wrong (the word lists it replaced: 388 / 394 / 39); on their first four
-# words 398 / 376 / 40, 2 wrong (`python -m tests.bench.language_detection`).
+# XQuAD-es and 400 FaQuAD-pt questions (opening "¿" removed) and 40 English ones: 400, 399
+# (398 without _MARKERS) and 40 right, none wrong (the word lists it replaced: 388 / 394 / 39); on their first four
+# words 398 / 376 / 40, 2 wrong, and 400 / 389 / 40, none wrong, with _MARKERS below
+# (`python -m tests.bench.language_detection`).
 _ENOUGH_CHARS = 20_000  # a document's language is plain from its first pages
 _SURE = 0.6  # the best of the three's share of their three probabilities
 _ANOTHER_LANGUAGE_SURE = 0.8
@@ -76,6 +77,53 @@ _PHONE_SPELLINGS = {
 _WORD = re.compile(r"\w+")
 
 
+# Words only one of the three writes, for questions too short for n-grams: "¿Hay
+# parking?" scores as English, "Tem wifi?" as Polish, "Onde estaciono?" as Spanish. In a
+# question of at most _FEW_WORDS words, markers of one language alone decide; markers of
+# two ("Where is Casa del Sol?") leave it to the n-grams. Left out: what two of them write
+# alike, accented or not ("como", "aqui", "que", "no", "da", "dos", "das", "do", "tu", "os",
+# "está", "podemos", "por favor"; English's "to" is Brazil's "tô" typed on a phone).
+_FEW_WORDS = 6
+
+
+def _listed(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_MARKERS = {
+    SPANISH: _listed(
+        "hay dónde donde qué cuándo cuando cuánto cuanto cuánta cuanta cuántos cuantos cuántas"
+        " cuantas cuál cual cuáles cuales cómo puedo puede pueden tiene tienen tengo"
+        " tienes hace el los las del al es un una y mi mis hola gracias algún alguna"
+        " también muy mucho hasta aquí allí ahora mañana hoy yo usted ustedes nosotros"
+        " necesito quiero hacer hacen"
+    ),
+    PORTUGUESE: _listed(
+        "onde tem têm você vocês voce não nao é são quando quanto quanta quantos quantas"
+        " qual quais posso pode podem há um uma uns umas ao à às em isso esse essa"
+        " isto também até muito muita obrigado obrigada olá oi meu minha seu sua eu nós"
+        " preciso quero gostaria hoje amanhã agora ele ela fazer"
+    ),
+    ENGLISH: _listed(
+        "the is are was were can could where what when how who which why does did there i"
+        " my you your have has will would should of and in on at it this that for with"
+        " from please thanks hi hello"
+    ),
+}
+_INVERTED_MARKS = re.compile(r"[¿¡]")  # Spanish's alone
+
+
+def _marked_language(text: str) -> str | None:
+    """The one language whose own words a short question uses, if only one's."""
+    words = _WORD.findall(text.lower())
+    if not words or len(words) > _FEW_WORDS:
+        return None
+    marked = {language for language in LANGUAGES if _MARKERS[language].intersection(words)}
+    if _INVERTED_MARKS.search(text):
+        marked.add(SPANISH)
+    return marked.pop() if len(marked) == 1 else None
+
+
 def _as_spelt(text: str) -> str:
     return _WORD.sub(lambda m: _PHONE_SPELLINGS.get(m.group().lower(), m.group()), text)
 
@@ -90,16 +138,19 @@ def detect_language(text: str) -> str | None:
     lone "piscina" is Spanish, Portuguese and Italian alike)."""
     if not text.strip():
         return None
-    probabilities = dict(_identifier().rank(_as_spelt(text[:_ENOUGH_CHARS])))
-    ours = {language: probabilities[language] for language in LANGUAGES}
-    best, total = max(ours, key=ours.__getitem__), sum(ours.values())
-    if not total or ours[best] < _SURE * total:
-        return None
+    spelt = _as_spelt(text[:_ENOUGH_CHARS])
+    probabilities = dict(_identifier().rank(spelt))
     likeliest = max(probabilities, key=probabilities.__getitem__)
     if (
         likeliest not in LANGUAGES
         and likeliest not in _NEIGHBOURS
         and probabilities[likeliest] >= _ANOTHER_LANGUAGE_SURE
     ):
+        return None
+    if marked := _marked_language(spelt):
+        return marked
+    ours = {language: probabilities[language] for language in LANGUAGES}
+    best, total = max(ours, key=ours.__getitem__), sum(ours.values())
+    if not total or ours[best] < _SURE * total:
         return None
     return best

@@ -37,6 +37,27 @@ def test_words_typed_on_a_phone_tell_their_language(text, language):
     assert detect_language(text) == language
 
 
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("¿Hay parking?", "es"),  # English by its n-grams
+        ("Hay wifi?", "es"),
+        ("¡Hay sauna!", "es"),
+        ("Tem wifi?", "pt"),  # Polish by its n-grams
+        ("Tem piscina?", "pt"),  # Latin
+        ("Onde estaciono?", "pt"),  # Spanish
+        ("to em casa, abre hj?", "pt"),  # Brazil's "tô", not English's "to"
+        ("Where do I park?", "en"),
+    ],
+)
+def test_a_short_question_s_own_words_tell_its_language(text, language):
+    assert detect_language(text) == language
+
+
+def test_words_of_two_languages_leave_it_to_the_n_grams():
+    assert detect_language("Where is Casa del Sol?") == "en"
+
+
 def test_a_spanish_u_is_no_english_you():
     assert detect_language("siete u ocho personas en la piscina") == "es"
 
