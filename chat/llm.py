@@ -81,6 +81,9 @@ class Prompt:
     asked: str = ""
     max_words: int = 150  # about how long the answer may be (the assistant's answer length)
     min_score: float = 0.0  # the search's calibrated floor the sources passed (their model's)
+    # The question asks about something no page of the scope names, of something they do
+    # ("¿hay wifi en el gimnasio?"): _Found.asks_beyond_scope in chat.services.
+    asks_beyond_scope: bool = False
 
     def as_text(self) -> str:
         """The exact prompt, for the admin chat view's explainability."""
@@ -356,7 +359,8 @@ class ExtractiveLLM:
     # "No information" rather than unrelated quotes (the newcomer's finding: 3 of 5 questions
     # with no answer in the documents got quotes): when the best passages hold too little of
     # what the question names, or they barely passed the calibrated floor and hold less than
-    # some. "What it names" weighs each word by its rarity in the scope (the passages' word
+    # some, or what the question asks about is in no page ("¿hay wifi en el gimnasio?" got
+    # the gym's hours: near the floor, its coverage 0.5 from "gimnasio" alone). "What it names" weighs each word by its rarity in the scope (the passages' word
     # shares); without them, each word alike. Tuned on the dev splits with half of the
     # articles as knowledge (bench_answers --unanswerable article; BENCHMARKS.md "Answers").
     unsure_coverage = 0.2
@@ -377,7 +381,7 @@ class ExtractiveLLM:
             return False
         near_floor = prompt.min_score > 0 and top[0].score < prompt.min_score + self.unsure_margin
         return coverage < self.unsure_coverage or (
-            near_floor and coverage < self.unsure_coverage_near_floor
+            near_floor and (coverage < self.unsure_coverage_near_floor or prompt.asks_beyond_scope)
         )
 
     def _best_sentences(self, prompt: Prompt) -> list[tuple[str, int]]:

@@ -212,12 +212,13 @@ def content_words(text: str, language: str | None) -> set[str]:
 
 def naming_words(question: str) -> list[str]:
     """The words of ``question`` that name something: neither courtesy, a common word, a
-    question word, a word that only asks to be told, nor one that asks for a kind of fact
-    ("¿y el wifi?" names "wifi"; "¿y cuánto cuesta?" names nothing)."""
+    question word, a word that only asks to be told, one that asks for a kind of fact, nor
+    a light verb ("¿y el wifi?" and "¿hay wifi?" name "wifi"; "¿y cuánto cuesta?" names
+    nothing)."""
     return [
         word
         for word in _WORD.findall(without_courtesy(question))
-        if len(word) > 2 and fold(word) not in _COMMON | FACT_WORDS
+        if len(word) > 2 and fold(word) not in _COMMON | FACT_WORDS | LIGHT_VERBS
     ]
 
 
@@ -300,7 +301,7 @@ LIGHT_VERBS = frozenset({
     "puedo", "puede", "puedes", "pueden", "podemos", "poder", "tener", "tengo", "tiene",
     "tienes", "tienen", "tenemos", "hay",
     "posso", "pode", "podem", "ter", "tenho", "tem", "temos", "ha",
-    "can", "could", "may", "might", "have", "has", "had", "do", "does", "did",
+    "can", "could", "may", "might", "have", "has", "had", "do", "does", "did", "there",
 })  # fmt: skip
 
 

@@ -256,6 +256,13 @@ def test_a_name_the_scope_lacks_is_never_respelt(handbook):
     )
 
 
+def sample_handbook_license():
+    license = make_license()
+    handbook = Path(settings.BASE_DIR, "docs", "sample", "sample-handbook.md").read_text()
+    make_document(handbook, filename="sample-handbook.md", license=license)
+    return license
+
+
 @pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize(
     "asked",
@@ -271,9 +278,29 @@ def test_a_name_the_scope_lacks_is_never_respelt(handbook):
 )
 def test_the_offline_answerer_finds_the_pool_in_the_sample_handbook(asked):
     """With the local model: the answerer's floor is calibrated on its similarities."""
-    license = make_license()
-    handbook = Path(settings.BASE_DIR, "docs", "sample", "sample-handbook.md").read_text()
-    make_document(handbook, filename="sample-handbook.md", license=license)
-    principal = principal_for_license(license)
+    principal = principal_for_license(sample_handbook_license())
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer.startswith("«La piscina abre todos los días"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    "asked",
+    ["¿Hay wifi en el gimnasio?", "Tem wifi na academia?", "Is there wifi at the gym?"],
+)
+def test_what_the_handbook_lacks_of_what_it_has_is_no_information(asked):
+    """The gym's page holds "gimnasio", none holds "wifi": the gym's hours and fee were
+    quoted (near the floor, half of what is asked held)."""
+    principal = principal_for_license(sample_handbook_license())
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer in NO_INFORMATION.values(), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_word_the_handbook_says_otherwise_is_left_to_the_vectors():
+    """ "alberca" (the pool, in Mexico) is in no page either, but it is all the question
+    names: the vectors found the pool."""
+    principal = principal_for_license(sample_handbook_license())
+    asked = "¿A qué hora abre la alberca?"
     answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
     assert answer.startswith("«La piscina abre todos los días"), answer

@@ -136,6 +136,11 @@ def test_each_thread_stems_with_its_own_stemmer():
         ("¿y el wifi?", ["wifi"]),
         ("¿Cuánto cuesta la sauna?", ["sauna"]),
         ("Where is the laundry?", ["laundry"]),
+        # light verbs name nothing either
+        ("¿Hay wifi en el gimnasio?", ["wifi", "gimnasio"]),
+        ("Tem wifi na academia?", ["wifi", "academia"]),
+        ("Is there wifi at the gym?", ["wifi", "gym"]),
+        ("¿Puedo tener un perro?", ["perro"]),
     ],
 )
 def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
