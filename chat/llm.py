@@ -346,10 +346,11 @@ class ExtractiveLLM:
     sure = 0.8
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
-        if self._says_nothing_asked(prompt):
+        best = [] if self._says_nothing_asked(prompt) else self._best_sentences(prompt)
+        if not best:
             yield NO_INFORMATION.get(prompt.language, NO_INFORMATION["en"])
             return
-        quoted, note = _in_the_question_s_language(self._best_sentences(prompt), prompt.language)
+        quoted, note = _in_the_question_s_language(best, prompt.language)
         for sentence, number in quoted:
             yield f"«{_without_bullet(sentence)}» [{number}]\n"
         if note:
@@ -360,8 +361,9 @@ class ExtractiveLLM:
     # with no answer in the documents got quotes): when the best passages hold too little of
     # what the question names, or they barely passed the calibrated floor and hold less than
     # some, or what the question asks about is in no page ("¿hay wifi en el gimnasio?" got
-    # the gym's hours: near the floor, its coverage 0.5 from "gimnasio" alone). "What it names" weighs each word by its rarity in the scope (the passages' word
-    # shares); without them, each word alike. Tuned on the dev splits with half of the
+    # the gym's hours: near the floor, its coverage 0.5 from "gimnasio" alone). "What it
+    # names" weighs each word by its rarity in the scope (the passages' word shares);
+    # without them, each word alike. Tuned on the dev splits with half of the
     # articles as knowledge (bench_answers --unanswerable article; BENCHMARKS.md "Answers").
     unsure_coverage = 0.2
     unsure_margin = 0.04  # over the calibrated floor (e5-small's 0.82)
@@ -389,6 +391,9 @@ class ExtractiveLLM:
         if not candidates:
             first = prompt.sources[0]
             return [((first.body or first.text)[:300], first.number)]
+        candidates = _from_passages_naming_it(candidates, prompt)
+        if _asks_price(prompt.question) and not any(_says_price(c.sentence) for c in candidates):
+            return []  # "¿cuánto cuesta la piscina?" is not answered by the pool's hours
         _score(candidates, prompt.question, prompt.language, self.weights)
         candidates.sort(key=lambda c: -c.score)
         return [(c.sentence, c.number) for c in self._enough(candidates, prompt.max_words)]
@@ -461,6 +466,26 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
     return candidates
 
 
+def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
+    """The sentences of the passages holding some of what the question names, when some
+    do: "¿cuánto cuesta la piscina?" quoted the gym's fee, whose passage says nothing of
+    the pool, after the pool's hours. All of them when the shares were not measured or no
+    passage holds any (a question asked across languages)."""
+    shares = {source.number: source.word_share for source in prompt.sources}
+    if None in shares.values() or not any(shares.values()):
+        return candidates
+    return [c for c in candidates if shares[c.number]]
+
+
+def _asks_price(question: str) -> bool:
+    return bool(_ASKS_PRICE.search(fold(question)))
+
+
+def _says_price(sentence: str) -> bool:
+    folded = fold(sentence)
+    return bool(_MONEY.search(folded) or _FREE.search(folded))
+
+
 def _group_score(sentence: str, groups: list[str], source: Source) -> float:
     if not source.group_scores:
         return source.score
@@ -507,6 +532,17 @@ _MONEY = re.compile(
     r"[€$£]|\b(?:eur|usd|brl|gbp)\b"
     rf"|(?:{_FIGURE.pattern})[ .,\d]*(?:de |of )?(?:euros?|dolares|dollars?|reais|pesos|"
     r"libras|pounds?|centimos|centavos|cents?)\b"
+)
+# What something costs and nothing else: not paying ("¿dónde pago?"), a deposit's return
+# ("¿cuándo devuelven la fianza?") or "how much time".
+_ASKS_PRICE = re.compile(
+    r"\b(cuesta|cuestan|costar|precio|precios|coste|costo|cuota|tarifa|custa|custam|custar|"
+    r"preco|precos|custo|mensalidade|cost|costs|price|prices|fee|fees|"
+    r"how much (is|are|does|do|for|will)|what does it cost)\b"
+)
+_FREE = re.compile(
+    r"\b(gratis|gratuit[oa]s?|sin (coste|costo|cargo)|sem (custo|cobranca)|free|no charge|"
+    r"no cost|incluid[oa]s? en|incluid[oa]s? na|included in)\b"
 )
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][\wáéíóúâêôãõçñü]+")
 

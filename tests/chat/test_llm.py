@@ -274,6 +274,64 @@ def test_a_question_asking_what_something_costs_gets_the_sentence_with_the_sum(
     assert expected in answer.splitlines()[0], answer
 
 
+POOL = {
+    "es": "La piscina abre todos los días de ocho de la mañana a nueve de la noche.",
+    "pt": "A piscina abre todos os dias das oito da manhã às nove da noite.",
+    "en": "The pool opens every day from eight in the morning to nine in the evening.",
+}
+FEE = {
+    "es": "La cuota mensual es de veinte euros. Cierra los domingos por limpieza.",
+    "pt": "A mensalidade é de vinte euros. Fecha aos domingos para limpeza.",
+    "en": "The monthly fee is twenty euros. It closes on Sundays for cleaning.",
+}
+PRICE_ASKED = {
+    "es": "¿Cuánto cuesta la piscina?",
+    "pt": "Quanto custa a piscina?",
+    "en": "How much is the pool?",
+}
+
+
+def _offline_answer(question: str, language: str, *pages: tuple[str, float | None]) -> str:
+    sources = [
+        Source(n, f"page-{n}.md", page, body=page, score=0.9, word_share=share)
+        for n, (page, share) in enumerate(pages, 1)
+    ]
+    prompt = Prompt(system="", messages=[], question=question, language=language, sources=sources)
+    return "".join(ExtractiveLLM().stream(prompt))
+
+
+@pytest.mark.parametrize("language", ["es", "pt", "en"])
+def test_a_price_asked_of_what_no_passage_prices_is_no_information(language):
+    """Over the sample handbook "¿Cuánto cuesta la piscina?" quoted the pool's hours, then
+    the gym's fee from the gym's page, which says nothing of the pool."""
+    pool, fee = (POOL[language], 0.6), (FEE[language], 0.0)
+    assert _offline_answer(PRICE_ASKED[language], language, pool, fee) == NO_INFORMATION[language]
+
+
+def test_a_fee_is_quoted_from_the_page_naming_what_is_asked():
+    gym = "El gimnasio abre a las seis. " + FEE["es"]
+    answer = _offline_answer("¿Cuánto cuesta el gimnasio?", "es", (gym, 0.6), (POOL["es"], 0.0))
+    assert answer.startswith("«La cuota mensual es de veinte euros.» [1]"), answer
+
+
+def test_free_is_a_price():
+    free = "La piscina es gratuita para los residentes y abre a las ocho."
+    answer = _offline_answer(PRICE_ASKED["es"], "es", (free, 0.6), (FEE["es"], 0.0))
+    assert answer.startswith("«La piscina es gratuita"), answer
+
+
+def test_sentences_of_a_page_naming_nothing_asked_are_left_out_when_another_names_some():
+    """The gym's page holds none of the question's rare words; the pool's does. Its "Cierra
+    los domingos" was quoted, as if the pool closed on Sundays."""
+    answer = _offline_answer(
+        "¿Cuándo cierra la piscina?", "es", (POOL["es"], 0.5), (FEE["es"], 0.0)
+    )
+    assert "[2]" not in answer and answer.startswith("«La piscina abre"), answer
+    # a question asked across languages holds none of any page's words: all are quoted from
+    across = _offline_answer("When does it close?", "en", (POOL["es"], 0.0), (FEE["es"], 0.0))
+    assert "[2]" in across, across
+
+
 def test_weights_or_a_number_beside_no_currency_are_no_price():
     assert "pesos libres" not in _offline_quotes("¿Cuánto cuesta el gimnasio?", GYM["es"])[0]
 
