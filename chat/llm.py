@@ -81,9 +81,9 @@ class Prompt:
     asked: str = ""
     max_words: int = 150  # about how long the answer may be (the assistant's answer length)
     min_score: float = 0.0  # the search's calibrated floor the sources passed (their model's)
-    # The question asks about something no page of the scope names, of something they do
-    # ("¿hay wifi en el gimnasio?"): _Found.asks_beyond_scope in chat.services.
-    asks_beyond_scope: bool = False
+    # What a short question names that no page of the scope holds, when the pages hold the
+    # rest of it ("wifi" in "¿hay wifi en el gimnasio?"): _Found.unheard_of in chat.services.
+    unheard_of: list[str] = field(default_factory=list)
 
     def as_text(self) -> str:
         """The exact prompt, for the admin chat view's explainability."""
@@ -264,6 +264,24 @@ SOURCE_LANGUAGE = {
 }
 
 
+# What a short question names and no page holds, said after the quotes: "¿hay wifi en el
+# gimnasio?" gets the gym's page and that none speaks of wifi. Not "no information": the
+# same counts hold for a word the pages say otherwise ("¿cuál es la clave del wifi?" over
+# "la contraseña del wifi se pide en conserjería"), answered.
+UNHEARD_OF = {
+    "es": "(Nada de lo citado habla de {}.)",
+    "pt": "(Nada do que foi citado fala de {}.)",
+    "en": "(Nothing quoted mentions {}.)",
+}
+
+
+def _unheard_of_note(prompt: Prompt) -> str:
+    if not prompt.unheard_of:
+        return ""
+    words = ", ".join(f"“{word}”" for word in prompt.unheard_of)
+    return UNHEARD_OF.get(prompt.language, UNHEARD_OF["en"]).format(words)
+
+
 def _in_the_question_s_language(
     quoted: list[tuple[str, int]], language: str
 ) -> tuple[list[tuple[str, int]], str]:
@@ -353,17 +371,16 @@ class ExtractiveLLM:
         quoted, note = _in_the_question_s_language(best, prompt.language)
         for sentence, number in quoted:
             yield f"«{_without_bullet(sentence)}» [{number}]\n"
-        if note:
-            yield note + "\n"
+        for said in (note, _unheard_of_note(prompt)):
+            if said:
+                yield said + "\n"
         yield "\n" + OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
 
     # "No information" rather than unrelated quotes (the newcomer's finding: 3 of 5 questions
     # with no answer in the documents got quotes): when the best passages hold too little of
     # what the question names, or they barely passed the calibrated floor and hold less than
-    # some, or what the question asks about is in no page ("¿hay wifi en el gimnasio?" got
-    # the gym's hours: near the floor, its coverage 0.5 from "gimnasio" alone). "What it
-    # names" weighs each word by its rarity in the scope (the passages' word shares);
-    # without them, each word alike. Tuned on the dev splits with half of the
+    # some. "What it names" weighs each word by its rarity in the scope (the passages' word
+    # shares); without them, each word alike. Tuned on the dev splits with half of the
     # articles as knowledge (bench_answers --unanswerable article; BENCHMARKS.md "Answers").
     unsure_coverage = 0.2
     unsure_margin = 0.04  # over the calibrated floor (e5-small's 0.82)
@@ -383,7 +400,7 @@ class ExtractiveLLM:
             return False
         near_floor = prompt.min_score > 0 and top[0].score < prompt.min_score + self.unsure_margin
         return coverage < self.unsure_coverage or (
-            near_floor and (coverage < self.unsure_coverage_near_floor or prompt.asks_beyond_scope)
+            near_floor and coverage < self.unsure_coverage_near_floor
         )
 
     def _best_sentences(self, prompt: Prompt) -> list[tuple[str, int]]:

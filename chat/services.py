@@ -311,7 +311,7 @@ def chat_prepare(
     )
     prompt.asked = found.asked if found.asked != question else ""
     prompt.min_score = found.response.options.min_score or 0.0
-    prompt.asks_beyond_scope = found.asks_beyond_scope()
+    prompt.unheard_of = found.unheard_of()
     prompt.tools = [KNOWLEDGE_SEARCH_TOOL]
     prompt.run_tool = _ToolRunner(turn, principal)
     return turn
@@ -368,18 +368,17 @@ class _Found:
     named: list[str] = field(default_factory=list)  # what the question names (naming_words)
     unknown: set[str] = field(default_factory=set)  # of those, what no page of the scope holds
 
-    def asks_beyond_scope(self) -> bool:
-        """The question names two things and no page of the scope holds one of them: it
-        asks about something the knowledge lacks of something it has ("¿hay wifi en el
-        gimnasio?"). A question naming nothing the scope holds is left to the vectors: often
-        a word the knowledge says otherwise ("alberca" for "piscina"); so is a longer one,
-        whose missing word is often a paraphrase ("fallecieron" for "perdió habitantes").
-        Near the floor, with half of the articles as knowledge: "no information" on
-        unanswered FaQuAD-pt dev questions 0.439 → 0.453, answered whole hits 0.910 → 0.908
-        (one question), XQuAD-es dev unchanged; held-out 0.343 unchanged and 0.966 → 0.969,
-        whole 0.900 unchanged and 0.868 → 0.866. For any number of words XQuAD-es lost three
-        answered held-out questions to missing verbs ("fallecieron", "disculpó")."""
-        return len(self.named) == 2 and len(self.unknown) == 1
+    def unheard_of(self) -> list[str]:
+        """What a question of at most three things named names that no page of the scope
+        holds, when the pages hold the rest: "wifi" in "¿hay wifi en el gimnasio?", which
+        got the gym's hours. Words as typed, letters only (never a number a person typed).
+        Not in a longer question, whose missing word is often a paraphrase ("fallecieron"
+        for "perdió habitantes"), nor when the scope holds none of it ("alberca" for
+        "piscina": the vectors found the pool)."""
+        if not 0 < len(self.unknown) < len(self.named) <= 3:
+            return []
+        named = dict.fromkeys(self.named)
+        return [word for word in named if word in self.unknown and word.isalpha()]
 
     def names_what_is_asked(self) -> bool:
         """The best passages hold enough of the question's rare words for the offline

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from chat.llm import ExtractiveLLM, GeminiLLM, LLMError, OpenAICompatibleLLM, Prompt, Source
+from chat.llm import (
+    OFFLINE_LABEL,
+    ExtractiveLLM,
+    GeminiLLM,
+    LLMError,
+    OpenAICompatibleLLM,
+    Prompt,
+    Source,
+)
 from chat.texts import NO_INFORMATION
 from providers import INTERACTIVE, ProviderError
 from tests.fakes import FakeGemini, FakeOpenAI
@@ -415,3 +423,21 @@ def test_a_handbook_in_several_languages_is_quoted_in_the_question_s():
     answer = "".join(ExtractiveLLM().stream(prompt))
     assert "«La piscina abre" in answer and "A piscina abre" not in answer
     assert "(La fuente" not in answer
+
+
+@pytest.mark.parametrize(
+    ("language", "note"),
+    [
+        ("es", "(Nada de lo citado habla de “wifi”.)"),
+        ("pt", "(Nada do que foi citado fala de “wifi”.)"),
+        ("en", "(Nothing quoted mentions “wifi”.)"),
+    ],
+)
+def test_what_no_page_holds_is_named_after_the_quotes_before_the_label(language, note):
+    prompt = Prompt(
+        system="", messages=[], question="?", language=language, unheard_of=["wifi"],
+        sources=[Source(1, "gym.md", GYM[language], body=GYM[language], score=0.9)],
+    )  # fmt: skip
+    lines = "".join(ExtractiveLLM().stream(prompt)).splitlines()
+    assert lines[0].startswith("«") and note in lines
+    assert lines.index(note) < lines.index(OFFLINE_LABEL[language])
