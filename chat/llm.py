@@ -29,7 +29,7 @@ from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
 from text.languages import detect_language
 from text.sentences import split_sentences
-from text.words import content_words, without_courtesy
+from text.words import content_words, without_courtesy, words_to_weigh
 
 logger = logging.getLogger(__name__)
 
@@ -316,13 +316,22 @@ _BULLET = re.compile(r"^[-*•]\s+")
 def _sentences(passage: str) -> list[str]:
     """Its sentences, line by line: knowledge.chunking's splitter knows abbreviations (a
     bare regex cut "Y. pestis" and quoted "pestis asociados…"). A title — a Markdown heading,
-    or a short line with no final stop — is not a sentence to quote."""
-    return [
+    or a short line with no final stop — is not a sentence to quote. A question goes with
+    the sentence after it, its answer in an FAQ: quoted alone, "Pregunta: ¿Cuál es la
+    contraseña del wifi?" told the user what they had asked."""
+    sentences = [
         sentence
         for line in passage.splitlines()
         if not _is_title(line)
         for sentence in split_sentences(line)
     ]
+    joined: list[str] = []
+    for sentence in sentences:
+        if joined and joined[-1].rstrip().endswith("?"):
+            joined[-1] = f"{joined[-1].rstrip()} {sentence.strip()}"
+        else:
+            joined.append(sentence)
+    return joined
 
 
 def _is_title(line: str) -> bool:
@@ -567,7 +576,7 @@ _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][\wáéíóúâêôãõçñ�
 def _score(
     candidates: list[_Candidate], question: str, language: str, weights: dict[str, float]
 ) -> None:
-    asked = content_words(question, language)
+    asked = content_words(words_to_weigh(question), language)
     counts: dict[str, int] = {}
     words_of = [content_words(c.sentence, language) for c in candidates]
     for words in words_of:

@@ -301,21 +301,35 @@ def test_what_the_handbook_lacks_of_what_it_has_is_named_after_the_quotes(asked,
     assert quotes.startswith("«") and ("(" + rest).startswith(note + "\n"), answer
 
 
+FAQ = (
+    "Pregunta: ¿Se admiten mascotas? Respuesta: Sí, perros y gatos de menos de 10 kg.\n"
+    "Pregunta: ¿Cuál es la contraseña del wifi de la sala común? Respuesta: La "
+    "contraseña se pide en conserjería.\n"
+    "Pregunta: ¿Cuándo se recoge la basura? Respuesta: De lunes a sábado a las 21:00, "
+    "los domingos no hay recogida.\n"
+)
+
+
 @pytest.mark.usefixtures("local_model_statements")
 def test_a_word_an_faq_says_otherwise_is_answered():
     """ "clave" is in no page, "contraseña" is: the counts are the gym's and the wifi's, and
     an answer is there."""
     license = make_license()
-    faq = (
-        "Pregunta: ¿Se admiten mascotas? Respuesta: Sí, perros y gatos de menos de 10 kg.\n"
-        "Pregunta: ¿Cuál es la contraseña del wifi de la sala común? Respuesta: La "
-        "contraseña se pide en conserjería.\n"
-    )
-    make_document(faq, filename="faq.txt", license=license)
+    make_document(FAQ, filename="faq.txt", license=license)
     principal = principal_for_license(license)
     asked = "¿Cuál es la clave del wifi?"
     answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
     assert "contraseña se pide en conserjería" in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_light_verb_shared_with_a_sentence_is_no_reason_to_quote_it():
+    """ "¿Hay wifi?" quoted "los domingos no hay recogida" for its "hay"."""
+    license = make_license()
+    make_document(FAQ, filename="faq.txt", license=license)
+    principal = principal_for_license(license)
+    answer = chat_answer(principal=principal, question="¿Hay wifi?", llm=ExtractiveLLM()).answer
+    assert "contraseña se pide en conserjería" in answer and "basura" not in answer, answer
 
 
 @pytest.mark.usefixtures("local_model_statements")
