@@ -369,8 +369,8 @@ class _Found:
     unknown: set[str] = field(default_factory=set)  # of those, what no page of the scope holds
 
     def unheard_of(self) -> list[str]:
-        """What a question of at most three things named names that no page of the scope
-        holds, when the pages hold the rest: "wifi" in "¿hay wifi en el gimnasio?", which
+        """The words a question naming at most three things names that no page of the
+        scope holds, when the pages hold the rest: "wifi" in "¿hay wifi en el gimnasio?", which
         got the gym's hours. Words as typed, letters only (never a number a person typed).
         Not in a longer question, whose missing word is often a paraphrase ("fallecieron"
         for "perdió habitantes"), nor when the scope holds none of it ("alberca" for

@@ -48,9 +48,9 @@ def content_language(code: str | None) -> str | None:
 # Which of the three a text is in, by py3langid (langid.py's model of 97 languages, n-grams
 # of bytes, naive Bayes: a fraction of a millisecond on a question, no download). On 400
 # XQuAD-es and 400 FaQuAD-pt questions (opening "¿" removed) and 40 English ones: 400, 399
-# (398 without _MARKERS) and 40 right, none wrong (the word lists it replaced: 388 / 394 / 39); on their first four
-# words 398 / 376 / 40, 2 wrong, and 400 / 389 / 40, none wrong, with _MARKERS below
-# (`python -m tests.bench.language_detection`).
+# (398 without _MARKERS below) and 40 right, none wrong (the word lists it replaced: 388 /
+# 394 / 39); on their first four words 400 / 389 / 40, none wrong (398 / 376 / 40, 2 wrong
+# without _MARKERS) (`python -m tests.bench.language_detection`).
 _ENOUGH_CHARS = 20_000  # a document's language is plain from its first pages
 _SURE = 0.6  # the best of the three's share of their three probabilities
 _ANOTHER_LANGUAGE_SURE = 0.8
@@ -84,6 +84,7 @@ _WORD = re.compile(r"\w+")
 # alike, accented or not ("como", "aqui", "que", "no", "da", "dos", "das", "do", "tu", "os",
 # "está", "podemos", "por favor"; English's "to" is Brazil's "tô" typed on a phone).
 _FEW_WORDS = 6
+_FEW_WORDS_CHARS = 120  # longer is no short question: not read word by word
 
 
 def _listed(words: str) -> frozenset[str]:
@@ -115,6 +116,8 @@ _INVERTED_MARKS = re.compile(r"[¿¡]")  # Spanish's alone
 
 def _marked_language(text: str) -> str | None:
     """The one language whose own words a short question uses, if only one's."""
+    if len(text) > _FEW_WORDS_CHARS:
+        return None
     words = _WORD.findall(text.lower())
     if not words or len(words) > _FEW_WORDS:
         return None
