@@ -549,10 +549,13 @@ _CONTACT = re.compile(
 # A question asking what something costs, and a sentence that names a sum of money: a
 # currency's sign or code, or a figure followed by a currency's name ("veinte euros", "R$
 # 50", "mil pesos": "pesos" alone may be a gym's weights).
+_PRICE_WORDS = (
+    "cuesta|cuestan|costar|precio|precios|coste|costo|cuota|tarifa|custa|custam|preco|precos|"
+    "custo|mensalidade|cost|costs|price|prices|fee|fees"
+)
 _ASKS_MONEY = re.compile(
-    r"\b(cuesta|cuestan|costar|precio|precios|coste|costo|cuota|tarifa|pagar|pago|cobran?|"
-    r"fianza|custa|custam|preco|precos|custo|mensalidade|taxa|valor|pagamento|cobra|"
-    r"cost|costs|price|prices|fee|fees|pay|charge|deposit|how much)\b"
+    rf"\b({_PRICE_WORDS}|pagar|pago|cobran?|fianza|taxa|valor|pagamento|cobra|pay|charge|"
+    r"deposit|how much)\b"
 )
 _MONEY = re.compile(
     r"[€$£]|\b(?:eur|usd|brl|gbp)\b"
@@ -562,9 +565,7 @@ _MONEY = re.compile(
 # What something costs and nothing else: not paying ("¿dónde pago?"), a deposit's return
 # ("¿cuándo devuelven la fianza?") or "how much time".
 _ASKS_PRICE = re.compile(
-    r"\b(cuesta|cuestan|costar|precio|precios|coste|costo|cuota|tarifa|custa|custam|custar|"
-    r"preco|precos|custo|mensalidade|cost|costs|price|prices|fee|fees|"
-    r"how much (is|are|does|do|for|will)|what does it cost)\b"
+    rf"\b({_PRICE_WORDS}|custar|how much (is|are|does|do|for|will)|what does it cost)\b"
 )
 _FREE = re.compile(
     r"\b(gratis|gratuit[oa]s?|sin (coste|costo|cargo)|sem (custo|cobranca)|free|no charge|"

@@ -403,12 +403,9 @@ def _found(
         found.group_scores = _group_scores(results, embedding)
         found.word_shares = _word_shares(results, principal, found.asked)
         found.named = naming_words(found.asked)
-        found.unknown = _unknown(principal, found.named)
+        if found.named:
+            found.unknown = scope_lacks(principal.license_id)(found.named)
     return found
-
-
-def _unknown(principal: Principal, words: list[str]) -> set[str]:
-    return scope_lacks(principal.license_id)(words) if words else set()
 
 
 def _found_after(
@@ -424,7 +421,7 @@ def _found_after(
     whatever came before."""
     if not followed:
         return found
-    if _unknown(principal, naming_words(question)):
+    if found.unknown:  # what it names, as searched
         return found
     again = _found(principal, followed, options, QueryEmbedding(followed), weighed=True)
     return again if again.names_what_is_asked() else found

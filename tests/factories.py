@@ -5,6 +5,9 @@ from __future__ import annotations
 import hashlib
 import io
 import itertools
+from pathlib import Path
+
+from django.conf import settings
 
 from knowledge import ingestion, uploads
 from knowledge.models import Document
@@ -64,3 +67,11 @@ def make_unanswered_exchange(license: License, user_ref: str = "ana"):
             min_score=0.8, latency_ms=5.0, vector=[1.0, 0.0, 0.0], model="fake@3",
         )
     )  # fmt: skip
+
+
+def make_sample_handbook_license() -> License:
+    """A license holding make run's sample handbook (docs/sample), in es, pt and en."""
+    license = make_license()
+    handbook = Path(settings.BASE_DIR, "docs", "sample", "sample-handbook.md").read_text()
+    make_document(handbook, filename="sample-handbook.md", license=license)
+    return license

@@ -3,10 +3,7 @@ answered about what the earlier one named, not with "no information"."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
 from chat.llm import ExtractiveLLM
 from chat.services import chat_answer
@@ -14,7 +11,7 @@ from chat.session import Session
 from chat.texts import NO_INFORMATION
 from licenses.principals import principal_for_license
 from tests.conftest import forget_prepared_statements
-from tests.factories import make_document, make_license
+from tests.factories import make_sample_handbook_license
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
 
@@ -50,10 +47,7 @@ class TestWhatAShortQuestionFollows:
 def handbook():
     """The sample handbook, searched with the local model (the offline answerer's floor is
     calibrated on its similarities)."""
-    license = make_license()
-    text = Path(settings.BASE_DIR, "docs", "sample", "sample-handbook.md").read_text()
-    make_document(text, filename="sample-handbook.md", license=license)
-    yield principal_for_license(license)
+    yield principal_for_license(make_sample_handbook_license())
     forget_prepared_statements()
 
 

@@ -4,10 +4,7 @@ asked subject from a neighbour that shares only the scope's everyday words."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
 from chat.llm import ExtractiveLLM
 from chat.services import chat_answer
@@ -17,7 +14,7 @@ from knowledge.search import search as engine_search
 from knowledge.search.word_shares import question_word_shares, rarity
 from licenses.principals import principal_for_license
 from tests.conftest import forget_prepared_statements
-from tests.factories import make_document, make_license
+from tests.factories import make_document, make_license, make_sample_handbook_license
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
 
@@ -256,13 +253,6 @@ def test_a_name_the_scope_lacks_is_never_respelt(handbook):
     )
 
 
-def sample_handbook_license():
-    license = make_license()
-    handbook = Path(settings.BASE_DIR, "docs", "sample", "sample-handbook.md").read_text()
-    make_document(handbook, filename="sample-handbook.md", license=license)
-    return license
-
-
 @pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize(
     "asked",
@@ -278,7 +268,7 @@ def sample_handbook_license():
 )
 def test_the_offline_answerer_finds_the_pool_in_the_sample_handbook(asked):
     """With the local model: the answerer's floor is calibrated on its similarities."""
-    principal = principal_for_license(sample_handbook_license())
+    principal = principal_for_license(make_sample_handbook_license())
     answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
     assert answer.startswith("«La piscina abre todos los días"), answer
 
@@ -295,7 +285,7 @@ def test_the_offline_answerer_finds_the_pool_in_the_sample_handbook(asked):
 def test_what_the_handbook_lacks_of_what_it_has_is_named_after_the_quotes(asked, note):
     """The gym's page holds "gimnasio", no page holds "wifi": the gym's hours and fee were
     quoted as if they answered."""
-    principal = principal_for_license(sample_handbook_license())
+    principal = principal_for_license(make_sample_handbook_license())
     answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
     quotes, _, rest = answer.partition("\n(")
     assert quotes.startswith("«") and ("(" + rest).startswith(note + "\n"), answer
@@ -336,7 +326,7 @@ def test_a_light_verb_shared_with_a_sentence_is_no_reason_to_quote_it():
 def test_a_word_the_handbook_says_otherwise_is_left_to_the_vectors():
     """ "alberca" (the pool, in Mexico) is in no page either, but it is all the question
     names: the vectors found the pool."""
-    principal = principal_for_license(sample_handbook_license())
+    principal = principal_for_license(make_sample_handbook_license())
     asked = "¿A qué hora abre la alberca?"
     answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
     assert answer.startswith("«La piscina abre todos los días") and "alberca" not in answer
