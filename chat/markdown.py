@@ -11,7 +11,11 @@ from __future__ import annotations
 import nh3
 from markdown_it import MarkdownIt
 
-_PARSER = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+# "breaks": a line break in an answer is one on screen, as in any chat (the offline
+# answerer's quotes, one per line, ran together into one paragraph).
+_PARSER = MarkdownIt(
+    "commonmark", {"html": False, "linkify": False, "typographer": False, "breaks": True}
+)
 _PARSER.disable(["image"])  # an answer shows no pictures: an image is a request to a host
 TAGS = {"p", "br", "strong", "em", "code", "pre", "ul", "ol", "li", "a", "blockquote", "h1", "h2", "h3", "h4"}  # fmt: skip
 
