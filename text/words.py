@@ -305,6 +305,20 @@ LIGHT_VERBS = frozenset({
 })  # fmt: skip
 
 
+# Words asking whether something is there at all: "¿hay wifi?", "tem academia?", "is there
+# a sauna?", "do you have parking?", "¿tienen gimnasio?". Lowercased, not folded: Spanish
+# "ha" ("¿quién ha ganado?") is not Portuguese "há".
+_THERE_IS = frozenset({
+    "hay", "existe", "existen", "tiene", "tienen", "tenéis",
+    "há", "tem", "têm", "existem",
+    "there", "have", "has",
+})  # fmt: skip
+
+
+def asks_whether_there_is(question: str) -> bool:
+    return not _THERE_IS.isdisjoint(_WORD.findall(question.lower()))
+
+
 def words_to_weigh(query: str) -> str:
     """``words_to_match`` without the light verbs, for weighing what a question names
     ("¿puedo tener un perro?" names "perro"); unchanged when nothing else would be left."""

@@ -36,17 +36,20 @@ MAX_WORDS = 12
 
 _WORD = re.compile(r"[^\W\d_]+")
 
-# Which of some words no chunk of the scope holds, in any language's stems.
+# Which of some words no chunk of the scope holds, in any language's stems. Not a stopword
+# of any of the languages ("era", "esta"): pages in that language never keep it, so its
+# absence says nothing.
 _UNKNOWN = """
 SELECT w.word
   FROM unnest(%(words)s::text[]) AS w(word)
  CROSS JOIN LATERAL (
-       SELECT string_agg(DISTINCT quote_literal(p.prefix || u.lexeme), ' | ')::tsquery AS in_scope
+       SELECT string_agg(DISTINCT quote_literal(p.prefix || u.lexeme), ' | ')::tsquery AS in_scope,
+              count(DISTINCT cfg) AS configs
          FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
               unnest(to_tsvector(cfg, w.word)) AS u,
               (VALUES (pb_scope_prefix(%(global_scope)s::uuid)),
                       (pb_scope_prefix(%(scope)s::uuid))) AS p(prefix)) q
- WHERE q.in_scope IS NOT NULL
+ WHERE q.configs = 3
    AND NOT EXISTS (
        SELECT 1 FROM knowledge_chunk c
         WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.in_scope

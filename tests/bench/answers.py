@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from chat.llm import OFFLINE_LABEL
+from chat.llm import OFFLINE_LABEL, UNHEARD_OF
 from chat.services import assistant_update, chat_answer
 from chat.texts import NO_INFORMATION
 from licenses.principals import principal_for_license
@@ -59,6 +59,11 @@ def holds(text: str, answers: list[str]) -> bool:
     return any(" ".join(fold(gold).split()) in folded for gold in answers if gold.strip())
 
 
+def notes_unheard_of(answer: str) -> bool:
+    """The answer closes with the note naming what nothing quoted mentions."""
+    return any(note.split("{}")[0] in answer for note in UNHEARD_OF.values())
+
+
 def answer_language_of(answer: str) -> str | None:
     for language, label in OFFLINE_LABEL.items():
         if label in answer:
@@ -89,7 +94,7 @@ def evaluate(
     principal = principal_for_license(license)
     language = set_language(dataset.name)
     lead, whole, words, latencies = [], [], [], []
-    no_info = wrong_language = label_first = 0
+    no_info = wrong_language = label_first = noted = noted_on_hits = 0
     for n, query in enumerate(dataset.queries):
         started = time.perf_counter()
         answer = chat_answer(
@@ -105,6 +110,8 @@ def evaluate(
         label_first += any(label in first_line for label in OFFLINE_LABEL.values())
         lead.append(holds(lead_sentence(answer), query["answers"]))
         whole.append(holds(answer_body(answer), query["answers"]))
+        noted += notes_unheard_of(answer)
+        noted_on_hits += notes_unheard_of(answer) and whole[-1]
         words.append(len(answer_body(answer).split()))
     words.sort()
     latencies.sort()
@@ -121,6 +128,8 @@ def evaluate(
         "no_info": no_info,
         "wrong_language": wrong_language,
         "label_first": label_first,  # answers whose first line is the offline label: 0
+        "noted_unheard_of": noted,  # answers closing with "nothing quoted mentions …"
+        "noted_on_hits": noted_on_hits,  # … although they hold the answer
         "p50_ms": round(latencies[len(latencies) // 2], 1),
     }
 
@@ -165,16 +174,19 @@ def evaluate_unanswerable(
     principal = principal_for_license(license)
     kept_passages = [" ".join(fold(p["text"]).split()) for p in half.passages]
     no_info_when_absent, no_info_when_present, lead, whole = [], [], [], []
-    no_info_when_truly_absent = []
+    no_info_when_truly_absent, noted_when_absent, noted_when_present = [], [], []
     for n, query in enumerate(half.queries):
         answer = chat_answer(principal=principal, question=query["text"], user_ref=f"u-{n}")
         said_none = any(sentence in answer.answer for sentence in NO_INFORMATION.values())
+        noted = notes_unheard_of(answer.answer)
         if set(query["relevant"]) & kept:
             no_info_when_present.append(said_none)
+            noted_when_present.append(noted)
             lead.append(holds(lead_sentence(answer.answer), query["answers"]))
             whole.append(holds(answer_body(answer.answer), query["answers"]))
         else:
             no_info_when_absent.append(said_none)
+            noted_when_absent.append(noted)
             if not answered_elsewhere(query, kept_passages):
                 no_info_when_truly_absent.append(said_none)
     return {
@@ -192,4 +204,7 @@ def evaluate_unanswerable(
         "no_info_share_answerable": round(statistics.fmean(no_info_when_present), 3),
         "lead_hit": round(statistics.fmean(lead), 3),
         "whole_hit": round(statistics.fmean(whole), 3),
+        # quoted, closing with "nothing quoted mentions …": right when unanswerable
+        "noted_unheard_of_unanswerable": sum(noted_when_absent),
+        "noted_unheard_of_answerable": sum(noted_when_present),
     }

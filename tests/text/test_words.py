@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from text.words import (
+    asks_whether_there_is,
     content_words,
     courtesy_said,
     naming_words,
@@ -166,3 +167,21 @@ def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
 )
 def test_a_message_of_courtesy_alone_says_what_kind(message, said):
     assert courtesy_said(message) == said
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("¿Hay wifi en el gimnasio?", True),
+        ("¿Tienen sauna?", True),
+        ("Há estacionamento?", True),
+        ("Tem wifi na academia?", True),
+        ("Is there a sauna?", True),
+        ("Do you have parking?", True),
+        ("¿Cuándo se puede usar la piscina?", False),
+        ("¿Quién ha ganado el torneo?", False),  # Spanish "ha" is not Portuguese "há"
+        ("When is glass collected?", False),
+    ],
+)
+def test_a_question_asking_whether_something_is_there(question, asks):
+    assert asks_whether_there_is(question) is asks
