@@ -12,7 +12,8 @@ from django.db import transaction
 from django.utils.translation import gettext_noop
 
 from accounts.audit import audit_record
-from chat.llm import LLM, ExtractiveLLM, GeminiLLM, OpenAICompatibleLLM
+from chat.extractive import ExtractiveLLM
+from chat.llm import LLM, GeminiLLM, OpenAICompatibleLLM
 from chat.models import ProviderSettings
 from datastores.locks import transaction_lock
 from providers import Gemini, OpenAICompatible

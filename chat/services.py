@@ -32,8 +32,9 @@ from django.utils.translation import gettext_noop
 from accounts.audit import audit_record
 from chat import session as sessions
 from chat.answerers import answerers_available, get_llm
+from chat.extractive import ExtractiveLLM
 from chat.language import answer_language
-from chat.llm import LLM, ExtractiveLLM, Prompt, Source
+from chat.llm import LLM, Prompt, Source
 from chat.models import Assistant
 from chat.selectors import AssistantProfile, assistant_profile
 from chat.tasks import memories_propose_from_session_task

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-OFFLINE_ANSWERER = "extractive"  # chat.llm.ExtractiveLLM.name: its «…» are passages
+OFFLINE_ANSWERER = "extractive"  # chat.extractive.ExtractiveLLM.name: its «…» are passages
 _MARKER_OR_QUOTE = re.compile(r"\[(\d{1,3})\]|[«»]")
 
 

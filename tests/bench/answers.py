@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from chat.llm import OFFLINE_LABEL, UNHEARD_OF
+from chat.extractive import OFFLINE_LABEL, UNHEARD_OF
 from chat.services import assistant_update, chat_answer
 from chat.texts import NO_INFORMATION
 from licenses.principals import principal_for_license

@@ -11,7 +11,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.models import AuditEntry
-from chat.llm import ExtractiveLLM, Prompt, Source
+from chat.extractive import ExtractiveLLM
+from chat.llm import Prompt, Source
 from chat.models import Assistant
 from chat.selectors import assistant_profile
 from chat.services import assistant_reset, assistant_update, chat_answer

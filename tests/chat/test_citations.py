@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.llm import ExtractiveLLM
+from chat.extractive import ExtractiveLLM
 from chat.services import chat_answer
 from knowledge.models import Chunk
 from licenses.principals import principal_for_license

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.llm import ExtractiveLLM
+from chat.extractive import ExtractiveLLM
 from chat.services import chat_answer
 from chat.session import Session
 from chat.texts import NO_INFORMATION

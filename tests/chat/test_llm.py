@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chat.llm import (
-    OFFLINE_LABEL,
-    ExtractiveLLM,
-    GeminiLLM,
-    LLMError,
-    OpenAICompatibleLLM,
-    Prompt,
-    Source,
-)
+from chat.extractive import OFFLINE_LABEL, ExtractiveLLM
+from chat.llm import GeminiLLM, LLMError, OpenAICompatibleLLM, Prompt, Source
 from chat.texts import NO_INFORMATION
 from providers import INTERACTIVE, ProviderError
 from tests.fakes import FakeGemini, FakeOpenAI

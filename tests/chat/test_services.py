@@ -7,7 +7,7 @@ import redis
 from django.conf import settings
 
 from chat import session as sessions
-from chat.llm import ExtractiveLLM
+from chat.extractive import ExtractiveLLM
 from chat.services import chat_answer, chat_prepare
 from licenses.principals import principal_for_license
 from licenses.services import license_forge

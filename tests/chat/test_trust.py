@@ -9,8 +9,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from chat.extractive import ExtractiveLLM
 from chat.language import accept_language_hints, answer_language
-from chat.llm import ExtractiveLLM
 from chat.services import chat_answer
 from chat.texts import NO_INFORMATION
 from licenses.principals import principal_for_license

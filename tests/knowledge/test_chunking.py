@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 from django.test import SimpleTestCase
 
-from chat.llm import ExtractiveLLM, Prompt, Source
+from chat.extractive import ExtractiveLLM
+from chat.llm import Prompt, Source
 from knowledge.chunking import Chunker, ChunkSize, blocks_from_pages
 from knowledge.extraction import PageText
 from knowledge.extraction.base import Outline

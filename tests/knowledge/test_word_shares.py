@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.llm import ExtractiveLLM
+from chat.extractive import ExtractiveLLM
 from chat.services import chat_answer
 from chat.texts import NO_INFORMATION
 from knowledge.models import Chunk

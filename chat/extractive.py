@@ -1,0 +1,382 @@
+"""The offline answerer: no model. It quotes the retrieved passages' sentences that answer
+the question best, each cited, and says it is offline — or that the knowledge holds nothing
+on what is asked. The default when no model is configured (``make run`` out of the box)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from chat.llm import ANSWER_WORDS, Prompt, Source
+from chat.texts import NO_INFORMATION
+from knowledge.chunking import sentence_groups
+from text.citations import OFFLINE_ANSWERER
+from text.folding import fold
+from text.languages import detect_language
+from text.sentences import split_sentences
+from text.words import content_words, without_courtesy, words_to_weigh
+
+# The answer's closing line, never its first: the first sentence is the answer.
+OFFLINE_LABEL = {
+    "es": "(Modo sin conexión: citas literales de la base de conocimiento.)",
+    "pt": "(Modo offline: citações literais da base de conhecimento.)",
+    "en": "(Offline mode: quoted word for word from the knowledge base.)",
+}
+
+
+# Quoted word for word, a passage keeps its language: the answer says which when it is not
+# the question's ("When does the pool open?" answered from a Spanish handbook).
+SOURCE_LANGUAGE = {
+    "es": {"pt": "(La fuente está en portugués.)", "en": "(La fuente está en inglés.)"},
+    "pt": {"es": "(A fonte está em espanhol.)", "en": "(A fonte está em inglês.)"},
+    "en": {"es": "(The source is in Spanish.)", "pt": "(The source is in Portuguese.)"},
+}
+
+
+# What a question asking whether something is there names and no page holds, said after the
+# quotes: "¿hay wifi en el gimnasio?" gets the gym's page and that none speaks of wifi. Not "no information": the
+# same counts hold for a word the pages say otherwise ("¿cuál es la clave del wifi?" over
+# "la contraseña del wifi se pide en conserjería"), answered.
+UNHEARD_OF = {
+    "es": "(Nada de lo citado habla de {}.)",
+    "pt": "(Nada do que foi citado fala de {}.)",
+    "en": "(Nothing quoted mentions {}.)",
+}
+
+
+def _unheard_of_note(prompt: Prompt) -> str:
+    if not prompt.unheard_of:
+        return ""
+    words = ", ".join(f"“{word}”" for word in prompt.unheard_of)
+    return UNHEARD_OF.get(prompt.language, UNHEARD_OF["en"]).format(words)
+
+
+def _in_the_question_s_language(
+    quoted: list[tuple[str, int]], language: str
+) -> tuple[list[tuple[str, int]], str]:
+    """The quotes, and the note naming their language when it is not the question's. A
+    handbook written in several languages says each thing in each: when some quotes are in
+    the question's language, the others (its translations) are not quoted too."""
+    languages = [_sentence_language(sentence) for sentence, _ in quoted]
+    if language in languages:
+        kept = [q for q, said in zip(quoted, languages, strict=True) if said in (language, "other")]
+        return kept, ""
+    together = " ".join(sentence for sentence, _ in quoted)
+    source = (detect_language(together) or "other") if len(together.split()) >= 6 else "other"
+    return quoted, SOURCE_LANGUAGE.get(language, {}).get(source, "")
+
+
+def _sentence_language(sentence: str) -> str:
+    """es, pt or en when the quote says so clearly, else "other" (Spanish and Portuguese
+    share many short sentences' words)."""
+    return detect_language(sentence) or "other"
+
+
+def _without_bullet(sentence: str) -> str:
+    """A list item's sentence without the bullet its document's Markdown gave it ("- Gorro
+    de baño", quoted «Gorro de baño»): a mark of layout, not of what it says. A number
+    stays: "2. Entrega el DNI" says which step."""
+    return _BULLET.sub("", sentence, count=1)
+
+
+_BULLET = re.compile(r"^[-*•]\s+")
+
+
+def _sentences(passage: str) -> list[str]:
+    """Its sentences, line by line: knowledge.chunking's splitter knows abbreviations (a
+    bare regex cut "Y. pestis" and quoted "pestis asociados…"). A title — a Markdown heading,
+    or a short line with no final stop — is not a sentence to quote. A question goes with
+    the sentence after it, its answer in an FAQ: quoted alone, "Pregunta: ¿Cuál es la
+    contraseña del wifi?" told the user what they had asked."""
+    sentences = [
+        sentence
+        for line in passage.splitlines()
+        if not _is_title(line)
+        for sentence in split_sentences(line)
+    ]
+    joined: list[str] = []
+    for sentence in sentences:
+        if joined and joined[-1].rstrip().endswith("?"):
+            joined[-1] = f"{joined[-1].rstrip()} {sentence.strip()}"
+        else:
+            joined.append(sentence)
+    return joined
+
+
+def _is_title(line: str) -> bool:
+    """A Markdown heading, or a short line with no final stop, no figure and no list marker
+    ("Normas de convivencia", not "- Piscina: de 8 a 20 h")."""
+    line = line.strip()
+    if line.startswith("#"):
+        return True
+    return (
+        len(line.split()) <= 8
+        and not line.endswith((".", "!", "?", ":", ";", "»", '"', ")"))
+        and not line.startswith(("-", "*", "•"))
+        and not any(c.isdigit() for c in line)
+    )
+
+
+class ExtractiveLLM:
+    """No model: quotes the retrieved passages' sentences that answer the question best,
+    best first, each cited, within the answer length the assistant is set to.
+
+    A sentence's score (weights tuned on the shared sets' dev splits; BENCHMARKS.md):
+    - how close its sentence group is to the question, from the vectors already stored
+      (the passage's own similarity when it has none) — what it says;
+    - the question's rare words it shares (idf over the candidates) — what it names;
+    - for "how many / when / which year" a figure, for "who" a name, that the question does
+      not already hold, for "e-mail / phone / web / address" a contact, for "how much does it
+      cost / fee" a sum of money — the kind of fact asked for;
+    - a small penalty per rank of its passage.
+
+    How many it quotes depends on how sure it is (``_enough``): temperature and ``sure``
+    tuned on the dev splits so that the median answer stays under 45 words."""
+
+    name = OFFLINE_ANSWERER
+    weights = {
+        "meaning": 10.0, "words": 0.3, "figure": 0.3, "name": 0.2, "contact": 1.0, "money": 1.0,
+        "rank": 0.2,
+    }  # fmt: skip
+    temperature = 0.4
+    sure = 0.8
+
+    def stream(self, prompt: Prompt) -> Iterator[str]:
+        best = [] if self._says_nothing_asked(prompt) else self._best_sentences(prompt)
+        if not best:
+            yield NO_INFORMATION.get(prompt.language, NO_INFORMATION["en"])
+            return
+        quoted, note = _in_the_question_s_language(best, prompt.language)
+        for sentence, number in quoted:
+            yield f"«{_without_bullet(sentence)}» [{number}]\n"
+        for said in (note, _unheard_of_note(prompt)):
+            if said:
+                yield said + "\n"
+        yield "\n" + OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
+
+    # "No information" rather than unrelated quotes (the newcomer's finding: 3 of 5 questions
+    # with no answer in the documents got quotes): when the best passages hold too little of
+    # what the question names, or they barely passed the calibrated floor and hold less than
+    # some. "What it names" weighs each word by its rarity in the scope (the passages' word
+    # shares); without them, each word alike. Tuned on the dev splits with half of the
+    # articles as knowledge (bench_answers --unanswerable article; BENCHMARKS.md "Answers").
+    unsure_coverage = 0.2
+    unsure_margin = 0.04  # over the calibrated floor (e5-small's 0.82)
+    unsure_coverage_near_floor = 0.4
+
+    def _says_nothing_asked(self, prompt: Prompt) -> bool:
+        """The passages do not say what is asked. Only when they are in the question's
+        language: words cannot be compared across languages (a question in English about a
+        Spanish handbook is answered from it, and says so)."""
+        top = prompt.sources[:3]
+        if not top:
+            return False
+        if detect_language(" ".join(s.body or s.text for s in top)) != prompt.language:
+            return False
+        coverage = _coverage(prompt.asked or prompt.question, prompt.language, top)
+        if coverage is None:
+            return False
+        near_floor = prompt.min_score > 0 and top[0].score < prompt.min_score + self.unsure_margin
+        return coverage < self.unsure_coverage or (
+            near_floor and coverage < self.unsure_coverage_near_floor
+        )
+
+    def _best_sentences(self, prompt: Prompt) -> list[tuple[str, int]]:
+        candidates = _candidates(prompt)
+        if not candidates:
+            first = prompt.sources[0]
+            return [((first.body or first.text)[:300], first.number)]
+        candidates = _from_passages_naming_it(candidates, prompt)
+        if _asks_price(prompt.question) and not any(_says_price(c.sentence) for c in candidates):
+            return []  # "¿cuánto cuesta la piscina?" is not answered by the pool's hours
+        _score(candidates, prompt.question, prompt.language, self.weights)
+        candidates.sort(key=lambda c: -c.score)
+        return [(c.sentence, c.number) for c in self._enough(candidates, prompt.max_words)]
+
+    def _enough(self, ranked: list[_Candidate], max_words: int) -> list[_Candidate]:
+        """The best sentences, best first, until the answer is probably among them: a clear
+        winner is quoted alone; close contenders join it (the answerer's scores read as
+        probabilities, softmax at ``temperature``, until they add up to ``sure``). Within
+        the answer length the assistant is set to — a sentence per 50 words, two at least —
+        and a detailed answer, asked to say more, takes all its length allows."""
+        best = ranked[0].score
+        weights = [math.exp((c.score - best) / self.temperature) for c in ranked]
+        total = sum(weights)
+        most = max(2, max_words // 50)
+        sure = self.sure if max_words <= ANSWER_WORDS["normal"] else math.inf
+        chosen: list[_Candidate] = []
+        covered = 0.0
+        for candidate, weight in zip(ranked, weights, strict=True):
+            if chosen and (
+                covered >= sure
+                or len(chosen) >= most
+                or sum(c.words for c in chosen) + candidate.words > max_words
+            ):
+                break
+            chosen.append(candidate)
+            covered += weight / total
+        return chosen
+
+
+def _coverage(question: str, language: str, top: list[Source]) -> float | None:
+    """The largest share of the question's words one of the passages holds: weighted by
+    rarity when the search measured it, else each content word alike. None when the
+    question names nothing to look for."""
+    shares = [s.word_share for s in top]
+    if all(share is not None for share in shares):
+        return max(share for share in shares if share is not None)
+    asked = content_words(without_courtesy(question), language)
+    if not asked:
+        return None
+    return max(len(asked & content_words(s.body or s.text, language)) / len(asked) for s in top)
+
+
+@dataclass
+class _Candidate:
+    sentence: str
+    number: int  # its source's
+    rank: int  # its source's position in the retrieval
+    meaning: float
+    words: int = 0
+    score: float = 0.0
+
+
+def _candidates(prompt: Prompt) -> list[_Candidate]:
+    """Every quotable sentence of the sources, once (a sentence repeated across sources is
+    quoted from the best-ranked one), with its group's similarity."""
+    candidates, seen = [], set()
+    for rank, source in enumerate(prompt.sources):
+        # The body only: a heading path ("Normas > Comedor") is a title, not a fact.
+        body = source.body or source.text
+        groups = sentence_groups(body) or [" ".join(body.split())]
+        for sentence in _sentences(body):
+            sentence = sentence.strip()
+            if len(sentence.split()) < 4 or fold(sentence) in seen:
+                continue  # fragments are not worth quoting on their own
+            seen.add(fold(sentence))
+            meaning = _group_score(sentence, groups, source)
+            candidates.append(
+                _Candidate(sentence, source.number, rank, meaning, len(sentence.split()))
+            )
+    return candidates
+
+
+def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
+    """The sentences of the passages holding some of what the question names, when some
+    do: "¿cuánto cuesta la piscina?" quoted the gym's fee, whose passage says nothing of
+    the pool, after the pool's hours. All of them when the shares were not measured or no
+    passage holds any (a question asked across languages)."""
+    shares = {source.number: source.word_share for source in prompt.sources}
+    if None in shares.values() or not any(shares.values()):
+        return candidates
+    return [c for c in candidates if shares[c.number]]
+
+
+def _asks_price(question: str) -> bool:
+    return bool(_ASKS_PRICE.search(fold(question)))
+
+
+def _says_price(sentence: str) -> bool:
+    folded = fold(sentence)
+    return bool(_MONEY.search(folded) or _FREE.search(folded))
+
+
+def _group_score(sentence: str, groups: list[str], source: Source) -> float:
+    if not source.group_scores:
+        return source.score
+    flat = " ".join(sentence.split())
+    for index, group in enumerate(groups[: len(source.group_scores)]):
+        if flat in group or flat[:40] in group:
+            return source.group_scores[index]
+    return source.score
+
+
+_ASKS_FIGURE = re.compile(
+    r"\b(cu[aá]nt[oa]s?|cu[aá]ndo|quant[oa]s?|quando|a[nñ]os?|fecha|data|siglo|s[eé]culo|"
+    r"porcentaje|porcentagem|n[uú]mero|how (many|much)|when|year)\b"
+)
+# A figure is written in digits or, below a hundred or so, in words ("nueve naciones").
+_FIGURE = re.compile(
+    r"\d+|\b(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|veinte|treinta|"
+    r"cuarenta|cincuenta|cien|ciento|mil|millones|dois|duas|quatro|sete|oito|nove|dez|"
+    r"onze|doze|vinte|trinta|quarenta|cinquenta|cem|cento|milhoes|two|three|four|five|six|"
+    r"seven|eight|nine|ten|twelve|twenty|hundred|thousand|million|docena|duzia|dozen)\b"
+)
+_ASKS_NAME = re.compile(r"\b(qui[eé]n(es)?|quem|who)\b")
+# A question asking how to reach someone, in words that ask for nothing else ("dirección"
+# alone is also a direction, "call" a name, "sitio" a place), and a sentence that says it:
+# an e-mail address, a phone number, a web or street address (or redaction's placeholder).
+_ASKS_CONTACT = re.compile(
+    r"\b(correo|e-?mail|mail|telefono|telefone|phone|movil|celular|whatsapp|contacto|contato|"
+    r"contact|url|website|pagina web|sitio web|site|enlace|link|direccion postal|endereco|"
+    r"address|llamo|ligo|escribo|escrevo|write to)\b"
+)
+_CONTACT = re.compile(
+    r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\bwww\.|\+?\d[\d ().-]{6,}\d|\[(EMAIL|PHONE)\]"
+    r"|\b(calle|avenida|rua|street|road|avda?\.|c/)\s"
+)
+# A question asking what something costs, and a sentence that names a sum of money: a
+# currency's sign or code, or a figure followed by a currency's name ("veinte euros", "R$
+# 50", "mil pesos": "pesos" alone may be a gym's weights).
+_PRICE_WORDS = (
+    "cuesta|cuestan|costar|precio|precios|coste|costo|cuota|tarifa|custa|custam|preco|precos|"
+    "custo|mensalidade|cost|costs|price|prices|fee|fees"
+)
+_ASKS_MONEY = re.compile(
+    rf"\b({_PRICE_WORDS}|pagar|pago|cobran?|fianza|taxa|valor|pagamento|cobra|pay|charge|"
+    r"deposit|how much)\b"
+)
+_MONEY = re.compile(
+    r"[€$£]|\b(?:eur|usd|brl|gbp)\b"
+    rf"|(?:{_FIGURE.pattern})[ .,\d]*(?:de |of )?(?:euros?|dolares|dollars?|reais|pesos|"
+    r"libras|pounds?|centimos|centavos|cents?)\b"
+)
+# What something costs and nothing else: not paying ("¿dónde pago?"), a deposit's return
+# ("¿cuándo devuelven la fianza?") or "how much time".
+_ASKS_PRICE = re.compile(
+    rf"\b({_PRICE_WORDS}|custar|how much (is|are|does|do|for|will)|what does it cost)\b"
+)
+_FREE = re.compile(
+    r"\b(gratis|gratuit[oa]s?|sin (coste|costo|cargo)|sem (custo|cobranca)|free|no charge|"
+    r"no cost|incluid[oa]s? en|incluid[oa]s? na|included in)\b"
+)
+_NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][\wáéíóúâêôãõçñü]+")
+
+
+def _score(
+    candidates: list[_Candidate], question: str, language: str, weights: dict[str, float]
+) -> None:
+    asked = content_words(words_to_weigh(question), language)
+    counts: dict[str, int] = {}
+    words_of = [content_words(c.sentence, language) for c in candidates]
+    for words in words_of:
+        for word in words:
+            counts[word] = counts.get(word, 0) + 1
+    total = len(candidates)
+    folded_question = fold(question)
+    asks_figure = bool(_ASKS_FIGURE.search(folded_question))
+    asks_name = bool(_ASKS_NAME.search(folded_question))
+    asks_contact = bool(_ASKS_CONTACT.search(folded_question))
+    asks_money = bool(_ASKS_MONEY.search(folded_question))
+    question_tokens = set(re.findall(r"\w+", folded_question))
+    for candidate, words in zip(candidates, words_of, strict=True):
+        shared = sum(math.log(1 + total / counts[w]) for w in asked & words)
+        figure = asks_figure and any(
+            n not in question_tokens for n in _FIGURE.findall(fold(candidate.sentence))
+        )
+        name = asks_name and any(
+            fold(n) not in question_tokens for n in _NAME.findall(candidate.sentence)[1:]
+        )
+        contact = asks_contact and bool(_CONTACT.search(candidate.sentence))
+        money = asks_money and bool(_MONEY.search(fold(candidate.sentence)))
+        candidate.score = (
+            weights["meaning"] * candidate.meaning
+            + weights["words"] * shared
+            + weights["figure"] * figure
+            + weights["name"] * name
+            + weights["contact"] * contact
+            + weights["money"] * money
+            - weights["rank"] * candidate.rank
+        )
