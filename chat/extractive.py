@@ -35,10 +35,10 @@ SOURCE_LANGUAGE = {
 }
 
 
-# What a question asking whether something is there names and no page holds, said after the
-# quotes: "¿hay wifi en el gimnasio?" gets the gym's page and that none speaks of wifi. Not "no information": the
-# same counts hold for a word the pages say otherwise ("¿cuál es la clave del wifi?" over
-# "la contraseña del wifi se pide en conserjería"), answered.
+# What a question asking whether something is there names and no page holds, said after
+# the quotes: "¿hay wifi en el gimnasio?" gets the gym's page and that none speaks of wifi.
+# Not "no information": the same counts hold for a word the pages say otherwise ("¿cuál es
+# la clave del wifi?" over "la contraseña del wifi se pide en conserjería"), answered.
 UNHEARD_OF = {
     "es": "(Nada de lo citado habla de {}.)",
     "pt": "(Nada do que foi citado fala de {}.)",

@@ -1,8 +1,9 @@
 """Words that say something: stopwords, question words and stems of the three languages.
 
 Stems come from the Snowball stemmers (PyStemmer: Snowball's own C library, the algorithms
-PostgreSQL's text search uses for documents; 0.2 µs a word, the pure-Python port 34 µs): "reservas" and "reservar" are both "reserv", "informação"
-and "informações" both "inform". Words of a text in no known language are kept whole."""
+PostgreSQL's text search uses for documents; 0.2 µs a word, the pure-Python port 34 µs):
+"reservas" and "reservar" are both "reserv", "informação" and "informações" both "inform".
+Words of a text in no known language are kept whole."""
 
 from __future__ import annotations
 
