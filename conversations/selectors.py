@@ -114,6 +114,13 @@ def gap_phrasing_in(gap: Gap, language: str) -> str:
     return str(phrasings[0].question) if phrasings else ""
 
 
+def gap_latest_asked(gap_id: int) -> Exchange | None:
+    """The latest answer in this gap whose question is still kept (None: the gap does not
+    exist, or its phrasings are past their retention)."""
+    answers = Exchange.objects.filter(gap_id=gap_id).exclude(question="")
+    return answers.select_related("license").order_by("-created_at").first()
+
+
 def license_names(gaps: list[Gap]) -> dict[UUID, str]:
     """The machine_id of every license the gaps were asked in, read once for all of them."""
     ids = {license_id for gap in gaps for license_id in gap.license_ids}

@@ -39,13 +39,16 @@ from datastores.locks import transaction_lock
 from knowledge.models import Document, SourceType
 from knowledge.redaction import redact_said
 from knowledge.reingestion import document_new_version
+from knowledge.search import SearchResponse, search
 from knowledge.searching import (
     search_log_link,
+    search_log_record,
     search_logs_expire_queries,
     search_logs_forget_queries,
 )
 from knowledge.uploads import document_create
 from licenses.models import License
+from licenses.principals import principal_for_admin
 from memory.services import memories_erase_person
 from text.citations import markers, quotes_are_passages
 from text.folding import fold
@@ -229,6 +232,21 @@ def exchange_review(
         update_fields=["verdict", "cause", "review_comment", "reviewed_by", "reviewed_at"]
     )
     return exchange
+
+
+def exchange_search_again(*, exchange: Exchange, actor: str) -> SearchResponse:
+    """What a search for this answer's question finds in its scope now: the passages kept,
+    and those under the threshold or far below the best, to tell a retrieval miss from a
+    missing document. Logged as the reviewer's access, linked to the answer and without its
+    words (the answer holds them), so the person's erasure reaches it as it reaches them."""
+    if not exchange.question:
+        raise ApplicationError(gettext_noop("This question's words were not kept."), status=409)
+    principal = principal_for_admin(actor, license=exchange.license)
+    response = search(principal=principal, query=exchange.question)
+    with transaction.atomic():
+        log = search_log_record(principal=principal, response=response)
+        search_log_link(log_ids=[log.pk], exchange_id=exchange.pk, keep_query=False)
+    return response
 
 
 def retention_set(*, license: License, days: int | None) -> None:

@@ -20,6 +20,7 @@ from accounts.roles import (
     DELETE_MEMORIES,
     ERASE_CONVERSATIONS,
     REVIEW_CONVERSATIONS,
+    SEARCH_AS_ADMIN,
     VIEW_CONVERSATIONS,
     VIEW_GAPS,
     console_permission,
@@ -33,7 +34,8 @@ from conversations.forms import (
     RetentionForm,
     ReviewForm,
 )
-from conversations.models import Gap, GapStatus, Retention
+from conversations.models import Exchange, Gap, GapStatus, Retention
+from knowledge.selectors import informative_words
 from licenses.models import License
 from licenses.selectors import license_get_for_machine_id
 from web.exceptions import ApplicationError
@@ -79,6 +81,54 @@ def transcript(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
         "next": request.GET.get("next", ""),
     }
     return render(request, "conversations/transcript.html", context)
+
+
+@console_permission(VIEW_CONVERSATIONS)
+@console_permission(SEARCH_AS_ADMIN)
+@require_GET
+def answer_search(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
+    """What a search for an answer's question finds in its scope now, beside its transcript:
+    did the knowledge lack it, or did the search miss it?"""
+    exchange = selectors.exchange_get(pk)
+    if exchange is None:
+        raise Http404
+    back = reverse("conversations:transcript", args=[exchange.conversation_id])
+    return _searched_again(request, exchange, back=f"{back}#answer-{exchange.pk}")
+
+
+@console_permission(VIEW_GAPS)
+@console_permission(SEARCH_AS_ADMIN)
+@require_GET
+def gap_search(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The same for a gap's latest phrasing, before an editor answers it: is it in a
+    document already?"""
+    exchange = selectors.gap_latest_asked(pk)
+    if exchange is None:
+        raise Http404
+    back = reverse("conversations:gaps")
+    return _searched_again(request, exchange, back=f"{back}#gap-{pk}")
+
+
+def _searched_again(request: HtmxHttpRequest, exchange: Exchange, *, back: str) -> HttpResponse:
+    response = error = None
+    try:
+        response = services.exchange_search_again(
+            exchange=exchange, actor=request.user.get_username()
+        )
+    except ApplicationError as exc:
+        error = exc.message
+    context = {
+        "question": exchange.question,
+        "back": back,
+        "response": response,
+        "error": error,
+        "marked": " ".join(informative_words(response.searched_as or response.query))
+        if response
+        else "",
+        "recent": None,  # the playground's results, without its query log
+    }
+    page = "conversations/search_again.html"
+    return render(request, f"{page}#found" if request.htmx else page, context)
 
 
 @console_permission(REVIEW_CONVERSATIONS)

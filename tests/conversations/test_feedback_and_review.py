@@ -8,7 +8,11 @@ import pytest
 
 from conversations.models import Exchange
 from conversations.selectors import insights
+from conversations.services import conversations_erase_user
+from knowledge.models import SearchLog
+from licenses.services import license_forge
 from tests.conversations.support import ask, staff, widget_user
+from tests.factories import make_document
 
 pytestmark = [pytest.mark.django_db]
 
@@ -79,6 +83,50 @@ def test_a_fault_needs_its_cause(sala, django_user_model):
     )
     assert refused.status_code == 400
     assert "cause" in refused.json()["detail"]
+
+
+def test_a_reviewer_sees_what_a_search_for_the_question_finds_now(sala, django_user_model):
+    other = license_forge(user_name="Otra", machine_id="otra-conv").license
+    make_document("# Piscina\n\nLa piscina de la otra sala abre a las siete.", license=other)
+    answer = ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    exchange = Exchange.objects.get(pk=answer["answer_id"])
+    search = f"/conversations/answers/{exchange.pk}/search"
+
+    support = staff(django_user_model, "support")
+    transcript = support.get(f"/conversations/{exchange.conversation_id}/").content.decode()
+    assert f'hx-get="{search}"' in transcript
+    found = support.get(search, headers={"HX-Request": "true"})
+    assert found.status_code == 200
+    html = found.content.decode()
+    assert "<html" not in html  # the partial, into the transcript
+    assert "piscina.md" in html and "a las ocho" in html
+    assert "la otra sala" not in html  # the answer's scope, never another license's
+    assert "<html" in support.get(search).content.decode()  # without htmx: a page
+
+    # The access is logged as the reviewer's, linked to the answer, without the words
+    # (the answer keeps them): the person's erasure reaches it.
+    logs = SearchLog.objects.filter(actor="admin:u-support")
+    assert {(log.exchange_id, log.query, log.license_id) for log in logs} == {
+        (exchange.pk, "", sala.license.pk)
+    } and len(logs) == 2
+    conversations_erase_user(license=sala.license, user_ref="ana")
+    assert SearchLog.objects.filter(exchange_id=exchange.pk).count() == 0
+
+    # Reading conversations is not enough: the passages are the knowledge's.
+    officer = staff(django_user_model, "privacy_officer")
+    assert "finds now" not in officer.get("/conversations/").content.decode()
+    assert officer.get(search).status_code == 403
+
+
+def test_a_question_whose_words_were_not_kept_is_not_searched_again(sala, django_user_model):
+    answer = ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    Exchange.objects.filter(pk=answer["answer_id"]).update(question="")
+    support = staff(django_user_model, "support")
+    conversation = Exchange.objects.get().conversation_id
+    assert "finds now" not in support.get(f"/conversations/{conversation}/").content.decode()
+    page = support.get(f"/conversations/answers/{answer['answer_id']}/search")
+    assert "This question&#x27;s words were not kept." in page.content.decode()
+    assert not SearchLog.objects.filter(actor="admin:u-support").exists()
 
 
 def test_only_the_user_who_was_answered_may_rate_it(sala):

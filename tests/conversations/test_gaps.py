@@ -111,6 +111,27 @@ def test_a_gap_never_answered_has_no_answer_to_change(licenses, django_user_mode
     assert not Document.objects.filter(source_type=SourceType.ANSWER).exists()
 
 
+def test_an_editor_sees_what_a_search_for_a_gap_finds_now(licenses, django_user_model):
+    ask(widget_user(licenses[0], "ana"), PHRASINGS[0][1])
+    [gap] = Gap.objects.all()
+    search = f"/conversations/gaps/{gap.pk}/search"
+
+    editor = staff(django_user_model, "knowledge_editor")
+    page = editor.get("/conversations/gaps/").content.decode()
+    assert f'hx-get="{search}"' in page
+    found = editor.get(search, headers={"HX-Request": "true"}).content.decode()
+    # The pool's passage is the nearest, under the threshold: the knowledge lacks the wifi.
+    assert "sala-gaps scope" in found and "Retrieved but not kept" in found
+    assert "piscina.md" in found and "under the threshold" in found
+    assert "Lower it" not in found  # the playground's threshold is not on this page
+    assert "ana" not in re.sub(r"<[^>]+>", " ", found).split()  # never who asked
+    assert editor.get(f"/conversations/gaps/{gap.pk + 999}/search").status_code == 404
+    # Past their retention, no phrasing is left to search for.
+    Exchange.objects.filter(gap_id=gap.pk).update(question="")
+    assert editor.get(search).status_code == 404
+    assert staff(django_user_model, None, "roleless").get(search).status_code == 403
+
+
 def test_a_question_answered_with_confidence_is_no_gap(licenses):
     first, _other = licenses
     body = ask(widget_user(first, "ana"), "¿A qué hora abre la piscina?")
