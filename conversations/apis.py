@@ -27,6 +27,7 @@ from accounts.roles import (
     DELETE_MEMORIES,
     ERASE_CONVERSATIONS,
     REVIEW_CONVERSATIONS,
+    SEARCH_AS_ADMIN,
     VIEW_CONVERSATIONS,
     VIEW_GAPS,
 )
@@ -38,7 +39,8 @@ from conversations.exports import (
     gaps_download,
     user_data_download,
 )
-from conversations.models import Cause, Rating, Reason, Verdict
+from conversations.models import Cause, Exchange, Rating, Reason, Verdict
+from knowledge.apis import SearchApi
 from licenses.permissions import IsAdminOrLicense
 from licenses.principals import end_user_from_request
 from licenses.selectors import license_for_scope
@@ -314,6 +316,39 @@ class AnswerReviewApi(StaffApi):
         return Response(exchange_row(exchange))
 
 
+class CutSerializer(serializers.Serializer):
+    reason = serializers.ChoiceField(
+        choices=["threshold", "far_below_best"],
+        help_text="Under the calibrated threshold, or far below the best result.",
+    )
+    result = SearchApi.ResultSerializer()
+
+
+class SearchAgainSerializer(SearchApi.OutputSerializer):
+    cut = CutSerializer(many=True, help_text="Retrieved but not kept: the best few, and why.")
+
+
+def _searched_again(request: Request, exchange: Exchange) -> Response:
+    response = services.exchange_search_again(exchange=exchange, actor=request.user.get_username())
+    return Response(SearchAgainSerializer(response).data)
+
+
+class AnswerSearchApi(StaffApi):
+    permission_classes = [staff_permission(VIEW_CONVERSATIONS), staff_permission(SEARCH_AS_ADMIN)]
+
+    @extend_schema(
+        tags=["conversations"],
+        responses=SearchAgainSerializer,
+        summary="What a search for this answer's question finds in its scope now (kept and "
+        "cut), logged as your access, linked to the answer",
+    )
+    def get(self, request: Request, pk: UUID) -> Response:
+        exchange = selectors.exchange_get(pk)
+        if exchange is None:
+            raise exceptions.NotFound(_("No such answer."))
+        return _searched_again(request, exchange)
+
+
 class EraseInputSerializer(serializers.Serializer):
     license = serializers.CharField(help_text="The end user's license (machine_id).")
     user = serializers.CharField(max_length=USER_REF_MAX_LENGTH)
@@ -438,6 +473,22 @@ class GapExportApi(StaffApi):
     def get(self, request: Request) -> HttpResponse | StreamingHttpResponse:
         gaps, values = _gaps(request, GapExportQuerySerializer)
         return gaps_download(gaps, values["as"])
+
+
+class GapSearchApi(StaffApi):
+    permission_classes = [staff_permission(VIEW_GAPS), staff_permission(SEARCH_AS_ADMIN)]
+
+    @extend_schema(
+        tags=["knowledge-gaps"],
+        responses=SearchAgainSerializer,
+        summary="What a search for a gap's latest phrasing finds in its scope now: is it in "
+        "a document already?",
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        exchange = selectors.gap_latest_asked(pk)
+        if exchange is None:
+            raise exceptions.NotFound(_("No such knowledge gap, or none of its phrasings is kept."))
+        return _searched_again(request, exchange)
 
 
 class GapAnswerInputSerializer(serializers.Serializer):

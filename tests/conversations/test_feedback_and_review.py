@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from uuid import UUID
 
 import pytest
 
@@ -116,6 +117,24 @@ def test_a_reviewer_sees_what_a_search_for_the_question_finds_now(sala, django_u
     officer = staff(django_user_model, "privacy_officer")
     assert "finds now" not in officer.get("/conversations/").content.decode()
     assert officer.get(search).status_code == 403
+    assert officer.get(f"/api/v1/answers/{exchange.pk}/search").status_code == 403
+
+
+def test_the_api_searches_an_answers_question_again(sala, django_user_model):
+    answer = ask(widget_user(sala, "ana"), "¿A qué hora abre la piscina?")
+    support = staff(django_user_model, "support")
+    found = support.get(f"/api/v1/answers/{answer['answer_id']}/search")
+    assert found.status_code == 200, found.content
+    body = found.json()
+    assert (body["scope"], body["query"]) == ("sala-conv", "¿A qué hora abre la piscina?")
+    assert [r["filename"] for r in body["results"]] == ["piscina.md"] and body["cut"] == []
+    assert SearchLog.objects.get(actor="admin:u-support").exchange_id == UUID(answer["answer_id"])
+    missing = support.get("/api/v1/answers/00000000-0000-0000-0000-000000000000/search")
+    assert missing.status_code == 404
+
+    Exchange.objects.filter(pk=answer["answer_id"]).update(question="")
+    unkept = support.get(f"/api/v1/answers/{answer['answer_id']}/search")
+    assert unkept.status_code == 409 and "not kept" in unkept.json()["detail"]
 
 
 def test_a_question_whose_words_were_not_kept_is_not_searched_again(sala, django_user_model):

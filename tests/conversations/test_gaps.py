@@ -124,11 +124,16 @@ def test_an_editor_sees_what_a_search_for_a_gap_finds_now(licenses, django_user_
     assert "sala-gaps scope" in found and "Retrieved but not kept" in found
     assert "piscina.md" in found and "under the threshold" in found
     assert "Lower it" not in found  # the playground's threshold is not on this page
+    api = editor.get(f"/api/v1/knowledge-gaps/{gap.pk}/search").json()
+    assert api["results"] == [] and [
+        (c["reason"], c["result"]["filename"]) for c in api["cut"]
+    ] == [("threshold", "piscina.md")]
     assert "ana" not in re.sub(r"<[^>]+>", " ", found).split()  # never who asked
     assert editor.get(f"/conversations/gaps/{gap.pk + 999}/search").status_code == 404
     # Past their retention, no phrasing is left to search for.
     Exchange.objects.filter(gap_id=gap.pk).update(question="")
     assert editor.get(search).status_code == 404
+    assert editor.get(f"/api/v1/knowledge-gaps/{gap.pk}/search").status_code == 404
     assert staff(django_user_model, None, "roleless").get(search).status_code == 403
 
 
