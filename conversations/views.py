@@ -237,7 +237,11 @@ def gaps(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpResponse:
     status = request.GET.get("status", GapStatus.OPEN)
     if status not in GapStatus.values:
         status = GapStatus.OPEN
-    rows = selectors.gap_list(status=status)
+    one = request.GET.get("gap", "")
+    one = one if one.isdigit() and len(one) < 19 else ""  # a transcript's link to its gap
+    rows = selectors.gap_list(status="" if one else status)
+    if one:
+        rows = rows.filter(pk=int(one))
     as_ = request.GET.get("as", "")
     if as_ in ("csv", "json"):
         return gaps_download(rows, as_)
@@ -247,7 +251,8 @@ def gaps(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpResponse:
         gap.examples = selectors.gap_examples(gap)  # type: ignore[attr-defined]  # for the template
         gap.licenses = [names[i] for i in gap.license_ids if i in names]  # type: ignore[attr-defined]
         gap.form = _answer_form(gap)  # type: ignore[attr-defined]
-    return render(request, "conversations/gaps.html", {"page": page, "status": status})
+    context = {"page": page, "status": "" if one else status, "one": one}
+    return render(request, "conversations/gaps.html", context)
 
 
 def _answer_form(gap: Gap) -> GapAnswerChangeForm:

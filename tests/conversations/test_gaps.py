@@ -137,6 +137,26 @@ def test_an_editor_sees_what_a_search_for_a_gap_finds_now(licenses, django_user_
     assert staff(django_user_model, None, "roleless").get(search).status_code == 403
 
 
+def test_a_transcript_leads_to_its_answers_gap_alone(licenses, django_user_model):
+    ask(widget_user(licenses[0], "ana"), PHRASINGS[0][1])
+    ask(widget_user(licenses[0], "ana"), "¿Dónde se dejan las bicicletas del edificio?")
+    wifi = Exchange.objects.get(question=PHRASINGS[0][1])
+    owner = staff(django_user_model, "owner")
+    transcript = owner.get(f"/conversations/{wifi.conversation_id}/").content.decode()
+    assert f'href="/conversations/gaps/?gap={wifi.gap_id}"' in transcript
+    one = owner.get(f"/conversations/gaps/?gap={wifi.gap_id}").content.decode()
+    assert one.count('class="card gap"') == 1 and "contraseña del wifi" in one
+    assert "bicicletas" not in one and "Every open gap" in one
+    assert owner.get("/conversations/gaps/").content.decode().count('class="card gap"') == 2
+    gone = owner.get("/conversations/gaps/?gap=99999999999999999999").content.decode()
+    assert gone.count('class="card gap"') == 2  # not a gap's number: every open gap
+    gone = owner.get("/conversations/gaps/?gap=999999").content.decode()
+    assert "This gap is no longer kept" in gone
+    # Support reads conversations, not gaps: no link to one.
+    support = staff(django_user_model, "support").get(f"/conversations/{wifi.conversation_id}/")
+    assert "?gap=" not in support.content.decode()
+
+
 def test_a_question_answered_with_confidence_is_no_gap(licenses):
     first, _other = licenses
     body = ask(widget_user(first, "ana"), "¿A qué hora abre la piscina?")
