@@ -601,6 +601,7 @@ def _keep(turn: ChatTurn, principal: Principal, user_ref: str, answer: str) -> s
         vector=turn.embedding.vector() if turn.embedding and not turn.reply else None,
         model=turn.embedding.model if turn.embedding else "",
         search_log_ids=turn.search_log_ids,
+        lacks=tuple(turn.prompt.unheard_of),
     )
     try:
         exchange = exchange_record(said)

@@ -81,6 +81,9 @@ class Said:
     model: str = ""
     search_log_ids: list[int] = field(default_factory=list)  # its searches' access log rows
     asked_at: datetime | None = None  # when the question arrived (None: just now)
+    # What an "is there…?" question names that no page of its scope holds ("wifi" in "¿hay
+    # wifi en el gimnasio?", answered with the gym's hours): a gap, as "no information" is.
+    lacks: tuple[str, ...] = ()
 
 
 def retention_days(license: License | None) -> int:
@@ -127,7 +130,7 @@ def exchange_record(said: Said) -> Exchange | None:
             question_vector=vector if keep_text else None,
         )
         search_log_link(log_ids=said.search_log_ids, exchange_id=exchange.pk, keep_query=keep_text)
-        if not said.by_staff and vector and (said.no_information or low_score):
+        if not said.by_staff and vector and (said.no_information or low_score or said.lacks):
             gap_assign(exchange, vector, said.model)
     return exchange
 

@@ -164,6 +164,16 @@ def test_a_question_answered_with_confidence_is_no_gap(licenses):
     assert not Gap.objects.exists()
 
 
+def test_an_answer_saying_the_knowledge_lacks_what_was_asked_is_a_gap(licenses):
+    """ "¿Hay wifi en la piscina?" gets the pool's passage, confidently, and the note that
+    nothing cited mentions the wifi: the knowledge lacks it, as for "no information"."""
+    body = ask(widget_user(licenses[0], "ana"), "¿Hay wifi en la piscina?")
+    assert "“wifi”" in body["answer"] and body["citations"]
+    exchange = Exchange.objects.get()
+    assert not (exchange.no_information or exchange.low_score)
+    assert exchange.gap is not None and exchange.gap.count == 1
+
+
 def _answered(licenses, editor, answer: str) -> tuple[Gap, Document]:
     """The first phrasing asked, its gap answered for sala-gaps, the answer read by the worker."""
     first, _other = licenses
