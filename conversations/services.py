@@ -46,6 +46,7 @@ from knowledge.searching import (
     search_logs_expire_queries,
     search_logs_forget_queries,
 )
+from knowledge.selectors import search_log_queries
 from knowledge.uploads import document_create
 from licenses.models import License
 from licenses.principals import principal_for_admin
@@ -245,11 +246,23 @@ def exchange_search_again(*, exchange: Exchange, actor: str) -> SearchResponse:
     if not exchange.question:
         raise ApplicationError(gettext_noop("This question's words were not kept."), status=409)
     principal = principal_for_admin(actor, license=exchange.license)
-    response = search(principal=principal, query=exchange.question)
+    response = search(principal=principal, query=_as_the_chat_searched(exchange))
     with transaction.atomic():
         log = search_log_record(principal=principal, response=response)
         search_log_link(log_ids=[log.pk], exchange_id=exchange.pk, keep_query=False)
     return response
+
+
+def _as_the_chat_searched(exchange: Exchange) -> str:
+    """The question as its chat searched it: a follow-up ("¿y el gimnasio?") after the
+    questions before it, when the search kept that (chat.services._found_after)."""
+    question = exchange.question
+    followed = [
+        query
+        for query in search_log_queries(exchange_id=exchange.pk)
+        if query.endswith(question) and len(query) > len(question)
+    ]
+    return max(followed, key=len, default=question)
 
 
 def retention_set(*, license: License, days: int | None) -> None:

@@ -53,6 +53,13 @@ def search_logs(
     return logs
 
 
+def search_log_queries(*, exchange_id: UUID) -> list[str]:
+    """The words kept of the searches a chat answer made (its access log rows), oldest
+    first."""
+    logs = SearchLog.objects.filter(exchange_id=exchange_id).exclude(query="")
+    return list(logs.order_by("created_at", "pk").values_list("query", flat=True))
+
+
 class Percentile(Aggregate):
     function = "percentile_cont"
     template = "%(function)s(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"

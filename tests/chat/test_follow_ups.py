@@ -3,14 +3,19 @@ answered about what the earlier one named, not with "no information"."""
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from chat.extractive import ExtractiveLLM
 from chat.services import chat_answer
 from chat.session import Session
 from chat.texts import NO_INFORMATION
+from conversations.models import Exchange
+from conversations.services import exchange_search_again
 from licenses.principals import principal_for_license
 from tests.conftest import forget_prepared_statements
+from tests.conversations.support import staff
 from tests.factories import make_sample_handbook_license
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
@@ -83,3 +88,18 @@ def test_a_short_question_the_knowledge_does_not_answer_still_gets_no_informatio
     session_id = ask(handbook, "¿A qué hora abre la piscina?").session_id
     answer = ask(handbook, "¿y el wifi?", session_id).answer
     assert answer == NO_INFORMATION["es"]
+
+
+def test_a_follow_up_is_searched_again_as_the_chat_searched_it(handbook, django_user_model):
+    """A reviewer's search again of "¿cuánto cuesta?" is of what the chat searched: the
+    question after the one before it, not the two words alone."""
+    session_id = ask(handbook, "¿A qué hora abre el gimnasio?").session_id
+    followed = ask(handbook, "¿cuánto cuesta?", session_id)
+    exchange = Exchange.objects.select_related("license").get(pk=followed.answer_id)
+    again = exchange_search_again(exchange=exchange, actor="reviewer")
+    assert again.query == "¿A qué hora abre el gimnasio? ¿cuánto cuesta?"
+    assert "veinte euros" in again.results[0].content
+    page = staff(django_user_model, "support").get(f"/conversations/answers/{exchange.pk}/search")
+    assert "Searched for «¿A qué hora abre el gimnasio? ¿cuánto cuesta?»: a follow-up" in (
+        html.unescape(page.content.decode())
+    )
