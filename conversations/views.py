@@ -126,6 +126,7 @@ def _searched_again(request: HtmxHttpRequest, exchange: Exchange, *, back: str) 
         if response
         else "",
         "recent": None,  # the playground's results, without its query log
+        "ids": f"found-{exchange.pk}-",  # unique beside another answer's results
     }
     page = "conversations/search_again.html"
     return render(request, f"{page}#found" if request.htmx else page, context)

@@ -507,6 +507,7 @@ def playground(request: HtmxHttpRequest) -> HttpResponse:
         "form": form,
         "response": response,
         "error": error,
+        "ids": "",  # the results' element ids (another page shows several: their prefix)
         # Only words the keyword search itself weighs are marked in the results.
         "marked": " ".join(selectors.informative_words(response.searched_as or response.query))
         if response

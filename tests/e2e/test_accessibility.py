@@ -94,6 +94,15 @@ def test_no_page_has_a_serious_accessibility_violation(
             page.goto(f"{live_server.url}{url}")
             page.wait_for_load_state("networkidle")
             check(url)
+        page.goto(f"{live_server.url}/conversations/{conversation.pk}/")
+        again = page.locator("a[hx-get$='/search']")
+        for n in range(again.count()):  # every answer's search again, open at once
+            again.nth(n).click()
+            expect(page.locator("[id^=found-] .card")).to_have_count(n + 1)
+        assert again.count() >= 2
+        check("a transcript with its searches again")
+        # none at all: each result list is a landmark of its own name (ids unique per answer)
+        assert found["a transcript with its searches again"] == []
         page.goto(f"{live_server.url}/knowledge/")
         page.click("#chunking summary")  # the chunking options, closed until asked for
         check("/knowledge/ with chunking open")
