@@ -328,8 +328,10 @@ class SearchAgainSerializer(SearchApi.OutputSerializer):
     cut = CutSerializer(many=True, help_text="Retrieved but not kept: the best few, and why.")
 
 
-def _searched_again(request: Request, exchange: Exchange) -> Response:
-    response = services.exchange_search_again(exchange=exchange, actor=request.user.get_username())
+def _searched_again(request: Request, exchange: Exchange, *, as_followed: bool) -> Response:
+    response = services.exchange_search_again(
+        exchange=exchange, actor=request.user.get_username(), as_followed=as_followed
+    )
     return Response(SearchAgainSerializer(response).data)
 
 
@@ -346,7 +348,7 @@ class AnswerSearchApi(StaffApi):
         exchange = selectors.exchange_get(pk)
         if exchange is None:
             raise exceptions.NotFound(_("No such answer."))
-        return _searched_again(request, exchange)
+        return _searched_again(request, exchange, as_followed=True)
 
 
 class EraseInputSerializer(serializers.Serializer):
@@ -488,7 +490,8 @@ class GapSearchApi(StaffApi):
         exchange = selectors.gap_latest_asked(pk)
         if exchange is None:
             raise exceptions.NotFound(_("No such knowledge gap, or none of its phrasings is kept."))
-        return _searched_again(request, exchange)
+        # The phrasing alone: a gap's reader never sees the questions its person asked before.
+        return _searched_again(request, exchange, as_followed=False)
 
 
 class GapAnswerInputSerializer(serializers.Serializer):

@@ -238,15 +238,20 @@ def exchange_review(
     return exchange
 
 
-def exchange_search_again(*, exchange: Exchange, actor: str) -> SearchResponse:
+def exchange_search_again(
+    *, exchange: Exchange, actor: str, as_followed: bool = True
+) -> SearchResponse:
     """What a search for this answer's question finds in its scope now: the passages kept,
     and those under the threshold or far below the best, to tell a retrieval miss from a
-    missing document. Logged as the reviewer's access, linked to the answer and without its
-    words (the answer holds them), so the person's erasure reaches it as it reaches them."""
+    missing document. ``as_followed``: a follow-up as its chat searched it, after the
+    questions before it (for a reader of the conversation; a gap's reader sees only the
+    question). Logged as the reviewer's access, linked to the answer and without its words
+    (the answer holds them), so the person's erasure reaches it as it reaches them."""
     if not exchange.question:
         raise ApplicationError(gettext_noop("This question's words were not kept."), status=409)
     principal = principal_for_admin(actor, license=exchange.license)
-    response = search(principal=principal, query=_as_the_chat_searched(exchange))
+    asked = _as_the_chat_searched(exchange) if as_followed else exchange.question
+    response = search(principal=principal, query=asked)
     with transaction.atomic():
         log = search_log_record(principal=principal, response=response)
         search_log_link(log_ids=[log.pk], exchange_id=exchange.pk, keep_query=False)

@@ -93,7 +93,7 @@ def answer_search(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
     if exchange is None:
         raise Http404
     back = reverse("conversations:transcript", args=[exchange.conversation_id])
-    return _searched_again(request, exchange, back=f"{back}#answer-{exchange.pk}")
+    return _searched_again(request, exchange, back=f"{back}#answer-{exchange.pk}", as_followed=True)
 
 
 @console_permission(VIEW_GAPS)
@@ -101,19 +101,22 @@ def answer_search(request: HtmxHttpRequest, pk: UUID) -> HttpResponse:
 @require_GET
 def gap_search(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The same for a gap's latest phrasing, before an editor answers it: is it in a
-    document already?"""
+    document already? The phrasing alone, as the gap shows it: never the questions its
+    person asked before (a gap's reader does not read conversations)."""
     exchange = selectors.gap_latest_asked(pk)
     if exchange is None:
         raise Http404
     back = reverse("conversations:gaps")
-    return _searched_again(request, exchange, back=f"{back}#gap-{pk}")
+    return _searched_again(request, exchange, back=f"{back}#gap-{pk}", as_followed=False)
 
 
-def _searched_again(request: HtmxHttpRequest, exchange: Exchange, *, back: str) -> HttpResponse:
+def _searched_again(
+    request: HtmxHttpRequest, exchange: Exchange, *, back: str, as_followed: bool
+) -> HttpResponse:
     response = error = None
     try:
         response = services.exchange_search_again(
-            exchange=exchange, actor=request.user.get_username()
+            exchange=exchange, actor=request.user.get_username(), as_followed=as_followed
         )
     except ApplicationError as exc:
         error = exc.message

@@ -13,7 +13,7 @@ import pytest
 from accounts.models import AuditEntry
 from chat.texts import NO_INFORMATION
 from conversations.models import Exchange, Gap, GapStatus
-from knowledge.models import Document, DocumentStatus, SourceType
+from knowledge.models import Document, DocumentStatus, SearchLog, SourceType
 from licenses.services import license_forge
 from tests.conftest import wait_until
 from tests.conversations.support import SITE, ask, staff, widget_user
@@ -135,6 +135,25 @@ def test_an_editor_sees_what_a_search_for_a_gap_finds_now(licenses, django_user_
     assert editor.get(search).status_code == 404
     assert editor.get(f"/api/v1/knowledge-gaps/{gap.pk}/search").status_code == 404
     assert staff(django_user_model, None, "roleless").get(search).status_code == 403
+
+
+def test_a_gaps_search_again_never_shows_what_its_person_asked_before(licenses, django_user_model):
+    ask(widget_user(licenses[0], "ana"), PHRASINGS[0][1])
+    [gap] = Gap.objects.all()
+    exchange = Exchange.objects.get()
+    # as the chat logs a follow-up searched after the question before it
+    earlier = f"Mi hijo Pablo tiene asma, ¿puede ir a la piscina? {exchange.question}"
+    SearchLog.objects.filter(exchange_id=exchange.pk).update(query=earlier)
+
+    editor = staff(django_user_model, "knowledge_editor")
+    found = editor.get(f"/api/v1/knowledge-gaps/{gap.pk}/search").json()
+    assert found["query"] == exchange.question
+    page = editor.get(f"/conversations/gaps/{gap.pk}/search").content.decode()
+    assert "asma" not in page and "Pablo" not in page
+    # A reader of the conversation, who sees the question before it anyway, gets the search
+    # as the chat made it.
+    owner = staff(django_user_model, "owner")
+    assert owner.get(f"/api/v1/answers/{exchange.pk}/search").json()["query"] == earlier
 
 
 def test_a_transcript_leads_to_its_answers_gap_alone(licenses, django_user_model):
