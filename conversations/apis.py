@@ -123,6 +123,12 @@ class QueueQuerySerializer(serializers.Serializer):
         default=False,
         help_text="true: only answers under the calibrated retrieval score.",
     )
+    in_gap = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="true: only answers counted in a knowledge gap (no information, rated "
+        "not helpful, under the calibrated score, or asking about what no document mentions).",
+    )
     language = serializers.ChoiceField(choices=["es", "pt", "en"], required=False)
     reviewed = serializers.ChoiceField(choices=["yes", "no"], required=False)
 
@@ -157,6 +163,7 @@ def queue_filters(values: dict[str, Any]) -> selectors.QueueFilters:
         rating=values.get("rating", ""),
         no_information=values.get("no_information", False),
         low_score=values.get("low_score", False),
+        in_gap=values.get("in_gap", False),
         language=values.get("language", ""),
         reviewed=values.get("reviewed", ""),
     )

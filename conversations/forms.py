@@ -32,6 +32,7 @@ class QueueFilterForm(forms.Form):
     reviewed = forms.ChoiceField(required=False, choices=REVIEWED, label=_("Review"))
     no_information = forms.BooleanField(required=False, label=_("“No information” only"))
     low_score = forms.BooleanField(required=False, label=_("Low retrieval score only"))
+    in_gap = forms.BooleanField(required=False, label=_("In a knowledge gap only"))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -49,6 +50,7 @@ class QueueFilterForm(forms.Form):
             rating=data["rating"] or "",
             no_information=bool(data["no_information"]),
             low_score=bool(data["low_score"]),
+            in_gap=bool(data["in_gap"]),
             language=data["language"] or "",
             reviewed=data["reviewed"] or "",
         )

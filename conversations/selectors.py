@@ -28,6 +28,7 @@ class QueueFilters:
     rating: str = ""  # up, down, none
     no_information: bool = False
     low_score: bool = False
+    in_gap: bool = False  # counted in a knowledge gap: every kind of unanswered question
     language: str = ""
     reviewed: str = ""  # yes, no
     include_staff: bool = False
@@ -54,6 +55,8 @@ def exchange_queue(filters: QueueFilters) -> QuerySet[Exchange]:
         rows = rows.filter(no_information=True)
     if filters.low_score:
         rows = rows.filter(low_score=True)
+    if filters.in_gap:
+        rows = rows.filter(gap__isnull=False)
     if filters.language:
         rows = rows.filter(language=filters.language)
     if filters.reviewed == "yes":

@@ -193,6 +193,22 @@ def test_an_answer_saying_the_knowledge_lacks_what_was_asked_is_a_gap(licenses):
     assert exchange.gap is not None and exchange.gap.count == 1
 
 
+def test_the_queue_filters_the_answers_counted_in_a_gap(licenses, django_user_model):
+    client = widget_user(licenses[0], "ana")
+    ask(client, "¿A qué hora abre la piscina?")  # answered with confidence
+    ask(client, "¿Hay wifi en la piscina?")  # answered, but the knowledge lacks the wifi
+    ask(client, PHRASINGS[0][1])  # no information
+    support = staff(django_user_model, "support")
+    gaps = support.get("/api/v1/conversations", {"in_gap": "true"}).json()
+    assert sorted(row["question"] for row in gaps["results"]) == sorted(
+        ["¿Hay wifi en la piscina?", PHRASINGS[0][1]]
+    )
+    assert support.get("/api/v1/conversations").json()["count"] == 3
+    page = support.get("/conversations/", {"in_gap": "on"}).content.decode()
+    assert "¿Hay wifi en la piscina?" in page and "abre la piscina" not in page
+    assert 'name="in_gap"' in support.get("/conversations/").content.decode()
+
+
 def _answered(licenses, editor, answer: str) -> tuple[Gap, Document]:
     """The first phrasing asked, its gap answered for sala-gaps, the answer read by the worker."""
     first, _other = licenses
