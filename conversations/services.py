@@ -252,9 +252,7 @@ def exchange_search_again(
     principal = principal_for_admin(actor, license=exchange.license)
     asked = _as_the_chat_searched(exchange) if as_followed else exchange.question
     response = search(principal=principal, query=asked)
-    with transaction.atomic():
-        log = search_log_record(principal=principal, response=response)
-        search_log_link(log_ids=[log.pk], exchange_id=exchange.pk, keep_query=False)
+    search_log_record(principal=principal, response=response, for_answer=exchange.pk)
     return response
 
 

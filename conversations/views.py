@@ -35,7 +35,7 @@ from conversations.forms import (
     ReviewForm,
 )
 from conversations.models import Exchange, Gap, GapStatus, Retention
-from knowledge.selectors import informative_words
+from knowledge.selectors import marked_words
 from licenses.models import License
 from licenses.selectors import license_get_for_machine_id
 from web.exceptions import ApplicationError
@@ -125,9 +125,7 @@ def _searched_again(
         "back": back,
         "response": response,
         "error": error,
-        "marked": " ".join(informative_words(response.searched_as or response.query))
-        if response
-        else "",
+        "marked": marked_words(response) if response else "",
         "recent": None,  # the playground's results, without its query log
         "ids": f"found-{exchange.pk}-",  # unique beside another answer's results
     }

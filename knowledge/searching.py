@@ -25,13 +25,18 @@ def knowledge_search(
     return response
 
 
-def search_log_record(*, principal: Principal, response: SearchResponse) -> SearchLog:
-    """The access log of seed 004 §7: every retrieval, with its scope, results and latency."""
+def search_log_record(
+    *, principal: Principal, response: SearchResponse, for_answer: UUID | None = None
+) -> SearchLog:
+    """The access log of seed 004 §7: every retrieval, with its scope, results and latency.
+    ``for_answer``: a search made for a kept chat answer (a reviewer's search again), linked
+    to it and without its words, which the answer holds."""
     return SearchLog.objects.create(
         actor=principal.actor[:200],
         license_id=principal.license_id,
         scope_label=principal.scope_label,
-        query=redact_said(response.query).text,
+        query="" if for_answer else redact_said(response.query).text,
+        exchange_id=for_answer,
         strategy=response.options.strategy,
         top_k=response.options.top_k,
         min_score=response.options.min_score or 0.0,

@@ -27,6 +27,7 @@ from knowledge.models import (
     SourcePage,
 )
 from knowledge.redaction import KINDS, AllowList
+from knowledge.search import SearchResponse
 from licenses.models import GLOBAL_SCOPE, License
 
 # -- metrics ---------------------------------------------------------------------------------
@@ -271,6 +272,12 @@ def redaction_plan(*, license: License | None, choice: str) -> RedactionPlan:
         kinds=tuple(k for k in KINDS if k in policy.kinds),
         allow=AllowList(policy.allow) if keep else None,
     )
+
+
+def marked_words(response: SearchResponse) -> str:
+    """The words of a search the playground's results mark: those the keyword search
+    itself weighs, as searched."""
+    return " ".join(informative_words(response.searched_as or response.query))
 
 
 def informative_words(query: str) -> list[str]:

@@ -508,10 +508,7 @@ def playground(request: HtmxHttpRequest) -> HttpResponse:
         "response": response,
         "error": error,
         "ids": "",  # the results' element ids (another page shows several: their prefix)
-        # Only words the keyword search itself weighs are marked in the results.
-        "marked": " ".join(selectors.informative_words(response.searched_as or response.query))
-        if response
-        else "",
+        "marked": selectors.marked_words(response) if response else "",
         # The query log is support's and the owner's to read, not every playground user's.
         "recent": SearchLog.objects.select_related("license")[:15]
         if request.user.has_perm(QUERY_LOG)
