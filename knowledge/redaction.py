@@ -698,7 +698,8 @@ def _phone_spans(text: str, rule: Rule, by_context: bool) -> list[tuple[int, int
     writes its numbers ("2024-000123" is a file's, though valid in the US), and the national
     shapes the numbering plans miss (``rule``). A business's service number, as every
     region that knows it says, is left out; ``by_context``, so are a record's number (after
-    ``_RECORD_WORDS``) and an amount (``_UNITS``)."""
+    ``_RECORD_WORDS``) and an amount (``_UNITS``); without it, a number written digit by
+    digit is taken too."""
     if sum(c.isdigit() for c in text) < 7:
         return []
     kinds: dict[tuple[int, int], set[int]] = {}
@@ -712,6 +713,8 @@ def _phone_spans(text: str, rule: Rule, by_context: bool) -> list[tuple[int, int
                 )
     service = [span for span, types in kinds.items() if types <= _SERVICE_NUMBERS]
     found = [span for span in kinds if span not in service]
+    if not by_context:  # what a person types; a document's table of digits is no phone
+        found += _digit_by_digit_spans(text)
     found += [
         m.span()
         for m in rule.pattern.finditer(text)
@@ -724,6 +727,30 @@ def _phone_spans(text: str, rule: Rule, by_context: bool) -> list[tuple[int, int
         if not spans or start >= spans[-1][1]:
             spans.append((start, end))
     return spans
+
+
+# A number written digit by digit ("6 1 2 3 4 5 6 7 8", "6-1-2-…"), which the matcher does
+# not take as a number: a phone when its digits make one valid in a region.
+_DIGIT_BY_DIGIT = re.compile(r"(?<![\w+])\+?\d(?:[ .-]\d){8,14}(?!\w)")
+
+
+def _digit_by_digit_spans(text: str) -> list[tuple[int, int]]:
+    spans = []
+    for match in _DIGIT_BY_DIGIT.finditer(text):
+        number = ("+" if match.group(0).startswith("+") else "") + _digits(match.group(0))
+        if any(_is_personal_phone(number, region) for region in phone_regions()):
+            spans.append(match.span())
+    return spans
+
+
+def _is_personal_phone(number: str, region: str) -> bool:
+    try:
+        parsed = phonenumbers.parse(number, region)
+    except phonenumbers.NumberParseException:
+        return False
+    return phonenumbers.is_valid_number(parsed) and (
+        phonenumbers.number_type(parsed) not in _SERVICE_NUMBERS
+    )
 
 
 def _overlap(one: tuple[int, int], other: tuple[int, int]) -> bool:

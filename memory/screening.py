@@ -19,6 +19,11 @@ them holds what may not be kept:
 French, German and Italian words for the gravest categories are refused too: a user may
 write in any language.
 
+Word lists cannot name every illness, conviction or creed ("tengo fibromialgia", "cumpri
+pena", "I'm on parole" passed them all), so what passes them is also read for its meaning
+(``nearest_kind``): compared, through the local multilingual-e5-small, with example
+sentences of what may not be kept and of what memories are for (``terms/examples.txt``).
+
 The word lists of health, the other special categories and money are data, one stem per
 line in ``terms/<category>.txt``; the patterns around them (addresses, contacts,
 instructions, other people, scores) stay here, where their structure reads.
@@ -26,16 +31,23 @@ instructions, other people, scores) stay here, where their structure reads.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import re
 import unicodedata
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 from confusable_homoglyphs import confusables
+from django.core.cache import cache as shared_cache
+from redis.exceptions import RedisError
 
+from knowledge.embeddings import LocalE5
 from knowledge.redaction import redact, redact_said
 from text.characters import DASHES, without_invisible
 from text.folding import fold
+from text.sentences import split_sentences
 
 _AS_HYPHEN = str.maketrans(dict.fromkeys(DASHES, "-"))
 
@@ -170,6 +182,20 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"mi (dni|nie|pasaporte)",
             r"meu (cpf|rg|passaporte)",
             r"my (passport|social security|ssn|national id)",
+            # a date of birth identifies a person with a name or a building beside it
+            r"naci (el|en) \d",
+            r"naci el (dia )?\d",
+            r"nasci (em|no dia|a) \d",
+            r"(i was )?born (on|in) (the )?\d",
+            r"(i was )?born (on )?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w* \d",
+            r"fecha de nacimiento",
+            r"data de nascimento",
+            r"date of birth",
+            r"dob",
+            r"(mi )?cumpleanos es el \d",
+            r"cumplo anos el \d",
+            r"(meu )?aniversario e (dia |no dia )?\d",
+            r"(my )?birthday is (on )?\w* ?\d",
         )
         + r")\b"
         # an account and its password together ("mi usuario es ana_lopez y la clave…"); a
@@ -215,7 +241,7 @@ def forbidden_category(text: str) -> str | None:
     seen = readings(text)
     if any(redact_said(reading).counts for reading in (text, *seen)):
         return "personal_data"
-    return next(
+    by_words = next(
         (
             code
             for code, pattern in FORBIDDEN_TOPICS.items()
@@ -223,6 +249,76 @@ def forbidden_category(text: str) -> str | None:
         ),
         None,
     )
+    return by_words or nearest_kind(text)
+
+
+# Tuned with phrasings of each kind that no word list named, against preferences and habits
+# memories exist for (BENCHMARKS.md "Memory screening"): the mean similarity of a category's
+# NEAREST examples must pass that of the nearest examples of what memories are for by MARGIN.
+NEAREST = 5
+MARGIN = 0.01
+
+
+def nearest_kind(text: str) -> str | None:
+    """The category of what ``text`` may not hold, read for its meaning: the category whose
+    example sentences are nearest, when they are nearer than those of what memories are
+    for. Each sentence is judged alone, so that a preference beside it does not dilute it."""
+    labels, vectors = _examples()
+    for sentence in _worth_reading(text):
+        similarity = vectors @ _unit(LocalE5().embed_query(readable(sentence)))
+        nearness = {
+            category: _mean_of_top(similarity[labels == category]) for category in np.unique(labels)
+        }
+        allowed = nearness.pop("kept")
+        nearest = max(nearness, key=nearness.__getitem__)
+        if nearness[nearest] - allowed >= MARGIN:
+            return str(nearest)
+    return None
+
+
+def _worth_reading(text: str) -> list[str]:
+    """Each sentence once, but a word alone beside others ("Ok."), which the word lists judge
+    and whose meaning says little: a memory of 500 characters stays a few embeddings."""
+    sentences = [s for s in dict.fromkeys(split_sentences(text)) if len(s.split()) > 1]
+    return sentences or [text]
+
+
+@cache
+def _examples() -> tuple[np.ndarray, np.ndarray]:
+    """The examples' categories and unit vectors. Embedding them takes ~2 s, so they are
+    kept in the cache shared by every process, under the file's digest and the model."""
+    text = (TERMS / "examples.txt").read_text(encoding="utf-8")
+    rows = [line.split("\t", 1) for line in text.splitlines() if line and line[0] != "#"]
+    labels = np.array([category for category, _ in rows])
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    key = f"memory-screening-examples:{LocalE5.model}:{digest}"
+    stored = _cached(key)
+    if stored is not None and len(stored) == len(rows) * LocalE5.dimensions * 4:
+        return labels, np.frombuffer(stored, dtype=np.float32).reshape(len(rows), -1)
+    vectors = np.array([_unit(LocalE5().embed_query(readable(s))) for _, s in rows])
+    _cache(key, vectors.astype(np.float32).tobytes())
+    return labels, vectors
+
+
+def _cached(key: str) -> bytes | None:
+    try:
+        return shared_cache.get(key)
+    except RedisError:  # the examples are embedded again: slower, never wrong
+        return None
+
+
+def _cache(key: str, value: bytes) -> None:
+    with contextlib.suppress(RedisError):
+        shared_cache.set(key, value, timeout=None)
+
+
+def _unit(vector: list[float]) -> np.ndarray:
+    array = np.asarray(vector, dtype=float)
+    return array / np.linalg.norm(array)
+
+
+def _mean_of_top(similarities: np.ndarray) -> float:
+    return float(np.sort(similarities)[-NEAREST:].mean())
 
 
 def forbidden_together(text: str, recent: list[str]) -> str | None:

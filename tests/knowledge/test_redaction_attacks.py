@@ -400,3 +400,32 @@ def test_a_password_a_person_writes_out_is_redacted_from_what_they_said(said, ke
 def test_what_a_person_types_keeps_no_phone_whatever_word_stands_beside_it(said):
     assert redact(said).text == said  # in a document, a record's number or an amount
     assert redact_said(said).counts == {"PHONE": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Llámame al 6 1 2 3 4 5 6 7 8",
+        "mi móvil: 6-1-2-3-4-5-6-7-8",
+        "meu celular é 1 1 9 8 7 6 5 4 3 2 1",
+        "call me on +4 4 7 9 1 1 1 2 3 4 5 6",
+    ],
+)
+def test_a_phone_a_person_types_digit_by_digit_is_redacted(text):
+    """Written to dodge a parser, in a chat question or a comment: the digits make a number
+    valid in a region. Found trying more of finding F6's kinds (2026-12-02)."""
+    assert redact_said(text).counts["PHONE"] == 1, redact_said(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Pasos: 1 2 3 4 5 6 7 8 9", "la versión 1.2.3.4.5.6.7.8.9", "puntúa de 1 2 3 4 5 6 7 8 9 10"],
+)
+def test_digits_that_make_no_phone_are_kept_when_typed(text):
+    assert redact_said(text).text == text
+
+
+def test_a_documents_table_of_single_digits_is_no_phone():
+    """A document's row of a table ("9 8 7 6 5 4 3 2 1" is a valid landline in León) is read
+    with its context, where digit by digit is no way to write a phone."""
+    assert redact("Puntuación: 9 8 7 6 5 4 3 2 1").text == "Puntuación: 9 8 7 6 5 4 3 2 1"

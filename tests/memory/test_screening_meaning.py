@@ -1,0 +1,103 @@
+"""Memory screening read for its meaning (memory.screening.nearest_kind): an illness, a
+conviction or a debt no word list names is refused, as the category it belongs to, while
+the preferences and habits memories exist for are kept. Before it, 60% of a batch of such
+phrasings written as an outside run would were kept (BENCHMARKS.md "Memory screening")."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+from redis.exceptions import RedisError
+
+from knowledge.embeddings import LocalE5
+from memory import screening
+from memory.models import Memory
+from memory.screening import forbidden_category, nearest_kind
+from memory.services import MemoryRejected
+from tests.memory.support import ORIGIN, consent, propose, token_client
+
+# No word list named these when they were written; each is its category's by meaning.
+READ_FOR_MEANING = [
+    ("I'm on sick leave", "health"),
+    ("fiquei internado na clínica", "health"),
+    ("I have kidney stones", "health"),
+    ("I had my appendix removed", "health"),
+    ("I have a conviction for assault", "sensitive"),
+    ("me detuvo la policía", "sensitive"),
+    ("me denunciaron por robo", "sensitive"),
+    ("I'm being sued for fraud", "sensitive"),
+    ("I owe the IRS money", "financial"),
+    ("I have bad credit", "financial"),
+    ("born 12.04.1978", "personal_data"),
+]
+KEPT = [
+    "Prefiere que le envíen el acta de la junta por correo",
+    "Reserva el salón para el cumpleaños de su hija",
+    "Tem medo de altura e prefere o térreo",
+    "Está estudando para um concurso",
+    "Prefers the stairs to the lift",
+    "Is training for a half marathon",
+    "Le gusta cocinar para sus vecinos los domingos",
+    "Prefiere respuestas con enlaces al reglamento",
+]
+
+
+@pytest.mark.parametrize(("text", "category"), READ_FOR_MEANING)
+def test_what_no_word_list_names_is_refused_for_its_meaning(text, category):
+    assert nearest_kind(text) == category
+    assert forbidden_category(text) == category
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_preferences_and_habits_are_kept(text):
+    assert nearest_kind(text) is None
+    assert forbidden_category(text) is None
+
+
+def test_each_sentence_is_judged_alone():
+    """A preference beside it does not dilute what may not be kept."""
+    text = "Prefiero respuestas cortas y en listas. I have kidney stones."
+    assert forbidden_category(text) == "health"
+
+
+def test_the_examples_are_embedded_once_for_every_process():
+    """Embedding them takes seconds: a second process reads them from the shared cache."""
+    screening._examples.cache_clear()  # this process's copy may predate a flushed Redis
+    first = screening._examples()
+    screening._examples.cache_clear()
+    with mock.patch.object(LocalE5, "embed_query", side_effect=AssertionError("embedded")):
+        labels, vectors = screening._examples()
+    assert (labels == first[0]).all() and vectors.shape == first[1].shape
+
+
+def test_the_examples_are_embedded_again_when_the_cache_is_down():
+    screening._examples.cache_clear()
+    failing = mock.Mock(side_effect=RedisError("down"))
+    with (
+        mock.patch.object(screening.shared_cache, "get", failing),
+        mock.patch.object(screening.shared_cache, "set", failing),
+    ):
+        labels, vectors = screening._examples()
+    assert len(labels) == len(vectors) > 100
+    assert nearest_kind("I have kidney stones") == "health"
+    screening._examples.cache_clear()
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("fake_embedder")
+def test_a_memory_read_for_its_meaning_is_refused_on_create_and_on_patch(license):
+    consent(license)
+    with pytest.raises(MemoryRejected) as refused:
+        propose(license, "I have a conviction for assault")
+    assert refused.value.code == "sensitive"
+    kept = propose(license, "Prefiero respuestas cortas")
+    license.allowed_origins = [ORIGIN]
+    license.save()
+    response = token_client(license, "ana").patch(
+        f"/api/v1/me/memories/{kept.pk}", {"description": "I owe the IRS money"}, format="json"
+    )
+    assert response.status_code == 400
+    kept.refresh_from_db()
+    assert kept.description == "Prefiero respuestas cortas"
+    assert Memory.objects.count() == 1
