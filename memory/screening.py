@@ -262,7 +262,7 @@ MARGIN = 0.01
 def nearest_kind(text: str) -> str | None:
     """The category of what ``text`` may not hold, read for its meaning: the category whose
     example sentences are nearest, when they are nearer than those of what memories are
-    for. Each sentence is judged alone, so that a preference beside it does not dilute it."""
+    for. Each sentence and clause is judged alone (``_worth_reading``)."""
     labels, vectors = _examples()
     for sentence in _worth_reading(text):
         similarity = vectors @ _unit(LocalE5().embed_query(readable(sentence)))
@@ -276,11 +276,24 @@ def nearest_kind(text: str) -> str | None:
     return None
 
 
+# Where a preference gives its reason ("prefiero las mañanas porque tengo cálculos
+# renales"): the reason is read alone too, so that the preference does not dilute it.
+_CLAUSE = re.compile(
+    r"[,;:()]|\b(?:porque|pues|ya que|dado que|pois|ja que|uma vez que|because|since|as)\b",
+    re.IGNORECASE,
+)
+
+
 def _worth_reading(text: str) -> list[str]:
-    """Each sentence once, but a word alone beside others ("Ok."), which the word lists judge
-    and whose meaning says little: a memory of 500 characters stays a few embeddings."""
-    sentences = [s for s in dict.fromkeys(split_sentences(text)) if len(s.split()) > 1]
-    return sentences or [text]
+    """Each sentence, and each clause of it, once; but a word alone ("Ok."), which the word
+    lists judge and whose meaning says little: a memory of 500 characters stays a few
+    embeddings."""
+    pieces = []
+    for sentence in split_sentences(text):
+        clauses = [c.strip() for c in _CLAUSE.split(fold(sentence)) if c and c.strip()]
+        pieces += [sentence, *(clauses if len(clauses) > 1 else [])]
+    worth = [piece for piece in dict.fromkeys(pieces) if len(piece.split()) > 1]
+    return worth or [text]
 
 
 @cache

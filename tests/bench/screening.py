@@ -9,6 +9,10 @@ How the sets were made (2026-12-02), so that a figure is read for what it is:
   word lists: their figures are optimistic.
 - ``REFUSE_HELD_OUT`` and ``KEEP_HELD_OUT`` were written after every choice was made and
   run once; two words of the held-out misses were added to the lists afterwards.
+- ``…_WITH_A_REASON``: a preference and its reason in one sentence, written after the rest
+  was tuned ("prefiero las mañanas porque tengo cálculos renales"); run with each clause
+  read alone, they showed that the languages a person speaks were missing from the kept
+  examples (one refused), which were then added.
 - ``KEEP_NEAR_WORDS`` are the test suite's kept phrasings, several close to a refused word
   on purpose ("Le gusta la heroína de la novela")."""
 
@@ -581,6 +585,33 @@ KEEP_HELD_OUT = [
 ]
 
 
+REFUSE_WITH_A_REASON = [
+    "Prefiere las mañanas porque por la tarde tiene rehabilitación de la cadera",
+    "Prefere o térreo, pois usa andador",
+    "Likes short replies since his eyesight is failing",
+    "Reserva tarde ya que por la mañana tiene quimio",
+    "Prefiere no salir los viernes porque tiene que fichar en el juzgado",
+    "Prefere pagar em dinheiro, já que a conta está bloqueada pela justiça",
+    "Prefers the quiet room as loud noise triggers her flashbacks",
+    "Prefiere hablar con mujeres porque sufrió una agresión",
+    "Reserva el salón; celebra su bautismo el domingo",
+    "Prefere respostas simples, pois tem deficiência intelectual",
+]
+
+KEEP_WITH_A_REASON = [
+    "Prefiere las reservas por la mañana porque trabaja de tarde",
+    "Prefere respostas curtas, pois lê no celular",
+    "Likes short answers because he reads on his phone",
+    "Reserva la pista los jueves, ya que sale antes del trabajo",
+    "Prefiere el ascensor de servicio porque lleva la bici",
+    "Prefere o salão pequeno, já que faz festas para poucos amigos",
+    "Uses the back door since the front one is under repair",
+    "Prefiere que le escriban en español; entiende poco portugués",
+    "Pide los resúmenes en listas (le resulta más fácil)",
+    "Prefers evening slots as mornings are busy with the kids",
+]
+
+
 def _kept_near_words() -> list[str]:
     from tests.memory import test_screening, test_screening_hostile
 
@@ -602,6 +633,8 @@ def evaluate() -> list[dict]:
         "refuse, held out": REFUSE_HELD_OUT,
         "keep, tuning": KEEP_TUNING,
         "keep, held out": KEEP_HELD_OUT,
+        "refuse, with a reason": REFUSE_WITH_A_REASON,
+        "keep, with a reason": KEEP_WITH_A_REASON,
         "keep, near refused words (tests)": _kept_near_words(),
     }
     rows = []

@@ -61,6 +61,31 @@ def test_each_sentence_is_judged_alone():
     assert forbidden_category(text) == "health"
 
 
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("Prefiero respuestas cortas porque tengo cálculos renales", "health"),
+        ("Prefiere que no le llamen los jueves porque tiene juicio por robo", "sensitive"),
+        ("I prefer mornings since I have kidney stones", "health"),
+    ],
+)
+def test_the_reason_a_preference_gives_is_read_alone(text, category):
+    """Read whole, the preference outweighed its reason: each was kept."""
+    assert forbidden_category(text) == category
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Prefiere las reservas por la mañana porque trabaja de tarde",
+        "Prefere respostas curtas, pois lê no celular",
+        "Prefiere que le escriban en español; entiende poco portugués",
+    ],
+)
+def test_a_preference_with_an_ordinary_reason_is_kept(text):
+    assert forbidden_category(text) is None
+
+
 def test_the_examples_are_embedded_once_for_every_process():
     """Embedding them takes seconds: a second process reads them from the shared cache."""
     screening._examples.cache_clear()  # this process's copy may predate a flushed Redis
