@@ -275,7 +275,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "CPF",
-        re.compile(r"\b\d{3}[. ]?\d{3}[. ]?\d{3}[- ]?\d{2}\b"),
+        re.compile(r"\b\d{3}[. -]?\d{3}[. -]?\d{3}[-. /]?\d{2}\b"),
         lambda v: cpf.is_valid(_digits(v)),
     ),
     # Issuer prefixes 2-6 (Mastercard, Amex, Visa, Discover...), solid or in groups of 4.
@@ -389,9 +389,14 @@ class Redaction:
 
 
 # How the rules read a text: without the characters that show nothing (a word joiner inside
-# an address or a key hides nothing from its reader), every dash a hyphen.
-_DASH_AS_HYPHEN = str.maketrans(dict.fromkeys(DASHES, "-"))
-_READ_OTHERWISE = re.compile(f"[{re.escape(DASHES + INVISIBLE_CHARS)}]")
+# an address or a key hides nothing from its reader), every dash a hyphen, and the wide
+# forms of ASCII ("ana＠empresa.es", "６１２…") as the ASCII they show, one for one.
+_WIDE = "".join(chr(c) for c in range(0xFF01, 0xFF5F)) + "\ufe6b\u3000"
+_ASCII_OF_WIDE = "".join(chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)) + "@ "
+_DASH_AS_HYPHEN = str.maketrans(
+    {**dict.fromkeys(DASHES, "-"), **dict(zip(_WIDE, _ASCII_OF_WIDE, strict=True))}
+)
+_READ_OTHERWISE = re.compile(f"[{re.escape(DASHES + INVISIBLE_CHARS + _WIDE)}]")
 _HAS_INVISIBLE = re.compile(f"[{re.escape(INVISIBLE_CHARS)}]")
 
 
@@ -729,16 +734,21 @@ def _phone_spans(text: str, rule: Rule, by_context: bool) -> list[tuple[int, int
     return spans
 
 
-# A number written digit by digit ("6 1 2 3 4 5 6 7 8", "6-1-2-…"), which the matcher does
-# not take as a number: a phone when its digits make one valid in a region.
-_DIGIT_BY_DIGIT = re.compile(r"(?<![\w+])\+?\d(?:[ .-]\d){8,14}(?!\w)")
+# A number written digit by digit ("6 1 2 3 4 5 6 7 8") or in groups no region writes
+# ("612/345/678"), which the matcher does not take as a number: a phone when its digits make
+# one valid in a region.
+_DIGIT_BY_DIGIT = re.compile(
+    r"(?<![\w+/])\+?(?:\d(?:[ .-]\d){8,14}|\d{2,4}(?:/\d{2,4}){2,5})(?![\w/])"
+)
 
 
 def _digit_by_digit_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for match in _DIGIT_BY_DIGIT.finditer(text):
         number = ("+" if match.group(0).startswith("+") else "") + _digits(match.group(0))
-        if any(_is_personal_phone(number, region) for region in phone_regions()):
+        if 9 <= len(number.lstrip("+")) <= 15 and any(
+            _is_personal_phone(number, region) for region in phone_regions()
+        ):
             spans.append(match.span())
     return spans
 

@@ -409,6 +409,7 @@ def test_what_a_person_types_keeps_no_phone_whatever_word_stands_beside_it(said)
         "mi móvil: 6-1-2-3-4-5-6-7-8",
         "meu celular é 1 1 9 8 7 6 5 4 3 2 1",
         "call me on +4 4 7 9 1 1 1 2 3 4 5 6",
+        "tlf 612/345/678",
     ],
 )
 def test_a_phone_a_person_types_digit_by_digit_is_redacted(text):
@@ -419,7 +420,14 @@ def test_a_phone_a_person_types_digit_by_digit_is_redacted(text):
 
 @pytest.mark.parametrize(
     "text",
-    ["Pasos: 1 2 3 4 5 6 7 8 9", "la versión 1.2.3.4.5.6.7.8.9", "puntúa de 1 2 3 4 5 6 7 8 9 10"],
+    [
+        "Pasos: 1 2 3 4 5 6 7 8 9",
+        "la versión 1.2.3.4.5.6.7.8.9",
+        "puntúa de 1 2 3 4 5 6 7 8 9 10",
+        "la cita es el 12/03/2025 a las 9",
+        "IP 192.168.10.123",
+        "medidas 120 x 80 x 45 cm",
+    ],
 )
 def test_digits_that_make_no_phone_are_kept_when_typed(text):
     assert redact_said(text).text == text
@@ -429,3 +437,21 @@ def test_a_documents_table_of_single_digits_is_no_phone():
     """A document's row of a table ("9 8 7 6 5 4 3 2 1" is a valid landline in León) is read
     with its context, where digit by digit is no way to write a phone."""
     assert redact("Puntuación: 9 8 7 6 5 4 3 2 1").text == "Puntuación: 9 8 7 6 5 4 3 2 1"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("correo: ana＠empresa.es", "EMAIL"),
+        ("ａｎａ．ｌｏｐｅｚ＠ｅｍｐｒｅｓａ．ｅｓ", "EMAIL"),
+        ("móvil ６１２ ３４５ ６７８", "PHONE"),
+        ("CPF 529-982-247-25", "CPF"),
+        ("CPF 529.982.247/25", "CPF"),
+    ],
+)
+def test_wide_characters_and_other_separators_hide_nothing(text, kind):
+    """The wide forms of ASCII read as what they show; a CPF's groups joined by any
+    separator (found trying more of finding F6's kinds, 2026-12-02)."""
+    result = redact(text)
+    assert result.counts[kind] == 1, result.text
+    assert "＠" not in result.text and "６" not in result.text
