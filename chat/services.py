@@ -62,6 +62,7 @@ from knowledge.selectors import redaction_policy_effective
 from licenses.models import GLOBAL_SCOPE, License
 from licenses.principals import Principal
 from memory.commands import explicit_proposal
+from memory.screening import FORBIDDEN_TOPICS
 from memory.services import MemoryRejected, memories_for_prompt, memory_propose
 from memory.services import Proposal as MemoryProposal
 from text.citations import markers, quotes_are_passages, sub_markers
@@ -131,6 +132,9 @@ class ChatTurn:
     # Kept for review, feedback and gaps (the conversations app): a courtesy reply is not.
     reviewed: bool = True
     remembered: str = ""  # what that command saved
+    # What is kept of the question in its stead ("" = its words, redacted): a memory refused
+    # for what it says is kept nowhere, the conversation and the session included.
+    kept_question: str = ""
     citations: list[Citation] = field(default_factory=list)  # filled as the answer streams
     search: SearchResponse | None = None  # logged once the answer has started
     search_log_ids: list[int] = field(default_factory=list)  # its rows in the access log
@@ -505,7 +509,9 @@ def _memory_turn(
             actor=f"user:{user_ref}",
         )
     except MemoryRejected as exc:
-        return ChatTurn(session, prompt, reply=refusal(exc.code, language))
+        # "No lo he guardado" holds for the words too: only what kind they were is kept.
+        kept = f"[{exc.code.upper()}]" if exc.code in FORBIDDEN_TOPICS else ""
+        return ChatTurn(session, prompt, reply=refusal(exc.code, language), kept_question=kept)
     reply = REMEMBERED[language].format(memory.description)
     return ChatTurn(session, prompt, reply=reply, remembered=memory.description)
 
@@ -543,7 +549,8 @@ def chat_stream(
         if kept is None:  # its person was erased while being answered: nothing of it stays
             return
         turn.answer_id = kept
-    question, answer = _as_kept_in_session(principal, turn.prompt.question, answer)
+    question = turn.kept_question or turn.prompt.question
+    question, answer = _as_kept_in_session(principal, question, answer)
     sessions.session_append(
         license_id=principal.license_id,
         user_ref=user_ref,
@@ -588,7 +595,7 @@ def _keep(turn: ChatTurn, principal: Principal, user_ref: str, answer: str) -> s
         user_ref=principal.actor if by_staff else user_ref,
         session_id=turn.session_id,
         by_staff=by_staff,
-        question=turn.prompt.question,
+        question=turn.kept_question or turn.prompt.question,
         answer=answer,
         language=turn.prompt.language,
         answerer=turn.answered_by or turn.answerer or settings.LLM_PROVIDER,

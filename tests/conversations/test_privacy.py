@@ -65,6 +65,43 @@ def test_a_password_written_out_in_a_question_is_kept_nowhere(sala):
     assert not any(b"Tr0ub4dor" in stored for stored in sessions)  # …without the password
 
 
+@pytest.mark.parametrize(
+    ("message", "kept_as"),
+    [
+        ("Recuerda que tengo cálculos renales", "[HEALTH]"),
+        ("Lembre que fui condenado por furto", "[SENSITIVE]"),
+        ("Remember that I owe the IRS money", "[FINANCIAL]"),
+    ],
+)
+def test_a_memory_refused_for_what_it_says_is_kept_nowhere(sala, message, kept_as):
+    """Found 2026-12-02: the widget answered "No lo he guardado: no puedo recordar datos de
+    salud" and the memory events kept no words, but the review queue and the session's
+    context kept the message as typed. Only what kind it was is kept."""
+    import redis
+    from django.conf import settings as django_settings
+
+    from tests.memory.support import consent
+
+    consent(sala.license, "ana")
+    said = ask(widget_user(sala, "ana"), message)
+
+    assert said["answer"].startswith(("No lo he guardado", "Não guardei", "I did not keep"))
+    assert Exchange.objects.get().question == kept_as
+    client = redis.Redis.from_url(django_settings.REDIS_URL)
+    sessions = [
+        client.get(key) for key in client.keys("*session:*") if client.type(key) == b"string"
+    ]
+    assert sessions and all(message.encode() not in stored for stored in sessions)
+    assert any(kept_as.encode() in stored for stored in sessions)
+
+
+def test_a_memory_kept_or_lacking_consent_keeps_its_question(sala):
+    """Only a refusal for what the words say hides them: without consent they are a question
+    like any other, redacted."""
+    ask(widget_user(sala, "ana"), "Recuerda que prefiero la piscina por la mañana")
+    assert Exchange.objects.get().question == "Recuerda que prefiero la piscina por la mañana"
+
+
 def test_a_question_that_held_personal_data_keeps_the_vector_of_its_redacted_words(
     sala, fake_embedder
 ):
