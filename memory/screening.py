@@ -320,9 +320,12 @@ def _cached(key: str) -> bytes | None:
         return None
 
 
+EXAMPLES_KEPT_SECONDS = 30 * 24 * 3600  # an edited examples file's old vectors go in time
+
+
 def _cache(key: str, value: bytes) -> None:
     with contextlib.suppress(RedisError):
-        shared_cache.set(key, value, timeout=None)
+        shared_cache.set(key, value, timeout=EXAMPLES_KEPT_SECONDS)
 
 
 def _unit(vector: list[float]) -> np.ndarray:
