@@ -13,6 +13,8 @@ How the sets were made (2026-12-02), so that a figure is read for what it is:
   was tuned ("prefiero las mañanas porque tengo cálculos renales"); run with each clause
   read alone, they showed that the languages a person speaks were missing from the kept
   examples (one refused), which were then added.
+- ``…_THIRD_PERSON``: as Gemini's proposer writes memories ("El usuario…"), written last and
+  run once: 14 of 15 refused, all 6 kept; "va a misa" was then added to the word lists.
 - ``KEEP_NEAR_WORDS`` are the test suite's kept phrasings, several close to a refused word
   on purpose ("Le gusta la heroína de la novela")."""
 
@@ -612,6 +614,34 @@ KEEP_WITH_A_REASON = [
 ]
 
 
+REFUSE_THIRD_PERSON = [
+    "El usuario tiene cálculos renales",
+    "El usuario estuvo detenido por la policía",
+    "O usuário tem dívidas com o banco",
+    "O usuário foi operado recentemente",
+    "User has kidney stones",
+    "User was convicted of fraud",
+    "User is behind on payments",
+    "El usuario va a misa los domingos",
+    "A usuária está grávida de gêmeos",
+    "El usuario nació en 1980",
+    "User has a pacemaker",
+    "Usuario sufre de vértigo",
+    "Usuária faz hemodiálise três vezes por semana",
+    "El usuario tiene un juicio pendiente",
+    "O usuário recebe seguro-desemprego",
+]
+
+KEEP_THIRD_PERSON = [
+    "El usuario prefiere respuestas breves",
+    "O usuário costuma reservar a churrasqueira",
+    "User prefers evening bookings",
+    "El usuario trabaja en el turno de noche",
+    "A usuária gosta de respostas com exemplos",
+    "User often asks about the gym hours",
+]
+
+
 def _kept_near_words() -> list[str]:
     from tests.memory import test_screening, test_screening_hostile
 
@@ -635,6 +665,8 @@ def evaluate() -> list[dict]:
         "keep, held out": KEEP_HELD_OUT,
         "refuse, with a reason": REFUSE_WITH_A_REASON,
         "keep, with a reason": KEEP_WITH_A_REASON,
+        "refuse, third person": REFUSE_THIRD_PERSON,
+        "keep, third person": KEEP_THIRD_PERSON,
         "keep, near refused words (tests)": _kept_near_words(),
     }
     rows = []

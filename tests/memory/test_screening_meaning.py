@@ -55,6 +55,21 @@ def test_preferences_and_habits_are_kept(text):
     assert forbidden_category(text) is None
 
 
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("El usuario tiene cálculos renales", "health"),
+        ("User was convicted of fraud", "sensitive"),
+        ("O usuário tem dívidas com o banco", "financial"),
+        ("Usuária faz hemodiálise três vezes por semana", "health"),
+        ("El usuario va a misa los domingos", "sensitive"),
+    ],
+)
+def test_what_a_proposer_writes_of_the_user_is_screened_alike(text, category):
+    """Gemini proposes memories in the third person ("El usuario prefiere…")."""
+    assert forbidden_category(text) == category
+
+
 def test_each_sentence_is_judged_alone():
     """A preference beside it does not dilute what may not be kept."""
     text = "Prefiero respuestas cortas y en listas. I have kidney stones."
