@@ -47,7 +47,6 @@ from knowledge.embeddings import LocalE5
 from knowledge.redaction import redact, redact_said
 from text.characters import DASHES, without_invisible
 from text.folding import fold
-from text.sentences import split_sentences
 
 _AS_HYPHEN = str.maketrans(dict.fromkeys(DASHES, "-"))
 
@@ -265,7 +264,7 @@ def nearest_kind(text: str) -> str | None:
     for. Each sentence and clause is judged alone (``_worth_reading``)."""
     labels, vectors = _examples()
     for sentence in _worth_reading(text):
-        similarity = vectors @ _unit(LocalE5().embed_query(readable(sentence)))
+        similarity = vectors @ _unit(LocalE5().embed_query(sentence))
         nearness = {
             category: _mean_of_top(similarity[labels == category]) for category in np.unique(labels)
         }
@@ -284,16 +283,21 @@ _CLAUSE = re.compile(
 )
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
 def _worth_reading(text: str) -> list[str]:
-    """Each sentence, and each clause of it, once; but a word alone ("Ok."), which the word
+    """Each sentence of each reading (``readings``: "k1dney", "d-e-t-u-v-o" read as the
+    words they hide), and each clause of it, once; but a word alone ("Ok."), which the word
     lists judge and whose meaning says little: a memory of 500 characters stays a few
     embeddings."""
     pieces = []
-    for sentence in split_sentences(text):
-        clauses = [c.strip() for c in _CLAUSE.split(fold(sentence)) if c and c.strip()]
-        pieces += [sentence, *(clauses if len(clauses) > 1 else [])]
+    for reading in readings(text):
+        for sentence in _SENTENCE_END.split(reading):
+            clauses = [c.strip() for c in _CLAUSE.split(sentence) if c and c.strip()]
+            pieces += [sentence, *(clauses if len(clauses) > 1 else [])]
     worth = [piece for piece in dict.fromkeys(pieces) if len(piece.split()) > 1]
-    return worth or [text]
+    return worth or [readable(text)]
 
 
 @cache

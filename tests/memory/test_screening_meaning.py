@@ -70,6 +70,15 @@ def test_what_a_proposer_writes_of_the_user_is_screened_alike(text, category):
     assert forbidden_category(text) == category
 
 
+@pytest.mark.parametrize(
+    "text", ["I h4ve k1dney st0nes", "t3ngo c4lculos r3nales", "I have k i d n e y stones"]
+)
+def test_the_meaning_is_read_past_what_hides_the_words(text):
+    """Digits for letters and spaced letters hid the meaning from the model as from the
+    lists: each reading of the text is read for its meaning too."""
+    assert forbidden_category(text) == "health"
+
+
 def test_each_sentence_is_judged_alone():
     """A preference beside it does not dilute what may not be kept."""
     text = "Prefiero respuestas cortas y en listas. I have kidney stones."
