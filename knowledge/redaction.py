@@ -27,7 +27,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import cast
 
@@ -232,7 +232,7 @@ def _always(_: str) -> bool:
     return True
 
 
-_AT = r"(?:\s*@\s*|\s*[(\[{]\s*(?:at|arroba)\s*[)\]}]\s*|\s+(?:at|arroba)\s+)"
+_AT = r"(?:\s*@+\s*|\s*[(\[{]\s*(?:at|arroba|a)\s*[)\]}]\s*|\s+(?:at|arroba)\s+)"
 _DOT = r"(?:\.|\s*[(\[{]\s*(?:dot|punto|ponto)\s*[)\]}]\s*|\s+(?:dot|punto|ponto)\s+)"
 # An address starts where a word does (trying inside every word made the scan 3x slower).
 _WORD_START = r"(?<![\w+-])"
@@ -240,10 +240,16 @@ _PLAIN_DOT = r"(?:\.|\s\.\s)"
 _EMAIL = re.compile(
     # the plain form, spaces around its "@" and on both sides of its dots ("a . b @ c . com"):
     # a dot with a space after it only ends a sentence ("ana@x.com. Luego…" keeps "Luego")
-    rf"{_WORD_START}[\w+-]+(?:{_PLAIN_DOT}[\w+-]+)*\s?@\s?[\w-]+(?:{_PLAIN_DOT}[\w-]+)*"
+    rf"{_WORD_START}[\w+-]+(?:{_PLAIN_DOT}[\w+-]+)*\s?@+\s?[\w-]+(?:{_PLAIN_DOT}[\w-]+)*"
     rf"{_PLAIN_DOT}[a-z]{{2,24}}\b"
     # spelled out: "ana (at) example (dot) com", "ana [dot] lopez arroba example punto com"
     rf"|{_WORD_START}[\w+-]+(?:{_DOT}[\w+-]+)*{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}[a-z]{{2,24}}\b",
+    re.UNICODE | re.IGNORECASE,
+)
+# What a person types may cut an address short ("ana.lopez@gmail"): enough to reach them,
+# where a document's "name@version" or "user@host" is no one's.
+_SAID_EMAIL = re.compile(
+    rf"{_EMAIL.pattern}|{_WORD_START}[\w+-]+(?:\.[\w+-]+)*@+[a-z][\w-]{{1,62}}\b",
     re.UNICODE | re.IGNORECASE,
 )
 _SEP = r"[ .-]?"  # what people put between the groups of an identifier
@@ -439,6 +445,8 @@ def redact(
     for rule in RULES:
         if rule.label not in kinds:
             continue
+        if rule.label == "EMAIL" and not by_context:
+            rule = replace(rule, pattern=_SAID_EMAIL)
         if rule.label == "PHONE":
             spans = _phone_spans(reading.text, rule, by_context)
             redacted = _redact_phones(text, reading, spans, counts, kept, allow)

@@ -455,3 +455,21 @@ def test_wide_characters_and_other_separators_hide_nothing(text, kind):
     result = redact(text)
     assert result.counts[kind] == 1, result.text
     assert "＠" not in result.text and "６" not in result.text
+
+
+@pytest.mark.parametrize(
+    "text", ["mail: ana.lopez@gmail", "ana.lopez(a)gmail.com", "ana.lopez@@gmail.com"]
+)
+def test_an_address_a_person_cuts_short_or_doubles_is_redacted(text):
+    """Enough to reach them (found trying more of finding F6's kinds, 2026-12-02)."""
+    assert redact_said(text).counts["EMAIL"] == 1, redact_said(text).text
+
+
+@pytest.mark.parametrize("text", ["pregunta a @soporte", "instala react@18 y django@5.2"])
+def test_a_mention_or_a_package_version_is_no_address(text):
+    assert redact_said(text).text == text
+
+
+def test_a_documents_name_at_host_is_read_whole():
+    """In a document, "deploy@servidor" names an account of a machine, not a person."""
+    assert redact("Entra como deploy@servidor").text == "Entra como deploy@servidor"
