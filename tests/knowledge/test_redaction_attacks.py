@@ -425,7 +425,7 @@ def test_a_phone_a_person_types_digit_by_digit_is_redacted(text):
         "la versión 1.2.3.4.5.6.7.8.9",
         "puntúa de 1 2 3 4 5 6 7 8 9 10",
         "la cita es el 12/03/2025 a las 9",
-        "IP 192.168.10.123",
+        "IP 192.0.2.123",
         "medidas 120 x 80 x 45 cm",
     ],
 )
