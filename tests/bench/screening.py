@@ -654,7 +654,7 @@ def _refused_share(texts: list[str], judge: Callable[[str], str | None]) -> floa
 
 def evaluate() -> list[dict]:
     """Each set's refused share by the word lists alone and with the meaning check, and the
-    median time of one check (the examples embedded beforehand)."""
+    mean time of one check (the examples embedded beforehand)."""
     from memory import screening
 
     screening._examples()
