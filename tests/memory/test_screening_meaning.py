@@ -150,3 +150,66 @@ def test_a_memory_read_for_its_meaning_is_refused_on_create_and_on_patch(license
     kept.refresh_from_db()
     assert kept.description == "Prefiero respuestas cortas"
     assert Memory.objects.count() == 1
+
+
+# A second outside batch (BENCHMARKS.md "Memory screening", held out 2 and 3): the word
+# "hospital" or "farmacia" refused a nurse's job, while orientation told in a sentence and
+# blood pressure in everyday words were kept.
+HEALTH_WORK_AND_PLACES = [
+    "Trabalha como enfermeira no hospital",
+    "Trabaja en el hospital de noche",
+    "Es enfermera de quirófano",
+    "Works as a pharmacist",
+    "Pregunta a menudo por la farmacia más cercana",
+    "Pergunta sempre pelo horário da farmácia",
+    "Volunteers at the blood drive",
+]
+A_STAY_IN_HOSPITAL = [
+    "Estuve ingresado en el hospital",
+    "me dejaron ingresada tres días",
+    "Fiquei três dias no hospital",
+    "I was in hospital for a week",
+    "I was hospitalised in May",
+]
+TOLD_IN_A_SENTENCE = [
+    ("tengo la tensión por las nubes", "health"),
+    ("tenho pressão alta", "health"),
+    ("I'm hard of hearing", "health"),
+    ("estoy perdiendo oído", "health"),
+    ("me gustan los hombres", "sensitive"),
+    ("mi pareja es otro hombre", "sensitive"),
+    ("estoy casada con una mujer", "sensitive"),
+    ("tengo novio y soy chico", "sensitive"),
+    ("I'm into women", "sensitive"),
+    ("A usuária gosta de mulheres", "sensitive"),
+    ("Al usuario le gustan los hombres", "sensitive"),
+    ("eu namoro uma mulher e também sou mulher", "sensitive"),
+    ("vou ao culto todo domingo", "sensitive"),
+]
+A_PARTNER_AND_A_LIKING = [
+    "Vive con su pareja y dos gatos",
+    "Mora com a esposa e o filho",
+    "Lives with his partner",
+    "Sale con sus amigos los viernes",
+    "I like women's football",
+]
+
+
+@pytest.mark.parametrize("text", HEALTH_WORK_AND_PLACES)
+def test_working_in_health_or_asking_for_a_pharmacy_is_kept(text):
+    assert forbidden_category(text) is None
+
+
+@pytest.mark.parametrize("text", A_STAY_IN_HOSPITAL)
+def test_a_stay_in_hospital_is_health(text):
+    assert forbidden_category(text) == "health"
+
+
+@pytest.mark.parametrize(("text", "category"), TOLD_IN_A_SENTENCE)
+def test_what_a_sentence_tells_without_the_category_s_word_is_refused(text, category):
+    assert forbidden_category(text) == category
+
+
+@pytest.mark.parametrize("text", A_PARTNER_AND_A_LIKING)
+def test_a_partner_or_a_liking_that_tells_no_orientation_is_kept(text):
+    assert forbidden_category(text) is None
