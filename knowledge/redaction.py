@@ -248,8 +248,21 @@ _EMAIL = re.compile(
 )
 # What a person types may cut an address short ("ana.lopez@gmail"): enough to reach them,
 # where a document's "name@version" or "user@host" is no one's.
+# Said too, with no ending: "ana arroba gmail", "ana (at) empresa", and in English only
+# with a mail provider after "at" ("john dot smith at gmail"), since "meet at noon" is no
+# one's, nor a building named after one; "una arroba de trigo", a weight, is no one's.
+_MAIL_PROVIDER = (
+    r"(?:gmail|googlemail|hotmail|outlook|yahoo|ymail|icloud|aol|protonmail|proton|gmx|"
+    r"yandex|uol|bol|terra|globo|zoho|tutanota|fastmail|msn)\b"
+)
+_SAID_AT = (
+    r"(?:\s*[(\[{]\s*(?:at|arroba)\s*[)\]}]\s*|\s+arroba\s+)"
+    r"(?!(?:de|del|da|do|das|dos|y|e|o|a|and|of)\b)[a-z][\w-]{1,62}\b"
+    rf"|\s+at\s+{_MAIL_PROVIDER}(?!\s+(?-i:[A-Z]))"  # not "the gym at Outlook Tower"
+)
 _SAID_EMAIL = re.compile(
-    rf"{_EMAIL.pattern}|{_WORD_START}[\w+-]+(?:\.[\w+-]+)*@+[a-z][\w-]{{1,62}}\b",
+    rf"{_EMAIL.pattern}|{_WORD_START}[\w+-]+(?:\.[\w+-]+)*@+[a-z][\w-]{{1,62}}\b"
+    rf"|{_WORD_START}[\w+-]+(?:{_DOT}[\w+-]+)*(?:{_SAID_AT})",
     re.UNICODE | re.IGNORECASE,
 )
 _SEP = r"[ .-]?"  # what people put between the groups of an identifier

@@ -473,3 +473,34 @@ def test_a_mention_or_a_package_version_is_no_address(text):
 def test_a_documents_name_at_host_is_read_whole():
     """In a document, "deploy@servidor" names an account of a machine, not a person."""
     assert redact("Entra como deploy@servidor").text == "Entra como deploy@servidor"
+
+
+@pytest.mark.parametrize(
+    ("text", "left"),
+    [
+        ("mi correo es ana arroba gmail", "mi correo es [EMAIL]"),
+        ("meu email é joao.silva arroba hotmail", "meu email é [EMAIL]"),
+        ("escríbeme a ana (arroba) empresa", "escríbeme a [EMAIL]"),
+        ("my email is john dot smith at gmail", "my email is [EMAIL]"),
+        ("write to ana at yahoo please", "write to [EMAIL] please"),
+    ],
+)
+def test_an_address_said_aloud_and_cut_short_is_redacted(text, left):
+    """What a person says in a chat, with no ending: enough to reach them (left by the
+    previous session's note)."""
+    assert redact_said(text).text == left
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "compré una arroba de trigo",
+        "pesa una arroba y media",
+        "meet at noon",
+        "look at me",
+        "Is the gym at Outlook Tower open?",
+        "I bought it at the Vodafone shop",
+    ],
+)
+def test_a_weight_a_time_or_a_building_is_no_address(text):
+    assert redact_said(text).text == text
