@@ -195,6 +195,10 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"cumplo anos el \d",
             r"(meu )?aniversario e (dia |no dia )?\d",
             r"(my )?birthday is (on )?\w* ?\d",
+            # and so does an age, a minor's most of all ("tengo 17 años"); not a length of
+            # service ("tengo 3 años de experiencia")
+            r"(tengo|tenho|tiene|tem|i am|i'm|im|is|cumplo|cumpli|faco|fiz|i turn|turned) "
+            r"\d{1,3} (anos|years?)(?! (de|of|en|na|no|in|at|trabajando|trabalhando|working))",
         )
         + r")\b"
         # an account and its password together ("mi usuario es ana_lopez y la clave…"); a

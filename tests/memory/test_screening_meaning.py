@@ -185,13 +185,25 @@ TOLD_IN_A_SENTENCE = [
     ("Al usuario le gustan los hombres", "sensitive"),
     ("eu namoro uma mulher e também sou mulher", "sensitive"),
     ("vou ao culto todo domingo", "sensitive"),
+    ("celebra su bautismo", "sensitive"),
+    ("voto sempre no PSDB", "sensitive"),
+    ("tengo la condicional", "sensitive"),
+    ("faço fisioterapia", "health"),
+    ("tengo piedras en el riñón", "health"),
+    ("tenho nome no SPC", "financial"),
+    ("tengo un embargo", "financial"),
+    ("tengo 17 años", "personal_data"),
+    ("I'm 34 years old", "personal_data"),
 ]
-A_PARTNER_AND_A_LIKING = [
+KEPT_NEAR_THE_NEW_WORDS = [
     "Vive con su pareja y dos gatos",
     "Mora com a esposa e o filho",
     "Lives with his partner",
     "Sale con sus amigos los viernes",
     "I like women's football",
+    "Sin embargo, prefiere las mañanas",
+    "Tiene 3 años de experiencia en ventas",
+    "Tiene un hijo de 3 años",
 ]
 
 
@@ -210,6 +222,6 @@ def test_what_a_sentence_tells_without_the_category_s_word_is_refused(text, cate
     assert forbidden_category(text) == category
 
 
-@pytest.mark.parametrize("text", A_PARTNER_AND_A_LIKING)
-def test_a_partner_or_a_liking_that_tells_no_orientation_is_kept(text):
+@pytest.mark.parametrize("text", KEPT_NEAR_THE_NEW_WORDS)
+def test_a_partner_a_liking_or_a_length_of_service_is_kept(text):
     assert forbidden_category(text) is None
