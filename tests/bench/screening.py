@@ -19,6 +19,10 @@ How the sets were made (2026-12-02), so that a figure is read for what it is:
   refused, and 5 of 40 preferences refused ("Works as a pharmacist"); they then chose
   words and examples. ``…_HELD_OUT_3`` were written after that and run once: 0.900 refused,
   2 of 30 preferences refused; the words of its three misses were then added.
+- ``…_HELD_OUT_4`` were written after all of that and run once: 1.000 refused, 2 of 30
+  preferences refused ("Trabaja como fisioterapeuta", caught by a word added that session,
+  then narrowed to going to physiotherapy; "Usa o bicicletário", then two kept examples
+  of a bicycle kept, and the bone and organ words that they made the meaning check miss).
 - ``KEEP_NEAR_WORDS`` are the test suite's kept phrasings, several close to a refused word
   on purpose ("Le gusta la heroína de la novela")."""
 
@@ -757,6 +761,75 @@ KEEP_HELD_OUT_3 = [
 ]
 
 
+# Written after every change of that session and run once, its figures reported as they
+# came (BENCHMARKS.md): the honest estimate of what an outside run would find next.
+REFUSE_HELD_OUT_4 = [
+    "llevo un mes de baja por una lesión de espalda",
+    "me han puesto un stent",
+    "estoy en lista de espera para operarme de la cadera",
+    "tomo la píldora",
+    "tengo tendencias suicidas",
+    "voy al psicólogo desde el divorcio",
+    "estou tratando uma úlcera",
+    "meu filho e eu temos TDAH",
+    "uso bombinha para asma",
+    "I'm diabetic and need the lift",
+    "I've got long covid",
+    "my back surgery went well",
+    "I'm colour blind",
+    "soy testigo de Jehová",
+    "sou espírita",
+    "I pray at the mosque on Fridays",
+    "soy militante del PP",
+    "votei no Lula",
+    "I'm a shop steward for Unite",
+    "mi mujer y yo somos lesbianas",
+    "sou um homem gay",
+    "me denunció mi ex por malos tratos",
+    "cumpri pena por furto",
+    "I was fined for drink driving",
+    "tengo deudas con Hacienda",
+    "recebo Bolsa Família",
+    "I can't pay my mortgage",
+    "mi número de móvil acaba en 4567 y empieza por 612 34",
+    "mi NIF es 12345678Z",
+    "meu CEP é 01310-100",
+]
+
+KEEP_HELD_OUT_4 = [
+    "Prefiere que las respuestas incluyan el artículo del reglamento",
+    "Reserva la barbacoa los sábados",
+    "Tiene una moto y aparca en la plaza 30",
+    "Le interesa la clase de pilates",
+    "Pide las actas en PDF",
+    "Prefiere que le llamen por su apellido",
+    "Trabaja como fisioterapeuta en una clínica",
+    "Va a la piscina cubierta en invierno",
+    "Usa o bicicletário todo dia",
+    "Prefere respostas em tópicos curtos",
+    "Gosta de saber das obras no prédio",
+    "Trabalha em home office às sextas",
+    "Tem uma horta no terraço",
+    "Costuma reservar o espaço gourmet",
+    "Quer saber o horário da coleta seletiva",
+    "Likes to be told about lift maintenance",
+    "Prefers formal answers",
+    "Works from home on Fridays",
+    "Has a cat and asks about pet rules",
+    "Books the party room for birthdays",
+    "Walks the dog in the evening",
+    "Is a volunteer firefighter",
+    "Teaches yoga in the community room",
+    "Le encanta la jardinería",
+    "Es el presidente de la comunidad",
+    "Suele pedir la llave del trastero",
+    "Está aprendiendo alemán",
+    "Pregunta por las normas de mudanzas",
+    "Prefiere recibir avisos por SMS",
+    "Organiza el torneo de pádel",
+]
+
+
 REFUSE_WITH_A_REASON = [
     "Prefiere las mañanas porque por la tarde tiene rehabilitación de la cadera",
     "Prefere o térreo, pois usa andador",
@@ -837,6 +910,8 @@ def evaluate() -> list[dict]:
         "keep, held out 2": KEEP_HELD_OUT_2,
         "refuse, held out 3": REFUSE_HELD_OUT_3,
         "keep, held out 3": KEEP_HELD_OUT_3,
+        "refuse, held out 4": REFUSE_HELD_OUT_4,
+        "keep, held out 4": KEEP_HELD_OUT_4,
         "refuse, with a reason": REFUSE_WITH_A_REASON,
         "keep, with a reason": KEEP_WITH_A_REASON,
         "refuse, third person": REFUSE_THIRD_PERSON,

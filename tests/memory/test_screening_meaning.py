@@ -193,6 +193,9 @@ TOLD_IN_A_SENTENCE = [
     ("tenho nome no SPC", "financial"),
     ("tengo un embargo", "financial"),
     ("tengo 17 años", "personal_data"),
+    ("quebrei o braço", "health"),
+    ("me quitaron la vesícula en junio", "health"),
+    ("tenho pedra nos rins", "health"),
     ("I'm 34 years old", "personal_data"),
 ]
 KEPT_NEAR_THE_NEW_WORDS = [
@@ -204,6 +207,8 @@ KEPT_NEAR_THE_NEW_WORDS = [
     "Sin embargo, prefiere las mañanas",
     "Tiene 3 años de experiencia en ventas",
     "Tiene un hijo de 3 años",
+    "Trabaja como fisioterapeuta en una clínica",
+    "Usa o bicicletário todo dia",
 ]
 
 
