@@ -16,6 +16,8 @@ them holds what may not be kept:
 - unmasked: digits standing for letters in a word read as the letters ("d1abetes");
 - spoken: contacts written out ("ana arroba mail punto com", "evil dot com", "seis uno
   dos…") read as the address or number they spell.
+The word lists are also matched on each reading spelt as it sounds (``sounded``: "tengo
+diavetes", "canser"), against the lists spelt the same way.
 French, German and Italian words for the gravest categories are refused too: a user may
 write in any language.
 
@@ -75,7 +77,7 @@ def _latin_lookalike(char: str) -> str:
 # separator between two letters inside a word ("dia-betes", "dia_betes", "dia*betes").
 _SPELLED = re.compile(r"\b(?:\w[\s.\-_*·/]+){2,}\w\b")
 _INNER_SEPARATOR = re.compile(r"(?<=[a-z])[-._*·'/](?=[a-z])")
-_LEET = str.maketrans("013457@$8", "oieastasb")
+_LEET = str.maketrans("013457@$8!", "oieastasbi")
 _UNLEET = str.maketrans("lio", "110")
 _NUMBERISH = re.compile(r"\b(?=[\dlio]*\d[\dlio]*\d)[\dlio]{3,}\b")
 _DIGIT_WORDS = {
@@ -125,14 +127,50 @@ def _words(*stems: str) -> str:
 TERMS = Path(__file__).with_name("terms")
 
 
-def _terms(category: str) -> str:
-    """The stems of ``terms/<category>.txt`` as one alternation (comments left out): the
-    word lists are data a reviewer edits, the patterns around them stay here."""
+def _stems(category: str) -> list[str]:
+    """The stems of ``terms/<category>.txt`` (comments left out): the word lists are data a
+    reviewer edits, the patterns around them stay here."""
     stems = []
     for line in (TERMS / f"{category}.txt").read_text(encoding="utf-8").splitlines():
         stem = line.split("  #", 1)[0].strip()
         if stem and not stem.startswith("#"):
             stems.append(stem)
+    return stems
+
+
+def _terms(category: str) -> str:
+    return _words(*_stems(category))
+
+
+def sounded(text: str) -> str:
+    """``text`` (as readable() gives it) spelt as it sounds, so that letters a Spanish or
+    Portuguese writer confuses read alike: a silent "h" dropped (not in ch, sh, lh, nh, th,
+    ph, gh, wh), "v" as "b", "z" and a soft "c" as "s", "n" before "b" or "p" as "m", a
+    doubled letter once ("diavetes", "canser", "ipertension", "enbarazada" read as
+    "diabetes", "cancer", "hipertension", "embarazada")."""
+    # not before "i" and a vowel: "-ción", "-cia" spelt otherwise are rare, and sounded
+    # they would join other words ("depreciación" would read "depresiasion")
+    text = re.sub(r"c(?=[ey]|i(?![aeiou]))", "s", text.replace("v", "b").replace("z", "s"))
+    text = text.replace("nb", "mb").replace("np", "mp")
+    text = re.sub(r"(?<![cslntpgw])h", "", text)
+    return re.sub(r"([abd-z])\1+", r"\1", text)  # "cc" is two sounds: "adicción", "adicional"
+
+
+# A stem's regular expression spelt as it sounds: its escapes ("\b", "\w") and character
+# classes kept, only its runs of letters sounded.
+_REGEX_PART = re.compile(r"\\.|\[[^\]]*\]|[a-z]+|.")
+# Short stems would name other words once sounded ("vih" would read as "bi", the start of
+# "bien"; "sida" the start of "cidade"): only those with a run of five letters are read so.
+_SOUNDED_LETTERS = re.compile(r"[a-z]{5,}")
+
+
+def _sounded_terms(category: str) -> str:
+    stems = []
+    for stem in _stems(category):
+        parts = _REGEX_PART.findall(stem)
+        sounded_stem = "".join(sounded(p) if p.isalpha() else p for p in parts)
+        if _SOUNDED_LETTERS.search(sounded_stem):
+            stems.append(sounded_stem)
     return _words(*stems)
 
 
@@ -239,6 +277,13 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
 }
 
 
+# The word lists' categories again, spelt as they sound, for the readings spelt so.
+SOUNDED_TOPICS: dict[str, re.Pattern[str]] = {
+    category: re.compile(r"\b(" + _sounded_terms(category) + r")\w*")
+    for category in ("health", "sensitive", "financial")
+}
+
+
 def forbidden_category(text: str) -> str | None:
     """The code (memory.services.REFUSAL_REASONS) of what ``text`` may not hold, or None."""
     seen = readings(text)
@@ -249,6 +294,13 @@ def forbidden_category(text: str) -> str | None:
             code
             for code, pattern in FORBIDDEN_TOPICS.items()
             if any(pattern.search(reading) for reading in seen)
+        ),
+        None,
+    ) or next(
+        (
+            code
+            for code, pattern in SOUNDED_TOPICS.items()
+            if any(pattern.search(sounded(reading)) for reading in seen)
         ),
         None,
     )

@@ -6,10 +6,13 @@ halves. Each is refused on create and on PATCH; plain preferences are still kept
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 
+from memory import screening
 from memory.models import Memory
-from memory.screening import forbidden_category, readings
+from memory.screening import forbidden_category, readings, sounded
 from memory.services import MemoryRejected
 from tests.memory.support import consent, propose, token_client
 
@@ -232,3 +235,48 @@ def test_a_memory_keeps_no_character_that_shows_nothing_or_turns_the_text_around
         memory=memory, description="Prefiero\u200b el  turno\u2066 de mañana", actor="user:ana"
     )
     assert edited.description == "Prefiero el turno de mañana"
+
+
+# Misspelt as Spanish and Portuguese writers do, letters that sound alike swapped (written
+# on 2026-12-02 after the "sounded" reading; 8 of these passed before it, 3 of 34 here).
+MISSPELT = [
+    "tengo diavetes",
+    "tengo canser",
+    "tengo d!abetes",
+    "tengo artrozis",
+    "tengo alsheimer",
+    "tenho ipertensao",
+    "estoy enbarazada",
+    "soy omosexual",
+]
+
+
+@pytest.mark.parametrize("text", MISSPELT)
+def test_a_word_misspelt_as_it_sounds_is_read_by_the_word_lists(text):
+    with mock.patch.object(screening, "nearest_kind", return_value=None):
+        assert forbidden_category(text) is not None, sounded(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lee sobre la depreciación de activos",
+        "Pregunta por el coste adicional de la limpieza",
+        "Quer saber dos custos adicionais",
+        "Vive en la ciudad desde 2010",
+        "Mora na cidade vizinha",
+        "Le gusta la vida tranquila",
+    ],
+)
+def test_words_that_sound_like_a_refused_one_only_once_misspelt_are_kept(text):
+    assert forbidden_category(text) is None, sounded(text)
+
+
+def test_sounded_spells_as_it_sounds():
+    assert sounded("diavetes") == "diabetes"
+    assert sounded("canser") == sounded("cancer") == "canser"
+    assert sounded("asmha") == "asma"
+    assert sounded("alzheimer") == sounded("alsheimer")
+    assert sounded("chocolate") == "chocolate"  # ch is one sound
+    assert sounded("adiccion") == "adiccion"  # cc is two
+    assert sounded("enbarazada") == "embarasada"  # m before b
