@@ -235,8 +235,10 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"(my )?birthday is (on )?\w* ?\d",
             # and so does an age, a minor's most of all ("tengo 17 años"); not a length of
             # service ("tengo 3 años de experiencia")
-            r"(tengo|tenho|tiene|tem|i am|i'm|im|is|cumplo|cumpli|faco|fiz|i turn|turned) "
-            r"\d{1,3} (anos|years?)(?! (de|of|en|na|no|in|at|trabajando|trabalhando|working))",
+            r"(tengo|tenho|tiene|tem|cumplo|cumpli|faco|fiz) \d{1,3} anos"
+            r"(?! (de|en|na|no|trabajando|trabalhando))",
+            r"(i am|i'm|im|is|aged) \d{1,3} years? old",  # not "the lease is 2 years long"
+            r"(i|he|she|just) turn(ed)? \d{1,3}\b(?! (times|pages|degrees))",
         )
         + r")\b"
         # an account and its password together ("mi usuario es ana_lopez y la clave…"); a

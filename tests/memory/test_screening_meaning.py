@@ -197,6 +197,7 @@ TOLD_IN_A_SENTENCE = [
     ("me quitaron la vesícula en junio", "health"),
     ("tenho pedra nos rins", "health"),
     ("I'm 34 years old", "personal_data"),
+    ("I turn 40 in May", "personal_data"),
 ]
 KEPT_NEAR_THE_NEW_WORDS = [
     "Vive con su pareja y dos gatos",
@@ -207,6 +208,8 @@ KEPT_NEAR_THE_NEW_WORDS = [
     "Sin embargo, prefiere las mañanas",
     "Tiene 3 años de experiencia en ventas",
     "Tiene un hijo de 3 años",
+    "Her lease is 2 years long",
+    "I have 10 years of experience",
     "Trabaja como fisioterapeuta en una clínica",
     "Usa o bicicletário todo dia",
 ]
