@@ -224,7 +224,7 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"(mi|meu|my) (numero de |number of )?(cuenta|conta|account)( bancaria| corriente| "
             r"number| no\.?)? ?(es|e|is|:) ?[a-z]{0,2}\d[\d -]{6,}",
             r"(numero de cuenta|numero da conta|account number|sort code|routing number|"
-            r"agencia e conta)",
+            r"agencia e conta) ?(es |e |is |:)? ?\d+",  # given, not asked where to enter
             r"(instagram|insta|twitter|tiktok|facebook|linkedin|telegram|snapchat|threads|"
             r"bluesky|discord)\b.{0,30}@[\w.]{2,}",
             r"@[\w.]{2,}.{0,30}\b(instagram|insta|twitter|tiktok|facebook|linkedin|telegram|"

@@ -313,6 +313,8 @@ def test_money_identifiers_other_people_and_instructions_in_other_words(text, ca
         "Sigue a la comunidad en instagram",
         "Paga la cuota de la comunidad por domiciliación",
         "Prefiere pagar la cuenta a final de mes",
+        "Asks where to enter the account number for the fee",
+        "Pergunta onde informar o número da conta",
     ],
 )
 def test_the_same_words_in_a_preference_are_kept(text):
