@@ -6,7 +6,8 @@ PIP := $(VENV)/bin/pip
 
 .PHONY: install install-dev system-packages run test test-fast lint check docs messages axe \
 	bench bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
-	bench-load bench-vector-backends bench-scale-out bench-conversations bench-long-documents
+	bench-load bench-vector-backends bench-scale-out bench-conversations bench-long-documents \
+	bench-screening bench-redaction
 
 install: $(VENV)/.installed
 
@@ -75,7 +76,8 @@ BENCH_CHUNKS ?= 20000
 SHARED_BENCH ?= ../shared/bench
 
 bench: bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
-	bench-load bench-vector-backends bench-scale-out bench-conversations bench-long-documents
+	bench-load bench-vector-backends bench-scale-out bench-conversations bench-long-documents \
+	bench-screening bench-redaction
 
 bench-retrieval: install-dev
 	$(PY) manage.py bench_retrieval $(SHARED_BENCH)/xquad-es --split dev --json
@@ -88,6 +90,12 @@ bench-answers: install-dev
 bench-long-documents: install-dev
 	$(PY) manage.py bench_long_documents $(SHARED_BENCH)/xquad-es --split heldout --json
 	$(PY) manage.py bench_long_documents $(SHARED_BENCH)/faquad-pt --split heldout --json
+
+bench-screening: install-dev
+	$(PY) manage.py bench_screening --json
+
+bench-redaction: install-dev
+	$(PY) manage.py bench_redaction --json
 
 bench-ingest: install-dev
 	$(PY) manage.py bench_ingest --json

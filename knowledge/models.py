@@ -105,7 +105,7 @@ class Redaction(models.TextChoices):
 PII_LABELS = {
     "EMAIL": _("e-mail addresses"),
     "PHONE": _("phone numbers"),
-    "IBAN": _("bank accounts (IBAN)"),
+    "IBAN": _("bank accounts (IBAN, CCC, CBU, CLABE)"),
     "CARD": _("payment cards"),
     "DNI": _("Spanish ID numbers (DNI)"),
     "NIE": _("foreigner ID numbers (NIE)"),
@@ -113,7 +113,7 @@ PII_LABELS = {
     "CNPJ": _("Brazilian company numbers (CNPJ)"),
     "NSS": _("Spanish social security numbers (NSS)"),
     "SSN": _("US social security numbers (SSN)"),
-    "ID": _("other identity numbers (passport, RG, RUT, CURP, CUIT, PIS…)"),
+    "ID": _("other identity numbers (passport, RG, RUT, CURP, CUIT, PIS, NINO…)"),
     "SECRET": _("credentials (API keys, access tokens, private keys, passwords in links)"),
 }
 

@@ -1,19 +1,20 @@
 """Replace personal data with typed placeholders before anything is stored or embedded.
 
 Seeds 000/001: vectors never hold PII in clear text. Identifiers with check digits (cards,
-IBAN, DNI/NIE, CPF/CNPJ, Spanish and US social security numbers, and the identity numbers
-of Chile, Argentina, Mexico, Brazil and Portugal) are replaced only when the check digits
-or the issuing rules hold, through python-stdnum (the Spanish social security number and
-Brazil's PIS, which it lacks, by their own rules), so ordinary numbers (amounts, article
-numbers) survive; they are found however they are written (lower case, dots, dashes or
-spaces between the groups). A number after the name of an identity document ("pasaporte",
-"RG", "CNH") is somebody's whatever its digits. Phone numbers are found by Google's
-libphonenumber (the
-``phonenumbers`` package) for the deployment's regions (``REDACTION_PHONE_REGIONS``), which
-knows each country's numbering plan, plus a few national shapes it does not take as valid
-(fictional 555 and 07700 900 numbers are still somebody's to a reader). E-mail addresses
-are found also when written to dodge a parser: "ana (at) example (dot) com",
-"ana[at]example.com", "a . b @ c . com".
+IBAN and the account numbers of Spain, Argentina and Mexico, DNI/NIE, CPF/CNPJ, Spanish and
+US social security numbers, and the identity numbers of Chile, Argentina, Mexico, Brazil,
+Portugal and the UK) are replaced only when the check digits or the issuing rules hold,
+through python-stdnum (the Spanish social security number, Brazil's PIS, Mexico's CLABE
+and the UK's National Insurance number, which it lacks, by their own rules), so ordinary
+numbers (amounts, article numbers, barcodes) survive; they are found however they are
+written (lower case, dots, dashes or spaces between the groups). A number after the name
+of an identity document ("pasaporte", "RG", "CNH") is somebody's whatever its digits. Phone
+numbers are found by Google's libphonenumber (the ``phonenumbers`` package) for the
+deployment's regions (``REDACTION_PHONE_REGIONS``), which knows each country's numbering
+plan, plus a few national shapes it does not take as valid (fictional 555, 07700 900 and
+01632 960 numbers are still somebody's to a reader). E-mail addresses are found also when
+written to dodge a parser: "ana (at) example (dot) com", "ana[at]example.com", "a . b @ c
+. com".
 
 What is redacted is the organisation's to choose (knowledge.models.RedactionPolicy, and per
 upload): which kinds, and an allow-list of its own contact details — its support e-mail,
@@ -38,17 +39,18 @@ from detect_secrets.plugins.ip_public import IPPublicDetector
 from detect_secrets.plugins.private_key import PrivateKeyDetector
 from django.conf import settings
 from stdnum import iban, luhn
-from stdnum.ar import cuit
+from stdnum.ar import cbu, cuit
 from stdnum.br import cnpj, cpf
 from stdnum.cl import rut
 from stdnum.co import nit as colombian_nit
-from stdnum.es import dni, nie
+from stdnum.es import ccc, dni, nie
 from stdnum.mx import curp, rfc
 from stdnum.pt import cc
 from stdnum.pt import nif as portuguese_nif
 from stdnum.us import ssn
 
 from text.characters import DASHES, INVISIBLE_CHARS
+from text.numbers import spoken_numbers
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,22 @@ def _digits(value: str) -> str:
 
 
 def _is_card(value: str) -> bool:
+    """Luhn's check, at a length cards of that issuer have: thirteen digits only for Visa's
+    old cards (4…), fourteen only for Diners' (3…), so a product's EAN-13 barcode or GTIN,
+    which pass Luhn's check one time in ten, stays."""
     digits = _digits(value)
-    return 13 <= len(digits) <= 19 and luhn.is_valid(digits)
+    issuer_length = {13: "4", 14: "3"}.get(len(digits), "")
+    return 13 <= len(digits) <= 19 and digits.startswith(issuer_length) and luhn.is_valid(digits)
+
+
+def _is_clabe(value: str) -> bool:
+    """A Mexican CLABE: 17 digits weighted 3, 7, 1 and a check digit making the sum of each
+    product's last digit a multiple of ten (python-stdnum lacks it)."""
+    digits = _digits(value)
+    if len(digits) != 18:
+        return False
+    total = sum(int(d) * (3, 7, 1)[i % 3] % 10 for i, d in enumerate(digits[:17]))
+    return (10 - total % 10) % 10 == int(digits[17])
 
 
 def _is_phone(value: str) -> bool:
@@ -140,6 +156,10 @@ def _is_persons_portuguese_nif(value: str) -> bool:
     return portuguese_nif.is_valid(digits) and not collective
 
 
+def _always(_: str) -> bool:
+    return True
+
+
 # Identity and tax numbers of the other countries whose people write Spanish and Portuguese,
 # in the shapes they are written in, each with its own check digits.
 _IDENTITY_FORMATS: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
@@ -158,6 +178,14 @@ _IDENTITY_FORMATS: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
     # Portugal's Cartão de Cidadão: 12345678 9 ZZ1
     (re.compile(r"\b\d{8}[ -]?\d[ -]?[A-Z]{2}\d\b"), lambda v: cc.is_valid(v.upper())),
 )
+# The UK's National Insurance number, in capitals: AB 12 34 56 C, with the prefixes HMRC
+# issues (no D, F, I, Q, U, V; no O second; not BG, GB, KN, NK, NT, TN, ZZ). Its letters
+# are matched before the look behind, which lets the scan skip to them (a pattern of its
+# own: in the others' case-blind one it tripled their cost).
+_NATIONAL_INSURANCE = re.compile(
+    r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z](?<=\b..)(?<!BG|GB|KN|NK|NT|TN|ZZ)"
+    r" ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"
+)
 
 
 def _is_identity_number(value: str) -> bool:
@@ -173,18 +201,19 @@ _ID_WORDS = (
     r"|cart[ãa]o (?:SUS|de cidad[ãa]o|nacional de sa[úu]de)|t[íi]tulo de eleitor"
     r"|driver'?s licen[cs]e(?: number)?|licencia de conducir|carteira de motorista"
     r"|ID number|social security(?: number)?|seguro social|(?:n[úu]mero de )?contribuinte"
+    r"|national insurance(?: number)?|NI number"
 )
 # Written in capitals: in lower case some are words ("run", "nit").
 _ID_ACRONYMS = (
     r"RG|R\.G\.|DNI|NIF|NISS|NIS|NIT|RUT|RUN|CURP|RFC|CUIT|CUIL|PIS(?:/PASEP)?|PASEP"
-    r"|CNH|CNS|NIPC"
+    r"|CNH|CNS|NIPC|NINO"
 )
 _LABELLED_ID = re.compile(
     rf"(?P<label>(?P<name>(?i:\b(?:{_ID_WORDS}))|\b(?:{_ID_ACRONYMS}))\b[ \t]*"
     r"(?:(?i:n[º°o]\.?|n\.º|núm(?:ero)?\.?|number|nr\.?|es|é|is|:|#)[ \t]*)*)"
-    # the number: a prefix of letters ("PAB", "MG-"), then groups of digits, and a last
+    # the number: a prefix of letters ("PAB", "MG-", "QQ "), then groups of digits, a last
     # check letter or group ("-X", "-K", " ZZ0")
-    r"(?P<value>(?:[A-Za-z]{1,4}-?)?\d[\dA-Z]*(?:[ .-]\d[\dA-Z]*)*(?:[ .-](?:[A-Z]{1,2}\d?|k)\b)?)"
+    r"(?P<value>(?:[A-Za-z]{1,4}-?|[A-Z]{2} )?\d[\dA-Z]*(?:[ .-]\d[\dA-Z]*)*(?:[ .-](?:[A-Z]{1,2}\d?|k)\b)?)"
 )
 _DATE_LIKE = re.compile(r"\d{1,4}[.-]\d{1,2}[.-]\d{1,4}|(?:19|20)\d\d-(?:19|20)?\d\d")
 
@@ -228,10 +257,6 @@ def _is_labelled_identifier(text: str) -> bool:
     return check is None or check(value)
 
 
-def _always(_: str) -> bool:
-    return True
-
-
 _AT = r"(?:\s*@+\s*|\s*[(\[{]\s*(?:at|arroba|a)\s*[)\]}]\s*|\s+(?:at|arroba)\s+)"
 _DOT = r"(?:\.|\s*[(\[{]\s*(?:dot|punto|ponto)\s*[)\]}]\s*|\s+(?:dot|punto|ponto)\s+)"
 # An address starts where a word does (trying inside every word made the scan 3x slower).
@@ -268,6 +293,13 @@ _SAID_EMAIL = re.compile(
 _SEP = r"[ .-]?"  # what people put between the groups of an identifier
 
 
+def _whole_number(after_first_digit: str) -> re.Pattern[str]:
+    """A number of the shapes ``after_first_digit`` continues, matched only as a whole
+    number: no digit or group of digits joined on. Its first digit is matched before the
+    look behind, which lets the scan skip to digits (three times faster on prose)."""
+    return re.compile(rf"\d(?<![\d.-]\d)(?<!\d \d)(?:{after_first_digit})(?![ .-]?\d)(?!\w)")
+
+
 def _compact(value: str) -> str:
     return re.sub(r"[\s.-]", "", value).upper()
 
@@ -287,6 +319,16 @@ RULES: tuple[Rule, ...] = (
         ),
         lambda v: iban.is_valid(_compact(v)),
     ),
+    # A country's own account numbers, with their check digits, under the same name: Spain's
+    # CCC (an IBAN's body: 2100 0418 45 0200051332), Argentina's CBU (22 digits), Mexico's
+    # CLABE (18); not a part of a longer run of groups (a Brazilian invoice's 44-digit key).
+    Rule(
+        "IBAN",
+        _whole_number(r"\d{3}[ .-]?\d{4}[ .-]?\d{2}[ .-]?\d{10}|\d{3}(?:[ .-]?\d{4}){4}"),
+        lambda v: ccc.is_valid(_digits(v)),
+    ),
+    Rule("IBAN", _whole_number(r"\d{7}[ -]?\d{14}"), lambda v: cbu.is_valid(_digits(v))),
+    Rule("IBAN", _whole_number(r"\d{2}[ -]?\d{3}[ -]?\d{11}[ -]?\d"), _is_clabe),
     Rule(
         "CNPJ",
         re.compile(r"\b\d{2}[. ]?\d{3}[. ]?\d{3}[/ ]?\d{4}[- ]?\d{2}\b"),
@@ -331,6 +373,7 @@ RULES: tuple[Rule, ...] = (
         re.compile("|".join(shape.pattern for shape, _ in _IDENTITY_FORMATS), re.IGNORECASE),
         _is_identity_number,
     ),
+    Rule("ID", _NATIONAL_INSURANCE, _always),
     Rule("ID", _LABELLED_ID, _is_labelled_identifier),
     Rule(
         "PHONE",
@@ -342,6 +385,7 @@ RULES: tuple[Rule, ...] = (
             r"|(?:\b[6789]\d{2}(?:[ .-]\d{2}){3}\b)"  # Spain: 612 34 56 78
             r"|(?:\b[6789]\d(?:[ .-]\d{3})(?:[ .-]\d{2}){2}\b)"  # Spain: 91 123 45 67
             r"|(?:\b07\d{3}[ ]?\d{6}\b)"  # UK mobile: 07700 900123
+            r"|(?:\b01\d{3} \d{6}\b)"  # UK landline: 01632 960123
             r"|(?:\(\d{3}\)[ ]?\d{3}[ .-]\d{4}\b)"  # North America: (555) 123-4567
             r"|(?:\b\d{3}([.-])\d{3}\1\d{4}\b)"  # North America: 555-123-4567, 555.123.4567
         ),
@@ -491,34 +535,98 @@ def _redact_matches(
     return "".join([*pieces, text[last:]])
 
 
-# A credential a person writes out and what it is ("mi contraseña es hunter2", "o PIN é
-# 1234", "door code: 4590"): in what people type (questions, comments), never in knowledge,
-# where "la contraseña del wifi es…" is the building's, said on purpose.
+# A credential a person writes out ("mi contraseña es hunter2", "o PIN é 1234", "CVV 123",
+# "senha: Mudar@123", "the code on the back is 912"): in what people type (questions,
+# comments), never in knowledge, where "la contraseña del wifi es…" is the building's, said
+# on purpose. The name, up to four words that say whose or of what ("del wifi", "de la
+# tarjeta") and a verb or a colon, or the value right after the name; the value is taken
+# only when it looks like one (_looks_like_a_credential), so "la contraseña es muy larga"
+# and "¿el PIN es obligatorio?" keep their words.
+_CREDENTIAL_NAME = (
+    r"contrase[ñn]as?|passwords?|passcodes?|passphrases?|pass|pwd|senhas?|claves?"
+    r"|api\s?key|tokens?(?:\sde\sacce?sso?)?"
+    r"|(?:c[óo]digos?|codes?)\s(?:(?:de|del|do|da|de\sla)\s)?(?:acceso|acesso|access|seguridad"
+    r"|seguran[çc]a|security|verificaci[óo]n|verifica[çc][ãa]o|verification|desbloqueo"
+    r"|desbloqueio|unlock|confirmaci[óo]n|confirma[çc][ãa]o|confirmation|puerta|porta|door"
+    r"|portal|alarma|alarme|alarm|sms|cvv|on\sthe\sback)"
+    r"|(?:access|door|security|alarm|unlock|verification|sms)\scodes?"
+)
+# A card's or a phone's short code: its digits may follow what it is of ("CVV del cartão
+# 844", "PIN de la tarjeta 1234") with no verb.
+_SHORT_CODE_NAME = r"pin(?:\s(?:code|number))?|cvv2?|cvc2?|csc|otp"
+# A code of nothing named ("el código que me llegó por SMS es 774512"): only digits, after a
+# verb, and not a postcode's or a barcode's.
+_BARE_CODE = r"(?:c[óo]digos?|codes?)(?!\s+(?:postal|zip|de\s+barras|bar))"
 _SAID_CREDENTIAL = re.compile(
-    r"\b(?:contrase[ñn]as?|passwords?|passcode|passphrase|senhas?|pin(?: code| number)?"
-    r"|clave (?:de acceso|del (?:banco|wifi|correo|portal|cajero|m[óo]vil|ordenador|alarma))"
-    r"|c[óo]digo (?:de acceso|de la puerta|del portal|de seguridad|de desbloqueo|de la alarma"
-    r"|da porta|de acesso|do alarme)|(?:access|door|security|alarm|unlock) code|api key"
-    r"|token(?: de acceso| de acesso)?)\b"
-    r"[\w ]{0,30}?\s?(?:\bes\b|\bis\b|\b[ée]\b|\bson\b|\bs[ãa]o\b|\bare\b|:|=)\s?"
-    r"(?P<value>[^\s,;]+?)(?=[.,;!?)]*(?:\s|$))",
+    rf"\b(?:{_CREDENTIAL_NAME}|(?P<short>{_SHORT_CODE_NAME})|(?P<bare>{_BARE_CODE}))\b"
+    r"(?:(?:\s+[\w-]+){0,5}?\s*(?P<verb>\b(?:es|is|[ée]|son|s[ãa]o|are|was|era)\b|'s\b|:|=)"
+    r"\s*:?|(?(short)\s+(?P<of>(?:de|del|do|da|of|on)\s+(?:(?:la|el|mi|my|the|o|a|meu|minha)\s+)?"
+    r"[\w-]+)|(?!))|\s*[:=]?)\s*(?:(?:el|la|o|a|the)\s+)?"
+    r"(?P<value>[\"'«“‘][^\"'»”’\n]{1,40}[\"'»”’]|[^\s,;]+?)(?=[.,;!?)]*(?:\s|$))",
     re.IGNORECASE,
 )
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _is_said_credential(match: re.Match[str]) -> bool:
+    """What ``_SAID_CREDENTIAL`` found is a credential: a bare code's or one named by what
+    it is of is only digits (after a verb, for a bare code); any other, by its looks."""
+    value, after_a_verb = match.group("value"), bool(match.group("verb"))
+    if match.group("bare") or match.group("of"):
+        digits = value.strip("#*")
+        return (
+            digits.isdigit() and 3 <= len(digits) <= 8 and (after_a_verb or bool(match.group("of")))
+        )
+    return _looks_like_a_credential(value, after_a_verb)
+
+
+def _looks_like_a_credential(value: str, after_a_verb: bool) -> bool:
+    """A quoted phrase; three digits or more (a PIN, a CVV, a one-time code; a year only
+    after a verb: "contraseñas 2024" is a policy's); letters with digits ("hunter2"); a
+    symbol or a capital inside a word ("P@ss", "PerroGato"); three words joined by hyphens
+    ("correct-horse-battery"). Not a word alone: "es muy larga", "is not working"."""
+    if value.startswith("["):  # already a placeholder
+        return False
+    if value[0] in "\"'«“‘":
+        return True
+    digits = value.strip("#*")  # a keypad's keys: "4590#"
+    if digits.isdigit():
+        return len(digits) >= 3 and (after_a_verb or not _YEAR.fullmatch(digits))
+    has_letter = any(c.isalpha() for c in value)
+    has_digit = any(c.isdigit() for c in value)
+    symbol_inside = bool(re.search(r"\w[^\w\s-]+\w", value))
+    capital_inside = bool(re.search(r"[a-zà-ÿ][A-ZÀ-Þ]", value))
+    hyphened_words = bool(re.fullmatch(r"\w+(?:-\w+){2,}", value))
+    return (has_letter and has_digit) or symbol_inside or capital_inside or hyphened_words
+
+
+def _is_spoken_phone(digits: str) -> bool:
+    """Digits a person spelt in words make a phone: valid in a region, or in a national
+    shape the numbering plans miss (the PHONE rule's: "oh seven seven oh oh nine…")."""
+    phone = next(rule for rule in RULES if rule.label == "PHONE")
+    return 9 <= len(digits) <= 15 and (
+        any(_is_personal_phone(digits, region) for region in phone_regions())
+        or bool(phone.pattern.fullmatch(digits))
+    )
 
 
 def redact_said(text: str) -> Redaction:
-    """What a person typed (a question, a comment), redacted: ``redact``, and a password,
-    PIN or access code they wrote out, which the shapes detect-secrets knows do not find.
-    A number is a phone whatever words stand around it: "mi pedido 612345678" may be one."""
+    """What a person typed (a question, a comment), redacted: ``redact``, a password, PIN
+    or access code they wrote out, which the shapes detect-secrets knows do not find, and a
+    phone they spelt in words ("seis uno dos…", "6 uno 2 tres…"). A number is a phone
+    whatever words stand around it: "mi pedido 612345678" may be one."""
     result = redact(text, by_context=False)
-    found = list(_SAID_CREDENTIAL.finditer(result.text))
+    found = [
+        match for match in _SAID_CREDENTIAL.finditer(result.text) if _is_said_credential(match)
+    ]
     redacted = result.text
     for match in reversed(found):
-        if not match.group("value").startswith("["):  # already a placeholder
-            redacted = (
-                redacted[: match.start("value")] + "[SECRET]" + redacted[match.end("value") :]
-            )
-            result.counts["SECRET"] += 1
+        redacted = redacted[: match.start("value")] + "[SECRET]" + redacted[match.end("value") :]
+        result.counts["SECRET"] += 1
+    for number in reversed(list(spoken_numbers(redacted))):
+        if _is_spoken_phone(number.digits):
+            redacted = redacted[: number.start] + "[PHONE]" + redacted[number.end :]
+            result.counts["PHONE"] += 1
     return Redaction(text=redacted, counts=result.counts, kept=result.kept)
 
 
@@ -724,8 +832,8 @@ def _phone_spans(text: str, rule: Rule, by_context: bool) -> list[tuple[int, int
     writes its numbers ("2024-000123" is a file's, though valid in the US), and the national
     shapes the numbering plans miss (``rule``). A business's service number, as every
     region that knows it says, is left out; ``by_context``, so are a record's number (after
-    ``_RECORD_WORDS``) and an amount (``_UNITS``); without it, a number written digit by
-    digit is taken too."""
+    ``_RECORD_WORDS``) and an amount (``_UNITS``), and a number written digit by digit is
+    taken only after a phone's name; without it, wherever it stands."""
     if sum(c.isdigit() for c in text) < 7:
         return []
     kinds: dict[tuple[int, int], set[int]] = {}
@@ -739,8 +847,9 @@ def _phone_spans(text: str, rule: Rule, by_context: bool) -> list[tuple[int, int
                 )
     service = [span for span, types in kinds.items() if types <= _SERVICE_NUMBERS]
     found = [span for span in kinds if span not in service]
-    if not by_context:  # what a person types; a document's table of digits is no phone
-        found += _digit_by_digit_spans(text)
+    # What a person types; in a document, only after a phone's name ("Móvil: 6 1 2 3 4 5 6 7
+    # 8"), since a table's digits or a page range are no phone.
+    found += _digit_by_digit_spans(text, after_phone_word=by_context)
     found += [
         m.span()
         for m in rule.pattern.finditer(text)
@@ -763,9 +872,23 @@ _DIGIT_BY_DIGIT = re.compile(
 )
 
 
-def _digit_by_digit_spans(text: str) -> list[tuple[int, int]]:
+# What names a phone line before its number, in the three languages.
+_PHONE_WORDS = re.compile(
+    r"(?i:\b(?:tel[ée]fonos?|telefones?|tel|tlf|tfno|m[óo]vil(?:es)?|celular(?:es)?|cel"
+    r"|whats ?app|phone|mobile|cell|ring|call|text|fax|contacto|contato|contact|llamar?"
+    r"|ligar?|liga)\b)"
+)
+
+
+def _digit_by_digit_spans(text: str, *, after_phone_word: bool) -> list[tuple[int, int]]:
+    """Numbers written digit by digit or in slashed groups that make a valid personal phone;
+    ``after_phone_word``, only those with a phone's name in the 30 characters before."""
     spans = []
     for match in _DIGIT_BY_DIGIT.finditer(text):
+        if after_phone_word and not _PHONE_WORDS.search(
+            text, max(0, match.start() - 30), match.start()
+        ):
+            continue
         number = ("+" if match.group(0).startswith("+") else "") + _digits(match.group(0))
         if 9 <= len(number.lstrip("+")) <= 15 and any(
             _is_personal_phone(number, region) for region in phone_regions()

@@ -49,6 +49,7 @@ from knowledge.embeddings import LocalE5
 from knowledge.redaction import redact, redact_said
 from text.characters import DASHES, without_invisible
 from text.folding import fold
+from text.numbers import as_digits
 
 _AS_HYPHEN = str.maketrans(dict.fromkeys(DASHES, "-"))
 
@@ -80,24 +81,18 @@ _INNER_SEPARATOR = re.compile(r"(?<=[a-z])[-._*·'/](?=[a-z])")
 _LEET = str.maketrans("013457@$8!", "oieastasbi")
 _UNLEET = str.maketrans("lio", "110")
 _NUMBERISH = re.compile(r"\b(?=[\dlio]*\d[\dlio]*\d)[\dlio]{3,}\b")
-_DIGIT_WORDS = {
-    **dict.fromkeys(("cero", "zero"), "0"),
-    **dict.fromkeys(("uno", "um", "one"), "1"),
-    **dict.fromkeys(("dos", "dois", "two"), "2"),
-    **dict.fromkeys(("tres", "three"), "3"),
-    **dict.fromkeys(("cuatro", "quatro", "four"), "4"),
-    **dict.fromkeys(("cinco", "five"), "5"),
-    **dict.fromkeys(("seis", "six"), "6"),
-    **dict.fromkeys(("siete", "sete", "seven"), "7"),
-    **dict.fromkeys(("ocho", "oito", "eight"), "8"),
-    **dict.fromkeys(("nueve", "nove", "nine"), "9"),
-}
-_SPOKEN_DIGITS = re.compile(
-    r"\b(?:(?:" + "|".join(_DIGIT_WORDS) + r")[\s,-]+){4,}(?:" + "|".join(_DIGIT_WORDS) + r")\b"
-)
 _SPOKEN_CONTACT = (
     (re.compile(r"\s*[(\[{]\s*(?:at|arroba)\s*[)\]}]\s*|\s+(?:arroba)\s+"), "@"),
     (re.compile(r"\s*[(\[{]\s*(?:dot|punto|ponto)\s*[)\]}]\s*|\s+(?:dot|punto|ponto)\s+"), "."),
+)
+
+
+# Months and days (folded), which tell a birthday from a length of service after "años en".
+_MONTHS_AND_DAYS = (
+    r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre"
+    r"|noviembre|diciembre|janeiro|fevereiro|marco|maio|junho|julho|setembro|outubro"
+    r"|novembro|dezembro|el dia|o dia|dia|lunes|martes|miercoles|jueves|viernes|sabado"
+    r"|domingo|segunda|terca|quarta|quinta|sexta"
 )
 
 
@@ -110,9 +105,7 @@ def readings(text: str) -> list[str]:
     unmasked = " ".join(
         word.translate(_LEET) if re.search(r"[a-z]", word) else word for word in joined.split()
     )
-    spoken = _SPOKEN_DIGITS.sub(
-        lambda m: "".join(_DIGIT_WORDS[w] for w in re.findall(r"[a-z]+", m.group(0))), seen
-    )
+    spoken = as_digits(seen)
     # letters standing for digits in a number ("6l2 345 678")
     spoken = _NUMBERISH.sub(lambda m: m.group(0).translate(_UNLEET), spoken)
     for pattern, symbol in _SPOKEN_CONTACT:
@@ -246,11 +239,14 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"(meu )?aniversario e (dia |no dia )?\d",
             r"(my )?birthday is (on )?\w* ?\d",
             # and so does an age, a minor's most of all ("tengo 17 años"); not a length of
-            # service ("tengo 3 años de experiencia")
-            r"(tengo|tenho|tiene|tem|cumplo|cumpli|faco|fiz) \d{1,3} anos"
-            r"(?! (de|en|na|no|trabajando|trabalhando))",
+            # service ("tengo 3 años de experiencia", "3 anos na empresa"); a month or a day
+            # after it is a birthday's ("cumplió 45 años en marzo", "fez 40 anos no sábado")
+            r"(tengo|tenho|tiene|tem|cumplo|cumpli|cumplio|cumple|faco|fiz|fez|faz|completou"
+            r"|completa) \d{1,3} anos"
+            rf"(?! (de|en|na|no|trabajando|trabalhando)\b(?! ({_MONTHS_AND_DAYS})))",
             r"(i am|i'm|im|is|aged) \d{1,3} years? old",  # not "the lease is 2 years long"
-            r"(i|he|she|just) turn(ed)? \d{1,3}\b(?! (times|pages|degrees))",
+            # as the proposer writes it, the subject left out: "Turned 30 last week"
+            r"((i|he|she|just) |^)turn(ed|s)? \d{1,3}\b(?! (times|pages|degrees))",
         )
         + r")\b"
         # an account and its password together ("mi usuario es ana_lopez y la clave…"); a
@@ -359,7 +355,9 @@ def nearest_kind(text: str) -> str | None:
 # Where a preference gives its reason ("prefiero las mañanas porque tengo cálculos
 # renales"): the reason is read alone too, so that the preference does not dilute it.
 _CLAUSE = re.compile(
-    r"[,;:()]|\b(?:porque|pues|ya que|dado que|pois|ja que|uma vez que|because|since|as)\b",
+    r"[,;:()]|\b(?:porque|pues|ya que|dado que|pois|ja que|uma vez que|because|since"
+    # "as" opens a reason ("as loud noise triggers…"), not a role ("works as a nurse")
+    r"|as(?!\s+(?:a|an)\b))\b",
     re.IGNORECASE,
 )
 

@@ -6,6 +6,8 @@ its `manage.py bench_*` command runs, on three passages instead of hundreds."""
 from __future__ import annotations
 
 import contextlib
+import importlib
+import io
 import json
 import os
 import signal
@@ -15,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
 from tests.bench import answers, retrieval
 from text.folding import fold
@@ -124,6 +127,18 @@ def test_bench_conversations_runs():
     assert purged["counted_in_daily_counts"] == 400
     grouped = conversations.grouping(50, [])
     assert grouped["questions"] == 50 and 1 <= grouped["gaps"] <= 50
+
+
+@pytest.mark.parametrize("command", ["bench_screening", "bench_redaction"])
+def test_the_privacy_benchmarks_run(command):
+    """Memory screening's and redaction's held-out sets, through their commands."""
+    out = io.StringIO()  # the bench app is installed by the benchmarks' settings, not here
+    module = importlib.import_module(f"tests.bench.management.commands.{command}")
+    call_command(module.Command(), "--json", stdout=out)
+    rows = json.loads(out.getvalue())
+    assert len(rows) >= 2
+    share = "refused_with_meaning" if command == "bench_screening" else "redacted"
+    assert all(0 <= row[share] <= 1 for row in rows)
 
 
 # -- every benchmark's own command line, as its `make bench-*` target runs it ----------------

@@ -374,7 +374,7 @@ def test_the_audit_page_reads_in_the_readers_language(client):
         "tamaño:</span> 1,8\xa0KB",
         "ocultación:</span> No ocultar nada",
         "modo:</span> Un sitio",
-        "tipos:</span> cuentas bancarias (IBAN)",
+        "tipos:</span> cuentas bancarias (IBAN, CCC, CBU, CLABE)",
         "campos:</span> Modelo de Gemini",
         "clave de API de Gemini:</span> eliminada",
         "campos:</span> longitud de las respuestas",

@@ -63,6 +63,8 @@ HOSTILE = [
     "DNI 12.345.678-Z",
     # found by trying more of the same kinds after the first fixes
     "Mi número: 6l2 345 678",
+    "Mi número es el 6 uno 2 tres 4 cinco 6 siete 8",  # digits and words mixed
+    "Meu zap é um um nove oito sete meia cinco quatro três dois um",  # "meia" for six
     "Soy bi",
     "Mi CP es 28013",
     "Mi CEP é 01310-100",
