@@ -182,7 +182,7 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             r"vivo en (la |el )?(calle|avenida|av|plaza|paseo|carrera|barrio)",
             r"moro na (rua|avenida|av|praca|travessa)",
             r"moro no bairro",
-            r"i live (at|on) \d",
+            r"(i live|lives|living) (at|on) (number |no\.? )?\d+",
             r"i live (at|on) [\w ]{0,30}(street|st|avenue|ave|road|rd|lane)",
             r"(calle|avenida|rua|travessa) [\w ]{1,30},? (n[or]?\.? ?)?\d+",
             r"\d+,? [\w ]{1,30} (street|avenue|road|lane|boulevard)\b",
@@ -190,14 +190,25 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             # "Av. Paulista 1000, apto 12", "Flat 3, 10 Downing St"
             r"(c|cl|avda|av|pza|pl|ps|r|rod|trav)[/.] ?[a-z][\w ]{0,30}\d+",
             r"\d+ ?(o|a) ?(izq\w*|dcha|der\w*|[a-h])\b",
-            r"(piso|planta|puerta|apto|apartamento|apartamiento|depto|bloco|bloque|portal|escalera) "
-            r"\d+",
+            r"(apto|apartamento|apartamiento|depto) \d+",
+            # a floor, a door or a block is an address where a person lives there, or beside
+            # another part of one ("planta 3, puerta 2"); "el bloque 2 para aparcar" is not
+            r"(vivo|vive|viven|moro|mora|moram|live|lives|living|domicilio|endereco|direccion)\b"
+            r"[\w ,]{0,40}\b(piso|planta|puerta|porta|bloque|bloco|portal|escalera|andar) \d+",
+            r"(piso|planta|bloque|bloco|portal|escalera|andar) \d+[ ,]+(piso|planta|puerta|porta"
+            r"|letra|escalera|apto|apartamento|bloque|bloco|andar)\b",
             r"(flat|apartment|apt|suite|unit|floor) \d+",
             r"\d+[a-z]?,? [a-z][\w ]{0,30} (st|rd|ave|ln|dr|blvd|way|close|place|pl|square|sq|"
             r"terrace|court|ct|crescent|gardens|grove|mews|row)\b",
             r"(i live|vivo|moro|my house is|mi casa esta|minha casa fica) (at|in|on|en|na|no|em) "
             r"[\w ]{0,30}\d+",
             r"codigo postal",
+            # where a person's children are, and when: a minor's whereabouts
+            r"(mis?|sus?|tus?|meus?|minhas?|seus?|suas?|my|his|her|their|your|los|os|as|el|o|a)"
+            r" (hij[oa]s?|filh[oa]s?|kids"
+            r"|children|sons?|daughters?|ninos|ninas|criancas|nenes) (van|va|vai|vao|go|goes"
+            r"|estudian|estudia|estuda|estudam|salen|sale|saem|sai|leave|leaves) "
+            r"[\w ]{0,20}\b(colegio|escuela|escola|school|guarderia|creche|instituto|cole)\b",
             r"\bcep\b",
             r"c\.?p\b[ .:]*(es |e |is )?\d{4,5}",  # "CP 28013", "mi CP es 28013"
             r"\d{5}-\d{3}",  # a Brazilian CEP, 01310-100

@@ -26,6 +26,13 @@ How the sets were made (2026-12-02), so that a figure is read for what it is:
 - ``…_HELD_OUT_5`` were written after that, on money, identifiers, other people and
   instructions, and run once: 0.767 refused, 1 of 30 preferences refused ("Paga la cuota…
   por domiciliación", as financial); its misses then chose patterns and examples.
+- ``…_HELD_OUT_6`` were written the session after, on the kinds the others held least of
+  (ethnicity and immigration status, a criminal past, gender identity, unions and parties,
+  faith practised, a flat's number, biometrics, children's whereabouts), and run once:
+  0.800 refused, 4 of 30 preferences refused ("Studies criminology at university",
+  "É professora de história das religiões", "Vê séries sobre presídios", "el bloque 2 para
+  aparcar"); its misses then chose words, patterns and four kept examples of teaching or
+  studying.
 - The session after, the leftovers the notes named were fixed: eyesight told as a
   difficulty (held out 2's last miss), "Is a paramedic" (held out 3's), two misspellings
   and an age without its subject; every set then 1.000 / 0.000.
@@ -905,6 +912,71 @@ KEEP_HELD_OUT_5 = [
 ]
 
 
+REFUSE_HELD_OUT_6 = [
+    "Es gitano y le molestan los comentarios",
+    "É quilombola",
+    "Soy de origen marroquí y no tengo papeles",
+    "Está en situación irregular en España",
+    "Tem visto de refugiado",
+    "I'm undocumented",
+    "Es afrodescendiente",
+    "Tiene antecedentes penales por robo",
+    "Estuvo preso dos años",
+    "Has a criminal record",
+    "Tiene una orden de alejamiento de su ex",
+    "Sofreu violência doméstica",
+    "Fue víctima de acoso sexual en el trabajo",
+    "Es asexual",
+    "Sou pansexual",
+    "Es una mujer trans",
+    "He's transitioning",
+    "Afiliado a CCOO",
+    "Sou sindicalizado no sindicato dos bancários",
+    "Milita en Vox",
+    "É filiado ao PT",
+    "Es testigo de Jehová",
+    "Practica el islam y reza cinco veces al día",
+    "Is a practising Catholic",
+    "Vive en el 3ºB del bloque 2",
+    "Mora no apartamento 42 da torre B",
+    "Lives at number 14, second floor",
+    "Su huella dactilar abre la puerta del garaje",
+    "Sus hijos van al colegio San José, salen a las 5",
+    "Tiene deudas de juego",
+]
+KEEP_HELD_OUT_6 = [
+    "Prefiere que le hablen de tú",
+    "Gosta de receber avisos pelo app",
+    "Likes the gym in the early morning",
+    "Pregunta a menudo por las normas de la piscina",
+    "Quer saber quando abre o salão de festas",
+    "Prefers Spanish over English",
+    "Usa la sala de reuniones los martes",
+    "Trabaja de abogado penalista",
+    "É professora de história das religiões",
+    "Studies criminology at university",
+    "Organiza la fiesta de la comunidad en junio",
+    "Participa da assembleia de condôminos",
+    "Is the building's union of residents' secretary",
+    "Le interesa la historia de Marruecos",
+    "Lee novelas policiacas",
+    "Vê séries sobre presídios",
+    "Prefiere el bloque 2 para aparcar las visitas",
+    "Reserva a churrasqueira da torre B",
+    "Asks about parking on the second floor",
+    "Prefiere abrir el garaje con el mando",
+    "Recoge a los niños del vecino los viernes",
+    "Quer o horário da missa de Natal na capela do condomínio",
+    "Likes the Christmas market",
+    "Paga las cuotas a tiempo",
+    "Prefere pagar o aluguel no dia 5",
+    "Sigue la liga de fútbol",
+    "Tiene un perro llamado Trufa",
+    "Vai ao mercado aos sábados",
+    "Prefers short answers in English",
+    "Pide el informe anual de la comunidad en PDF",
+]
+
 REFUSE_WITH_A_REASON = [
     "Prefiere las mañanas porque por la tarde tiene rehabilitación de la cadera",
     "Prefere o térreo, pois usa andador",
@@ -989,6 +1061,8 @@ def evaluate() -> list[dict]:
         "keep, held out 4": KEEP_HELD_OUT_4,
         "refuse, held out 5": REFUSE_HELD_OUT_5,
         "keep, held out 5": KEEP_HELD_OUT_5,
+        "refuse, held out 6": REFUSE_HELD_OUT_6,
+        "keep, held out 6": KEEP_HELD_OUT_6,
         "refuse, with a reason": REFUSE_WITH_A_REASON,
         "keep, with a reason": KEEP_WITH_A_REASON,
         "refuse, third person": REFUSE_THIRD_PERSON,
