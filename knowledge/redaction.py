@@ -14,7 +14,7 @@ deployment's regions (``REDACTION_PHONE_REGIONS``), which knows each country's n
 plan, plus a few national shapes it does not take as valid (fictional 555, 07700 900 and
 01632 960 numbers are still somebody's to a reader). E-mail addresses are found also when
 written to dodge a parser: "ana (at) example (dot) com", "ana[at]example.com", "a . b @ c
-. com".
+. com", "ana[@]example[.]com".
 
 What is redacted is the organisation's to choose (knowledge.models.RedactionPolicy, and per
 upload): which kinds, and an allow-list of its own contact details — its support e-mail,
@@ -257,8 +257,14 @@ def _is_labelled_identifier(text: str) -> bool:
     return check is None or check(value)
 
 
-_AT = r"(?:\s*@+\s*|\s*[(\[{]\s*(?:at|arroba|a)\s*[)\]}]\s*|\s+(?:at|arroba)\s+)"
-_DOT = r"(?:\.|\s*[(\[{]\s*(?:dot|punto|ponto)\s*[)\]}]\s*|\s+(?:dot|punto|ponto)\s+)"
+# "(at)", "[arroba]", and the security writers' "[@]" and "[.]" that keep a link from working
+_AT = r"(?:\s*@+\s*|\s*[(\[{]\s*(?:at|arroba|a|@)\s*[)\]}]\s*|\s+(?:at|arroba)\s+)"
+_DOT = r"(?:\.|\s*[(\[{]\s*(?:dot|punto|ponto|\.)\s*[)\]}]\s*|\s+(?:dot|punto|ponto)\s+)"
+# an underscore or a dash said aloud inside the name: "ana guion bajo lopez arroba…"
+_SAID_JOIN = (
+    r"(?:\s+(?:gui[oó]n bajo|underscore|underline|sublinhado|gui[oó]n|h[ií]fen|tra[cç]o|dash"
+    r"|hyphen)\s+)"
+)
 # An address starts where a word does (trying inside every word made the scan 3x slower).
 _WORD_START = r"(?<![\w+-])"
 _PLAIN_DOT = r"(?:\.|\s\.\s)"
@@ -268,7 +274,8 @@ _EMAIL = re.compile(
     rf"{_WORD_START}[\w+-]+(?:{_PLAIN_DOT}[\w+-]+)*\s?@+\s?[\w-]+(?:{_PLAIN_DOT}[\w-]+)*"
     rf"{_PLAIN_DOT}[a-z]{{2,24}}\b"
     # spelled out: "ana (at) example (dot) com", "ana [dot] lopez arroba example punto com"
-    rf"|{_WORD_START}[\w+-]+(?:{_DOT}[\w+-]+)*{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}[a-z]{{2,24}}\b",
+    rf"|{_WORD_START}[\w+-]+(?:(?:{_DOT}|{_SAID_JOIN})[\w+-]+)*{_AT}[\w-]+(?:{_DOT}[\w-]+)*"
+    rf"{_DOT}[a-z]{{2,24}}\b",
     re.UNICODE | re.IGNORECASE,
 )
 # What a person types may cut an address short ("ana.lopez@gmail"): enough to reach them,
@@ -286,8 +293,10 @@ _SAID_AT = (
     rf"|\s+at\s+{_MAIL_PROVIDER}(?!\s+(?-i:[A-Z]))"  # not "the gym at Outlook Tower"
 )
 _SAID_EMAIL = re.compile(
-    rf"{_EMAIL.pattern}|{_WORD_START}[\w+-]+(?:\.[\w+-]+)*@+[a-z][\w-]{{1,62}}\b"
-    rf"|{_WORD_START}[\w+-]+(?:{_DOT}[\w+-]+)*(?:{_SAID_AT})",
+    rf"{_EMAIL.pattern}|{_WORD_START}[\w+-]+(?:\.[\w+-]+)*@+\s?[a-z][\w-]{{1,62}}\b"
+    # "ana_lopez@ gmail. com": a dot and a space before a common ending
+    r"(?:\.\s?(?:com|es|org|net|br|pt|mx|ar|co|uk|io|eu)\b)?"
+    rf"|{_WORD_START}[\w+-]+(?:(?:{_DOT}|{_SAID_JOIN})[\w+-]+)*(?:{_SAID_AT})",
     re.UNICODE | re.IGNORECASE,
 )
 _SEP = r"[ .-]?"  # what people put between the groups of an identifier
@@ -600,6 +609,10 @@ def _looks_like_a_credential(value: str, after_a_verb: bool) -> bool:
     return (has_letter and has_digit) or symbol_inside or capital_inside or hyphened_words
 
 
+# An address typed a letter at a time: "a n a @ g m a i l . c o m".
+_SPACED_LETTERS = re.compile(r"(?<!\S)(?:\S ){5,}\S(?!\S)")
+
+
 def _is_spoken_phone(digits: str) -> bool:
     """Digits a person spelt in words make a phone: valid in a region, or in a national
     shape the numbering plans miss (the PHONE rule's: "oh seven seven oh oh nine…")."""
@@ -623,6 +636,10 @@ def redact_said(text: str) -> Redaction:
     for match in reversed(found):
         redacted = redacted[: match.start("value")] + "[SECRET]" + redacted[match.end("value") :]
         result.counts["SECRET"] += 1
+    for run in reversed(list(_SPACED_LETTERS.finditer(redacted))):
+        if _EMAIL.fullmatch(run.group(0).replace(" ", "")):
+            redacted = redacted[: run.start()] + "[EMAIL]" + redacted[run.end() :]
+            result.counts["EMAIL"] += 1
     for number in reversed(list(spoken_numbers(redacted))):
         if _is_spoken_phone(number.digits):
             redacted = redacted[: number.start] + "[PHONE]" + redacted[number.end :]

@@ -634,3 +634,29 @@ def test_a_phone_a_person_spells_in_words_is_redacted_from_what_they_said(said):
 )
 def test_counting_aloud_is_no_phone(said):
     assert redact_said(said).text == said
+
+
+@pytest.mark.parametrize(
+    ("said", "left"),
+    [
+        ("mi correo es ana guion bajo lopez arroba gmail punto com", "ana"),
+        ("write to ana underscore lopez at gmail dot com", "ana"),
+        ("escríbeme a ana_lopez@ gmail. com", "ana_lopez"),
+        ("meu email: j o a o @ u o l . c o m . b r", "j o a o"),
+        ("contacto: ana.lopez[@]gmail[.]com", "ana.lopez"),
+        ("report to abuse[@]example[.]org", "abuse"),
+    ],
+)
+def test_an_address_said_with_its_underscore_spaced_or_defanged_is_redacted(said, left):
+    """Found trying more of the same kinds in what a person types (2026-12-02): the name
+    before a spoken "guion bajo" was left, and an address typed a letter at a time or with
+    "[@]" and "[.]" was stored whole."""
+    result = redact_said(said)
+    assert left not in result.text and result.counts["EMAIL"] == 1, result.text
+
+
+@pytest.mark.parametrize(
+    "said", ["Pasos: a b c d e f g", "el guion bajo de la tabla", "a la una, a las dos. Com"]
+)
+def test_letters_one_at_a_time_or_the_word_underscore_are_no_address(said):
+    assert redact_said(said).text == said
