@@ -50,6 +50,7 @@ from stdnum.pt import nif as portuguese_nif
 from stdnum.us import ssn
 
 from text.characters import DASHES, INVISIBLE_CHARS
+from text.folding import fold
 from text.numbers import spoken_numbers
 
 
@@ -575,6 +576,174 @@ _SAID_CREDENTIAL = re.compile(
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# One's own password said as a plain word, ending the clause ("mi contraseña es perro"):
+# taken unless the word says what the password is like ("es incorrecta", "is expired").
+_OWN_PASSWORD_WORD = re.compile(
+    r"\b(?:mi|my|minha|meu|tu|your|su)\s+(?:contrase[ñn]a|password|passcode|senha|clave|pin)\b"
+    r"(?:\s+(?:del?|do|da|of|for)\s+[\w-]+){0,2}\s+(?:es|is|[ée]|era|was)\s+"
+    r"(?P<value>[^\W\d_]{3,30})(?=\s*(?:[.,;!?)]|$))",
+    re.IGNORECASE,
+)
+_WHAT_A_PASSWORD_IS_LIKE = frozenset(
+    [
+        "incorrecta",
+        "incorrecto",
+        "correcta",
+        "correcto",
+        "larga",
+        "largo",
+        "corta",
+        "corto",
+        "segura",
+        "seguro",
+        "insegura",
+        "inseguro",
+        "debil",
+        "fuerte",
+        "nueva",
+        "nuevo",
+        "vieja",
+        "viejo",
+        "antigua",
+        "antiguo",
+        "mala",
+        "malo",
+        "buena",
+        "bueno",
+        "igual",
+        "distinta",
+        "distinto",
+        "diferente",
+        "valida",
+        "valido",
+        "invalida",
+        "invalido",
+        "erronea",
+        "erroneo",
+        "obligatoria",
+        "obligatorio",
+        "personal",
+        "secreta",
+        "secreto",
+        "temporal",
+        "provisional",
+        "caducada",
+        "caducado",
+        "facil",
+        "dificil",
+        "complicada",
+        "complicado",
+        "sencilla",
+        "sencillo",
+        "simple",
+        "rara",
+        "raro",
+        "importante",
+        "necesaria",
+        "necesario",
+        "otra",
+        "otro",
+        "esta",
+        "este",
+        "esa",
+        "ese",
+        "bloqueada",
+        "bloqueado",
+        "incorreta",
+        "incorreto",
+        "correta",
+        "correto",
+        "longa",
+        "longo",
+        "curta",
+        "curto",
+        "fraca",
+        "fraco",
+        "forte",
+        "nova",
+        "novo",
+        "velha",
+        "velho",
+        "errada",
+        "errado",
+        "obrigatoria",
+        "obrigatorio",
+        "pessoal",
+        "temporaria",
+        "temporario",
+        "provisoria",
+        "provisorio",
+        "expirada",
+        "expirado",
+        "vencida",
+        "vencido",
+        "outra",
+        "outro",
+        "essa",
+        "esse",
+        "necessario",
+        "wrong",
+        "right",
+        "correct",
+        "incorrect",
+        "long",
+        "short",
+        "weak",
+        "strong",
+        "new",
+        "old",
+        "expired",
+        "invalid",
+        "valid",
+        "secure",
+        "insecure",
+        "same",
+        "different",
+        "temporary",
+        "easy",
+        "hard",
+        "difficult",
+        "fine",
+        "okay",
+        "good",
+        "bad",
+        "blocked",
+        "locked",
+        "required",
+        "mandatory",
+        "needed",
+        "this",
+        "that",
+        "too",
+        "not",
+        "case",
+        "sensitive",
+        "changed",
+        "set",
+        "reset",
+        "updated",
+        "saved",
+        "stored",
+        "cambiada",
+        "cambiado",
+        "actualizada",
+        "actualizado",
+        "restablecida",
+        "restablecido",
+        "guardada",
+        "guardado",
+        "alterada",
+        "alterado",
+        "mudada",
+        "mudado",
+        "atualizada",
+        "atualizado",
+        "redefinida",
+        "redefinido",
+        "salva",
+        "salvo",
+    ]
+)
 
 
 def _is_said_credential(match: re.Match[str]) -> bool:
@@ -632,8 +801,14 @@ def redact_said(text: str) -> Redaction:
     found = [
         match for match in _SAID_CREDENTIAL.finditer(result.text) if _is_said_credential(match)
     ]
+    found += [
+        match
+        for match in _OWN_PASSWORD_WORD.finditer(result.text)
+        if fold(match.group("value")) not in _WHAT_A_PASSWORD_IS_LIKE
+        and not any(_overlap(match.span("value"), other.span("value")) for other in found)
+    ]
     redacted = result.text
-    for match in reversed(found):
+    for match in sorted(found, key=lambda m: m.start("value"), reverse=True):
         redacted = redacted[: match.start("value")] + "[SECRET]" + redacted[match.end("value") :]
         result.counts["SECRET"] += 1
     for run in reversed(list(_SPACED_LETTERS.finditer(redacted))):

@@ -660,3 +660,36 @@ def test_an_address_said_with_its_underscore_spaced_or_defanged_is_redacted(said
 )
 def test_letters_one_at_a_time_or_the_word_underscore_are_no_address(said):
     assert redact_said(said).text == said
+
+
+@pytest.mark.parametrize(
+    ("said", "left"),
+    [
+        ("mi contraseña es perro, ¿cómo la cambio?", "perro"),
+        ("a minha senha é flamengo", "flamengo"),
+        ("my password is sunshine.", "sunshine"),
+        ("mi clave del banco es tortuga", "tortuga"),
+    ],
+)
+def test_ones_own_password_said_as_a_plain_word_is_redacted(said, left):
+    """Left by the credentials batch's fix (a value taken by its looks): one plain word
+    ending the clause after "mi contraseña es" is taken, unless it says what the password
+    is like."""
+    result = redact_said(said)
+    assert left not in result.text and result.counts["SECRET"] == 1, result.text
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "mi contraseña es incorrecta",
+        "¿mi contraseña es segura?",
+        "my password is expired",
+        "Your password is changed",
+        "a minha senha é fraca",
+        "mi clave es importante",
+        "la contraseña es perro",  # nobody's own: a riddle, a rule, an example
+    ],
+)
+def test_what_ones_password_is_like_is_kept(said):
+    assert redact_said(said).text == said
