@@ -548,7 +548,7 @@ def _redact_matches(
 # A credential a person writes out ("mi contraseña es hunter2", "o PIN é 1234", "CVV 123",
 # "senha: Mudar@123", "the code on the back is 912"): in what people type (questions,
 # comments), never in knowledge, where "la contraseña del wifi es…" is the building's, said
-# on purpose. The name, up to four words that say whose or of what ("del wifi", "de la
+# on purpose. The name, up to five words that say whose or of what ("del wifi", "de la
 # tarjeta") and a verb or a colon, or the value right after the name; the value is taken
 # only when it looks like one (_looks_like_a_credential), so "la contraseña es muy larga"
 # and "¿el PIN es obligatorio?" keep their words.
