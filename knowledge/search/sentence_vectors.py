@@ -116,16 +116,32 @@ def _embed_all(
 ) -> int:
     total = todo.count() if progress else 0
     done = stored = 0
+    size = batch_embeddings() if until is None else 1
     while (limit is None or done < limit) and (until is None or time.monotonic() < until):
-        size = batch_embeddings() if limit is None else min(batch_embeddings(), limit - done)
-        batch = list(todo.select_related("chunk").order_by("pk")[:size])
+        batch = list(todo.select_related("chunk").order_by("pk")[: _capped(size, limit, done)])
         if not batch:
             break
+        started = time.monotonic()
         stored += _embed_batch(batch, provider)
         done += len(batch)
+        if until is not None:
+            size = _fitting(until, seconds_per_chunk=(time.monotonic() - started) / len(batch))
         if progress:
             progress(done, total)
     return stored
+
+
+def _capped(size: int, limit: int | None, done: int) -> int:
+    return size if limit is None else min(size, limit - done)
+
+
+def _fitting(until: float, *, seconds_per_chunk: float) -> int:
+    """A timed run's next batch: as many chunks as the last batch's pace fits before
+    ``until`` (at least one, at most a whole batch). A run starts with one chunk: on a slow
+    or busy machine a whole first batch overran the task's soft time limit, which killed
+    the run and the continuation it would have queued."""
+    fits = int((until - time.monotonic()) / max(seconds_per_chunk, 1e-3))
+    return max(1, min(batch_embeddings(), fits))
 
 
 def _embed_batch(batch: list[Embedding], provider: EmbeddingProvider) -> int:

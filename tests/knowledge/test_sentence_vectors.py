@@ -22,6 +22,11 @@ REGLAMENTO = (
     "Las mascotas pueden pasear por los jardines siempre con correa y con su dueño. "
     "El salón de fiestas se reserva en la administración con una semana de antelación."
 )
+LONG_TEXT = "\n\n".join(
+    f"Artículo {n}. La zona común {n} abre de ocho a veinte horas. Se reserva con antelación "
+    f"en la administración. El aforo máximo del espacio {n} es de veinte personas."
+    for n in range(120)
+)
 GROUPS = [
     "La piscina del condominio abre de ocho a veinte horas todos los días del año.",
     "Las mascotas pueden pasear por los jardines siempre con correa y con su dueño.",
@@ -57,6 +62,18 @@ class TestSentenceGroups:
 def without_sentences():
     """Embeddings the pass has not reached (counted independently of the code under test)."""
     return Embedding.objects.filter(sentences__isnull=True).count()
+
+
+class EmbedderClock:
+    """``time`` for the sentence pass: the embedder's work is the clock, each text it has
+    embedded a simulated ``seconds_per_text``."""
+
+    def __init__(self, embedder, *, seconds_per_text):
+        self.embedder = embedder
+        self.seconds_per_text = seconds_per_text
+
+    def monotonic(self):
+        return len(self.embedder.passages) * self.seconds_per_text
 
 
 def stored_vectors(embedding):
@@ -135,6 +152,32 @@ class TestTheSentencePass:
         cache.delete(key)  # the mark expired
         assert sentence_vectors.sentences_embed_missing() == 3
         assert without_sentences() == 0
+
+    def test_a_timed_run_sizes_its_batches_to_end_by_its_time(
+        self, fake_embedder, settings, monkeypatch
+    ):
+        """On a busy machine a whole first batch (here 8 chunks, seconds of simulated
+        embedding) overran the task's soft time limit: the run was killed with the
+        continuation it would have queued. Now a run ends past its time by less than one
+        chunk's groups."""
+        settings.EMBEDDING_BATCH_SIZE = 4
+        document = make_document(LONG_TEXT, filename="largo.txt", ingest=False)
+        ingestion.document_ingest(document_id=document.pk)
+        chunks = Embedding.objects.filter(chunk__document=document).select_related("chunk")
+        assert chunks.count() > sentence_vectors.batch_embeddings()
+        most_groups = max(len(sentence_groups(e.chunk.content)) for e in chunks)
+        clock = EmbedderClock(fake_embedder, seconds_per_text=0.1)
+        monkeypatch.setattr(sentence_vectors, "time", clock)
+
+        overruns = []
+        while sentence_vectors.document_sentences_left(document_id=document.pk):
+            started = clock.monotonic()
+            assert sentence_vectors.document_embed_sentences(document_id=document.pk, seconds=1)
+            overruns.append(clock.monotonic() - started - 1)
+
+        assert without_sentences() == 0
+        assert max(overruns) < most_groups * 0.1
+        assert len(overruns) > 4
 
     def test_weight_zero_turns_the_pass_off(self, fake_embedder, settings):
         settings.SEARCH_SENTENCE_VECTORS = False

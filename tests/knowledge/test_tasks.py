@@ -163,6 +163,7 @@ def test_a_worker_killed_mid_ingestion_leaves_exactly_one_copy_after_redelivery(
 
 
 @pytest.mark.worker
+@pytest.mark.timeout(600)  # some forty runs of a worker on a busy machine
 def test_a_document_longer_than_a_worker_s_time_limit_is_embedded_over_several_runs():
     """Half a run's time limit of embedding, then the task queues its continuation: here
     runs of 12 s (3.5 s of embedding) for some 25 s of passages, then some 25 s of sentence
