@@ -123,6 +123,7 @@ def long_spanish_text(paragraphs=40):
 
 
 @pytest.mark.worker
+@pytest.mark.timeout(480)  # the waits below, when the machine is busy
 def test_a_worker_killed_mid_ingestion_leaves_exactly_one_copy_after_redelivery():
     """And the redelivered run goes on from the last batch the dead one embedded."""
     creation = uploads.document_create(
