@@ -44,9 +44,9 @@ def enabled() -> bool:
 
 def document_embed_sentences(*, document_id: uuid.UUID | str, seconds: float | None = None) -> int:
     """Sentence vectors for one document's chunks (the active model's). Returns how many
-    groups were embedded. With ``seconds``, stops after the batch that passes them (a
-    document of thousands of chunks takes hours: the task continues it in a new run, see
-    ``document_sentences_left``)."""
+    groups were embedded. With ``seconds``, each batch is sized to end by then and the run
+    stops there (a document of thousands of chunks takes hours: the task continues it in a
+    new run, see ``document_sentences_left``)."""
     if not enabled():
         return 0
     provider = vector_index.active_provider()

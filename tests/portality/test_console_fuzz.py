@@ -110,6 +110,7 @@ def _send(client: Client, method: str, path: str, data: dict[str, str]) -> int:
         transaction.savepoint_rollback(point)
 
 
+@pytest.mark.timeout(600)  # some two minutes here; CI's machine is up to half as fast again
 def test_no_hostile_form_or_filter_makes_the_console_fail(django_user_model):
     forged = license_forge(user_name="Ana", machine_id="sala-fuzz", allowed_origins=[])
     make_document("# Piscina\n\nAbre a las ocho.", filename="p.md", license=forged.license)
