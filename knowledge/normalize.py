@@ -23,8 +23,13 @@ _BLANK_LINES = re.compile(r"\n\s*\n\s*(\n\s*)+")
 _DIGITS = re.compile(r"\d+")
 
 
+# Spanish and Portuguese ordinal indicators, which NFKC reads as letters: "nº", "2ª via" and
+# "3ºB" quoted back as "no", "2a via" and "3oB".
+_ORDINAL_INDICATORS = re.compile("([ºª])")
+
+
 def normalize_text(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)  # ligatures ("ﬂ" -> "fl"), full-width forms
+    text = _compatibility_folded(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _CONTROL.sub("", text)
     text = _HYPHEN_BREAK.sub(r"\1", text)
@@ -32,6 +37,14 @@ def normalize_text(text: str) -> str:
     text = _SPACES.sub(" ", text)
     text = "\n".join(line.strip() for line in text.split("\n"))
     return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+def _compatibility_folded(text: str) -> str:
+    """NFKC (ligatures: "ﬂ" is "fl"; full-width forms), the ordinal indicators kept."""
+    pieces = _ORDINAL_INDICATORS.split(text)
+    return "".join(
+        piece if n % 2 else unicodedata.normalize("NFKC", piece) for n, piece in enumerate(pieces)
+    )
 
 
 def remove_repeated_margins(pages: list[PageText]) -> list[PageText]:

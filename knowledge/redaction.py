@@ -837,9 +837,16 @@ _RECORD_WORDS = (
     r"|protocol|versi[óo]n|versão|version|modelo|model|art[íi]culo|artigo|article|c[óo]digo|code"
     r"|ap[óo]lice|p[óo]liza|policy|alvar[áa]|matr[íi]cula|inscri[çc][ãa]o|boleto"
 )
+_NUMBER_SIGN = r"n[º°o]\.?|n\.º|núm(?:ero)?\.?|number|nr\.?"
 _AFTER_RECORD_WORD = re.compile(
-    rf"(?i:\b(?:{_RECORD_WORDS})\b\.?[ \t]*(?:(?:n[º°o]\.?|n\.º|núm(?:ero)?\.?|number|nr\.?"
+    rf"(?i:\b(?:{_RECORD_WORDS})\b\.?[ \t]*(?:(?:{_NUMBER_SIGN}"
     r"|de (?:compra|serie|série|pedido)|:|#)[ \t]*)*)$"
+)
+# The record's name a few words before its number sign: "contrato de manutenção do portão
+# nº 4500012345", "póliza del seguro de hogar n.º 1234567890" (not when those words name a
+# phone: "contrato: llame al nº 612345678").
+_AFTER_NAMED_RECORD = re.compile(
+    rf"(?i:\b(?:{_RECORD_WORDS})\b(?:[ \t]+[\w-]+){{1,4}}?[ \t]+(?:{_NUMBER_SIGN}|#)[ \t]*)$"
 )
 
 
@@ -870,9 +877,12 @@ def _is_amount(text: str, span: tuple[int, int]) -> bool:
 
 def _is_record_number(text: str, span: tuple[int, int]) -> bool:
     start, end = span
-    return text[start:end].isdigit() and bool(
-        _AFTER_RECORD_WORD.search(text, max(0, start - 40), start)
-    )
+    if not text[start:end].isdigit():
+        return False
+    if _AFTER_RECORD_WORD.search(text, max(0, start - 40), start):
+        return True
+    named = _AFTER_NAMED_RECORD.search(text, max(0, start - 70), start)
+    return named is not None and not _PHONE_WORDS.search(named.group(0))
 
 
 def _phone_spans(text: str, rule: Rule, by_context: bool) -> list[tuple[int, int]]:

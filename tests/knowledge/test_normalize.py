@@ -14,6 +14,12 @@ class NormalizeTests(SimpleTestCase):
     def test_ligatures_fold_with_nfkc(self):
         assert normalize_text("2. Auﬂage, ﬁnal") == "2. Auflage, final"
 
+    def test_ordinal_indicators_stay_as_written(self):
+        """NFKC reads them as letters: a newcomer's "portão nº 4500012345" was quoted back
+        as "portão no …"."""
+        text = "Portão nº 4500012345, 2ª via, 3ºB, ｎº ５"
+        assert normalize_text(text) == "Portão nº 4500012345, 2ª via, 3ºB, nº 5"
+
     def test_hyphenated_line_breaks_join(self):
         assert normalize_text("la configu-\nración del sistema") == "la configuración del sistema"
 

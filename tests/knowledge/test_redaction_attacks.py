@@ -69,6 +69,8 @@ RECORDS_AND_AMOUNTS = [
     "Seguro do condomínio: apólice 1234567890.",
     "Servidor en 127.168.1.100 y 127.0.0.1.",  # dotted groups a plan took for a phone
     "Expediente nº 123/2024-456.",
+    "Contrato de manutenção do portão nº 4500012345, firmware 22.04.3.",  # a newcomer's
+    "Póliza del seguro de hogar n.º 1234567890.",
     "Un presupuesto de 612 345 678 euros en 2023.",
     "Receita de R$ 912 345 678 no ano.",
     "La región tenía 734 000 000 millas cuadradas.",
@@ -78,6 +80,7 @@ RECORDS_AND_AMOUNTS = [
 PHONES_NEAR_THOSE_WORDS = [
     "Pedido 612 345 678 de Ana",
     "Llama al 612345678 por la factura",
+    "Contrato: llame al nº 612345678 para renovar",
     "Sobre el pedido, mi móvil 4500012345",
     "Call +1 415 555 2671 dollars or not",
     "Factura: llama al 612-345-678",
