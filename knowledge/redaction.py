@@ -843,10 +843,10 @@ _AFTER_RECORD_WORD = re.compile(
     r"|de (?:compra|serie|série|pedido)|:|#)[ \t]*)*)$"
 )
 # The record's name a few words before its number sign: "contrato de manutenção do portão
-# nº 4500012345", "póliza del seguro de hogar n.º 1234567890" (not when those words name a
-# phone: "contrato: llame al nº 612345678").
+# nº 4500012345", "la póliza del seguro de la comunidad n.º 1234567890" (not when those
+# words name a phone: "contrato: llame al nº 612345678").
 _AFTER_NAMED_RECORD = re.compile(
-    rf"(?i:\b(?:{_RECORD_WORDS})\b(?:[ \t]+[\w-]+){{1,4}}?[ \t]+(?:{_NUMBER_SIGN}|#)[ \t]*)$"
+    rf"(?i:\b(?:{_RECORD_WORDS})\b(?:[ \t]+[\w-]+){{1,6}}?[ \t]+(?:{_NUMBER_SIGN}|#)[ \t]*)$"
 )
 
 
@@ -935,7 +935,7 @@ _DIGIT_BY_DIGIT = re.compile(
 _PHONE_WORDS = re.compile(
     r"(?i:\b(?:tel[ée]fonos?|telefones?|tel|tlf|tfno|m[óo]vil(?:es)?|celular(?:es)?|cel"
     r"|whats ?app|phone|mobile|cell|ring|call|text|fax|contacto|contato|contact|llamar?"
-    r"|ligar?|liga)\b)"
+    r"|llame|llamen|ligar?|liga|ligue|liguem|marque|disque|dial)\b)"
 )
 
 

@@ -71,6 +71,7 @@ RECORDS_AND_AMOUNTS = [
     "Expediente nº 123/2024-456.",
     "Contrato de manutenção do portão nº 4500012345, firmware 22.04.3.",  # a newcomer's
     "Póliza del seguro de hogar n.º 1234567890.",
+    "La póliza del seguro de la comunidad nº 1234567890 cubre los trasteros.",
     "Un presupuesto de 612 345 678 euros en 2023.",
     "Receita de R$ 912 345 678 no ano.",
     "La región tenía 734 000 000 millas cuadradas.",
@@ -81,6 +82,7 @@ PHONES_NEAR_THOSE_WORDS = [
     "Pedido 612 345 678 de Ana",
     "Llama al 612345678 por la factura",
     "Contrato: llame al nº 612345678 para renovar",
+    "Contrato de manutenção: ligue para o nº 912345678",
     "Sobre el pedido, mi móvil 4500012345",
     "Call +1 415 555 2671 dollars or not",
     "Factura: llama al 612-345-678",
