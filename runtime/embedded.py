@@ -218,6 +218,7 @@ class EmbeddedServices:
             existing.chmod(0o700 if existing.is_dir() else 0o600)
         config = self.redis_dir / "redis.conf"
         config.write_text(self._redis_config())
+        config.chmod(0o600)  # written under the caller's umask, on a new data dir too
         subprocess.run([_redis_server_binary(), str(config)], check=True, timeout=30, umask=0o077)
         deadline = time.monotonic() + 15
         while not _redis_answers(self.redis_socket):
