@@ -174,6 +174,14 @@ def _sounded_terms(category: str) -> str:
     return _words(*stems)
 
 
+# A number followed by what it measures is no flat's: "my house is 5 minutes from the pool".
+_NOT_A_MEASURE = (
+    r"(?! ?(min|minut|hora|hour|h\b|km|kilomet|quilomet|metro|meter|metre|m\b|mile|milla|cuadra"
+    r"|quadra|block|paso|step|passo|planta|piso|andar|floor|stor|habitac|quarto|dormitor|room"
+    r"|bedroom|ano|year|vez|veces|time))"
+)
+
+
 # Each pattern is matched against readable(text); stems end with \w* where inflections vary.
 FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
     # Identity, contact and location: what the PII redactor finds is checked first
@@ -197,14 +205,22 @@ FORBIDDEN_TOPICS: dict[str, re.Pattern[str]] = {
             # "Av. Paulista 1000, apto 12", "Flat 3, 10 Downing St"
             r"(c|cl|avda|av|pza|pl|ps|r|rod|trav)[/.] ?[a-z][\w ]{0,30}\d+",
             r"\d+ ?(o|a) ?(izq\w*|dcha|der\w*|[a-h])\b",
-            r"(apto|apartamento|apartamiento|depto) \d+",
+            r"(apto|apartamento|apartamiento|depto) \d+[a-z]?",
             # a floor, a door or a block is an address where a person lives there, or beside
             # another part of one ("planta 3, puerta 2"); "el bloque 2 para aparcar" is not
             r"(vivo|vive|viven|moro|mora|moram|live|lives|living|domicilio|endereco|direccion)\b"
             r"[\w ,]{0,40}\b(piso|planta|puerta|porta|bloque|bloco|portal|escalera|andar) \d+",
             r"(piso|planta|bloque|bloco|portal|escalera|andar) \d+[ ,]+(piso|planta|puerta|porta"
             r"|letra|escalera|apto|apartamento|bloque|bloco|andar)\b",
-            r"(flat|apartment|apt|suite|unit|floor) \d+",
+            r"(flat|apartment|apt|suite|unit|floor) \d+[a-z]?",
+            # which one is the person's, said with "is" or "from" rather than a living verb
+            # ("meu apartamento é o 42", "my flat is number 7", "sou do 42 do bloco B")
+            r"(mi|meu|minha|my) (piso|apartamento|apto|depto|departamento|unidad|unidade|casa"
+            r"|flat|apartment|unit|house)( number| numero)? (es|e|is|:) ?(el |o |a |the |number "
+            r"|numero |n[or]?\.? ?)?\d+[a-z]?" + _NOT_A_MEASURE,
+            r"(soy|sou|somos|i'm|i am|we're|we are) (del|de la|do|da|from|in|at) (piso |apto "
+            r"|apartamento |depto |flat |apartment |unit |number |no\.? )?\d+[a-z]?"
+            + _NOT_A_MEASURE,
             r"\d+[a-z]?,? [a-z][\w ]{0,30} (st|rd|ave|ln|dr|blvd|way|close|place|pl|square|sq|"
             r"terrace|court|ct|crescent|gardens|grove|mews|row)\b",
             r"(i live|vivo|moro|my house is|mi casa esta|minha casa fica) (at|in|on|en|na|no|em) "

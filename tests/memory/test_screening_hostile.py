@@ -308,6 +308,37 @@ def test_money_identifiers_other_people_and_instructions_in_other_words(text, ca
 @pytest.mark.parametrize(
     "text",
     [
+        "Meu apartamento é o 42",
+        "Minha unidade é a 1203",
+        "Sou do 42 do bloco B",
+        "Mi piso es el 4B",
+        "my flat is number 7",
+        "I'm in apartment 5C",  # a letter after the number ("5C") ended no word: "health"
+    ],
+)
+def test_which_flat_is_the_person_s_said_without_a_living_verb_is_refused(text):
+    """A newcomer's tour: "moro no apartamento 42" was refused, "meu apartamento é o 42"
+    kept."""
+    assert forbidden_category(text) == "personal_data", readings(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My house is 5 minutes from the pool",
+        "Busca um apartamento de 2 quartos",
+        "Soy del Barça desde los 10 años",
+        "Mi casa es pequeña",
+        "Prefiere el ascensor 2",
+    ],
+)
+def test_a_home_measured_or_a_number_of_something_else_is_kept(text):
+    assert forbidden_category(text) is None, readings(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "Likes to know who the caretaker on duty is",
         "When I ask about fees, I like a short answer",
         "Si le preguntan, prefiere responder en inglés",
