@@ -16,7 +16,7 @@ from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
 from text.languages import detect_language
 from text.sentences import split_sentences
-from text.words import content_words, without_courtesy, words_to_weigh
+from text.words import content_words, words_to_weigh
 
 # The answer's closing line, never its first: the first sentence is the answer.
 OFFLINE_LABEL = {
@@ -227,7 +227,7 @@ def _coverage(question: str, language: str, top: list[Source]) -> float | None:
     shares = [s.word_share for s in top]
     if all(share is not None for share in shares):
         return max(share for share in shares if share is not None)
-    asked = content_words(without_courtesy(question), language)
+    asked = content_words(words_to_weigh(question), language)
     if not asked:
         return None
     return max(len(asked & content_words(s.body or s.text, language)) / len(asked) for s in top)

@@ -320,12 +320,39 @@ def asks_whether_there_is(question: str) -> bool:
     return not _THERE_IS.isdisjoint(_WORD.findall(question.lower()))
 
 
+# Whom to turn to, asked: "com quem falo se o portão quebrar?", "¿a quién aviso si…?", "who
+# do I call about…?". The verb says how the asker reaches a person, not what about: the
+# page that answers names the person ("avise o zelador", "Maintenance handles…") and seldom
+# the asker's verb, which weighed as a rare word turned the answer into "no information".
+_WHOM_TO_TURN_TO = re.compile(
+    r"\b(?:con quien|a quien|com quem|a quem|para quem|para quien|who|whom)\s+"
+    r"(?:(?:do|should|can|must|could) (?:i|we) |to |(?:debo|tengo que|puedo|devo|tenho que|"
+    r"posso|preciso) )?(\w+)"
+)
+_TURNING_TO = frozenset({
+    "hablo", "hablar", "llamo", "llamar", "aviso", "avisar", "acudo", "acudir", "recurro",
+    "recurrir", "contacto", "contactar", "escribo", "escribir", "pregunto", "preguntar",
+    "reclamo", "reclamar", "informo", "informar", "comunico", "comunicar",
+    "falo", "falar", "ligo", "ligar", "chamo", "chamar", "procuro", "procurar", "recorro",
+    "recorrer", "escrevo", "escrever", "contato", "contatar",
+    "talk", "speak", "call", "ring", "phone", "contact", "ask", "tell", "notify", "report",
+    "write", "email", "reach", "go", "turn",
+})  # fmt: skip
+
+
 def words_to_weigh(query: str) -> str:
     """``words_to_match`` without the light verbs, for weighing what a question names
-    ("¿puedo tener un perro?" names "perro"); unchanged when nothing else would be left."""
+    ("¿puedo tener un perro?" names "perro"), nor the verb asking whom to turn to ("com quem
+    falo…"); unchanged when nothing else would be left."""
     matched = words_to_match(query)
-    kept = " ".join(w for w in _WORD.findall(matched) if fold(w) not in LIGHT_VERBS)
+    leaning = LIGHT_VERBS | _turning_to(query)
+    kept = " ".join(w for w in _WORD.findall(matched) if fold(w) not in leaning)
     return kept if content_words(kept, None) else matched
+
+
+def _turning_to(query: str) -> frozenset[str]:
+    verbs = _WHOM_TO_TURN_TO.findall(fold(query).lower())
+    return frozenset(verb for verb in verbs if verb in _TURNING_TO)
 
 
 def words_to_match(query: str) -> str:

@@ -384,6 +384,23 @@ def test_a_passage_that_does_not_say_what_is_asked_gets_no_information():
     assert answer("¿Qué días atiende el comité de empresa?", score=0.825) == NO_INFORMATION["es"]
 
 
+def test_a_question_asking_whom_to_turn_to_is_answered_by_the_page_naming_whom():
+    """A newcomer's tour: "Com quem falo se o portão quebrar?" got "no information" over the
+    page saying whom to tell of a broken gate; the asker's "falo" was none of its words."""
+    page = "Em caso de defeito no portão da garagem, avise o zelador pelo interfone."
+
+    def answer(question):
+        prompt = Prompt(
+            system="", messages=[], question=question, language="pt", min_score=0.82,
+            sources=[Source(1, "regulamento.md", page, body=page, score=0.83)],
+        )  # fmt: skip
+        return "".join(ExtractiveLLM().stream(prompt))
+
+    assert answer("Com quem falo se o portão quebrar?").startswith("«Em caso de defeito")
+    # what the page does not speak of is still no information
+    assert answer("Com quem falo sobre o wifi do salão?") == NO_INFORMATION["pt"]
+
+
 def test_no_information_weighs_the_question_s_words_by_their_rarity_when_measured():
     """A handbook page sharing only the scope's everyday words with the question holds half
     of its words but little of what it asks (knowledge.search.word_shares)."""

@@ -14,6 +14,7 @@ from text.words import (
     stem,
     without_courtesy,
     words_to_match,
+    words_to_weigh,
 )
 
 
@@ -56,6 +57,24 @@ def test_words_that_only_ask_to_be_told_are_left_out_of_word_matching():
 )
 def test_question_words_as_typed_on_a_phone_weigh_nothing(typed, matched):
     assert words_to_match(typed) == matched
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "named"),
+    [
+        ("Com quem falo se o portão quebrar?", "pt", {"porta", "quebr"}),
+        ("¿A quién aviso si se rompe el portón?", "es", {"romp", "porton"}),
+        ("Who do I call if the garage gate breaks?", "en", {"garag", "gate", "break"}),
+        ("¿Con quién tengo que hablar para reservar el salón?", "es", {"reserv", "salon"}),
+        # the same verbs say what is asked about elsewhere
+        ("Quem liga o aquecedor da piscina?", "pt", {"lig", "aquecedor", "piscin"}),
+        ("¿Cuándo llamo al técnico del ascensor?", "es", {"llam", "tecnic", "ascensor"}),
+    ],
+)
+def test_the_verb_asking_whom_to_turn_to_weighs_nothing(question, language, named):
+    """A newcomer's tour: "Com quem falo se o portão quebrar?" got "no information" over
+    "Em caso de defeito no portão, avise o zelador": "falo" weighed as the rarest word."""
+    assert content_words(words_to_weigh(question), language) == named
 
 
 def test_a_request_word_stays_when_it_is_all_there_is_or_quoted():
