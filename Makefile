@@ -7,7 +7,7 @@ PIP := $(VENV)/bin/pip
 .PHONY: install install-dev system-packages run test test-fast lint check docs messages axe \
 	bench bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
 	bench-load bench-vector-backends bench-scale-out bench-conversations bench-long-documents \
-	bench-screening bench-redaction
+	bench-screening bench-redaction bench-across-languages
 
 install: $(VENV)/.installed
 
@@ -77,7 +77,7 @@ SHARED_BENCH ?= ../shared/bench
 
 bench: bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
 	bench-load bench-vector-backends bench-scale-out bench-conversations bench-long-documents \
-	bench-screening bench-redaction
+	bench-screening bench-redaction bench-across-languages
 
 bench-retrieval: install-dev
 	$(PY) manage.py bench_retrieval $(SHARED_BENCH)/xquad-es --split dev --json
@@ -96,6 +96,9 @@ bench-screening: install-dev
 
 bench-redaction: install-dev
 	$(PY) manage.py bench_redaction --json
+
+bench-across-languages: install-dev
+	$(PY) manage.py bench_across_languages --shared $(SHARED_BENCH) --split dev --json
 
 bench-ingest: install-dev
 	$(PY) manage.py bench_ingest --json

@@ -141,6 +141,32 @@ def test_the_privacy_benchmarks_run(command):
     assert all(0 <= row[share] <= 1 for row in rows)
 
 
+def test_bench_across_languages_runs(tmp_path):
+    """English questions over both shared sets' corpora, here two tiny ones."""
+    from tests.bench import across_languages
+
+    translations = tmp_path / "english"
+    translations.mkdir()
+    for name, language_of in (("xquad-es", "es"), ("faquad-pt", "pt")):
+        folder = tmp_path / name
+        folder.mkdir()
+        passages = [{"id": f"{language_of}{i}", "title": t, "text": x} for i, t, x in PASSAGES]
+        queries = [
+            {"id": i, "text": q, "relevant": [f"{language_of}{p}"], "split": "dev"}
+            for i, q, p, _ in QUERIES
+        ]
+        for kind, rows in (("passages", passages), ("queries", queries)):
+            (folder / f"{kind}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+        (translations / f"{name}.tsv").write_text(
+            "# id\tsplit\tquestion\nq0\tdev\tWhen does the pool open?\n"
+            "q1\theldout\tWhen does the gym close?\n"
+        )
+    report = across_languages.run(tmp_path, "dev", progress, translations=translations)
+    assert report["xquad-es"]["questions"] == report["faquad-pt"]["questions"] == 1
+    floors = report["faquad-pt"]["floors"]["0.8"]
+    assert set(floors) == {"relevant_kept_as_written", "relevant_kept_english", "off_topic_passing"}
+
+
 # -- every benchmark's own command line, as its `make bench-*` target runs it ----------------
 # A fresh data dir each (the product's embedded servers started in it), tiny sizes, the JSON
 # report read back: a benchmark that crashes or whose report lost a figure fails here.

@@ -97,13 +97,13 @@ _MARKERS = {
         " cuantas cuál cual cuáles cuales cómo puedo puede pueden tiene tienen tengo"
         " tienes hace el los las del al es un una y mi mis hola gracias algún alguna"
         " también muy mucho hasta aquí allí ahora mañana hoy yo usted ustedes nosotros"
-        " necesito quiero hacer hacen"
+        " necesito quiero hacer hacen quién quien quiénes quienes"
     ),
     PORTUGUESE: _listed(
         "onde tem têm você vocês voce não nao é são quando quanto quanta quantos quantas"
         " qual quais posso pode podem há um uma uns umas ao à às em isso esse essa"
         " isto também até muito muita obrigado obrigada olá oi meu minha seu sua eu nós"
-        " preciso quero gostaria hoje amanhã agora ele ela fazer"
+        " preciso quero gostaria hoje amanhã agora ele ela fazer quem"
     ),
     ENGLISH: _listed(
         "the is are was were can could where what when how who which why does did there i"

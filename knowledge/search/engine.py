@@ -22,10 +22,12 @@ from knowledge.search.types import (
     SearchOptions,
     SearchResponse,
     SearchResult,
+    across_languages,
 )
 from licenses.principals import Principal
 from observability.metrics import SEARCH_SECONDS
 from text.folding import tame
+from text.languages import detect_language
 from web.exceptions import ApplicationError
 
 # The candidates, passing or cut, whose words spell a misspelt query's (spelling.py): a typo
@@ -64,6 +66,7 @@ def _search(
     query = clean_query(query)
     model = embedding.active_model if embedding is not None else vector_index.active_model()
     options = (options or SearchOptions()).resolved(model or "")
+    options = across_languages(options, model or "", detect_language(what_is_asked(query)))
     response = SearchResponse(
         query=query, scope=principal.scope_label, model=model, options=options
     )

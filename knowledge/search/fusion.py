@@ -32,6 +32,10 @@ scored AS (
     SELECT cand.*, c.document_id, d.created_at AS document_created_at,
            c.content, c.heading, c.page_start, c.page_end, d.filename, d.source_type,
            d.license_id AS document_license_id,
+           -- the floor of a passage in the question's language, or in Spanish or
+           -- Portuguese for an English question (types.ENGLISH_OVER_ES_PT_MARGIN)
+           CASE WHEN c.ts_config IN ('pb_spanish', 'pb_portuguese')
+                THEN %(min_score_es_pt)s::float8 ELSE %(min_score)s::float8 END AS score_floor,
            c.search_vector @@ t.strict AS exact_match,
            -- Normalised over each retriever's own list; missing from a list counts 0. Cosine
            -- scores crowd into a few hundredths: min-max spreads them. ts_rank knows no word
@@ -59,9 +63,9 @@ fused AS (
                WHEN 'keyword' THEN keyword_score
            END AS fused_score,
            CASE %(strategy)s
-               WHEN 'vector' THEN COALESCE(semantic_score >= %(min_score)s, false)
+               WHEN 'vector' THEN COALESCE(semantic_score >= score_floor, false)
                WHEN 'keyword' THEN keyword_score IS NOT NULL
-               ELSE COALESCE(semantic_score >= %(min_score)s, false) OR exact_match
+               ELSE COALESCE(semantic_score >= score_floor, false) OR exact_match
            END AS passes
       FROM scored
 )"""

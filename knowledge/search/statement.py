@@ -127,6 +127,9 @@ def hybrid_params(
         "candidates": options.candidates,
         "strategy": options.strategy,
         "min_score": options.min_score,
+        "min_score_es_pt": (
+            options.min_score if options.min_score_es_pt is None else options.min_score_es_pt
+        ),
         "vector_weight": options.vector_weight if custom_weight else tuning.vector_weight,
         "sentence_weight": tuning.effective_sentence_weight,
         # A weight the caller chose applies to every source type.
