@@ -27,7 +27,7 @@ from knowledge.search.types import (
 from licenses.principals import Principal
 from observability.metrics import SEARCH_SECONDS
 from text.folding import tame
-from text.languages import detect_language
+from text.languages import PORTUGUESE, SPANISH, detect_language
 from web.exceptions import ApplicationError
 
 # The candidates, passing or cut, whose words spell a misspelt query's (spelling.py): a typo
@@ -118,16 +118,37 @@ def _statement_rows(
 
 
 def _fill(response: SearchResponse, rows: list[dict[str, Any]], options: SearchOptions) -> None:
-    passing = [_result(row) for row in rows if row["passes"]]
+    under = {
+        row["chunk_id"]
+        for row in rows
+        if row["passes"] and _passed_as_another_language(row, options)
+    }
+    passes = {row["chunk_id"]: row["passes"] and row["chunk_id"] not in under for row in rows}
+    passing = [_result(row) for row in rows if passes[row["chunk_id"]]]
     response.results, far = relative_cut(passing, options.relative_cut or 0.0)
     response.cut = [CutResult(r, "far_below_best") for r in far] + [
-        CutResult(_result(row), "threshold") for row in rows if not row["passes"]
+        CutResult(_result(row), "threshold") for row in rows if not passes[row["chunk_id"]]
     ]
     response.candidates = rows[0]["candidate_count"] if rows else 0
-    response.cut_by_threshold = rows[0]["cut_count"] if rows else 0
+    response.cut_by_threshold = (rows[0]["cut_count"] if rows else 0) + len(under)
     if options.rerank:
         response.results = rerank(response.query, response.results)
     response.results = response.results[: options.top_k]
+
+
+def _passed_as_another_language(row: dict[str, Any], options: SearchOptions) -> bool:
+    """A passage that passed only by the lower floor of a Spanish or Portuguese one for an
+    English question (types.ENGLISH_OVER_ES_PT_MARGIN), whose own words are not Spanish or
+    Portuguese: the statement knows its document's language, and a handbook written in
+    several languages is one document ("The monthly fee is twenty euros" in a Spanish one
+    passed the lower floor)."""
+    if options.min_score_es_pt is None or options.min_score is None:
+        return False
+    if options.strategy == "keyword" or row["exact_match"] or row["semantic_score"] is None:
+        return False
+    if row["semantic_score"] >= options.min_score:
+        return False
+    return detect_language(row["content"]) not in (SPANISH, PORTUGUESE)
 
 
 def clean_query(query: str) -> str:

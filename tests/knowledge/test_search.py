@@ -771,6 +771,35 @@ def test_an_english_question_has_a_lower_floor_over_spanish_and_portuguese_passa
     assert not passes(spanish, "garagem.txt", score(spanish, "garagem.txt") + 0.01)
 
 
+def test_the_lower_floor_is_for_passages_in_spanish_or_portuguese_not_their_document_s():
+    """A handbook in several languages is one document, of its main language: the English
+    section of the Spanish sample handbook ("The monthly fee is twenty euros") passed an
+    English question's lower floor over Spanish passages."""
+    handbook = make_document(
+        "# Manual\n\n## Gimnasio\n\nEl gimnasio abre de lunes a sábado de seis de la mañana a "
+        "diez de la noche y cierra los domingos por limpieza. La cuota mensual es de veinte "
+        "euros y se paga en conserjería con tarjeta o en efectivo.\n\n## Piscina\n\nLa "
+        "piscina abre todos los días de ocho de la mañana a nueve de la noche, de junio a "
+        "septiembre. Los menores de doce años deben ir acompañados de un adulto.\n\n## Gym\n\n"
+        "The gym opens Monday to Saturday from six in the morning to ten at night.\n",
+        filename="manual.md",
+    )
+    assert handbook.chunks.filter(ts_config="pb_spanish").count() == handbook.chunks.count() >= 3
+    principal = principal_for_admin("root", license=None)
+    question = "What time does the gym open?"
+    everything = search(principal, question, min_score=-1, relative_cut=0, top_k=10)
+    scores = {r.content[:9]: r.semantic_score for r in everything.results}
+
+    def found(floor):
+        return {
+            r.content[:9]
+            for r in search(principal, question, min_score=floor, relative_cut=0, top_k=10).results
+        }
+
+    assert "The gym o" not in found(scores["The gym o"] + 0.01)
+    assert "El gimnas" in found(scores["El gimnas"] + 0.01)
+
+
 class TestRelativeCut:
     def test_results_far_below_the_best_are_dropped_and_reported(self, corpus, settings):
         alpha, _ = corpus
