@@ -3,8 +3,10 @@ from __future__ import annotations
 import time
 import uuid
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -769,6 +771,11 @@ def test_an_english_question_has_a_lower_floor_over_spanish_and_portuguese_passa
     assert not passes(english, "bikes.txt", score(english, "bikes.txt") + 0.01)
     spanish = "¿Dónde puedo aparcar la moto?"
     assert not passes(spanish, "garagem.txt", score(spanish, "garagem.txt") + 0.01)
+    said = {question: StringIO() for question in (english, spanish)}
+    for question, out in said.items():
+        call_command("search", question, stdout=out)
+    assert "0.82 threshold, 0.8 for Spanish and Portuguese passages)" in said[english].getvalue()
+    assert "0.82 threshold)" in said[spanish].getvalue()
 
 
 def test_the_lower_floor_is_for_passages_in_spanish_or_portuguese_not_their_document_s():

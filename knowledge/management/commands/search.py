@@ -77,10 +77,14 @@ class Command(BaseCommand):
             self.stdout.write("")
 
     def _print(self, response) -> None:  # noqa: ANN001
+        options = response.options
+        threshold = f"the {options.min_score} threshold"
+        if options.min_score_es_pt is not None and options.min_score_es_pt != options.min_score:
+            threshold += f", {options.min_score_es_pt} for Spanish and Portuguese passages"
         self.stdout.write(
-            f"{len(response.results)} result(s) in {response.scope} scope, {response.options.strategy}, "
+            f"{len(response.results)} result(s) in {response.scope} scope, {options.strategy}, "
             f"{response.latency_ms:.0f} ms ({response.cut_by_threshold} of {response.candidates} "
-            f"candidates under the {response.options.min_score} threshold)"
+            f"candidates under {threshold})"
         )
         if response.searched_as:
             self.stdout.write(
