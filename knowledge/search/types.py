@@ -24,7 +24,7 @@ FALLBACK_MIN_SCORE = 0.75  # seed 004 §3.4, for models without a calibration
 # An English question scores lower against a Spanish or Portuguese passage than the same
 # question asked in the passage's language: with e5-small, 60 dev questions of the shared
 # sets put into English scored their relevant passage 0.056 (XQuAD-es) and 0.072
-# (FaQuAD-pt) lower at the median, and 0.82 let only 0.63 / 0.55 of them through — "no
+# (FaQuAD-pt) lower at the median, and 0.82 let only 0.63 / 0.53 of them through — "no
 # information" for answered questions. Their floor is this much lower (BENCHMARKS.md,
 # "Questions in English"). Not between Spanish and Portuguese, whose off-topic questions
 # already reach 0.82, nor for a model not measured.
@@ -41,9 +41,10 @@ class SearchOptions:
     rerank: bool = False
     # Results whose fused score is under this share of the best one are dropped (0: off).
     relative_cut: float | None = None
-    # The floor of a Spanish or Portuguese passage (its document's language) for this
-    # question: min_score, less ENGLISH_OVER_ES_PT_MARGIN when the question is in English.
-    # Set by the search (across_languages), never by a caller.
+    # The floor of a Spanish or Portuguese passage (its document's language, and its own
+    # words: engine._passed_as_another_language) for this question: min_score, less
+    # ENGLISH_OVER_ES_PT_MARGIN when the question is in English. Set by the search
+    # (across_languages), never by a caller.
     min_score_es_pt: float | None = None
 
     def resolved(self, model: str) -> SearchOptions:
