@@ -351,7 +351,7 @@ def words_to_weigh(query: str) -> str:
 
 
 def _turning_to(query: str) -> frozenset[str]:
-    verbs = _WHOM_TO_TURN_TO.findall(fold(query).lower())
+    verbs = _WHOM_TO_TURN_TO.findall(fold(query))
     return frozenset(verb for verb in verbs if verb in _TURNING_TO)
 
 

@@ -118,19 +118,18 @@ def _statement_rows(
 
 
 def _fill(response: SearchResponse, rows: list[dict[str, Any]], options: SearchOptions) -> None:
-    under = {
-        row["chunk_id"]
-        for row in rows
-        if row["passes"] and _passed_as_another_language(row, options)
-    }
-    passes = {row["chunk_id"]: row["passes"] and row["chunk_id"] not in under for row in rows}
-    passing = [_result(row) for row in rows if passes[row["chunk_id"]]]
+    passes = [row["passes"] and not _passed_as_another_language(row, options) for row in rows]
+    passing = [_result(row) for row, kept in zip(rows, passes, strict=True) if kept]
     response.results, far = relative_cut(passing, options.relative_cut or 0.0)
     response.cut = [CutResult(r, "far_below_best") for r in far] + [
-        CutResult(_result(row), "threshold") for row in rows if not passes[row["chunk_id"]]
+        CutResult(_result(row), "threshold")
+        for row, kept in zip(rows, passes, strict=True)
+        if not kept
     ]
     response.candidates = rows[0]["candidate_count"] if rows else 0
-    response.cut_by_threshold = (rows[0]["cut_count"] if rows else 0) + len(under)
+    response.cut_by_threshold = (rows[0]["cut_count"] if rows else 0) + sum(
+        row["passes"] and not kept for row, kept in zip(rows, passes, strict=True)
+    )
     if options.rerank:
         response.results = rerank(response.query, response.results)
     response.results = response.results[: options.top_k]
@@ -142,13 +141,17 @@ def _passed_as_another_language(row: dict[str, Any], options: SearchOptions) -> 
     Portuguese: the statement knows its document's language, and a handbook written in
     several languages is one document ("The monthly fee is twenty euros" in a Spanish one
     passed the lower floor)."""
-    if options.min_score_es_pt is None or options.min_score is None:
-        return False
-    if options.strategy == "keyword" or row["exact_match"] or row["semantic_score"] is None:
-        return False
-    if row["semantic_score"] >= options.min_score:
-        return False
-    return detect_language(row["content"]) not in (SPANISH, PORTUGUESE)
+    floor, lower = options.min_score, options.min_score_es_pt
+    if floor is None or lower is None or lower >= floor:
+        return False  # no lower floor for this question
+    if options.strategy == "keyword" or row["exact_match"]:
+        return False  # passed by its words, not its score
+    score = row["semantic_score"]
+    return (
+        score is not None
+        and score < floor
+        and detect_language(row["content"]) not in (SPANISH, PORTUGUESE)
+    )
 
 
 def clean_query(query: str) -> str:

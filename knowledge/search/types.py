@@ -92,7 +92,7 @@ def across_languages(
 ) -> SearchOptions:
     """``options`` (resolved) with the floor of Spanish and Portuguese passages for a
     question in ``question_language``."""
-    floor = options.min_score if options.min_score is not None else default_min_score(model)
+    floor = default_min_score(model) if options.min_score is None else options.min_score
     if question_language == "en":
         floor -= ENGLISH_OVER_ES_PT_MARGIN.get(model, 0.0)
     return replace(options, min_score_es_pt=round(floor, 6))

@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 
 from knowledge.search.types import ENGLISH_OVER_ES_PT_MARGIN, default_min_score
-from licenses.models import License
 from tests.bench.retrieval import (
-    _top_vector_scores,
+    _best_score,
     bench_license,
     ingest_passages,
     load_dataset,
+    relevant_score,
 )
 
 TRANSLATIONS = Path(__file__).resolve().parents[1] / "data" / "english_translations"
@@ -56,22 +56,17 @@ def run(
         license = bench_license(dataset)
         ingest_passages(dataset, license, progress)
         asked = [q for q in dataset.queries if q["id"] in english[name]]
-        as_written = [_relevant_score(license, q["text"], q["relevant"]) for q in asked]
-        in_english = [
-            _relevant_score(license, english[name][q["id"]], q["relevant"]) for q in asked
+        # a relevant passage outside the top 30 scores 0: under every floor
+        as_written = [
+            relevant_score(license, q["text"], q["relevant"], "semantic") or 0.0 for q in asked
         ]
-        off_topic = [_best_score(license, text) for text in english[other].values()]
+        in_english = [
+            relevant_score(license, english[name][q["id"]], q["relevant"], "semantic") or 0.0
+            for q in asked
+        ]
+        off_topic = [_best_score(license, text, "semantic") for text in english[other].values()]
         report[name] = _summary(as_written, in_english, off_topic)
     return report
-
-
-def _relevant_score(license: License, question: str, relevant: list[str]) -> float:
-    scores = [s for pid, s in _top_vector_scores(license, question, "semantic") if pid in relevant]
-    return max(scores, default=0.0)
-
-
-def _best_score(license: License, question: str) -> float:
-    return max((s for _, s in _top_vector_scores(license, question, "semantic")), default=0.0)
 
 
 def _summary(as_written: list[float], in_english: list[float], off_topic: list[float]) -> dict:

@@ -282,15 +282,11 @@ def calibrate(
     default threshold. `score` is "semantic" (what the threshold reads) or "chunk"."""
     dataset = load_dataset(directory, split)
     license = bench_license(dataset)
-    relevant_scores = []
-    for query in dataset.queries:
-        scores = [
-            s
-            for pid, s in _top_vector_scores(license, query["text"], score)
-            if pid in set(query["relevant"])
-        ]
-        if scores:
-            relevant_scores.append(max(scores))
+    relevant_scores = [
+        found
+        for query in dataset.queries
+        if (found := relevant_score(license, query["text"], query["relevant"], score)) is not None
+    ]
     off_topic = [q["text"] for q in load_dataset(off_topic_dir, split).queries[:200]]
     off_topic_top = [_best_score(license, text, score) for text in off_topic]
     generic_top = [_best_score(license, text, score) for text in GENERIC_OFF_TOPIC]
@@ -314,6 +310,12 @@ def calibrate(
         "off_topic_top1_p95": round(float(np.percentile(off_topic_top, 95)), 4),
         "thresholds": cut,
     }
+
+
+def relevant_score(license: License, text: str, relevant: list[str], score: str) -> float | None:
+    """The best `score` of a relevant passage among the top 30, None when none is there."""
+    scores = [s for pid, s in _top_vector_scores(license, text, score) if pid in relevant]
+    return max(scores, default=None)
 
 
 def _best_score(license: License, text: str, score: str) -> float:
