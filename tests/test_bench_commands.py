@@ -142,11 +142,13 @@ def test_the_privacy_benchmarks_run(command):
 
 
 def test_bench_across_languages_runs(tmp_path):
-    """English questions over both shared sets' corpora, here two tiny ones."""
+    """Questions across English over both shared sets' corpora, here two tiny ones, and over
+    their passages put into English."""
     from tests.bench import across_languages
 
-    translations = tmp_path / "english"
+    translations, english = tmp_path / "english", tmp_path / "english-passages"
     translations.mkdir()
+    english.mkdir()
     for name, language_of in (("xquad-es", "es"), ("faquad-pt", "pt")):
         folder = tmp_path / name
         folder.mkdir()
@@ -161,10 +163,28 @@ def test_bench_across_languages_runs(tmp_path):
             "# id\tsplit\tquestion\nq0\tdev\tWhen does the pool open?\n"
             "q1\theldout\tWhen does the gym close?\n"
         )
-    report = across_languages.run(tmp_path, "dev", progress, translations=translations)
+        (english / f"{name}.jsonl").write_text(
+            json.dumps(
+                {
+                    "id": f"{language_of}p0",
+                    "split": "dev",
+                    "title": "Pool",
+                    "text": "The condominium's pool opens at eight in the morning every day.",
+                }
+            )  # fmt: skip
+            + "\n"
+        )
+    report = across_languages.run(
+        tmp_path, "dev", progress, translations=translations, passages=english
+    )
     assert report["xquad-es"]["questions"] == report["faquad-pt"]["questions"] == 1
     floors = report["faquad-pt"]["floors"]["0.8"]
     assert set(floors) == {"relevant_kept_as_written", "relevant_kept_english", "off_topic_passing"}
+    over_english = report["over_english"]["xquad-es"]
+    assert over_english["questions"] == 1  # q0, whose passage is the English corpus's one
+    assert set(over_english["floors"]["0.8"]) == {
+        "relevant_kept_own_language", "relevant_kept_english_passage", "off_topic_passing"
+    }  # fmt: skip
 
 
 # -- every benchmark's own command line, as its `make bench-*` target runs it ----------------

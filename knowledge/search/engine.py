@@ -27,7 +27,7 @@ from knowledge.search.types import (
 from licenses.principals import Principal
 from observability.metrics import SEARCH_SECONDS
 from text.folding import tame
-from text.languages import PORTUGUESE, SPANISH, detect_language
+from text.languages import detect_language
 from web.exceptions import ApplicationError
 
 # The candidates, passing or cut, whose words spell a misspelt query's (spelling.py): a typo
@@ -136,12 +136,12 @@ def _fill(response: SearchResponse, rows: list[dict[str, Any]], options: SearchO
 
 
 def _passed_as_another_language(row: dict[str, Any], options: SearchOptions) -> bool:
-    """A passage that passed only by the lower floor of a Spanish or Portuguese one for an
-    English question (types.ENGLISH_OVER_ES_PT_MARGIN), whose own words are not Spanish or
-    Portuguese: the statement knows its document's language, and a handbook written in
-    several languages is one document ("The monthly fee is twenty euros" in a Spanish one
-    passed the lower floor)."""
-    floor, lower = options.min_score, options.min_score_es_pt
+    """A passage that passed only by the lower floor across English
+    (types.ACROSS_ENGLISH_MARGIN), whose own words are not in a language across English
+    from the question: the statement knows its document's language, and a handbook written
+    in several languages is one document ("The monthly fee is twenty euros" in a Spanish one
+    passed the lower floor for an English question)."""
+    floor, lower = options.min_score, options.min_score_across
     if floor is None or lower is None or lower >= floor:
         return False  # no lower floor for this question
     if options.strategy == "keyword" or row["exact_match"]:
@@ -150,7 +150,7 @@ def _passed_as_another_language(row: dict[str, Any], options: SearchOptions) -> 
     return (
         score is not None
         and score < floor
-        and detect_language(row["content"]) not in (SPANISH, PORTUGUESE)
+        and detect_language(row["content"]) not in options.languages_across
     )
 
 

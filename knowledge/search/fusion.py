@@ -32,10 +32,10 @@ scored AS (
     SELECT cand.*, c.document_id, d.created_at AS document_created_at,
            c.content, c.heading, c.page_start, c.page_end, d.filename, d.source_type,
            d.license_id AS document_license_id,
-           -- the floor of a passage in the question's language, or in Spanish or
-           -- Portuguese for an English question (types.ENGLISH_OVER_ES_PT_MARGIN)
-           CASE WHEN c.ts_config IN ('pb_spanish', 'pb_portuguese')
-                THEN %(min_score_es_pt)s::float8 ELSE %(min_score)s::float8 END AS score_floor,
+           -- the floor of a passage, lower across English and Spanish or Portuguese from
+           -- the question (types.ACROSS_ENGLISH_MARGIN)
+           CASE WHEN c.ts_config = ANY (%(configs_across)s::text[])
+                THEN %(min_score_across)s::float8 ELSE %(min_score)s::float8 END AS score_floor,
            c.search_vector @@ t.strict AS exact_match,
            -- Normalised over each retriever's own list; missing from a list counts 0. Cosine
            -- scores crowd into a few hundredths: min-max spreads them. ts_rank knows no word

@@ -17,7 +17,7 @@ import json
 from typing import Any
 from uuid import UUID
 
-from knowledge.models import GLOBAL_SCOPE_KEY
+from knowledge.models import GLOBAL_SCOPE_KEY, TS_CONFIG
 from knowledge.search import prepared, vector_index
 from knowledge.search.backends import vector_backend
 from knowledge.search.fusion import fusion_ctes
@@ -127,9 +127,12 @@ def hybrid_params(
         "candidates": options.candidates,
         "strategy": options.strategy,
         "min_score": options.min_score,
-        "min_score_es_pt": (
-            options.min_score if options.min_score_es_pt is None else options.min_score_es_pt
+        "min_score_across": (
+            options.min_score if options.min_score_across is None else options.min_score_across
         ),
+        "configs_across": "{"
+        + ",".join(TS_CONFIG[language] for language in options.languages_across)
+        + "}",
         "vector_weight": options.vector_weight if custom_weight else tuning.vector_weight,
         "sentence_weight": tuning.effective_sentence_weight,
         # A weight the caller chose applies to every source type.

@@ -9,6 +9,7 @@ from uuid import UUID
 from django.conf import settings
 from django.utils.translation import gettext_noop
 
+from text.languages import ENGLISH, PORTUGUESE, SPANISH
 from web.exceptions import ApplicationError
 
 STRATEGIES = ("weighted", "rrf", "average", "vector", "keyword")
@@ -21,14 +22,17 @@ MAX_QUERY_CHARS = 4000
 # is the same rule applied to Google's published similarity range and must be re-checked.
 DEFAULT_MIN_SCORE = {"e5-small@384": 0.82, "gemini-embedding-001@768": 0.60}
 FALLBACK_MIN_SCORE = 0.75  # seed 004 §3.4, for models without a calibration
-# An English question scores lower against a Spanish or Portuguese passage than the same
-# question asked in the passage's language: with e5-small, 60 dev questions of the shared
-# sets put into English scored their relevant passage 0.056 (XQuAD-es) and 0.072
+# A question scores lower against a passage across English and Spanish or Portuguese than
+# the same question asked in the passage's language: with e5-small, 60 dev questions of the
+# shared sets put into English scored their relevant passage 0.056 (XQuAD-es) and 0.072
 # (FaQuAD-pt) lower at the median, and 0.82 let only 0.63 / 0.53 of them through — "no
-# information" for answered questions. Their floor is this much lower (BENCHMARKS.md,
-# "Questions in English"). Not between Spanish and Portuguese, whose off-topic questions
-# already reach 0.82, nor for a model not measured.
-ENGLISH_OVER_ES_PT_MARGIN = {"e5-small@384": 0.02}
+# information" for answered questions; 42 asked as written of their passages put into
+# English, 0.062 and 0.045 lower, 0.52 / 0.76 through. Their floor is this much lower
+# (BENCHMARKS.md, "Questions across English"). Not between Spanish and Portuguese, whose
+# off-topic questions already reach 0.82, nor for a model not measured.
+ACROSS_ENGLISH_MARGIN = {"e5-small@384": 0.02}
+# The passages' languages across English from a question's.
+ACROSS_ENGLISH = {ENGLISH: (SPANISH, PORTUGUESE), SPANISH: (ENGLISH,), PORTUGUESE: (ENGLISH,)}
 
 
 @dataclass(frozen=True)
@@ -41,11 +45,12 @@ class SearchOptions:
     rerank: bool = False
     # Results whose fused score is under this share of the best one are dropped (0: off).
     relative_cut: float | None = None
-    # The floor of a Spanish or Portuguese passage (its document's language, and its own
-    # words: engine._passed_as_another_language) for this question: min_score, less
-    # ENGLISH_OVER_ES_PT_MARGIN when the question is in English. Set by the search
-    # (across_languages), never by a caller.
-    min_score_es_pt: float | None = None
+    # The floor of a passage in ``languages_across`` (its document's language, and its own
+    # words: engine._passed_as_another_language): min_score less ACROSS_ENGLISH_MARGIN,
+    # for a question across English from them. Set by the search (across_languages), never
+    # by a caller.
+    min_score_across: float | None = None
+    languages_across: tuple[str, ...] = ()
 
     def resolved(self, model: str) -> SearchOptions:
         """Fill defaults from settings and check ranges; raise a clear error for bad values."""
@@ -90,12 +95,15 @@ def default_min_score(model: str) -> float:
 def across_languages(
     options: SearchOptions, model: str, question_language: str | None
 ) -> SearchOptions:
-    """``options`` (resolved) with the floor of Spanish and Portuguese passages for a
-    question in ``question_language``."""
+    """``options`` (resolved) with the floor of passages across English from a question in
+    ``question_language`` (none for a question in another language, or too short to tell,
+    or a model not measured)."""
+    margin = ACROSS_ENGLISH_MARGIN.get(model, 0.0)
+    languages = ACROSS_ENGLISH.get(question_language or "", ()) if margin else ()
+    if not languages:
+        return replace(options, min_score_across=None, languages_across=())
     floor = default_min_score(model) if options.min_score is None else options.min_score
-    if question_language == "en":
-        floor -= ENGLISH_OVER_ES_PT_MARGIN.get(model, 0.0)
-    return replace(options, min_score_es_pt=round(floor, 6))
+    return replace(options, min_score_across=round(floor - margin, 6), languages_across=languages)
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ def test_words_of_two_languages_leave_it_to_the_n_grams():
 def test_who_asked_in_spanish_or_portuguese_weighs_against_a_roman_numeral():
     """FaQuAD's "Quem criou o Mark I?" was English: its "I" the one marker it held. Asked in
     English, it got English's lower floor over Portuguese passages (knowledge.search.types.
-    ENGLISH_OVER_ES_PT_MARGIN)."""
+    ACROSS_ENGLISH_MARGIN)."""
     assert detect_language("Quem criou o Mark I?") == "pt"
     assert detect_language("¿Quién creó el Mark I?") == "es"
     assert detect_language("Who created the Mark I?") == "en"

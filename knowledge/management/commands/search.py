@@ -13,6 +13,7 @@ from knowledge.search.prepared import statements_recorded
 from knowledge.searching import knowledge_search
 from licenses.principals import principal_for_admin, principal_for_license
 from licenses.selectors import license_get_for_machine_id
+from text.languages import LANGUAGE_NAMES
 from web.exceptions import ApplicationError
 
 
@@ -79,8 +80,12 @@ class Command(BaseCommand):
     def _print(self, response) -> None:  # noqa: ANN001
         options = response.options
         threshold = f"the {options.min_score} threshold"
-        if options.min_score_es_pt is not None and options.min_score_es_pt != options.min_score:
-            threshold += f", {options.min_score_es_pt} for Spanish and Portuguese passages"
+        if options.min_score_across is not None and options.min_score_across != options.min_score:
+            # "Portuguese (Brazil)" names the answer's language; a passage's is Portuguese
+            languages = " and ".join(
+                LANGUAGE_NAMES[code].split(" (")[0] for code in options.languages_across
+            )
+            threshold += f", {options.min_score_across} for {languages} passages"
         self.stdout.write(
             f"{len(response.results)} result(s) in {response.scope} scope, {options.strategy}, "
             f"{response.latency_ms:.0f} ms ({response.cut_by_threshold} of {response.candidates} "
