@@ -44,9 +44,13 @@ app.autodiscover_tasks()
 
 @worker_init.connect
 def _settings_checked(sender: object, **kwargs: object) -> None:
-    """A worker refuses to start on a settings error, as the web application does."""
+    """A worker refuses to start on a settings error, as the web application does. It loads
+    the language model once, in the parent: its pool processes are forked with it."""
     django.setup()
     refuse_to_start_on_errors()
+    from text.languages import language_model_load  # after django.setup(), as every floor
+
+    language_model_load()
 
 
 @worker_ready.connect

@@ -13,7 +13,14 @@ from django.core.management.base import SystemCheckError
 from django.test import SimpleTestCase
 
 from portality.checks import refuse_to_start_on_errors
-from portality.env import celery_broker_url, env_bool, env_int, parse_database_url
+from portality.env import (
+    EMBEDDED_DATABASE_URL,
+    EMBEDDED_REDIS_URL,
+    celery_broker_url,
+    env_bool,
+    env_int,
+    parse_database_url,
+)
 from tests.ports import silent_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -306,3 +313,25 @@ def test_every_variable_the_documentation_names_is_one_the_code_reads():
 
     assert len(documented) > 60 and "OIDC_ENABLED" in set_in_text
     assert (listed | documented) - read == set(), "documented, but no product code reads it"
+
+
+@pytest.mark.process  # a Python process of its own
+@pytest.mark.parametrize(
+    "start",
+    [
+        "import portality.asgi",
+        "import portality.wsgi",
+        "import portality.celery as c; c._settings_checked(sender=None)",  # worker_init
+    ],
+)
+def test_a_web_worker_and_the_celery_worker_load_the_language_model_as_they_start(start):
+    """A new web worker's first search took 716 ms, the next one 31 ms: the language
+    model (~0.8 s to load) was loaded by the first question, which waited for it."""
+    result = load_settings(
+        code=f"{start}\nfrom text.languages import _identifier\n"
+        "print(_identifier.cache_info().currsize)",
+        # the test session's embedded servers, joined
+        **{name: os.environ[name] for name in (EMBEDDED_DATABASE_URL, EMBEDDED_REDIS_URL)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "1"

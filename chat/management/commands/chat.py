@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from chat.services import chat_prepare, chat_stream
 from licenses.principals import principal_for_license
 from licenses.selectors import license_get_for_machine_id
+from text.languages import language_model_load
 from web.exceptions import ApplicationError
 
 
@@ -32,6 +33,7 @@ class Command(BaseCommand):
         if license is None:
             raise CommandError(f"No license with machine_id {options['machine_id']!r}.")
         principal = principal_for_license(license)
+        language_model_load()  # the process's start, not the search's latency
         try:
             turn = chat_prepare(
                 principal=principal,

@@ -13,7 +13,7 @@ from knowledge.search.prepared import statements_recorded
 from knowledge.searching import knowledge_search
 from licenses.principals import principal_for_admin, principal_for_license
 from licenses.selectors import license_get_for_machine_id
-from text.languages import LANGUAGE_NAMES
+from text.languages import LANGUAGE_NAMES, language_model_load
 from web.exceptions import ApplicationError
 
 
@@ -44,6 +44,7 @@ class Command(BaseCommand):
             principal = principal_for_license(license)
         if options["top_k"] == 0:  # SearchOptions reads 0 as "the default": said here, a slip
             raise CommandError("top_k must be between 1 and 50; got 0.")
+        language_model_load()  # the process's start, not the search's latency
         search_options = SearchOptions(
             strategy=options["strategy"] or "",
             top_k=options["top_k"] or 0,
