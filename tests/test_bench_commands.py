@@ -180,6 +180,9 @@ def test_bench_across_languages_runs(tmp_path):
     assert report["xquad-es"]["questions"] == report["faquad-pt"]["questions"] == 1
     floors = report["faquad-pt"]["floors"]["0.8"]
     assert set(floors) == {"relevant_kept_as_written", "relevant_kept_english", "off_topic_passing"}
+    answers = report["xquad-es"]["answers"]
+    assert answers["as_written"]["whole_hit"] == 1.0  # "¿A qué hora abre la piscina?"
+    assert set(answers["english"]) == {"lead_hit", "whole_hit", "no_info"}
     over_english = report["over_english"]["xquad-es"]
     assert over_english["questions"] == 1  # q0, whose passage is the English corpus's one
     assert set(over_english["floors"]["0.8"]) == {

@@ -14,7 +14,8 @@ asked of it as written, and the other set's as off-topic. That corpus has 35 pas
 the set's ~240, so its off-topic figures are a floor of what a large English corpus lets
 through.
 
-Reported: the relevant passage's score as the threshold reads it (the semantic score), the
+Reported: the offline answers to the English questions and as written (lead-sentence and
+whole-answer hits, "no information"); the relevant passage's score as the threshold reads it (the semantic score), the
 shift from the question asked in the passage's own language, and at each floor the share
 of relevant passages it keeps and of off-topic questions whose best passage passes. The
 search runs with the threshold off, so the floors are read from the scores alone."""
@@ -27,7 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
+from chat.services import chat_answer
+from chat.texts import NO_INFORMATION
 from knowledge.search.types import ACROSS_ENGLISH_MARGIN, default_min_score
+from licenses.models import License
+from licenses.principals import principal_for_license
+from tests.bench.answers import answer_body, holds, lead_sentence
 from tests.bench.retrieval import (
     Dataset,
     _best_score,
@@ -85,11 +91,30 @@ def run(
         ]
         off_topic = [_best_score(license, text, "semantic") for text in english[other].values()]
         report[name] = _summary(as_written, in_english, off_topic)
+        report[name]["answers"] = {
+            "as_written": _answers(license, [(q["text"], q["answers"]) for q in asked]),
+            "english": _answers(license, [(english[name][q["id"]], q["answers"]) for q in asked]),
+        }
     report["over_english"] = {
         name: _over_english(datasets, english, name, other, passages, progress)
         for name, other in zip(SETS, reversed(SETS), strict=True)
     }
     return report
+
+
+def _answers(license: License, asked: list[tuple[str, list[str]]]) -> dict:
+    """The offline answers' lead-sentence and whole-answer hits and "no information", as
+    ``bench_answers`` counts them (the gold answers are in the passages' language, which
+    the answerer quotes as written)."""
+    principal = principal_for_license(license)
+    lead = whole = no_info = 0
+    for n, (question, gold) in enumerate(asked):
+        answer = chat_answer(principal=principal, question=question, user_ref=f"a-{n}").answer
+        lead += holds(lead_sentence(answer), gold)
+        whole += holds(answer_body(answer), gold)
+        no_info += any(sentence in answer for sentence in NO_INFORMATION.values())
+    count = len(asked) or 1
+    return {"lead_hit": _r(lead / count), "whole_hit": _r(whole / count), "no_info": no_info}
 
 
 def _over_english(
