@@ -14,6 +14,7 @@ are described in keyword.py.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 from uuid import UUID
 
@@ -130,15 +131,18 @@ def hybrid_params(
         "min_score_across": (
             options.min_score if options.min_score_across is None else options.min_score_across
         ),
-        "configs_across": "{"
-        + ",".join(TS_CONFIG[language] for language in options.languages_across)
-        + "}",
+        "configs_across": _text_array(TS_CONFIG[code] for code in options.languages_across),
         "vector_weight": options.vector_weight if custom_weight else tuning.vector_weight,
         "sentence_weight": tuning.effective_sentence_weight,
         # A weight the caller chose applies to every source type.
         "type_weights": json.dumps({} if custom_weight else dict(tuning.weights_by_source_type)),
         "limit": limit,
     }
+
+
+def _text_array(names: Iterable[str]) -> str:
+    """A text[] literal of names that need no quoting (the code's own constants)."""
+    return "{" + ",".join(names) + "}"
 
 
 def result_limit(options: SearchOptions) -> int:

@@ -307,7 +307,7 @@ def all_visible(cursor, table: str) -> None:  # noqa: ANN001
 
 
 class TestSmallScopes:
-    def explain(self, way: str, license_id=None) -> str:
+    def explain(self, way: str, license_id=None, also_off: tuple[str, ...] = ()) -> str:
         from knowledge.search.vector_index import active_model
 
         params = {
@@ -320,7 +320,7 @@ class TestSmallScopes:
         }  # fmt: skip
         with transaction.atomic(), connection.cursor() as cursor:
             # Ordered rows without a sort: only the graph can give them, if the plan may use it.
-            for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
+            for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort", *also_off):
                 cursor.execute(f"SET LOCAL {setting} = off")
             nearest = NearestQuery(*pgvector_sql(active_model(), way=way))
             cursor.execute("EXPLAIN " + hybrid_sql(nearest, SearchTuning()), params)
@@ -363,9 +363,14 @@ class TestSmallScopes:
                 " WHERE NOT EXISTS (SELECT FROM knowledge_embedding x WHERE x.chunk_id = c.id)"
             )
             all_visible(cursor, "knowledge_embedding")
-        exact = self.explain(knn_plan.EXACT, alpha.pk)
+        # Plain index scans off too: at ~600 rows, reading the license_id index and the
+        # heap costs within a hair of the covering index alone, and the planner took the
+        # former once in eleven runs. What is checked is that the covering index can serve
+        # the vectors alone; at scale it is also the cheaper (BENCHMARKS.md).
+        only = ("enable_indexscan",)
+        exact = self.explain(knn_plan.EXACT, alpha.pk, also_off=only)
         assert exact.count("Index Only Scan using embedding_scope_vectors") == 2, exact
-        split = self.explain(knn_plan.SPLIT, alpha.pk)
+        split = self.explain(knn_plan.SPLIT, alpha.pk, also_off=only)
         assert split.count("Index Only Scan using embedding_scope_vectors") == 1, split
 
     def test_the_scope_decides_the_way_and_every_way_finds_the_same(self, corpus, settings):
