@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from chat.llm import ANSWER_WORDS, Prompt, Source
 from chat.texts import NO_INFORMATION
-from knowledge.chunking import sentence_groups
+from knowledge.chunking import is_table_row, sentence_groups
 from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
 from text.languages import detect_language
@@ -107,10 +107,13 @@ def _sentences(passage: str) -> list[str]:
 
 def _is_title(line: str) -> bool:
     """A Markdown heading, or a short line with no final stop, no figure and no list marker
-    ("Normas de convivencia", not "- Piscina: de 8 a 20 h")."""
+    ("Normas de convivencia", not "- Piscina: de 8 a 20 h" nor a table's row "Cargo:
+    Conserje · Nombre: Luis")."""
     line = line.strip()
     if line.startswith("#"):
         return True
+    if is_table_row(line):
+        return False
     return (
         len(line.split()) <= 8
         and not line.endswith((".", "!", "?", ":", ";", "»", '"', ")"))
@@ -345,6 +348,23 @@ _FREE = re.compile(
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][\wáéíóúâêôãõçñü]+")
 
 
+def _names(sentence: str) -> list[str]:
+    """Its capitalised words but the one opening it; in a table's row, but those opening a
+    column's name or a cell: "Tipo de ausência: Casamento · Dias por ano: 15" names nobody,
+    "Contacto: Joana Ribeiro" names her."""
+    if not is_table_row(sentence):
+        return _NAME.findall(sentence)[1:]
+    return [
+        match.group()
+        for match in _NAME.finditer(sentence)
+        if not _opens_cell(sentence[: match.start()].rstrip())
+    ]
+
+
+def _opens_cell(before: str) -> bool:
+    return not before or before.endswith((":", "·"))
+
+
 def _score(
     candidates: list[_Candidate], question: str, language: str, weights: dict[str, float]
 ) -> None:
@@ -366,9 +386,7 @@ def _score(
         figure = asks_figure and any(
             n not in question_tokens for n in _FIGURE.findall(fold(candidate.sentence))
         )
-        name = asks_name and any(
-            fold(n) not in question_tokens for n in _NAME.findall(candidate.sentence)[1:]
-        )
+        name = asks_name and any(fold(n) not in question_tokens for n in _names(candidate.sentence))
         contact = asks_contact and bool(_CONTACT.search(candidate.sentence))
         money = asks_money and bool(_MONEY.search(fold(candidate.sentence)))
         candidate.score = (

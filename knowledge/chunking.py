@@ -246,17 +246,35 @@ SENTENCE_GROUP_MIN_WORDS = 8
 def sentence_groups(content: str, min_words: int = SENTENCE_GROUP_MIN_WORDS) -> list[str]:
     """The chunk's sentences, short ones joined to the next, for the sentence vectors.
 
+    Line by line, as the offline answerer quotes them: a line is a paragraph, a list item
+    or a table row, and a row has no full stop to end it (a sheet's rows made one group, so
+    "¿A qué hora cierra la sauna?" scored the gym's row as the sauna's). A table row is a
+    group of its own however short: it is a record that answers alone.
+
     Empty when the chunk is a single group: its own vector already is that sentence's."""
     groups: list[str] = []
     pending = ""
-    for sentence in split_sentences(" ".join(content.split())):
-        pending = f"{pending} {sentence}".strip()
-        if len(pending.split()) >= min_words:
-            groups.append(pending)
-            pending = ""
+    for line in content.splitlines():
+        line = " ".join(line.split())
+        sentences = [line] if is_table_row(line) else split_sentences(line)
+        for sentence in sentences:
+            pending = f"{pending} {sentence}".strip()
+            if len(pending.split()) >= min_words or is_table_row(sentence):
+                groups.append(pending)
+                pending = ""
     if pending:
         if groups:
             groups[-1] = f"{groups[-1]} {pending}"
         else:
             groups.append(pending)
     return groups if len(groups) > 1 else []
+
+
+def is_table_row(line: str) -> bool:
+    """A table's row as knowledge.extraction writes it, its cells named by their columns
+    ("Servicio: Sauna · Precio (€): 12"): two cells so named at least, so that prose with a
+    colon and a middle dot is not one."""
+    return sum(1 for cell in line.split(" · ") if _NAMED_CELL.match(cell)) >= 2
+
+
+_NAMED_CELL = re.compile(r"[^:\n]{1,80}: \S")

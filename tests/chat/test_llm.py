@@ -451,3 +451,39 @@ def test_what_no_page_holds_is_named_after_the_quotes_before_the_label(language,
     lines = "".join(ExtractiveLLM().stream(prompt)).splitlines()
     assert lines[0].startswith("«") and note in lines
     assert lines.index(note) < lines.index(OFFLINE_LABEL[language])
+
+
+def test_a_table_s_cells_are_not_names_to_a_question_asking_whom():
+    """A Word table's rows ("Tipo de ausência: Casamento · Dias por ano: 15 dias") capitalise
+    each cell; "Com quem falo sobre férias?" took them for names and quoted them before the
+    line naming whom to ask."""
+    rows = (
+        "Tipo de ausência: Casamento · Dias por ano: 15 dias\n"
+        "Tipo de ausência: Falecimento de familiar · Dias por ano: 5 dias\n"
+        "Dúvidas: fale com a Joana Ribeiro, do RH, pelo ramal 2231."
+    )
+    prompt = Prompt(
+        system="", messages=[], question="Com quem falo sobre férias?", language="pt",
+        sources=[Source(1, "ferias.docx", rows, body=rows, score=0.87,
+                        group_scores=(0.86, 0.86, 0.86), word_share=0.5)],
+    )  # fmt: skip
+    assert "".join(ExtractiveLLM().stream(prompt)).startswith("«Dúvidas: fale com a Joana")
+    # a cell holding a person's name still names her
+    contact = "Assunto: Férias · Contacto: Joana Ribeiro\nAssunto: Ponto · Horário: das 9h às 18h"
+    prompt.sources = [Source(1, "rh.xlsx", contact, body=contact, score=0.87,
+                             group_scores=(0.86, 0.86), word_share=0.5)]  # fmt: skip
+    assert "".join(ExtractiveLLM().stream(prompt)).startswith("«Assunto: Férias · Contacto: Joana")
+
+
+def test_a_short_row_of_a_table_is_quoted_not_taken_for_a_title():
+    """ "Cargo: Conserje · Nombre: Luis Gómez" is short, has no full stop and no figure, as a
+    title has; it is a row to quote on its own."""
+    staff = "Cargo: Conserje · Nombre: Luis Gómez\nCargo: Socorrista · Nombre: Ana Ruiz"
+    prompt = Prompt(
+        system="", messages=[], question="¿Quién es el conserje?", language="es",
+        sources=[Source(1, "personal.xlsx", staff, body=staff, score=0.87,
+                        group_scores=(0.88, 0.84), word_share=0.5)],
+    )  # fmt: skip
+    said = "".join(ExtractiveLLM().stream(prompt))
+    assert said.startswith("«Cargo: Conserje · Nombre: Luis Gómez» [1]"), said
+    assert "Ana Ruiz" not in said

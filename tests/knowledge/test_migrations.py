@@ -7,8 +7,8 @@ from django.db import connection
 from django.utils import timezone
 
 from knowledge import ingestion, reingestion
-from knowledge.models import Document
-from knowledge.search import search
+from knowledge.models import Document, Embedding, SentenceEmbedding
+from knowledge.search import search, sentence_vectors
 from knowledge.search.types import SearchOptions
 from knowledge.search.vector_index import ensure_index, global_index_name, index_name
 from licenses.principals import principal_for_admin
@@ -230,3 +230,41 @@ def test_the_new_kinds_of_personal_data_join_every_policy_that_redacts_anything(
     upgraded = RedactionPolicy.objects.get(license=None).kinds
     assert upgraded == ["EMAIL", "PHONE", "IBAN", "NSS", "SSN", "ID", "SECRET"]
     assert RedactionPolicy.objects.get(license=quiet).kinds == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sentence_vectors_of_chunks_whose_groups_changed_are_embedded_again(
+    fake_embedder, media_root
+):
+    """Knowledge 0032: a sheet's rows made one sentence group; now each row is one. The old
+    rows of such a chunk go, the catch-up embeds it again; other chunks keep theirs."""
+    sheet = make_document(
+        "Servicio: Sauna · Precio: 12 · Notas: reservar\n"
+        "Servicio: Pádel · Precio: 25 · Notas: reservar",
+        filename="tarifas.md",
+    )
+    prose = make_document(
+        "La piscina del condominio abre de ocho a veinte horas todos los días del año. "
+        "Las mascotas pueden pasear por los jardines siempre con correa y con su dueño.",
+        filename="reglamento.md",
+    )
+    migrate([("knowledge", "0031_redaction_identity_numbers_and_credentials")])
+    try:
+        # As the pass before 0032 left them: the sheet's chunk one group, its own vector.
+        SentenceEmbedding.objects.filter(embedding__chunk__document=sheet).delete()
+        SentenceEmbedding.objects.bulk_create(
+            SentenceEmbedding(embedding=e, vector=e.vector)
+            for e in Embedding.objects.filter(chunk__document=sheet)
+        )
+        prose_rows = set(
+            SentenceEmbedding.objects.filter(embedding__chunk__document=prose).values_list("pk")
+        )
+        assert len(prose_rows) == 2
+    finally:
+        migrate(latest())
+    assert not SentenceEmbedding.objects.filter(embedding__chunk__document=sheet).exists()
+    assert prose_rows == set(
+        SentenceEmbedding.objects.filter(embedding__chunk__document=prose).values_list("pk")
+    )
+    sentence_vectors.sentences_embed_missing(limit=10)
+    assert SentenceEmbedding.objects.filter(embedding__chunk__document=sheet).count() == 2

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from knowledge import forgetting, ingestion
-from knowledge.chunking import embedding_text, sentence_groups
+from knowledge.chunking import embedding_text, is_table_row, sentence_groups
 from knowledge.models import Document, Embedding, SentenceEmbedding
 from knowledge.search import search, sentence_vectors
 from knowledge.search.types import SearchOptions
@@ -57,6 +57,33 @@ class TestSentenceGroups:
             "Según el art. 5 del reglamento interno, la piscina abre a las ocho horas.",
             GROUPS[1],
         ]
+
+    def test_a_line_break_ends_a_sentence(self):
+        """A list item or a paragraph without a full stop ends at its line."""
+        items = [
+            "- La piscina abre de ocho a veinte horas todos los días",
+            "- Las mascotas pasean por los jardines siempre con correa",
+        ]
+        assert sentence_groups("\n".join(items)) == items
+
+    def test_each_row_of_a_table_is_a_group_however_short(self):
+        """A newcomer's tour: a sheet's rows have no full stop and made one group, so "¿A qué
+        hora cierra la sauna?" weighed the gym's row as much as the sauna's."""
+        rows = [
+            "Instalación: Gimnasio · Apertura: 07:00 · Cierre: 22:00",
+            "Instalación: Sauna · Cierre: 21:00",
+            "Instalación: Pádel · Notas: reservar en recepción",
+        ]
+        assert sentence_groups("\n".join(rows)) == rows
+        assert sentence_groups("Horarios de verano\n" + "\n".join(rows)) == [
+            "Horarios de verano " + rows[0],
+            *rows[1:],
+        ]
+
+    def test_a_line_holding_a_colon_and_a_middle_dot_in_prose_is_not_a_row(self):
+        assert not is_table_row("Nota: el club · como cada año · cierra en agosto")
+        assert is_table_row("Nota: cierra en agosto · Precio: 12")
+        assert not is_table_row("Horario · de ocho a veinte")
 
 
 def without_sentences():
