@@ -757,8 +757,11 @@ def _with_quotes(
 
 def _best_quote(passage: str, claims: list[str], language: str) -> str:
     """The passage's sentence sharing most words (two at least) with the first claim that
-    has one: an answer leads with what matters most."""
-    sentences = split_sentences(" ".join(passage.split()))
+    has one: an answer leads with what matters most. Line by line, as the offline answerer
+    quotes: a table's rows have no full stop between them."""
+    sentences = [
+        sentence for line in passage.splitlines() for sentence in split_sentences(line.strip())
+    ]
     for claim in claims:
         claimed = content_words(claim, language)
         overlap, best = max(

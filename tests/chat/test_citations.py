@@ -63,6 +63,18 @@ def test_offline_quotes_are_the_sentences_it_quoted(marta):
     assert all(c.quote in c.excerpt for c in answer.citations)
 
 
+def test_the_quote_of_a_table_is_the_row_quoted(marta):
+    """A sheet's rows have no full stop between them: the quote was every row of the passage,
+    and not a piece of its text the console could mark."""
+    rows = "Instalación: Gimnasio · Cierre: 22:00 horas\nInstalación: Sauna · Cierre: 21:00 horas"
+    make_document(rows, filename="horarios.md", license=marta.license)
+    answer = ask(marta, "¿A qué hora cierra la sauna?", ExtractiveLLM())
+
+    assert answer.answer.startswith("«Instalación: Sauna · Cierre: 21:00 horas» [1]")
+    assert answer.citations[0].quote == "Instalación: Sauna · Cierre: 21:00 horas"
+    assert answer.citations[0].quote in answer.citations[0].excerpt
+
+
 def test_the_console_opens_a_cited_passage_on_its_page_with_the_quote_marked(
     client, django_user_model
 ):
