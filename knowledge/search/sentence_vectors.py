@@ -67,15 +67,17 @@ def sentences_embed_missing(
     provider: EmbeddingProvider | None = None,
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    from_start: bool = False,
 ) -> int:
     """Catch up: sentence vectors for chunks that have none yet for ``provider``'s model
     (the active one unless told), at most ``limit`` chunks. Returns how many groups were
-    embedded; ``progress(chunks done, chunks to do)`` after each batch."""
+    embedded; ``progress(chunks done, chunks to do)`` after each batch. ``from_start``:
+    every embedding is looked at, not only those from where the last catch-up found work."""
     if not enabled():
         return 0
     provider = provider or vector_index.active_provider()
     key = _caught_up_key(provider.model)
-    todo = _todo(provider.model).filter(pk__gte=cache.get(key, 0))
+    todo = _todo(provider.model).filter(pk__gte=0 if from_start else cache.get(key, 0))
     stored = _embed_all(todo, provider, limit=limit, progress=progress)
     cache.set(key, _first_missing(todo), CAUGHT_UP_TTL_SECONDS)
     return stored
@@ -86,6 +88,12 @@ def sentences_embed_missing(
 # 15 minutes). Forgotten after a while, so that a row committed late with a lower id than
 # the mark (its id drawn before, its transaction still open then) is found by the next pass.
 CAUGHT_UP_TTL_SECONDS = 6 * 3600
+
+
+def catch_up_from_start(models: list[str]) -> None:
+    """The next catch-ups look at every embedding of ``models`` again: for sentence vectors
+    deleted below the mark (knowledge 0032 deletes those whose groups changed)."""
+    cache.delete_many([_caught_up_key(model) for model in models])
 
 
 def _caught_up_key(model: str) -> str:

@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 
 from knowledge import ingestion
 from knowledge.models import Chunk, Document, Embedding, EmbeddingSpace, SentenceEmbedding
+from knowledge.search import sentence_vectors
 from tests.conftest import PDFS
 from tests.factories import make_document, make_license
 from tests.fakes import FakeGemini
@@ -182,6 +183,25 @@ def test_embed_sentences_catches_up_every_chunk_once(settings):
     settings.SEARCH_SENTENCE_VECTORS = False
     with pytest.raises(CommandError, match="Sentence vectors are off"):
         call_command("embed_sentences")
+
+
+def test_embed_sentences_looks_at_every_chunk_not_from_the_catch_up_s_mark(fake_embedder):
+    """Sentence vectors deleted below the periodic catch-up's mark (knowledge 0032 deletes
+    those whose groups changed): the command said "every chunk has its vectors" and left
+    them for six hours."""
+    document = make_document(
+        "La piscina del condominio abre de ocho a veinte horas todos los días. "
+        "Las mascotas pueden pasear por los jardines siempre con correa.",
+        filename="normas.txt",
+    )
+    sentence_vectors.sentences_embed_missing()  # the mark: past every embedding
+    SentenceEmbedding.objects.filter(embedding__chunk__document=document).delete()
+    out = StringIO()
+
+    call_command("embed_sentences", stdout=out, stderr=StringIO())
+
+    assert "Embedded 2 sentence groups" in out.getvalue()
+    assert SentenceEmbedding.objects.count() == 2
 
 
 def test_search_sql_on_an_empty_install_says_why_no_statement_ran():

@@ -20,7 +20,9 @@ class Command(BaseCommand):
                 "Sentence vectors are off (SEARCH_SENTENCE_VECTORS=0): nothing to do."
             )
         try:
-            groups = sentence_vectors.sentences_embed_missing(progress=self._progress)
+            groups = sentence_vectors.sentences_embed_missing(
+                progress=self._progress, from_start=True
+            )
         except ApplicationError as exc:  # the embedding provider unavailable, for one
             raise CommandError(exc.message) from exc
         self.stdout.write(f"\nEmbedded {groups} sentence groups; every chunk has its vectors.")
