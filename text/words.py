@@ -303,6 +303,10 @@ LIGHT_VERBS = frozenset({
     "tienes", "tienen", "tenemos", "hay",
     "posso", "pode", "podem", "ter", "tenho", "tem", "temos", "ha",
     "can", "could", "may", "might", "have", "has", "had", "do", "does", "did", "there",
+    # "what do I do if…", "where is…": "¿qué hago si…?", "o que faço se ficar doente?",
+    # "onde fica a biblioteca?"
+    "hago", "hace", "hacen", "hacemos", "hacer", "faco", "faz", "fazem", "fazemos", "fazer",
+    "fico", "fica", "ficam", "ficar",
 })  # fmt: skip
 
 

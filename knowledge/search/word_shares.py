@@ -33,6 +33,9 @@ from text.words import words_to_weigh
 # however large the scope is).
 SCOPE_ROWS_CAP = 20_000
 FREQUENCY_CAP = 1_000
+# A word in no chunk of the scope is looked for as a prefix: its stem less one letter, this
+# many kept at least ("doente" is "doen…", as "doença"; "bici" as "bicicleta").
+KIN_LETTERS = 4
 
 # Through the (license) index: scope_key is a generated column without one of its own.
 _SCOPE_ROWS = """
@@ -41,6 +44,9 @@ SELECT count(*) FROM (
      WHERE c.license_id IS NULL OR c.license_id = %(license)s
      LIMIT %(rows_cap)s) s
 """
+
+# A stem's kin as SQL: the stem less its last letter, KIN_LETTERS kept at least.
+_KIN = f"left(s, greatest({KIN_LETTERS}, length(s) - 1))"
 
 _WORDS = f"""
 WITH query_words AS MATERIALIZED (
@@ -53,25 +59,54 @@ words AS (
      GROUP BY position
     HAVING count(DISTINCT cfg) = 3
 ),
+scope_prefixes AS (
+    SELECT pb_scope_prefix(%(global_scope)s::uuid) AS prefix
+     UNION ALL
+    SELECT pb_scope_prefix(%(scope)s::uuid)
+),
 queries AS (
     SELECT w.stems,
            (SELECT string_agg(quote_literal(p.prefix || s), ' | ')
-              FROM unnest(w.stems) AS s,
-                   (VALUES (pb_scope_prefix(%(global_scope)s::uuid)),
-                           (pb_scope_prefix(%(scope)s::uuid))) AS p(prefix))::tsquery AS in_scope,
-           (SELECT string_agg(quote_literal(s), ' | ') FROM unnest(w.stems) AS s)::tsquery AS bare
+              FROM unnest(w.stems) AS s, scope_prefixes p)::tsquery AS in_scope,
+           (SELECT string_agg(quote_literal(s), ' | ') FROM unnest(w.stems) AS s)::tsquery AS bare,
+           -- The stems' kin: each stem less its last letter, at least four kept, as a prefix.
+           (SELECT string_agg(quote_literal(p.prefix || {_KIN}) || ':*', ' | ')
+              FROM unnest(w.stems) AS s, scope_prefixes p
+             WHERE length(s) >= {KIN_LETTERS})::tsquery AS kin_in_scope,
+           (SELECT string_agg(quote_literal({_KIN}) || ':*', ' | ')
+              FROM unnest(w.stems) AS s
+             WHERE length(s) >= {KIN_LETTERS})::tsquery AS kin_bare
       FROM words w
+),
+counted AS MATERIALIZED (
+    SELECT q.*,
+           (SELECT count(*) FROM (
+                SELECT 1 FROM knowledge_chunk c
+                 WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.in_scope
+                   AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
+                 LIMIT %(frequency_cap)s) m) AS frequency
+      FROM queries q
+),
+kin_counted AS MATERIALIZED (
+    -- A word no chunk of the scope holds is counted by its kin, when it has some.
+    SELECT q.*,
+           CASE WHEN q.frequency = 0 AND q.kin_in_scope IS NOT NULL THEN
+               (SELECT count(*) FROM (
+                    SELECT 1 FROM knowledge_chunk c
+                     WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.kin_in_scope
+                       AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
+                     LIMIT %(frequency_cap)s) m)
+           ELSE 0 END AS kin_frequency
+      FROM counted q
 )
 SELECT q.stems,
-       (SELECT count(*) FROM (
-            SELECT 1 FROM knowledge_chunk c
-             WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.in_scope
-               AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
-             LIMIT %(frequency_cap)s) m) AS frequency,
+       greatest(q.frequency, q.kin_frequency) AS frequency,
        ARRAY(SELECT c.id FROM knowledge_chunk c
-              WHERE c.id = ANY(%(chunk_ids)s) AND c.search_vector @@ q.bare
+              WHERE c.id = ANY(%(chunk_ids)s)
+                AND c.search_vector @@ (CASE WHEN q.frequency = 0 AND q.kin_frequency > 0
+                                             THEN q.kin_bare ELSE q.bare END)
                 AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)) AS holders
-  FROM queries q
+  FROM kin_counted q
 """
 
 

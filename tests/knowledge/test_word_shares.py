@@ -361,3 +361,72 @@ def test_a_word_the_handbook_says_otherwise_is_left_to_the_vectors():
     asked = "¿A qué hora abre la alberca?"
     answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
     assert answer.startswith("«La piscina abre todos los días") and "alberca" not in answer
+
+
+# A company's rules, in Portuguese and Spanish: each says in one word what a question may
+# ask in a kindred one ("doença" / "doente", "bicicletas" / "bici").
+RULES = [
+    "O horário de trabalho é das nove às dezoito horas, de segunda a sexta-feira.",
+    "Em caso de doença, avise o seu responsável antes das nove e envie o atestado médico "
+    "em até três dias.",
+    "As férias são marcadas com trinta dias de antecedência no portal de pessoal.",
+    "Las bicicletas se guardan en el cuarto de la planta baja, junto al garaje.",
+    "El aparcamiento de visitantes está en la calle de atrás y es gratuito.",
+]
+
+
+@pytest.fixture
+def rules(fake_embedder):
+    license = make_license()
+    for n, page in enumerate(RULES):
+        make_document(page, filename=f"regra-{n}.txt", license=license)
+    return license
+
+
+@pytest.mark.parametrize(
+    ("asked", "holder", "other"),
+    [
+        ("O que faço se ficar doente?", "doença", "férias"),
+        ("¿Dónde dejo la bici?", "bicicletas", "aparcamiento"),
+    ],
+)
+def test_a_word_no_page_holds_is_found_in_its_kin(rules, asked, holder, other):
+    """The tour's "O que faço se ficar doente?" got "no information": "doente" is in no
+    page, weighed as the scope's rarest word, and the passage saying "doença" held none
+    of it. A word no page holds is looked for by its stem less a letter ("doen…")."""
+    ids = [chunk_id(rules, holder), chunk_id(rules, other)]
+    shares = question_word_shares(license_id=rules.pk, question=asked, chunk_ids=ids)
+    assert shares[ids[0]] >= ExtractiveLLM.unsure_coverage_near_floor
+    assert shares[ids[1]] == 0.0
+
+
+def test_a_word_a_page_holds_is_not_looked_for_by_its_kin(rules):
+    """ "férias" is in a page: "feriado"'s kin would be a different word."""
+    ids = [chunk_id(rules, "férias"), chunk_id(rules, "horário")]
+    asked = "Quando são as férias?"
+    shares = question_word_shares(license_id=rules.pk, question=asked, chunk_ids=ids)
+    assert shares[ids[0]] == 1.0 and shares[ids[1]] == 0.0
+
+
+def test_a_short_word_no_page_holds_has_no_kin(rules):
+    """A stem under four letters would match too much: "dor" (pain) is not "doença"."""
+    ids = [chunk_id(rules, "doença")]
+    shares = question_word_shares(license_id=rules.pk, question="Tenho dor", chunk_ids=ids)
+    assert shares[ids[0]] == 0.0
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        ("O que faço se ficar doente?", "«Em caso de doença, avise"),
+        ("¿Dónde dejo la bici?", "«Las bicicletas se guardan"),
+    ],
+)
+def test_the_offline_answerer_answers_in_the_kindred_word(asked, quoted):
+    license = make_license()
+    for n, page in enumerate(RULES):
+        make_document(page, filename=f"regra-{n}.txt", license=license)
+    principal = principal_for_license(license)
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer.startswith(quoted), answer
