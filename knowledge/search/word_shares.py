@@ -48,6 +48,16 @@ SELECT count(*) FROM (
 # A stem's kin as SQL: the stem less its last letter, KIN_LETTERS kept at least.
 _KIN = f"left(s, greatest({KIN_LETTERS}, length(s) - 1))"
 
+
+def _chunks_matching(tsquery: str) -> str:
+    """SQL counting the scope's chunks whose keyword keys match ``tsquery``, up to the cap."""
+    return f"""(SELECT count(*) FROM (
+                SELECT 1 FROM knowledge_chunk c
+                 WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ {tsquery}
+                   AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
+                 LIMIT %(frequency_cap)s) m)"""
+
+
 _WORDS = f"""
 WITH query_words AS MATERIALIZED (
     SELECT u.lexeme, w.position, cfg FROM {QUERY_WORD_ROWS}
@@ -69,7 +79,7 @@ queries AS (
            (SELECT string_agg(quote_literal(p.prefix || s), ' | ')
               FROM unnest(w.stems) AS s, scope_prefixes p)::tsquery AS in_scope,
            (SELECT string_agg(quote_literal(s), ' | ') FROM unnest(w.stems) AS s)::tsquery AS bare,
-           -- The stems' kin: each stem less its last letter, at least four kept, as a prefix.
+           -- The stems' kin (_KIN), as prefixes.
            (SELECT string_agg(quote_literal(p.prefix || {_KIN}) || ':*', ' | ')
               FROM unnest(w.stems) AS s, scope_prefixes p
              WHERE length(s) >= {KIN_LETTERS})::tsquery AS kin_in_scope,
@@ -79,24 +89,14 @@ queries AS (
       FROM words w
 ),
 counted AS MATERIALIZED (
-    SELECT q.*,
-           (SELECT count(*) FROM (
-                SELECT 1 FROM knowledge_chunk c
-                 WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.in_scope
-                   AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
-                 LIMIT %(frequency_cap)s) m) AS frequency
+    SELECT q.*, {_chunks_matching("q.in_scope")} AS frequency
       FROM queries q
 ),
 kin_counted AS MATERIALIZED (
     -- A word no chunk of the scope holds is counted by its kin, when it has some.
     SELECT q.*,
-           CASE WHEN q.frequency = 0 AND q.kin_in_scope IS NOT NULL THEN
-               (SELECT count(*) FROM (
-                    SELECT 1 FROM knowledge_chunk c
-                     WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.kin_in_scope
-                       AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
-                     LIMIT %(frequency_cap)s) m)
-           ELSE 0 END AS kin_frequency
+           CASE WHEN q.frequency = 0 AND q.kin_in_scope IS NOT NULL
+                THEN {_chunks_matching("q.kin_in_scope")} ELSE 0 END AS kin_frequency
       FROM counted q
 )
 SELECT q.stems,
