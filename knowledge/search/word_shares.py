@@ -36,6 +36,10 @@ FREQUENCY_CAP = 1_000
 # A word in no chunk of the scope is looked for as a prefix: its stem less one letter, this
 # many kept at least ("doente" is "doen…", as "doença"; "bici" as "bicicleta").
 KIN_LETTERS = 4
+# ... unless the prefix is common: in more than 5% of the scope's chunks (as a word is
+# common, FREQUENCY_CAP / SCOPE_ROWS_CAP), and never fewer than this many. "informa" is
+# not "informática", nor "programa" "Prograd".
+KIN_FEW_CHUNKS = 3
 
 # Through the (license) index: scope_key is a generated column without one of its own.
 _SCOPE_ROWS = """
@@ -49,13 +53,14 @@ SELECT count(*) FROM (
 _KIN = f"left(s, greatest({KIN_LETTERS}, length(s) - 1))"
 
 
-def _chunks_matching(tsquery: str) -> str:
-    """SQL counting the scope's chunks whose keyword keys match ``tsquery``, up to the cap."""
+def _chunks_matching(tsquery: str, cap: str) -> str:
+    """SQL counting the scope's chunks whose keyword keys match ``tsquery``, up to ``cap``
+    (an SQL expression)."""
     return f"""(SELECT count(*) FROM (
                 SELECT 1 FROM knowledge_chunk c
                  WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ {tsquery}
                    AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
-                 LIMIT %(frequency_cap)s) m)"""
+                 LIMIT {cap}) m)"""
 
 
 _WORDS = f"""
@@ -89,21 +94,24 @@ queries AS (
       FROM words w
 ),
 counted AS MATERIALIZED (
-    SELECT q.*, {_chunks_matching("q.in_scope")} AS frequency
+    SELECT q.*, {_chunks_matching("q.in_scope", "%(frequency_cap)s")} AS frequency
       FROM queries q
 ),
 kin_counted AS MATERIALIZED (
-    -- A word no chunk of the scope holds is counted by its kin, when it has some.
+    -- A word no chunk of the scope holds is held by the chunks holding its kin, when a
+    -- few do (up to kin_cap: one more tells the prefix is common). It still weighs as a
+    -- word no chunk holds: the kin says where it is, not how rare.
     SELECT q.*,
            CASE WHEN q.frequency = 0 AND q.kin_in_scope IS NOT NULL
-                THEN {_chunks_matching("q.kin_in_scope")} ELSE 0 END AS kin_frequency
+                THEN {_chunks_matching("q.kin_in_scope", "%(kin_cap)s + 1")}
+                ELSE 0 END AS kin_frequency
       FROM counted q
 )
 SELECT q.stems,
-       greatest(q.frequency, q.kin_frequency) AS frequency,
+       q.frequency,
        ARRAY(SELECT c.id FROM knowledge_chunk c
               WHERE c.id = ANY(%(chunk_ids)s)
-                AND c.search_vector @@ (CASE WHEN q.frequency = 0 AND q.kin_frequency > 0
+                AND c.search_vector @@ (CASE WHEN q.kin_frequency BETWEEN 1 AND %(kin_cap)s
                                              THEN q.kin_bare ELSE q.bare END)
                 AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)) AS holders
   FROM kin_counted q
@@ -134,6 +142,7 @@ def question_word_shares(
                 "global_scope": GLOBAL_SCOPE_KEY,
                 "scope": scope,
                 "frequency_cap": FREQUENCY_CAP,
+                "kin_cap": kin_cap(scope_rows),
                 "chunk_ids": chunk_ids,
             },
         )
@@ -154,3 +163,10 @@ def rarity(scope_rows: int, frequency: int) -> float:
     dev splits: weighing it more cost answered hits, ignoring it lost a third of the
     "no information" gained)."""
     return max(0.0, math.log((scope_rows + 1) / (max(frequency, 1) + 0.5)))
+
+
+def kin_cap(scope_rows: int) -> int:
+    """The most chunks of a scope of ``scope_rows`` a word's kin may be in and still stand
+    for the word: past it, the prefix is common (KIN_FEW_CHUNKS)."""
+    five_percent = min(scope_rows, SCOPE_ROWS_CAP) * FREQUENCY_CAP // SCOPE_ROWS_CAP
+    return max(KIN_FEW_CHUNKS, five_percent)

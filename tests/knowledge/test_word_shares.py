@@ -12,7 +12,7 @@ from chat.texts import NO_INFORMATION
 from knowledge.models import Chunk
 from knowledge.search import search as engine_search
 from knowledge.search.spelling import scope_lacks
-from knowledge.search.word_shares import question_word_shares, rarity
+from knowledge.search.word_shares import kin_cap, question_word_shares, rarity
 from licenses.principals import principal_for_license
 from tests.conftest import forget_prepared_statements
 from tests.factories import make_document, make_license, make_sample_handbook_license
@@ -413,6 +413,24 @@ def test_a_short_word_no_page_holds_has_no_kin(rules):
     ids = [chunk_id(rules, "doença")]
     shares = question_word_shares(license_id=rules.pk, question="Tenho dor", chunk_ids=ids)
     assert shares[ids[0]] == 0.0
+
+
+def test_a_kin_many_pages_hold_does_not_stand_for_the_word(rules):
+    """A prefix in more than a few pages is common, not kin: the bench's "informa" was
+    "infor…" in a quarter of its scope ("informática", "informação")."""
+    for n, illness in enumerate(["doença grave", "doenças de pele", "doença crônica"]):
+        make_document(f"O plano cobre {illness}.", filename=f"plano-{n}.txt", license=rules)
+    ids = [chunk_id(rules, "Em caso de doença")]
+    asked = "O que faço se ficar doente?"
+    shares = question_word_shares(license_id=rules.pk, question=asked, chunk_ids=ids)
+    assert shares.get(ids[0], 0.0) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("scope_rows", "cap"), [(8, 3), (100, 5), (139, 6), (2_000, 100), (90_000, 1_000)]
+)
+def test_a_kin_is_common_past_five_percent_of_the_scope_and_never_under_three(scope_rows, cap):
+    assert kin_cap(scope_rows) == cap
 
 
 @pytest.mark.usefixtures("local_model_statements")
