@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from chat.llm import ANSWER_WORDS, Prompt, Source
 from chat.texts import NO_INFORMATION
 from knowledge.chunking import is_table_row, sentence_groups
+from knowledge.extraction.mail import sender_labels
 from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
 from text.languages import detect_language
@@ -141,7 +142,7 @@ class ExtractiveLLM:
     name = OFFLINE_ANSWERER
     weights = {
         "meaning": 10.0, "words": 0.3, "figure": 0.3, "name": 0.2, "contact": 1.0, "money": 1.0,
-        "rank": 0.2,
+        "sender": 1.0, "rank": 0.2,
     }  # fmt: skip
     temperature = 0.4
     sure = 0.8
@@ -308,6 +309,12 @@ _FIGURE = re.compile(
     r"seven|eight|nine|ten|twelve|twenty|hundred|thousand|million|docena|duzia|dozen)\b"
 )
 _ASKS_NAME = re.compile(r"\b(qui[eé]n(es)?|quem|who)\b")
+# "Who sent / wrote the notice?" (folded): a message's first paragraph says, "From: Ana
+# <[EMAIL]> · To: …" (knowledge.extraction.mail), in no word of the question.
+_ASKS_SENDER = re.compile(
+    r"\b(envio|mando|escribio|firmo|remitente|enviou|mandou|escreveu|assinou|remetente|sent|"
+    r"wrote|signed|sender)\b"
+)
 # A question asking how to reach someone, in words that ask for nothing else ("dirección"
 # alone is also a direction, "call" a name, "sitio" a place), and a sentence that says it:
 # an e-mail address, a phone number, a web or street address (or redaction's placeholder).
@@ -380,6 +387,7 @@ def _score(
     asks_name = bool(_ASKS_NAME.search(folded_question))
     asks_contact = bool(_ASKS_CONTACT.search(folded_question))
     asks_money = bool(_ASKS_MONEY.search(folded_question))
+    asks_sender = asks_name and bool(_ASKS_SENDER.search(folded_question))
     question_tokens = set(re.findall(r"\w+", folded_question))
     for candidate, words in zip(candidates, words_of, strict=True):
         shared = sum(math.log(1 + total / counts[w]) for w in asked & words)
@@ -389,6 +397,7 @@ def _score(
         name = asks_name and any(fold(n) not in question_tokens for n in _names(candidate.sentence))
         contact = asks_contact and bool(_CONTACT.search(candidate.sentence))
         money = asks_money and bool(_MONEY.search(fold(candidate.sentence)))
+        sender = asks_sender and candidate.sentence.startswith(sender_labels())
         candidate.score = (
             weights["meaning"] * candidate.meaning
             + weights["words"] * shared
@@ -396,5 +405,6 @@ def _score(
             + weights["name"] * name
             + weights["contact"] * contact
             + weights["money"] * money
+            + weights["sender"] * sender
             - weights["rank"] * candidate.rank
         )

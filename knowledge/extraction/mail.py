@@ -12,13 +12,16 @@ reading stops one level down, as people read a forward.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from email import policy
 from email.message import EmailMessage, MIMEPart
 from email.parser import BytesParser
 from pathlib import Path
 
-from django.utils.translation import gettext_noop
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext_noop, pgettext
 
 from knowledge.extraction.base import (
     HEADING_LINE,
@@ -66,6 +69,18 @@ def extract_eml(
     if unread:
         details["attachments_unread"] = unread
     return Extraction([PageText(None, outline.text())], None, details, markdown=True)
+
+
+@functools.cache
+def sender_labels() -> tuple[str, ...]:
+    """What opens a message's first paragraph ("From: ", "De: "), in every language the
+    product speaks: a message is written in the language of the deployment that read it,
+    which may have changed since."""
+    labels = set()
+    for code, _ in settings.LANGUAGES:
+        with translation.override(code):
+            labels.add(f"{pgettext('e-mail', 'From')}: ")
+    return tuple(sorted(labels))
 
 
 def _is_message(message: EmailMessage) -> bool:
