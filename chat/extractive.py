@@ -90,7 +90,8 @@ def _sentences(passage: str) -> list[str]:
     bare regex cut "Y. pestis" and quoted "pestis asociados…"). A title — a Markdown heading,
     or a short line with no final stop — is not a sentence to quote. A question goes with
     the sentence after it, its answer in an FAQ: quoted alone, "Pregunta: ¿Cuál es la
-    contraseña del wifi?" told the user what they had asked."""
+    contraseña del wifi?" told the user what they had asked. A Markdown FAQ's question is
+    often bold ("**¿Dónde recojo los paquetes?**"), its mark after the question mark."""
     sentences = [
         sentence
         for line in passage.splitlines()
@@ -99,7 +100,7 @@ def _sentences(passage: str) -> list[str]:
     ]
     joined: list[str] = []
     for sentence in sentences:
-        if joined and joined[-1].rstrip().endswith("?"):
+        if joined and joined[-1].rstrip().rstrip("*_").endswith("?"):
             joined[-1] = f"{joined[-1].rstrip()} {sentence.strip()}"
         else:
             joined.append(sentence)
