@@ -13,6 +13,7 @@ from chat.llm import ANSWER_WORDS, Prompt, Source
 from chat.texts import NO_INFORMATION
 from knowledge.chunking import is_table_row, sentence_groups
 from knowledge.extraction.mail import sender_labels
+from knowledge.search.word_shares import KIN_LETTERS
 from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
 from text.languages import detect_language
@@ -373,12 +374,28 @@ def _opens_cell(before: str) -> bool:
     return not before or before.endswith((":", "·"))
 
 
+def _with_kin(asked: set[str], words_of: list[set[str]]) -> list[set[str]]:
+    """Each sentence's words, and the question's words no sentence says that it says in a
+    kindred one: "bici" in "bicicletas", as the word shares found its passage
+    (knowledge.search.word_shares, KIN_LETTERS)."""
+    said = set().union(*words_of)
+    kin = {
+        word: word[: max(KIN_LETTERS, len(word) - 1)]
+        for word in asked - said
+        if len(word) >= KIN_LETTERS
+    }
+    return [
+        words | {word for word, prefix in kin.items() if any(w.startswith(prefix) for w in words)}
+        for words in words_of
+    ]
+
+
 def _score(
     candidates: list[_Candidate], question: str, language: str, weights: dict[str, float]
 ) -> None:
     asked = content_words(words_to_weigh(question), language)
     counts: dict[str, int] = {}
-    words_of = [content_words(c.sentence, language) for c in candidates]
+    words_of = _with_kin(asked, [content_words(c.sentence, language) for c in candidates])
     for words in words_of:
         for word in words:
             counts[word] = counts.get(word, 0) + 1

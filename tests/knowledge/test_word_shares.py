@@ -448,3 +448,27 @@ def test_the_offline_answerer_answers_in_the_kindred_word(asked, quoted):
     principal = principal_for_license(license)
     answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
     assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_the_sentence_quoted_is_the_one_saying_the_kindred_word():
+    """A newcomer's tour: "¿Dónde dejo la bici?" found the parking rules by "bicis" (the
+    word shares' kin) but quoted the FAQ's "Los paquetes se **dejan** en conserjería": the
+    sentences were compared by their exact words only."""
+    license = make_license()
+    faq = (
+        "# Preguntas frecuentes\n\n**¿Dónde recojo los paquetes?**\nLos paquetes se dejan en "
+        "conserjería y se recogen de lunes a viernes de 9:00 a 20:00.\n**¿Cómo cambio la "
+        "contraseña del portal?**\nEntra en el portal y pulsa «He olvidado mi contraseña».\n"
+    )
+    make_document(faq, filename="faq.md", license=license)
+    rules = (
+        "# Aparcamiento\n\nCada vivienda tiene una plaza de garaje. Las visitas aparcan en la "
+        "calle. Las bicicletas se guardan en el cuarto de bicis de la planta -1; la llave se "
+        "pide en conserjería.\n\n# Basura\n\nEl vidrio se deja en el contenedor verde."
+    )
+    make_document(rules, filename="normas.md", license=license)
+    principal = principal_for_license(license)
+    asked = "¿Dónde dejo la bici?"
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer.startswith("«Las bicicletas se guardan"), answer
