@@ -13,7 +13,7 @@ from chat.llm import ANSWER_WORDS, Prompt, Source
 from chat.texts import NO_INFORMATION
 from knowledge.chunking import is_table_row, sentence_groups
 from knowledge.extraction.mail import sender_labels
-from knowledge.search.word_shares import KIN_LETTERS
+from knowledge.search.word_shares import kin_of
 from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
 from text.languages import detect_language
@@ -377,13 +377,9 @@ def _opens_cell(before: str) -> bool:
 def _with_kin(asked: set[str], words_of: list[set[str]]) -> list[set[str]]:
     """Each sentence's words, and the question's words no sentence says that it says in a
     kindred one: "bici" in "bicicletas", as the word shares found its passage
-    (knowledge.search.word_shares, KIN_LETTERS)."""
+    (``knowledge.search.word_shares.kin_of``)."""
     said = set().union(*words_of)
-    kin = {
-        word: word[: max(KIN_LETTERS, len(word) - 1)]
-        for word in asked - said
-        if len(word) >= KIN_LETTERS
-    }
+    kin = {word: prefix for word in asked - said if (prefix := kin_of(word))}
     return [
         words | {word for word, prefix in kin.items() if any(w.startswith(prefix) for w in words)}
         for words in words_of

@@ -53,6 +53,12 @@ SELECT count(*) FROM (
 _KIN = f"left(s, greatest({KIN_LETTERS}, length(s) - 1))"
 
 
+def kin_of(stem: str) -> str | None:
+    """A stem's kin, as ``_KIN`` writes it in SQL; none for a stem under KIN_LETTERS, which
+    would match too much ("dor", pain, is not "doença")."""
+    return stem[: max(KIN_LETTERS, len(stem) - 1)] if len(stem) >= KIN_LETTERS else None
+
+
 def _chunks_matching(tsquery: str, cap: str) -> str:
     """SQL counting the scope's chunks whose keyword keys match ``tsquery``, up to ``cap``
     (an SQL expression)."""

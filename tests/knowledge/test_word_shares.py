@@ -12,7 +12,7 @@ from chat.texts import NO_INFORMATION
 from knowledge.models import Chunk
 from knowledge.search import search as engine_search
 from knowledge.search.spelling import scope_lacks
-from knowledge.search.word_shares import kin_cap, question_word_shares, rarity
+from knowledge.search.word_shares import kin_cap, kin_of, question_word_shares, rarity
 from licenses.principals import principal_for_license
 from tests.conftest import forget_prepared_statements
 from tests.factories import make_document, make_license, make_sample_handbook_license
@@ -413,6 +413,14 @@ def test_a_short_word_no_page_holds_has_no_kin(rules):
     ids = [chunk_id(rules, "doença")]
     shares = question_word_shares(license_id=rules.pk, question="Tenho dor", chunk_ids=ids)
     assert shares[ids[0]] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("stem", "kin"), [("doent", "doen"), ("bici", "bici"), ("bicicl", "bicic"), ("dor", None)]
+)
+def test_a_stem_s_kin_is_it_less_a_letter_four_kept(stem, kin):
+    """The offline answerer's sentences use the rule the word shares' SQL does (_KIN)."""
+    assert kin_of(stem) == kin
 
 
 def test_a_kin_many_pages_hold_does_not_stand_for_the_word(rules):
