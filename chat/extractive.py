@@ -18,7 +18,7 @@ from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
 from text.languages import detect_language
 from text.sentences import split_sentences
-from text.words import content_words, words_to_weigh
+from text.words import asks_sender, content_words, words_to_weigh
 
 # The answer's closing line, never its first: the first sentence is the answer.
 OFFLINE_LABEL = {
@@ -56,14 +56,25 @@ def _unheard_of_note(prompt: Prompt) -> str:
 
 
 def _in_the_question_s_language(
-    quoted: list[tuple[str, int]], language: str
+    quoted: list[tuple[str, int]], language: str, documents: dict[int, str]
 ) -> tuple[list[tuple[str, int]], str]:
-    """The quotes, and the note naming their language when it is not the question's. A
-    handbook written in several languages says each thing in each: when some quotes are in
-    the question's language, the others (its translations) are not quoted too."""
+    """The quotes, and the note naming their language when none is the question's. A
+    handbook written in several languages says each thing in each: a quote in another
+    language is left out when one in the question's comes from its document (its
+    translation). From another document it may be the answer: "Posso fazer obra no
+    sábado?" lost the Spanish rules to the Portuguese gym page's "sábado"."""
     languages = [_sentence_language(sentence) for sentence, _ in quoted]
     if language in languages:
-        kept = [q for q, said in zip(quoted, languages, strict=True) if said in (language, "other")]
+        translated = {
+            documents.get(number, "")
+            for (_, number), said in zip(quoted, languages, strict=True)
+            if said == language
+        }
+        kept = [
+            (sentence, number)
+            for (sentence, number), said in zip(quoted, languages, strict=True)
+            if said in (language, "other") or documents.get(number, "") not in translated
+        ]
         return kept, ""
     together = " ".join(sentence for sentence, _ in quoted)
     source = (detect_language(together) or "other") if len(together.split()) >= 6 else "other"
@@ -154,7 +165,8 @@ class ExtractiveLLM:
         if not best:
             yield NO_INFORMATION.get(prompt.language, NO_INFORMATION["en"])
             return
-        quoted, note = _in_the_question_s_language(best, prompt.language)
+        documents = {source.number: source.document for source in prompt.sources}
+        quoted, note = _in_the_question_s_language(best, prompt.language, documents)
         for sentence, number in quoted:
             yield f"«{_without_bullet(sentence)}» [{number}]\n"
         for said in (note, _unheard_of_note(prompt)):
@@ -311,12 +323,6 @@ _FIGURE = re.compile(
     r"seven|eight|nine|ten|twelve|twenty|hundred|thousand|million|docena|duzia|dozen)\b"
 )
 _ASKS_NAME = re.compile(r"\b(qui[eé]n(es)?|quem|who)\b")
-# "Who sent / wrote the notice?" (folded): a message's first paragraph says, "From: Ana
-# <[EMAIL]> · To: …" (knowledge.extraction.mail), in no word of the question.
-_ASKS_SENDER = re.compile(
-    r"\b(envio|mando|escribio|firmo|remitente|enviou|mandou|escreveu|assinou|remetente|sent|"
-    r"wrote|signed|sender)\b"
-)
 # A question asking how to reach someone, in words that ask for nothing else ("dirección"
 # alone is also a direction, "call" a name, "sitio" a place), and a sentence that says it:
 # an e-mail address, a phone number, a web or street address (or redaction's placeholder).
@@ -401,7 +407,7 @@ def _score(
     asks_name = bool(_ASKS_NAME.search(folded_question))
     asks_contact = bool(_ASKS_CONTACT.search(folded_question))
     asks_money = bool(_ASKS_MONEY.search(folded_question))
-    asks_sender = asks_name and bool(_ASKS_SENDER.search(folded_question))
+    sender_asked = asks_sender(question)
     question_tokens = set(re.findall(r"\w+", folded_question))
     for candidate, words in zip(candidates, words_of, strict=True):
         shared = sum(math.log(1 + total / counts[w]) for w in asked & words)
@@ -411,7 +417,8 @@ def _score(
         name = asks_name and any(fold(n) not in question_tokens for n in _names(candidate.sentence))
         contact = asks_contact and bool(_CONTACT.search(candidate.sentence))
         money = asks_money and bool(_MONEY.search(fold(candidate.sentence)))
-        sender = asks_sender and candidate.sentence.startswith(sender_labels())
+        # "Who sent the notice?": the message's "From: Ana <[EMAIL]>", in no word of it.
+        sender = sender_asked and candidate.sentence.startswith(sender_labels())
         candidate.score = (
             weights["meaning"] * candidate.meaning
             + weights["words"] * shared

@@ -50,6 +50,8 @@ class Source:
     # The share of the question's words it holds, each weighted by its rarity in the
     # caller's scope (knowledge.search.word_shares): None when not measured.
     word_share: float | None = None
+    # The document it comes from: a handbook's translations are one document's passages.
+    document: str = ""
 
 
 @dataclass

@@ -168,6 +168,7 @@ def _sources(
                 group_scores=tuple((group_scores or {}).get(r.chunk_id, ())),
                 score=r.vector_score if r.vector_score is not None else r.fused_score,
                 word_share=(word_shares or {}).get(r.chunk_id),
+                document=str(r.document_id),
             )
         )
     return sources

@@ -359,6 +359,30 @@ def _turning_to(query: str) -> frozenset[str]:
     return frozenset(verb for verb in verbs if verb in _TURNING_TO)
 
 
+# Who sent, wrote or signed something, asked: "¿quién envió el aviso del agua?", "quem
+# mandou…", "who wrote the notice?". A message does not say it was sent: its first line
+# does, "From: Ana <[EMAIL]>" (knowledge.extraction.mail). Weighed as a word no chunk holds,
+# the verb turned the question into "no information". Only right after "who" (and a
+# pronoun): folded, Spanish "mandó" is "mando", a remote control anywhere else.
+_WHO_SENT = re.compile(
+    r"\b(?:quien(?:es)?|quem|who)\s+(?:(?:me|te|le|les|nos|os|lhe|lhes|vos|has|have|had)\s+)?"
+    r"(envio|enviaron|mando|mandaron|escribio|escribieron|firmo|firmaron|enviou|enviaram|"
+    r"mandou|mandaram|escreveu|escreveram|assinou|assinaram|sent|wrote|signed)\b"
+)
+_SENDER = re.compile(r"\b(?:remitente|remetente|sender)\b")
+
+
+def sending_asked(query: str) -> frozenset[str]:
+    """The verbs (folded) by which ``query`` asks who sent, wrote or signed something."""
+    return frozenset(_WHO_SENT.findall(fold(query)))
+
+
+def asks_sender(query: str) -> bool:
+    """Whether ``query`` asks who sent, wrote or signed something, or for its sender."""
+    folded = fold(query)
+    return bool(_WHO_SENT.search(folded) or _SENDER.search(folded))
+
+
 def words_to_match(query: str) -> str:
     """``query`` without its question words and the words that only ask to be told, for
     matching words: "¿Qué dice el anexo firmado?" looks for "anexo firmado", "¿Cuánto
@@ -368,10 +392,11 @@ def words_to_match(query: str) -> str:
     and who is asking go first (``without_courtesy``)."""
     query = without_courtesy(query)
     quoted = [match.span() for match in _QUOTED.finditer(query)]
+    asking = _ASKING | sending_asked(query)
 
     def asks(match: re.Match[str]) -> bool:
         inside = any(start < match.start() < end for start, end in quoted)
-        return not inside and fold(match.group()) in _ASKING
+        return not inside and fold(match.group()) in asking
 
     kept, position = [], 0
     for match in _WORD.finditer(query):

@@ -451,6 +451,30 @@ def test_a_handbook_in_several_languages_is_quoted_in_the_question_s():
     assert "(La fuente" not in answer
 
 
+def test_a_quote_in_another_language_from_another_document_is_kept():
+    """A newcomer's tour: "Posso fazer obra no sábado?" quoted the sample handbook's
+    Portuguese gym hours, which say "sábado", and left out the uploaded Spanish rules'
+    answer as if it were the gym page's translation."""
+    gym = (
+        "A academia abre de segunda a sábado das seis da manhã às dez da noite e fecha aos "
+        "domingos para limpeza."
+    )
+    rules = (
+        "Las obras en las viviendas solo se permiten de lunes a viernes de nueve a catorce "
+        "horas. Los sábados, domingos y festivos no se permiten obras ni ruidos molestos."
+    )
+    sources = [
+        Source(1, "manual.md", gym, body=gym, score=0.84, document="manual"),
+        Source(2, "normas.docx", rules, body=rules, score=0.84, document="normas"),
+    ]
+    prompt = Prompt(
+        system="", messages=[], question="Posso fazer obra no sábado?", language="pt",
+        sources=sources,
+    )  # fmt: skip
+    quotes = [line for line in "".join(ExtractiveLLM().stream(prompt)).splitlines() if "«" in line]
+    assert quotes[0].startswith("«Los sábados, domingos y festivos no se permiten obras")
+
+
 @pytest.mark.parametrize(
     ("language", "note"),
     [

@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from text.words import (
+    asks_sender,
     asks_whether_there_is,
     content_words,
     courtesy_said,
@@ -75,6 +76,25 @@ def test_the_verb_asking_whom_to_turn_to_weighs_nothing(question, language, name
     """A newcomer's tour: "Com quem falo se o portão quebrar?" got "no information" over
     "Em caso de defeito no portão, avise o zelador": "falo" weighed as the rarest word."""
     assert content_words(words_to_weigh(question), language) == named
+
+
+@pytest.mark.parametrize(
+    ("question", "matched"),
+    [
+        ("¿Quién envió el aviso del agua?", "¿ el aviso del agua?"),
+        ("Quem mandou o aviso da caldeira?", "o aviso da caldeira?"),
+        ("Who has sent the notice?", "has the notice?"),
+        # the same word says what is asked about elsewhere
+        ("¿Quién tiene el mando del garaje?", "¿ tiene el mando del garaje?"),
+        ("¿Cuándo envió Colón la carta?", "¿ envió Colón la carta?"),
+    ],
+)
+def test_the_verb_asking_who_sent_something_is_not_matched(question, matched):
+    """A newcomer's tour: "¿Quién envió el aviso del agua?" got "no information": the
+    notice never says it was sent (its "From:" line does), and "envió" weighed as the rarest
+    word of the question, and kept it from matching every word."""
+    assert words_to_match(question) == matched
+    assert asks_sender(question) == matched.startswith(("¿ el", "o aviso", "has"))
 
 
 def test_a_request_word_stays_when_it_is_all_there_is_or_quoted():
