@@ -372,7 +372,17 @@ _WHO_SENT = re.compile(
 _SENDER = re.compile(r"\b(?:remitente|remetente|sender)\b")
 
 
-def sending_asked(query: str) -> frozenset[str]:
+# A time, asked: "¿a qué hora…?", "até que horas…?", "what time…?". A page that answers says
+# "de ocho a veinte", "até as 22 h", seldom "hora": weighed as a word of what is asked, it
+# let the front desk's "veinte horas" answer "¿Hasta qué hora se puede hacer ruido?".
+_WHAT_TIME = re.compile(r"\b(?:que|what)\s+(hora|horas|time)\b")
+
+
+def _time_asked(query: str) -> frozenset[str]:
+    return frozenset(_WHAT_TIME.findall(fold(query)))
+
+
+def _sending_asked(query: str) -> frozenset[str]:
     """The verbs (folded) by which ``query`` asks who sent, wrote or signed something."""
     return frozenset(_WHO_SENT.findall(fold(query)))
 
@@ -392,7 +402,7 @@ def words_to_match(query: str) -> str:
     and who is asking go first (``without_courtesy``)."""
     query = without_courtesy(query)
     quoted = [match.span() for match in _QUOTED.finditer(query)]
-    asking = _ASKING | sending_asked(query)
+    asking = _ASKING | _sending_asked(query) | _time_asked(query)
 
     def asks(match: re.Match[str]) -> bool:
         inside = any(start < match.start() < end for start, end in quoted)

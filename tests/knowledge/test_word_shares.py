@@ -286,6 +286,34 @@ def test_the_offline_answerer_finds_the_pool_in_the_sample_handbook(asked):
 
 @pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize(
+    "asked",
+    ["¿Hasta qué hora se puede hacer ruido?", "Até que horas posso fazer barulho?"],
+)
+def test_a_time_asked_of_something_no_page_speaks_of_gets_no_information(asked):
+    """A newcomer's tour: the front desk's "de ocho a veinte horas" was quoted, its "horas"
+    weighed as much as "ruido", which no page holds."""
+    principal = principal_for_license(make_sample_handbook_license())
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer in (NO_INFORMATION["es"], NO_INFORMATION["pt"]), answer
+
+
+@pytest.mark.parametrize(
+    ("asked", "answered"),
+    [
+        ("¿A qué hora abre la piscina?", "«La piscina abre todos los días"),
+        ("Que horas fecha a academia?", "«A academia abre de segunda a sábado"),
+        ("What time does the gym close?", "«The gym opens Monday to Saturday"),
+    ],
+)
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_time_asked_of_what_a_page_speaks_of_is_answered(asked, answered):
+    principal = principal_for_license(make_sample_handbook_license())
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer.startswith(answered), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
     ("asked", "note"),
     [
         ("¿Hay wifi en el gimnasio?", "(Nada de lo citado habla de “wifi”.)"),

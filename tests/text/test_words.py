@@ -97,6 +97,23 @@ def test_the_verb_asking_who_sent_something_is_not_matched(question, matched):
     assert asks_sender(question) == matched.startswith(("¿ el", "o aviso", "has"))
 
 
+@pytest.mark.parametrize(
+    ("question", "matched"),
+    [
+        ("¿Hasta qué hora se puede hacer ruido?", "¿Hasta qué se puede hacer ruido?"),
+        ("Até que horas a piscina fica aberta?", "Até que a piscina fica aberta?"),
+        ("What time does the gym close?", "does the gym close?"),
+        # an hour named, not asked
+        ("¿Cuántas horas dura la reunión?", "¿ horas dura la reunión?"),
+    ],
+)
+def test_the_word_asking_for_a_time_is_not_matched(question, matched):
+    """A newcomer's tour: "¿Hasta qué hora se puede hacer ruido?" quoted the front desk's
+    "de ocho a veinte horas", the one page saying "hora", on a page set saying nothing of
+    noise: "hora" weighed as much as "ruido"."""
+    assert words_to_match(question) == matched
+
+
 def test_a_request_word_stays_when_it_is_all_there_is_or_quoted():
     assert words_to_match("¿Qué dice?") == "¿Qué dice?"
     assert words_to_match('el cartel "dice la verdad"') == 'el cartel "dice la verdad"'
