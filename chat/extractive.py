@@ -185,13 +185,15 @@ class ExtractiveLLM:
     unsure_coverage_near_floor = 0.4
 
     def _says_nothing_asked(self, prompt: Prompt) -> bool:
-        """The passages do not say what is asked. Only when they are in the question's
+        """The passages do not say what is asked. Judged on those in the question's
         language: words cannot be compared across languages (a question in English about a
-        Spanish handbook is answered from it, and says so)."""
+        Spanish handbook is answered from it, and says so). A handbook in several languages
+        puts the question's page beside its translation: "Posso levar meu cachorro para a
+        piscina?" was read over the pool's Spanish page too, and quoted its hours."""
         top = prompt.sources[:3]
-        if not top:
-            return False
         if detect_language(" ".join(s.body or s.text for s in top)) != prompt.language:
+            top = [s for s in top if detect_language(s.body or s.text) == prompt.language]
+        if not top:
             return False
         coverage = _coverage(prompt.asked or prompt.question, prompt.language, top)
         if coverage is None:

@@ -297,6 +297,18 @@ def test_a_time_asked_of_something_no_page_speaks_of_gets_no_information(asked):
     assert answer in (NO_INFORMATION["es"], NO_INFORMATION["pt"]), answer
 
 
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_question_is_judged_on_its_language_s_page_not_on_its_translation():
+    """A newcomer's tour: "Posso levar meu cachorro para a piscina?" found the pool's
+    Portuguese page and its Spanish translation; read together they were not Portuguese,
+    so nothing judged whether they say what is asked, and the pool's hours were quoted.
+    The Spanish question was already "no information"."""
+    principal = principal_for_license(make_sample_handbook_license())
+    asked = "Posso levar meu cachorro para a piscina?"
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer == NO_INFORMATION["pt"], answer
+
+
 @pytest.mark.parametrize(
     ("asked", "answered"),
     [
