@@ -12,6 +12,7 @@ from django.db import connection
 from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
+from django.utils.translation import get_language
 
 from conversations.models import Conversation, DailyCount, Exchange, Gap, GapStatus
 from licenses.models import License
@@ -97,12 +98,15 @@ def gap_get(gap_id: int) -> Gap | None:
     return gap_list(status="").filter(pk=gap_id).first()
 
 
-def gap_examples(gap: Gap) -> list[str]:
-    """Distinct phrasings, latest first."""
+def gap_examples(gap: Gap, language: str = "") -> list[str]:
+    """Distinct phrasings, latest first; the latest asked in ``language`` first of all,
+    when one was: a gap asked in Portuguese, Spanish and English is named to each editor
+    in their own."""
     seen: list[str] = []
-    for exchange in getattr(gap, "phrasings", []):
-        if exchange.question not in seen:
-            seen.append(exchange.question)
+    first = gap_phrasing_in(gap, language) if language else ""
+    for question in [first, *(exchange.question for exchange in getattr(gap, "phrasings", []))]:
+        if question and question not in seen:
+            seen.append(question)
     return seen[:EXAMPLES_PER_GAP]
 
 
@@ -211,7 +215,11 @@ class Insights:
 
     @property
     def top_gap_rows(self) -> list[dict[str, Any]]:
-        return [{"name": (gap_examples(g) or ["…"])[0], "count": g.count} for g in self.top_gaps]
+        language = get_language() or ""  # the page's: each gap named in it when asked so
+        return [
+            {"name": (gap_examples(g, language) or ["…"])[0], "count": g.count}
+            for g in self.top_gaps
+        ]
 
 
 def insights(*, license: License | None = None, days: int = 30) -> Insights:

@@ -250,7 +250,7 @@ def gaps(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpResponse:
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     names = selectors.license_names(list(page.object_list))
     for gap in page.object_list:
-        gap.examples = selectors.gap_examples(gap)  # type: ignore[attr-defined]  # for the template
+        gap.examples = selectors.gap_examples(gap, get_language() or "")  # type: ignore[attr-defined]
         gap.licenses = [names[i] for i in gap.license_ids if i in names]  # type: ignore[attr-defined]
         gap.form = _answer_form(gap)  # type: ignore[attr-defined]
     context = {"page": page, "status": "" if one else status, "one": one}

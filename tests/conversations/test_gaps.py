@@ -101,6 +101,23 @@ def test_a_different_question_is_a_different_gap(licenses):
     assert Exchange.objects.filter(gap__isnull=False).count() == 2
 
 
+@pytest.mark.parametrize(
+    ("language", "named"),
+    [("pt-br", PHRASINGS[1][1]), ("es", PHRASINGS[0][1]), ("en", PHRASINGS[2][1])],
+)
+def test_a_gap_is_named_to_each_editor_in_their_language(
+    licenses, django_user_model, language, named
+):
+    """A newcomer's tour: a Portuguese console named the wifi gap "What's the wifi
+    password?", its latest phrasing, though it was asked in Portuguese too."""
+    for user, question in PHRASINGS:
+        ask(widget_user(licenses[0], user), question)
+    editor = staff(django_user_model, "knowledge_editor")
+    page = editor.get("/conversations/gaps/", headers={"Accept-Language": language})
+    [title] = re.findall(r'<h2 id="gap-title-\d+"[^>]*>([^<]*)</h2>', page.content.decode())
+    assert html.unescape(title) == named
+
+
 def test_a_gap_never_answered_has_no_answer_to_change(licenses, django_user_model):
     ask(widget_user(licenses[0], "ana"), PHRASINGS[0][1])
     gap = Gap.objects.get()
