@@ -209,8 +209,12 @@ class ExtractiveLLM:
             first = prompt.sources[0]
             return [((first.body or first.text)[:300], first.number)]
         candidates = _from_passages_naming_it(candidates, prompt)
-        if _asks_price(prompt.question) and not any(_says_price(c.sentence) for c in candidates):
-            return []  # "¿cuánto cuesta la piscina?" is not answered by the pool's hours
+        if _asks_price(prompt.question):
+            # "¿cuánto cuesta la piscina?" is not answered by the pool's hours, nor "Quanto
+            # custa reservar o salão?" by how to book it when a page names the sum.
+            candidates = [c for c in candidates if _says_price(c.sentence)]
+            if not candidates:
+                return []
         _score(candidates, prompt.question, prompt.language, self.weights)
         candidates.sort(key=lambda c: -c.score)
         return [(c.sentence, c.number) for c in self._enough(candidates, prompt.max_words)]
