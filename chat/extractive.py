@@ -87,14 +87,16 @@ def _sentence_language(sentence: str) -> str:
     return detect_language(sentence) or "other"
 
 
-def _without_bullet(sentence: str) -> str:
-    """A list item's sentence without the bullet its document's Markdown gave it ("- Gorro
-    de baño", quoted «Gorro de baño»): a mark of layout, not of what it says. A number
-    stays: "2. Entrega el DNI" says which step."""
-    return _BULLET.sub("", sentence, count=1)
+def _as_quoted(sentence: str) -> str:
+    """A sentence without the marks of layout its document's Markdown gave it: a list
+    item's bullet ("- Gorro de baño", quoted «Gorro de baño») and bold ("**¿Hacéis
+    pedidos por encargo?** Sí…" was quoted with its asterisks). A number stays: "2.
+    Entrega el DNI" says which step."""
+    return _BOLD.sub(r"\2", _BULLET.sub("", sentence, count=1))
 
 
 _BULLET = re.compile(r"^[-*•]\s+")
+_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 
 
 def _sentences(passage: str) -> list[str]:
@@ -168,7 +170,7 @@ class ExtractiveLLM:
         documents = {source.number: source.document for source in prompt.sources}
         quoted, note = _in_the_question_s_language(best, prompt.language, documents)
         for sentence, number in quoted:
-            yield f"«{_without_bullet(sentence)}» [{number}]\n"
+            yield f"«{_as_quoted(sentence)}» [{number}]\n"
         for said in (note, _unheard_of_note(prompt)):
             if said:
                 yield said + "\n"
@@ -189,12 +191,15 @@ class ExtractiveLLM:
         language: words cannot be compared across languages (a question in English about a
         Spanish handbook is answered from it, and says so). A handbook in several languages
         puts the question's page beside its translation: "Posso levar meu cachorro para a
-        piscina?" was read over the pool's Spanish page too, and quoted its hours."""
+        piscina?" was read over the pool's Spanish page too, and quoted its hours. Not when
+        the best passage is in another language: the others in the question's are then
+        further from it."""
         top = prompt.sources[:3]
         if detect_language(" ".join(s.body or s.text for s in top)) != prompt.language:
+            if not top or detect_language(top[0].body or top[0].text) != prompt.language:
+                return False  # the best is in another language: "Aceitam cartão?" over a
+                # Spanish FAQ ("aceptamos tarjeta") is judged by nothing it could share
             top = [s for s in top if detect_language(s.body or s.text) == prompt.language]
-        if not top:
-            return False
         coverage = _coverage(prompt.asked or prompt.question, prompt.language, top)
         if coverage is None:
             return False
@@ -348,9 +353,11 @@ _PRICE_WORDS = (
     "cuesta|cuestan|costar|precio|precios|coste|costo|cuota|tarifa|custa|custam|preco|precos|"
     "custo|mensalidade|cost|costs|price|prices|fee|fees"
 )
+# Paying asks for a sum only with "how much": "Can I pay by card?" is answered by "aceptamos
+# tarjeta", not by "el envío cuesta cuatro euros".
 _ASKS_MONEY = re.compile(
-    rf"\b({_PRICE_WORDS}|pagar|pago|cobran?|fianza|taxa|valor|pagamento|cobra|pay|charge|"
-    r"deposit|how much)\b"
+    rf"\b({_PRICE_WORDS}|fianza|taxa|valor|charge|deposit|how much)\b"
+    r"|\b(cuant[oa]s?|quant[oa]s?)\b.*\b(pag|cobr)\w*"
 )
 _MONEY = re.compile(
     r"[€$£]|\b(?:eur|usd|brl|gbp)\b"

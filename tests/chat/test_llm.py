@@ -177,8 +177,19 @@ def test_an_faq_s_question_is_quoted_with_its_answer_bold_or_not(bold):
         "Los paquetes se dejan en conserjería y se recogen de lunes a viernes."
     )
     first = _offline_quotes("¿Cuál es la clave del wifi?", faq)[0]
-    assert first.startswith(f"«{bold}¿Cuál es la contraseña del wifi de la sala común?{bold} ")
+    # quoted without its bold marks: a newcomer's widget showed the asterisks
+    assert first.startswith("«¿Cuál es la contraseña del wifi de la sala común? La red")
     assert first.endswith("la contraseña se pide en conserjería.» [1]")
+
+
+def test_bold_inside_a_sentence_is_quoted_without_its_marks():
+    quotes = _offline_quotes(
+        "¿Cuándo se recogen los paquetes?",
+        "Los paquetes se recogen **de lunes a viernes** en conserjería; 2*3*4 no es negrita.",
+    )
+    assert quotes == [
+        "«Los paquetes se recogen de lunes a viernes en conserjería; 2*3*4 no es negrita.» [1]"
+    ]
 
 
 CLUB = (
@@ -345,6 +356,21 @@ def test_a_price_asked_is_answered_by_the_sentence_naming_a_sum_in_whichever_lan
     )
     assert answer.startswith("«La fianza es de cien euros"), answer
     assert "é reservado" not in answer and "(A fonte está em espanhol.)" in answer, answer
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [("Can I pay by card?", "en"), ("¿Se puede pagar con tarjeta?", "es")],
+)
+def test_how_to_pay_is_no_question_of_a_sum(question, language):
+    """A newcomer's bakery FAQ: "Can I pay by card?" quoted the delivery's "cuesta cuatro
+    euros" before "aceptamos tarjeta": paying read as asking how much."""
+    faq = (
+        "¿Se puede pagar con tarjeta? Sí, aceptamos tarjeta, Bizum y efectivo.\n"
+        "¿Hacéis envíos? Sí, el envío cuesta cuatro euros y es gratis desde treinta euros."
+    )
+    answer = _offline_answer(question, language, (faq, None))
+    assert answer.startswith("«¿Se puede pagar con tarjeta? Sí, aceptamos tarjeta"), answer
 
 
 def test_free_is_a_price():

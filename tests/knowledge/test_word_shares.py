@@ -309,6 +309,31 @@ def test_a_question_is_judged_on_its_language_s_page_not_on_its_translation():
     assert answer == NO_INFORMATION["pt"], answer
 
 
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_question_whose_best_passage_is_in_another_language_is_answered_from_it():
+    """A newcomer's bakery: "Aceitam cartão?" over the Portuguese staff policy and the
+    Spanish customers' FAQ got "no information", judged on the policy's pages alone."""
+    license = make_license()
+    make_document(
+        "# Política de Recursos Humanos\n\n## Férias\nCada colaborador tem direito a 30 dias "
+        "de férias por ano.\n\n## Faltas por doença\nEm caso de doença, avise o seu gestor "
+        "antes do início do turno.",
+        filename="politica.md",
+        license=license,
+    )
+    make_document(
+        "# Preguntas frecuentes\n\n¿Se puede pagar con tarjeta? Sí, aceptamos tarjeta, Bizum "
+        "y efectivo.\n\n¿Hacéis envíos a domicilio? Hacemos envíos dentro de Madrid.",
+        filename="faq.md",
+        license=license,
+    )
+    principal = principal_for_license(license)
+    answer = chat_answer(
+        principal=principal, question="Aceitam cartão?", llm=ExtractiveLLM()
+    ).answer
+    assert "aceptamos tarjeta" in answer, answer
+
+
 @pytest.mark.parametrize(
     ("asked", "answered"),
     [
