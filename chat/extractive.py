@@ -20,6 +20,9 @@ from text.languages import detect_language
 from text.sentences import split_sentences
 from text.words import asks_sender, content_words, words_to_weigh
 
+# Fewer words are a fragment, not worth quoting on its own.
+MIN_QUOTE_WORDS = 4
+
 # The answer's closing line, never its first: the first sentence is the answer.
 OFFLINE_LABEL = {
     "es": "(Modo sin conexión: citas literales de la base de conocimiento.)",
@@ -114,11 +117,23 @@ def _sentences(passage: str) -> list[str]:
     ]
     joined: list[str] = []
     for sentence in sentences:
-        if joined and joined[-1].rstrip().rstrip("*_").endswith("?"):
+        if joined and (_asks(joined[-1]) or ("?" in joined[-1] and _is_short(sentence))):
             joined[-1] = f"{joined[-1].rstrip()} {sentence.strip()}"
         else:
             joined.append(sentence)
     return joined
+
+
+def _asks(sentence: str) -> bool:
+    return sentence.rstrip().rstrip("*_").endswith("?")
+
+
+def _is_short(sentence: str) -> bool:
+    """Too short to quote alone: in an FAQ's answer, said with the sentences before it
+    ("¿Se puede pagar con tarjeta? Sí, aceptamos tarjeta y efectivo. No aceptamos
+    cheques.": the last was dropped as a fragment, and "¿Aceptáis cheques?" got the one
+    before it alone)."""
+    return len(sentence.split()) < MIN_QUOTE_WORDS
 
 
 def _is_title(line: str) -> bool:
@@ -171,7 +186,9 @@ class ExtractiveLLM:
         quoted, note = _in_the_question_s_language(best, prompt.language, documents)
         for sentence, number in quoted:
             yield f"«{_as_quoted(sentence)}» [{number}]\n"
-        for said in (note, _unheard_of_note(prompt)):
+        # Words cannot be compared across languages: "Tem pão sem glúten?" over a Spanish
+        # FAQ's "pan sin gluten" was told that nothing quoted mentions "pão".
+        for said in (note, "" if note else _unheard_of_note(prompt)):
             if said:
                 yield said + "\n"
         yield "\n" + OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
@@ -282,7 +299,7 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
         groups = sentence_groups(body) or [" ".join(body.split())]
         for sentence in _sentences(body):
             sentence = sentence.strip()
-            if len(sentence.split()) < 4 or fold(sentence) in seen:
+            if len(sentence.split()) < MIN_QUOTE_WORDS or fold(sentence) in seen:
                 continue  # fragments are not worth quoting on their own
             seen.add(fold(sentence))
             meaning = _group_score(sentence, groups, source)

@@ -182,6 +182,29 @@ def test_an_faq_s_question_is_quoted_with_its_answer_bold_or_not(bold):
     assert first.endswith("la contraseña se pide en conserjería.» [1]")
 
 
+def test_a_short_sentence_ending_an_faq_s_answer_is_quoted_with_it():
+    """A newcomer's bakery FAQ: "¿Aceptáis cheques?" got "Sí, aceptamos tarjeta, Bizum y
+    efectivo." alone; "No aceptamos cheques.", three words, was dropped as a fragment."""
+    faq = (
+        "¿Se puede pagar con tarjeta? Sí, aceptamos tarjeta, Bizum y efectivo. No aceptamos "
+        "cheques.\n¿Hacéis envíos a domicilio? Hacemos envíos dentro de Madrid capital."
+    )
+    [first, *_] = _offline_quotes("¿Aceptáis cheques?", faq)
+    assert first.endswith("Bizum y efectivo. No aceptamos cheques.» [1]"), first
+
+
+def test_what_a_source_in_another_language_lacks_is_not_named():
+    """ "Tem pão sem glúten?" over a Spanish FAQ's "pan sin gluten" was told that nothing
+    quoted mentions “pão”: words cannot be compared across languages."""
+    faq = "¿Tenéis productos sin gluten? Sí, los jueves y sábados horneamos pan sin gluten."
+    prompt = Prompt(
+        system="", messages=[], question="Tem pão sem glúten?", language="pt",
+        sources=[Source(1, "faq.md", faq, body=faq)], unheard_of=["pão"],
+    )  # fmt: skip
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert "(A fonte está em espanhol.)" in answer and "Nada do que" not in answer, answer
+
+
 def test_bold_inside_a_sentence_is_quoted_without_its_marks():
     quotes = _offline_quotes(
         "¿Cuándo se recogen los paquetes?",
