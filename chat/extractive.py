@@ -91,15 +91,13 @@ def _sentence_language(sentence: str) -> str:
 
 
 def _as_quoted(sentence: str) -> str:
-    """A sentence without the marks of layout its document's Markdown gave it: a list
-    item's bullet ("- Gorro de baño", quoted «Gorro de baño») and bold ("**¿Hacéis
-    pedidos por encargo?** Sí…" was quoted with its asterisks). A number stays: "2.
-    Entrega el DNI" says which step."""
-    return _BOLD.sub(r"\2", _BULLET.sub("", sentence, count=1))
+    """A list item's sentence without the bullet its document's Markdown gave it ("- Gorro
+    de baño", quoted «Gorro de baño»): a mark of layout, not of what it says. A number
+    stays: "2. Entrega el DNI" says which step. Bold stays: the widget shows it bold."""
+    return _BULLET.sub("", sentence, count=1)
 
 
 _BULLET = re.compile(r"^[-*•]\s+")
-_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 
 
 def _sentences(passage: str) -> list[str]:
