@@ -90,7 +90,7 @@ def _sentence_language(sentence: str) -> str:
     return detect_language(sentence) or "other"
 
 
-def _as_quoted(sentence: str) -> str:
+def _without_bullet(sentence: str) -> str:
     """A list item's sentence without the bullet its document's Markdown gave it ("- Gorro
     de baño", quoted «Gorro de baño»): a mark of layout, not of what it says. A number
     stays: "2. Entrega el DNI" says which step. Bold stays: the widget shows it bold."""
@@ -183,7 +183,7 @@ class ExtractiveLLM:
         documents = {source.number: source.document for source in prompt.sources}
         quoted, note = _in_the_question_s_language(best, prompt.language, documents)
         for sentence, number in quoted:
-            yield f"«{_as_quoted(sentence)}» [{number}]\n"
+            yield f"«{_without_bullet(sentence)}» [{number}]\n"
         # Words cannot be compared across languages: "Tem pão sem glúten?" over a Spanish
         # FAQ's "pan sin gluten" was told that nothing quoted mentions "pão".
         for said in (note, "" if note else _unheard_of_note(prompt)):
@@ -211,10 +211,11 @@ class ExtractiveLLM:
         further from it."""
         top = prompt.sources[:3]
         if detect_language(" ".join(s.body or s.text for s in top)) != prompt.language:
-            if not top or detect_language(top[0].body or top[0].text) != prompt.language:
-                return False  # the best is in another language: "Aceitam cartão?" over a
-                # Spanish FAQ ("aceptamos tarjeta") is judged by nothing it could share
+            # "Aceitam cartão?" over a Spanish FAQ ("aceptamos tarjeta") is judged by
+            # nothing: the best passage is not in the question's language.
             top = [s for s in top if detect_language(s.body or s.text) == prompt.language]
+            if not top or top[0] is not prompt.sources[0]:
+                return False
         coverage = _coverage(prompt.asked or prompt.question, prompt.language, top)
         if coverage is None:
             return False

@@ -249,8 +249,9 @@ def gaps(request: HtmxHttpRequest) -> HttpResponse | StreamingHttpResponse:
         return gaps_download(rows, as_)
     page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     names = selectors.license_names(list(page.object_list))
+    language = get_language() or ""  # each gap named in the editor's, when asked in it
     for gap in page.object_list:
-        gap.examples = selectors.gap_examples(gap, get_language() or "")  # type: ignore[attr-defined]
+        gap.examples = selectors.gap_examples(gap, language)  # type: ignore[attr-defined]
         gap.licenses = [names[i] for i in gap.license_ids if i in names]  # type: ignore[attr-defined]
         gap.form = _answer_form(gap)  # type: ignore[attr-defined]
     context = {"page": page, "status": "" if one else status, "one": one}

@@ -370,27 +370,23 @@ _WHO_SENT = re.compile(
     r"mandou|mandaram|escreveu|escreveram|assinou|assinaram|sent|wrote|signed)\b"
 )
 _SENDER = re.compile(r"\b(?:remitente|remetente|sender)\b")
-
-
 # A time, asked: "¿a qué hora…?", "até que horas…?", "what time…?". A page that answers says
 # "de ocho a veinte", "até as 22 h", seldom "hora": weighed as a word of what is asked, it
 # let the front desk's "veinte horas" answer "¿Hasta qué hora se puede hacer ruido?".
 _WHAT_TIME = re.compile(r"\b(?:que|what)\s+(hora|horas|time)\b")
 
 
-def _time_asked(query: str) -> frozenset[str]:
-    return frozenset(_WHAT_TIME.findall(fold(query)))
-
-
-def _sending_asked(query: str) -> frozenset[str]:
-    """The verbs (folded) by which ``query`` asks who sent, wrote or signed something."""
-    return frozenset(_WHO_SENT.findall(fold(query)))
-
-
 def asks_sender(query: str) -> bool:
     """Whether ``query`` asks who sent, wrote or signed something, or for its sender."""
     folded = fold(query)
     return bool(_WHO_SENT.search(folded) or _SENDER.search(folded))
+
+
+def _asked_by_phrase(query: str) -> frozenset[str]:
+    """The words (folded) that ``query`` asks with in a phrase, naming nothing: the verb of
+    "who sent…", the "hora" of "¿a qué hora…?"."""
+    folded = fold(query)
+    return frozenset(_WHO_SENT.findall(folded) + _WHAT_TIME.findall(folded))
 
 
 def words_to_match(query: str) -> str:
@@ -402,7 +398,7 @@ def words_to_match(query: str) -> str:
     and who is asking go first (``without_courtesy``)."""
     query = without_courtesy(query)
     quoted = [match.span() for match in _QUOTED.finditer(query)]
-    asking = _ASKING | _sending_asked(query) | _time_asked(query)
+    asking = _ASKING | _asked_by_phrase(query)
 
     def asks(match: re.Match[str]) -> bool:
         inside = any(start < match.start() < end for start, end in quoted)
