@@ -324,6 +324,41 @@ def asks_whether_there_is(question: str) -> bool:
     return not _THERE_IS.isdisjoint(_WORD.findall(question.lower()))
 
 
+# Asking whether something is allowed, in its opening words: "¿se puede fumar en la
+# piscina?", "¿se admiten mascotas?", "posso levar meu cachorro?", "can I smoke by the
+# pool?", "is smoking allowed?". Not "¿cuándo se puede usar la piscina?", which asks when,
+# nor a bare "¿puede…?" / "pode…?" / "can you…?", as often a request ("¿puede decirme…?").
+_ALLOWED = re.compile(
+    r"^\W*(?:(?:y|e|and)\s+)?(?:"
+    r"se\s+(?:puede|pueden|permite|permiten|admite|admiten)|puedo|podemos|"
+    r"esta(?:n)?\s+(?:permitid|prohibid)[oa]s?|"
+    r"posso|podemos|pode-se|(?:e|sao)\s+(?:permitid|proibid)[oa]s?|"
+    r"(?:can|may)\s+(?:i|we|guests|visitors|children|kids)|am\s+i\s+allowed|"
+    r"(?:is|are)\s+(?:it\s+|\w+\s+){0,2}(?:allowed|permitted|ok|okay))\b"
+)
+# Words that ask it, and verbs of going in or using, which name nothing the pages would:
+# "admiten", "permitido"; "¿se puede usar el gimnasio el domingo?" is answered by its
+# hours, which never say "usar".
+_ALLOWING = frozenset({
+    "permite", "permiten", "admite", "admiten", "permitido", "permitida", "permitidos",
+    "permitidas", "prohibido", "prohibida", "prohibidos", "prohibidas", "esta", "estan",
+    "proibido", "proibida", "proibidos", "proibidas",
+    "allowed", "permitted", "okay",
+    "usar", "utilizar", "entrar", "acceder", "ir", "venir", "frecuentar",
+    "frequentar", "acessar", "vir",
+    "use", "enter", "access", "come", "visit",
+})  # fmt: skip
+
+
+def asks_whether_allowed(question: str) -> bool:
+    return bool(_ALLOWED.match(fold(question)))
+
+
+def asks_allowing(word: str) -> bool:
+    """``word`` is one of those asking whether something is allowed ("admiten")."""
+    return fold(word) in _ALLOWING
+
+
 # Whom to turn to, asked: "com quem falo se o portão quebrar?", "¿a quién aviso si…?", "who
 # do I call about…?". The verb says how the asker reaches a person, not what about: the
 # page that answers names the person ("avise o zelador", "Maintenance handles…") and seldom

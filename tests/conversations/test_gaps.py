@@ -200,11 +200,16 @@ def test_a_question_answered_with_confidence_is_no_gap(licenses):
     assert not Gap.objects.exists()
 
 
-def test_an_answer_saying_the_knowledge_lacks_what_was_asked_is_a_gap(licenses):
+@pytest.mark.parametrize(
+    ("asked", "lacking"),
+    [("¿Hay wifi en la piscina?", "wifi"), ("¿Se puede fumar en la piscina?", "fumar")],
+)
+def test_an_answer_saying_the_knowledge_lacks_what_was_asked_is_a_gap(licenses, asked, lacking):
     """ "¿Hay wifi en la piscina?" gets the pool's passage, confidently, and the note that
-    nothing cited mentions the wifi: the knowledge lacks it, as for "no information"."""
-    body = ask(widget_user(licenses[0], "ana"), "¿Hay wifi en la piscina?")
-    assert "“wifi”" in body["answer"] and body["citations"]
+    nothing cited mentions the wifi: the knowledge lacks it, as for "no information". So
+    does a question asking whether something is allowed."""
+    body = ask(widget_user(licenses[0], "ana"), asked)
+    assert f"“{lacking}”" in body["answer"] and body["citations"]
     exchange = Exchange.objects.get()
     assert not (exchange.no_information or exchange.low_score)
     assert exchange.gap is not None and exchange.gap.count == 1

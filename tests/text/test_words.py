@@ -8,6 +8,7 @@ import pytest
 
 from text.words import (
     asks_sender,
+    asks_whether_allowed,
     asks_whether_there_is,
     content_words,
     courtesy_said,
@@ -241,3 +242,27 @@ def test_a_message_of_courtesy_alone_says_what_kind(message, said):
 )
 def test_a_question_asking_whether_something_is_there(question, asks):
     assert asks_whether_there_is(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("¿Se puede fumar en la piscina?", True),
+        ("¿Se admiten mascotas?", True),
+        ("¿Puedo llevar a mi perro?", True),
+        ("¿Está permitido hacer barbacoas?", True),
+        ("Posso levar meu cachorro?", True),
+        ("Pode-se fumar na academia?", True),
+        ("É proibido fumar?", True),
+        ("Can I smoke by the pool?", True),
+        ("Are dogs allowed in the gym?", True),
+        ("Is it ok to play music?", True),
+        ("¿Cuándo se puede usar la piscina?", False),  # asks when
+        ("¿Puede decirme cuándo abre?", False),  # a request
+        ("Pode me dizer o horário?", False),
+        ("Can you tell me the gym's hours?", False),
+        ("Is the pool open on Sunday?", False),
+    ],
+)
+def test_a_question_asking_whether_something_is_allowed(question, asks):
+    assert asks_whether_allowed(question) is asks
