@@ -236,6 +236,12 @@ class ExtractiveLLM:
             candidates = [c for c in candidates if _says_price(c.sentence)]
             if not candidates:
                 return []
+        elif _asks_contact_detail(prompt.question):
+            # "Qual é o telefone da portaria?" is not answered by how to book the party
+            # room at the front desk: only a sentence holding a phone, an e-mail or a link.
+            candidates = [c for c in candidates if _CONTACT.search(c.sentence)]
+            if not candidates:
+                return []
         _score(candidates, prompt.question, prompt.language, self.weights)
         candidates.sort(key=lambda c: -c.score)
         return [(c.sentence, c.number) for c in self._enough(candidates, prompt.max_words)]
@@ -323,6 +329,11 @@ def _asks_price(question: str) -> bool:
     return bool(_ASKS_PRICE.search(fold(question)))
 
 
+def _asks_contact_detail(question: str) -> bool:
+    folded = fold(question)
+    return bool(_ASKS_CONTACT_DETAIL.search(folded)) and not _ASKS_OTHER_FACT.search(folded)
+
+
 def _says_price(sentence: str) -> bool:
     folded = fold(sentence)
     return bool(_MONEY.search(folded) or _FREE.search(folded))
@@ -357,6 +368,18 @@ _ASKS_CONTACT = re.compile(
     r"\b(correo|e-?mail|mail|telefono|telefone|phone|movil|celular|whatsapp|contacto|contato|"
     r"contact|url|website|pagina web|sitio web|site|enlace|link|direccion postal|endereco|"
     r"address|llamo|ligo|escribo|escrevo|write to)\b"
+)
+# Asking for a phone, an e-mail or a link, which only a sentence holding one answers: not
+# "contact" or an address ("¿cómo contacto con la conserjería?" is answered by where it
+# is), nor a way to do something ("¿puedo pedir por teléfono?", "can I pay by phone?"),
+# nor another fact about one ("¿cuántos nombres se firmaron en el sitio web…?").
+_ASKS_CONTACT_DETAIL = re.compile(
+    r"(?<!\bpor )(?<!\bpor el )(?<!\bpelo )(?<!\bpela )(?<!\bby )(?<!\bvia )(?<!\bover the )"
+    r"\b(correo|e-?mail|telefono|telefone|phone|movil|celular|whatsapp|url|website|"
+    r"pagina web|sitio web|enlace|link)\b"
+)
+_ASKS_OTHER_FACT = re.compile(
+    r"\b(cuant[oa]s|cuando|quant[oa]s|quando|quien(es)?|quem|how many|when|who)\b"
 )
 _CONTACT = re.compile(
     r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\bwww\.|\+?\d[\d ().-]{6,}\d|\[(EMAIL|PHONE)\]"

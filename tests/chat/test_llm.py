@@ -277,6 +277,45 @@ def test_a_question_asking_for_a_contact_gets_the_sentence_holding_it(question, 
     assert expected in quotes[0]
 
 
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("Qual é o telefone da portaria?", "pt"),
+        ("¿Cuál es el correo de la conserjería?", "es"),
+        ("What is the front desk's phone number?", "en"),
+    ],
+)
+def test_a_phone_or_e_mail_no_page_holds_is_no_information(question, language):
+    """Over the sample handbook "Qual é o telefone da portaria?" quoted how the party room
+    is booked at the front desk: only a sentence holding a phone, an e-mail or a link
+    answers one asked for."""
+    booking = {
+        "es": "El salón de fiestas se reserva en la conserjería con siete días de antelación.",
+        "pt": "O salão de festas é reservado na portaria com sete dias de antecedência.",
+        "en": "The party room is booked at the front desk seven days in advance.",
+    }[language]
+    assert _offline_answer(question, language, (booking, 0.5)) == NO_INFORMATION[language]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("¿Cómo contacto con la conserjería?", "«La conserjería atiende"),  # where it is
+        ("¿Puedo pedir la tarta por teléfono?", "«Las tartas por encargo"),  # a way to order
+        ("¿Se pueden encargar tartas por teléfono?", "«Las tartas por encargo"),
+        ("¿Cuántas personas firmaron en el sitio web del club?", "«Más de cinco mil"),
+    ],
+)
+def test_a_contact_asked_as_a_way_or_a_place_needs_no_number(question, expected):
+    page = (
+        "La conserjería atiende de lunes a viernes en la planta baja. Las tartas por "
+        "encargo se piden con 72 horas de antelación en la tienda o por teléfono. Más de "
+        "cinco mil personas firmaron la petición en el sitio web del club."
+    )
+    answer = _offline_answer(question, "es", (page, 0.5))
+    assert answer.startswith(expected), answer
+
+
 GYM = {
     "es": "El gimnasio abre de lunes a sábado de seis de la mañana a diez de la noche y cierra "
     "los domingos. La cuota mensual del gimnasio es de veinte euros. "
