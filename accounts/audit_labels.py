@@ -68,6 +68,8 @@ ACTION_LABELS = {
     "conversations.retention_set": pgettext_lazy("audit", "set conversation retention"),
     "conversations.purged": pgettext_lazy("audit", "purged old conversations"),
     "gaps.exported": pgettext_lazy("audit", "exported knowledge gaps"),
+    "gap.dismissed": pgettext_lazy("audit", "dismissed a knowledge gap"),
+    "gap.reopened": pgettext_lazy("audit", "reopened a knowledge gap"),
     "user_data.exported": pgettext_lazy("audit", "exported a user's data"),
     "user_data.erased": pgettext_lazy("audit", "erased a user's data"),
     "backup.created": pgettext_lazy("audit", "made a backup"),
@@ -86,6 +88,7 @@ TARGET_LABELS = {
     "account": pgettext_lazy("audit target", "account"),
     "token": pgettext_lazy("audit target", "token"),
     "memory": pgettext_lazy("audit target", "memory"),
+    "gap": pgettext_lazy("audit target", "knowledge gap"),
 }
 
 
@@ -94,6 +97,7 @@ DETAIL_LABELS = {
     "account": pgettext_lazy("audit detail", "account"),
     "allowed_entries": pgettext_lazy("audit detail", "allowed entries"),
     "allowed_origins": pgettext_lazy("audit detail", "widget origins"),
+    "asked": pgettext_lazy("audit detail", "times asked"),
     "backup_created_at": pgettext_lazy("audit detail", "backup made"),
     "by": pgettext_lazy("audit detail", "by"),
     "bytes": pgettext_lazy("audit detail", "size"),

@@ -429,11 +429,13 @@ class GapSerializer(serializers.Serializer):
     answer_document = serializers.CharField(
         allow_null=True, help_text="The answer's document; null once forgotten."
     )
+    dismissed_by = serializers.CharField(help_text="Who dismissed it (empty: not dismissed).")
+    dismissed_at = serializers.CharField(allow_null=True)
 
 
 class GapQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(
-        choices=["open", "answered", "all"], default="open", required=False
+        choices=["open", "answered", "dismissed", "all"], default="open", required=False
     )
     license = serializers.CharField(required=False, help_text="Only gaps asked in this machine_id.")
 
@@ -549,7 +551,7 @@ class GapAnswerApi(StaffApi):
             license=license_for_scope(values.get("license")),
             editor=request.user.get_username(),
         )
-        return _gap_answered(pk)
+        return _gap_now(pk)
 
     @extend_schema(
         tags=["knowledge-gaps"],
@@ -570,13 +572,43 @@ class GapAnswerApi(StaffApi):
             answer=data.validated_data["answer"],
             editor=request.user.get_username(),
         )
-        return _gap_answered(pk)
+        return _gap_now(pk)
 
 
-def _gap_answered(pk: int) -> Response:
-    answered = selectors.gap_get(pk)
-    assert answered is not None  # noqa: S101 - just answered, inside this request
-    return Response(gap_row(answered, selectors.license_names([answered])))
+class GapDismissApi(StaffApi):
+    permission_classes = [staff_permission(ANSWER_GAPS)]
+
+    @extend_schema(
+        tags=["knowledge-gaps"],
+        request=None,
+        responses=GapSerializer,
+        summary="Dismiss an open gap: not for the knowledge to answer (a test, off topic, "
+        "spam); its askings keep counting in it, out of the open gaps",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        services.gap_dismiss(gap_id=pk, editor=request.user.get_username())
+        return _gap_now(pk)
+
+
+class GapReopenApi(StaffApi):
+    permission_classes = [staff_permission(ANSWER_GAPS)]
+
+    @extend_schema(
+        tags=["knowledge-gaps"],
+        request=None,
+        responses=GapSerializer,
+        summary="Reopen a dismissed gap",
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        services.gap_reopen(gap_id=pk)
+        return _gap_now(pk)
+
+
+def _gap_now(pk: int) -> Response:
+    """The gap as this request just left it."""
+    gap = selectors.gap_get(pk)
+    assert gap is not None  # noqa: S101 - just changed, inside this request
+    return Response(gap_row(gap, selectors.license_names([gap])))
 
 
 # -- an end user's own ---------------------------------------------------------------------------

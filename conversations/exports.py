@@ -29,6 +29,7 @@ EXCHANGE_COLUMNS = [
 GAP_COLUMNS = [
     "id", "status", "count", "languages", "licenses", "first_asked", "last_asked", "examples",
     "answered_by", "answered_at", "answer_question", "answer", "answer_document",
+    "dismissed_by", "dismissed_at",
 ]  # fmt: skip
 
 
@@ -71,6 +72,8 @@ def gap_row(gap: Gap, names: dict[UUID, str]) -> dict[str, Any]:
         "answer_question": gap.answer_question,
         "answer": gap.answer,
         "answer_document": str(gap.answer_document_id) if gap.answer_document_id else None,
+        "dismissed_by": gap.dismissed_by,
+        "dismissed_at": gap.dismissed_at.isoformat() if gap.dismissed_at else None,
     }
 
 

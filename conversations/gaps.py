@@ -1,8 +1,10 @@
 """Knowledge gaps: questions the knowledge did not answer confidently, grouped by meaning.
 
-A question joins the open gap whose centre (the mean of its questions' vectors) is closest,
-when that is at least ``GAP_SIMILARITY`` for the embedding model; otherwise it opens a gap
-of its own. The vectors are the ones retrieval already computed (multilingual e5: the same
+A question joins the open or dismissed gap whose centre (the mean of its questions'
+vectors) is closest, when that is at least ``GAP_SIMILARITY`` for the embedding model;
+otherwise it opens a gap of its own. A dismissed gap (not for the knowledge to answer)
+keeps counting its askings out of the open ones, so the same test or spam does not come
+back as a new gap; an answered one takes none (asked again unanswered, it is news). The vectors are the ones retrieval already computed (multilingual e5: the same
 question in Spanish, Portuguese and English lands together). Assignments are serialised by
 a transaction-level advisory lock, so two askings of one new question at once make one gap.
 """
@@ -35,13 +37,13 @@ def _unit(vector: list[float] | np.ndarray) -> np.ndarray:
     return array / norm if norm else array
 
 
-def _nearest_open_gap(vector: np.ndarray, model: str) -> tuple[int, float] | None:
+def _nearest_gap_counting(vector: np.ndarray, model: str) -> tuple[int, float] | None:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT id, 1 - (centroid <=> %s::halfvec) FROM conversations_gap "
-            "WHERE status = %s AND model = %s AND centroid IS NOT NULL "
+            "WHERE status = ANY(%s) AND model = %s AND centroid IS NOT NULL "
             "ORDER BY centroid <=> %s::halfvec LIMIT 1",
-            [_literal(vector), GapStatus.OPEN, model, _literal(vector)],
+            [_literal(vector), [GapStatus.OPEN, GapStatus.DISMISSED], model, _literal(vector)],
         )
         row = cursor.fetchone()
     return (int(row[0]), float(row[1])) if row else None
@@ -64,7 +66,7 @@ def gap_assign(exchange: Exchange, vector: list[float], model: str) -> Gap:
     unit = _unit(vector)
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK])
-    nearest = _nearest_open_gap(unit, model)
+    nearest = _nearest_gap_counting(unit, model)
     language = exchange.language
     license_id = exchange.license_id
     if nearest is not None and nearest[1] >= gap_similarity(model):

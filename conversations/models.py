@@ -55,6 +55,9 @@ class Cause(models.TextChoices):
 class GapStatus(models.TextChoices):
     OPEN = "open", pgettext_lazy("gap status", "Open")
     ANSWERED = "answered", pgettext_lazy("gap status", "Answered")
+    # Not for the knowledge to answer (a test, off topic, spam): its askings keep counting
+    # in it, out of the open gaps.
+    DISMISSED = "dismissed", pgettext_lazy("gap status", "Dismissed")
 
 
 class Conversation(models.Model):
@@ -112,6 +115,9 @@ class Gap(models.Model):
     )
     answered_by = models.CharField(max_length=150, blank=True)
     answered_at = models.DateTimeField(null=True, blank=True)
+    # Once dismissed: by whom and when.
+    dismissed_by = models.CharField(max_length=150, blank=True)
+    dismissed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-count", "-last_asked"]

@@ -379,10 +379,10 @@ def _expire_search_queries(now: datetime, days: int, *, uniform: bool) -> int:
 
 
 def _gaps_without_questions() -> int:
-    """An open gap whose every question is gone goes too (its centre was made of them);
-    an answered one stays, without its centre, to show who answered what."""
+    """An open or dismissed gap whose every question is gone goes too (its centre was made
+    of them); an answered one stays, without its centre, to show who answered what."""
     empty = Gap.objects.filter(exchanges__isnull=True)
-    removed, _ = empty.filter(status=GapStatus.OPEN).delete()
+    removed, _ = empty.filter(status__in=[GapStatus.OPEN, GapStatus.DISMISSED]).delete()
     empty.filter(status=GapStatus.ANSWERED).exclude(centroid=None).update(centroid=None)
     return removed
 
@@ -527,6 +527,7 @@ def gap_answer(
         gap.answer_license = license
         gap.answer_document = _answer_stored(question, answer, license)
         gap.status = GapStatus.ANSWERED
+        gap.dismissed_by, gap.dismissed_at = "", None  # answered after all
         _answer_signed(gap, question, answer, editor)
     return gap
 
@@ -551,6 +552,40 @@ def gap_answer_change(*, gap_id: int, question: str, answer: str, editor: str) -
                 filename=_answer_filename(question),
             )
         _answer_signed(gap, question, answer, editor)
+    return gap
+
+
+_NOT_OPEN: dict[str, str] = {
+    GapStatus.ANSWERED: gettext_noop("This gap is answered: change its answer instead."),
+    GapStatus.DISMISSED: gettext_noop("This gap is already dismissed."),
+}
+
+
+def gap_dismiss(*, gap_id: int, editor: str) -> Gap:
+    """Not for the knowledge to answer (a test, off topic, spam): the gap leaves the open
+    ones, its askings keep counting in it (``gaps.gap_assign``), and it says who dismissed
+    it and when."""
+    with transaction.atomic():
+        gap = _gap_locked(gap_id)
+        if gap.status != GapStatus.OPEN:
+            raise ApplicationError(_NOT_OPEN[gap.status], status=409)
+        gap.status = GapStatus.DISMISSED
+        gap.dismissed_by, gap.dismissed_at = editor[:150], timezone.now()
+        gap.save(update_fields=["status", "dismissed_by", "dismissed_at"])
+        audit_record("gap.dismissed", target=f"gap:{gap.pk}", details={"asked": gap.count})
+    return gap
+
+
+def gap_reopen(*, gap_id: int) -> Gap:
+    """A dismissed gap is open again, to be answered."""
+    with transaction.atomic():
+        gap = _gap_locked(gap_id)
+        if gap.status != GapStatus.DISMISSED:
+            raise ApplicationError(gettext_noop("This gap is not dismissed."), status=409)
+        gap.status = GapStatus.OPEN
+        gap.dismissed_by, gap.dismissed_at = "", None
+        gap.save(update_fields=["status", "dismissed_by", "dismissed_at"])
+        audit_record("gap.reopened", target=f"gap:{gap.pk}", details={"asked": gap.count})
     return gap
 
 

@@ -3,6 +3,7 @@ privacy officer's export, erasure and retention."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from uuid import UUID
 
 from django.contrib import messages
@@ -323,6 +324,40 @@ def gap_answer_change(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     except ApplicationError as exc:
         messages.error(request, exc.message)
     return redirect(f"{reverse('conversations:gaps')}?status=answered#gap-{pk}")
+
+
+@console_permission(ANSWER_GAPS)
+@require_POST
+def gap_dismiss(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    return _gap_changed(
+        request,
+        lambda: services.gap_dismiss(gap_id=pk, editor=request.user.get_username()),
+        _("Dismissed: its askings keep counting in it, under Dismissed, not among the open gaps."),
+        f"{reverse('conversations:gaps')}?status=open",
+    )
+
+
+@console_permission(ANSWER_GAPS)
+@require_POST
+def gap_reopen(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    return _gap_changed(
+        request,
+        lambda: services.gap_reopen(gap_id=pk),
+        _("Reopened: the gap is among the open ones again."),
+        f"{reverse('conversations:gaps')}?status=open#gap-{pk}",
+    )
+
+
+def _gap_changed(
+    request: HtmxHttpRequest, change: Callable[[], object], done: str, back: str
+) -> HttpResponse:
+    """A gap's status changed (or why not, in the editor's language), back on its page."""
+    try:
+        change()
+        messages.success(request, done)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    return redirect(back)
 
 
 @console_permission(DASHBOARD)

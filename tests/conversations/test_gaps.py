@@ -12,7 +12,9 @@ import pytest
 
 from accounts.models import AuditEntry
 from chat.texts import NO_INFORMATION
+from conversations import selectors
 from conversations.models import Exchange, Gap, GapStatus
+from conversations.services import conversations_erase_user
 from knowledge.models import Document, DocumentStatus, SearchLog, SourceType
 from licenses.services import license_forge
 from tests.conftest import wait_until
@@ -351,3 +353,77 @@ def test_an_editor_answers_from_the_phrasing_in_their_own_language(licenses, dja
         page = editor.get("/conversations/gaps/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
         prefilled = re.search(r'name="gap\d+-question"[^>]*value="([^"]*)"', page)
         assert prefilled and html.unescape(prefilled[1]) == question, language
+
+
+def test_a_dismissed_gap_counts_its_askings_out_of_the_open_ones(licenses, django_user_model):
+    """A test question, off topic or spam, is not for the knowledge to answer: dismissed, it
+    leaves the open gaps, and its next askings, in any language, count in it rather than
+    opening it again; an editor may reopen it. Audited; the support role may not."""
+    ask(widget_user(licenses[0], "ana"), PHRASINGS[0][1])
+    gap = Gap.objects.get()
+    editor = staff(django_user_model, "knowledge_editor")
+    refused = staff(django_user_model, "support").post(f"/conversations/gaps/{gap.pk}/dismiss")
+    assert refused.status_code == 403
+
+    done = editor.post(
+        f"/conversations/gaps/{gap.pk}/dismiss", HTTP_ACCEPT_LANGUAGE="es", follow=True
+    )
+    assert "Descartada: sus preguntas siguen contando" in done.content.decode()
+    assert f'id="gap-{gap.pk}"' not in done.content.decode()  # out of the open gaps
+    gap.refresh_from_db()
+    assert (gap.status, gap.dismissed_by) == (GapStatus.DISMISSED, "u-knowledge_editor")
+    assert selectors.asked_recently().open_gaps == 0
+    entry = AuditEntry.objects.get(action="gap.dismissed")
+    assert (entry.actor, entry.target) == ("u-knowledge_editor", f"gap:{gap.pk}")
+
+    ask(widget_user(licenses[0], "bruno"), PHRASINGS[1][1])  # the same, in Portuguese
+    gap.refresh_from_db()
+    assert Gap.objects.count() == 1 and (gap.status, gap.count) == (GapStatus.DISMISSED, 2)
+    page = editor.get("/conversations/gaps/?status=dismissed", HTTP_ACCEPT_LANGUAGE="pt-br")
+    assert f'id="gap-{gap.pk}"' in page.content.decode() and "Reabrir" in page.content.decode()
+
+    editor.post(f"/conversations/gaps/{gap.pk}/reopen")
+    gap.refresh_from_db()
+    assert (gap.status, gap.count, gap.dismissed_by) == (GapStatus.OPEN, 2, "")
+    assert AuditEntry.objects.filter(action="gap.reopened", target=f"gap:{gap.pk}").exists()
+
+
+def test_the_api_dismisses_and_reopens_a_gap(licenses, django_user_model):
+    ask(widget_user(licenses[0], "ana"), PHRASINGS[0][1])
+    gap = Gap.objects.get()
+    editor = staff(django_user_model, "knowledge_editor")
+    url = f"/api/v1/knowledge-gaps/{gap.pk}"
+    assert staff(django_user_model, "support").post(f"{url}/dismiss").status_code == 403
+
+    dismissed = editor.post(f"{url}/dismiss")
+    assert dismissed.status_code == 200, dismissed.content
+    assert (dismissed.json()["status"], dismissed.json()["dismissed_by"]) == (
+        "dismissed",
+        "u-knowledge_editor",
+    )
+    again = editor.post(f"{url}/dismiss")
+    assert again.status_code == 409 and "already dismissed" in again.json()["detail"]
+    assert editor.get("/api/v1/knowledge-gaps").json() == []
+    [row] = editor.get("/api/v1/knowledge-gaps", {"status": "dismissed"}).json()
+    assert row["id"] == gap.pk and row["dismissed_at"]
+
+    reopened = editor.post(f"{url}/reopen")
+    assert reopened.status_code == 200 and reopened.json()["status"] == "open"
+    assert editor.post(f"{url}/reopen").status_code == 409
+    assert editor.post("/api/v1/knowledge-gaps/999999/dismiss").status_code == 404
+
+
+def test_an_answered_gap_is_not_dismissed(licenses, django_user_model, celery_worker):
+    editor = staff(django_user_model, "knowledge_editor")
+    gap, _document = _answered(licenses, editor, "La contraseña es Girasol-2026.")
+    refused = editor.post(f"/api/v1/knowledge-gaps/{gap.pk}/dismiss")
+    assert refused.status_code == 409 and "change its answer" in refused.json()["detail"]
+
+
+def test_a_dismissed_gap_goes_with_its_last_question(licenses, django_user_model):
+    """Erasure (or retention) took every question it was made of: nothing is left to show."""
+    ask(widget_user(licenses[0], "ana"), PHRASINGS[0][1])
+    gap = Gap.objects.get()
+    staff(django_user_model, "knowledge_editor").post(f"/api/v1/knowledge-gaps/{gap.pk}/dismiss")
+    conversations_erase_user(license=licenses[0].license, user_ref="ana")
+    assert not Gap.objects.exists()

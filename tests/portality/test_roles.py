@@ -38,6 +38,8 @@ PAGES = [
     ("get", "/conversations/export?license=sala-roles&user=ana", {"owner", "privacy_officer"}),
     ("post", "/conversations/retention", {"owner", "privacy_officer"}),
     ("get", "/conversations/gaps/", {"owner", "knowledge_editor"}),
+    ("post", "/conversations/gaps/{gap}/dismiss", {"owner", "knowledge_editor"}),
+    ("post", "/conversations/gaps/{gap}/reopen", {"owner", "knowledge_editor"}),
     ("post", "/conversations/gaps/{gap}/answer", {"owner", "knowledge_editor"}),
     (
         "get",
@@ -56,6 +58,8 @@ APIS = [
     ("post", "/api/v1/conversations/erase", {"owner", "privacy_officer"}),
     ("get", "/api/v1/knowledge-gaps", {"owner", "knowledge_editor"}),
     ("get", "/api/v1/knowledge-gaps/export", {"owner", "knowledge_editor"}),
+    ("post", "/api/v1/knowledge-gaps/{gap}/dismiss", {"owner", "knowledge_editor"}),
+    ("post", "/api/v1/knowledge-gaps/{gap}/reopen", {"owner", "knowledge_editor"}),
     ("post", "/api/v1/knowledge-gaps/{gap}/answer", {"owner", "knowledge_editor"}),
 ]
 
