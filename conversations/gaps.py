@@ -1,12 +1,18 @@
 """Knowledge gaps: questions the knowledge did not answer confidently, grouped by meaning.
 
-A question joins the open or dismissed gap whose centre (the mean of its questions'
-vectors) is closest, when that is at least ``GAP_SIMILARITY`` for the embedding model;
-otherwise it opens a gap of its own. A dismissed gap (not for the knowledge to answer)
-keeps counting its askings out of the open ones, so the same test or spam does not come
-back as a new gap; an answered one takes none (asked again unanswered, it is news). The vectors are the ones retrieval already computed (multilingual e5: the same
-question in Spanish, Portuguese and English lands together). Assignments are serialised by
-a transaction-level advisory lock, so two askings of one new question at once make one gap.
+A question joins the open or dismissed gap whose questions it is closest to on average (the
+mean cosine similarity of its vector to theirs: the inner product with their mean vector,
+kept as the gap's ``centroid``), when that is at least ``GAP_SIMILARITY`` for the embedding
+model; otherwise it opens a gap of its own. Not the cosine to the mean's direction: the
+mean of many different short questions points at "a short question", which every new one
+was close to — a newcomer's tour piled twenty unrelated questions into one gap ("¿Hay
+sauna?", "Aceitam cartão?", "How do I get a parking permit?"). A dismissed gap (not for
+the knowledge to answer) keeps counting its askings out of the open ones, so the same test
+or spam does not come back as a new gap; an answered one takes none (asked again
+unanswered, it is news). The vectors are the ones retrieval already computed
+(multilingual e5: the same question in Spanish, Portuguese and English lands together).
+Assignments are serialised by a transaction-level advisory lock, so two askings of one new
+question at once make one gap.
 """
 
 from __future__ import annotations
@@ -38,11 +44,13 @@ def _unit(vector: list[float] | np.ndarray) -> np.ndarray:
 
 
 def _nearest_gap_counting(vector: np.ndarray, model: str) -> tuple[int, float] | None:
+    """The gap whose questions ``vector`` (a unit vector) is closest to on average, and
+    that average: the inner product with their mean (pgvector's ``<#>`` is its negative)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT id, 1 - (centroid <=> %s::halfvec) FROM conversations_gap "
+            "SELECT id, -(centroid <#> %s::halfvec) FROM conversations_gap "
             "WHERE status = ANY(%s) AND model = %s AND centroid IS NOT NULL "
-            "ORDER BY centroid <=> %s::halfvec LIMIT 1",
+            "ORDER BY centroid <#> %s::halfvec LIMIT 1",
             [_literal(vector), [GapStatus.OPEN, GapStatus.DISMISSED], model, _literal(vector)],
         )
         row = cursor.fetchone()
@@ -55,6 +63,13 @@ def as_floats(stored: object) -> list[float]:
     to_list = getattr(stored, "to_list", None)
     values: Iterable[float] = to_list() if to_list else stored  # type: ignore[assignment]
     return [float(x) for x in values]
+
+
+def mean_with(centroid: object, count: int, unit: np.ndarray) -> np.ndarray:
+    """The mean of a gap's ``count`` question vectors (``centroid``), one more counted."""
+    if centroid is None or count < 1:
+        return unit
+    return (np.asarray(as_floats(centroid), dtype=np.float32) * count + unit) / (count + 1)
 
 
 def _literal(vector: np.ndarray) -> str:
@@ -71,9 +86,7 @@ def gap_assign(exchange: Exchange, vector: list[float], model: str) -> Gap:
     license_id = exchange.license_id
     if nearest is not None and nearest[1] >= gap_similarity(model):
         gap = Gap.objects.select_for_update().get(pk=nearest[0])
-        previous = as_floats(gap.centroid) if gap.centroid is not None else np.zeros_like(unit)
-        centre = _unit(np.asarray(previous) * gap.count + unit)
-        gap.centroid = centre.tolist()
+        gap.centroid = mean_with(gap.centroid, gap.count, unit).tolist()
         gap.count += 1
         gap.last_asked = exchange.created_at
         if language not in gap.languages:

@@ -113,7 +113,8 @@ def purge(answers: int) -> dict[str, Any]:
     }
 
 
-def _question_vectors(dataset: Path | None, total: int) -> tuple[np.ndarray, str]:
+def _question_vectors(dataset: Path | None, total: int) -> tuple[np.ndarray, str, np.ndarray]:
+    """``total`` vectors, each a question's (``picks``: which) slightly perturbed."""
     rng = np.random.default_rng(7)
     if dataset is None:
         centres = rng.normal(size=(max(1, total // VARIANTS), 384)).astype(np.float32)
@@ -123,7 +124,7 @@ def _question_vectors(dataset: Path | None, total: int) -> tuple[np.ndarray, str
     picks = np.resize(np.arange(len(centres)), total)
     noise = rng.normal(scale=0.012, size=(total, centres.shape[1])).astype(np.float32)
     vectors = centres[picks] / np.linalg.norm(centres[picks], axis=1, keepdims=True) + noise
-    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True), model
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True), model, picks
 
 
 def _embedded_questions(dataset: Path) -> tuple[np.ndarray, str]:
@@ -144,6 +145,25 @@ def _embedded_questions(dataset: Path) -> tuple[np.ndarray, str]:
     return vectors, provider.model
 
 
+def _purity(labels: np.ndarray, gap_of: np.ndarray) -> dict[str, Any]:
+    """How well the gaps follow the questions: the share of one question's askings in its
+    most common gap, and how many askings share a gap with another question's."""
+    together, mixed = 0, 0
+    for label in np.unique(labels):
+        _, counts = np.unique(gap_of[labels == label], return_counts=True)
+        together += int(counts.max())
+    for gap in np.unique(gap_of):
+        _, counts = np.unique(labels[gap_of == gap], return_counts=True)
+        mixed += int(counts.sum() - counts.max())
+    sizes = np.unique(gap_of, return_counts=True)[1]
+    return {
+        "distinct_questions": int(len(np.unique(labels))),
+        "askings_in_their_question_s_main_gap": round(together / len(labels), 3),
+        "askings_beside_another_question": round(mixed / len(labels), 3),
+        "largest_gap": int(sizes.max()),
+    }
+
+
 def grouping(questions: int, datasets: list[Path]) -> dict[str, Any]:
     Gap.objects.all().delete()
     Exchange.objects.all().delete()
@@ -154,8 +174,9 @@ def grouping(questions: int, datasets: list[Path]) -> dict[str, Any]:
         parts = [_question_vectors(d, questions // len(datasets)) for d in datasets]
         vectors = np.concatenate([p[0] for p in parts])
         model = parts[0][1]
+        labels = np.concatenate([p[2] + n * 1_000_000 for n, p in enumerate(parts)])
     else:
-        vectors, model = _question_vectors(None, questions)
+        vectors, model, labels = _question_vectors(None, questions)
     order = np.random.default_rng(11).permutation(len(vectors))
     exchanges = Exchange.objects.bulk_create(
         [
@@ -164,11 +185,12 @@ def grouping(questions: int, datasets: list[Path]) -> dict[str, Any]:
         ]
     )
     timings = []
+    gap_of = np.zeros(len(vectors), dtype=np.int64)
     started = time.perf_counter()
     for index in order:
         began = time.perf_counter()
         with transaction.atomic():
-            gap_assign(exchanges[index], vectors[index].tolist(), model)
+            gap_of[index] = gap_assign(exchanges[index], vectors[index].tolist(), model).pk
         timings.append((time.perf_counter() - began) * 1000)
     total = time.perf_counter() - started
     timings.sort()
@@ -176,6 +198,7 @@ def grouping(questions: int, datasets: list[Path]) -> dict[str, Any]:
         "questions": len(vectors),
         "model": model,
         "gaps": Gap.objects.count(),
+        **_purity(labels, gap_of),
         "seconds": round(total, 2),
         "per_question_ms": {
             "p50": round(statistics.median(timings), 2),
