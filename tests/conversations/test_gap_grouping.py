@@ -70,7 +70,8 @@ def test_a_gap_keeps_the_mean_of_its_questions():
 
 @pytest.mark.django_db(transaction=True)
 def test_an_upgrade_makes_each_gap_s_centre_the_mean_of_its_questions():
-    """Conversations 0004: the centres kept before were directions."""
+    """Conversations 0004: the centres kept before were directions (a dismissed gap's
+    questions are not grouped again)."""
     from tests.factories import make_unanswered_exchange
     from tests.migrations import latest, migrate
 
@@ -79,10 +80,52 @@ def test_an_upgrade_makes_each_gap_s_centre_the_mean_of_its_questions():
     second = make_unanswered_exchange(forged, "bea")
     assert first.gap_id == second.gap_id
     Exchange.objects.filter(pk=second.pk).update(question_vector=[0.0, 1.0, 0.0])
-    Gap.objects.filter(pk=first.gap_id).update(centroid=[0.7071, 0.7071, 0.0])
+    Gap.objects.filter(pk=first.gap_id).update(centroid=[0.7071, 0.7071, 0.0], status="dismissed")
 
     migrate([("conversations", "0003_gap_dismissed")])
     migrate(latest())
 
     gap = Gap.objects.get(pk=first.gap_id)
     assert np.allclose(as_floats(gap.centroid), [0.5, 0.5, 0.0], atol=1e-3)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upgrade_groups_the_open_gaps_questions_again():
+    """Conversations 0004: an open gap of different questions, piled by the old rule, is
+    split by the new one; a question without a vector and the askings already purged stay
+    with most of its questions; a dismissed gap takes its own; an open gap keeping a
+    forgotten answer is left as it is."""
+    from tests.factories import make_unanswered_exchange
+    from tests.migrations import latest, migrate
+
+    forged = License.objects.create(user_name="Old", machine_id="old-release", key_hash="x")
+    asked = [make_unanswered_exchange(forged, f"user-{n}") for n in range(8)]
+    vectors = [[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 1, 0], None, [0, 0, 1], [0, 0, 1], [0, 0, 1]]
+    for exchange, vector in zip(asked, vectors, strict=True):
+        Exchange.objects.filter(pk=exchange.pk).update(question_vector=vector)
+    first = asked[0].created_at
+    piled = Gap.objects.get()
+    dismissed = Gap.objects.create(
+        model="fake@3", status="dismissed", centroid=[0, 0, 1], count=1, first_asked=first,
+        last_asked=first, languages=["es"], license_ids=[forged.pk],
+    )  # fmt: skip
+    forgotten = Gap.objects.create(
+        model="fake@3", centroid=[0, 0, 1], count=1, first_asked=first, last_asked=first,
+        answer="La clave es Girasol.", languages=["es"], license_ids=[forged.pk],
+    )  # fmt: skip
+    Exchange.objects.filter(pk=asked[6].pk).update(gap=dismissed)
+    Exchange.objects.filter(pk=asked[7].pk).update(gap=forgotten)
+    Gap.objects.filter(pk=piled.pk).update(centroid=[0.577, 0.577, 0.577], count=7)  # 1 purged
+
+    migrate([("conversations", "0003_gap_dismissed")])
+    migrate(latest())
+
+    gap_of = {n: Exchange.objects.get(pk=e.pk).gap for n, e in enumerate(asked)}
+    assert gap_of[0] == gap_of[1] == gap_of[4] != gap_of[2] == gap_of[3]
+    assert (gap_of[0].count, gap_of[2].count) == (4, 2)  # 2 questions, 1 without vector, 1 purged
+    assert np.allclose(as_floats(gap_of[0].centroid), [1, 0, 0], atol=1e-3)
+    assert gap_of[5] == gap_of[6] == dismissed and gap_of[5].count == 2
+    assert gap_of[5].status == "dismissed"
+    assert gap_of[7] == forgotten and gap_of[7].count == 1
+    assert gap_of[0].pk == piled.pk  # most of its questions keep its number
+    assert Gap.objects.count() == 4
