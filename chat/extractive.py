@@ -361,13 +361,17 @@ _FIGURE = re.compile(
     r"seven|eight|nine|ten|twelve|twenty|hundred|thousand|million|docena|duzia|dozen)\b"
 )
 _ASKS_NAME = re.compile(r"\b(qui[eé]n(es)?|quem|who)\b")
+# A phone, an e-mail or a link, by name: what only a sentence holding one answers.
+_CONTACT_DETAIL_WORDS = (
+    "correo|e-?mail|telefono|telefone|phone|movil|celular|whatsapp|url|website|pagina web|"
+    "sitio web|enlace|link"
+)
 # A question asking how to reach someone, in words that ask for nothing else ("dirección"
 # alone is also a direction, "call" a name, "sitio" a place), and a sentence that says it:
 # an e-mail address, a phone number, a web or street address (or redaction's placeholder).
 _ASKS_CONTACT = re.compile(
-    r"\b(correo|e-?mail|mail|telefono|telefone|phone|movil|celular|whatsapp|contacto|contato|"
-    r"contact|url|website|pagina web|sitio web|site|enlace|link|direccion postal|endereco|"
-    r"address|llamo|ligo|escribo|escrevo|write to)\b"
+    rf"\b({_CONTACT_DETAIL_WORDS}|mail|contacto|contato|contact|site|direccion postal|"
+    r"endereco|address|llamo|ligo|escribo|escrevo|write to)\b"
 )
 # Asking for a phone, an e-mail or a link, which only a sentence holding one answers: not
 # "contact" or an address ("¿cómo contacto con la conserjería?" is answered by where it
@@ -375,8 +379,7 @@ _ASKS_CONTACT = re.compile(
 # nor another fact about one ("¿cuántos nombres se firmaron en el sitio web…?").
 _ASKS_CONTACT_DETAIL = re.compile(
     r"(?<!\bpor )(?<!\bpor el )(?<!\bpelo )(?<!\bpela )(?<!\bby )(?<!\bvia )(?<!\bover the )"
-    r"\b(correo|e-?mail|telefono|telefone|phone|movil|celular|whatsapp|url|website|"
-    r"pagina web|sitio web|enlace|link)\b"
+    rf"\b({_CONTACT_DETAIL_WORDS})\b"
 )
 _ASKS_OTHER_FACT = re.compile(
     r"\b(cuant[oa]s|cuando|quant[oa]s|quando|quien(es)?|quem|how many|when|who)\b"

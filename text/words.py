@@ -330,9 +330,9 @@ def asks_whether_there_is(question: str) -> bool:
 # nor a bare "¿puede…?" / "pode…?" / "can you…?", as often a request ("¿puede decirme…?").
 _ALLOWED = re.compile(
     r"^\W*(?:(?:y|e|and)\s+)?(?:"
-    r"se\s+(?:puede|pueden|permite|permiten|admite|admiten)|puedo|podemos|"
+    r"se\s+(?:puede|pueden|permite|permiten|admite|admiten)|puedo|podemos|"  # es and pt
     r"esta(?:n)?\s+(?:permitid|prohibid)[oa]s?|"
-    r"posso|podemos|pode-se|(?:e|sao)\s+(?:permitid|proibid)[oa]s?|"
+    r"posso|pode-se|(?:e|sao)\s+(?:permitid|proibid)[oa]s?|"
     r"(?:can|may)\s+(?:i|we|guests|visitors|children|kids)|am\s+i\s+allowed|"
     r"(?:is|are)\s+(?:it\s+|\w+\s+){0,2}(?:allowed|permitted|ok|okay))\b"
 )

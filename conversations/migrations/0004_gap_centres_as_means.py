@@ -34,30 +34,23 @@ def _unit(values):
 
 
 class _Group:
-    """A gap being made: its questions and the sum of their unit vectors."""
+    """A gap being made: its questions, and the row of its vectors' sum in the matrix."""
 
-    def __init__(self, gap=None):
+    def __init__(self, row=None, gap=None):
+        self.row = row  # None: no vector (its questions' are gone)
         self.gap = gap  # a dismissed gap joined, or None for an open one
         self.reuse = None  # the old open gap whose row (and number) it keeps
         self.members = []
-        self.total = None
-        self.vectored = 0
         self.extra = 0  # askings counted before, whose questions are gone
-
-    def add(self, exchange, unit=None):
-        self.members.append(exchange)
-        if unit is not None:
-            self.total = unit.copy() if self.total is None else self.total + unit
-            self.vectored += 1
-
-    def average_to(self, unit):
-        return float(unit @ self.total) / self.vectored
 
 
 def centres_as_means(apps, schema_editor):
     Exchange = apps.get_model("conversations", "Exchange")
     Gap = apps.get_model("conversations", "Gap")
-    for gap in Gap.objects.exclude(centroid=None).iterator(chunk_size=200):
+    regrouped = Gap.objects.filter(status="open", answer="")
+    for gap in (
+        Gap.objects.exclude(centroid=None).exclude(pk__in=regrouped).iterator(chunk_size=200)
+    ):
         vectors = [
             _unit(_floats(v))
             for v in Exchange.objects.filter(
@@ -67,52 +60,66 @@ def centres_as_means(apps, schema_editor):
         if vectors:
             gap.centroid = np.mean(vectors, axis=0).tolist()
             gap.save(update_fields=["centroid"])
-    open_gaps = Gap.objects.filter(status="open", answer="")
-    for model in sorted(set(open_gaps.values_list("model", flat=True))):
-        _regroup(Exchange, Gap, list(open_gaps.filter(model=model)), model)
+    for model in sorted(set(regrouped.values_list("model", flat=True))):
+        _regroup(Exchange, Gap, list(regrouped.filter(model=model)), model)
 
 
 def _regroup(Exchange, Gap, old_gaps, model):
+    """The old gaps' questions, oldest first, each joining the group it is closest to on
+    average (its sum's row over its weight), as conversations.gaps.gap_assign does."""
     threshold = SIMILARITY.get(model, FALLBACK_SIMILARITY)
-    groups = [_Group(gap) for gap in Gap.objects.filter(status="dismissed", model=model)]
-    for group in groups:
-        mean, weight = group.gap.centroid, max(1, group.gap.count)
-        if mean is not None:  # its mean stands for its questions, as gaps.py weighs it
-            group.total = np.asarray(_floats(mean), dtype=np.float32) * weight
-            group.vectored = weight
+    exchanges = list(Exchange.objects.filter(gap__in=old_gaps).order_by("created_at", "pk"))
+    vectored = [
+        (e, _unit(_floats(e.question_vector)))
+        for e in exchanges
+        if e.question_vector is not None and e.model == model
+    ]
+    if vectored:
+        dismissed = Gap.objects.filter(status="dismissed", model=model).exclude(centroid=None)
+    else:  # nothing to join them
+        dismissed = Gap.objects.none()
+    width = len(vectored[0][1]) if vectored else 1
+    sums = np.zeros((len(dismissed) + len(vectored), width), dtype=np.float32)
+    weights = np.zeros(len(sums), dtype=np.float32)
+    groups = []
+    for gap in dismissed:  # its mean stands for its questions, weighed as gaps.py does
+        row = len(groups)
+        weights[row] = max(1, gap.count)
+        sums[row] = np.asarray(_floats(gap.centroid), dtype=np.float32) * weights[row]
+        groups.append(_Group(row, gap))
     joined = {}  # exchange pk -> group
-    exchanges = Exchange.objects.filter(gap__in=old_gaps).order_by("created_at", "pk")
+    for exchange, unit in vectored:
+        rows = len(groups)
+        averages = sums[:rows] @ unit / weights[:rows] if rows else np.zeros(0)
+        best = int(np.argmax(averages)) if rows else -1
+        if best < 0 or averages[best] < threshold:
+            groups.append(_Group(rows))
+            best = rows
+        sums[best] += unit
+        weights[best] += 1
+        groups[best].members.append(exchange)
+        joined[exchange.pk] = groups[best]
+    members_of = {}
     for exchange in exchanges:
-        if exchange.question_vector is None or exchange.model != model:
-            continue
-        unit = _unit(_floats(exchange.question_vector))
-        scored = [(g.average_to(unit), i) for i, g in enumerate(groups) if g.vectored]
-        best = max(scored, default=(-1.0, -1))
-        if best[0] < threshold:
-            groups.append(_Group())
-            best = (1.0, len(groups) - 1)
-        groups[best[1]].add(exchange, unit)
-        joined[exchange.pk] = groups[best[1]]
+        members_of.setdefault(exchange.gap_id, []).append(exchange)
     for old in old_gaps:
-        members = [e for e in exchanges if e.gap_id == old.pk]
+        members = members_of.get(old.pk, [])
         most = Counter(joined[e.pk] for e in members if e.pk in joined).most_common(1)
         home = most[0][0] if most else _Group()
         if not most:
-            home.total = None  # no vector left: no centre, as it was
             groups.append(home)
-        for exchange in members:
-            if exchange.pk not in joined:
-                home.add(exchange)
+        home.members += [e for e in members if e.pk not in joined]
         home.extra += max(0, old.count - len(members))
         if home.gap is None and home.reuse is None:
             home.reuse = old  # most of its questions stay under its number
     for group in groups:
         if group.members:
-            _save(Exchange, Gap, group, model)
+            centre = None if group.row is None else sums[group.row] / weights[group.row]
+            _save(Exchange, Gap, group, model, centre)
     Gap.objects.filter(pk__in=[g.pk for g in old_gaps], exchanges__isnull=True).delete()
 
 
-def _save(Exchange, Gap, group, model):
+def _save(Exchange, Gap, group, model, centre):
     if group.gap is not None:  # a dismissed gap joined: what it counted stays
         gap = group.gap
     else:
@@ -128,8 +135,8 @@ def _save(Exchange, Gap, group, model):
             gap.languages = [*gap.languages, exchange.language]
         if exchange.license_id and exchange.license_id not in gap.license_ids:
             gap.license_ids = [*gap.license_ids, exchange.license_id]
-    if group.total is not None:
-        gap.centroid = (group.total / group.vectored).tolist()
+    if centre is not None:
+        gap.centroid = centre.tolist()
     gap.save()
     Exchange.objects.filter(pk__in=[e.pk for e in group.members]).update(gap=gap)
 
