@@ -210,9 +210,15 @@ class ExtractiveLLM:
         the best passage is in another language: the others in the question's are then
         further from it."""
         top = prompt.sources[:3]
-        if detect_language(" ".join(s.body or s.text for s in top)) != prompt.language:
+        if detect_language(prompt.sources[0].body or prompt.sources[0].text) not in (
+            None,
+            prompt.language,
+        ):
             # "Aceitam cartão?" over a Spanish FAQ ("aceptamos tarjeta") is judged by
-            # nothing: the best passage is not in the question's language.
+            # nothing, nor "¿Cuántos días de vacaciones tengo?" over a Portuguese policy's
+            # "férias" by the Spanish pages after it that share only "días".
+            return False
+        if detect_language(" ".join(s.body or s.text for s in top)) != prompt.language:
             top = [s for s in top if detect_language(s.body or s.text) == prompt.language]
             if not top or top[0] is not prompt.sources[0]:
                 return False

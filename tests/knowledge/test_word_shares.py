@@ -334,6 +334,26 @@ def test_a_question_whose_best_passage_is_in_another_language_is_answered_from_i
     assert "aceptamos tarjeta" in answer, answer
 
 
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_question_whose_best_passage_is_in_another_language_is_not_judged_by_those_after_it():
+    """A newcomer's bakery beside the sample handbook: "¿Cuántos días de vacaciones tengo?"
+    found the Portuguese staff policy's "30 dias de férias" first, then the handbook's
+    Spanish pages, which share only "días" ("todos los días"). Read together the three were
+    Spanish, so the Spanish pages judged the answer, and it was "no information"."""
+    license = make_sample_handbook_license()
+    make_document(
+        "# Política de Recursos Humanos\n\n## Férias\nCada colaborador tem direito a 30 dias "
+        "de férias por ano, que podem ser divididos em até três períodos.\n\n## Uniforme\n"
+        "O uniforme é fornecido pela empresa: duas camisetas e um avental por ano.",
+        filename="politica-rh.md",
+        license=license,
+    )
+    principal = principal_for_license(license)
+    asked = "¿Cuántos días de vacaciones tengo?"
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer.startswith("«Cada colaborador tem direito a 30 dias de férias"), answer
+
+
 @pytest.mark.parametrize(
     ("asked", "answered"),
     [
