@@ -297,8 +297,8 @@ def chat_prepare(
     memories = _memories(principal, question, user_ref, embedding)
     extractive = (assistant.answerer or settings.LLM_PROVIDER) == "extractive"
     found = _found(principal, question, options, embedding, weighed=extractive)
-    if extractive and not found.names_what_is_asked():
-        found = _found_after(found, principal, question, session.followed(question), options)
+    if extractive:
+        found = _found_after(found, principal, session.followed(question), options)
     results = found.results
     # A question that does not tell ("Quem criou o Mark I?"), with nothing else to go by, is
     # answered in the language of what was found rather than in Spanish by default.
@@ -401,9 +401,12 @@ class _Found:
     def names_what_is_asked(self) -> bool:
         """The best passages hold enough of the question's rare words for the offline
         answerer to quote them (ExtractiveLLM's "no information" rule)."""
+        return self.best_share() >= ExtractiveLLM.unsure_coverage
+
+    def best_share(self) -> float:
+        """The largest share of the question's rare words one of the best passages holds."""
         shares = [self.word_shares.get(r.chunk_id) for r in self.results[:3]]
-        measured = [share for share in shares if share is not None]
-        return bool(measured) and max(measured) >= ExtractiveLLM.unsure_coverage
+        return max((share for share in shares if share is not None), default=0.0)
 
 
 def _found(
@@ -427,22 +430,24 @@ def _found(
 
 
 def _found_after(
-    found: _Found,
-    principal: Principal,
-    question: str,
-    followed: str,
-    options: SearchOptions | None,
+    found: _Found, principal: Principal, followed: str, options: SearchOptions | None
 ) -> _Found:
-    """A short question that names too little ("¿cuánto cuesta?") searched again after the
-    user's previous ones ("¿y el gimnasio?"), kept only when that names what is asked. Not
-    one that names what no page of the scope holds ("¿y el wifi?"): that is "no information"
-    whatever came before."""
+    """A short question searched again after the user's previous ones (``followed``: "¿y
+    el gimnasio? ¿cuánto cuesta?"), kept when that names what is asked and the question
+    alone names nothing ("¿cuánto cuesta?", though a bakery's FAQ says "el envío cuesta"),
+    too little, or less of it than the passages found after them hold ("Com quanta
+    antecedência peço?" after the holidays found the party room's "antecedência"). Not a
+    question naming only what no page of the scope holds ("¿y el wifi?"): that is "no
+    information" whatever came before."""
     if not followed:
         return found
-    if found.unknown:  # what it names, as searched
+    if found.named and found.unknown >= set(found.named):  # what it names, as searched
         return found
     again = _found(principal, followed, options, QueryEmbedding(followed), weighed=True)
-    return again if again.names_what_is_asked() else found
+    if not again.names_what_is_asked():
+        return found
+    alone = found.named and found.names_what_is_asked()
+    return found if alone and found.best_share() >= again.best_share() else again
 
 
 def _group_scores(results: list[SearchResult], embedding: QueryEmbedding) -> dict[int, list[float]]:

@@ -16,7 +16,7 @@ from conversations.services import exchange_search_again
 from licenses.principals import principal_for_license
 from tests.conftest import forget_prepared_statements
 from tests.conversations.support import staff
-from tests.factories import make_sample_handbook_license
+from tests.factories import make_document, make_sample_handbook_license
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
 
@@ -81,6 +81,58 @@ def test_a_follow_up_is_answered_about_what_the_question_before_named(
     "¿A qué hora abre el gimnasio?", the gym's fee."""
     session_id = ask(handbook, first).session_id
     followed = ask(handbook, then, session_id)
+    assert followed.answer.startswith(answer), followed.answer
+
+
+BAKERY_FAQ = (
+    "# Preguntas frecuentes\n\n**¿Hacéis envíos a domicilio?**\nHacemos envíos dentro de "
+    "Madrid capital; el envío cuesta cuatro euros.\n\n**¿Se puede pagar con tarjeta?**\n"
+    "Sí, aceptamos tarjeta, Bizum y efectivo."
+)
+STAFF_POLICY = (
+    "# Política de Recursos Humanos\n\n## Férias\nCada colaborador tem direito a 30 dias de "
+    "férias por ano, que podem ser divididos em até três períodos. O pedido deve ser feito "
+    "ao gestor com 45 dias de antecedência.\n\n## Uniforme\nO uniforme é fornecido pela "
+    "empresa: duas camisetas e um avental por ano."
+)
+
+
+@pytest.fixture
+def handbook_and_bakery():
+    """A newcomer's tour: the sample handbook beside a bakery's FAQ and staff policy."""
+    license = make_sample_handbook_license()
+    make_document(BAKERY_FAQ, filename="faq.md", license=license)
+    make_document(STAFF_POLICY, filename="politica-rh.md", license=license)
+    yield principal_for_license(license)
+    forget_prepared_statements()
+
+
+@pytest.mark.parametrize(
+    ("earlier", "then", "answer"),
+    [
+        # "cuesta" is the FAQ's delivery: the question alone named something a page holds
+        (
+            ["¿A qué hora abre la piscina?", "¿Y el gimnasio?"],
+            "¿Cuánto cuesta?",
+            "«La cuota mensual es de veinte euros.»",
+        ),
+        # alone it found the party room's "antecedência", and was "no information"
+        (
+            ["Quantos dias de férias eu tenho?"],
+            "Com quanta antecedência peço?",
+            "«O pedido deve ser feito ao gestor com 45 dias de antecedência.»",
+        ),
+        # a new subject, said in full, is answered about itself
+        (["¿A qué hora abre la piscina?"], "¿Hacéis envíos?", "«**¿Hacéis envíos a domicilio?**"),
+    ],
+)
+def test_a_follow_up_is_answered_about_the_conversation_when_another_page_shares_its_words(
+    handbook_and_bakery, earlier, then, answer
+):
+    session_id = None
+    for question in earlier:
+        session_id = ask(handbook_and_bakery, question, session_id).session_id
+    followed = ask(handbook_and_bakery, then, session_id)
     assert followed.answer.startswith(answer), followed.answer
 
 
