@@ -298,6 +298,7 @@ class _Candidate:
     meaning: float
     words: int = 0
     score: float = 0.0
+    heading: str = ""  # its section's heading: what each of its sentences is about
 
 
 def _candidates(prompt: Prompt) -> list[_Candidate]:
@@ -307,6 +308,7 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
     for rank, source in enumerate(prompt.sources):
         # The body only: a heading path ("Normas > Comedor") is a title, not a fact.
         body = source.body or source.text
+        heading = _section_heading(source)
         groups = sentence_groups(body) or [" ".join(body.split())]
         for sentence in _sentences(body):
             sentence = sentence.strip()
@@ -315,9 +317,20 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
             seen.add(fold(sentence))
             meaning = _group_score(sentence, groups, source)
             candidates.append(
-                _Candidate(sentence, source.number, rank, meaning, len(sentence.split()))
+                _Candidate(
+                    sentence, source.number, rank, meaning, len(sentence.split()), 0.0, heading
+                )
             )
     return candidates
+
+
+def _section_heading(source: Source) -> str:
+    """The heading of the passage's own section ("Piscina" under "Manual del residente"),
+    when it is a section's: a document's title alone is not (on the shared sets, whose
+    passages are each headed by their article's title, crediting the title's words to
+    every sentence cost 6 of the dev splits' 1,040 leads)."""
+    path = source.text.removesuffix(source.body) if source.body else ""
+    return path.rsplit(">", 1)[-1] if ">" in path else ""
 
 
 def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
@@ -458,7 +471,13 @@ def _score(
 ) -> None:
     asked = content_words(words_to_weigh(question), language)
     counts: dict[str, int] = {}
-    words_of = _with_kin(asked, [content_words(c.sentence, language) for c in candidates])
+    # A word of the heading is said by each sentence under it: "¿Pueden los niños ir solos
+    # a la piscina?" quoted the pool's hours, the one sentence of the "Piscina" page saying
+    # "piscina", before its "Los menores de doce años deben ir acompañados".
+    headings = {c.heading: content_words(c.heading, language) for c in candidates}
+    words_of = _with_kin(
+        asked, [content_words(c.sentence, language) | headings[c.heading] for c in candidates]
+    )
     for words in words_of:
         for word in words:
             counts[word] = counts.get(word, 0) + 1

@@ -430,6 +430,41 @@ def test_free_is_a_price():
     assert answer.startswith("«La piscina es gratuita"), answer
 
 
+@pytest.mark.parametrize(
+    ("question", "language", "heading", "page", "answer"),
+    [
+        (
+            "¿Pueden los niños ir solos a la piscina?",
+            "es",
+            "Manual del residente > Piscina",
+            "La piscina abre todos los días de ocho a nueve, de junio a septiembre. Los "
+            "menores de doce años deben ir acompañados de un adulto.",
+            "«Los menores de doce años",
+        ),
+        (
+            "Crianças podem ir sozinhas à piscina?",
+            "pt",
+            "Manual do morador > Piscina",
+            "A piscina abre todos os dias das oito às nove, de junho a setembro. Menores de "
+            "doze anos devem estar acompanhados de um adulto.",
+            "«Menores de doze anos",
+        ),
+    ],
+)
+def test_a_word_of_the_heading_is_said_by_every_sentence_under_it(
+    question, language, heading, page, answer
+):
+    """The sample handbook: "¿Pueden los niños ir solos a la piscina?" quoted the pool's
+    hours first, the one sentence of the "Piscina" page that says "piscina"."""
+    sources = [
+        Source(1, "manual.md", f"{heading}\n{page}", body=page, score=0.86,
+               group_scores=(0.835, 0.859)),
+    ]  # fmt: skip
+    prompt = Prompt(system="", messages=[], question=question, language=language, sources=sources)
+    quoted = "".join(ExtractiveLLM().stream(prompt))
+    assert quoted.startswith(answer), quoted
+
+
 def test_sentences_of_a_page_naming_nothing_asked_are_left_out_when_another_names_some():
     """The gym's page holds none of the question's rare words; the pool's does. Its "Cierra
     los domingos" was quoted, as if the pool closed on Sundays."""
