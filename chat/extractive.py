@@ -250,12 +250,18 @@ class ExtractiveLLM:
                 return []
         _score(candidates, prompt.question, prompt.language, self.weights)
         candidates.sort(key=lambda c: -c.score)
-        return [(c.sentence, c.number) for c in self._enough(candidates, prompt.max_words)]
+        # Two questions in one are not answered by the first's clear winner alone.
+        at_least = 2 if _ASKS_ANOTHER.search(fold(prompt.question)) else 1
+        chosen = self._enough(candidates, prompt.max_words, at_least)
+        return [(c.sentence, c.number) for c in chosen]
 
-    def _enough(self, ranked: list[_Candidate], max_words: int) -> list[_Candidate]:
+    def _enough(
+        self, ranked: list[_Candidate], max_words: int, at_least: int = 1
+    ) -> list[_Candidate]:
         """The best sentences, best first, until the answer is probably among them: a clear
         winner is quoted alone; close contenders join it (the answerer's scores read as
-        probabilities, softmax at ``temperature``, until they add up to ``sure``). Within
+        probabilities, softmax at ``temperature``, until they add up to ``sure``; two at
+        least for two questions in one). Within
         the answer length the assistant is set to — a sentence per 50 words, two at least —
         and a detailed answer, asked to say more, takes all its length allows."""
         best = ranked[0].score
@@ -267,7 +273,7 @@ class ExtractiveLLM:
         covered = 0.0
         for candidate, weight in zip(ranked, weights, strict=True):
             if chosen and (
-                covered >= sure
+                (covered >= sure and len(chosen) >= at_least)
                 or len(chosen) >= most
                 or sum(c.words for c in chosen) + candidate.words > max_words
             ):
@@ -345,12 +351,15 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
 
 
 def _asks_price(question: str) -> bool:
-    return bool(_ASKS_PRICE.search(fold(question)))
+    folded = fold(question)
+    return bool(_ASKS_PRICE.search(folded)) and not _ASKS_ANOTHER.search(folded)
 
 
 def _asks_contact_detail(question: str) -> bool:
     folded = fold(question)
-    return bool(_ASKS_CONTACT_DETAIL.search(folded)) and not _ASKS_OTHER_FACT.search(folded)
+    return bool(_ASKS_CONTACT_DETAIL.search(folded)) and not (
+        _ASKS_OTHER_FACT.search(folded) or _ASKS_ANOTHER.search(folded)
+    )
 
 
 def _says_price(sentence: str) -> bool:
@@ -429,6 +438,12 @@ _MONEY = re.compile(
 # ("¿cuándo devuelven la fianza?") or "how much time".
 _ASKS_PRICE = re.compile(
     rf"\b({_PRICE_WORDS}|custar|how much (is|are|does|do|for|will)|what does it cost)\b"
+)
+# A second question joined to the first ("¿cuánto cuesta el gimnasio y cuándo abre?"): its
+# answer need not name a sum or a contact.
+_ASKS_ANOTHER = re.compile(
+    r"\b(y|e|and)\s+(cuando|donde|como|a que hora|quando|onde|que horas?|when|where|how|"
+    r"what time)\b"
 )
 _FREE = re.compile(
     r"\b(gratis|gratuit[oa]s?|sin (coste|costo|cargo)|sem (custo|cobranca)|free|no charge|"

@@ -424,6 +424,32 @@ def test_how_to_pay_is_no_question_of_a_sum(question, language):
     assert answer.startswith("«¿Se puede pagar con tarjeta? Sí, aceptamos tarjeta"), answer
 
 
+GYM_PAGE = {
+    "es": "El gimnasio abre de lunes a sábado de seis de la mañana a diez de la noche. "
+    "La cuota mensual es de veinte euros.",
+    "pt": "A academia abre de segunda a sábado das seis da manhã às dez da noite. A "
+    "mensalidade é de vinte euros.",
+    "en": "The gym opens Monday to Saturday from six in the morning to ten at night. The "
+    "monthly fee is twenty euros.",
+}
+PRICE_AND_HOURS_ASKED = {
+    "es": "¿Cuánto cuesta el gimnasio y cuándo abre?",
+    "pt": "Quanto custa a academia e quando abre?",
+    "en": "How much is the gym and when does it open?",
+}
+
+
+@pytest.mark.parametrize("language", ["es", "pt", "en"])
+def test_two_questions_in_one_get_both_answers(language):
+    """A newcomer's tour: "¿Cuánto cuesta el gimnasio y cuándo abre?" was answered by the
+    fee alone: only sentences naming a sum were quoted, and the fee won clearly."""
+    answer = _offline_answer(PRICE_AND_HOURS_ASKED[language], language, (GYM_PAGE[language], 0.6))
+    hours, fee = GYM_PAGE[language].split(". ")
+    assert f"«{hours}.»" in answer and f"«{fee}»" in answer, answer
+    alone = PRICE_AND_HOURS_ASKED[language].split(" y ")[0].split(" e ")[0].split(" and ")[0]
+    assert hours not in _offline_answer(alone + "?", language, (GYM_PAGE[language], 0.6))
+
+
 def test_free_is_a_price():
     free = "La piscina es gratuita para los residentes y abre a las ocho."
     answer = _offline_answer(PRICE_ASKED["es"], "es", (free, 0.6), (FEE["es"], 0.0))
