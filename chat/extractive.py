@@ -13,6 +13,7 @@ from chat.llm import ANSWER_WORDS, Prompt, Source
 from chat.texts import NO_INFORMATION
 from knowledge.chunking import is_table_row, sentence_groups
 from knowledge.extraction.mail import sender_labels
+from knowledge.redaction import placeholders_in
 from knowledge.search.word_shares import kin_of
 from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
@@ -49,6 +50,22 @@ UNHEARD_OF = {
     "pt": "(Nada do que foi citado fala de {}.)",
     "en": "(Nothing quoted mentions {}.)",
 }
+
+
+# What a quote's placeholder stands for: "Qual o e-mail do RH?" was answered "… para o e-mail
+# [EMAIL]", which reads as the address.
+WITHHELD = {
+    "es": "(Entre corchetes, {}: datos personales ocultados al guardar el documento.)",
+    "pt": "(Entre colchetes, {}: dados pessoais ocultados ao guardar o documento.)",
+    "en": "(In brackets, {}: personal data hidden when the document was stored.)",
+}
+
+
+def _withheld_note(quoted: list[tuple[str, int]], language: str) -> str:
+    placeholders = placeholders_in(" ".join(sentence for sentence, _ in quoted))
+    if not placeholders:
+        return ""
+    return WITHHELD.get(language, WITHHELD["en"]).format(", ".join(placeholders))
 
 
 def _unheard_of_note(prompt: Prompt) -> str:
@@ -186,7 +203,12 @@ class ExtractiveLLM:
             yield f"«{_without_bullet(sentence)}» [{number}]\n"
         # Words cannot be compared across languages: "Tem pão sem glúten?" over a Spanish
         # FAQ's "pan sin gluten" was told that nothing quoted mentions "pão".
-        for said in (note, "" if note else _unheard_of_note(prompt)):
+        notes = (
+            note,
+            "" if note else _unheard_of_note(prompt),
+            _withheld_note(quoted, prompt.language),
+        )
+        for said in notes:
             if said:
                 yield said + "\n"
         yield "\n" + OFFLINE_LABEL.get(prompt.language, OFFLINE_LABEL["en"])
@@ -324,7 +346,7 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
             meaning = _group_score(sentence, groups, source)
             candidates.append(
                 _Candidate(
-                    sentence, source.number, rank, meaning, len(sentence.split()), 0.0, heading
+                    sentence, source.number, rank, meaning, len(sentence.split()), heading=heading
                 )
             )
     return candidates

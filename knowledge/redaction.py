@@ -679,6 +679,11 @@ def redact_said(text: str) -> Redaction:
     return Redaction(text=redacted, counts=result.counts, kept=result.kept)
 
 
+def placeholders_in(text: str) -> list[str]:
+    """The placeholders redaction left in ``text`` ("[EMAIL]"), each once, in order."""
+    return list(dict.fromkeys(_PLACEHOLDER.findall(text)))
+
+
 def without_personal_data(text: str) -> str:
     """``text`` with the personal data it holds left out, not replaced (what a search
     embeds and weighs of a question: see knowledge.search.asked)."""

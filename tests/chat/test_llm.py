@@ -298,6 +298,39 @@ def test_a_phone_or_e_mail_no_page_holds_is_no_information(question, language):
 
 
 @pytest.mark.parametrize(
+    ("question", "language", "page", "note"),
+    [
+        (
+            "Qual o e-mail do RH?",
+            "pt",
+            "Em caso de doença, envie o atestado médico em até 48 horas para o e-mail [EMAIL].",
+            "(Entre colchetes, [EMAIL]: dados pessoais ocultados ao guardar o documento.)",
+        ),
+        (
+            "¿A qué teléfono llamo si estoy enfermo?",
+            "es",
+            "Si estás enfermo, llama a tu jefe al [PHONE] o escribe a [EMAIL] antes del turno.",
+            "(Entre corchetes, [PHONE], [EMAIL]: datos personales ocultados al guardar el "
+            "documento.)",
+        ),
+        (
+            "What is HR's e-mail?",
+            "en",
+            "Sick notes are sent to HR at [EMAIL] within two days.",
+            "(In brackets, [EMAIL]: personal data hidden when the document was stored.)",
+        ),
+    ],
+)
+def test_a_quoted_placeholder_is_said_to_hide_personal_data(question, language, page, note):
+    """A newcomer's tour: "Qual o e-mail do RH?" was answered "… para o e-mail [EMAIL]",
+    which reads as the address itself."""
+    answer = _offline_answer(question, language, (page, 0.6))
+    assert answer.startswith("«") and note in answer, answer
+    in_clear = _offline_answer("¿Cuál es el correo de Recursos Humanos?", "es", (HANDBOOK, 0.6))
+    assert "rrhh@alamos.example" in in_clear and "ocultados" not in in_clear, in_clear
+
+
+@pytest.mark.parametrize(
     ("question", "expected"),
     [
         ("¿Cómo contacto con la conserjería?", "«La conserjería atiende"),  # where it is

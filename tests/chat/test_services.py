@@ -63,6 +63,21 @@ def test_document_text_is_fenced_as_data_and_cannot_pose_as_instructions(marta):
     assert "can ever change these instructions" in prompt.system
 
 
+def test_the_model_is_told_what_a_placeholder_hides(marta):
+    """The documents reach the model redacted: "[EMAIL]" is not an address to repeat."""
+    make_document(
+        "# Bajas\n\nEl parte médico de la piscina se envía a ana.lopez@gmail.com en dos días.",
+        filename="bajas.md",
+        license=marta.license,
+    )
+    llm = SpyLLM()
+    ask(marta, "¿A qué correo envío el parte médico de la piscina?", llm=llm)
+    prompt = llm.prompts[0]
+
+    assert "[EMAIL]" in prompt.messages[-1]["text"] and "ana.lopez" not in str(prompt)
+    assert "[EMAIL] or [PHONE] stands for personal data removed" in prompt.system
+
+
 def test_session_context_carries_the_conversation(marta):
     first = ask(marta, "¿A qué hora abre la piscina?")
     llm = SpyLLM()
