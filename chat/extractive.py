@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from chat.llm import ANSWER_WORDS, Prompt, Source
 from chat.texts import NO_INFORMATION
@@ -193,6 +193,7 @@ class ExtractiveLLM:
     sure = 0.8
 
     def stream(self, prompt: Prompt) -> Iterator[str]:
+        prompt = self._past_a_weak_page(prompt)
         best = [] if self._says_nothing_asked(prompt) else self._best_sentences(prompt)
         if not best:
             yield NO_INFORMATION.get(prompt.language, NO_INFORMATION["en"])
@@ -223,6 +224,43 @@ class ExtractiveLLM:
     unsure_margin = 0.04  # over the calibrated floor (e5-small's 0.82)
     unsure_coverage_near_floor = 0.4
 
+    def _past_a_weak_page(self, prompt: Prompt) -> Prompt:
+        """The prompt without its pages in the question's language when the best of them
+        barely passed, holds little of the question, and a page in another language is
+        closer to it: "How many vacation days do I get?" found the English handbook's pool
+        page ("every day") first — the keyword search reads only the question's language —
+        then the Portuguese policy's "30 dias de férias", closer by meaning although meaning
+        runs lower across languages (BENCHMARKS.md "Questions across English"), and the
+        handbook's page judged "no information"."""
+        first = prompt.sources[0] if prompt.sources else None
+        if first is None or not self._unsure(prompt, [first]):
+            return prompt
+        if detect_language(first.body or first.text) != prompt.language:
+            return prompt
+        across = [
+            s.score
+            for s in prompt.sources
+            if detect_language(s.body or s.text) not in (None, prompt.language)
+        ]
+        if not across or max(across) <= first.score:
+            return prompt
+        kept = [
+            s
+            for s in prompt.sources
+            if s.score >= max(across) or detect_language(s.body or s.text) != prompt.language
+        ]
+        # Across languages only the meaning ranks them: the keyword search cannot.
+        return replace(prompt, sources=sorted(kept, key=lambda s: -s.score))
+
+    def _unsure(self, prompt: Prompt, top: list[Source]) -> bool:
+        coverage = _coverage(prompt.asked or prompt.question, prompt.language, top)
+        if coverage is None:
+            return False
+        near_floor = prompt.min_score > 0 and top[0].score < prompt.min_score + self.unsure_margin
+        return coverage < self.unsure_coverage or (
+            near_floor and coverage < self.unsure_coverage_near_floor
+        )
+
     def _says_nothing_asked(self, prompt: Prompt) -> bool:
         """The passages do not say what is asked. Judged on those in the question's
         language: words cannot be compared across languages (a question in English about a
@@ -244,13 +282,7 @@ class ExtractiveLLM:
             top = [s for s in top if detect_language(s.body or s.text) == prompt.language]
             if not top or top[0] is not prompt.sources[0]:
                 return False
-        coverage = _coverage(prompt.asked or prompt.question, prompt.language, top)
-        if coverage is None:
-            return False
-        near_floor = prompt.min_score > 0 and top[0].score < prompt.min_score + self.unsure_margin
-        return coverage < self.unsure_coverage or (
-            near_floor and coverage < self.unsure_coverage_near_floor
-        )
+        return self._unsure(prompt, top)
 
     def _best_sentences(self, prompt: Prompt) -> list[tuple[str, int]]:
         candidates = _candidates(prompt)

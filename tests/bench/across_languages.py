@@ -14,6 +14,9 @@ asked of it as written, and the other set's as off-topic. That corpus has 35 pas
 the set's ~240, so its off-topic figures are a floor of what a large English corpus lets
 through.
 
+English questions over knowledge in two languages (``mixed``): the set's passages beside
+the other set's English ones (``_mixed``).
+
 Reported: the offline answers to the English questions and as written (lead-sentence and
 whole-answer hits, "no information"); the relevant passage's score as the threshold reads it (the semantic score), the
 shift from the question asked in the passage's own language, and at each floor the share
@@ -23,6 +26,7 @@ search runs with the threshold off, so the floors are read from the scores alone
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,7 +103,62 @@ def run(
         name: _over_english(datasets, english, name, other, passages, progress)
         for name, other in zip(SETS, reversed(SETS), strict=True)
     }
+    report["mixed"] = {
+        name: _mixed(datasets, english, name, other, passages, progress)
+        for name, other in zip(SETS, reversed(SETS), strict=True)
+    }
     return report
+
+
+def _mixed(
+    datasets: dict[str, Dataset],
+    english: dict[str, dict[str, str]],
+    name: str,
+    other: str,
+    passages: Path,
+    progress: Callable[[int, int], None],
+) -> dict:
+    """English questions over knowledge in two languages: the set's passages beside the
+    other set's passages put into English, on other subjects, which share the question's
+    common words ("day", "many") where the keyword search reads them. Asked: the set's
+    English questions (answered across languages), the other set's whose passage is there
+    in English (answered in English), and the other set's whose passage is not (no
+    answer there). Counted: the lead quote cited from a relevant passage, "no information"."""
+    english_corpus = english_passages(other, passages)
+    mixed = Dataset(f"{name}-and-{other}-en", datasets[name].passages + english_corpus, [])
+    license = bench_license(mixed)
+    ingest_passages(mixed, license, progress)
+    in_english = {p["id"] for p in english_corpus}
+    across = [
+        (english[name][q["id"]], set(q["relevant"]))
+        for q in datasets[name].queries
+        if q["id"] in english[name]
+    ]
+    others = [
+        (english[other][q["id"]], in_english.intersection(q["relevant"]))
+        for q in datasets[other].queries
+        if q["id"] in english[other]
+    ]
+    return {
+        "across": _cited(license, across),
+        "in_english": _cited(license, [(text, ids) for text, ids in others if ids]),
+        "unanswerable": _cited(license, [(text, ids) for text, ids in others if not ids]),
+    }
+
+
+def _cited(license: License, asked: list[tuple[str, set[str]]]) -> dict:
+    """How often the offline answer's lead quote is cited from one of the relevant
+    passages, and how often it is "no information"."""
+    principal = principal_for_license(license)
+    lead = no_info = 0
+    for n, (question, relevant) in enumerate(asked):
+        answer = chat_answer(principal=principal, question=question, user_ref=f"m-{n}")
+        no_info += any(sentence in answer.answer for sentence in NO_INFORMATION.values())
+        first = re.search(r"\[(\d+)\]", answer.answer)
+        cited = {c.number: c.document.removesuffix(".md") for c in answer.citations}
+        lead += bool(first) and cited.get(int(first.group(1)) if first else 0) in relevant
+    count = len(asked) or 1
+    return {"questions": len(asked), "lead_relevant": _r(lead / count), "no_info": no_info}
 
 
 def _answers(license: License, asked: list[tuple[str, list[str]]]) -> dict:

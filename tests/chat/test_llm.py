@@ -714,3 +714,47 @@ def test_a_short_row_of_a_table_is_quoted_not_taken_for_a_title():
     said = "".join(ExtractiveLLM().stream(prompt))
     assert said.startswith("«Cargo: Conserje · Nombre: Luis Gómez» [1]"), said
     assert "Ana Ruiz" not in said
+
+
+POOL_DAYS = "The pool opens every day from eight in the morning to nine in the evening."
+GYM_PT = "A academia abre de segunda a sábado das seis da manhã às dez da noite."
+HOLIDAYS_PT = "Cada colaborador tem direito a 30 dias de férias por ano, em até três períodos."
+
+
+def _across_answer(english_page_score: float) -> str:
+    """The tour's "How many vacation days do I get?": the English handbook's pool page first
+    (the keyword search reads "day"), then Portuguese pages, the policy's holidays closest."""
+    sources = [
+        Source(
+            1, "handbook.md", POOL_DAYS, body=POOL_DAYS, score=english_page_score, word_share=0.21
+        ),
+        Source(2, "manual.md", GYM_PT, body=GYM_PT, score=0.813, word_share=0.0),
+        Source(3, "politica.md", HOLIDAYS_PT, body=HOLIDAYS_PT, score=0.835, word_share=0.0),
+    ]
+    prompt = Prompt(
+        system="", messages=[], question="How many vacation days do I get?", language="en",
+        sources=sources, min_score=0.82,
+    )  # fmt: skip
+    return "".join(ExtractiveLLM().stream(prompt))
+
+
+def test_a_weak_page_in_the_question_s_language_gives_way_to_a_closer_one_in_another():
+    """A newcomer's tour: "How many vacation days do I get?" was "no information", judged on
+    the English pool page sharing "day", while the Portuguese policy said "30 dias de
+    férias" — closer by meaning, although meaning runs lower across languages."""
+    answer = _across_answer(0.833)
+    assert answer.startswith(f"«{HOLIDAYS_PT}» [3]"), answer
+    assert "(The source is in Portuguese.)" in answer
+
+
+@pytest.mark.parametrize("english_page_score", [0.840, 0.9])
+def test_a_page_in_the_question_s_language_closer_than_those_in_others_still_judges(
+    english_page_score,
+):
+    """Closer than every page in another language, the English page still judges the answer:
+    near the floor and sharing little, "no information"; clear of the floor, its quote."""
+    answer = _across_answer(english_page_score)
+    if english_page_score < 0.86:
+        assert answer == NO_INFORMATION["en"]
+    else:
+        assert answer.startswith(f"«{POOL_DAYS}» [1]"), answer
