@@ -189,6 +189,11 @@ def test_bench_across_languages_runs(tmp_path):
     assert set(over_english["floors"]["0.8"]) == {
         "relevant_kept_own_language", "relevant_kept_english_passage", "off_topic_passing"
     }  # fmt: skip
+    mixed = report["mixed"]["faquad-pt"]  # the Portuguese passages and xquad-es's English one
+    assert mixed["across"]["questions"] == 1  # q0 in English, its passage in Portuguese
+    assert mixed["in_english"]["questions"] == 1  # xquad-es's q0, its passage in English
+    assert mixed["unanswerable"]["questions"] == 0
+    assert mixed["in_english"]["lead_relevant"] == 1.0, mixed
 
 
 # -- every benchmark's own command line, as its `make bench-*` target runs it ----------------

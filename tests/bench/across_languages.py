@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +70,17 @@ def english_passages(name: str, passages: Path = ENGLISH_PASSAGES) -> list[dict]
     return [json.loads(line) for line in (passages / f"{name}.jsonl").read_text().splitlines()]
 
 
+@dataclass(frozen=True)
+class _Sets:
+    """What the reports over other corpora read: the sets, their English questions by id,
+    the folder of their passages put into English."""
+
+    datasets: dict[str, Dataset]
+    english: dict[str, dict[str, str]]
+    passages: Path
+    progress: Callable[[int, int], None]
+
+
 def run(
     shared: Path,
     split: str,
@@ -99,35 +111,29 @@ def run(
             "as_written": _answers(license, [(q["text"], q["answers"]) for q in asked]),
             "english": _answers(license, [(english[name][q["id"]], q["answers"]) for q in asked]),
         }
+    sets = _Sets(datasets, english, passages, progress)
     report["over_english"] = {
-        name: _over_english(datasets, english, name, other, passages, progress)
+        name: _over_english(sets, name, other)
         for name, other in zip(SETS, reversed(SETS), strict=True)
     }
     report["mixed"] = {
-        name: _mixed(datasets, english, name, other, passages, progress)
-        for name, other in zip(SETS, reversed(SETS), strict=True)
+        name: _mixed(sets, name, other) for name, other in zip(SETS, reversed(SETS), strict=True)
     }
     return report
 
 
-def _mixed(
-    datasets: dict[str, Dataset],
-    english: dict[str, dict[str, str]],
-    name: str,
-    other: str,
-    passages: Path,
-    progress: Callable[[int, int], None],
-) -> dict:
+def _mixed(sets: _Sets, name: str, other: str) -> dict:
     """English questions over knowledge in two languages: the set's passages beside the
     other set's passages put into English, on other subjects, which share the question's
     common words ("day", "many") where the keyword search reads them. Asked: the set's
     English questions (answered across languages), the other set's whose passage is there
     in English (answered in English), and the other set's whose passage is not (no
     answer there). Counted: the lead quote cited from a relevant passage, "no information"."""
-    english_corpus = english_passages(other, passages)
+    datasets, english = sets.datasets, sets.english
+    english_corpus = english_passages(other, sets.passages)
     mixed = Dataset(f"{name}-and-{other}-en", datasets[name].passages + english_corpus, [])
     license = bench_license(mixed)
-    ingest_passages(mixed, license, progress)
+    ingest_passages(mixed, license, sets.progress)
     in_english = {p["id"] for p in english_corpus}
     across = [
         (english[name][q["id"]], set(q["relevant"]))
@@ -176,18 +182,12 @@ def _answers(license: License, asked: list[tuple[str, list[str]]]) -> dict:
     return {"lead_hit": _r(lead / count), "whole_hit": _r(whole / count), "no_info": no_info}
 
 
-def _over_english(
-    datasets: dict[str, Dataset],
-    english: dict[str, dict[str, str]],
-    name: str,
-    other: str,
-    passages: Path,
-    progress: Callable[[int, int], None],
-) -> dict:
+def _over_english(sets: _Sets, name: str, other: str) -> dict:
     """The set's questions as written over its passages put into English."""
-    corpus = Dataset(f"{name}-en", english_passages(name, passages), [])
+    datasets, english = sets.datasets, sets.english
+    corpus = Dataset(f"{name}-en", english_passages(name, sets.passages), [])
     license = bench_license(corpus)
-    ingest_passages(corpus, license, progress)
+    ingest_passages(corpus, license, sets.progress)
     in_corpus = {p["id"] for p in corpus.passages}
     asked = [
         q
