@@ -74,6 +74,7 @@ from text.words import (
     asks_allowing,
     asks_whether_allowed,
     asks_whether_there_is,
+    asks_yes_or_no,
     content_words,
     courtesy_language,
     courtesy_said,
@@ -386,15 +387,17 @@ class _Found:
     unknown: set[str] = field(default_factory=set)  # of those, what no page of the scope holds
 
     def unheard_of(self) -> list[str]:
-        """The words a question asking whether something is there or is allowed, naming at
-        most three things, names that no page of the scope holds, when the pages hold the
-        rest: "wifi" in "¿hay wifi en el gimnasio?", which got the gym's hours; "fumar" in
-        "¿se puede fumar en la piscina?", which got the pool's. Words as typed, letters
+        """The words a question asking whether something is there, is allowed, or is so
+        (yes or no), naming at most three things, names that no page of the scope holds,
+        when the pages hold the rest: "wifi" in "¿hay wifi en el gimnasio?", which got the
+        gym's hours; "fumar" in "¿se puede fumar en la piscina?", which got the pool's;
+        "heated" in "Is the pool heated?", its hours. Words as typed, letters
         only (never a number a person typed). Not in another question, whose missing word
         is as often a paraphrase ("usar" in "¿cuándo se puede usar la piscina?", "clave" for
         "contraseña"; on the dev sets, 13 of 17 notes were on right answers), nor when the
         scope holds none of it ("alberca" for "piscina": the vectors found the pool)."""
-        if not (asks_whether_there_is(self.asked) or asks_whether_allowed(self.asked)):
+        asks = (asks_whether_there_is, asks_whether_allowed, asks_yes_or_no)
+        if not any(asking(self.asked) for asking in asks):
             return []
         named = [word for word in dict.fromkeys(self.named) if not asks_allowing(word)]
         if not 0 < len(self.unknown & set(named)) < len(named) <= 3:

@@ -13,7 +13,7 @@ import threading
 import Stemmer
 
 from text.folding import fold
-from text.languages import ENGLISH, PORTUGUESE, SPANISH
+from text.languages import ENGLISH, PORTUGUESE, SPANISH, detect_language
 
 # The commonest words of each language: they tell sentences apart by nothing.
 STOPWORDS: dict[str, frozenset[str]] = {
@@ -357,6 +357,29 @@ def asks_whether_allowed(question: str) -> bool:
 def asks_allowing(word: str) -> bool:
     """``word`` is one of those asking whether something is allowed ("admiten")."""
     return fold(word) in _ALLOWING
+
+
+# A question answered yes or no, about what something is or does: "Is the pool heated?",
+# "¿La piscina está climatizada?", "A piscina é aquecida?". English says it by its opening
+# verb; Spanish and Portuguese by no word asking what, which, when, where, how, how much,
+# who or why (a "que" alone may join a clause: "¿es cierto que…?" is left out, as unsure).
+_YES_OR_NO_EN = re.compile(r"^\W*(?:(?:and|so)\s+)?(?:is|are|does|do|will|was|were|did)\b")
+_ASKING_WORDS = frozenset({
+    "que", "cual", "cuales", "cuando", "donde", "adonde", "como", "cuanto", "cuanta",
+    "cuantos", "cuantas", "quien", "quienes", "porque",
+    "qual", "quais", "quando", "onde", "aonde", "quanto", "quanta", "quantos", "quantas",
+    "quem",
+    "what", "which", "when", "where", "how", "who", "whom", "whose", "why",
+})  # fmt: skip
+
+
+def asks_yes_or_no(question: str) -> bool:
+    folded = fold(question)
+    if not folded.rstrip().endswith("?") or not _ASKING_WORDS.isdisjoint(_WORD.findall(folded)):
+        return False
+    if _YES_OR_NO_EN.match(folded):
+        return True
+    return detect_language(question) in (SPANISH, PORTUGUESE)
 
 
 # Whom to turn to, asked: "com quem falo se o portão quebrar?", "¿a quién aviso si…?", "who

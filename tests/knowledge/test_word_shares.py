@@ -411,6 +411,27 @@ def test_what_a_question_asks_to_be_allowed_and_the_handbook_lacks_is_named(aske
 
 @pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize(
+    ("asked", "note"),
+    [
+        ("Is the pool heated?", "(Nothing quoted mentions “heated”.)"),
+        ("¿La piscina está climatizada?", "(Nada de lo citado habla de “climatizada”.)"),
+        ("A piscina é aquecida?", "(Nada do que foi citado fala de “aquecida”.)"),
+    ],
+)
+def test_what_a_yes_or_no_question_asks_and_the_handbook_lacks_is_named(asked, note):
+    """A newcomer's tour: "Is the pool heated?" got the pool's hours, with nothing saying
+    that no page speaks of heating."""
+    principal = principal_for_license(make_sample_handbook_license())
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    quotes, _, rest = answer.partition("\n(")
+    assert quotes.startswith("«") and ("(" + rest).startswith(note + "\n"), answer
+    answered = "Is the gym open on Sundays?"  # every word in its page: no note
+    answer = chat_answer(principal=principal, question=answered, llm=ExtractiveLLM()).answer
+    assert answer.startswith("«The gym opens") and "\n(Nothing" not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
     "asked",
     [
         "¿Se puede usar el gimnasio el domingo?",  # going in or using: its hours answer

@@ -10,6 +10,7 @@ from text.words import (
     asks_sender,
     asks_whether_allowed,
     asks_whether_there_is,
+    asks_yes_or_no,
     content_words,
     courtesy_said,
     naming_words,
@@ -266,3 +267,25 @@ def test_a_question_asking_whether_something_is_there(question, asks):
 )
 def test_a_question_asking_whether_something_is_allowed(question, asks):
     assert asks_whether_allowed(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("Is the pool heated?", True),
+        ("Does the gym open on Sundays?", True),
+        ("¿La piscina está climatizada?", True),
+        ("¿Es gratis el envío?", True),
+        ("A piscina é aquecida?", True),
+        ("O uniforme é gratuito?", True),
+        ("When is the pool heated?", False),
+        ("¿Cuándo abre la piscina?", False),
+        ("¿A qué hora abre la piscina?", False),
+        ("Onde fica a portaria?", False),
+        ("Quantos dias de férias tenho?", False),
+        ("The pool opens at eight.", False),  # not a question
+        ("Tell me the gym's hours?", False),  # English, opening with no verb asking
+    ],
+)
+def test_a_question_answered_yes_or_no(question, asks):
+    assert asks_yes_or_no(question) is asks
