@@ -235,19 +235,18 @@ class ExtractiveLLM:
         first = prompt.sources[0] if prompt.sources else None
         if first is None or not self._unsure(prompt, [first]):
             return prompt
-        if detect_language(first.body or first.text) != prompt.language:
+        language_of = {s.number: detect_language(s.body or s.text) for s in prompt.sources}
+        if language_of[first.number] != prompt.language:
             return prompt
         across = [
-            s.score
-            for s in prompt.sources
-            if detect_language(s.body or s.text) not in (None, prompt.language)
+            s.score for s in prompt.sources if language_of[s.number] not in (None, prompt.language)
         ]
         if not across or max(across) <= first.score:
             return prompt
         kept = [
             s
             for s in prompt.sources
-            if s.score >= max(across) or detect_language(s.body or s.text) != prompt.language
+            if s.score >= max(across) or language_of[s.number] != prompt.language
         ]
         # Across languages only the meaning ranks them: the keyword search cannot.
         return replace(prompt, sources=sorted(kept, key=lambda s: -s.score))

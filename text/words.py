@@ -364,13 +364,10 @@ def asks_allowing(word: str) -> bool:
 # verb; Spanish and Portuguese by no word asking what, which, when, where, how, how much,
 # who or why (a "que" alone may join a clause: "¿es cierto que…?" is left out, as unsure).
 _YES_OR_NO_EN = re.compile(r"^\W*(?:(?:and|so)\s+)?(?:is|are|does|do|will|was|were|did)\b")
-_ASKING_WORDS = frozenset({
-    "que", "cual", "cuales", "cuando", "donde", "adonde", "como", "cuanto", "cuanta",
-    "cuantos", "cuantas", "quien", "quienes", "porque",
-    "qual", "quais", "quando", "onde", "aonde", "quanto", "quanta", "quantos", "quantas",
-    "quem",
-    "what", "which", "when", "where", "how", "who", "whom", "whose", "why",
-})  # fmt: skip
+# The question words less the verbs among them, which a yes-or-no question says too.
+_ASKING_WORDS = (QUESTION_WORDS - {"foi", "fue", "was", "son", "sao", "are"}) | {
+    "que", "adonde", "aonde", "porque", "quanta", "quantas", "whom", "whose", "why",
+}  # fmt: skip
 
 
 def asks_yes_or_no(question: str) -> bool:
