@@ -19,7 +19,7 @@ from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
 from text.languages import detect_language
 from text.sentences import split_sentences
-from text.words import asks_sender, content_words, words_to_weigh
+from text.words import asks_sender, asks_whether_allowed, content_words, words_to_weigh
 
 # Fewer words are a fragment, not worth quoting on its own.
 MIN_QUOTE_WORDS = 4
@@ -409,9 +409,26 @@ def _asks_price(question: str) -> bool:
 
 
 def _asks_contact_detail(question: str) -> bool:
+    """The question asks for a phone, an e-mail or a link itself: not whether one may be
+    used ("Can I take a phone call on the second floor?", "Posso usar meu celular para o
+    e-mail?"), how much of something it holds ("Quanto espaço tem meu e-mail?") or a thing
+    it names ("Qual o tamanho da caixa de e-mail?", "Where are the phone booths?")."""
     folded = fold(question)
-    return bool(_ASKS_CONTACT_DETAIL.search(folded)) and not (
-        _ASKS_OTHER_FACT.search(folded) or _ASKS_ANOTHER.search(folded)
+    if _ASKS_OTHER_FACT.search(folded) or _ASKS_ANOTHER.search(folded):
+        return False
+    return _names_a_contact(question, _ASKS_CONTACT_DETAIL)
+
+
+def _names_a_contact(question: str, words: re.Pattern[str]) -> bool:
+    """Some of ``words`` in the question name a way to reach someone, in a question that
+    asks neither whether something may be done nor how much or how many."""
+    folded = fold(question)
+    if asks_whether_allowed(question) or _ASKS_QUANTITY.search(folded):
+        return False
+    return any(
+        not _NAMES_ANOTHER_THING.match(folded, match.start())
+        and not _THING_OF_A_CONTACT.search(folded[: match.end()])
+        for match in words.finditer(folded)
     )
 
 
@@ -449,7 +466,8 @@ _CONTACT_DETAIL_WORDS = (
 )
 # A question asking how to reach someone, in words that ask for nothing else ("dirección"
 # alone is also a direction, "call" a name, "sitio" a place), and a sentence that says it:
-# an e-mail address, a phone number, a web or street address (or redaction's placeholder).
+# an e-mail address, a phone number or an office extension ("ramal 4400"), a web or street
+# address (or redaction's placeholder).
 _ASKS_CONTACT = re.compile(
     rf"\b({_CONTACT_DETAIL_WORDS}|mail|contacto|contato|contact|site|direccion postal|"
     r"endereco|address|llamo|ligo|escribo|escrevo|write to)\b"
@@ -463,11 +481,25 @@ _ASKS_CONTACT_DETAIL = re.compile(
     rf"\b({_CONTACT_DETAIL_WORDS})\b"
 )
 _ASKS_OTHER_FACT = re.compile(
-    r"\b(cuant[oa]s|cuando|quant[oa]s|quando|quien(es)?|quem|how many|when|who)\b"
+    r"\b(cuant[oa]s?|cuando|quant[oa]s?|quando|quien(es)?|quem|how (many|much)|when|who)\b"
+)
+_ASKS_QUANTITY = re.compile(r"\b(cuant[oa]s?|quant[oa]s?|how (many|much))\b")
+# A contact word naming another thing: English puts it before that thing ("phone call",
+# "e-mail account"); Spanish and Portuguese after "de" ("la caixa de e-mail", "el horario
+# del teléfono"), where "número de teléfono" and "dirección de correo" still ask for one.
+_NAMES_ANOTHER_THING = re.compile(
+    rf"(?:{_CONTACT_DETAIL_WORDS}) (?:call|calls|booth|booths|box|inbox|account|accounts|"
+    r"storage|quota|signature|password|app|apps|settings|line|lines|bill|plan)\b"
+)
+_THING_OF_A_CONTACT = re.compile(
+    r"(?<!numero )(?<!direccion )(?<!endereco )(?<!number )(?<!address )"
+    r"\b(?:de|da|do|del|of)\s+(?:(?:la|el|o|a|mi|meu|minha|my|the|your|su|seu|sua)\s+)?"
+    rf"(?:{_CONTACT_DETAIL_WORDS})$"
 )
 _CONTACT = re.compile(
     r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\bwww\.|\+?\d[\d ().-]{6,}\d|\[(EMAIL|PHONE)\]"
     r"|\b(calle|avenida|rua|street|road|avda?\.|c/)\s"
+    r"|\b(?:ramal|extensi[oó]n|extension|ext\.)\s*\d{2,6}\b"  # an office's extension
 )
 # A question asking what something costs, and a sentence that names a sum of money: a
 # currency's sign or code, or a figure followed by a currency's name ("veinte euros", "R$
@@ -553,7 +585,7 @@ def _score(
     folded_question = fold(question)
     asks_figure = bool(_ASKS_FIGURE.search(folded_question))
     asks_name = bool(_ASKS_NAME.search(folded_question))
-    asks_contact = bool(_ASKS_CONTACT.search(folded_question))
+    asks_contact = _names_a_contact(question, _ASKS_CONTACT)
     asks_money = bool(_ASKS_MONEY.search(folded_question))
     sender_asked = asks_sender(question)
     question_tokens = set(re.findall(r"\w+", folded_question))

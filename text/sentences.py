@@ -19,7 +19,7 @@ _SENTENCE_END = re.compile(
 _ABBREVIATION = re.compile(
     r"(?:\b(?:art|arts|núm|num|nº|pág|pag|págs|sr|sra|srta|sres|dr|dra|drs|prof|profa|av|avda|"
     r"ex|cf|vol|cap|fig|ej|etc|ltda|cía|inc|no|nos|p|pp|mr|mrs|ms|st|vs|e\.g|i\.e|aprox|"
-    r"approx|ee|ud|uds|vd|vds|sto|sta|gral|ing|lic|jr|dept|depto|tel|vide)|\b[A-Za-z])\.$",
+    r"approx|ee|ud|uds|vd|vds|sto|sta|gral|ing|lic|jr|dept|depto|tel|ext|vide)|\b[A-Za-z])\.$",
     re.IGNORECASE,
 )
 

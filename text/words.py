@@ -321,7 +321,10 @@ _THERE_IS = frozenset({
 
 
 def asks_whether_there_is(question: str) -> bool:
-    return not _THERE_IS.isdisjoint(_WORD.findall(question.lower()))
+    """Not when a word asks what, how much or where: "Quanto espaço tem meu e-mail?" asks
+    for a size, which the page says in figures, not in the question's words."""
+    words = _WORD.findall(question.lower())
+    return not _THERE_IS.isdisjoint(words) and _ASKING_WORDS.isdisjoint(map(fold, words))
 
 
 # Asking whether something is allowed, in its opening words: "¿se puede fumar en la

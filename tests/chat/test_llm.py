@@ -283,6 +283,7 @@ def test_a_question_asking_for_a_contact_gets_the_sentence_holding_it(question, 
         ("Qual é o telefone da portaria?", "pt"),
         ("¿Cuál es el correo de la conserjería?", "es"),
         ("What is the front desk's phone number?", "en"),
+        ("¿Cuál es el número de teléfono de la conserjería?", "es"),  # "de teléfono": one
     ],
 )
 def test_a_phone_or_e_mail_no_page_holds_is_no_information(question, language):
@@ -346,6 +347,78 @@ def test_a_contact_asked_as_a_way_or_a_place_needs_no_number(question, expected)
         "cinco mil personas firmaron la petición en el sitio web del club."
     )
     answer = _offline_answer(question, "es", (page, 0.5))
+    assert answer.startswith(expected), answer
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "page", "expected"),
+    [
+        (
+            "Can I take a phone call on the second floor?",
+            "en",
+            "The second floor is a quiet zone: no phone calls and no meetings.",
+            "«The second floor is a quiet zone",
+        ),
+        (
+            "Quanto espaço tem meu e-mail?",
+            "pt",
+            "Cada caixa de e-mail tem 50 GB. Mensagens antigas vão para o arquivo.",
+            "«Cada caixa de e-mail tem 50 GB.»",
+        ),
+        (
+            "Posso usar meu celular pessoal para o e-mail?",
+            "pt",
+            "Sim, desde que instale o aplicativo Outlook e aceite a política de segurança.",
+            "«Sim, desde que instale",
+        ),
+        (
+            "Qual o tamanho da caixa de e-mail?",
+            "pt",
+            "Cada caixa de e-mail tem 50 GB. Mensagens antigas vão para o arquivo.",
+            "«Cada caixa de e-mail tem 50 GB.»",
+        ),
+        (
+            "¿Cuál es el horario del teléfono de atención?",
+            "es",
+            "La atención telefónica es de lunes a viernes de nueve a cinco.",
+            "«La atención telefónica es de lunes a viernes",
+        ),
+    ],
+)
+def test_a_contact_word_naming_another_thing_needs_no_number(question, language, page, expected):
+    """A tour over an IT FAQ and a coworking's rules: each of these was "no information",
+    read as asking for a phone or an e-mail address that no sentence held."""
+    answer = _offline_answer(question, language, (page, 0.6))
+    assert answer.startswith(expected), answer
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "page", "expected"),
+    [
+        (
+            "Qual o telefone do suporte?",
+            "pt",
+            "O suporte atende de segunda a sexta. Em caso de urgência, ligue para o ramal 4400.",
+            "«Em caso de urgência, ligue para o ramal 4400.»",
+        ),
+        (
+            "¿Cuál es el número de teléfono de soporte?",
+            "es",
+            "Soporte atiende de lunes a viernes. Si es urgente, llame a la extensión 4400.",
+            "«Si es urgente, llame a la extensión 4400.»",
+        ),
+        (
+            "What's IT support's phone number?",
+            "en",
+            "IT support works on weekdays. For anything urgent, call ext. 4400.",
+            "«For anything urgent, call ext. 4400.»",
+        ),
+    ],
+)
+def test_an_office_extension_answers_a_phone_asked_for(question, language, page, expected):
+    """The IT FAQ's "ligue para o ramal 4400" holds no number a phone pattern reads (four
+    digits), and "Qual o telefone do suporte?" was "no information"."""
+    answer = _offline_answer(question, language, (page, 0.6))
     assert answer.startswith(expected), answer
 
 

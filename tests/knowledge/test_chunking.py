@@ -72,6 +72,10 @@ class SentenceTests(SimpleTestCase):
             "Mr. Smith Jr. left, i.e. he quit. Dept. heads stayed.",
             ["Mr. Smith Jr. left, i.e. he quit.", "Dept. heads stayed."],
         ),
+        (  # an office's extension: the IT FAQ's phone
+            "For anything urgent, call ext. 4400. Then wait.",
+            ["For anything urgent, call ext. 4400.", "Then wait."],
+        ),
     ],
 )
 def test_abbreviations_in_spanish_portuguese_and_english(text, sentences):

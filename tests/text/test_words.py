@@ -239,6 +239,9 @@ def test_a_message_of_courtesy_alone_says_what_kind(message, said):
         ("¿Cuándo se puede usar la piscina?", False),
         ("¿Quién ha ganado el torneo?", False),  # Spanish "ha" is not Portuguese "há"
         ("When is glass collected?", False),
+        ("Quanto espaço tem meu e-mail?", False),  # a size, asked with "tem"
+        ("How many rooms does the club have?", False),
+        ("¿Qué hay en el menú?", False),
     ],
 )
 def test_a_question_asking_whether_something_is_there(question, asks):
