@@ -23,6 +23,8 @@ from text.words import asks_sender, asks_whether_allowed, content_words, words_t
 
 # Fewer words are a fragment, not worth quoting on its own.
 MIN_QUOTE_WORDS = 4
+# A table's row up to this long is quoted whole (a short answer's length, ANSWER_WORDS).
+MAX_ROW_WORDS = 60
 
 # The answer's closing line, never its first: the first sentence is the answer.
 OFFLINE_LABEL = {
@@ -123,12 +125,15 @@ def _sentences(passage: str) -> list[str]:
     or a short line with no final stop — is not a sentence to quote. A question goes with
     the sentence after it, its answer in an FAQ: quoted alone, "Pregunta: ¿Cuál es la
     contraseña del wifi?" told the user what they had asked. A Markdown FAQ's question is
-    often bold ("**¿Dónde recojo los paquetes?**"), its mark after the question mark."""
+    often bold ("**¿Dónde recojo los paquetes?**"), its mark after the question mark. A
+    table's row is a record that answers whole, when short enough to quote: an FAQ sheet's
+    "pergunta: Posso instalar programas? · resposta: Não. Peça a instalação…" was quoted
+    up to "Não." for "Quem instala programas no notebook?"."""
     sentences = [
         sentence
         for line in passage.splitlines()
         if not _is_title(line)
-        for sentence in split_sentences(line)
+        for sentence in _row_or_sentences(line)
     ]
     joined: list[str] = []
     for sentence in sentences:
@@ -137,6 +142,12 @@ def _sentences(passage: str) -> list[str]:
         else:
             joined.append(sentence)
     return joined
+
+
+def _row_or_sentences(line: str) -> list[str]:
+    if is_table_row(line) and len(line.split()) <= MAX_ROW_WORDS:
+        return [line.strip()]
+    return split_sentences(line)
 
 
 def _asks(sentence: str) -> bool:

@@ -422,6 +422,25 @@ def test_an_office_extension_answers_a_phone_asked_for(question, language, page,
     assert answer.startswith(expected), answer
 
 
+def test_a_table_row_is_quoted_whole():
+    """A tour over an IT FAQ sheet: "Quem instala programas no notebook?" was answered
+    «pergunta: Posso instalar programas no notebook? · resposta: Não.», its row cut at the
+    answer's first stop, before who installs them."""
+    sheet = (
+        "pergunta: Posso instalar programas no notebook? · resposta: Não. Peça a instalação "
+        "pelo portal de suporte; a equipe instala em até dois dias úteis.\n"
+        "pergunta: Como abro um chamado? · resposta: Abra um chamado no portal de suporte."
+    )
+    answer = _offline_answer("Quem instala programas no notebook?", "pt", (sheet, 0.6))
+    assert answer.startswith(
+        "«pergunta: Posso instalar programas no notebook? · resposta: Não. Peça a instalação "
+        "pelo portal de suporte; a equipe instala em até dois dias úteis.» [1]"
+    ), answer
+    long_row = "pergunta: Posso instalar? · resposta: Não. " + "Mais uma frase longa aqui. " * 15
+    quotes = _offline_answer("Posso instalar?", "pt", (long_row, 0.6)).splitlines()
+    assert quotes[0] == "«pergunta: Posso instalar? · resposta: Não.» [1]", quotes
+
+
 GYM = {
     "es": "El gimnasio abre de lunes a sábado de seis de la mañana a diez de la noche y cierra "
     "los domingos. La cuota mensual del gimnasio es de veinte euros. "
