@@ -145,9 +145,18 @@ def _sentences(passage: str) -> list[str]:
 
 
 def _row_or_sentences(line: str) -> list[str]:
+    """A line's sentences, one too short to quote alone said with the one before it: the
+    coworking's "Lockers can be rented for 20 euros a month. Ask at reception." lost its
+    second sentence, which "Who do I ask about lockers?" asked for."""
     if is_table_row(line) and len(line.split()) <= MAX_ROW_WORDS:
         return [line.strip()]
-    return split_sentences(line)
+    sentences: list[str] = []
+    for sentence in split_sentences(line):
+        if sentences and _is_short(sentence):
+            sentences[-1] = f"{sentences[-1]} {sentence}"
+        else:
+            sentences.append(sentence)
+    return sentences
 
 
 def _asks(sentence: str) -> bool:
@@ -500,7 +509,7 @@ _ASKS_QUANTITY = re.compile(r"\b(cuant[oa]s?|quant[oa]s?|how (many|much))\b")
 # del teléfono"), where "número de teléfono" and "dirección de correo" still ask for one.
 _NAMES_ANOTHER_THING = re.compile(
     rf"(?:{_CONTACT_DETAIL_WORDS}) (?:call|calls|booth|booths|box|inbox|account|accounts|"
-    r"storage|quota|signature|password|app|apps|settings|line|lines|bill|plan)\b"
+    r"storage|quota|size|space|limit|signature|password|app|apps|settings|line|lines|bill|plan)\b"
 )
 _THING_OF_A_CONTACT = re.compile(
     r"(?<!numero )(?<!direccion )(?<!endereco )(?<!number )(?<!address )"

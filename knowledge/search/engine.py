@@ -110,7 +110,8 @@ def _statement_rows(
         )
 
     rows = rows_for(query)
-    candidates = [row["content"] for row in rows[:RESPELL_FROM]]
+    # The heading too: the coworking's "Wi-Fi" is its section's title, not its text's.
+    candidates = [f"{row['heading']}\n{row['content']}" for row in rows[:RESPELL_FROM]]
     respelling = respelt(query, candidates, scope_lacks(principal.license_id))
     if respelling == query:
         return rows, query

@@ -107,17 +107,17 @@ def test_extractive_quotes_the_best_sentence_with_its_citation_and_says_offline(
     [
         (
             "¿Qué causó la peste negra?",
-            "La peste negra fue causada por Y. pestis, una bacteria. Otros brotes siguieron.",
+            "La peste negra fue causada por Y. pestis, una bacteria. Otros brotes siguieron en Europa.",
             "«La peste negra fue causada por Y. pestis, una bacteria.» [1]",
         ),
         (
             "Quem chegou ao porto em 1990?",
-            "O Sr. Silva chegou ao porto em 1990. Depois partiu.",
+            "O Sr. Silva chegou ao porto em 1990. Depois partiu para Lisboa.",
             "«O Sr. Silva chegou ao porto em 1990.» [1]",
         ),
         (
             "When did Dr. Smith arrive?",
-            "Dr. Smith arrived in 1901, e.g. by ship. He left later.",
+            "Dr. Smith arrived in 1901, e.g. by ship. He left ten years later.",
             "«Dr. Smith arrived in 1901, e.g. by ship.» [1]",
         ),
     ],
@@ -418,6 +418,32 @@ def test_a_contact_word_naming_another_thing_needs_no_number(question, language,
 def test_an_office_extension_answers_a_phone_asked_for(question, language, page, expected):
     """The IT FAQ's "ligue para o ramal 4400" holds no number a phone pattern reads (four
     digits), and "Qual o telefone do suporte?" was "no information"."""
+    answer = _offline_answer(question, language, (page, 0.6))
+    assert answer.startswith(expected), answer
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "page", "expected"),
+    [
+        (
+            "Who do I ask about lockers?",
+            "en",
+            "Lockers can be rented for 20 euros a month. Ask at reception. Coffee and tea are free.",
+            "«Lockers can be rented for 20 euros a month. Ask at reception.» [1]",
+        ),
+        (
+            "¿A quién pido una taquilla?",
+            "es",
+            "Las taquillas se alquilan por 20 euros al mes. Pídala en recepción. El café es gratis.",
+            "«Las taquillas se alquilan por 20 euros al mes. Pídala en recepción.» [1]",
+        ),
+    ],
+)
+def test_a_sentence_too_short_to_quote_alone_is_quoted_with_the_one_before(
+    question, language, page, expected
+):
+    """The coworking's "Ask at reception." was dropped as a fragment, though it was the
+    answer to "Who do I ask about lockers?"."""
     answer = _offline_answer(question, language, (page, 0.6))
     assert answer.startswith(expected), answer
 

@@ -72,3 +72,17 @@ def test_a_long_query_has_its_first_words_respelt_only():
     assert len(typos) > 12
     respelt(query, [PASSAGE], unknown)
     assert len(asked) == 1 and len(asked[0]) == 12
+
+
+def test_a_word_written_joined_is_read_as_the_passage_hyphenates_it():
+    """A tour: "wifi" alone found the coworking's "Wi-Fi" page by meaning only, and its
+    share of the question was 0 ("no information"): PostgreSQL keeps "wi-fi", never
+    "wifi". Four letters are enough, as a compound's."""
+    page = "Wi-Fi\nThe network is HarbourDesk-Members. Check your e-mail for the code."
+    assert respelt("wifi", [page], nothing_known) == "wi-fi"
+    assert respelt("wifi password", [page], nothing_known) == "wi-fi password"
+    assert respelt("Qual o tamanho do email?", [page], nothing_known) == (
+        "Qual o tamanho do e-mail?"
+    )
+    assert respelt("wifi", [page], lambda words: set()) == "wifi"  # the scope writes "wifi"
+    assert respelt("wifi", ["The wifi is free."], nothing_known) == "wifi"

@@ -245,6 +245,24 @@ def test_a_word_the_scope_holds_is_never_respelt(handbook):
     assert searched_as(handbook, asked) == "os alunos estudam oceanografia?"
 
 
+def test_a_word_written_joined_is_searched_as_its_page_s_heading_hyphenates_it(fake_embedder):
+    """The coworking's "Wi-Fi" is its section's title: "wifi" is searched as "wi-fi", which
+    the page's words hold (as searched, its share of the question is whole)."""
+    coworking = make_license()
+    page = make_document(
+        "# Wi-Fi\n\nThe network is HarbourDesk-Members; the password is on your key card.",
+        filename="coworking.md",
+        license=coworking,
+    )
+    assert searched_as(coworking, "wifi") == "wi-fi"
+    ids = list(page.chunks.values_list("id", flat=True))
+    shares = question_word_shares(license_id=coworking.pk, question="wi-fi", chunk_ids=ids)
+    assert shares and min(shares.values()) == 1.0, shares
+    assert not any(
+        question_word_shares(license_id=coworking.pk, question="wifi", chunk_ids=ids).values()
+    )
+
+
 def test_a_word_pages_of_some_language_never_keep_is_not_lacking(handbook):
     """Spanish and Portuguese pages' search vectors leave out their stopwords ("era", "esta",
     "otro", "eram"), English ones do not: such a word, missing from every page, says nothing
