@@ -19,10 +19,19 @@ from text.citations import OFFLINE_ANSWERER
 from text.folding import fold
 from text.languages import detect_language
 from text.sentences import split_sentences
-from text.words import asks_sender, asks_whether_allowed, content_words, words_to_weigh
+from text.words import (
+    FACT_WORDS,
+    asks_sender,
+    asks_whether_allowed,
+    content_words,
+    words_to_weigh,
+)
 
 # Fewer words are a fragment, not worth quoting on its own.
 MIN_QUOTE_WORDS = 4
+# How much a word asking for a kind of fact ("cuesta", "abre") counts in a sentence beside
+# one naming a thing ("implante", "piscina").
+FACT_WORD_WEIGHT = 0.5
 # A table's row up to this long is quoted whole (a short answer's length, ANSWER_WORDS).
 MAX_ROW_WORDS = 60
 
@@ -590,6 +599,17 @@ def _score(
     candidates: list[_Candidate], question: str, language: str, weights: dict[str, float]
 ) -> None:
     asked = content_words(words_to_weigh(question), language)
+    # A word asking for a kind of fact ("cuesta", "dura") says less of which sentence
+    # answers than one naming a thing, when the question names one: counted whole, "¿Cuánto
+    # cuesta un implante?" quoted the FAQ's "Una limpieza dental cuesta 45 euros" before the
+    # price list's "Implante" row.
+    naming = content_words(
+        " ".join(
+            w for w in re.findall(r"\w+", words_to_weigh(question)) if fold(w) not in FACT_WORDS
+        ),
+        language,
+    )
+    weight_of = {w: 1.0 if w in naming or not naming else FACT_WORD_WEIGHT for w in asked}
     counts: dict[str, int] = {}
     # A word of the heading is said by each sentence under it: "¿Pueden los niños ir solos
     # a la piscina?" quoted the pool's hours, the one sentence of the "Piscina" page saying
@@ -610,7 +630,7 @@ def _score(
     sender_asked = asks_sender(question)
     question_tokens = set(re.findall(r"\w+", folded_question))
     for candidate, words in zip(candidates, words_of, strict=True):
-        shared = sum(math.log(1 + total / counts[w]) for w in asked & words)
+        shared = sum(weight_of[w] * math.log(1 + total / counts[w]) for w in asked & words)
         figure = asks_figure and any(
             n not in question_tokens for n in _FIGURE.findall(fold(candidate.sentence))
         )

@@ -448,6 +448,32 @@ def test_a_sentence_too_short_to_quote_alone_is_quoted_with_the_one_before(
     assert answer.startswith(expected), answer
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("¿Cuánto cuesta un implante?", "«Servicio: Implante · Precio (€): 1100 · Duración: 2 h»"),
+        (
+            "¿Cuánto dura una endodoncia?",
+            "«Servicio: Endodoncia · Precio (€): 300 · Duración: 2 h»",
+        ),
+    ],
+)
+def test_a_word_asking_for_a_kind_of_fact_does_not_choose_the_sentence(question, expected):
+    """A clinic's FAQ and its price sheet: "¿Cuánto cuesta un implante?" quoted the FAQ's
+    "Una limpieza dental cuesta 45 euros", sharing "cuesta", before the sheet's row naming
+    the implant; "¿Cuánto dura una endodoncia?", "La primera visita dura…"."""
+    faq = (
+        "Una limpieza dental cuesta 45 euros. La primera visita dura unos cuarenta minutos "
+        "e incluye una revisión."
+    )
+    sheet = (
+        "Servicio: Implante · Precio (€): 1100 · Duración: 2 h\n"
+        "Servicio: Endodoncia · Precio (€): 300 · Duración: 2 h"
+    )
+    answer = _offline_answer(question, "es", (faq, 0.5), (sheet, 0.5))
+    assert answer.startswith(expected), answer
+
+
 def test_a_table_row_is_quoted_whole():
     """A tour over an IT FAQ sheet: "Quem instala programas no notebook?" was answered
     «pergunta: Posso instalar programas no notebook? · resposta: Não.», its row cut at the
