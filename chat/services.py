@@ -79,6 +79,7 @@ from text.words import (
     courtesy_language,
     courtesy_said,
     naming_words,
+    refers_back,
 )
 from web.exceptions import ApplicationError
 
@@ -447,12 +448,14 @@ def _found_after(
     information" whatever came before."""
     if not followed:
         return found
-    if found.named and found.unknown >= set(found.named):  # what it names, as searched
+    # What it names, as searched; a question saying "they" or "it" names what came before
+    # ("until what time can they stay?": "stay" is what is asked of the guests).
+    if found.named and found.unknown >= set(found.named) and not refers_back(found.asked):
         return found
     again = _found(principal, followed, options, QueryEmbedding(followed), weighed=True)
     if not again.names_what_is_asked():
         return found
-    alone = found.named and found.names_what_is_asked()
+    alone = found.named and found.names_what_is_asked() and not refers_back(found.asked)
     return found if alone and found.best_share() >= again.best_share() else again
 
 

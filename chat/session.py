@@ -28,7 +28,7 @@ from chat.texts import FORGOTTEN_TURN
 from datastores.keys import redis_key
 from datastores.redis_pool import shared_redis
 from text.folding import fold
-from text.words import without_courtesy
+from text.words import refers_back, without_courtesy
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +40,9 @@ SUMMARY_CHARS = 1200
 # A question this short ("¿cuánto cuesta?", "and on Sundays?", "e o preço?") may ask about
 # what the user's previous question named.
 FOLLOW_UP_WORDS = 4
+# Longer, a question still follows the previous one when a pronoun stands for what that one
+# named: "until what time can they stay?", "How much does it cost?".
+REFERRING_BACK_WORDS = 8
 FOLLOWED_AT_MOST = 3
 
 
@@ -62,10 +65,12 @@ class Session:
     limits: SessionLimits = field(default_factory=SessionLimits)  # not stored: the license's
 
     def followed(self, question: str) -> str:
-        """``question`` after the user's earlier ones it may follow, when it is short: back
+        """``question`` after the user's earlier ones it may follow, when it is short (or a
+        little longer, saying "it", "they", "eso"…): back
         to the last that said more, three at most ("¿y el gimnasio? ¿cuánto cuesta?");
         "" when it is not short, or nothing was asked before."""
-        if _words(question) > FOLLOW_UP_WORDS:
+        limit = REFERRING_BACK_WORDS if refers_back(question) else FOLLOW_UP_WORDS
+        if _words(question) > limit:
             return ""
         earlier = [turn["text"] for turn in self.turns if turn["role"] == "user"]
         followed = [question]

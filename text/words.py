@@ -310,6 +310,23 @@ LIGHT_VERBS = frozenset({
 })  # fmt: skip
 
 
+# A pronoun standing for what an earlier question named: "until what time can they stay?"
+# after "How many guests can I bring?", "How much does it cost?" after the gym's hours.
+# Lowercased, not folded: Spanish "él" is not the article "el". Not "la", "los", "las",
+# articles as often as pronouns, nor "that", as often a conjunction.
+_REFERRING = frozenset({
+    "it", "its", "they", "them", "their", "he", "she", "him", "her",
+    "él", "ella", "ellos", "ellas", "eso", "esto", "lo", "le", "les",
+    "ele", "ela", "eles", "elas", "dele", "dela", "deles", "delas", "nele", "nela", "isso",
+    "isto",
+})  # fmt: skip
+
+
+def refers_back(question: str) -> bool:
+    """The question says "it", "they", "eso", "ele"…: it asks about something named before."""
+    return not _REFERRING.isdisjoint(_WORD.findall(question.lower()))
+
+
 # Words asking whether something is there at all: "¿hay wifi?", "tem academia?", "is there
 # a sauna?", "do you have parking?", "¿tienen gimnasio?". Lowercased, not folded: Spanish
 # "ha" ("¿quién ha ganado?") is not Portuguese "há".

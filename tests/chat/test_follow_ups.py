@@ -47,6 +47,19 @@ class TestWhatAShortQuestionFollows:
         assert session.followed("¿Cuánto cuesta la cuota mensual del gimnasio?") == ""
         assert asked().followed("¿cuánto cuesta?") == ""
 
+    @pytest.mark.parametrize(
+        "then",
+        [
+            "How much does it cost?",
+            "until what time can they stay?",
+            "¿y cuánto cuesta eso al mes?",
+        ],
+    )
+    def test_a_longer_question_saying_it_or_they_follows_the_one_before(self, then):
+        session = asked("When does the gym open?")
+        assert session.followed(then) == f"When does the gym open? {then}"
+        assert session.followed("How much does the monthly gym fee cost?") == ""
+
 
 @pytest.fixture
 def handbook():
@@ -82,6 +95,21 @@ def test_a_follow_up_is_answered_about_what_the_question_before_named(
     session_id = ask(handbook, first).session_id
     followed = ask(handbook, then, session_id)
     assert followed.answer.startswith(answer), followed.answer
+
+
+def test_a_question_saying_it_is_answered_about_what_the_one_before_named(handbook):
+    """A tour: "How much does it cost?" after "When does the gym open?" was searched alone,
+    five words being past a follow-up's four, and quoted a coworking's meeting-room
+    price; "it" is the gym."""
+    make_document(
+        "Each member has eight hours of meeting-room time per month; extra hours cost 15 "
+        "euros each.",
+        filename="coworking.md",
+        license=handbook.license,
+    )
+    session_id = ask(handbook, "When does the gym open?").session_id
+    followed = ask(handbook, "How much does it cost?", session_id)
+    assert followed.answer.startswith("«The monthly fee is twenty euros.»"), followed.answer
 
 
 BAKERY_FAQ = (

@@ -14,6 +14,7 @@ from text.words import (
     content_words,
     courtesy_said,
     naming_words,
+    refers_back,
     stem,
     without_courtesy,
     words_to_match,
@@ -225,6 +226,23 @@ def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
 )
 def test_a_message_of_courtesy_alone_says_what_kind(message, said):
     assert courtesy_said(message) == said
+
+
+@pytest.mark.parametrize(
+    ("question", "refers"),
+    [
+        ("How much does it cost?", True),
+        ("until what time can they stay?", True),
+        ("¿y cuánto cuesta eso?", True),
+        ("¿A qué hora abre él?", True),
+        ("Quanto custa ela por mês?", True),
+        ("¿A qué hora abre el gimnasio?", False),  # "el" is the article
+        ("¿Cuánto cuesta la piscina?", False),
+        ("When does the gym open?", False),
+    ],
+)
+def test_a_question_referring_to_what_was_named_before(question, refers):
+    assert refers_back(question) is refers
 
 
 @pytest.mark.parametrize(
