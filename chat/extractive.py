@@ -24,6 +24,7 @@ from text.words import (
     asks_sender,
     asks_whether_allowed,
     content_words,
+    naming_words,
     words_to_weigh,
 )
 
@@ -429,7 +430,20 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
     shares = {source.number: source.word_share for source in prompt.sources}
     if None in shares.values() or not any(shares.values()):
         return candidates
-    return [c for c in candidates if shares[c.number]]
+    kept = [c for c in candidates if shares[c.number]]
+    # A share may be of words asking for a kind of fact alone: "¿y cuánto cuesta eso?"
+    # after "¿A qué hora abre la piscina?" quoted the gym's fee, its page holding "abre".
+    named = content_words(" ".join(naming_words(prompt.asked or prompt.question)), prompt.language)
+    if not named:
+        return kept
+    words_of = _with_kin(named, [content_words(s.text, prompt.language) for s in prompt.sources])
+    # Words cannot be compared across languages: a page in another is kept.
+    naming = {
+        source.number
+        for source, words in zip(prompt.sources, words_of, strict=True)
+        if named & words or detect_language(source.body or source.text) != prompt.language
+    }
+    return [c for c in kept if c.number in naming] if naming else kept
 
 
 def _asks_price(question: str) -> bool:

@@ -97,6 +97,13 @@ def test_a_follow_up_is_answered_about_what_the_question_before_named(
     assert followed.answer.startswith(answer), followed.answer
 
 
+def test_a_price_asked_of_what_the_question_before_named_is_its_own(handbook):
+    """The pool has no price: "¿y cuánto cuesta eso?" after its hours quoted the gym's fee,
+    the gym's page sharing "abre" with the two questions."""
+    session_id = ask(handbook, "¿A qué hora abre la piscina?").session_id
+    assert ask(handbook, "¿y cuánto cuesta eso?", session_id).answer == NO_INFORMATION["es"]
+
+
 def test_a_question_saying_it_is_answered_about_what_the_one_before_named(handbook):
     """A tour: "How much does it cost?" after "When does the gym open?" was searched alone,
     five words being past a follow-up's four, and quoted a coworking's meeting-room

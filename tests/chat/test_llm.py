@@ -564,6 +564,39 @@ def test_a_price_asked_of_what_no_passage_prices_is_no_information(language):
     assert _offline_answer(PRICE_ASKED[language], language, pool, fee) == NO_INFORMATION[language]
 
 
+@pytest.mark.parametrize(
+    ("asked", "language", "gym"),
+    [
+        (
+            "¿A qué hora abre la piscina? ¿y cuánto cuesta eso?",
+            "es",
+            "El gimnasio abre a las seis. La cuota mensual es de veinte euros.",
+        ),
+        (
+            "When does the pool open? How much does it cost?",
+            "en",
+            "The gym opens at six. The monthly fee is twenty euros.",
+        ),
+    ],
+)
+def test_a_price_asked_after_another_question_is_of_what_that_one_named(asked, language, gym):
+    """A follow-up searched after the question before it: "¿y cuánto cuesta eso?" after
+    the pool's hours quoted the gym's fee, its page sharing only "abre" with the two."""
+    question = asked.rsplit("?", 2)[1].strip() + "?"
+    prompt = Prompt(
+        system="",
+        messages=[],
+        question=question,
+        language=language,
+        asked=asked,
+        sources=[
+            Source(1, "pool.md", POOL[language], body=POOL[language], score=0.9, word_share=0.6),
+            Source(2, "gym.md", gym, body=gym, score=0.9, word_share=0.3),
+        ],
+    )
+    assert "".join(ExtractiveLLM().stream(prompt)) == NO_INFORMATION[language]
+
+
 def test_a_fee_is_quoted_from_the_page_naming_what_is_asked():
     gym = "El gimnasio abre a las seis. " + FEE["es"]
     answer = _offline_answer("¿Cuánto cuesta el gimnasio?", "es", (gym, 0.6), (POOL["es"], 0.0))
