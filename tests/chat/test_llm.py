@@ -350,100 +350,91 @@ def test_a_contact_asked_as_a_way_or_a_place_needs_no_number(question, expected)
     assert answer.startswith(expected), answer
 
 
+def _said(question, language, page, expected, why):
+    return pytest.param(question, language, page, expected, id=f"{why}: {question}")
+
+
 @pytest.mark.parametrize(
     ("question", "language", "page", "expected"),
     [
-        (
+        # A contact word naming another thing asks for no phone or e-mail ("no information").
+        _said(
             "Can I take a phone call on the second floor?",
             "en",
             "The second floor is a quiet zone: no phone calls and no meetings.",
             "«The second floor is a quiet zone",
+            "a way to use one",
         ),
-        (
+        _said(
             "Quanto espaço tem meu e-mail?",
             "pt",
             "Cada caixa de e-mail tem 50 GB. Mensagens antigas vão para o arquivo.",
             "«Cada caixa de e-mail tem 50 GB.»",
+            "how much",
         ),
-        (
+        _said(
             "Posso usar meu celular pessoal para o e-mail?",
             "pt",
             "Sim, desde que instale o aplicativo Outlook e aceite a política de segurança.",
             "«Sim, desde que instale",
+            "whether allowed",
         ),
-        (
+        _said(
             "Qual o tamanho da caixa de e-mail?",
             "pt",
             "Cada caixa de e-mail tem 50 GB. Mensagens antigas vão para o arquivo.",
             "«Cada caixa de e-mail tem 50 GB.»",
+            "a thing it names",
         ),
-        (
+        _said(
             "¿Cuál es el horario del teléfono de atención?",
             "es",
             "La atención telefónica es de lunes a viernes de nueve a cinco.",
             "«La atención telefónica es de lunes a viernes",
+            "a thing it names",
         ),
-    ],
-)
-def test_a_contact_word_naming_another_thing_needs_no_number(question, language, page, expected):
-    """A tour over an IT FAQ and a coworking's rules: each of these was "no information",
-    read as asking for a phone or an e-mail address that no sentence held."""
-    answer = _offline_answer(question, language, (page, 0.6))
-    assert answer.startswith(expected), answer
-
-
-@pytest.mark.parametrize(
-    ("question", "language", "page", "expected"),
-    [
-        (
+        # An office's extension is a phone: four digits, no number a phone pattern reads.
+        _said(
             "Qual o telefone do suporte?",
             "pt",
             "O suporte atende de segunda a sexta. Em caso de urgência, ligue para o ramal 4400.",
             "«Em caso de urgência, ligue para o ramal 4400.»",
+            "an extension",
         ),
-        (
+        _said(
             "¿Cuál es el número de teléfono de soporte?",
             "es",
             "Soporte atiende de lunes a viernes. Si es urgente, llame a la extensión 4400.",
             "«Si es urgente, llame a la extensión 4400.»",
+            "an extension",
         ),
-        (
+        _said(
             "What's IT support's phone number?",
             "en",
             "IT support works on weekdays. For anything urgent, call ext. 4400.",
             "«For anything urgent, call ext. 4400.»",
+            "an extension",
         ),
-    ],
-)
-def test_an_office_extension_answers_a_phone_asked_for(question, language, page, expected):
-    """The IT FAQ's "ligue para o ramal 4400" holds no number a phone pattern reads (four
-    digits), and "Qual o telefone do suporte?" was "no information"."""
-    answer = _offline_answer(question, language, (page, 0.6))
-    assert answer.startswith(expected), answer
-
-
-@pytest.mark.parametrize(
-    ("question", "language", "page", "expected"),
-    [
-        (
+        # A sentence too short to quote alone was dropped as a fragment: it is said with
+        # the one before it.
+        _said(
             "Who do I ask about lockers?",
             "en",
             "Lockers can be rented for 20 euros a month. Ask at reception. Coffee and tea are free.",
             "«Lockers can be rented for 20 euros a month. Ask at reception.» [1]",
+            "a short sentence",
         ),
-        (
+        _said(
             "¿A quién pido una taquilla?",
             "es",
             "Las taquillas se alquilan por 20 euros al mes. Pídala en recepción. El café es gratis.",
             "«Las taquillas se alquilan por 20 euros al mes. Pídala en recepción.» [1]",
+            "a short sentence",
         ),
     ],
 )
-def test_a_sentence_too_short_to_quote_alone_is_quoted_with_the_one_before(
-    question, language, page, expected
-):
-    """The coworking's "Ask at reception." was dropped as a fragment, though it was the
-    answer to "Who do I ask about lockers?"."""
+def test_a_tour_over_an_it_faq_and_a_coworking_s_rules(question, language, page, expected):
+    """Each of these was "no information" or lost its answer's sentence."""
     answer = _offline_answer(question, language, (page, 0.6))
     assert answer.startswith(expected), answer
 
