@@ -552,9 +552,12 @@ _PRICE_WORDS = (
     "custo|mensalidade|cost|costs|price|prices|fee|fees"
 )
 # Paying asks for a sum only with "how much": "Can I pay by card?" is answered by "aceptamos
-# tarjeta", not by "el envío cuesta cuatro euros".
+# tarjeta", not by "el envío cuesta cuatro euros". Whether something is free asks for a sum
+# too, or for a sentence calling it free ("Is the first visit free?": "La primera visita es
+# gratuita", not how long it lasts).
 _ASKS_MONEY = re.compile(
-    rf"\b({_PRICE_WORDS}|fianza|taxa|valor|charge|deposit|how much)\b"
+    rf"\b({_PRICE_WORDS}|fianza|taxa|valor|charge|deposit|how much|gratis|gratuit[oa]s?|free|"
+    r"de graca)\b"
     r"|\b(cuant[oa]s?|quant[oa]s?)\b.*\b(pag|cobr)\w*"
 )
 _MONEY = re.compile(
@@ -650,7 +653,7 @@ def _score(
         )
         name = asks_name and any(fold(n) not in question_tokens for n in _names(candidate.sentence))
         contact = asks_contact and bool(_CONTACT.search(candidate.sentence))
-        money = asks_money and bool(_MONEY.search(fold(candidate.sentence)))
+        money = asks_money and _says_price(candidate.sentence)
         # "Who sent the notice?": the message's "From: Ana <[EMAIL]>", in no word of it.
         sender = sender_asked and candidate.sentence.startswith(sender_labels())
         candidate.score = (

@@ -588,6 +588,26 @@ def test_a_price_asked_after_another_question_is_of_what_that_one_named(asked, l
     assert "".join(ExtractiveLLM().stream(prompt)) == NO_INFORMATION[language]
 
 
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("Is the first visit free?", "en"),
+        ("¿La primera visita es gratis?", "es"),
+        ("A primeira visita é de graça?", "pt"),
+    ],
+)
+def test_whether_something_is_free_is_answered_by_the_sentence_calling_it_free(
+    question, language
+):
+    """A clinic's FAQ: "Is the first visit free?" quoted how long the first visit lasts."""
+    faq = (
+        "La primera visita dura unos cuarenta minutos e incluye una revisión. "
+        "La primera visita es gratuita."
+    )
+    answer = _offline_answer(question, language, (faq, None))
+    assert answer.startswith("«La primera visita es gratuita.» [1]"), answer
+
+
 def test_a_fee_is_quoted_from_the_page_naming_what_is_asked():
     gym = "El gimnasio abre a las seis. " + FEE["es"]
     answer = _offline_answer("¿Cuánto cuesta el gimnasio?", "es", (gym, 0.6), (POOL["es"], 0.0))
