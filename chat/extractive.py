@@ -319,13 +319,19 @@ class ExtractiveLLM:
             first = prompt.sources[0]
             return [((first.body or first.text)[:300], first.number)]
         candidates = _from_passages_naming_it(candidates, prompt)
-        if _asks_price(prompt.question):
+        asks_price, asks_contact = (
+            _asks_price(prompt.question),
+            _asks_contact_detail(prompt.question),
+        )
+        if (asks_price or asks_contact) and self._names_only_what_no_page_holds(prompt):
+            return []
+        if asks_price:
             # "¿cuánto cuesta la piscina?" is not answered by the pool's hours, nor "Quanto
             # custa reservar o salão?" by how to book it when a page names the sum.
             candidates = [c for c in candidates if _says_price(c.sentence)]
             if not candidates:
                 return []
-        elif _asks_contact_detail(prompt.question):
+        elif asks_contact:
             # "Qual é o telefone da portaria?" is not answered by how to book the party
             # room at the front desk: only a sentence holding a phone, an e-mail or a link.
             candidates = [c for c in candidates if _CONTACT.search(c.sentence)]
@@ -337,6 +343,17 @@ class ExtractiveLLM:
         at_least = 2 if _ASKS_ANOTHER.search(fold(prompt.question)) else 1
         chosen = self._enough(candidates, prompt.max_words, at_least)
         return [(c.sentence, c.number) for c in chosen]
+
+    def _names_only_what_no_page_holds(self, prompt: Prompt) -> bool:
+        """Every word the question names is in no page of the scope, and the best passage
+        is in its language: "¿Cuánto cuesta la sauna?", of a clinic's and a condominium's
+        pages, quoted the clinic's prices, each another thing's. Not across languages:
+        "Quanto custa o clareamento?" names what a Spanish FAQ calls "blanqueamiento"."""
+        first = prompt.sources[0]
+        return prompt.names_only_unknown and detect_language(first.body or first.text) in (
+            None,
+            prompt.language,
+        )
 
     def _enough(
         self, ranked: list[_Candidate], max_words: int, at_least: int = 1

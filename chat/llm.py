@@ -77,6 +77,9 @@ class Prompt:
     # holds, when the pages hold the rest ("wifi" in "¿hay wifi en el gimnasio?"):
     # _Found.unheard_of in chat.services.
     unheard_of: list[str] = field(default_factory=list)
+    # Every word the question names is in no page of the scope ("sauna" in "¿Cuánto cuesta
+    # la sauna?"): a price or a contact quoted would be another thing's.
+    names_only_unknown: bool = False
 
     def as_text(self) -> str:
         """The exact prompt, for the admin chat view's explainability."""

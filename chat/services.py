@@ -331,6 +331,7 @@ def chat_prepare(
     prompt.asked = found.asked if found.asked != question else ""
     prompt.min_score = found.response.options.min_score or 0.0
     prompt.unheard_of = found.unheard_of()
+    prompt.names_only_unknown = bool(found.named) and found.unknown >= set(found.named)
     prompt.tools = [KNOWLEDGE_SEARCH_TOOL]
     prompt.run_tool = _ToolRunner(turn, principal)
     return turn

@@ -596,9 +596,7 @@ def test_a_price_asked_after_another_question_is_of_what_that_one_named(asked, l
         ("A primeira visita é de graça?", "pt"),
     ],
 )
-def test_whether_something_is_free_is_answered_by_the_sentence_calling_it_free(
-    question, language
-):
+def test_whether_something_is_free_is_answered_by_the_sentence_calling_it_free(question, language):
     """A clinic's FAQ: "Is the first visit free?" quoted how long the first visit lasts."""
     faq = (
         "La primera visita dura unos cuarenta minutos e incluye una revisión. "
@@ -606,6 +604,37 @@ def test_whether_something_is_free_is_answered_by_the_sentence_calling_it_free(
     )
     answer = _offline_answer(question, language, (faq, None))
     assert answer.startswith("«La primera visita es gratuita.» [1]"), answer
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "page", "said"),
+    [
+        ("¿Cuánto cuesta la sauna?", "es", "Una limpieza dental cuesta 45 euros.", None),
+        ("¿Cuál es el teléfono de la sauna?", "es", "La clínica atiende en el 910 000 111.", None),
+        # across languages words do not compare: "blanqueamiento" is what "clareamento" names
+        (
+            "Quanto custa o clareamento?",
+            "pt",
+            "El blanqueamiento cuesta 250 euros.",
+            "«El blanqueamiento cuesta 250 euros.» [1]",
+        ),
+    ],
+)
+def test_a_price_or_a_phone_of_what_no_page_names_is_another_thing_s(
+    question, language, page, said
+):
+    """A tour: "¿Cuánto cuesta la sauna?", over a clinic's and a condominium's pages,
+    quoted the clinic's "Una limpieza dental cuesta 45 euros"."""
+    prompt = Prompt(
+        system="",
+        messages=[],
+        question=question,
+        language=language,
+        names_only_unknown=True,
+        sources=[Source(1, "page.md", page, body=page, score=0.9, word_share=0.5)],
+    )
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert answer.startswith(said) if said else answer == NO_INFORMATION[language], answer
 
 
 def test_a_fee_is_quoted_from_the_page_naming_what_is_asked():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from chat.extractive import ExtractiveLLM
-from chat.services import chat_answer
+from chat.services import chat_answer, chat_prepare
 from chat.texts import NO_INFORMATION
 from knowledge.models import Chunk
 from knowledge.search import search as engine_search
@@ -446,6 +446,55 @@ def test_what_a_yes_or_no_question_asks_and_the_handbook_lacks_is_named(asked, n
     answered = "Is the gym open on Sundays?"  # every word in its page: no note
     answer = chat_answer(principal=principal, question=answered, llm=ExtractiveLLM()).answer
     assert answer.startswith("«The gym opens") and "\n(Nothing" not in answer, answer
+
+
+CLINIC_FAQ = """# Clínica Dental Sonrisa — Preguntas frecuentes
+
+## Horario
+La clínica abre de lunes a viernes de 9:00 a 20:00 y los sábados de 9:00 a 14:00.
+
+## Cancelaciones
+Si no puede acudir, avise con al menos veinticuatro horas de antelación. Las citas
+canceladas con menos antelación se cobran a mitad de precio.
+
+## Precios
+Una limpieza dental cuesta 45 euros. Un empaste cuesta entre 60 y 90 euros según su
+tamaño. El blanqueamiento cuesta 250 euros. La primera visita es gratuita.
+
+## Aparcamiento
+No tenemos aparcamiento propio. Hay un parking público en la calle Mayor.
+"""
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "language"),
+    [
+        ("¿Cuánto cuesta la sauna?", "es"),
+        ("How much is the sauna?", "en"),
+        ("¿Cuál es el teléfono de la sauna?", "es"),
+    ],
+)
+def test_a_price_or_a_phone_of_what_no_page_names_is_no_information(asked, language):
+    """A tour over the sample handbook and a clinic's prices: "¿Cuánto cuesta la sauna?"
+    quoted "Una limpieza dental cuesta 45 euros", another thing's price. The answerer is
+    told that all the question names is in no page (chat.extractive's rule, in
+    tests/chat/test_llm.py); a price named is still quoted, in any language."""
+    license = make_sample_handbook_license()
+    make_document(CLINIC_FAQ, filename="clinica.md", license=license)
+    principal = principal_for_license(license)
+    turn = chat_prepare(principal=principal, question=asked, session_id=None)
+    assert turn.prompt.names_only_unknown
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer == NO_INFORMATION[language]
+    prices = chat_prepare(
+        principal=principal, question="¿Cuánto cuesta un empaste?", session_id=None
+    )
+    assert not prices.prompt.names_only_unknown
+    named = chat_answer(principal=principal, question="¿Cuánto cuesta un empaste?").answer
+    assert named.startswith("«Un empaste cuesta entre 60 y 90 euros"), named
+    across = chat_answer(principal=principal, question="Quanto custa o clareamento?").answer
+    assert "«El blanqueamiento cuesta 250 euros.»" in across, across  # words do not compare
 
 
 @pytest.mark.usefixtures("local_model_statements")
