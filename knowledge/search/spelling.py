@@ -88,7 +88,9 @@ def respelt(
     if not missing:  # the common case, answered without folding the passages
         return question
     compounds = _compounds(text)
-    joined = {m.group(): compounds[fold(m.group())] for m in missing if fold(m.group()) in compounds}
+    joined = {
+        m.group(): compounds[fold(m.group())] for m in missing if fold(m.group()) in compounds
+    }
     known = set(_WORD.findall(fold(text)))
     nearest = {
         match.group(): near
