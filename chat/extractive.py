@@ -454,13 +454,25 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
     if not named:
         return kept
     words_of = _with_kin(named, [content_words(s.text, prompt.language) for s in prompt.sources])
-    # Words cannot be compared across languages: a page in another is kept.
+    in_its_language = {
+        s.number
+        for s in prompt.sources
+        if detect_language(s.body or s.text) in (None, prompt.language)
+    }
     naming = {
         source.number
         for source, words in zip(prompt.sources, words_of, strict=True)
-        if named & words or detect_language(source.body or source.text) != prompt.language
+        if named & words and source.number in in_its_language
     }
-    return [c for c in kept if c.number in naming] if naming else kept
+    if not naming:  # words cannot judge ("a qué hora abre la pileta?": no page says it)
+        return kept
+    # Words cannot be compared across languages: a page in another is kept ("Quanto custa
+    # reservar o salão de festas?" is answered by a Spanish page's "La fianza es de cien
+    # euros"), but for a follow-up, which names nothing of its own: "¿y cuánto cuesta eso?"
+    # after the pool's hours had quoted the handbook's Portuguese gym page's fee.
+    if not prompt.asked or prompt.asked == prompt.question:
+        naming |= {s.number for s in prompt.sources} - in_its_language
+    return [c for c in kept if c.number in naming]
 
 
 def _asks_price(question: str) -> bool:
