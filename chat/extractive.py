@@ -644,15 +644,14 @@ def _with_kin(asked: set[str], words_of: list[set[str]]) -> list[set[str]]:
 def _score(
     candidates: list[_Candidate], question: str, language: str, weights: dict[str, float]
 ) -> None:
-    asked = content_words(words_to_weigh(question), language)
+    weighed = words_to_weigh(question)
+    asked = content_words(weighed, language)
     # A word asking for a kind of fact ("cuesta", "dura") says less of which sentence
     # answers than one naming a thing, when the question names one: counted whole, "¿Cuánto
     # cuesta un implante?" quoted the FAQ's "Una limpieza dental cuesta 45 euros" before the
     # price list's "Implante" row.
     naming = content_words(
-        " ".join(
-            w for w in re.findall(r"\w+", words_to_weigh(question)) if fold(w) not in FACT_WORDS
-        ),
+        " ".join(w for w in re.findall(r"\w+", weighed) if fold(w) not in FACT_WORDS),
         language,
     )
     weight_of = {w: 1.0 if w in naming or not naming else FACT_WORD_WEIGHT for w in asked}
