@@ -4,6 +4,7 @@ on what is asked. The default when no model is configured (``make run`` out of t
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -182,9 +183,10 @@ def _is_short(sentence: str) -> bool:
 
 
 def _is_title(line: str) -> bool:
-    """A Markdown heading, or a short line with no final stop, no figure and no list marker
-    ("Normas de convivencia", not "- Piscina: de 8 a 20 h" nor a table's row "Cargo:
-    Conserje · Nombre: Luis")."""
+    """A Markdown heading, or a short line with no final stop, no figure but a year and no
+    list marker ("Normas de convivencia", a title slide's "Loja Verde Materiais de
+    Construção — 2026"; not "- Piscina: de 8 a 20 h" nor a table's row "Cargo: Conserje ·
+    Nombre: Luis")."""
     line = line.strip()
     if line.startswith("#"):
         return True
@@ -194,8 +196,11 @@ def _is_title(line: str) -> bool:
         len(line.split()) <= 8
         and not line.endswith((".", "!", "?", ":", ";", "»", '"', ")"))
         and not line.startswith(("-", "*", "•"))
-        and not any(c.isdigit() for c in line)
+        and not any(c.isdigit() for c in _YEAR.sub("", line))
     )
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 class ExtractiveLLM:
@@ -319,6 +324,8 @@ class ExtractiveLLM:
             first = prompt.sources[0]
             return [((first.body or first.text)[:300], first.number)]
         candidates = _from_passages_naming_it(candidates, prompt)
+        if not _asks_what_a_header_says(prompt.question):
+            candidates = [c for c in candidates if not c.sentence.startswith(sender_labels())]
         asks_price, asks_contact = (
             _asks_price(prompt.question),
             _asks_contact_detail(prompt.question),
@@ -328,7 +335,7 @@ class ExtractiveLLM:
         if asks_price:
             # "¿cuánto cuesta la piscina?" is not answered by the pool's hours, nor "Quanto
             # custa reservar o salão?" by how to book it when a page names the sum.
-            candidates = [c for c in candidates if _says_price(c.sentence)]
+            candidates = _pricing_what_is_asked(candidates, prompt)
             if not candidates:
                 return []
         elif asks_contact:
@@ -475,6 +482,82 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
     return [c for c in kept if c.number in naming]
 
 
+def _pricing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
+    """The sentences naming a sum of what the question names, when a sentence of a passage
+    in its language names that: "¿Cuánto cuesta el desayuno?", over a hotel's e-mail whose
+    breakfast has no price, quoted its late check-out's and its pets' sums. A sum that no
+    word before it says what for ("La cuota mensual es de veinte euros") is of what its
+    passage speaks of. Words cannot be compared across languages: a sum in another is kept
+    ("Quanto custa reservar o salão?" and the Spanish "La fianza es de cien euros")."""
+    priced = [c for c in candidates if _says_price(c.sentence)]
+    language = prompt.language
+    named = content_words(" ".join(naming_words(prompt.asked or prompt.question)), language)
+    if not named or not priced:
+        return priced
+    in_its_language = {
+        s.number for s in prompt.sources if detect_language(s.body or s.text) in (None, language)
+    }
+    words_of = _with_kin(
+        named, [content_words(f"{c.heading} {c.sentence}", language) for c in candidates]
+    )
+    naming = [
+        c
+        for c, words in zip(candidates, words_of, strict=True)
+        if named & words and c.number in in_its_language
+    ]
+    if not naming:  # no sentence says it: the vectors found the page ("alberca", "pileta")
+        return priced
+    return [
+        c
+        for c in priced
+        if c in naming
+        or c.number not in in_its_language
+        or not _names_before_its_sum(c.sentence, language)
+    ]
+
+
+def _names_before_its_sum(sentence: str, language: str) -> bool:
+    """A word before the sentence's sum names what it is charged for: "El late check-out
+    hasta las 14:00 cuesta 25 euros", not "La cuota mensual es de veinte euros"."""
+    folded = fold(sentence)
+    found = _MONEY.search(folded) or _FREE.search(folded)
+    before = folded[: found.start()] if found else folded
+    said = {word for word in content_words(before, language) if not word.isdigit()}
+    return bool(said - _price_name_stems(language))
+
+
+@functools.cache
+def _price_name_stems(language: str) -> frozenset[str]:
+    return frozenset(content_words(_PRICE_NAMES, language))
+
+
+# Words that name a price or what it is counted per, saying nothing of what it is paid for.
+_PRICE_NAMES = (
+    "cuota cuotas precio precios tarifa tarifas coste costo fianza deposito suplemento importe "
+    "matricula inscripcion entrada abono mensual anual semanal diario diaria cuesta cuestan "
+    "vale valen sale salen cobra cobran paga pagan pagar pago total persona noche dia mes "
+    "semana hora aproximadamente solo desde "
+    "preco precos custa custam custo taxa valor mensalidade anuidade caucao mensal diaria "
+    "inscricao ingresso cobram pagam pagamento pessoa noite apenas cerca "
+    "fee fees price prices cost costs charge charges charged deposit rate rates monthly "
+    "yearly annual weekly daily nightly membership admission entry ticket amount paid pays "
+    "person night day month week hour year only about around approximately"
+)
+
+
+def _asks_what_a_header_says(question: str) -> bool:
+    """The question asks who, when, or for an address, which an e-mail's header line
+    ("From: Marta Ruiz <[EMAIL]> · To: … · Date: 2026-06-01") says; quoted for anything else
+    ("¿Cuántas semanas de baja por maternidad hay?" got it for its figures), it says nothing
+    asked."""
+    folded = fold(question)
+    return (
+        asks_sender(question)
+        or bool(_ASKS_NAME.search(folded) or _ASKS_DATE.search(folded))
+        or _names_a_contact(question, _ASKS_CONTACT)
+    )
+
+
 def _asks_price(question: str) -> bool:
     folded = fold(question)
     return bool(_ASKS_PRICE.search(folded)) and not _ASKS_ANOTHER.search(folded)
@@ -531,6 +614,7 @@ _FIGURE = re.compile(
     r"seven|eight|nine|ten|twelve|twenty|hundred|thousand|million|docena|duzia|dozen)\b"
 )
 _ASKS_NAME = re.compile(r"\b(qui[eé]n(es)?|quem|who)\b")
+_ASKS_DATE = re.compile(r"\b(cuando|quando|when|fecha|data|date|dia|day)\b")
 # A phone, an e-mail or a link, by name: what only a sentence holding one answers.
 _CONTACT_DETAIL_WORDS = (
     "correo|e-?mail|telefono|telefone|phone|movil|celular|whatsapp|url|website|pagina web|"
@@ -572,6 +656,9 @@ _CONTACT = re.compile(
     r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\bwww\.|\+?\d[\d ().-]{6,}\d|\[(EMAIL|PHONE)\]"
     r"|\b(calle|avenida|rua|street|road|avda?\.|c/)\s"
     r"|\b(?:ramal|extensi[oó]n|extension|ext\.)\s*\d{2,6}\b"  # an office's extension
+    # an emergency number, too short for a phone's: "llame al 112", "ligue 190", "call 911"
+    r"|(?i:\b(?:llam[ae]n?|llamar|marque|marcar|ligue|ligar|disque|discar|call|dial|ring)\s+"
+    r"(?:al |el |para o |para |o |a )?\d{3,4}\b)"
 )
 # A question asking what something costs, and a sentence that names a sum of money: a
 # currency's sign or code, or a figure followed by a currency's name ("veinte euros", "R$

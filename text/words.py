@@ -33,7 +33,8 @@ STOPWORDS: dict[str, frozenset[str]] = {
 # The question words themselves (folded): a question shares them with no answer.
 QUESTION_WORDS = frozenset({
     "qual", "quais", "quem", "quando", "onde", "como", "cual", "cuales", "quien", "quienes",
-    "cuando", "donde", "cuanto", "cuantos", "cuanta", "cuantas", "quanto", "quantos",
+    "cuando", "donde", "cuanto", "cuantos", "cuanta", "cuantas", "quanto", "quantos", "quanta",
+    "quantas",
     "what", "which", "who", "when", "where", "how", "foi", "fue", "was", "son", "sao", "are",
     # as typed on a phone: "qnd abre?", "qnt custa?", "xq cierra?"
     "qnd", "qdo", "qndo", "qnt", "qto", "qts", "qtos", "xq", "pq", "porq", "whats",
@@ -357,12 +358,14 @@ _ALLOWED = re.compile(
     r"(?:is|are)\s+(?:it\s+|\w+\s+){0,2}(?:allowed|permitted|ok|okay))\b"
 )
 # Words that ask it, and verbs of going in or using, which name nothing the pages would:
-# "admiten", "permitido"; "¿se puede usar el gimnasio el domingo?" is answered by its
-# hours, which never say "usar".
+# "admiten", "permitido", "aceitam" ("Aceitam boleto?" is answered by the payment table's
+# "Boleto" row); "¿se puede usar el gimnasio el domingo?" is answered by its hours, which
+# never say "usar".
 _ALLOWING = frozenset({
     "permite", "permiten", "admite", "admiten", "permitido", "permitida", "permitidos",
     "permitidas", "prohibido", "prohibida", "prohibidos", "prohibidas", "esta", "estan",
     "proibido", "proibida", "proibidos", "proibidas",
+    "aceptan", "acepta", "aceptais", "aceitam", "aceita", "accept", "accepts",
     "allowed", "permitted", "okay",
     "usar", "utilizar", "entrar", "acceder", "ir", "venir", "frecuentar",
     "frequentar", "acessar", "vir",
@@ -386,7 +389,7 @@ def asks_allowing(word: str) -> bool:
 _YES_OR_NO_EN = re.compile(r"^\W*(?:(?:and|so)\s+)?(?:is|are|does|do|will|was|were|did)\b")
 # The question words less the verbs among them, which a yes-or-no question says too.
 _ASKING_WORDS = (QUESTION_WORDS - {"foi", "fue", "was", "son", "sao", "are"}) | {
-    "que", "adonde", "aonde", "porque", "quanta", "quantas", "whom", "whose", "why",
+    "que", "adonde", "aonde", "porque", "whom", "whose", "why",
 }  # fmt: skip
 
 
@@ -449,6 +452,9 @@ _SENDER = re.compile(r"\b(?:remitente|remetente|sender)\b")
 # "de ocho a veinte", "até as 22 h", seldom "hora": weighed as a word of what is asked, it
 # let the front desk's "veinte horas" answer "¿Hasta qué hora se puede hacer ruido?".
 _WHAT_TIME = re.compile(r"\b(?:que|what)\s+(hora|horas|time)\b")
+# "How much", "how many": a quantity, asked. Weighed as a word the page should hold, "much"
+# made "How much is the meal allowance?" a third unsaid, and "no information".
+_HOW_MUCH = re.compile(r"\bhow\s+(much|many)\b")
 
 
 def asks_sender(query: str) -> bool:
@@ -461,7 +467,9 @@ def _asked_by_phrase(query: str) -> frozenset[str]:
     """The words (folded) that ``query`` asks with in a phrase, naming nothing: the verb of
     "who sent…", the "hora" of "¿a qué hora…?"."""
     folded = fold(query)
-    return frozenset(_WHO_SENT.findall(folded) + _WHAT_TIME.findall(folded))
+    return frozenset(
+        _WHO_SENT.findall(folded) + _WHAT_TIME.findall(folded) + _HOW_MUCH.findall(folded)
+    )
 
 
 def words_to_match(query: str) -> str:

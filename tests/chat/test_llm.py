@@ -975,3 +975,100 @@ def test_a_page_in_the_question_s_language_closer_than_those_in_others_still_jud
         assert answer == NO_INFORMATION["en"]
     else:
         assert answer.startswith(f"«{POOL_DAYS}» [1]"), answer
+
+
+HOTEL_MAIL = (
+    "El late check-out hasta las 14:00 cuesta 25 euros y hay que pedirlo en recepción. "
+    "El desayuno se sirve de 7:30 a 10:30 en la terraza. Las mascotas pequeñas se admiten "
+    "con un suplemento de 15 euros por noche."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked", "said"),
+    [
+        ("¿Cuánto cuesta el desayuno?", None, None),
+        ("¿Cuánto cuesta?", "¿A qué hora es el desayuno? ¿Cuánto cuesta?", None),
+        ("¿Cuánto cuesta el late check-out?", None, "«El late check-out hasta las 14:00"),
+        ("¿Cuánto cuestan las mascotas?", None, "«Las mascotas pequeñas se admiten"),
+    ],
+)
+def test_a_sum_another_thing_costs_is_not_the_price_asked(question, asked, said):
+    """A tour over a hotel's e-mail: "¿Cuánto cuesta el desayuno?" quoted the late check-out's
+    and the pets' sums, the breakfast having none; so did "¿Cuánto cuesta?" after the
+    breakfast's hours."""
+    prompt = Prompt(
+        system="", messages=[], question=question, language="es", asked=asked or question,
+        sources=[Source(1, "recepcion.eml", HOTEL_MAIL, body=HOTEL_MAIL, score=0.9,
+                        word_share=0.5)],
+    )  # fmt: skip
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert answer.startswith(said) if said else answer == NO_INFORMATION["es"], answer
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "page", "said"),
+    [
+        (
+            "¿Cuál es el teléfono de emergencias?",
+            "es",
+            "Si un alumno se lesiona en una emergencia, avise a dirección y llame al 112.",
+            "«Si un alumno se lesiona",
+        ),
+        (
+            "Qual o telefone de emergência?",
+            "pt",
+            "Em caso de emergência no condomínio, ligue 192 e avise o zelador.",
+            "«Em caso de emergência",
+        ),
+        (
+            "What is the emergency phone?",
+            "en",
+            "In an emergency at the pool, call 911 before anything else.",
+            "«In an emergency",
+        ),
+    ],
+)
+def test_an_emergency_number_answers_a_phone_asked(question, language, page, said):
+    """A school's protocol: "¿Cuál es el teléfono de emergencias?" was "no information"
+    beside "llame al 112", three digits being too few for a phone's."""
+    answer = _offline_answer(question, language, (page, None))
+    assert answer.startswith(said), answer
+
+
+def test_a_title_slide_s_line_with_a_year_is_not_quoted():
+    """A store's training deck: "Qual o horário da loja no sábado?" quoted its title slide's
+    "Loja Verde Materiais de Construção — 2026" after the Saturday hours."""
+    hours = "- Segunda a sexta: das 7h às 19h\n- Sábado: das 7h às 13h"
+    cover = "Loja Verde Materiais de Construção — 2026"
+    prompt = Prompt(
+        system="", messages=[], question="Qual o horário da loja no sábado?", language="pt",
+        sources=[Source(1, "treinamento.pptx", hours, body=hours, score=0.86, word_share=0.6),
+                 Source(2, "treinamento.pptx", cover, body=cover, score=0.86, word_share=0.4)],
+    )  # fmt: skip
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert answer.startswith("«Sábado: das 7h às 13h» [1]") and cover not in answer, answer
+
+
+MAIL = (
+    "From: Marta Ruiz <[EMAIL]> · To: [EMAIL] · Date: 2026-06-01 09:00+02:00\n"
+    "Hola equipo: cada turno de recepción dura lo que la jornada de la tienda."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "header"),
+    [
+        ("¿Cuántas horas dura un turno de recepción?", False),
+        ("¿Quién envió el aviso del turno de recepción?", True),
+    ],
+)
+def test_an_e_mail_s_header_line_is_quoted_for_who_sent_it_not_for_a_figure(question, header):
+    """A hotel's e-mail: "¿Cuántas semanas de baja por maternidad hay?" quoted its header
+    line ("From: … · Date: 2026-06-01…") for its figures."""
+    prompt = Prompt(
+        system="", messages=[], question=question, language="es",
+        sources=[Source(1, "aviso.eml", MAIL, body=MAIL, score=0.86, word_share=0.6)],
+    )  # fmt: skip
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert answer.startswith("«") and ("From: Marta Ruiz" in answer) is header, answer

@@ -684,3 +684,33 @@ def test_the_sentence_quoted_is_the_one_saying_the_kindred_word():
     asked = "¿Dónde dejo la bici?"
     answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
     assert answer.startswith("«Las bicicletas se guardan"), answer
+
+
+PAYMENTS = (
+    "forma;condição\nPix;5% de desconto\nCartão de crédito;até 10x sem juros acima de R$ 300\n"
+    "Boleto;só para empresas com cadastro\n"
+)
+TRAVEL = """# Travel and expenses
+
+Submit expense reports within 30 days of the expense, with receipts for anything over 25
+dollars. Meals while travelling are covered up to 60 dollars a day. Alcohol is never
+reimbursed.
+"""
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_tour_over_a_store_s_payment_table_and_a_travel_policy():
+    """ "Aceitam boleto?" closed with "(Nada do que foi citado fala de “Aceitam”.)", a verb of
+    accepting naming nothing a payment table would say; "How much is the meal allowance?"
+    was "no information", "much" weighed as a third of what it names."""
+    license = make_license()
+    make_document(PAYMENTS, filename="pagamento.csv", license=license)
+    make_document(TRAVEL, filename="travel.md", license=license)
+    principal = principal_for_license(license)
+    boleto = chat_answer(principal=principal, question="Aceitam boleto?", llm=ExtractiveLLM())
+    assert boleto.answer.startswith("«forma: Boleto · condição: só para empresas"), boleto.answer
+    assert "\n(Nada" not in boleto.answer, boleto.answer
+    meals = chat_answer(
+        principal=principal, question="How much is the meal allowance?", llm=ExtractiveLLM()
+    )
+    assert meals.answer.startswith("«Meals while travelling are covered up to 60"), meals.answer

@@ -51,6 +51,23 @@ def test_words_that_only_ask_to_be_told_are_left_out_of_word_matching():
 
 
 @pytest.mark.parametrize(
+    ("question", "matched"),
+    [
+        ("Quantas vagas tem cada apartamento?", "vagas tem cada apartamento?"),
+        ("Quanta água posso usar?", "água posso usar?"),
+        ("How much is the meal allowance?", "is the meal allowance?"),
+        ("How many weeks of leave do I get?", "weeks of leave do I get?"),
+        ("Is there much noise at night?", "Is there much noise at night?"),  # no "how"
+    ],
+)
+def test_words_asking_how_much_or_how_many_weigh_nothing(question, matched):
+    """A tour over a travel policy: "How much is the meal allowance?" weighed "much" as a
+    third of what it names, no page saying it, and got "no information"; "Quantas" and
+    "Quanta" weighed as "Quantos" did not."""
+    assert words_to_match(question) == matched
+
+
+@pytest.mark.parametrize(
     ("typed", "matched"),
     [
         ("qnd abre a piscina?", "abre a piscina?"),
