@@ -14,6 +14,7 @@ from chat.llm import ANSWER_WORDS, Prompt, Source
 from chat.texts import NO_INFORMATION
 from knowledge.chunking import is_table_row, sentence_groups
 from knowledge.extraction.mail import sender_labels
+from knowledge.extraction.office import slide_title
 from knowledge.redaction import placeholders_in
 from knowledge.search.word_shares import kin_of
 from text.citations import OFFLINE_ANSWERER
@@ -345,6 +346,13 @@ class ExtractiveLLM:
             if not candidates:
                 return []
         _score(candidates, prompt.question, prompt.language, self.weights)
+        across = {
+            s.number
+            for s in prompt.sources
+            if detect_language(s.body or s.text) not in (None, prompt.language)
+        }
+        for candidate in candidates:
+            candidate.across = candidate.number in across
         candidates.sort(key=lambda c: -c.score)
         # Two questions in one are not answered by the first's clear winner alone.
         at_least = 2 if _ASKS_ANOTHER.search(fold(prompt.question)) else 1
@@ -379,6 +387,8 @@ class ExtractiveLLM:
         chosen: list[_Candidate] = []
         covered = 0.0
         for candidate, weight in zip(ranked, weights, strict=True):
+            if sure < math.inf and chosen and _by_meaning_alone(candidate, chosen[0]):
+                continue
             if chosen and (
                 (covered >= sure and len(chosen) >= at_least)
                 or len(chosen) >= most
@@ -388,6 +398,17 @@ class ExtractiveLLM:
             chosen.append(candidate)
             covered += weight / total
         return chosen
+
+
+def _by_meaning_alone(candidate: _Candidate, best: _Candidate) -> bool:
+    """Close to the best quote by meaning, it shares none of what the question says or asks
+    for while the best does: a tour's keyword questions, "desayuno", "mascotas", each got
+    a hotel e-mail's "Los turnos de verano van en el adjunto." after their answer. Not
+    across languages, where words compare by chance (a name, a cognate): an English
+    question over Spanish passages lost its answer, second, to that rule."""
+    if best.across or candidate.across:
+        return False
+    return best.says_something_asked and not candidate.says_something_asked
 
 
 def _coverage(question: str, language: str, top: list[Source]) -> float | None:
@@ -411,6 +432,9 @@ class _Candidate:
     meaning: float
     words: int = 0
     score: float = 0.0
+    # it holds some of the question's words, or the kind of fact asked (a figure, a sum…)
+    says_something_asked: bool = False
+    across: bool = False  # its passage is in another language than the question
     heading: str = ""  # its section's heading: what each of its sentences is about
 
 
@@ -438,12 +462,17 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
 
 
 def _section_heading(source: Source) -> str:
-    """The heading of the passage's own section ("Piscina" under "Manual del residente"),
-    when it is a section's: a document's title alone is not (on the shared sets, whose
-    passages are each headed by their article's title, crediting the title's words to
-    every sentence cost 6 of the dev splits' 1,040 leads)."""
-    path = source.text.removesuffix(source.body) if source.body else ""
-    return path.rsplit(">", 1)[-1] if ">" in path else ""
+    """The heading of the passage's own section ("Piscina" under "Manual del residente", a
+    slide's title), when it is a section's: a document's title alone is not (on the shared
+    sets, whose passages are each headed by their article's title, crediting the title's
+    words to every sentence cost 6 of the dev splits' 1,040 leads). A deck's "Slide 2:
+    Horário de funcionamento" is: "Qual o horário da loja no sábado?" found the slide's
+    "Domingos e feriados: fechado" saying nothing asked."""
+    path = source.text.removesuffix(source.body).strip() if source.body else ""
+    if ">" in path:
+        return path.rsplit(">", 1)[-1]
+    slide = slide_title().match(path)
+    return slide.group(1) if slide else ""
 
 
 def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
@@ -771,6 +800,9 @@ def _score(
         money = asks_money and _says_price(candidate.sentence)
         # "Who sent the notice?": the message's "From: Ana <[EMAIL]>", in no word of it.
         sender = sender_asked and candidate.sentence.startswith(sender_labels())
+        candidate.says_something_asked = bool(
+            shared or figure or name or contact or money or sender
+        )
         candidate.score = (
             weights["meaning"] * candidate.meaning
             + weights["words"] * shared

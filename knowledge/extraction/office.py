@@ -6,6 +6,7 @@ are read with their column headers."""
 from __future__ import annotations
 
 import datetime
+import functools
 import logging
 import re
 from collections.abc import Iterator
@@ -134,6 +135,18 @@ def section_words() -> SectionWords:
                 "no_subject": pgettext("e-mail", "(no subject)"),
             },
         )
+
+
+@functools.cache
+def slide_title() -> re.Pattern[str]:
+    """A slide's heading as the product writes it ("Slide 3: Prices", "Diapositiva 3:
+    Precios"), in every language it speaks (a deck is written in the language of the
+    deployment that read it, which may have changed since); its title is the group."""
+    labels = set()
+    for code, _ in settings.LANGUAGES:
+        with translation.override(code):
+            labels.add(re.escape(pgettext("presentation", "Slide")))
+    return re.compile(rf"^(?:{'|'.join(sorted(labels))}) \d+: (.+)$")
 
 
 # -- SmartArt (Word and PowerPoint) ------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from chat.extractive import OFFLINE_LABEL, ExtractiveLLM
@@ -1072,3 +1074,41 @@ def test_an_e_mail_s_header_line_is_quoted_for_who_sent_it_not_for_a_figure(ques
     )  # fmt: skip
     answer = "".join(ExtractiveLLM().stream(prompt))
     assert answer.startswith("«") and ("From: Marta Ruiz" in answer) is header, answer
+
+
+def test_a_slide_s_title_is_said_by_each_line_under_it():
+    """A store's training deck: "Qual o horário de funcionamento no domingo?" quoted the
+    deliveries slide's Sunday line before the opening hours slide's, whose title alone says
+    "horário de funcionamento"."""
+    hours = "- Segunda a sábado: das 7h às 19h\n- Domingos e feriados: fechado"
+    deliveries = "- Entregas aos domingos só com agendamento prévio pelo site"
+    prompt = Prompt(
+        system="", messages=[], question="Qual o horário de funcionamento no domingo?",
+        language="pt",
+        sources=[Source(1, "deck.pptx", f"Slide 5: Entregas\n{deliveries}", body=deliveries,
+                        score=0.87, word_share=0.4),
+                 Source(2, "deck.pptx", f"Slide 2: Horário de funcionamento\n{hours}",
+                        body=hours, score=0.86, word_share=0.6)],
+    )  # fmt: skip
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert answer.startswith("«Domingos e feriados: fechado» [2]"), answer
+
+
+def test_a_sentence_close_by_meaning_alone_does_not_join_an_answer_saying_what_is_asked():
+    """A hotel's e-mail: the keyword questions "desayuno" and "mascotas" each got "Los turnos
+    de verano van en el adjunto." after their answer, close to them by meaning and saying
+    nothing they ask."""
+    mail = (
+        "El desayuno se sirve de 7:30 a 10:30 en la terraza. Las mascotas pequeñas se "
+        "admiten con un suplemento de 15 euros por noche.\nLos turnos de verano van en el "
+        "adjunto."
+    )
+    prompt = Prompt(
+        system="", messages=[], question="desayuno", language="es",
+        sources=[Source(1, "recepcion.eml", mail, body=mail, score=0.85,
+                        group_scores=(0.85, 0.80, 0.84), word_share=0.5)],
+    )  # fmt: skip
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert answer.startswith("«El desayuno se sirve") and "adjunto" not in answer, answer
+    detailed = "".join(ExtractiveLLM().stream(replace(prompt, max_words=400)))
+    assert "adjunto" in detailed  # asked for detail: all its length allows
