@@ -536,23 +536,27 @@ def _pricing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list
     ]
     if not naming:  # no sentence says it: the vectors found the page ("alberca", "pileta")
         return priced
+    said_by_question = content_words(prompt.asked or prompt.question, language)
     return [
         c
         for c in priced
         if c in naming
         or c.number not in in_its_language
-        or not _names_before_its_sum(c.sentence, language)
+        or not _names_before_its_sum(c.sentence, language, said_by_question)
     ]
 
 
-def _names_before_its_sum(sentence: str, language: str) -> bool:
-    """A word before the sentence's sum names what it is charged for: "El late check-out
-    hasta las 14:00 cuesta 25 euros", not "La cuota mensual es de veinte euros"."""
+def _names_before_its_sum(sentence: str, language: str, said_by_question: set[str]) -> bool:
+    """A word before the sentence's sum names another thing than the question does, what
+    that sum is charged for: "El late check-out hasta las 14:00 cuesta 25 euros", not "La
+    cuota mensual es de veinte euros", nor "La reserva cuesta veinte euros" when the
+    question asks what booking the party room costs ("reserva" names nothing, a verb's
+    noun, but the question says it)."""
     folded = fold(sentence)
     found = _MONEY.search(folded) or _FREE.search(folded)
     before = folded[: found.start()] if found else folded
     said = {word for word in content_words(before, language) if not word.isdigit()}
-    return bool(said - _price_name_stems(language))
+    return bool(said - _price_name_stems(language) - said_by_question)
 
 
 @functools.cache

@@ -427,7 +427,7 @@ def words_to_weigh(query: str) -> str:
     ("¿puedo tener un perro?" names "perro"), nor the verb asking whom to turn to ("com quem
     falo…"); unchanged when nothing else would be left."""
     matched = words_to_match(query)
-    leaning = LIGHT_VERBS | _turning_to(query)
+    leaning = LIGHT_VERBS | _turning_to(query) | _contact_asked(query)
     kept = " ".join(w for w in _WORD.findall(matched) if fold(w) not in leaning)
     return kept if content_words(kept, None) else matched
 
@@ -435,6 +435,26 @@ def words_to_weigh(query: str) -> str:
 def _turning_to(query: str) -> frozenset[str]:
     verbs = _WHOM_TO_TURN_TO.findall(fold(query))
     return frozenset(verb for verb in verbs if verb in _TURNING_TO)
+
+
+# The kind of contact asked for, not what it is of: "¿Cuál es el teléfono de emergencias?"
+# names emergencies, and a protocol's "llame al 112" never says "teléfono"; weighed as the
+# rarest word, it made the question look unanswered. Only as what is asked ("what is the
+# phone of…"): "What is the email size limit?" asks of e-mail.
+_CONTACT_ASKED = re.compile(
+    r"\b(?:cual|qual|what)(?:'s|s)?\s+(?:(?:es|e|is|son|sao|are)\s+)?"
+    r"(?:(?:el|la|los|las|o|a|os|as|the|your|su|seu|sua)\s+)?"
+    r"((?:numero\s+(?:de\s+)?)?(?:telefono|telefone|phone|e-?mail|correo(?:\s+electronico)?|"
+    r"whatsapp|movil|celular)(?:\s+number)?)"
+    r"(?=\s+(?:de|do|da|del|dos|das|of|for)\b|\s*[?.!]|\s*$)"
+)
+
+
+def _contact_asked(query: str) -> frozenset[str]:
+    phrases = _CONTACT_ASKED.findall(fold(query))
+    return frozenset(
+        word for phrase in phrases for word in _WORD.findall(phrase) if len(word) > 2
+    )  # not the "de" of "número de teléfono", said of what is asked too
 
 
 # Who sent, wrote or signed something, asked: "¿quién envió el aviso del agua?", "quem

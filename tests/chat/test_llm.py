@@ -1008,6 +1008,26 @@ def test_a_sum_another_thing_costs_is_not_the_price_asked(question, asked, said)
     assert answer.startswith(said) if said else answer == NO_INFORMATION["es"], answer
 
 
+PARTY_ROOM = (
+    "El salón de fiestas del condominio se reserva con siete días de antelación en la "
+    "conserjería. La reserva cuesta veinte euros."
+)
+
+
+def test_a_sum_of_a_word_the_question_says_is_the_price_asked():
+    """ "¿Cuánto cuesta la reserva del salón de fiestas?" names the room, not "reserva" (a
+    verb's noun); the sum's "La reserva cuesta…" was taken for another thing's price, and
+    the answer for "no information"."""
+    question = "¿Cuánto cuesta la reserva del salón de fiestas?"
+    prompt = Prompt(
+        system="", messages=[], question=question, language="es", asked=question,
+        sources=[Source(1, "reglamento-salon.md", PARTY_ROOM, body=PARTY_ROOM, score=0.9,
+                        word_share=0.5)],
+    )  # fmt: skip
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert answer.startswith("«La reserva cuesta veinte euros.»"), answer
+
+
 @pytest.mark.parametrize(
     ("question", "language", "page", "said"),
     [

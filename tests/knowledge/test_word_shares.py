@@ -714,3 +714,41 @@ def test_a_tour_over_a_store_s_payment_table_and_a_travel_policy():
         principal=principal, question="How much is the meal allowance?", llm=ExtractiveLLM()
     )
     assert meals.answer.startswith("«Meals while travelling are covered up to 60"), meals.answer
+
+
+SCHOOL_PROTOCOL = """# Protocolo de emergencias del Colegio San Isidro
+
+## Evacuación
+
+Cuando suene la alarma continua, los alumnos salen en fila con su profesor por la escalera
+más cercana. Nadie usa el ascensor. El punto de encuentro es la pista de baloncesto del patio
+norte.
+
+## Primeros auxilios
+
+El botiquín está en la secretaría y en el gimnasio. La enfermera del colegio atiende de 8:30
+a 14:00 en la planta baja. Si un alumno se lesiona fuera de ese horario, avise a dirección y
+llame al 112 si es grave.
+
+## Salidas anticipadas
+
+Un alumno solo puede salir antes de la hora con una autorización firmada por su padre, madre
+o tutor, que se entrega en conserjería.
+"""
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_tour_over_a_school_s_emergency_protocol():
+    """ "¿Cuál es el teléfono de emergencias?" was "no information" beside "llame al 112": no
+    passage says "teléfono", weighed as the question's rarest word. A phone of what the
+    protocol does not speak of stays unanswered."""
+    license = make_license()
+    make_document(SCHOOL_PROTOCOL, filename="protocolo-emergencias.md", license=license)
+    principal = principal_for_license(license)
+    asked = "¿Cuál es el teléfono de emergencias?"
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer.startswith("«Si un alumno se lesiona"), answer
+    assert "llame al 112" in answer
+    asked = "¿Cuál es el teléfono de la sauna?"
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer == NO_INFORMATION["es"], answer

@@ -99,6 +99,25 @@ def test_the_verb_asking_whom_to_turn_to_weighs_nothing(question, language, name
 
 
 @pytest.mark.parametrize(
+    ("question", "language", "named"),
+    [
+        ("¿Cuál es el teléfono de emergencias?", "es", {"emergent"}),
+        ("Cuál es el correo electrónico de la secretaría?", "es", {"secret"}),
+        ("¿Cuál es el número de teléfono de la secretaría?", "es", {"secret"}),
+        ("Qual o e-mail da portaria?", "pt", {"port"}),
+        ("What's the phone number for the front desk?", "en", {"front", "desk"}),
+        # what is asked of the contact itself, or nothing else named: the word stays
+        ("What is the email size limit?", "en", {"email", "size", "limit"}),
+        ("¿Cuál es el teléfono?", "es", {"telefon"}),
+    ],
+)
+def test_the_kind_of_contact_asked_for_weighs_nothing(question, language, named):
+    """A school's protocol: "¿Cuál es el teléfono de emergencias?" was "no information"
+    beside "llame al 112": no passage says "teléfono", weighed as the rarest word."""
+    assert content_words(words_to_weigh(question), language) == named
+
+
+@pytest.mark.parametrize(
     ("question", "matched"),
     [
         ("¿Quién envió el aviso del agua?", "¿ el aviso del agua?"),
