@@ -121,6 +121,17 @@ def _sentence_language(sentence: str) -> str:
     return detect_language(sentence) or "other"
 
 
+def _language_of(source: Source) -> str | None:
+    """The passage's language (None when unsure), read once per passage for the several
+    rules that judge passages in the question's language only."""
+    return _passage_language(source.body or source.text)
+
+
+@functools.lru_cache(maxsize=256)
+def _passage_language(text: str) -> str | None:
+    return detect_language(text)
+
+
 def _without_bullet(sentence: str) -> str:
     """A list item's sentence without the bullet its document's Markdown gave it ("- Gorro
     de baño", quoted «Gorro de baño»): a mark of layout, not of what it says. A number
@@ -271,7 +282,7 @@ class ExtractiveLLM:
         first = prompt.sources[0] if prompt.sources else None
         if first is None or not self._unsure(prompt, [first]):
             return prompt
-        language_of = {s.number: detect_language(s.body or s.text) for s in prompt.sources}
+        language_of = {s.number: _language_of(s) for s in prompt.sources}
         if language_of[first.number] != prompt.language:
             return prompt
         across = [
@@ -305,16 +316,13 @@ class ExtractiveLLM:
         the best passage is in another language: the others in the question's are then
         further from it."""
         top = prompt.sources[:3]
-        if detect_language(prompt.sources[0].body or prompt.sources[0].text) not in (
-            None,
-            prompt.language,
-        ):
+        if _language_of(prompt.sources[0]) not in (None, prompt.language):
             # "Aceitam cartão?" over a Spanish FAQ ("aceptamos tarjeta") is judged by
             # nothing, nor "¿Cuántos días de vacaciones tengo?" over a Portuguese policy's
             # "férias" by the Spanish pages after it that share only "días".
             return False
         if detect_language(" ".join(s.body or s.text for s in top)) != prompt.language:
-            top = [s for s in top if detect_language(s.body or s.text) == prompt.language]
+            top = [s for s in top if _language_of(s) == prompt.language]
             if not top or top[0] is not prompt.sources[0]:
                 return False
         return self._unsure(prompt, top)
@@ -347,9 +355,7 @@ class ExtractiveLLM:
                 return []
         _score(candidates, prompt.question, prompt.language, self.weights)
         across = {
-            s.number
-            for s in prompt.sources
-            if detect_language(s.body or s.text) not in (None, prompt.language)
+            s.number for s in prompt.sources if _language_of(s) not in (None, prompt.language)
         }
         for candidate in candidates:
             candidate.across = candidate.number in across
@@ -365,10 +371,7 @@ class ExtractiveLLM:
         pages, quoted the clinic's prices, each another thing's. Not across languages:
         "Quanto custa o clareamento?" names what a Spanish FAQ calls "blanqueamiento"."""
         first = prompt.sources[0]
-        return prompt.names_only_unknown and detect_language(first.body or first.text) in (
-            None,
-            prompt.language,
-        )
+        return prompt.names_only_unknown and _language_of(first) in (None, prompt.language)
 
     def _enough(
         self, ranked: list[_Candidate], max_words: int, at_least: int = 1
@@ -491,9 +494,7 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
         return kept
     words_of = _with_kin(named, [content_words(s.text, prompt.language) for s in prompt.sources])
     in_its_language = {
-        s.number
-        for s in prompt.sources
-        if detect_language(s.body or s.text) in (None, prompt.language)
+        s.number for s in prompt.sources if _language_of(s) in (None, prompt.language)
     }
     naming = {
         source.number
@@ -523,9 +524,7 @@ def _pricing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list
     named = content_words(" ".join(naming_words(prompt.asked or prompt.question)), language)
     if not named or not priced:
         return priced
-    in_its_language = {
-        s.number for s in prompt.sources if detect_language(s.body or s.text) in (None, language)
-    }
+    in_its_language = {s.number for s in prompt.sources if _language_of(s) in (None, language)}
     words_of = _with_kin(
         named, [content_words(f"{c.heading} {c.sentence}", language) for c in candidates]
     )
