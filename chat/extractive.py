@@ -14,7 +14,7 @@ from chat.llm import ANSWER_WORDS, Prompt, Source
 from chat.texts import NO_INFORMATION
 from knowledge.chunking import is_table_row, sentence_groups
 from knowledge.extraction.mail import sender_labels
-from knowledge.extraction.office import slide_title
+from knowledge.extraction.office import slide_title, speaker_notes_headings
 from knowledge.redaction import placeholders_in
 from knowledge.search.word_shares import kin_of
 from text.citations import OFFLINE_ANSWERER
@@ -470,12 +470,16 @@ def _section_heading(source: Source) -> str:
     sets, whose passages are each headed by their article's title, crediting the title's
     words to every sentence cost 6 of the dev splits' 1,040 leads). A deck's "Slide 2:
     Horário de funcionamento" is: "Qual o horário da loja no sábado?" found the slide's
-    "Domingos e feriados: fechado" saying nothing asked."""
+    "Domingos e feriados: fechado" saying nothing asked; its speaker notes are of it too.
+    """
     path = source.text.removesuffix(source.body).strip() if source.body else ""
-    if ">" in path:
-        return path.rsplit(">", 1)[-1]
-    slide = slide_title().match(path)
-    return slide.group(1) if slide else ""
+    headings = [heading.strip() for heading in path.split(">")] if path else []
+    if len(headings) > 1 and headings[-1] in speaker_notes_headings():
+        headings.pop()
+    slide = slide_title().match(headings[-1]) if headings else None
+    if slide:
+        return slide.group(1)
+    return headings[-1] if len(headings) > 1 else ""
 
 
 def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:

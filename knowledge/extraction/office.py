@@ -142,11 +142,23 @@ def slide_title() -> re.Pattern[str]:
     """A slide's heading as the product writes it ("Slide 3: Prices", "Diapositiva 3:
     Precios"), in every language it speaks (a deck is written in the language of the
     deployment that read it, which may have changed since); its title is the group."""
+    labels = (re.escape(label) for label in _in_every_language("presentation", "Slide"))
+    return re.compile(rf"^(?:{'|'.join(sorted(labels))}) \d+: (.+)$")
+
+
+@functools.cache
+def speaker_notes_headings() -> frozenset[str]:
+    """The heading of a slide's speaker notes ("Speaker notes", "Notas del orador"), in
+    every language the product speaks."""
+    return frozenset(_in_every_language("presentation", "Speaker notes"))
+
+
+def _in_every_language(context: str, message: str) -> set[str]:
     labels = set()
     for code, _ in settings.LANGUAGES:
         with translation.override(code):
-            labels.add(re.escape(pgettext("presentation", "Slide")))
-    return re.compile(rf"^(?:{'|'.join(sorted(labels))}) \d+: (.+)$")
+            labels.add(pgettext(context, message))
+    return labels
 
 
 # -- SmartArt (Word and PowerPoint) ------------------------------------------------------
