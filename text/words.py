@@ -324,8 +324,18 @@ _REFERRING = frozenset({
 
 
 def refers_back(question: str) -> bool:
-    """The question says "it", "they", "eso", "ele"…: it asks about something named before."""
-    return not _REFERRING.isdisjoint(_WORD.findall(question.lower()))
+    """The question says "it", "they", "eso", "ele"…: it asks about something named before;
+    or who sent "the e-mail", naming no one message ("¿Quién envió el correo?" after the
+    breakfast's hours, quoted from a hotel's e-mail, was "no information")."""
+    return not _REFERRING.isdisjoint(_WORD.findall(question.lower())) or _asks_who_sent_it(question)
+
+
+def _asks_who_sent_it(question: str) -> bool:
+    if not asks_sender(question):
+        return False
+    asking = _asked_by_phrase(question) | _SENDER_WORDS
+    named = {fold(word) for word in naming_words(question)} - asking
+    return named <= _A_MESSAGE  # "¿Quién lo envió?", "¿quién envió el correo?"
 
 
 # Words asking whether something is there at all: "¿hay wifi?", "tem academia?", "is there
@@ -425,11 +435,24 @@ _TURNING_TO = frozenset({
 def words_to_weigh(query: str) -> str:
     """``words_to_match`` without the light verbs, for weighing what a question names
     ("¿puedo tener un perro?" names "perro"), nor the verb asking whom to turn to ("com quem
-    falo…"); unchanged when nothing else would be left."""
+    falo…"), nor the kind of contact asked for; unchanged when nothing else would be left.
+    Asked who sent it, "the e-mail" names no word: its sender is the message's first line,
+    which no word of the question is in ("¿Quién envió el correo?" was "no information")."""
     matched = words_to_match(query)
     leaning = LIGHT_VERBS | _turning_to(query) | _contact_asked(query)
     kept = " ".join(w for w in _WORD.findall(matched) if fold(w) not in leaning)
-    return kept if content_words(kept, None) else matched
+    if not content_words(kept, None):
+        return matched
+    if asks_sender(query):
+        return " ".join(w for w in _WORD.findall(kept) if fold(w) not in _A_MESSAGE)
+    return kept
+
+
+# What a message is called, naming no one message: "¿quién envió el correo?".
+_A_MESSAGE = frozenset({
+    "correo", "correos", "electronico", "mail", "email", "mails", "emails", "mensaje",
+    "mensajes", "mensagem", "mensagens", "message", "messages",
+})  # fmt: skip
 
 
 def _turning_to(query: str) -> frozenset[str]:
@@ -467,7 +490,8 @@ _WHO_SENT = re.compile(
     r"(envio|enviaron|mando|mandaron|escribio|escribieron|firmo|firmaron|enviou|enviaram|"
     r"mandou|mandaram|escreveu|escreveram|assinou|assinaram|sent|wrote|signed)\b"
 )
-_SENDER = re.compile(r"\b(?:remitente|remetente|sender)\b")
+_SENDER_WORDS = frozenset({"remitente", "remetente", "sender"})
+_SENDER = re.compile(rf"\b(?:{'|'.join(sorted(_SENDER_WORDS))})\b")
 # A time, asked: "¿a qué hora…?", "até que horas…?", "what time…?". A page that answers says
 # "de ocho a veinte", "até as 22 h", seldom "hora": weighed as a word of what is asked, it
 # let the front desk's "veinte horas" answer "¿Hasta qué hora se puede hacer ruido?".

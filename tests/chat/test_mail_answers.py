@@ -111,3 +111,22 @@ def test_a_who_question_naming_a_remote_control_is_not_asking_for_a_sender():
     answer = answer_to(license, "¿Quién tiene el mando del garaje de repuesto?")
     assert answer.startswith("«El conserje, Luis Pérez"), answer
     assert "«From:" not in answer and "«De:" not in answer, answer
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "sender"),
+    [
+        ("¿A qué hora vuelve el agua el jueves?", "¿Quién envió el correo?", "«De: Ana Prado"),
+        ("¿Cuándo revisan la caldera?", "¿Y quién mandó el mensaje?", "«De: Luis"),
+    ],
+)
+def test_who_sent_the_e_mail_is_asked_of_the_one_talked_about(settings, first, then, sender):
+    """A tour over a hotel's e-mail: "¿Quién envió el correo?", after the breakfast's hours
+    quoted from it, was "no information": "correo" is in no message's text."""
+    settings.LANGUAGE_CODE = "es"
+    principal = principal_for_license(notices_license())
+    before = chat_answer(principal=principal, question=first, llm=ExtractiveLLM())
+    answer = chat_answer(
+        principal=principal, question=then, session_id=before.session_id, llm=ExtractiveLLM()
+    ).answer
+    assert answer.startswith(sender), answer

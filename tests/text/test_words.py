@@ -275,6 +275,12 @@ def test_a_message_of_courtesy_alone_says_what_kind(message, said):
         ("¿A qué hora abre el gimnasio?", False),  # "el" is the article
         ("¿Cuánto cuesta la piscina?", False),
         ("When does the gym open?", False),
+        # who sent "the e-mail", naming no one message: the one talked about
+        ("¿Quién envió el correo?", True),
+        ("Quem mandou a mensagem?", True),
+        ("Who sent the email?", True),
+        ("¿Quién envió el aviso del agua?", False),
+        ("¿Quién tiene el mando del garaje?", False),
     ],
 )
 def test_a_question_referring_to_what_was_named_before(question, refers):
