@@ -343,6 +343,39 @@ def test_a_role_refused_by_the_api_is_told_so_in_its_language(django_user_model)
     )
 
 
+@pytest.mark.django_db
+@pytest.mark.usefixtures("media_root", "fake_embedder")
+@pytest.mark.parametrize(
+    ("language", "blank", "throttled"),
+    [
+        ("pt-BR", "Este campo não pode ficar em branco.", "Pedidos demais em pouco tempo. "
+         "Tente de novo em"),
+        ("es", "Este campo no puede quedar en blanco.", "Demasiadas solicitudes en poco tiempo. "
+         "Inténtalo de nuevo en"),
+    ],
+)  # fmt: skip
+def test_the_framework_s_own_messages_read_right_in_spanish_and_portuguese(
+    settings, language, blank, throttled
+):
+    """A tour of the REST chat API in Portuguese: a blank message was "Este campo pode não
+    estar em branco" (DRF's pt_BR: "it might not be blank"); over the rate limit, Spanish
+    read "Solicitud fue regulada (throttled)"."""
+    from rest_framework.test import APIClient
+
+    from licenses.services import license_forge
+
+    settings.SEARCH_RATE_PER_LICENSE_PER_MINUTE = 1
+    client = APIClient(HTTP_ACCEPT_LANGUAGE=language)
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {license_forge(user_name='Ana').key}")
+
+    said = client.post("/api/v1/search", {"query": ""}, format="json").json()["detail"]
+    assert said == f"query: {blank}"
+    client.post("/api/v1/search", {"query": "piscina"}, format="json")
+    refused = client.post("/api/v1/search", {"query": "piscina"}, format="json")
+    assert refused.status_code == 429
+    assert refused.json()["detail"].startswith(throttled), refused.json()
+
+
 # -- what the API, the scripts and stored failures say ------------------------------------------
 
 
