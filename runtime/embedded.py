@@ -420,8 +420,14 @@ def _process_name(pid: int) -> str:
 
 
 def _process_started_at(pid: int) -> float | None:
+    """When the process started, which tells it from a later one given the same pid. On
+    Linux, in seconds since boot: /proc counts it in clock ticks, and psutil adds the boot
+    time as the wall clock now says it. A clock set since (NTP stepping it, a VM resumed)
+    made every registered user look dead to the next process: a ``manage.py`` command run
+    beside ``make run`` stopped both servers under it as it left."""
     try:
-        return psutil.Process(pid).create_time()
+        started = psutil.Process(pid).create_time()
+        return round(started - psutil.boot_time(), 2) if psutil.LINUX else started
     except psutil.Error:
         return None
 

@@ -33,9 +33,25 @@ HOLDER = textwrap.dedent(
 )
 
 
-def start_holder(data_dir: Path) -> tuple[subprocess.Popen[str], dict[str, str]]:
+# The same, in a process that sees the wall clock an hour ahead of when the first one
+# registered (NTP stepping it, a VM resumed): psutil adds the boot time as the clock says it.
+AFTER_A_CLOCK_STEP = (
+    textwrap.dedent(
+        """
+        import psutil
+        real_boot_time = psutil._psplatform.boot_time
+        psutil._psplatform.boot_time = lambda: real_boot_time() + 3600
+        """
+    )
+    + HOLDER
+)
+
+
+def start_holder(
+    data_dir: Path, script: str = HOLDER
+) -> tuple[subprocess.Popen[str], dict[str, str]]:
     process = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(data_dir)],
+        [sys.executable, "-c", script, str(data_dir)],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -96,6 +112,21 @@ def test_second_process_reuses_and_last_one_out_stops(data_dir):
     finish(second)
     assert postmaster_pid(data_dir) is None
     assert redis_pid(data_dir) is None
+
+
+@pytest.mark.skipif(not psutil.LINUX, reason="the clock is stepped through psutil's Linux reader")
+def test_a_user_registered_before_the_clock_was_set_still_counts(data_dir):
+    """A tour: `manage.py ingest` beside `make run`, after the machine's clock had been
+    stepped, took make run's processes for dead ones and stopped both servers as it left."""
+    running, _ = start_holder(data_dir)
+    pg_pid = postmaster_pid(data_dir)
+
+    command, _ = start_holder(data_dir, AFTER_A_CLOCK_STEP)
+    finish(command)
+
+    assert postmaster_pid(data_dir) == pg_pid, "stopped under the process still using it"
+    finish(running)
+    assert postmaster_pid(data_dir) is None
 
 
 def test_restart_keeps_the_data(data_dir):
