@@ -135,11 +135,7 @@ class EmbeddedServices:
         except (FileNotFoundError, ValueError):
             recorded = {}
         # A pid counts only while the same process (same start time) holds it: pids recycle.
-        return {
-            pid: started
-            for pid, started in recorded.items()
-            if _process_started_at(int(pid)) == started
-        }
+        return {pid: started for pid, started in recorded.items() if _is_running(int(pid), started)}
 
     def _write_users(self, users: dict[str, float]) -> None:
         path = self.run_dir / "users.json"
@@ -417,6 +413,18 @@ def _process_name(pid: int) -> str:
         return psutil.Process(pid).name()
     except psutil.Error:
         return ""
+
+
+def _is_running(pid: int, started: float) -> bool:
+    """The process that registered as ``pid`` at ``started`` still runs. Or ``started`` is
+    its start by the wall clock, as versions before December 2026 wrote it: a ``make run``
+    started by one still counts for a command of the next, run before its restart."""
+    if _process_started_at(pid) == started:
+        return True
+    try:
+        return psutil.Process(pid).create_time() == started
+    except psutil.Error:
+        return False
 
 
 def _process_started_at(pid: int) -> float | None:

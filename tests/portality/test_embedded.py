@@ -129,6 +129,24 @@ def test_a_user_registered_before_the_clock_was_set_still_counts(data_dir):
     assert postmaster_pid(data_dir) is None
 
 
+def test_a_user_registered_by_an_earlier_version_still_counts(data_dir):
+    """Before December 2026 a user was registered by its start on the wall clock: a make
+    run started by that version, upgraded under it, still holds the servers."""
+    running, _ = start_holder(data_dir)
+    registry = data_dir / "run" / "users.json"
+    users = json.loads(registry.read_text())
+    users[str(running.pid)] = psutil.Process(running.pid).create_time()
+    registry.write_text(json.dumps(users))
+    pg_pid = postmaster_pid(data_dir)
+
+    command, _ = start_holder(data_dir)
+    finish(command)
+
+    assert postmaster_pid(data_dir) == pg_pid, "stopped under the process still using it"
+    finish(running)
+    assert postmaster_pid(data_dir) is None
+
+
 def test_restart_keeps_the_data(data_dir):
     first, urls = start_holder(data_dir)
     psql(
