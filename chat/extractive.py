@@ -748,6 +748,21 @@ def _names(sentence: str) -> list[str]:
     ]
 
 
+def _said_in(sentence: str) -> str:
+    """What the sentence says; in a table's row, its cells without their columns' names,
+    which every row repeats, even inside a cell ("Sala: Sala 2"): "Qual o horário da aula
+    de yoga?" quoted the yoga row, then the zumba's and the pilates' for their "Horário"."""
+    if not is_table_row(sentence):
+        return sentence
+    return " ".join(_value_of(cell) for cell in sentence.split(" · "))
+
+
+def _value_of(cell: str) -> str:
+    column, _, value = cell.rpartition(": ")
+    named = {fold(word) for word in re.findall(r"\w+", column)}
+    return " ".join(word for word in re.findall(r"\w+", value) if fold(word) not in named)
+
+
 def _opens_cell(before: str) -> bool:
     return not before or before.endswith((":", "·"))
 
@@ -784,7 +799,8 @@ def _score(
     # "piscina", before its "Los menores de doce años deben ir acompañados".
     headings = {c.heading: content_words(c.heading, language) for c in candidates}
     words_of = _with_kin(
-        asked, [content_words(c.sentence, language) | headings[c.heading] for c in candidates]
+        asked,
+        [content_words(_said_in(c.sentence), language) | headings[c.heading] for c in candidates],
     )
     for words in words_of:
         for word in words:

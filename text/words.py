@@ -220,7 +220,7 @@ def naming_words(question: str) -> list[str]:
     return [
         word
         for word in _WORD.findall(without_courtesy(question))
-        if len(word) > 2 and fold(word) not in _COMMON | FACT_WORDS | LIGHT_VERBS
+        if len(word) > 2 and fold(word) not in _COMMON | FACT_WORDS | LIGHT_VERBS | QUALIFIERS
     ]
 
 
@@ -308,6 +308,17 @@ LIGHT_VERBS = frozenset({
     # "onde fica a biblioteca?"
     "hago", "hace", "hacen", "hacemos", "hacer", "faco", "faz", "fazem", "fazemos", "fazer",
     "fico", "fica", "ficam", "ficar",
+    # "¿qué pasa si cancelo…?", "o que acontece se…?", "what happens if…?"
+    "pasa", "pasaria", "ocurre", "sucede", "acontece", "aconteceria", "happens", "happen",
+    # what something holds: "¿las croquetas llevan gluten?", "o bolo contém leite?"
+    "lleva", "llevan", "contiene", "contienen", "contem", "contain", "contains",
+})  # fmt: skip
+# Words that qualify what a question names without naming anything: "¿puedo traer mi
+# propia tarta?" asks about a cake; "propia" got "nothing quoted mentions" beside the
+# menu's "No se puede traer tarta de fuera sin avisar".
+QUALIFIERS = frozenset({
+    "propio", "propia", "propios", "propias", "proprio", "propria", "proprios", "proprias",
+    "own", "mismo", "misma", "mismos", "mismas", "mesmo", "mesma", "mesmos", "mesmas", "same",
 })  # fmt: skip
 
 
@@ -439,7 +450,7 @@ def words_to_weigh(query: str) -> str:
     Asked who sent it, "the e-mail" names no word: its sender is the message's first line,
     which no word of the question is in ("¿Quién envió el correo?" was "no information")."""
     matched = words_to_match(query)
-    leaning = LIGHT_VERBS | _turning_to(query) | _contact_asked(query)
+    leaning = LIGHT_VERBS | QUALIFIERS | _turning_to(query) | _contact_asked(query)
     kept = " ".join(w for w in _WORD.findall(matched) if fold(w) not in leaning)
     if not content_words(kept, None):
         return matched
@@ -463,12 +474,15 @@ def _turning_to(query: str) -> frozenset[str]:
 # The kind of contact asked for, not what it is of: "¿Cuál es el teléfono de emergencias?"
 # names emergencies, and a protocol's "llame al 112" never says "teléfono"; weighed as the
 # rarest word, it made the question look unanswered. Only as what is asked ("what is the
-# phone of…"): "What is the email size limit?" asks of e-mail.
+# phone of…"): "What is the email size limit?" asks of e-mail. Only the kinds the offline
+# answerer tells a sentence holding one by (chat.extractive._ASKS_CONTACT): "la web" and
+# "la dirección" are also what a page calls a site or a direction.
 _CONTACT_ASKED = re.compile(
     r"\b(?:cual|qual|what)(?:'s|s)?\s+(?:(?:es|e|is|son|sao|are)\s+)?"
     r"(?:(?:el|la|los|las|o|a|os|as|the|your|su|seu|sua)\s+)?"
     r"((?:numero\s+(?:de\s+)?)?(?:telefono|telefone|phone|e-?mail|correo(?:\s+electronico)?|"
-    r"whatsapp|movil|celular)(?:\s+number)?)"
+    r"whatsapp|movil|celular|(?:ip\s+)?address|endereco(?:\s+ip)?|website|link|enlace|url|"
+    r"(?:pagina|sitio)\s+web)(?:\s+number)?)"
     r"(?=\s+(?:de|do|da|del|dos|das|of|for)\b|\s*[?.!]|\s*$)"
 )
 

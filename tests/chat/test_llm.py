@@ -1141,3 +1141,31 @@ def test_a_sentence_close_by_meaning_alone_does_not_join_an_answer_saying_what_i
     assert answer.startswith("«El desayuno se sirve") and "adjunto" not in answer, answer
     detailed = "".join(ExtractiveLLM().stream(replace(prompt, max_words=400)))
     assert "adjunto" in detailed  # asked for detail: all its length allows
+
+
+CLASSES = (
+    "Aula: Pilates · Dia: Segunda · Horário: 07:00 · Professor: Camila · Sala: Sala 2\n"
+    "Aula: Yoga · Dia: Terça · Horário: 19:00 · Professor: Beatriz · Sala: Sala 2\n"
+    "Aula: Zumba · Dia: Quarta · Horário: 20:00 · Professor: Júlia · Sala: Sala 1"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "row"),
+    [
+        ("Qual o horário da aula de yoga?", "Aula: Yoga"),
+        ("Quem dá a aula de zumba?", "Aula: Zumba"),
+        ("Em que sala é o pilates?", "Aula: Pilates"),
+    ],
+)
+def test_a_table_s_rows_share_their_columns_names_with_nothing_asked(question, row):
+    """A gym's timetable: "Qual o horário da aula de yoga?" quoted the yoga row, then the
+    zumba's and the pilates' rows, each saying "Aula:" and "Horário:" as every row does."""
+    prompt = Prompt(
+        system="", messages=[], question=question, language="pt",
+        sources=[Source(1, "aulas.xlsx", f"Sheet: Aulas\n{CLASSES}", body=CLASSES, score=0.9,
+                        word_share=1.0)],
+    )  # fmt: skip
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    assert len(quoted) == 1 and quoted[0].startswith(f"«{row}"), answer

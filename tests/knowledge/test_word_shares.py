@@ -752,3 +752,50 @@ def test_a_tour_over_a_school_s_emergency_protocol():
     asked = "¿Cuál es el teléfono de la sauna?"
     answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
     assert answer == NO_INFORMATION["es"], answer
+
+
+MENU = """# Restaurante La Brasa
+
+## Reservas y grupos
+
+Las reservas se hacen por teléfono o en la web. Para grupos de más de diez personas pedimos
+una señal de 50 euros, que se descuenta de la cuenta. Las cancelaciones con menos de 24
+horas pierden la señal.
+
+## Otros
+
+Tenemos trona para bebés y la terraza admite perros. No se puede traer tarta de fuera sin
+avisar; el servicio de descorche de tarta cuesta 2 euros por persona.
+"""
+DISHES = (
+    "Plato;Precio;Alérgenos\nCroquetas de jamón;9,00 €;gluten, leche, huevo\n"
+    "Ensalada de la casa;8,50 €;ninguno\nLubina a la sal;19,50 €;pescado\n"
+)
+ROUTER = """# Setting up the X2
+
+Connect the grey WAN port to your modem with the supplied cable. Open http://192.168.8.1 in
+a browser and sign in with the password printed on the label under the router.
+"""
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        ("¿Qué pasa si cancelo la reserva?", "«Las cancelaciones con menos de 24 horas"),
+        ("¿Las croquetas llevan gluten?", "«Plato: Croquetas de jamón"),
+        ("¿Puedo traer mi propia tarta?", "«No se puede traer tarta de fuera"),
+        ("What is the IP address of the router?", "«Open http://192.168.8.1"),
+    ],
+)
+def test_a_tour_over_a_restaurant_s_menu_and_a_router_s_help_pages(asked, quoted):
+    """What happens, what a dish holds, one's own cake and the router's address: each was
+    "no information" or closed with "nothing quoted mentions “llevan”" (“propia”)."""
+    license = make_license()
+    make_document(MENU, filename="carta.md", license=license)
+    make_document(DISHES, filename="platos.csv", license=license)
+    make_document(ROUTER, filename="setup.md", license=license)
+    principal = principal_for_license(license)
+    answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
+    assert answer.startswith(quoted), answer
+    assert "\n(Nada" not in answer, answer

@@ -106,6 +106,8 @@ def test_the_verb_asking_whom_to_turn_to_weighs_nothing(question, language, name
         ("¿Cuál es el número de teléfono de la secretaría?", "es", {"secret"}),
         ("Qual o e-mail da portaria?", "pt", {"port"}),
         ("What's the phone number for the front desk?", "en", {"front", "desk"}),
+        ("What is the IP address of the router?", "en", {"router"}),
+        ("Qual o endereço do escritório?", "pt", {"escritori"}),
         # what is asked of the contact itself, or nothing else named: the word stays
         ("What is the email size limit?", "en", {"email", "size", "limit"}),
         ("¿Cuál es el teléfono?", "es", {"telefon"}),
@@ -115,6 +117,26 @@ def test_the_kind_of_contact_asked_for_weighs_nothing(question, language, named)
     """A school's protocol: "¿Cuál es el teléfono de emergencias?" was "no information"
     beside "llame al 112": no passage says "teléfono", weighed as the rarest word."""
     assert content_words(words_to_weigh(question), language) == named
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "named"),
+    [
+        ("¿Qué pasa si cancelo el mismo día?", "es", {"cancel", "dia"}),
+        ("O que acontece se eu cancelar?", "pt", {"cancel"}),
+        ("¿Las croquetas llevan gluten?", "es", {"croquet", "glut"}),
+        ("¿Puedo traer mi propia tarta?", "es", {"tra", "tart"}),
+        ("Can I bring my own cake?", "en", {"bring", "cake"}),
+    ],
+)
+def test_what_happens_what_something_holds_and_one_s_own_name_nothing(question, language, named):
+    """A tour over a restaurant's menu: "¿Las croquetas llevan gluten?" closed with "nothing
+    quoted mentions “llevan”", "¿Puedo traer mi propia tarta?" with "“propia”", and "¿Qué
+    pasa si cancelo el mismo día?" was "no information" beside "Las cancelaciones con menos
+    de 24 horas pierden la señal"."""
+    assert content_words(words_to_weigh(question), language) == named
+    said_nothing = {"pasa", "mismo", "acontece", "llevan", "propia", "own"}
+    assert not {word.lower() for word in naming_words(question)} & said_nothing
 
 
 @pytest.mark.parametrize(
