@@ -607,6 +607,9 @@ class TestConsole:
             )  # fmt: skip
         source = Source.objects.get()
         assert response.status_code == 302 and queued == [str(source.pk)]
+        # Not checked yet: no "0 página" (0 is singular in Brazilian Portuguese's rule)
+        unchecked = client.get(f"/knowledge/sources/{source.pk}/", HTTP_ACCEPT_LANGUAGE="pt-br")
+        assert ">Páginas</h2>" in unchecked.content.decode()
         source_check(source_id=source.pk, enqueue=False)  # what the queued check does
 
         page = client.get(f"/knowledge/sources/{source.pk}/").content.decode()
