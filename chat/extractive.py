@@ -530,7 +530,7 @@ def _pricing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list
         return priced
     in_its_language = {s.number for s in prompt.sources if _language_of(s) in (None, language)}
     words_of = _with_kin(
-        named, [content_words(f"{c.heading} {c.sentence}", language) for c in candidates]
+        named, [content_words(f"{c.heading} {_said_in(c.sentence)}", language) for c in candidates]
     )
     naming = [
         c
@@ -545,7 +545,12 @@ def _pricing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list
         for c in priced
         if c in naming
         or c.number not in in_its_language
-        or not _names_before_its_sum(c.sentence, language, said_by_question)
+        # a table's row is of the thing its cells name: "Plano: Anual · Mensalidade: R$ 89,90"
+        # is not the monthly plan's price, though "anual" can name what a sum is counted per
+        or not (
+            is_table_row(c.sentence)
+            or _names_before_its_sum(c.sentence, language, said_by_question)
+        )
     ]
 
 

@@ -1169,3 +1169,27 @@ def test_a_table_s_rows_share_their_columns_names_with_nothing_asked(question, r
     answer = "".join(ExtractiveLLM().stream(prompt))
     quoted = [line for line in answer.splitlines() if line.startswith("«")]
     assert len(quoted) == 1 and quoted[0].startswith(f"«{row}"), answer
+
+
+PLANS = (
+    "Plano: Mensal · Mensalidade: R$ 129,90 · Fidelidade: sem fidelidade\n"
+    "Plano: Trimestral · Mensalidade: R$ 109,90 · Fidelidade: 3 meses\n"
+    "Plano: Anual · Mensalidade: R$ 89,90 · Fidelidade: 12 meses"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "row"),
+    [("Quanto custa o plano mensal?", "Plano: Mensal"), ("Quanto custa o anual?", "Plano: Anual")],
+)
+def test_a_price_asked_of_a_table_s_row_is_that_row_s(question, row):
+    """A gym's plans: "Quanto custa o plano mensal?" quoted the monthly row, then the yearly
+    one, whose "Plano:" named the plan asked as every row's does."""
+    prompt = Prompt(
+        system="", messages=[], question=question, language="pt", asked=question,
+        sources=[Source(1, "planos.xlsx", f"Sheet: Planos\n{PLANS}", body=PLANS, score=0.9,
+                        word_share=1.0)],
+    )  # fmt: skip
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    assert len(quoted) == 1 and quoted[0].startswith(f"«{row}"), answer
