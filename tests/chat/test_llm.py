@@ -1161,14 +1161,19 @@ CLASSES = (
 def test_a_table_s_rows_share_their_columns_names_with_nothing_asked(question, row):
     """A gym's timetable: "Qual o horário da aula de yoga?" quoted the yoga row, then the
     zumba's and the pilates' rows, each saying "Aula:" and "Horário:" as every row does."""
+    quoted = _quoted_from_a_sheet(question, "Aulas", CLASSES)
+    assert len(quoted) == 1 and quoted[0].startswith(f"«{row}"), quoted
+
+
+def _quoted_from_a_sheet(question: str, sheet: str, rows: str) -> list[str]:
+    """The lines the offline answerer quotes from a Portuguese sheet's rows."""
     prompt = Prompt(
-        system="", messages=[], question=question, language="pt",
-        sources=[Source(1, "aulas.xlsx", f"Sheet: Aulas\n{CLASSES}", body=CLASSES, score=0.9,
+        system="", messages=[], question=question, language="pt", asked=question,
+        sources=[Source(1, "planilha.xlsx", f"Sheet: {sheet}\n{rows}", body=rows, score=0.9,
                         word_share=1.0)],
     )  # fmt: skip
     answer = "".join(ExtractiveLLM().stream(prompt))
-    quoted = [line for line in answer.splitlines() if line.startswith("«")]
-    assert len(quoted) == 1 and quoted[0].startswith(f"«{row}"), answer
+    return [line for line in answer.splitlines() if line.startswith("«")]
 
 
 PLANS = (
@@ -1185,11 +1190,5 @@ PLANS = (
 def test_a_price_asked_of_a_table_s_row_is_that_row_s(question, row):
     """A gym's plans: "Quanto custa o plano mensal?" quoted the monthly row, then the yearly
     one, whose "Plano:" named the plan asked as every row's does."""
-    prompt = Prompt(
-        system="", messages=[], question=question, language="pt", asked=question,
-        sources=[Source(1, "planos.xlsx", f"Sheet: Planos\n{PLANS}", body=PLANS, score=0.9,
-                        word_share=1.0)],
-    )  # fmt: skip
-    answer = "".join(ExtractiveLLM().stream(prompt))
-    quoted = [line for line in answer.splitlines() if line.startswith("«")]
-    assert len(quoted) == 1 and quoted[0].startswith(f"«{row}"), answer
+    quoted = _quoted_from_a_sheet(question, "Planos", PLANS)
+    assert len(quoted) == 1 and quoted[0].startswith(f"«{row}"), quoted
