@@ -123,6 +123,11 @@ _GREETING = _OPENING_GREETINGS | {
     "buenos", "dia", "dias", "tardes", "noches", "ola", "bom", "boa", "tarde", "noite",
     "morning", "afternoon", "evening",
 }  # fmt: skip
+# A time of day greets beside its "good" only ("buenos días", "boa tarde", "good evening").
+_TIMES_OF_DAY = frozenset({
+    "dia", "dias", "tarde", "tardes", "noches", "noite", "morning", "afternoon", "evening",
+})  # fmt: skip
+_GOOD = frozenset({"buenos", "buenas", "buen", "bom", "boa", "good"})
 _SMALL_TALK = frozenset({"tal", "estas", "tudo", "how", "going", "doing"})  # "¿qué tal?"
 _FAREWELLS = frozenset({
     "adios", "chau", "chao", "hasta", "luego", "pronto", "vemos", "nos", "tchau", "ate",
@@ -228,8 +233,8 @@ def courtesy_said(message: str) -> str:
     """What a message of courtesy alone says — "thanks", "farewell", "greeting" or "ok"
     ("ok", "👍", "no") —; "" when it says anything else."""
     words = {_as_said(word) for word in _WORD.findall(message)}
-    if not words <= _COURTESY_ALONE:
-        return ""
+    if not words <= _COURTESY_ALONE or (words & _TIMES_OF_DAY and not words & _GOOD):
+        return ""  # "Que dia?" after a class's teacher asks which day, and greets nobody
     greeting = _GREETING | _SMALL_TALK
     for kind, among in (("thanks", _THANKING), ("farewell", _FAREWELLS), ("greeting", greeting)):
         if words & among:

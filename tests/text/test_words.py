@@ -280,6 +280,11 @@ def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
         ("hola, ¿a qué hora abre la piscina?", ""),
         ("¿abre hoy?", ""),
         ("gracias por la info sobre el gimnasio", ""),
+        ("Bom dia!", "greeting"),
+        ("buenas tardes", "greeting"),
+        ("Que dia?", ""),  # which day, after "Quem dá spinning?"
+        ("¿Qué días?", ""),
+        ("¿Qué tarde?", ""),
     ],
 )
 def test_a_message_of_courtesy_alone_says_what_kind(message, said):
