@@ -27,6 +27,7 @@ from text.words import (
     asks_whether_allowed,
     content_words,
     naming_words,
+    stem,
     words_to_weigh,
 )
 
@@ -353,6 +354,7 @@ class ExtractiveLLM:
             candidates = [c for c in candidates if _CONTACT.search(c.sentence)]
             if not candidates:
                 return []
+        candidates = _of_the_row_named_before(candidates, prompt)
         _score(candidates, prompt.question, prompt.language, self.weights)
         across = {
             s.number for s in prompt.sources if _language_of(s) not in (None, prompt.language)
@@ -514,6 +516,25 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
     if not prompt.asked or prompt.asked == prompt.question:
         naming |= {s.number for s in prompt.sources} - in_its_language
     return [c for c in kept if c.number in naming]
+
+
+def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
+    """A question asking only a table's column after one naming its row ("¿Qué alérgenos
+    tiene?" after "¿Cuánto cuesta la lubina?") is answered by that row: every row's cell
+    answers it alike, and three rows were quoted."""
+    if not prompt.asked or prompt.asked == prompt.question:
+        return candidates
+    passages = [source.body or source.text for source in prompt.sources[:3]]
+    if not names_only_columns(naming_words(prompt.question), passages):
+        return candidates
+    named = naming_words(prompt.asked)
+    language_of = {source.number: _language_of(source) for source in prompt.sources}
+    rows = [
+        c
+        for c in candidates
+        if is_table_row(c.sentence) and _row_says(c.sentence, named, language_of[c.number])
+    ]
+    return rows or candidates
 
 
 def _pricing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
@@ -760,6 +781,43 @@ def _said_in(sentence: str) -> str:
     if not is_table_row(sentence):
         return sentence
     return " ".join(_value_of(cell) for cell in sentence.split(" · "))
+
+
+def names_only_columns(named: list[str], passages: list[str]) -> bool:
+    """Every word the question names is, in ``passages``, only the name of a table's
+    column: it asks for a row's cell without naming the row ("¿Qué alérgenos tiene?" after
+    the sea bass's price; "Tem fidelidade?" after the yearly plan), which a follow-up
+    names; alone, it quoted the first rows found."""
+    only_columns = False
+    for text in passages:
+        language = _passage_language(text)
+        asked = {stem(word, language) for word in named}
+        lines = text.splitlines()
+        if not asked or asked & content_words(" ".join(map(_said_in, lines)), language):
+            return False
+        columns = " ".join(_columns_of(line) for line in lines if is_table_row(line))
+        only_columns = only_columns or asked <= content_words(columns, language)
+    return only_columns
+
+
+def names_a_row(named: list[str], passages: list[str]) -> bool:
+    """A word of ``named`` is in a cell of a table's row of ``passages`` ("lubina" in "Plato:
+    Lubina a la sal · Precio: 19,50 €"), not only in its columns' names."""
+    return any(
+        _row_says(line, named, _passage_language(text))
+        for text in passages
+        for line in text.splitlines()
+        if is_table_row(line)
+    )
+
+
+def _row_says(row: str, named: list[str], language: str | None) -> bool:
+    asked = {stem(word, language) for word in named}
+    return bool(asked & content_words(_said_in(row), language))
+
+
+def _columns_of(row: str) -> str:
+    return " ".join(cell.rpartition(": ")[0] for cell in row.split(" · "))
 
 
 def _value_of(cell: str) -> str:

@@ -32,7 +32,7 @@ from django.utils.translation import gettext_noop
 from accounts.audit import audit_record
 from chat import session as sessions
 from chat.answerers import answerers_available, get_llm
-from chat.extractive import ExtractiveLLM
+from chat.extractive import ExtractiveLLM, names_a_row, names_only_columns
 from chat.language import answer_language
 from chat.llm import LLM, Prompt, Source
 from chat.models import Assistant
@@ -411,6 +411,15 @@ class _Found:
         answerer to quote them (ExtractiveLLM's "no information" rule)."""
         return self.best_share() >= ExtractiveLLM.unsure_coverage
 
+    def names_only_columns(self) -> bool:
+        """What it names is, in the best passages, only a table's columns: it asks a row's
+        cell of a row named before (``names_only_columns``)."""
+        return names_only_columns(self.named, [r.content for r in self.results[:3]])
+
+    def names_a_row(self) -> bool:
+        """What it names is in a cell of a table's row of the best passages."""
+        return names_a_row(self.named, [r.content for r in self.results[:3]])
+
     def best_share(self) -> float:
         """The largest share of the question's rare words one of the best passages holds."""
         shares = [self.word_shares.get(r.chunk_id) for r in self.results[:3]]
@@ -444,7 +453,8 @@ def _found_after(
     el gimnasio? ¿cuánto cuesta?"), kept when that names what is asked and the question
     alone names nothing ("¿cuánto cuesta?", though a bakery's FAQ says "el envío cuesta"),
     too little, or less of it than the passages found after them hold ("Com quanta
-    antecedência peço?" after the holidays found the party room's "antecedência"). Not a
+    antecedência peço?" after the holidays found the party room's "antecedência"), or only
+    a table's column ("¿Qué alérgenos tiene?" after the sea bass's price). Not a
     question naming only what no page of the scope holds ("¿y el wifi?"): that is "no
     information" whatever came before."""
     if not followed:
@@ -456,6 +466,8 @@ def _found_after(
     again = _found(principal, followed, options, QueryEmbedding(followed), weighed=True)
     if not again.names_what_is_asked():
         return found
+    if found.names_only_columns():  # a row's cell, of the row named before if one was
+        return again if again.names_a_row() else found
     alone = found.named and found.names_what_is_asked() and not refers_back(found.asked)
     return found if alone and found.best_share() >= again.best_share() else again
 

@@ -799,3 +799,46 @@ def test_a_tour_over_a_restaurant_s_menu_and_a_router_s_help_pages(asked, quoted
     answer = chat_answer(principal=principal, question=asked, llm=ExtractiveLLM()).answer
     assert answer.startswith(quoted), answer
     assert "\n(Nada" not in answer, answer
+
+
+DISHES_AND_PLANS = (
+    "Plato;Precio;Alérgenos\nCroquetas de jamón;9,00 €;gluten, leche, huevo\n"
+    "Entrecot a la brasa;22,00 €;ninguno\nLubina a la sal;19,50 €;pescado\n"
+    "Tarta de queso;6,00 €;leche, huevo, gluten\n",
+    "Plano;Mensalidade;Fidelidade\nMensal;R$ 129,90;sem fidelidade\n"
+    "Trimestral;R$ 109,90;3 meses\nAnual;R$ 89,90;12 meses\n",
+)
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "row"),
+    [
+        (["¿Cuánto cuesta la lubina?", "¿Qué alérgenos tiene?"], "«Plato: Lubina a la sal"),
+        (
+            ["¿Cuánto cuestan las croquetas?", "¿Y la tarta de queso?", "¿Qué alérgenos tiene?"],
+            "«Plato: Tarta de queso",
+        ),
+        (["Quanto custa o plano trimestral?", "Qual a fidelidade?"], "«Plano: Trimestral"),
+    ],
+)
+def test_a_column_asked_after_a_row_is_that_row_s(conversation, row):
+    """ "¿Qué alérgenos tiene?" names only a column, which every row repeats: it was
+    answered by the first rows found (the cheesecake's and the croquettes' after the sea
+    bass's price), or by the sea bass's and two others."""
+    license = make_license()
+    for n, table in enumerate(DISHES_AND_PLANS):
+        make_document(table, filename=f"tabla-{n}.csv", license=license)
+    principal = principal_for_license(license)
+    session_id = None
+    for asked in conversation:
+        turn = chat_answer(
+            principal=principal,
+            question=asked,
+            session_id=session_id,
+            user_ref="diner",
+            llm=ExtractiveLLM(),
+        )
+        session_id = turn.session_id
+    quoted = [line for line in turn.answer.splitlines() if line.startswith("«")]
+    assert len(quoted) == 1 and quoted[0].startswith(row), turn.answer
