@@ -317,6 +317,10 @@ LIGHT_VERBS = frozenset({
     "pasa", "pasaria", "ocurre", "sucede", "acontece", "aconteceria", "happens", "happen",
     # what something holds: "¿las croquetas llevan gluten?", "o bolo contém leite?"
     "lleva", "llevan", "contiene", "contienen", "contem", "contain", "contains",
+    # wanting: "¿y si quiero salir más tarde?", "quero levar visita", "I want to book"
+    "quiero", "quiere", "quieres", "queremos", "quieren", "quisiera", "querer",
+    "quero", "quer", "querem", "queria", "gostaria",
+    "want", "wants", "wanted", "wanna", "wish",
 })  # fmt: skip
 # Words that qualify what a question names without naming anything: "¿puedo traer mi
 # propia tarta?" asks about a cake; "propia" got "nothing quoted mentions" beside the
@@ -341,9 +345,39 @@ _REFERRING = frozenset({
 
 def refers_back(question: str) -> bool:
     """The question says "it", "they", "eso", "ele"…: it asks about something named before;
-    or who sent "the e-mail", naming no one message ("¿Quién envió el correo?" after the
-    breakfast's hours, quoted from a hotel's e-mail, was "no information")."""
-    return not _REFERRING.isdisjoint(_WORD.findall(question.lower())) or _asks_who_sent_it(question)
+    or asks it again of another time, place or person ("¿Y en julio?"); or who sent "the
+    e-mail", naming no one message ("¿Quién envió el correo?" after the breakfast's hours,
+    quoted from a hotel's e-mail, was "no information")."""
+    return (
+        not _REFERRING.isdisjoint(_WORD.findall(question.lower()))
+        or _asks_under_another_circumstance(question)
+        or _asks_who_sent_it(question)
+    )
+
+
+# A few words opening with a preposition ask the question before again, of another time,
+# place or person: "¿Y en julio?" after whether the pool opens in October (it quoted an
+# English page's holidays: "julio", in no page, was taken for a new subject, as "wifi" in
+# "¿y el wifi?"), "E no sábado?", "And on weekends?", "¿Y para niños?". Folded; Portuguese
+# "no" after "e" only, Spanish "no" being "not"; not "a", Portuguese's "the" as often ("A
+# piscina abre?"). Not "¿En qué planta…?", which asks of its own, nor a longer question
+# ("En la piscina, ¿se puede comer?").
+_CIRCUMSTANCE = re.compile(
+    r"^\W*(?:(?:y|e|and)\s+)?(?:"
+    r"en|durante|hasta|desde|antes|despues|para|con|sin|al|"
+    r"em|na|nas|ao|aos|pelo|pela|ate|depois|com|sem|pra|"
+    r"in|on|at|during|until|after|before|for|with|without|(?<=e\s)(?:no|nos)"
+    r")\s+(?!(?:que|what|which|whom|{asking})\b)\w".format(asking="|".join(sorted(QUESTION_WORDS)))
+)
+_CIRCUMSTANCE_WORDS = 5  # after "and"
+
+
+def _asks_under_another_circumstance(question: str) -> bool:
+    folded = fold(question)
+    words = _WORD.findall(folded)
+    if words[:1] in (["y"], ["e"], ["and"]):
+        words = words[1:]
+    return len(words) <= _CIRCUMSTANCE_WORDS and bool(_CIRCUMSTANCE.match(folded))
 
 
 def _asks_who_sent_it(question: str) -> bool:

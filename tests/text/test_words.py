@@ -127,15 +127,19 @@ def test_the_kind_of_contact_asked_for_weighs_nothing(question, language, named)
         ("¿Las croquetas llevan gluten?", "es", {"croquet", "glut"}),
         ("¿Puedo traer mi propia tarta?", "es", {"tra", "tart"}),
         ("Can I bring my own cake?", "en", {"bring", "cake"}),
+        ("¿Y si quiero salir más tarde?", "es", {"sal", "tard"}),
+        ("Quero levar visita, posso?", "pt", {"lev", "visit"}),
+        ("I want to book the room", "en", {"book", "room"}),
     ],
 )
 def test_what_happens_what_something_holds_and_one_s_own_name_nothing(question, language, named):
     """A tour over a restaurant's menu: "¿Las croquetas llevan gluten?" closed with "nothing
     quoted mentions “llevan”", "¿Puedo traer mi propia tarta?" with "“propia”", and "¿Qué
     pasa si cancelo el mismo día?" was "no information" beside "Las cancelaciones con menos
-    de 24 horas pierden la señal"."""
+    de 24 horas pierden la señal". A hotel's: "¿Y si quiero salir más tarde?" closed with
+    "nothing quoted mentions “quiero”"."""
     assert content_words(words_to_weigh(question), language) == named
-    said_nothing = {"pasa", "mismo", "acontece", "llevan", "propia", "own"}
+    said_nothing = {"pasa", "mismo", "acontece", "llevan", "propia", "own", "quiero", "want"}
     assert not {word.lower() for word in naming_words(question)} & said_nothing
 
 
@@ -308,6 +312,16 @@ def test_a_message_of_courtesy_alone_says_what_kind(message, said):
         ("Who sent the email?", True),
         ("¿Quién envió el aviso del agua?", False),
         ("¿Quién tiene el mando del garaje?", False),
+        # asked again of another time, place or person
+        ("¿Y en julio?", True),
+        ("E nos feriados?", True),
+        ("And at night?", True),
+        ("¿Y para niños, cuánto cuesta?", True),
+        ("¿En qué planta está el gimnasio?", False),  # asks of its own
+        ("En la piscina, ¿se puede comer?", False),
+        ("¿No hay wifi?", False),  # Spanish "no" is "not"
+        ("A piscina abre?", False),  # Portuguese "a" is "the"
+        ("Para que serve o cartão?", False),
     ],
 )
 def test_a_question_referring_to_what_was_named_before(question, refers):
