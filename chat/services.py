@@ -330,7 +330,10 @@ def chat_prepare(
     )
     prompt.asked = found.asked if found.asked != question else ""
     prompt.min_score = found.response.options.min_score or 0.0
-    prompt.unheard_of = found.unheard_of()
+    # A follow-up's note names what it lacks, not what the question it follows did ("¿Y en
+    # julio?" after October's pool: "nothing quoted mentions “octubre”, “julio”").
+    typed = set(re.findall(r"\w+", question))
+    prompt.unheard_of = [word for word in found.unheard_of() if word in typed]
     prompt.names_only_unknown = bool(found.named) and found.unknown >= set(found.named)
     prompt.tools = [KNOWLEDGE_SEARCH_TOOL]
     prompt.run_tool = _ToolRunner(turn, principal)

@@ -842,3 +842,33 @@ def test_a_column_asked_after_a_row_is_that_row_s(conversation, row):
         session_id = turn.session_id
     quoted = [line for line in turn.answer.splitlines() if line.startswith("«")]
     assert len(quoted) == 1 and quoted[0].startswith(row), turn.answer
+
+
+POOL_AND_HOLIDAYS = (
+    "# Piscina\n\nLa piscina exterior abre de junio a septiembre, de 10:00 a 20:00. Es "
+    "obligatorio el gorro de baño.",
+    "# Holidays\n\nFull-time staff get 25 days of holiday a year, plus bank holidays. Book "
+    "holidays in the HR portal at least two weeks ahead.",
+)
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_question_asked_again_of_another_month_follows_the_one_before():
+    """ "¿Y en julio?" after whether the pool opens in October quoted the English page's
+    holidays: "julio", in no page, was taken for a new subject, as "wifi" in "¿y el
+    wifi?". Its note names what it asks, not October again."""
+    license = make_license()
+    for n, page in enumerate(POOL_AND_HOLIDAYS):
+        make_document(page, filename=f"page-{n}.md", license=license)
+    principal = principal_for_license(license)
+    asked = "¿La piscina está abierta en octubre?"
+    first = chat_answer(principal=principal, question=asked, user_ref="guest", llm=ExtractiveLLM())
+    turn = chat_answer(
+        principal=principal,
+        question="¿Y en julio?",
+        session_id=first.session_id,
+        user_ref="guest",
+        llm=ExtractiveLLM(),
+    )
+    assert turn.answer.startswith("«La piscina exterior abre de junio a septiembre"), turn.answer
+    assert "“julio”" in turn.answer and "octubre" not in turn.answer
