@@ -11,6 +11,8 @@ from pathlib import Path
 
 from charset_normalizer import from_bytes
 from django.utils.translation import gettext_noop
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from w3lib.encoding import html_body_declared_encoding, http_content_type_encoding, read_bom
 
 from knowledge.extraction.base import (
@@ -140,7 +142,51 @@ def read_decoded(
 
 def extract_text_file(path: Path, *, markdown: bool) -> Extraction:
     text, details = read_decoded(path)
+    if markdown:
+        text = tables_as_rows(text)
     return Extraction([PageText(None, text)], None, details, markdown=markdown)
+
+
+# GitHub's pipe tables, as markdown-it-py reads them (CommonMark has none).
+_TABLES = MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def tables_as_rows(markdown: str) -> str:
+    """``markdown`` with each pipe table written as every other format's table is, a row
+    per paragraph with its columns' names ("Tratamiento: Limpieza · Precio: 45 €"): a row
+    alone in a chunk still says what its cells are. "| Limpieza | 45 € | 30 minutos |" did
+    not, and "¿Y cuánto dura?" after the cleaning's price quoted three rows. A table inside
+    a list or a quote stays as written."""
+    lines = markdown.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    tokens = _TABLES.parse("\n".join(lines))
+    tables = [
+        (index, token.map)
+        for index, token in enumerate(tokens)
+        if token.type == "table_open" and token.level == 0 and token.map
+    ]
+    for index, (start, end) in reversed(tables):
+        outline = Outline()
+        outline.table(_table_rows(tokens[index:]))
+        lines[start:end] = [outline.text()]
+    return "\n".join(lines)
+
+
+def _table_rows(tokens: list[Token]) -> Iterator[list[str]]:
+    row: list[str] = []
+    for token in tokens:
+        if token.type == "inline":
+            row.append("".join(_plain(child) for child in token.children or []))
+        elif token.type == "tr_close":
+            yield row
+            row = []
+        elif token.type == "table_close":
+            return
+
+
+def _plain(token: Token) -> str:
+    if token.type in ("text", "code_inline"):
+        return token.content
+    return " " if token.type in ("softbreak", "hardbreak") else ""
 
 
 _DELIMITERS = ",;\t|"

@@ -443,3 +443,34 @@ def test_a_csv_is_split_where_its_first_row_names_the_columns(tmp_path, data, fi
     path = tmp_path / "faq.csv"
     path.write_bytes(data.encode("cp1252"))
     assert extract_csv(path, budget=BUDGET).pages[0].text.startswith(first_row)
+
+
+PRICE_LIST = """# Clínica
+
+## Tratamientos
+| Tratamiento | **Precio** | Duración |
+|---|---:|---|
+| Limpieza | 45 € | 30 minutos |
+| [Empaste](https://example.org/empaste) | 60 € | `45` minutos |
+
+- Una lista con su tabla:
+
+  | a | b |
+  |---|---|
+  | 1 | 2 |
+
+El resto, como se escribió.
+"""
+
+
+def test_a_markdown_file_s_pipe_tables_read_as_every_other_table(tmp_path):
+    """ "| Limpieza | 45 € | 30 minutos |" said nothing of what its figures were: each row
+    now names its columns, as a spreadsheet's or a Word table's rows do."""
+    path = tmp_path / "precios.md"
+    path.write_text(PRICE_LIST.replace("\n", "\r\n"))
+    text = text_of(extract(path, "md", password="", budget=BUDGET, ocr_languages="eng"))
+    assert "Tratamiento: Limpieza · Precio: 45 € · Duración: 30 minutos" in text
+    assert "Tratamiento: Empaste · Precio: 60 € · Duración: 45 minutos" in text
+    assert "## Tratamientos" in text and "El resto, como se escribió." in text
+    assert "|---" not in text.split("- Una lista")[0]
+    assert "  | 1 | 2 |" in text  # inside a list item, as written
