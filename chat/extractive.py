@@ -519,22 +519,25 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
 
 
 def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
-    """A question asking only a table's column after one naming its row ("¿Qué alérgenos
-    tiene?" after "¿Cuánto cuesta la lubina?") is answered by that row: every row's cell
-    answers it alike, and three rows were quoted."""
+    """A follow-up naming no row of a table, only nothing or a column ("¿Y cuánto dura?"
+    after the cleaning's price, "¿Qué alérgenos tiene?" after the sea bass's), asks about
+    the row named before: the other rows answer it alike, and three were quoted."""
     if not prompt.asked or prompt.asked == prompt.question:
         return candidates
+    named_now = naming_words(prompt.question)
     passages = [source.body or source.text for source in prompt.sources[:3]]
-    if not names_only_columns(naming_words(prompt.question), passages):
+    if named_now and not names_only_columns(named_now, passages):
         return candidates
     named = naming_words(prompt.asked)
     language_of = {source.number: _language_of(source) for source in prompt.sources}
-    rows = [
-        c
-        for c in candidates
-        if is_table_row(c.sentence) and _row_says(c.sentence, named, language_of[c.number])
-    ]
-    return rows or candidates
+
+    def names_it(row: _Candidate) -> bool:
+        return _row_says(row.sentence, named, language_of[row.number])
+
+    rows = [c for c in candidates if is_table_row(c.sentence)]
+    if not any(map(names_it, rows)):
+        return candidates
+    return [c for c in candidates if not is_table_row(c.sentence) or names_it(c)]
 
 
 def _pricing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:

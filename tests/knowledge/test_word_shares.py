@@ -802,6 +802,9 @@ def test_a_tour_over_a_restaurant_s_menu_and_a_router_s_help_pages(asked, quoted
 
 
 DISHES_AND_PLANS = (
+    "## Tratamientos\n\n| Tratamiento | Precio | Duración |\n|---|---|---|\n"
+    "| Limpieza | 45 € | 30 minutos |\n| Empaste | 60 € | 45 minutos |\n"
+    "| Blanqueamiento | 250 € | 1 hora |\n",
     "Plato;Precio;Alérgenos\nCroquetas de jamón;9,00 €;gluten, leche, huevo\n"
     "Entrecot a la brasa;22,00 €;ninguno\nLubina a la sal;19,50 €;pescado\n"
     "Tarta de queso;6,00 €;leche, huevo, gluten\n",
@@ -820,15 +823,16 @@ DISHES_AND_PLANS = (
             "«Plato: Tarta de queso",
         ),
         (["Quanto custa o plano trimestral?", "Qual a fidelidade?"], "«Plano: Trimestral"),
+        (["¿Cuánto cuesta una limpieza?", "¿Y cuánto dura?"], "«Tratamiento: Limpieza"),
     ],
 )
 def test_a_column_asked_after_a_row_is_that_row_s(conversation, row):
-    """ "¿Qué alérgenos tiene?" names only a column, which every row repeats: it was
-    answered by the first rows found (the cheesecake's and the croquettes' after the sea
-    bass's price), or by the sea bass's and two others."""
+    """ "¿Qué alérgenos tiene?" names only a column, which every row repeats, and "¿Y cuánto
+    dura?" nothing: each was answered by the first rows found (the cheesecake's and the
+    croquettes' after the sea bass's price), or by the row named before and two others."""
     license = make_license()
     for n, table in enumerate(DISHES_AND_PLANS):
-        make_document(table, filename=f"tabla-{n}.csv", license=license)
+        make_document(table, filename=f"tabla-{n}.{'md' if n == 0 else 'csv'}", license=license)
     principal = principal_for_license(license)
     session_id = None
     for asked in conversation:
