@@ -74,6 +74,7 @@ from text.words import (
     asks_allowing,
     asks_whether_allowed,
     asks_whether_there_is,
+    asks_with_no_subject,
     asks_yes_or_no,
     content_words,
     courtesy_language,
@@ -463,8 +464,11 @@ def _found_after(
     if not followed:
         return found
     # What it names, as searched; a question saying "they" or "it" names what came before
-    # ("until what time can they stay?": "stay" is what is asked of the guests).
-    if found.named and found.unknown >= set(found.named) and not refers_back(found.asked):
+    # ("until what time can they stay?": "stay" is what is asked of the guests), and one
+    # naming no subject asks of it ("Quando cai?" after the meal allowance: "cai" is how
+    # the page's "creditado" is said, no new subject as "wifi" is).
+    named_before = refers_back(found.asked) or asks_with_no_subject(found.asked)
+    if found.named and found.unknown >= set(found.named) and not named_before:
         return found
     again = _found(principal, followed, options, QueryEmbedding(followed), weighed=True)
     if not again.names_what_is_asked():

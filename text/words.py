@@ -453,6 +453,34 @@ _ASKING_WORDS = (QUESTION_WORDS - {"foi", "fue", "was", "son", "sao", "are"}) | 
 }  # fmt: skip
 
 
+# Words that say a noun follows: an article, a possessive, a demonstrative ("¿Dónde está
+# la sauna?" names a subject of its own; "Quando cai?" does not).
+_DETERMINERS = frozenset({
+    "el", "la", "los", "las", "un", "una", "unos", "unas", "mi", "mis", "tu", "tus", "su",
+    "sus", "este", "esta", "ese", "esa",
+    "o", "a", "os", "as", "um", "uma", "uns", "umas", "meu", "minha", "seu", "sua", "esse",
+    "essa", "da", "dos", "das", "na", "nas",  # not "do", "no": "Where do I sign?"
+    "the", "an", "my", "your", "our", "their", "this", "that",
+})  # fmt: skip
+
+
+_NO_SUBJECT_WORDS = 4
+
+
+def asks_with_no_subject(question: str) -> bool:
+    """A question word and a verb or two, with no article ("Quando cai?" after the meal
+    allowance's amount, "¿Cuándo pagan?"): Spanish and Portuguese leave out the subject
+    named before. Four words at most, after "and"."""
+    words = _WORD.findall(fold(without_courtesy(question)))
+    if words[:1] in (["y"], ["e"], ["and"]):
+        words = words[1:]
+    return (
+        0 < len(words) <= _NO_SUBJECT_WORDS
+        and words[0] in _ASKING_WORDS
+        and _DETERMINERS.isdisjoint(words)
+    )
+
+
 def asks_yes_or_no(question: str) -> bool:
     folded = fold(question)
     if not folded.rstrip().endswith("?") or not _ASKING_WORDS.isdisjoint(_WORD.findall(folded)):

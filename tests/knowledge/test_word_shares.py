@@ -876,3 +876,29 @@ def test_a_question_asked_again_of_another_month_follows_the_one_before():
     )
     assert turn.answer.startswith("«La piscina exterior abre de junio a septiembre"), turn.answer
     assert "“julio”" in turn.answer and "octubre" not in turn.answer
+
+
+ALLOWANCE = (
+    "# Vale-refeição\n\nO vale-refeição é de R$ 45,00 por dia útil, creditado no cartão até "
+    "o quinto dia útil do mês.\n\n# Atestados\n\nAtestados médicos devem ser enviados pelo "
+    "portal em até 48 horas."
+)
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_question_naming_no_subject_asks_of_the_one_before():
+    """ "Quando cai?" after the meal allowance's amount was "no information": "cai", in no
+    page, was taken for a new subject, as "wifi" in "¿y el wifi?"."""
+    license = make_license()
+    make_document(ALLOWANCE, filename="rh.md", license=license)
+    principal = principal_for_license(license)
+    asked = "Quanto é o vale-refeição?"
+    first = chat_answer(principal=principal, question=asked, user_ref="ana", llm=ExtractiveLLM())
+    turn = chat_answer(
+        principal=principal,
+        question="Quando cai?",
+        session_id=first.session_id,
+        user_ref="ana",
+        llm=ExtractiveLLM(),
+    )
+    assert turn.answer.startswith("«O vale-refeição é de R$ 45,00"), turn.answer

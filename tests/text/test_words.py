@@ -10,6 +10,7 @@ from text.words import (
     asks_sender,
     asks_whether_allowed,
     asks_whether_there_is,
+    asks_with_no_subject,
     asks_yes_or_no,
     content_words,
     courtesy_said,
@@ -393,3 +394,21 @@ def test_a_question_asking_whether_something_is_allowed(question, asks):
 )
 def test_a_question_answered_yes_or_no(question, asks):
     assert asks_yes_or_no(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("Quando cai?", True),
+        ("¿Cuándo pagan?", True),
+        ("Hola, ¿cuándo pagan?", True),
+        ("¿Dónde está la sauna?", False),  # a subject of its own
+        ("Qual a senha?", False),
+        ("Where do I sign?", True),
+        ("¿y el wifi?", False),  # no question word: a new subject
+        ("wifi?", False),
+        ("¿Cuánto cuesta el parking de la calle mayor?", False),
+    ],
+)
+def test_a_question_word_and_a_verb_ask_of_the_subject_before(question, asks):
+    assert asks_with_no_subject(question) is asks
