@@ -355,19 +355,46 @@ def refers_back(question: str) -> bool:
     )
 
 
+# Days, months, times of day and of the year, folded, as a follow-up asks of them.
+_CALENDAR = frozenset({
+    "lunes", "martes", "miercoles", "jueves", "viernes", "sabado", "sabados", "domingo",
+    "domingos", "festivo", "festivos", "finde", "enero", "febrero", "marzo", "abril", "mayo",
+    "junio", "julio", "agosto", "septiembre", "setiembre", "octubre", "noviembre",
+    "diciembre", "manana", "mananas", "tarde", "tardes", "noche", "noches", "verano",
+    "invierno", "primavera", "otono", "navidad", "hoy",
+    "segunda", "segundas", "terca", "tercas", "quarta", "quartas", "quinta", "quintas",
+    "sexta", "sextas", "feriado", "feriados", "janeiro", "fevereiro", "marco", "maio",
+    "junho", "julho", "setembro", "outubro", "novembro", "dezembro", "manhas", "noite",
+    "noites", "verao", "inverno", "outono", "natal", "hoje", "amanha",
+    "monday", "mondays", "tuesday", "tuesdays", "wednesday", "wednesdays", "thursday",
+    "thursdays", "friday", "fridays", "saturday", "saturdays", "sunday", "sundays", "weekend",
+    "weekends", "holiday", "holidays", "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december", "morning", "mornings",
+    "afternoon", "afternoons", "evening", "evenings", "night", "nights", "summer", "winter",
+    "spring", "autumn", "fall", "christmas", "today", "tomorrow", "tonight",
+})  # fmt: skip
+
+
 # A few words opening with a preposition ask the question before again, of another time,
 # place or person: "¿Y en julio?" after whether the pool opens in October (it quoted an
 # English page's holidays: "julio", in no page, was taken for a new subject, as "wifi" in
 # "¿y el wifi?"), "E no sábado?", "And on weekends?", "¿Y para niños?". Folded; Portuguese
-# "no" after "e" only, Spanish "no" being "not"; not "a", Portuguese's "the" as often ("A
-# piscina abre?"). Not "¿En qué planta…?", which asks of its own, nor a longer question
-# ("En la piscina, ¿se puede comer?").
+# "no" after "e" only, Spanish "no" being "not"; "a" after "y" only, Portuguese's "the" as
+# often ("A piscina abre?"). Not "¿En qué planta…?", which asks of its own, nor a longer
+# question ("En la piscina, ¿se puede comer?"). A day, a month, a time of day or year asks
+# it again too, whatever opens it: "¿Y los domingos?" after the clinic's hours.
 _CIRCUMSTANCE = re.compile(
     r"^\W*(?:(?:y|e|and)\s+)?(?:"
-    r"en|durante|hasta|desde|antes|despues|para|con|sin|al|"
+    r"en|durante|hasta|desde|antes|despues|para|con|sin|al|(?<=y\s)a|"
     r"em|na|nas|ao|aos|pelo|pela|ate|depois|com|sem|pra|"
     r"in|on|at|during|until|after|before|for|with|without|(?<=e\s)(?:no|nos)"
     r")\s+(?!(?:que|what|which|whom|{asking})\b)\w".format(asking="|".join(sorted(QUESTION_WORDS)))
+)
+_ONLY_A_TIME = re.compile(
+    r"^\W*(?:(?:y|e|and)\s+)?(?:(?:en|el|la|los|las|em|no|na|nos|nas|o|a|os|as|on|in|at|the|"
+    r"next|este|esta|esse|essa|proximo|proxima|proximos|proximas)\s+)*(?:{times})\W*$".format(
+        times="|".join(sorted(_CALENDAR))
+    )
 )
 _CIRCUMSTANCE_WORDS = 5  # after "and"
 
@@ -377,6 +404,8 @@ def _asks_under_another_circumstance(question: str) -> bool:
     words = _WORD.findall(folded)
     if words[:1] in (["y"], ["e"], ["and"]):
         words = words[1:]
+    if _ONLY_A_TIME.match(folded):
+        return True
     return len(words) <= _CIRCUMSTANCE_WORDS and bool(_CIRCUMSTANCE.match(folded))
 
 

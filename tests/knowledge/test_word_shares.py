@@ -801,6 +801,22 @@ def test_a_tour_over_a_restaurant_s_menu_and_a_router_s_help_pages(asked, quoted
     assert "\n(Nada" not in answer, answer
 
 
+def answered_after(principal, conversation: list[str]) -> str:
+    """The answer to the last question of ``conversation``, each asked after the ones before
+    it in one session."""
+    session_id = None
+    for asked in conversation:
+        turn = chat_answer(
+            principal=principal,
+            question=asked,
+            session_id=session_id,
+            user_ref="asker",
+            llm=ExtractiveLLM(),
+        )
+        session_id = turn.session_id
+    return turn.answer
+
+
 DISHES_AND_PLANS = (
     "## Tratamientos\n\n| Tratamiento | Precio | Duración |\n|---|---|---|\n"
     "| Limpieza | 45 € | 30 minutos |\n| Empaste | 60 € | 45 minutos |\n"
@@ -833,19 +849,9 @@ def test_a_column_asked_after_a_row_is_that_row_s(conversation, row):
     license = make_license()
     for n, table in enumerate(DISHES_AND_PLANS):
         make_document(table, filename=f"tabla-{n}.{'md' if n == 0 else 'csv'}", license=license)
-    principal = principal_for_license(license)
-    session_id = None
-    for asked in conversation:
-        turn = chat_answer(
-            principal=principal,
-            question=asked,
-            session_id=session_id,
-            user_ref="diner",
-            llm=ExtractiveLLM(),
-        )
-        session_id = turn.session_id
-    quoted = [line for line in turn.answer.splitlines() if line.startswith("«")]
-    assert len(quoted) == 1 and quoted[0].startswith(row), turn.answer
+    answer = answered_after(principal_for_license(license), conversation)
+    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    assert len(quoted) == 1 and quoted[0].startswith(row), answer
 
 
 POOL_AND_HOLIDAYS = (
@@ -864,18 +870,26 @@ def test_a_question_asked_again_of_another_month_follows_the_one_before():
     license = make_license()
     for n, page in enumerate(POOL_AND_HOLIDAYS):
         make_document(page, filename=f"page-{n}.md", license=license)
-    principal = principal_for_license(license)
-    asked = "¿La piscina está abierta en octubre?"
-    first = chat_answer(principal=principal, question=asked, user_ref="guest", llm=ExtractiveLLM())
-    turn = chat_answer(
-        principal=principal,
-        question="¿Y en julio?",
-        session_id=first.session_id,
-        user_ref="guest",
-        llm=ExtractiveLLM(),
+    asked = ["¿La piscina está abierta en octubre?", "¿Y en julio?"]
+    answer = answered_after(principal_for_license(license), asked)
+    assert answer.startswith("«La piscina exterior abre de junio a septiembre"), answer
+    assert "“julio”" in answer and "octubre" not in answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_question_asked_again_of_another_day_follows_the_one_before():
+    """ "¿Y los domingos?" after the clinic's hours was "no information": "domingos", in no
+    page, was taken for a new subject."""
+    license = make_license()
+    hours = (
+        "El horario de la clínica es de lunes a viernes de 9:00 a 20:00 y los sábados de "
+        "10:00 a 14:00."
     )
-    assert turn.answer.startswith("«La piscina exterior abre de junio a septiembre"), turn.answer
-    assert "“julio”" in turn.answer and "octubre" not in turn.answer
+    make_document(f"# Horario\n\n{hours}", filename="clinica.md", license=license)
+    make_document(POOL_AND_HOLIDAYS[1], filename="holidays.md", license=license)
+    asked = ["¿Cuál es el horario?", "¿Y los domingos?"]
+    answer = answered_after(principal_for_license(license), asked)
+    assert answer.startswith(f"«{hours}»"), answer
 
 
 ALLOWANCE = (
@@ -891,14 +905,7 @@ def test_a_question_naming_no_subject_asks_of_the_one_before():
     page, was taken for a new subject, as "wifi" in "¿y el wifi?"."""
     license = make_license()
     make_document(ALLOWANCE, filename="rh.md", license=license)
-    principal = principal_for_license(license)
-    asked = "Quanto é o vale-refeição?"
-    first = chat_answer(principal=principal, question=asked, user_ref="ana", llm=ExtractiveLLM())
-    turn = chat_answer(
-        principal=principal,
-        question="Quando cai?",
-        session_id=first.session_id,
-        user_ref="ana",
-        llm=ExtractiveLLM(),
+    answer = answered_after(
+        principal_for_license(license), ["Quanto é o vale-refeição?", "Quando cai?"]
     )
-    assert turn.answer.startswith("«O vale-refeição é de R$ 45,00"), turn.answer
+    assert answer.startswith("«O vale-refeição é de R$ 45,00"), answer

@@ -323,6 +323,16 @@ def test_a_message_of_courtesy_alone_says_what_kind(message, said):
         ("¿No hay wifi?", False),  # Spanish "no" is "not"
         ("A piscina abre?", False),  # Portuguese "a" is "the"
         ("Para que serve o cartão?", False),
+        ("¿Y a plazos?", True),  # "a" after "y" is Spanish "to"
+        ("E a mudança?", False),  # after "e", Portuguese "the"
+        # a day, a month, a time alone
+        ("¿Y los domingos?", True),
+        ("E às sextas?", True),
+        ("And next Monday?", True),
+        ("¿Mayo?", True),
+        ("May I bring a dog?", False),
+        ("Segunda via do boleto?", False),  # "segunda" is Monday, and "second"
+        ("Hoy es festivo, ¿abre la piscina?", False),
     ],
 )
 def test_a_question_referring_to_what_was_named_before(question, refers):
