@@ -748,8 +748,10 @@ _MONEY = re.compile(
 )
 # What something costs and nothing else: not paying ("¿dónde pago?"), a deposit's return
 # ("¿cuándo devuelven la fianza?") or "how much time".
+# A deposit is a sum too: "Quanto é a fiança do salão?" quoted how the room is booked.
 _ASKS_PRICE = re.compile(
-    rf"\b({_PRICE_WORDS}|custar|how much (is|are|does|do|for|will)|what does it cost)\b"
+    rf"\b({_PRICE_WORDS}|custar|fianza|fianca|caucao|how much (is|are|does|do|for|will)|"
+    r"what does it cost)\b"
 )
 # A second question joined to the first ("¿cuánto cuesta el gimnasio y cuándo abre?"): its
 # answer need not name a sum or a contact.

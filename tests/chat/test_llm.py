@@ -645,18 +645,20 @@ def test_a_fee_is_quoted_from_the_page_naming_what_is_asked():
     assert answer.startswith("«La cuota mensual es de veinte euros.» [1]"), answer
 
 
-def test_a_price_asked_is_answered_by_the_sentence_naming_a_sum_in_whichever_language():
+@pytest.mark.parametrize(
+    "question", ["Quanto custa reservar o salão de festas?", "Quanto é a fiança do salão?"]
+)
+def test_a_price_asked_is_answered_by_the_sentence_naming_a_sum_in_whichever_language(question):
     """The sample handbook: "Quanto custa reservar o salão de festas?" quoted the
     Portuguese page's "é reservado na portaria…" (it shares "reservar"), not the Spanish
-    page's "La fianza es de cien euros", the one sentence naming a sum."""
+    page's "La fianza es de cien euros", the one sentence naming a sum; so did "Quanto é a
+    fiança do salão?", a deposit not read as a sum asked."""
     booking = "O salão de festas é reservado na portaria com sete dias de antecedência."
     deposit = (
         "El salón de fiestas se reserva en la conserjería con siete días de antelación. "
         "La fianza es de cien euros y se devuelve tras revisar el salón."
     )
-    answer = _offline_answer(
-        "Quanto custa reservar o salão de festas?", "pt", (booking, 0.5), (deposit, 0.5)
-    )
+    answer = _offline_answer(question, "pt", (booking, 0.5), (deposit, 0.5))
     assert answer.startswith("«La fianza es de cien euros"), answer
     assert "é reservado" not in answer and "(A fonte está em espanhol.)" in answer, answer
 
