@@ -499,15 +499,24 @@ _NO_SUBJECT_WORDS = 4
 def asks_with_no_subject(question: str) -> bool:
     """A question word and a verb or two, with no article ("Quando cai?" after the meal
     allowance's amount, "¿Cuándo pagan?"): Spanish and Portuguese leave out the subject
-    named before. Four words at most, after "and"."""
+    named before, even after a preposition ("Com quanto tempo?" after how the party room is
+    booked). Four words at most, after "and"."""
     words = _WORD.findall(fold(without_courtesy(question)))
     if words[:1] in (["y"], ["e"], ["and"]):
         words = words[1:]
+    if len(words) > 1 and words[0] in _BEFORE_ASKING and words[1] in _ASKING_WORDS:
+        words = words[1:]  # "Com quanto tempo?", "¿A qué hora?", "For how long?"
     return (
         0 < len(words) <= _NO_SUBJECT_WORDS
         and words[0] in _ASKING_WORDS
         and _DETERMINERS.isdisjoint(words)
     )
+
+
+_BEFORE_ASKING = frozenset({
+    "a", "con", "en", "de", "desde", "hasta", "para", "por", "com", "em", "ate",
+    "for", "in", "at", "with", "until", "since", "by",
+})  # fmt: skip
 
 
 def asks_yes_or_no(question: str) -> bool:

@@ -899,13 +899,29 @@ ALLOWANCE = (
 )
 
 
+PARTY_ROOM = (
+    "# Salão de festas\n\nO salão de festas é reservado na portaria com sete dias de "
+    "antecedência. O som deve ser desligado às 22h."
+)
+
+
 @pytest.mark.usefixtures("local_model_statements")
-def test_a_question_naming_no_subject_asks_of_the_one_before():
-    """ "Quando cai?" after the meal allowance's amount was "no information": "cai", in no
-    page, was taken for a new subject, as "wifi" in "¿y el wifi?"."""
+@pytest.mark.parametrize(
+    ("page", "conversation", "quoted"),
+    [
+        (ALLOWANCE, ["Quanto é o vale-refeição?", "Quando cai?"], "«O vale-refeição é de R$"),
+        (
+            PARTY_ROOM,
+            ["Onde reservo o salão de festas?", "Com quanto tempo?"],
+            "«O salão de festas é reservado na portaria com sete dias",
+        ),
+    ],
+)
+def test_a_question_naming_no_subject_asks_of_the_one_before(page, conversation, quoted):
+    """ "Quando cai?" after the meal allowance's amount, and "Com quanto tempo?" after where
+    the party room is booked, were "no information": "cai" and "tempo", in no page, were
+    taken for a new subject, as "wifi" in "¿y el wifi?"."""
     license = make_license()
-    make_document(ALLOWANCE, filename="rh.md", license=license)
-    answer = answered_after(
-        principal_for_license(license), ["Quanto é o vale-refeição?", "Quando cai?"]
-    )
-    assert answer.startswith("«O vale-refeição é de R$ 45,00"), answer
+    make_document(page, filename="rh.md", license=license)
+    answer = answered_after(principal_for_license(license), conversation)
+    assert answer.startswith(quoted), answer

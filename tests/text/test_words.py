@@ -415,6 +415,10 @@ def test_a_question_answered_yes_or_no(question, asks):
         ("¿Dónde está la sauna?", False),  # a subject of its own
         ("Qual a senha?", False),
         ("Where do I sign?", True),
+        ("Com quanto tempo?", True),  # after how the party room is booked
+        ("¿A qué hora?", True),
+        ("For how long?", True),
+        ("Com quem falo sobre a mudança?", False),
         ("¿y el wifi?", False),  # no question word: a new subject
         ("wifi?", False),
         ("¿Cuánto cuesta el parking de la calle mayor?", False),
