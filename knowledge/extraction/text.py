@@ -147,8 +147,17 @@ def extract_text_file(path: Path, *, markdown: bool) -> Extraction:
     return Extraction([PageText(None, text)], None, details, markdown=markdown)
 
 
-# GitHub's pipe tables, as markdown-it-py reads them (CommonMark has none).
-_TABLES = MarkdownIt("commonmark", {"html": False}).enable("table")
+# GitHub's pipe tables, as markdown-it-py reads them (CommonMark has none). Blocks only:
+# the inline rules run on a table's cells alone, and a file is read a piece at a time
+# (``_pieces``): its tokens take about a hundred times a text's size.
+_TABLES = MarkdownIt("commonmark", {"html": False}).enable("table").disable("inline")
+_CELLS = MarkdownIt("commonmark", {"html": False})
+# A table's delimiter row ("|---|:--:|"): a file without one has no table, and is not parsed.
+_DELIMITER_ROW = re.compile(
+    r"^ {0,3}(?=[^\n]*\|)\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-*:?[ \t]*)*$", re.M
+)
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_PIECE_CHARS = 256 * 1024
 
 
 def tables_as_rows(markdown: str) -> str:
@@ -156,26 +165,51 @@ def tables_as_rows(markdown: str) -> str:
     per paragraph with its columns' names ("Tratamiento: Limpieza · Precio: 45 €"): a row
     alone in a chunk still says what its cells are. "| Limpieza | 45 € | 30 minutos |" did
     not, and "¿Y cuánto dura?" after the cleaning's price quoted three rows. A table inside
-    a list or a quote stays as written."""
-    lines = markdown.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    tokens = _TABLES.parse("\n".join(lines))
-    tables = [
-        (index, token.map)
-        for index, token in enumerate(tokens)
-        if token.type == "table_open" and token.level == 0 and token.map
-    ]
-    for index, (start, end) in reversed(tables):
-        outline = Outline()
-        outline.table(_table_rows(tokens[index:]))
-        lines[start:end] = [outline.text()]
+    a list, a quote or a code block stays as written."""
+    markdown = markdown.replace("\r\n", "\n").replace("\r", "\n")
+    if not _DELIMITER_ROW.search(markdown):
+        return markdown
+    lines = markdown.split("\n")
+    for first, end in reversed(list(_pieces(lines))):
+        piece = "\n".join(lines[first:end])
+        if not _DELIMITER_ROW.search(piece):
+            continue
+        tokens = _TABLES.parse(piece)
+        tables = [
+            (index, token.map)
+            for index, token in enumerate(tokens)
+            if token.type == "table_open" and token.level == 0 and token.map
+        ]
+        for index, (start, stop) in reversed(tables):
+            outline = Outline()
+            outline.table(_table_rows(tokens[index:]))
+            lines[first + start : first + stop] = [outline.text()]
     return "\n".join(lines)
+
+
+def _pieces(lines: list[str]) -> Iterator[tuple[int, int]]:
+    """Line ranges of about _PIECE_CHARS each, cut at a blank line outside a fenced code
+    block, where no table can be cut in two."""
+    first, size, fence = 0, 0, ""
+    for number, line in enumerate(lines):
+        size += len(line) + 1
+        if marker := _FENCE.match(line):
+            opening = marker.group(1)
+            if not fence:
+                fence = opening
+            elif opening[0] == fence[0] and len(opening) >= len(fence):
+                fence = ""
+        elif not line.strip() and not fence and size >= _PIECE_CHARS:
+            yield first, number
+            first, size = number, 0
+    yield first, len(lines)
 
 
 def _table_rows(tokens: list[Token]) -> Iterator[list[str]]:
     row: list[str] = []
     for token in tokens:
         if token.type == "inline":
-            row.append("".join(_plain(child) for child in token.children or []))
+            row.append(_plain(token.content))
         elif token.type == "tr_close":
             yield row
             row = []
@@ -183,7 +217,18 @@ def _table_rows(tokens: list[Token]) -> Iterator[list[str]]:
             return
 
 
-def _plain(token: Token) -> str:
+def _plain(cell: str) -> str:
+    """A cell's text without its Markdown ("**49 €**", "[Pro](…)", "`x`", "a \\| b")."""
+    if not _MARKED.search(cell):
+        return cell
+    children = _CELLS.parseInline(cell)[0].children or []
+    return "".join(_text_of(child) for child in children)
+
+
+_MARKED = re.compile(r"[*_`\[\]\\<>&!~]")
+
+
+def _text_of(token: Token) -> str:
     if token.type in ("text", "code_inline"):
         return token.content
     return " " if token.type in ("softbreak", "hardbreak") else ""

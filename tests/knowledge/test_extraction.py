@@ -459,6 +459,12 @@ PRICE_LIST = """# Clínica
   |---|---|
   | 1 | 2 |
 
+```
+| Código | Igual |
+|---|---|
+| 1 | 2 |
+```
+
 El resto, como se escribió.
 """
 
@@ -474,3 +480,18 @@ def test_a_markdown_file_s_pipe_tables_read_as_every_other_table(tmp_path):
     assert "## Tratamientos" in text and "El resto, como se escribió." in text
     assert "|---" not in text.split("- Una lista")[0]
     assert "  | 1 | 2 |" in text  # inside a list item, as written
+    assert "| Código | Igual |" in text  # inside a code block, too
+
+
+def test_a_long_markdown_file_is_read_a_piece_at_a_time_and_its_tables_whole(tmp_path, monkeypatch):
+    """Its tokens take about a hundred times a text's size: a file is parsed in pieces cut
+    at blank lines outside code blocks, so a table or a fence is never cut in two."""
+    monkeypatch.setattr("knowledge.extraction.text._PIECE_CHARS", 2000)
+    prose = "Una línea sobre el horario del gimnasio, sin tabla alguna.\n" * 50
+    fenced = "```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```\n\n"  # a blank line past 2000
+    table = "| Plan | Precio |\n|---|---|\n" + "".join(f"| P{n} | {n} € |\n" for n in range(3))
+    path = tmp_path / "largo.md"
+    path.write_text(prose + fenced + prose + "\n" + table)
+    text = text_of(extract(path, "md", password="", budget=BUDGET, ocr_languages="eng"))
+    assert "Plan: P0 · Precio: 0 €" in text and "Plan: P2 · Precio: 2 €" in text
+    assert "\n| a | b |\n|---|---|\n| 1 | 2 |\n" in text
