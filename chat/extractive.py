@@ -355,6 +355,7 @@ class ExtractiveLLM:
             if not candidates:
                 return []
         candidates = _of_the_row_named_before(candidates, prompt)
+        candidates = _rows_lacking_what_is_asked(candidates, prompt)
         _score(candidates, prompt.question, prompt.language, self.weights)
         across = {
             s.number for s in prompt.sources if _language_of(s) not in (None, prompt.language)
@@ -538,6 +539,42 @@ def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> li
     if not any(map(names_it, rows)):
         return candidates
     return [c for c in candidates if not is_table_row(c.sentence) or names_it(c)]
+
+
+def _rows_lacking_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
+    """A question asking which rows lack what a column names ("¿Qué platos no tienen
+    alérgenos?", "Qual plano não tem fidelidade?") is answered by the rows whose cell in it
+    says none ("Alérgenos: ninguno", "Fidelidade: sem fidelidade"): the others, which say
+    the word, were quoted instead."""
+    if _NEGATION.isdisjoint(re.findall(r"\w+", fold(prompt.question))):
+        return candidates
+    named = naming_words(prompt.question)
+    language_of = {source.number: _language_of(source) for source in prompt.sources}
+    lacking = [
+        c
+        for c in candidates
+        if is_table_row(c.sentence) and _says_none_of(c.sentence, named, language_of[c.number])
+    ]
+    return lacking or candidates
+
+
+def _says_none_of(row: str, named: list[str], language: str | None) -> bool:
+    asked = {stem(word, language) for word in named}
+    for cell in row.split(" · "):
+        column, _, value = cell.rpartition(": ")
+        words = re.findall(r"\w+", fold(value))
+        if asked & content_words(column, language) and words and words[0] in _NONE:
+            return True
+    return False
+
+
+# Saying a row lacks something: "no", "sin", "não", "sem", "without", "not".
+_NEGATION = frozenset({"no", "sin", "nao", "sem", "without", "not", "don", "doesn", "isn", "aren"})
+# A cell saying there is none: "ninguno", "sem fidelidade", "No", "none", "—".
+_NONE = frozenset({
+    "no", "ninguno", "ninguna", "nada", "sin", "nao", "nenhum", "nenhuma", "sem", "none",
+    "without", "nil",
+})  # fmt: skip
 
 
 def _pricing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:

@@ -829,6 +829,16 @@ DISHES_AND_PLANS = (
 )
 
 
+@pytest.fixture
+def tables():
+    """A principal whose license holds a clinic's price list (Markdown), a menu and a gym's
+    plans (CSV)."""
+    license = make_license()
+    for n, table in enumerate(DISHES_AND_PLANS):
+        make_document(table, filename=f"tabla-{n}.{'md' if n == 0 else 'csv'}", license=license)
+    return principal_for_license(license)
+
+
 @pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize(
     ("conversation", "row"),
@@ -842,14 +852,27 @@ DISHES_AND_PLANS = (
         (["¿Cuánto cuesta una limpieza?", "¿Y cuánto dura?"], "«Tratamiento: Limpieza"),
     ],
 )
-def test_a_column_asked_after_a_row_is_that_row_s(conversation, row):
+def test_a_column_asked_after_a_row_is_that_row_s(tables, conversation, row):
     """ "¿Qué alérgenos tiene?" names only a column, which every row repeats, and "¿Y cuánto
     dura?" nothing: each was answered by the first rows found (the cheesecake's and the
     croquettes' after the sea bass's price), or by the row named before and two others."""
-    license = make_license()
-    for n, table in enumerate(DISHES_AND_PLANS):
-        make_document(table, filename=f"tabla-{n}.{'md' if n == 0 else 'csv'}", license=license)
-    answer = answered_after(principal_for_license(license), conversation)
+    answer = answered_after(tables, conversation)
+    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    assert len(quoted) == 1 and quoted[0].startswith(row), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "row"),
+    [
+        ("¿Qué platos no tienen alérgenos?", "«Plato: Entrecot a la brasa"),
+        ("Qual plano não tem fidelidade?", "«Plano: Mensal"),
+    ],
+)
+def test_the_rows_lacking_what_a_column_names_answer_which_lack_it(tables, asked, row):
+    """ "¿Qué platos no tienen alérgenos?" quoted the cheesecake's, the sea bass's and the
+    croquettes' rows, each saying its allergens, and not the one saying "ninguno"."""
+    answer = answered_after(tables, [asked])
     quoted = [line for line in answer.splitlines() if line.startswith("«")]
     assert len(quoted) == 1 and quoted[0].startswith(row), answer
 
