@@ -9,6 +9,9 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from price_parser import Price
 
 from chat.llm import ANSWER_WORDS, Prompt, Source
 from chat.texts import NO_INFORMATION
@@ -363,6 +366,7 @@ class ExtractiveLLM:
         for candidate in candidates:
             candidate.across = candidate.number in across
         candidates.sort(key=lambda c: -c.score)
+        candidates = _row_priced_most_or_least(candidates, prompt)
         # Two questions in one are not answered by the first's clear winner alone.
         at_least = 2 if _ASKS_ANOTHER.search(fold(prompt.question)) else 1
         chosen = self._enough(candidates, prompt.max_words, at_least)
@@ -566,6 +570,49 @@ def _says_none_of(row: str, named: list[str], language: str | None) -> bool:
         if asked & content_words(column, language) and words and words[0] in _NONE:
             return True
     return False
+
+
+def _row_priced_most_or_least(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
+    """ "¿Cuál es el plato más caro?", "Qual o plano mais barato?", "What's the cheapest
+    plan?": the row of the asked table with the highest or lowest price, which words
+    cannot tell (three dishes were quoted). The asked table is the one whose columns the
+    question names, else the best ranked priced row's (``candidates`` come ranked)."""
+    extreme = _EXTREME_PRICE.search(fold(prompt.question).lower())
+    if not extreme:
+        return candidates
+    priced = [(c, amount) for c in candidates if (amount := _row_price(c.sentence)) is not None]
+    if not priced:
+        return candidates
+    named = content_words(" ".join(naming_words(prompt.question)), prompt.language)
+    tables: dict[str, list[tuple[_Candidate, Decimal]]] = {}
+    for candidate, amount in priced:
+        tables.setdefault(_columns_of(candidate.sentence), []).append((candidate, amount))
+    named_columns = [
+        rows for columns, rows in tables.items() if named & content_words(columns, prompt.language)
+    ]
+    asked = named_columns[0] if named_columns else tables[_columns_of(priced[0][0].sentence)]
+    pick = min if extreme.group("least") else max
+    return [pick(asked, key=lambda row: row[1])[0]]
+
+
+def _row_price(row: str) -> Decimal | None:
+    """A table row's price: its first cell read as an amount with a currency, or under a
+    column naming a price ("Precio (€): 49")."""
+    if not is_table_row(row):
+        return None
+    for cell in row.split(" · "):
+        column, _, value = cell.rpartition(": ")
+        price = Price.fromstring(value)
+        if price.amount is not None and (price.currency or _PRICE_COLUMN.search(fold(column))):
+            return price.amount
+    return None
+
+
+_EXTREME_PRICE = re.compile(
+    r"\b(?:(?:mas|mais) (?:caro|cara|caros|caras)|most expensive|(?:the )?priciest|dearest|"
+    r"(?P<least>(?:mas|mais) (?:barato|barata|baratos|baratas)|menos (?:caro|cara)|cheapest|"
+    r"least expensive|lowest price|menor precio|menor preco))\b"
+)
 
 
 # Saying a row lacks something: "no", "sin", "não", "sem", "without", "not".
@@ -790,6 +837,8 @@ _ASKS_PRICE = re.compile(
     rf"\b({_PRICE_WORDS}|custar|fianza|fianca|caucao|how much (is|are|does|do|for|will)|"
     r"what does it cost)\b"
 )
+# A column holding prices ("Precio (€)"): its figures are amounts without a currency sign.
+_PRICE_COLUMN = re.compile(rf"\b({_PRICE_WORDS}|importe|valor)\b", re.IGNORECASE)
 # A second question joined to the first ("¿cuánto cuesta el gimnasio y cuándo abre?"): its
 # answer need not name a sum or a contact.
 _ASKS_ANOTHER = re.compile(

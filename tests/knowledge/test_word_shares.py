@@ -877,6 +877,25 @@ def test_the_rows_lacking_what_a_column_names_answer_which_lack_it(tables, asked
     assert len(quoted) == 1 and quoted[0].startswith(row), answer
 
 
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "row"),
+    [
+        ("¿Cuál es el plato más caro?", "«Plato: Entrecot a la brasa"),
+        ("¿Qué platos son los más baratos?", "«Plato: Tarta de queso"),
+        ("Qual o plano mais barato?", "«Plano: Anual"),
+        ("¿Cuál es el tratamiento más caro?", "«Tratamiento: Blanqueamiento"),
+        ("What's the cheapest treatment?", "«Tratamiento: Limpieza"),
+    ],
+)
+def test_the_most_or_least_expensive_row_is_the_one_asked(tables, asked, row):
+    """ "¿Cuál es el plato más caro?" quoted three dishes: which costs most, words cannot
+    tell; the prices, read as amounts ("19,50 €", "R$ 89,90"), do."""
+    answer = answered_after(tables, [asked])
+    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    assert len(quoted) == 1 and quoted[0].startswith(row), answer
+
+
 POOL_AND_HOLIDAYS = (
     "# Piscina\n\nLa piscina exterior abre de junio a septiembre, de 10:00 a 20:00. Es "
     "obligatorio el gorro de baño.",
