@@ -123,6 +123,10 @@ _GREETING = _OPENING_GREETINGS | {
     "buenos", "dia", "dias", "tardes", "noches", "ola", "bom", "boa", "tarde", "noite",
     "morning", "afternoon", "evening",
 }  # fmt: skip
+# A question word alone asks ("¿Cómo?"), as does "why" ("¿Por qué?", "Por quê?"), though
+# each is also a word of small talk ("¿qué tal?", "¿cómo estás?") or of "por favor".
+_ASKING_ALONE = frozenset({"que", "como", "what", "how"})
+_WHY = re.compile(r"\bpor\s*que\b")
 # A time of day greets beside its "good" only ("buenos días", "boa tarde", "good evening").
 _TIMES_OF_DAY = frozenset({
     "dia", "dias", "tarde", "tardes", "noches", "noite", "morning", "afternoon", "evening",
@@ -235,6 +239,8 @@ def courtesy_said(message: str) -> str:
     words = {_as_said(word) for word in _WORD.findall(message)}
     if not words <= _COURTESY_ALONE or (words & _TIMES_OF_DAY and not words & _GOOD):
         return ""  # "Que dia?" after a class's teacher asks which day, and greets nobody
+    if "?" in message and (words <= _ASKING_ALONE or _WHY.search(fold(message))):
+        return ""  # "¿Por qué?", "¿Cómo?", "What?" ask about the answer before
     greeting = _GREETING | _SMALL_TALK
     for kind, among in (("thanks", _THANKING), ("farewell", _FAREWELLS), ("greeting", greeting)):
         if words & among:

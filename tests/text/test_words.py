@@ -290,6 +290,12 @@ def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
         ("Que dia?", ""),  # which day, after "Quem dá spinning?"
         ("¿Qué días?", ""),
         ("¿Qué tarde?", ""),
+        ("¿Por qué?", ""),  # after an answer: why, not "ok"
+        ("Por quê?", ""),
+        ("¿Cómo?", ""),
+        ("¿Qué tal?", "greeting"),
+        ("¿Cómo estás?", "greeting"),
+        ("Por favor", "ok"),
     ],
 )
 def test_a_message_of_courtesy_alone_says_what_kind(message, said):
