@@ -663,6 +663,13 @@ def test_a_price_asked_is_answered_by_the_sentence_naming_a_sum_in_whichever_lan
     assert "é reservado" not in answer and "(A fonte está em espanhol.)" in answer, answer
 
 
+def test_when_a_deposit_is_returned_is_no_question_of_a_sum():
+    """How much a deposit is asks for a sum; when it comes back does not."""
+    rule = "La fianza se devuelve a los quince días de la salida, tras revisar el salón."
+    answer = _offline_answer("¿Cuándo devuelven la fianza?", "es", (rule, 0.5))
+    assert answer.startswith(f"«{rule}»"), answer
+
+
 @pytest.mark.parametrize(
     ("question", "language"),
     [("Can I pay by card?", "en"), ("¿Se puede pagar con tarjeta?", "es")],
