@@ -240,7 +240,7 @@ def courtesy_said(message: str) -> str:
     if not words <= _COURTESY_ALONE or (words & _TIMES_OF_DAY and not words & _GOOD):
         return ""  # "Que dia?" after a class's teacher asks which day, and greets nobody
     if "?" in message and (words <= _ASKING_ALONE or _WHY.search(fold(message))):
-        return ""  # "¿Por qué?", "¿Cómo?", "What?" ask about the answer before
+        return ""  # "¿Por qué?", "¿Cómo?" ask about the answer before
     greeting = _GREETING | _SMALL_TALK
     for kind, among in (("thanks", _THANKING), ("farewell", _FAREWELLS), ("greeting", greeting)):
         if words & among:
@@ -387,8 +387,8 @@ _CALENDAR = frozenset({
 # "¿y el wifi?"), "E no sábado?", "And on weekends?", "¿Y para niños?". Folded; Portuguese
 # "no" after "e" only, Spanish "no" being "not"; "a" after "y" only, Portuguese's "the" as
 # often ("A piscina abre?"). Not "¿En qué planta…?", which asks of its own, nor a longer
-# question ("En la piscina, ¿se puede comer?"). A day, a month, a time of day or year asks
-# it again too, whatever opens it: "¿Y los domingos?" after the clinic's hours.
+# question ("En la piscina, ¿se puede comer?"). A day, a month, a time of day or year alone
+# asks it again too (``_ONLY_A_TIME``): "¿Y los domingos?" after the clinic's hours.
 _CIRCUMSTANCE = re.compile(
     r"^\W*(?:(?:y|e|and)\s+)?(?:"
     r"en|durante|hasta|desde|antes|despues|para|con|sin|al|(?<=y\s)a|"
