@@ -39,6 +39,8 @@ MIN_QUOTE_WORDS = 4
 # How much a word asking for a kind of fact ("cuesta", "abre") counts in a sentence beside
 # one naming a thing ("implante", "piscina").
 FACT_WORD_WEIGHT = 0.5
+# How much a word of a sentence's heading counts in it when the sentence does not say it.
+HEADING_WORD_WEIGHT = 0.75
 # A table's row up to this long is quoted whole (a short answer's length, ANSWER_WORDS).
 MAX_ROW_WORDS = 60
 
@@ -950,11 +952,14 @@ def _score(
     counts: dict[str, int] = {}
     # A word of the heading is said by each sentence under it: "¿Pueden los niños ir solos
     # a la piscina?" quoted the pool's hours, the one sentence of the "Piscina" page saying
-    # "piscina", before its "Los menores de doce años deben ir acompañados".
+    # "piscina", before its "Los menores de doce años deben ir acompañados". Said by the
+    # heading alone it counts a little less, to part sentences the meaning ties: "E se
+    # cancelar?" quoted the "Atrasos e cancelamento" section's late-return tolerance first,
+    # before its "O cancelamento é gratuito…".
     headings = {c.heading: content_words(c.heading, language) for c in candidates}
+    said = [content_words(_said_in(c.sentence), language) for c in candidates]
     words_of = _with_kin(
-        asked,
-        [content_words(_said_in(c.sentence), language) | headings[c.heading] for c in candidates],
+        asked, [own | headings[c.heading] for own, c in zip(said, candidates, strict=True)]
     )
     for words in words_of:
         for word in words:
@@ -967,8 +972,13 @@ def _score(
     asks_money = bool(_ASKS_MONEY.search(folded_question))
     sender_asked = asks_sender(question)
     question_tokens = set(re.findall(r"\w+", folded_question))
-    for candidate, words in zip(candidates, words_of, strict=True):
-        shared = sum(weight_of[w] * math.log(1 + total / counts[w]) for w in asked & words)
+    for candidate, words, own in zip(candidates, words_of, _with_kin(asked, said), strict=True):
+        shared = sum(
+            weight_of[w]
+            * (1.0 if w in own else HEADING_WORD_WEIGHT)
+            * math.log(1 + total / counts[w])
+            for w in asked & words
+        )
         figure = asks_figure and any(
             n not in question_tokens for n in _FIGURE.findall(fold(candidate.sentence))
         )

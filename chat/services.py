@@ -470,6 +470,11 @@ def _found_after(
     named_before = refers_back(found.asked) or asks_with_no_subject(found.asked)
     if found.named and found.unknown >= set(found.named) and not named_before:
         return found
+    # Asking whether there is something no page holds ("Tem wifi no carro?" after the
+    # automatic cars) asks of it, not of what came before: searched again, it quoted the
+    # car rules that say "carro".
+    if found.unheard_of() and not named_before:
+        return found
     again = _found(principal, followed, options, QueryEmbedding(followed), weighed=True)
     if not again.names_what_is_asked():
         return found

@@ -624,6 +624,13 @@ _WHAT_TIME = re.compile(r"\b(?:que|what)\s+(hora|horas|time)\b")
 # "How much", "how many": a quantity, asked. Weighed as a word the page should hold, "much"
 # made "How much is the meal allowance?" a third unsaid, and "no information".
 _HOW_MUCH = re.compile(r"\bhow\s+(much|many)\b")
+# The cheapest or dearest, asked: "¿cuál es el plato más caro?", "qual a categoria mais
+# barata?", "the cheapest plan". A price list never says "barata": weighed as a word the
+# page should hold, it made a rental's tariff sheet "no information".
+_CHEAP_OR_DEAR = re.compile(
+    r"\b(?:mas|mais|menos|most|least)\s+(caro|cara|caros|caras|barato|barata|baratos|baratas|"
+    r"expensive)\b|\b(cheapest|priciest|dearest)\b"
+)
 
 
 def asks_sender(query: str) -> bool:
@@ -636,8 +643,12 @@ def _asked_by_phrase(query: str) -> frozenset[str]:
     """The words (folded) that ``query`` asks with in a phrase, naming nothing: the verb of
     "who sent…", the "hora" of "¿a qué hora…?"."""
     folded = fold(query)
+    cheap_or_dear = [word for words in _CHEAP_OR_DEAR.findall(folded) for word in words if word]
     return frozenset(
-        _WHO_SENT.findall(folded) + _WHAT_TIME.findall(folded) + _HOW_MUCH.findall(folded)
+        _WHO_SENT.findall(folded)
+        + _WHAT_TIME.findall(folded)
+        + _HOW_MUCH.findall(folded)
+        + cheap_or_dear
     )
 
 

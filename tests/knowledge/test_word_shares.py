@@ -15,6 +15,7 @@ from knowledge.search.spelling import scope_lacks
 from knowledge.search.word_shares import kin_cap, kin_of, question_word_shares, rarity
 from licenses.principals import principal_for_license
 from tests.conftest import forget_prepared_statements
+from tests.documents import DOCUMENTS
 from tests.factories import make_document, make_license, make_sample_handbook_license
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
@@ -894,6 +895,48 @@ def test_the_most_or_least_expensive_row_is_the_one_asked(tables, asked, row):
     answer = answered_after(tables, [asked])
     quoted = [line for line in answer.splitlines() if line.startswith("«")]
     assert len(quoted) == 1 and quoted[0].startswith(row), answer
+
+
+@pytest.fixture
+def rental():
+    """A principal whose license holds a car rental's tariffs (a workbook) and conditions (Word)."""
+    license = make_license()
+    for name in ("locadora-tarifas.xlsx", "locadora-condicoes.docx"):
+        make_document((DOCUMENTS / name).read_bytes(), filename=name, license=license)
+    return principal_for_license(license)
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "row"),
+    [
+        ("Qual é a categoria mais barata?", "«Categoria: Econômico"),
+        ("Qual é a categoria mais cara?", "«Categoria: SUV"),
+    ],
+)
+def test_the_cheapest_row_is_found_though_no_page_says_cheap(rental, asked, row):
+    """The tour of a car rental: "Qual é a categoria mais barata?" got "no information":
+    "barata", which no price list says, weighed as the question's rarest word."""
+    answer = answered_after(rental, [asked])
+    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    assert quoted and quoted[0].startswith(row), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_asking_whether_there_is_what_no_page_holds_asks_of_it_not_of_what_came_before(rental):
+    """The tour: "Tem wifi no carro?", after the automatic cars, was searched with them and
+    quoted the rules saying "carro"; asked alone it was "no information"."""
+    alone = answered_after(rental, ["Tem wifi no carro?"])
+    assert alone.startswith(NO_INFORMATION["pt"]), alone
+    assert answered_after(rental, ["Quais carros são automáticos?", "Tem wifi no carro?"]) == alone
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_sentence_saying_the_word_asked_comes_before_those_under_a_heading_saying_it(rental):
+    """ "E se cancelar?": every sentence of "Atrasos e cancelamento" says "cancelamento"
+    through its heading; the late return's tolerance was quoted first."""
+    answer = answered_after(rental, ["E se cancelar?"])
+    assert answer.startswith("«O cancelamento é gratuito"), answer
 
 
 POOL_AND_HOLIDAYS = (
