@@ -833,11 +833,13 @@ _MONEY = re.compile(
     r"libras|pounds?|centimos|centavos|cents?)\b"
 )
 # What something costs and nothing else: not paying ("¿dónde pago?"), a deposit's return
-# ("¿cuándo devuelven la fianza?") or "how much time"; but how much a deposit is ("Quanto é
-# a fiança do salão?" quoted how the room is booked).
+# ("¿cuándo devuelven la fianza?", "Quanto tempo demora para liberar a caução?" quoted
+# the deposit's sum, not its "liberado em até 7 dias úteis") or "how much time"; but how
+# much a deposit is ("Quanto é a fiança do salão?" quoted how the room is booked).
 _ASKS_PRICE = re.compile(
     rf"\b({_PRICE_WORDS}|custar|how much (is|are|does|do|for|will)|what does it cost)\b"
-    r"|\b(cuant[oa]s?|quant[oa]s?)\b.*\b(fianza|fianca|caucao)\b"
+    r"|\b(cuant[oa]s?|quant[oa]s?)\b(?!\s+(?:tiempo|tempo|dias|semanas|meses)\b)"
+    r".*\b(fianza|fianca|caucao)\b"
 )
 # A column holding prices ("Precio (€)"): its figures are amounts without a currency sign.
 _PRICE_COLUMN = re.compile(rf"\b({_PRICE_WORDS}|importe|valor)\b", re.IGNORECASE)

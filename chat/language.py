@@ -10,9 +10,12 @@ from text.languages import SPANISH, content_language, detect_language
 DEFAULT = SPANISH
 
 
-def answer_language(question: str, hints: list[str | None]) -> str:
-    """The question's own language, else the first usable hint, else Spanish."""
-    found = detect_language(question)
+def answer_language(
+    question: str, hints: list[str | None], *, conversation: str | None = None
+) -> str:
+    """The question's own language, else the first usable hint, else Spanish. A question
+    that could be in the ``conversation``'s language is in it ("Abre domingo?")."""
+    found = detect_language(question, leaning=conversation)
     if found:
         return found
     for hint in hints:

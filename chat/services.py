@@ -72,6 +72,7 @@ from text.lines import one_line
 from text.sentences import split_sentences
 from text.words import (
     asks_allowing,
+    asks_what_if,
     asks_whether_allowed,
     asks_whether_there_is,
     asks_with_no_subject,
@@ -288,15 +289,18 @@ def chat_prepare(
         session_id=session_id,
         limits=assistant.session_limits,
     )
-    hints = [*language_hints, _conversation_language(session)]
+    conversation = _conversation_language(session)
+    hints = [*language_hints, conversation]
     proposal = explicit_proposal(question, session_id=session.id)
     if proposal is not None:
-        language = answer_language(question, [proposal.language, *hints])
+        language = answer_language(question, [proposal.language, *hints], conversation=conversation)
         turn = _memory_turn(principal, proposal, user_ref, session, question, language)
         turn.embedding = embedding
         return turn
     if courtesy := courtesy_said(question):
-        language = answer_language(question, [courtesy_language(question), *hints])
+        language = answer_language(
+            question, [courtesy_language(question), *hints], conversation=conversation
+        )
         reply = _courtesy_reply(courtesy, language, assistant, principal)
         prompt = Prompt(system="", messages=[], question=question, language=language)
         return ChatTurn(session, prompt, reply=reply, reviewed=False)
@@ -308,7 +312,9 @@ def chat_prepare(
     results = found.results
     # A question that does not tell ("Quem criou o Mark I?"), with nothing else to go by, is
     # answered in the language of what was found rather than in Spanish by default.
-    language = answer_language(question, [*hints, _passages_language(results)])
+    language = answer_language(
+        question, [*hints, _passages_language(results)], conversation=conversation
+    )
     prompt = build_prompt(
         principal=principal,
         question=question,
@@ -467,7 +473,9 @@ def _found_after(
     # ("until what time can they stay?": "stay" is what is asked of the guests), and one
     # naming no subject asks of it ("Quando cai?" after the meal allowance: "cai" is how
     # the page's "creditado" is said, no new subject as "wifi" is).
-    named_before = refers_back(found.asked) or asks_with_no_subject(found.asked)
+    named_before = (
+        refers_back(found.asked) or asks_with_no_subject(found.asked) or asks_what_if(found.asked)
+    )
     if found.named and found.unknown >= set(found.named) and not named_before:
         return found
     # Asking whether there is something no page holds ("Tem wifi no carro?" after the

@@ -53,6 +53,11 @@ def content_language(code: str | None) -> str | None:
 # without _MARKERS) (`python -m tests.bench.language_detection`).
 _ENOUGH_CHARS = 20_000  # a document's language is plain from its first pages
 _SURE = 0.6  # the best of the three's share of their three probabilities
+# A conversation's language keeps a short question that could be in it: "Abre domingo?",
+# in a Portuguese conversation, was read as Spanish (es 0.64 of the three, pt 0.26) and
+# answered with "La fuente está en portugués". Under a fifth, it was not meant: "¿Y el
+# sábado?" (pt 0.06), "Cuánto cuesta?" (pt 0.01).
+_PLAUSIBLE = 0.2
 _ANOTHER_LANGUAGE_SURE = 0.8
 # Short Portuguese and Spanish questions often score as Galician or Catalan: those two do
 # not count as "another language".
@@ -144,9 +149,10 @@ def language_model_load() -> None:
     _identifier()
 
 
-def detect_language(text: str) -> str | None:
+def detect_language(text: str, *, leaning: str | None = None) -> str | None:
     """es, pt or en; None when the text is in another language, or too short to tell (a
-    lone "piscina" is Spanish, Portuguese and Italian alike)."""
+    lone "piscina" is Spanish, Portuguese and Italian alike). ``leaning``: the language the
+    text is said in (a conversation's), kept when the text could plausibly be in it."""
     if not text.strip():
         return None
     spelt = _as_spelt(text[:_ENOUGH_CHARS])
@@ -162,6 +168,8 @@ def detect_language(text: str) -> str | None:
         return marked
     ours = {language: probabilities[language] for language in LANGUAGES}
     best, total = max(ours, key=ours.__getitem__), sum(ours.values())
+    if total and leaning in ours and ours[leaning] >= _PLAUSIBLE * total:
+        return leaning
     if not total or ours[best] < _SURE * total:
         return None
     return best

@@ -189,7 +189,12 @@ _COMMON = (
 )
 _ALGORITHMS = {SPANISH: "spanish", PORTUGUESE: "portuguese", ENGLISH: "english"}
 _WORD = re.compile(r"\w+")
-_ASKING = QUESTION_WORDS | REQUEST_WORDS
+# Portuguese "não", which PostgreSQL's Portuguese stopwords spell with its accent: the
+# configurations fold accents first, so every language kept "nao", a word few passages
+# say. "E se não encher?" (the tank) quoted a rental's "Não é permitido sair do Brasil"
+# and "Não aceitamos cartão de débito". Spanish "no" and English "not" are stopwords.
+_NOT = frozenset({"nao"})
+_ASKING = QUESTION_WORDS | REQUEST_WORDS | _NOT
 _QUOTED = re.compile(r'"[^"]*"')
 # A stemmer object is not thread-safe (PyStemmer's documentation): one per thread and language.
 _stemmers = threading.local()
@@ -388,7 +393,8 @@ _CALENDAR = frozenset({
 # "no" after "e" only, Spanish "no" being "not"; "a" after "y" only, Portuguese's "the" as
 # often ("A piscina abre?"). Not "¿En qué planta…?", which asks of its own, nor a longer
 # question ("En la piscina, ¿se puede comer?"). A day, a month, a time of day or year alone
-# asks it again too (``_ONLY_A_TIME``): "¿Y los domingos?" after the clinic's hours.
+# asks it again too (``_ONLY_A_TIME``): "¿Y los domingos?" after the clinic's hours; and
+# so does a question naming only one ("Abre domingo?").
 _CIRCUMSTANCE = re.compile(
     r"^\W*(?:(?:y|e|and)\s+)?(?:"
     r"en|durante|hasta|desde|antes|despues|para|con|sin|al|(?<=y\s)a|"
@@ -412,7 +418,23 @@ def _asks_under_another_circumstance(question: str) -> bool:
         words = words[1:]
     if _ONLY_A_TIME.match(folded):
         return True
+    # A time asked, naming nothing else: "Abre domingo?" after the booking line's hours.
+    named = naming_words(question)
+    if named and all(fold(word).lower() in _CALENDAR for word in named):
+        return True
     return len(words) <= _CIRCUMSTANCE_WORDS and bool(_CIRCUMSTANCE.match(folded))
+
+
+# "And if…?", in a few words: "E se não encher?" after whether the tank must be full.
+_AND_IF = re.compile(r"^\W*(?:y|e|and)\s+(?:si|se|if)\b")
+
+
+def asks_what_if(question: str) -> bool:
+    """A few words asking "and if…?" of what came before: "E se não encher?", "¿Y si
+    llueve?". What they name may be in no page ("encher": the page says "faltar
+    combustível"); what it is asked of was named before."""
+    folded = fold(question)
+    return bool(_AND_IF.match(folded)) and len(_WORD.findall(folded)) <= _CIRCUMSTANCE_WORDS + 1
 
 
 def _asks_who_sent_it(question: str) -> bool:

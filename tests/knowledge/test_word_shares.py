@@ -939,6 +939,41 @@ def test_a_sentence_saying_the_word_asked_comes_before_those_under_a_heading_say
     assert answer.startswith("«O cancelamento é gratuito"), answer
 
 
+@pytest.mark.usefixtures("local_model_statements")
+def test_how_long_a_deposit_takes_is_no_question_of_its_sum(rental):
+    """ "Quanto tempo demora para liberar a caução?" quoted the deposit's sum alone: "quanto
+    … caução" asked a price, and only sentences naming a sum were quoted."""
+    answer = answered_after(rental, ["Quanto tempo demora para liberar a caução?"])
+    assert answer.startswith("«O valor é liberado em até 7 dias úteis"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_day_asked_naming_nothing_else_asks_the_question_before_again(rental):
+    """ "Abre domingo?" after the booking line's hours was read as Spanish and quoted the
+    extras' rows: "domingo", in no page, was taken for a new subject."""
+    answer = answered_after(rental, ["Qual o horário da central de reservas?", "Abre domingo?"])
+    assert answer.startswith("«Central de reservas:"), answer
+    assert "portugués" not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_portuguese_not_is_no_word_a_passage_should_hold(rental):
+    """ "E se não encher?" quoted "Não é permitido sair do Brasil" and "Não aceitamos cartão
+    de débito": PostgreSQL kept "não" as a word few passages say."""
+    assert answered_after(rental, ["E se não encher?"]).startswith(NO_INFORMATION["pt"])
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_and_if_asks_of_what_came_before(rental):
+    """ "E se não encher?" after whether the tank must be full: what happens when it is
+    not, which the fuel section says ("Se faltar combustível, cobramos…")."""
+    answer = answered_after(rental, ["Precisa devolver com tanque cheio?", "E se não encher?"])
+    assert "«Se faltar combustível, cobramos R$ 9 por litro" in answer, answer
+    # naming what a page holds, it asks of that: "E se cancelar?" after the late return
+    answer = answered_after(rental, ["O que acontece se eu devolver atrasado?", "E se cancelar?"])
+    assert answer.startswith("«O cancelamento é gratuito"), answer
+
+
 POOL_AND_HOLIDAYS = (
     "# Piscina\n\nLa piscina exterior abre de junio a septiembre, de 10:00 a 20:00. Es "
     "obligatorio el gorro de baño.",

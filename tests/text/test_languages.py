@@ -92,3 +92,19 @@ def test_too_little_to_tell_is_none(text):
 def test_a_long_document_is_read_from_its_first_pages():
     page = "La piscina abre a las ocho de la mañana y cierra a las diez de la noche. "
     assert detect_language(page * 2000) == "es"
+
+
+@pytest.mark.parametrize(
+    ("text", "conversation", "language"),
+    [
+        ("Abre domingo?", "pt", "pt"),  # read alone as Spanish
+        ("Abre domingo?", "es", "es"),
+        ("¿Y el sábado?", "pt", "es"),  # not meant in Portuguese
+        ("Cuánto cuesta?", "pt", "es"),
+        ("Quanto custa?", "es", "pt"),
+    ],
+)
+def test_a_conversation_s_language_keeps_a_short_question_that_could_be_in_it(
+    text, conversation, language
+):
+    assert detect_language(text, leaning=conversation) == language

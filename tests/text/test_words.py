@@ -69,6 +69,23 @@ def test_words_asking_how_much_or_how_many_weigh_nothing(question, matched):
 
 
 @pytest.mark.parametrize(
+    ("question", "matched"),
+    [
+        ("E se não encher?", "E se encher?"),
+        ("Qual categoria NÃO é automática?", "categoria é automática?"),
+        ("Qual a categoria mais barata?", "a categoria mais ?"),
+        ("¿Cuál es el plato más caro?", "¿ es el plato más ?"),
+        ("What's the cheapest plan?", "'s the plan?"),
+    ],
+)
+def test_not_and_the_cheapest_or_dearest_weigh_nothing(question, matched):
+    """A tour of a car rental: PostgreSQL kept "não" as a rare word ("E se não encher?"
+    quoted two sentences opening "Não"), and "barata", which no price list says, made
+    "Qual é a categoria mais barata?" "no information"."""
+    assert words_to_match(question) == matched
+
+
+@pytest.mark.parametrize(
     ("typed", "matched"),
     [
         ("qnd abre a piscina?", "abre a piscina?"),
