@@ -126,9 +126,19 @@ def _page_lines(page: list[SizedLine], body: float, levels: dict[float, int]) ->
             marked.append("#" * level + " " + text)
         else:
             text = escaped_heading(text)
+            if line.alone and marked and _runs_on(marked[-1]):
+                # A paragraph of its own from the line above too: a table's first row,
+                # under the sentence that introduces the table, was read as its end.
+                text = "\n" + text
             marked.append(text + "\n" if line.alone else text)
         previous_level = level
     return marked
+
+
+def _runs_on(marked: str) -> bool:
+    """Whether the line after ``marked`` would be read as part of its paragraph: not after
+    a blank line, a heading or a paragraph of its own (each is followed by a blank line)."""
+    return bool(marked.strip()) and not marked.endswith("\n") and not marked.startswith("#")
 
 
 def _body_size(lines: list[SizedLine]) -> float:

@@ -163,3 +163,5 @@ def test_a_word_processor_s_table_saved_as_pdf_reads_row_by_row():
         "Edad: De 8 a 12 años"
     ) in text
     assert "Actividad Día Hora Edad" not in text
+    # the first row is a paragraph of its own, not the end of the sentence above the table
+    assert "Las plazas son limitadas.\n\nActividad: Cuentacuentos" in text
