@@ -383,6 +383,9 @@ _CALENDAR = frozenset({
     "july", "august", "september", "october", "november", "december", "morning", "mornings",
     "afternoon", "afternoons", "evening", "evenings", "night", "nights", "summer", "winter",
     "spring", "autumn", "fall", "christmas", "today", "tomorrow", "tonight",
+    # and what a time is counted in: "¿Qué días?" after a course for the elderly
+    "dia", "dias", "fecha", "fechas", "semana", "semanas", "mes", "meses", "data", "datas",
+    "day", "days", "date", "dates", "week", "weeks", "month", "months",
 })  # fmt: skip
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from text.words import (
     asks_sender,
+    asks_what_if,
     asks_whether_allowed,
     asks_whether_there_is,
     asks_with_no_subject,
@@ -356,10 +357,30 @@ def test_a_message_of_courtesy_alone_says_what_kind(message, said):
         ("May I bring a dog?", False),
         ("Segunda via do boleto?", False),  # "segunda" is Monday, and "second"
         ("Hoy es festivo, ¿abre la piscina?", False),
+        # a time asked, naming nothing else
+        ("Abre domingo?", True),
+        ("¿Qué días?", True),
+        ("Quais dias?", True),
+        ("¿Cuántos días de vacaciones tengo?", False),
+        ("¿La piscina abre el domingo?", False),
     ],
 )
 def test_a_question_referring_to_what_was_named_before(question, refers):
     assert refers_back(question) is refers
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("E se não encher?", True),
+        ("¿Y si llueve?", True),
+        ("And if I'm late?", True),
+        ("Se não encher o tanque, quanto cobram?", False),  # no "and": a question of its own
+        ("E se eu quiser devolver o carro em outra cidade no domingo à noite?", False),
+    ],
+)
+def test_and_if_asks_of_what_came_before(question, asks):
+    assert asks_what_if(question) is asks
 
 
 @pytest.mark.parametrize(
