@@ -240,7 +240,7 @@ class ExtractiveLLM:
     name = OFFLINE_ANSWERER
     weights = {
         "meaning": 10.0, "words": 0.3, "figure": 0.3, "name": 0.2, "contact": 1.0, "money": 1.0,
-        "sender": 1.0, "rank": 0.2,
+        "sender": 1.0, "row": 1.0, "rank": 0.2,
     }  # fmt: skip
     temperature = 0.4
     sure = 0.8
@@ -410,6 +410,16 @@ class ExtractiveLLM:
             chosen.append(candidate)
             covered += weight / total
         return chosen
+
+
+def _row_named(sentence: str, naming: set[str], language: str) -> bool:
+    """A table's row whose first cell the question names: "¿A qué hora abre la biblioteca
+    el sábado?" asks the "Día: Sábados" row of the opening hours, not the sentence saying
+    the study room also opens on Saturday afternoons in exam time."""
+    if not naming or not is_table_row(sentence):
+        return False
+    _, _, first = sentence.split(" · ", 1)[0].partition(": ")
+    return bool(naming & content_words(first, language))
 
 
 def _by_meaning_alone(candidate: _Candidate, best: _Candidate) -> bool:
@@ -989,8 +999,9 @@ def _score(
         money = asks_money and _says_price(candidate.sentence)
         # "Who sent the notice?": the message's "From: Ana <[EMAIL]>", in no word of it.
         sender = sender_asked and candidate.sentence.startswith(sender_labels())
+        row = _row_named(candidate.sentence, naming, language)
         candidate.says_something_asked = bool(
-            shared or figure or name or contact or money or sender
+            shared or figure or name or contact or money or sender or row
         )
         candidate.score = (
             weights["meaning"] * candidate.meaning
@@ -1000,5 +1011,6 @@ def _score(
             + weights["contact"] * contact
             + weights["money"] * money
             + weights["sender"] * sender
+            + weights["row"] * row
             - weights["rank"] * candidate.rank
         )

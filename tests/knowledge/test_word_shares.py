@@ -974,6 +974,31 @@ def test_and_if_asks_of_what_came_before(rental):
     assert answer.startswith("«O cancelamento é gratuito"), answer
 
 
+@pytest.fixture
+def library():
+    """A principal whose license holds a library's rules and its activities (as PDF)."""
+    license = make_license()
+    for name in ("biblioteca.html", "actividades.pdf"):
+        make_document((DOCUMENTS / name).read_bytes(), filename=name, license=license)
+    return principal_for_license(license)
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "row"),
+    [
+        (["¿A qué hora abre la biblioteca el sábado?"], "«Día: Sábados · Mañana: 10:00"),
+        (["¿Hay cursos para mayores?", "¿Qué días?"], "«Actividad: Curso de informática"),
+    ],
+)
+def test_the_row_a_question_names_is_quoted_first(library, conversation, row):
+    """ "¿A qué hora abre la biblioteca el sábado?" quoted the study room's exam-time
+    Saturdays before the hours table's "Sábados" row; "¿Qué días?", after the course for the
+    elderly, the loans' "durante 21 días"."""
+    answer = answered_after(library, conversation)
+    assert answer.startswith(row), answer
+
+
 POOL_AND_HOLIDAYS = (
     "# Piscina\n\nLa piscina exterior abre de junio a septiembre, de 10:00 a 20:00. Es "
     "obligatorio el gorro de baño.",
