@@ -897,13 +897,18 @@ def test_the_most_or_least_expensive_row_is_the_one_asked(tables, asked, row):
     assert len(quoted) == 1 and quoted[0].startswith(row), answer
 
 
-@pytest.fixture
-def rental():
-    """A principal whose license holds a car rental's tariffs (a workbook) and conditions (Word)."""
+def holding(*names: str):
+    """A principal whose license holds the files ``names`` of tests/data/documents."""
     license = make_license()
-    for name in ("locadora-tarifas.xlsx", "locadora-condicoes.docx"):
+    for name in names:
         make_document((DOCUMENTS / name).read_bytes(), filename=name, license=license)
     return principal_for_license(license)
+
+
+@pytest.fixture
+def rental():
+    """A car rental's tariffs (a workbook) and conditions (Word)."""
+    return holding("locadora-tarifas.xlsx", "locadora-condicoes.docx")
 
 
 @pytest.mark.usefixtures("local_model_statements")
@@ -976,11 +981,8 @@ def test_and_if_asks_of_what_came_before(rental):
 
 @pytest.fixture
 def library():
-    """A principal whose license holds a library's rules and its activities (as PDF)."""
-    license = make_license()
-    for name in ("biblioteca.html", "actividades.pdf"):
-        make_document((DOCUMENTS / name).read_bytes(), filename=name, license=license)
-    return principal_for_license(license)
+    """A library's rules (HTML) and its activities (a Word table saved as PDF)."""
+    return holding("biblioteca.html", "actividades.pdf")
 
 
 @pytest.mark.usefixtures("local_model_statements")
