@@ -979,6 +979,16 @@ def test_and_if_asks_of_what_came_before(rental):
     assert answer.startswith("«O cancelamento é gratuito"), answer
 
 
+@pytest.mark.usefixtures("local_model_statements")
+def test_the_row_named_is_quoted_alone_across_languages(rental):
+    """ "How much is the SUV per day?" over the Portuguese tariffs quoted two other
+    categories after the SUV's: across languages, words weigh little beside the meaning,
+    which every row shares; the row the question names now counts as a sum asked does."""
+    answer = answered_after(rental, ["How much is the SUV per day?"])
+    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    assert len(quoted) == 1 and quoted[0].startswith("«Categoria: SUV"), answer
+
+
 @pytest.fixture
 def library():
     """A library's rules (HTML) and its activities (a Word table saved as PDF)."""
