@@ -26,6 +26,7 @@ from text.languages import detect_language
 from text.sentences import split_sentences
 from text.words import (
     FACT_WORDS,
+    asks_cheapest_or_dearest,
     asks_sender,
     asks_whether_allowed,
     content_words,
@@ -589,7 +590,7 @@ def _row_priced_most_or_least(candidates: list[_Candidate], prompt: Prompt) -> l
     plan?": the row of the asked table with the highest or lowest price, which words
     cannot tell (three dishes were quoted). The asked table is the one whose columns the
     question names, else the best ranked priced row's (``candidates`` come ranked)."""
-    extreme = _EXTREME_PRICE.search(fold(prompt.question).lower())
+    extreme = asks_cheapest_or_dearest(prompt.question)
     if not extreme:
         return candidates
     priced = [(c, amount) for c in candidates if (amount := _row_price(c.sentence)) is not None]
@@ -603,7 +604,7 @@ def _row_priced_most_or_least(candidates: list[_Candidate], prompt: Prompt) -> l
         rows for columns, rows in tables.items() if named & content_words(columns, prompt.language)
     ]
     asked = named_columns[0] if named_columns else tables[_columns_of(priced[0][0].sentence)]
-    pick = min if extreme.group("least") else max
+    pick = min if extreme == "least" else max
     return [pick(asked, key=lambda row: row[1])[0]]
 
 
@@ -618,13 +619,6 @@ def _row_price(row: str) -> Decimal | None:
         if price.amount is not None and (price.currency or _PRICE_COLUMN.search(fold(column))):
             return price.amount
     return None
-
-
-_EXTREME_PRICE = re.compile(
-    r"\b(?:(?:mas|mais) (?:caro|cara|caros|caras)|most expensive|(?:the )?priciest|dearest|"
-    r"(?P<least>(?:mas|mais) (?:barato|barata|baratos|baratas)|menos (?:caro|cara)|cheapest|"
-    r"least expensive|lowest price|menor precio|menor preco))\b"
-)
 
 
 # Saying a row lacks something: "no", "sin", "não", "sem", "without", "not".

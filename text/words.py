@@ -423,7 +423,7 @@ def _asks_under_another_circumstance(question: str) -> bool:
         return True
     # A time asked, naming nothing else: "Abre domingo?" after the booking line's hours.
     named = naming_words(question)
-    if named and all(fold(word).lower() in _CALENDAR for word in named):
+    if named and all(fold(word) in _CALENDAR for word in named):
         return True
     return len(words) <= _CIRCUMSTANCE_WORDS and bool(_CIRCUMSTANCE.match(folded))
 
@@ -437,7 +437,8 @@ def asks_what_if(question: str) -> bool:
     llueve?". What they name may be in no page ("encher": the page says "faltar
     combustível"); what it is asked of was named before."""
     folded = fold(question)
-    return bool(_AND_IF.match(folded)) and len(_WORD.findall(folded)) <= _CIRCUMSTANCE_WORDS + 1
+    words = len(_WORD.findall(folded)) - 1  # after "and", as _CIRCUMSTANCE_WORDS counts
+    return bool(_AND_IF.match(folded)) and words <= _CIRCUMSTANCE_WORDS
 
 
 def _asks_who_sent_it(question: str) -> bool:
@@ -650,12 +651,26 @@ _WHAT_TIME = re.compile(r"\b(?:que|what)\s+(hora|horas|time)\b")
 # made "How much is the meal allowance?" a third unsaid, and "no information".
 _HOW_MUCH = re.compile(r"\bhow\s+(much|many)\b")
 # The cheapest or dearest, asked: "¿cuál es el plato más caro?", "qual a categoria mais
-# barata?", "the cheapest plan". A price list never says "barata": weighed as a word the
-# page should hold, it made a rental's tariff sheet "no information".
+# barata?", "the cheapest plan" (folded). A price list never says "barata": weighed as a
+# word the page should hold, it made a rental's tariff sheet "no information".
 _CHEAP_OR_DEAR = re.compile(
-    r"\b(?:mas|mais|menos|most|least)\s+(caro|cara|caros|caras|barato|barata|baratos|baratas|"
-    r"expensive)\b|\b(cheapest|priciest|dearest)\b"
+    r"\b(?:(?:mas|mais)\s+(?:caro|cara|caros|caras)|most\s+expensive|(?:the\s+)?priciest|dearest|"
+    r"(?P<least>(?:mas|mais)\s+(?:barato|barata|baratos|baratas)|menos\s+(?:caro|cara|caros|caras)|"
+    r"cheapest|least\s+expensive|lowest\s+price|menor\s+precio|menor\s+preco))\b"
 )
+# Of those phrases, the words saying cheap or dear; "mais", "lowest" or "precio" already
+# weigh nothing, or little.
+_CHEAP_OR_DEAR_WORDS = re.compile(
+    r"\b(?:car|barat)[oa]s?\b|\b(?:expensive|cheapest|priciest|dearest)\b"
+)
+
+
+def asks_cheapest_or_dearest(query: str) -> str | None:
+    """ "least" when ``query`` asks for the cheapest, "most" for the dearest, else None."""
+    asked = _CHEAP_OR_DEAR.search(fold(query))
+    if asked is None:
+        return None
+    return "least" if asked.group("least") else "most"
 
 
 def asks_sender(query: str) -> bool:
@@ -668,7 +683,11 @@ def _asked_by_phrase(query: str) -> frozenset[str]:
     """The words (folded) that ``query`` asks with in a phrase, naming nothing: the verb of
     "who sent…", the "hora" of "¿a qué hora…?"."""
     folded = fold(query)
-    cheap_or_dear = [word for words in _CHEAP_OR_DEAR.findall(folded) for word in words if word]
+    cheap_or_dear = [
+        word
+        for phrase in _CHEAP_OR_DEAR.finditer(folded)
+        for word in _CHEAP_OR_DEAR_WORDS.findall(phrase.group())
+    ]
     return frozenset(
         _WHO_SENT.findall(folded)
         + _WHAT_TIME.findall(folded)

@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from text.words import (
+    asks_cheapest_or_dearest,
     asks_sender,
     asks_what_if,
     asks_whether_allowed,
@@ -84,6 +85,21 @@ def test_not_and_the_cheapest_or_dearest_weigh_nothing(question, matched):
     quoted two sentences opening "Não"), and "barata", which no price list says, made
     "Qual é a categoria mais barata?" "no information"."""
     assert words_to_match(question) == matched
+
+
+@pytest.mark.parametrize(
+    ("question", "extreme"),
+    [
+        ("¿Cuál es el plato más caro?", "most"),
+        ("What's the priciest room?", "most"),
+        ("Qual o plano mais barato?", "least"),
+        ("¿Cuál es el menos caro?", "least"),
+        ("What's the cheapest treatment?", "least"),
+        ("¿Cuánto cuesta el plato?", None),
+    ],
+)
+def test_the_cheapest_or_dearest_asked(question, extreme):
+    assert asks_cheapest_or_dearest(question) == extreme
 
 
 @pytest.mark.parametrize(
