@@ -31,6 +31,7 @@ from text.words import (
     asks_whether_allowed,
     content_words,
     naming_words,
+    refers_back,
     stem,
     words_to_weigh,
 )
@@ -538,13 +539,17 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
 
 def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
     """A follow-up naming no row of a table, only nothing or a column ("¿Y cuánto dura?"
-    after the cleaning's price, "¿Qué alérgenos tiene?" after the sea bass's), asks about
-    the row named before: the other rows answer it alike, and three were quoted."""
+    after the cleaning's price, "¿Qué alérgenos tiene?" after the sea bass's), or asking
+    it again of another time ("And per week?" after the SUV's daily price, which no column
+    says in English), asks about the row named before: the other rows answer it alike,
+    and three were quoted."""
     if not prompt.asked or prompt.asked == prompt.question:
         return candidates
     named_now = naming_words(prompt.question)
     passages = [source.body or source.text for source in prompt.sources[:3]]
-    if named_now and not names_only_columns(named_now, passages):
+    if named_now and names_a_row(named_now, passages):  # "¿Y el domingo?": its own row
+        return candidates
+    if named_now and not (names_only_columns(named_now, passages) or refers_back(prompt.question)):
         return candidates
     named = naming_words(prompt.asked)
     language_of = {source.number: _language_of(source) for source in prompt.sources}

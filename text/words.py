@@ -182,10 +182,14 @@ _INTRODUCTION = re.compile(
 # or "2.500", does not), or an opening "¿" / "¡".
 _NAME = re.compile(r"\b[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ][a-záéíóúâêôãõçñü]+")
 _CLAUSE = re.compile(r"(?:[^,.;:!?¡¿\n]|[.,:](?=\S))+[,.;:!?\n]*|[¡¿]+")
+# English "per", which PostgreSQL's English stopwords leave out: "And per week?" after the
+# SUV's daily price named "per", a word no page says, and was taken for a new subject.
+_PER = frozenset({"per"})
 _COMMON = (
     frozenset(fold(word) for words in STOPWORDS.values() for word in words)
     | QUESTION_WORDS
     | REQUEST_WORDS
+    | _PER
 )
 _ALGORITHMS = {SPANISH: "spanish", PORTUGUESE: "portuguese", ENGLISH: "english"}
 _WORD = re.compile(r"\w+")
@@ -194,7 +198,7 @@ _WORD = re.compile(r"\w+")
 # say. "E se não encher?" (the tank) quoted a rental's "Não é permitido sair do Brasil"
 # and "Não aceitamos cartão de débito". Spanish "no" and English "not" are stopwords.
 _NOT = frozenset({"nao"})
-_ASKING = QUESTION_WORDS | REQUEST_WORDS | _NOT
+_ASKING = QUESTION_WORDS | REQUEST_WORDS | _NOT | _PER
 _QUOTED = re.compile(r'"[^"]*"')
 # A stemmer object is not thread-safe (PyStemmer's documentation): one per thread and language.
 _stemmers = threading.local()
@@ -402,7 +406,7 @@ _CIRCUMSTANCE = re.compile(
     r"^\W*(?:(?:y|e|and)\s+)?(?:"
     r"en|durante|hasta|desde|antes|despues|para|con|sin|al|(?<=y\s)a|"
     r"em|na|nas|ao|aos|pelo|pela|ate|depois|com|sem|pra|"
-    r"in|on|at|during|until|after|before|for|with|without|(?<=e\s)(?:no|nos)"
+    r"in|on|at|per|during|until|after|before|for|with|without|(?<=e\s)(?:no|nos)"
     r")\s+(?!(?:que|what|which|whom|{asking})\b)\w".format(asking="|".join(sorted(QUESTION_WORDS)))
 )
 _ONLY_A_TIME = re.compile(

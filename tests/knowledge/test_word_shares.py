@@ -989,6 +989,25 @@ def test_the_row_named_is_quoted_alone_across_languages(rental):
     assert len(quoted) == 1 and quoted[0].startswith("«Categoria: SUV"), answer
 
 
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    "conversation",
+    [
+        ["How much is the SUV per day?", "And per week?"],
+        ["Quanto custa o SUV por dia?", "E por semana?"],
+        ["¿Cuánto cuesta el SUV por día?", "¿Y por semana?"],
+    ],
+)
+def test_a_row_asked_again_of_another_time_is_the_row_named_before(rental, conversation):
+    """The tour: "And per week?" after the SUV's daily price quoted the compact's, the
+    economy's and the sedan's rows: "week" is no column's name ("Semanal"), and "per" was
+    taken for a word naming something; "E por semana?" quoted the SUV's row and two
+    others."""
+    answer = answered_after(rental, conversation)
+    rows = [line for line in answer.splitlines() if line.startswith("«Categoria")]
+    assert len(rows) == 1 and rows[0].startswith("«Categoria: SUV"), answer
+
+
 @pytest.fixture
 def library():
     """A library's rules (HTML) and its activities (a Word table saved as PDF)."""

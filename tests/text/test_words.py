@@ -298,6 +298,7 @@ def test_each_thread_stems_with_its_own_stemmer():
         ("Tem wifi na academia?", ["wifi", "academia"]),
         ("Is there wifi at the gym?", ["wifi", "gym"]),
         ("¿Puedo tener un perro?", ["perro"]),
+        ("How much is the SUV per day?", ["SUV", "day"]),  # "per", as "por", names nothing
     ],
 )
 def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
@@ -379,6 +380,10 @@ def test_a_message_of_courtesy_alone_says_what_kind(message, said):
         ("Quais dias?", True),
         ("¿Cuántos días de vacaciones tengo?", False),
         ("¿La piscina abre el domingo?", False),
+        # "per" is no word naming anything: "And per week?" after the SUV's daily price
+        ("And per week?", True),
+        ("And per person?", True),
+        ("How much per night is the suite?", False),
     ],
 )
 def test_a_question_referring_to_what_was_named_before(question, refers):
