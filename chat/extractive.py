@@ -29,6 +29,7 @@ from text.words import (
     asks_cheapest_or_dearest,
     asks_sender,
     asks_whether_allowed,
+    asks_whether_it_is,
     content_words,
     naming_words,
     refers_back,
@@ -539,19 +540,24 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
 
 def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
     """A follow-up naming no row of a table, only nothing or a column ("¿Y cuánto dura?"
-    after the cleaning's price, "¿Qué alérgenos tiene?" after the sea bass's), or asking
-    it again of another time ("And per week?" after the SUV's daily price, which no column
-    says in English), asks about the row named before: the other rows answer it alike,
-    and three were quoted."""
+    after the cleaning's price, "¿Qué alérgenos tiene?" after the sea bass's), asking it
+    again of another time ("And per week?" after the SUV's daily price, which no column
+    says in English), or whether it is so ("É obrigatório?" after the GPS's), asks about
+    the row named before: the other rows answer it alike, and three were quoted."""
     if not prompt.asked or prompt.asked == prompt.question:
         return candidates
     named_now = naming_words(prompt.question)
     passages = [source.body or source.text for source in prompt.sources[:3]]
-    if named_now and names_a_row(named_now, passages):  # "¿Y el domingo?": its own row
+    # "¿Y el domingo?" names a row of its own; "É obrigatório?" after the GPS's price says
+    # a word of the child seat's row of what was named before.
+    if named_now and names_a_row(named_now, passages) and not asks_whether_it_is(prompt.question):
         return candidates
     if named_now and not (names_only_columns(named_now, passages) or refers_back(prompt.question)):
         return candidates
+    # Named before: not what the follow-up says of it ("obrigatório" is the child seat's).
+    # ``asked`` ends with the question, as searched: a word maybe respelt ("obrigatória").
     named = naming_words(prompt.asked)
+    named = named[: len(named) - len(named_now)]
     language_of = {source.number: _language_of(source) for source in prompt.sources}
 
     def names_it(row: _Candidate) -> bool:

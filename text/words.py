@@ -367,7 +367,28 @@ def refers_back(question: str) -> bool:
         not _REFERRING.isdisjoint(_WORD.findall(question.lower()))
         or _asks_under_another_circumstance(question)
         or _asks_who_sent_it(question)
+        or asks_whether_it_is(question)
     )
+
+
+# "Is it…?" with the "it" left unsaid, as Spanish and Portuguese do: a copula and the one
+# word said of what came before. Lowercased, not folded: "E SUV?" asks "and the SUV?".
+_IS_IT = re.compile(
+    r"^\W*(?:(?:y|e)\s+)?(?:es|son|est[aá]|est[aá]n|ser[ií]a|é|s[aã]o|est[aã]o|fica|ficam)"
+    r"\s+\w+\W*$"
+)
+
+
+def asks_whether_it_is(question: str) -> bool:
+    """Whether what was named before is so: "É obrigatório?" after the GPS's price asks
+    whether the GPS is (it quoted the child seat's "Obrigatória para menores de 7 anos"),
+    "¿Es gratis?", "¿Está incluido?". Not with a subject of its own ("¿Es obligatorio el
+    casco?"), nor with a word naming one ("¿Es domingo?" asks of a day)."""
+    asked = without_courtesy(question).lower()
+    if not _IS_IT.match(asked):
+        return False
+    said = fold(_WORD.findall(asked)[-1])
+    return said not in _DETERMINERS | _CALENDAR | _ASKING_WORDS
 
 
 # Days, months, times of day and of the year, folded, as a follow-up asks of them.

@@ -1008,6 +1008,25 @@ def test_a_row_asked_again_of_another_time_is_the_row_named_before(rental, conve
     assert len(rows) == 1 and rows[0].startswith("«Categoria: SUV"), answer
 
 
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "row"),
+    [
+        (["Quanto custa o GPS?", "É obrigatório?"], "«Item: GPS"),
+        (["¿Cuánto cuesta el GPS?", "¿Es obligatorio?"], "«Item: GPS"),
+        (["Quanto custa a proteção total?", "É obrigatória?"], "«Item: Proteção total"),
+        (["Quanto custa o SUV?", "É automático?"], "«Categoria: SUV"),
+    ],
+)
+def test_whether_it_is_so_asks_of_the_row_named_before(rental, conversation, row):
+    """The tour: "É obrigatório?" after the GPS's price quoted the child seat's row alone,
+    whose "Obrigatória para menores de 7 anos" says the word; "¿Es obligatorio?" quoted that
+    the car may not leave Brazil and the traffic fines."""
+    answer = answered_after(rental, conversation)
+    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    assert len(quoted) == 1 and quoted[0].startswith(row), answer
+
+
 @pytest.fixture
 def library():
     """A library's rules (HTML) and its activities (a Word table saved as PDF)."""

@@ -384,6 +384,14 @@ def test_a_message_of_courtesy_alone_says_what_kind(message, said):
         ("And per week?", True),
         ("And per person?", True),
         ("How much per night is the suite?", False),
+        # whether it is so, the "it" left unsaid
+        ("É obrigatório?", True),
+        ("¿Es gratis?", True),
+        ("¿Y está incluido?", True),
+        ("São pagos?", True),
+        ("¿Es obligatorio el casco?", False),  # a subject of its own
+        ("É permitido fumar?", False),
+        ("E SUV?", False),  # "and the SUV?"
     ],
 )
 def test_a_question_referring_to_what_was_named_before(question, refers):
