@@ -359,7 +359,9 @@ class ExtractiveLLM:
         elif asks_contact:
             # "Qual é o telefone da portaria?" is not answered by how to book the party
             # room at the front desk: only a sentence holding a phone, an e-mail or a link.
-            candidates = [c for c in candidates if _CONTACT.search(c.sentence)]
+            candidates = _holding_the_contact_asked(
+                [c for c in candidates if _CONTACT.search(c.sentence)], prompt.question
+            )
             if not candidates:
                 return []
         candidates = _of_the_row_named_before(candidates, prompt)
@@ -422,7 +424,10 @@ def _row_named(sentence: str, naming: set[str], language: str) -> bool:
     if not naming or not is_table_row(sentence):
         return False
     _, _, first = sentence.split(" · ", 1)[0].partition(": ")
-    return bool(naming & content_words(first, language))
+    # Named as a whole, or the most of it: "Quanto custa a hora extra de sala?" names no
+    # "Sala privativa (4 pessoas)", whose row came before the slide's "Hora extra de sala".
+    name = {word for word in content_words(first, language) if not word.isdigit()}
+    return len(naming & name) * 2 >= len(name) > 0
 
 
 def _by_meaning_alone(candidate: _Candidate, best: _Candidate) -> bool:
@@ -467,6 +472,8 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
     """Every quotable sentence of the sources, once (a sentence repeated across sources is
     quoted from the best-ranked one), with its group's similarity."""
     candidates, seen = [], set()
+    # A directory's "Recepção: [PHONE]" is whole, though short, when a contact is asked.
+    contact_asked = _asks_contact_detail(prompt.question)
     for rank, source in enumerate(prompt.sources):
         # The body only: a heading path ("Normas > Comedor") is a title, not a fact.
         body = source.body or source.text
@@ -474,8 +481,11 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
         groups = sentence_groups(body) or [" ".join(body.split())]
         for sentence in _sentences(body):
             sentence = sentence.strip()
-            if len(sentence.split()) < MIN_QUOTE_WORDS or fold(sentence) in seen:
+            short = len(sentence.split()) < MIN_QUOTE_WORDS
+            if short and not (contact_asked and _CONTACT.search(sentence)):
                 continue  # fragments are not worth quoting on their own
+            if fold(sentence) in seen:
+                continue
             seen.add(fold(sentence))
             meaning = _group_score(sentence, groups, source)
             candidates.append(
@@ -548,16 +558,20 @@ def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> li
         return candidates
     named_now = naming_words(prompt.question)
     passages = [source.body or source.text for source in prompt.sources[:3]]
-    # "¿Y el domingo?" names a row of its own; "É obrigatório?" after the GPS's price says
-    # a word of the child seat's row of what was named before.
-    if named_now and names_a_row(named_now, passages) and not asks_whether_it_is(prompt.question):
-        return candidates
-    if named_now and not (names_only_columns(named_now, passages) or refers_back(prompt.question)):
-        return candidates
-    # Named before: not what the follow-up says of it ("obrigatório" is the child seat's).
-    # ``asked`` ends with the question, as searched: a word maybe respelt ("obrigatória").
-    named = naming_words(prompt.asked)
-    named = named[: len(named) - len(named_now)]
+    named = named_before(prompt.asked, named_now)
+    if not names_a_column_of_a_row(named_now, named, passages):
+        # "¿Y el domingo?" names a row of its own; "É obrigatório?" after the GPS's price
+        # says a word of the child seat's row of what was named before.
+        if (
+            named_now
+            and names_a_row(named_now, passages)
+            and not asks_whether_it_is(prompt.question)
+        ):
+            return candidates
+        if named_now and not (
+            names_only_columns(named_now, passages) or refers_back(prompt.question)
+        ):
+            return candidates
     language_of = {source.number: _language_of(source) for source in prompt.sources}
 
     def names_it(row: _Candidate) -> bool:
@@ -724,6 +738,18 @@ def _asks_what_a_header_says(question: str) -> bool:
     )
 
 
+def _holding_the_contact_asked(candidates: list[_Candidate], question: str) -> list[_Candidate]:
+    """Of sentences holding a contact, those holding the kind asked, when some do: "Qual o
+    telefone da recepção?" quoted where to write about the internet ("…ou escreva para
+    [EMAIL]"), not the contacts slide's "Recepção: [PHONE]"."""
+    folded = fold(question)
+    for asked, said in _CONTACT_KINDS:
+        if asked.search(folded):
+            holding = [c for c in candidates if said.search(c.sentence)]
+            return holding or candidates
+    return candidates
+
+
 def _asks_price(question: str) -> bool:
     folded = fold(question)
     return bool(_ASKS_PRICE.search(folded)) and not _ASKS_ANOTHER.search(folded)
@@ -818,6 +844,17 @@ _THING_OF_A_CONTACT = re.compile(
     r"\b(?:de|da|do|del|of)\s+(?:(?:la|el|o|a|mi|meu|minha|my|the|your|su|seu|sua)\s+)?"
     rf"(?:{_CONTACT_DETAIL_WORDS})$"
 )
+# A phone asked for, and said; an e-mail asked for, and said (or redaction's placeholder).
+_CONTACT_KINDS = (
+    (
+        re.compile(r"\b(?:telefono|telefone|phone|movil|celular|whatsapp)\b"),
+        re.compile(r"\+?\d[\d ().-]{6,}\d|\[PHONE\]"),
+    ),
+    (
+        re.compile(r"\b(?:correo|e-?mail|mail)\b"),
+        re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\[EMAIL\]"),
+    ),
+)
 _CONTACT = re.compile(
     r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\bwww\.|\+?\d[\d ().-]{6,}\d|\[(EMAIL|PHONE)\]"
     r"|\b(calle|avenida|rua|street|road|avda?\.|c/)\s"
@@ -908,6 +945,30 @@ def names_only_columns(named: list[str], passages: list[str]) -> bool:
         columns = " ".join(_columns_of(line) for line in lines if is_table_row(line))
         only_columns = only_columns or asked <= content_words(columns, language)
     return only_columns
+
+
+def named_before(asked: str, named_now: list[str]) -> list[str]:
+    """What a follow-up searched as ``asked`` (the questions before it, then it) names in
+    the questions before it: not what it says of that ("obrigatório" after the GPS's
+    price is the child seat's word). ``asked`` ends with the follow-up as searched, a word
+    maybe respelt ("obrigatória"): its last words are the follow-up's."""
+    named = naming_words(asked)
+    return named[: max(len(named) - len(named_now), 0)]
+
+
+def names_a_column_of_a_row(columns: list[str], rows: list[str], passages: list[str]) -> bool:
+    """A table's row of ``passages`` says a word of ``rows`` in its cells, and its columns'
+    names hold every word of ``columns``: "Tem armário?" after the Fixo plan's price asks
+    its "Armário" cell, though the extras' table has an "Armário avulso" row."""
+    for text in passages:
+        language = _passage_language(text)
+        asked = {stem(word, language) for word in columns}
+        for line in text.splitlines():
+            if not (asked and is_table_row(line) and _row_says(line, rows, language)):
+                continue
+            if asked <= content_words(_columns_of(line), language):
+                return True
+    return False
 
 
 def names_a_row(named: list[str], passages: list[str]) -> bool:

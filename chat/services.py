@@ -32,7 +32,13 @@ from django.utils.translation import gettext_noop
 from accounts.audit import audit_record
 from chat import session as sessions
 from chat.answerers import answerers_available, get_llm
-from chat.extractive import ExtractiveLLM, names_a_row, names_only_columns
+from chat.extractive import (
+    ExtractiveLLM,
+    named_before,
+    names_a_column_of_a_row,
+    names_a_row,
+    names_only_columns,
+)
 from chat.language import answer_language
 from chat.llm import LLM, Prompt, Source
 from chat.models import Assistant
@@ -430,6 +436,14 @@ class _Found:
         """What it names is in a cell of a table's row of the best passages."""
         return names_a_row(self.named, [r.content for r in self.results[:3]])
 
+    def names_a_column_of_the_row_named_before(self, named_now: list[str]) -> bool:
+        """Searched after the questions before, the best passages have a table's row they
+        named, whose columns name what the last question names ("Tem armário?" after the
+        Fixo plan's price): it asks that row's cell."""
+        before = named_before(self.asked, named_now)
+        passages = [r.content for r in self.results[:3]]
+        return bool(named_now) and names_a_column_of_a_row(named_now, before, passages)
+
     def best_share(self) -> float:
         """The largest share of the question's rare words one of the best passages holds."""
         shares = [self.word_shares.get(r.chunk_id) for r in self.results[:3]]
@@ -488,6 +502,8 @@ def _found_after(
         return found
     if found.names_only_columns():  # a row's cell, of the row named before if one was
         return again if again.names_a_row() else found
+    if again.names_a_column_of_the_row_named_before(found.named):
+        return again
     alone = found.named and found.names_what_is_asked() and not refers_back(found.asked)
     return found if alone and found.best_share() >= again.best_share() else again
 

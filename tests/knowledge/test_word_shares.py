@@ -1028,6 +1028,39 @@ def test_whether_it_is_so_asks_of_the_row_named_before(rental, conversation, row
 
 
 @pytest.fixture
+def coworking():
+    """A coworking space's welcome deck (PowerPoint), plans (a workbook) and a notice (an
+    e-mail)."""
+    return holding("nexo-boas-vindas.pptx", "nexo-planos.xlsx", "aviso-novembro.eml")
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "quoted"),
+    [
+        # a row's first cell is its name: "sala" alone does not name "Sala privativa (4
+        # pessoas)", which came before the slide's "Hora extra de sala"
+        (["Quanto custa a hora extra de sala?"], "«Hora extra de sala: R$ 60.»"),
+        (["Quanto custa a sala privativa?"], "«Plano: Sala privativa (4 pessoas)"),
+        # a column of the row named before, though another table has a row of that name
+        (["Quanto custa o plano Fixo?", "Tem armário?"], "«Plano: Fixo"),
+        (["Quanto custa o plano Flex?", "Tem armário?"], "«Plano: Flex"),
+        (["Tem armário?"], "«Serviço: Armário avulso"),
+        # a phone asked: the contacts slide's short line, not where to write an e-mail
+        (["Qual o telefone da recepção?"], "«Recepção: [PHONE]»"),
+        (["What's the reception's phone number?"], "«Recepção: [PHONE]»"),
+    ],
+)
+def test_a_coworking_s_deck_plans_and_notice(coworking, conversation, quoted):
+    """The tour of a coworking space: "Quanto custa a hora extra de sala?" quoted the
+    private room's row first; "Tem armário?" after the Fixo plan's price, the extras'
+    "Armário avulso"; "Qual o telefone da recepção?" where to write about the internet,
+    the contacts slide's "Recepção: [PHONE]" being too short to quote."""
+    answer = answered_after(coworking, conversation)
+    assert answer.startswith(quoted), answer
+
+
+@pytest.fixture
 def library():
     """A library's rules (HTML) and its activities (a Word table saved as PDF)."""
     return holding("biblioteca.html", "actividades.pdf")
