@@ -99,13 +99,17 @@ def _unheard_of_note(prompt: Prompt) -> str:
 
 
 def _in_the_question_s_language(
-    quoted: list[tuple[str, int]], language: str, documents: dict[int, str]
+    quoted: list[tuple[str, int]], language: str, sources: list[Source]
 ) -> tuple[list[tuple[str, int]], str]:
     """The quotes, and the note naming their language when none is the question's. A
     handbook written in several languages says each thing in each: a quote in another
     language is left out when one in the question's comes from its document (its
     translation). From another document it may be the answer: "Posso fazer obra no
-    sábado?" lost the Spanish rules to the Portuguese gym page's "sábado"."""
+    sábado?" lost the Spanish rules to the Portuguese gym page's "sábado".
+
+    The note names the language of the passages quoted when they have one: "Hora extra de
+    sala: R$ 60.", from a Portuguese deck, reads as Spanish too, and was said to be."""
+    documents = {source.number: source.document for source in sources}
     languages = [_sentence_language(sentence) for sentence, _ in quoted]
     if language in languages:
         translated = {
@@ -119,8 +123,13 @@ def _in_the_question_s_language(
             if said in (language, "other") or documents.get(number, "") not in translated
         ]
         return kept, ""
+    numbers = {number for _, number in quoted}
+    passages = {_language_of(source) for source in sources if source.number in numbers}
     together = " ".join(sentence for sentence, _ in quoted)
-    source = (detect_language(together) or "other") if len(together.split()) >= 6 else "other"
+    if len(passages) == 1 and None not in passages:
+        source = passages.pop() or "other"
+    else:
+        source = (detect_language(together) or "other") if len(together.split()) >= 6 else "other"
     return quoted, SOURCE_LANGUAGE.get(language, {}).get(source, "")
 
 
@@ -254,8 +263,7 @@ class ExtractiveLLM:
         if not best:
             yield NO_INFORMATION.get(prompt.language, NO_INFORMATION["en"])
             return
-        documents = {source.number: source.document for source in prompt.sources}
-        quoted, note = _in_the_question_s_language(best, prompt.language, documents)
+        quoted, note = _in_the_question_s_language(best, prompt.language, prompt.sources)
         for sentence, number in quoted:
             yield f"«{_without_bullet(sentence)}» [{number}]\n"
         # Words cannot be compared across languages: "Tem pão sem glúten?" over a Spanish

@@ -625,6 +625,9 @@ def words_to_weigh(query: str) -> str:
 _A_MESSAGE = frozenset({
     "correo", "correos", "electronico", "mail", "email", "mails", "emails", "mensaje",
     "mensajes", "mensagem", "mensagens", "message", "messages",
+    # what a message sent to many is called: "Quem enviou o aviso?" over a manager's notice
+    "aviso", "avisos", "comunicado", "comunicados", "circular", "circulares", "notice",
+    "notices", "announcement", "announcements",
 })  # fmt: skip
 
 

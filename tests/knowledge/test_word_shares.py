@@ -1049,6 +1049,8 @@ def coworking():
         # a phone asked: the contacts slide's short line, not where to write an e-mail
         (["Qual o telefone da recepção?"], "«Recepção: [PHONE]»"),
         (["What's the reception's phone number?"], "«Recepção: [PHONE]»"),
+        # a notice is a message: who sent it is its first line
+        (["Quem enviou o aviso?"], "«From: Carla Menezes"),
     ],
 )
 def test_a_coworking_s_deck_plans_and_notice(coworking, conversation, quoted):
@@ -1058,6 +1060,16 @@ def test_a_coworking_s_deck_plans_and_notice(coworking, conversation, quoted):
     the contacts slide's "Recepção: [PHONE]" being too short to quote."""
     answer = answered_after(coworking, conversation)
     assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_the_source_s_language_is_its_passage_s(coworking):
+    """ "How much does an extra meeting room hour cost?" got «Hora extra de sala: R$ 60.»
+    from the Portuguese deck, said to be Spanish: the note read the quote alone, which
+    reads as either."""
+    answer = answered_after(coworking, ["How much does an extra meeting room hour cost?"])
+    assert answer.startswith("«Hora extra de sala: R$ 60.»"), answer
+    assert "(The source is in Portuguese.)" in answer, answer
 
 
 @pytest.fixture

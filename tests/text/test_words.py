@@ -353,6 +353,8 @@ def test_a_message_of_courtesy_alone_says_what_kind(message, said):
         ("Quem mandou a mensagem?", True),
         ("Who sent the email?", True),
         ("¿Quién envió el aviso del agua?", False),
+        ("Quem enviou o aviso?", True),
+        ("Who sent the notice?", True),
         ("¿Quién tiene el mando del garaje?", False),
         # asked again of another time, place or person
         ("¿Y en julio?", True),
