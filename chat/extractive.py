@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
@@ -30,6 +30,7 @@ from text.words import (
     asks_sender,
     asks_whether_allowed,
     asks_whether_it_is,
+    asks_with_no_subject,
     content_words,
     naming_words,
     refers_back,
@@ -374,7 +375,7 @@ class ExtractiveLLM:
                 return []
         candidates = _of_the_row_named_before(candidates, prompt)
         candidates = _rows_lacking_what_is_asked(candidates, prompt)
-        _score(candidates, prompt.question, prompt.language, self.weights)
+        _score(candidates, prompt.question, prompt.language, self.weights, _asked_of(prompt))
         across = {
             s.number for s in prompt.sources if _language_of(s) not in (None, prompt.language)
         }
@@ -554,6 +555,21 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
     if not prompt.asked or prompt.asked == prompt.question:
         naming |= {s.number for s in prompt.sources} - in_its_language
     return [c for c in kept if c.number in naming]
+
+
+def _asked_of(prompt: Prompt) -> list[str]:
+    """What a follow-up that names nothing of its own asks of: what the questions before
+    it named. "Onde?" after the year-end party's date quoted, after the party's sentence,
+    how to confirm and the maintenance day's, as close to "where?" alone. Not a question
+    naming something new of it: "E para visitantes?" after the wifi's password quoted the
+    members' password again; "E se não encher?" after the full tank, its "tanque cheio"
+    before "Se faltar combustível, cobramos…"."""
+    question = prompt.question
+    if not prompt.asked or prompt.asked == question:
+        return []
+    if not (asks_with_no_subject(question) or asks_whether_it_is(question)):
+        return []
+    return named_before(prompt.asked, naming_words(question))
 
 
 def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
@@ -1022,10 +1038,17 @@ def _with_kin(asked: set[str], words_of: list[set[str]]) -> list[set[str]]:
 
 
 def _score(
-    candidates: list[_Candidate], question: str, language: str, weights: dict[str, float]
+    candidates: list[_Candidate],
+    question: str,
+    language: str,
+    weights: dict[str, float],
+    context: Sequence[str] = (),
 ) -> None:
     weighed = words_to_weigh(question)
     asked = content_words(weighed, language)
+    # What a follow-up naming nothing of its own asks of ("Onde?" after the year-end
+    # party's date): its words count as a kind of fact's do.
+    of_before = content_words(" ".join(context), language) - asked
     # A word asking for a kind of fact ("cuesta", "dura") says less of which sentence
     # answers than one naming a thing, when the question names one: counted whole, "¿Cuánto
     # cuesta un implante?" quoted the FAQ's "Una limpieza dental cuesta 45 euros" before the
@@ -1035,6 +1058,8 @@ def _score(
         language,
     )
     weight_of = {w: 1.0 if w in naming or not naming else FACT_WORD_WEIGHT for w in asked}
+    weight_of |= dict.fromkeys(of_before, FACT_WORD_WEIGHT)
+    asked |= of_before
     counts: dict[str, int] = {}
     # A word of the heading is said by each sentence under it: "¿Pueden los niños ir solos
     # a la piscina?" quoted the pool's hours, the one sentence of the "Piscina" page saying

@@ -1063,6 +1063,29 @@ def test_a_coworking_s_deck_plans_and_notice(coworking, conversation, quoted):
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "quoted"),
+    [
+        (
+            ["Quando é a confraternização?", "Onde?"],
+            "«Também lembramos que a confraternização de fim de ano será no dia 11",
+        ),
+        (["Qual a senha do Wi-Fi?", "E para visitantes?"], "«Visitantes usam a rede"),
+    ],
+)
+def test_a_follow_up_naming_nothing_is_answered_by_what_names_what_came_before(
+    coworking, conversation, quoted
+):
+    """ "Onde?" after the year-end party's date quoted, after the party's sentence (which
+    says "no terraço"), how to confirm and the maintenance day's, as close to "where?"
+    alone: what came before now counts as a word asked for. Not for a question naming
+    something new of it ("E para visitantes?"), which would quote the members' password."""
+    answer = answered_after(coworking, conversation)
+    lines = [line for line in answer.splitlines() if line.startswith("«")]
+    assert len(lines) == 1 and lines[0].startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_the_source_s_language_is_its_passage_s(coworking):
     """ "How much does an extra meeting room hour cost?" got «Hora extra de sala: R$ 60.»
     from the Portuguese deck, said to be Spanish: the note read the quote alone, which
