@@ -475,6 +475,7 @@ class _Candidate:
     says_something_asked: bool = False
     across: bool = False  # its passage is in another language than the question
     heading: str = ""  # its section's heading: what each of its sentences is about
+    named_before: bool = False  # a table's row a follow-up's question before named
 
 
 def _candidates(prompt: Prompt) -> list[_Candidate]:
@@ -601,10 +602,20 @@ def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> li
     def names_it(row: _Candidate) -> bool:
         return _row_says(row.sentence, named, language_of[row.number])
 
+    def names_it_by_name(row: _Candidate) -> bool:
+        language = language_of[row.number]
+        naming = {stem(word, language) for word in named}
+        return _row_named(row.sentence, naming, language or prompt.language)
+
     rows = [c for c in candidates if is_table_row(c.sentence)]
-    if not any(map(names_it, rows)):
-        return candidates
-    return [c for c in candidates if not is_table_row(c.sentence) or names_it(c)]
+    # The row named by its name (its first cell), when one is: "¿Y el vidrio?" after the
+    # paper's day in "Centro" quoted the industrial estate's row too, whose "No hay
+    # recogida" says the "recogen" asked before.
+    for naming in (names_it_by_name, names_it):
+        if any(map(naming, rows)):
+            kept = [c for c in candidates if not is_table_row(c.sentence) or naming(c)]
+            return [replace(c, named_before=is_table_row(c.sentence)) for c in kept]
+    return candidates
 
 
 def _rows_lacking_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
@@ -1098,7 +1109,7 @@ def _score(
         money = asks_money and _says_price(candidate.sentence)
         # "Who sent the notice?": the message's "From: Ana <[EMAIL]>", in no word of it.
         sender = sender_asked and candidate.sentence.startswith(sender_labels())
-        row = _row_named(candidate.sentence, naming, language)
+        row = candidate.named_before or _row_named(candidate.sentence, naming, language)
         candidate.says_something_asked = bool(
             shared or figure or name or contact or money or sender or row
         )

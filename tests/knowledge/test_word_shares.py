@@ -1086,6 +1086,38 @@ def test_a_follow_up_naming_nothing_is_answered_by_what_names_what_came_before(
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "conversation", "row"),
+    [
+        (
+            ("residuos.html",),
+            ["¿Qué día recogen el papel en el Centro?", "¿Y el vidrio?"],
+            "«Barrio: Centro",
+        ),
+        (
+            ("nexo-boas-vindas.pptx", "nexo-planos.xlsx"),
+            ["Quanto custa o plano Fixo?", "Tem armário?"],
+            "«Plano: Fixo",
+        ),
+        (
+            ("locadora-tarifas.xlsx", "locadora-condicoes.docx"),
+            ["¿Cuánto cuesta el SUV por día?", "¿Y por semana?"],
+            "«Categoria: SUV",
+        ),
+    ],
+)
+def test_a_cell_asked_after_a_row_is_quoted_from_that_row_alone(files, conversation, row):
+    """A town hall's waste calendar: "¿Y el vidrio?" after the paper's day in "Centro"
+    quoted the industrial estate's row too, whose "No hay recogida" says the "recogen"
+    asked before, and the rules on when to take the rubbish out. The row named before is
+    the one whose name (its first cell) was named, and it answers as the row a question
+    names does; "Tem armário?" after the Fixo plan's price quoted two slides after it."""
+    answer = answered_after(holding(*files), conversation)
+    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    assert len(quoted) == 1 and quoted[0].startswith(row), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_the_source_s_language_is_its_passage_s(coworking):
     """ "How much does an extra meeting room hour cost?" got «Hora extra de sala: R$ 60.»
     from the Portuguese deck, said to be Spanish: the note read the quote alone, which
