@@ -317,7 +317,10 @@ class ExtractiveLLM:
         return replace(prompt, sources=sorted(kept, key=lambda s: -s.score))
 
     def _unsure(self, prompt: Prompt, top: list[Source]) -> bool:
-        coverage = _coverage(prompt.asked or prompt.question, prompt.language, top)
+        if prompt.asked and prompt.asked != prompt.question:
+            coverage = _follow_up_coverage(prompt, top)
+        else:
+            coverage = _coverage(prompt.question, prompt.language, top)
         if coverage is None:
             return False
         near_floor = prompt.min_score > 0 and top[0].score < prompt.min_score + self.unsure_margin
@@ -448,6 +451,21 @@ def _by_meaning_alone(candidate: _Candidate, best: _Candidate) -> bool:
     if best.across or candidate.across:
         return False
     return best.says_something_asked and not candidate.says_something_asked
+
+
+def _follow_up_coverage(prompt: Prompt, top: list[Source]) -> float | None:
+    """A follow-up's kind of fact is judged by the sentences quoted (a sum for a price),
+    its passages by what the conversation names, each word alike: "How much does it
+    cost?" after "Can I bring my dog?" was "no information", the pets' "£45 each way"
+    saying neither "cost" nor "bring", and the shares weighing them as the dog. Or by the
+    shares of all it says: "¿Y los domingos?" after the clinic's hours names a day no
+    page says, and its "horario" is the hours'."""
+    joined = _coverage(prompt.asked, prompt.language, top)
+    named = content_words(" ".join(naming_words(prompt.asked)), prompt.language)
+    if not named or joined is None:
+        return joined
+    said = [content_words(s.body or s.text, prompt.language) for s in top]
+    return max(joined, *(len(named & words) / len(named) for words in said))
 
 
 def _coverage(question: str, language: str, top: list[Source]) -> float | None:
@@ -909,9 +927,14 @@ _PRICE_WORDS = (
 # tarjeta", not by "el envío cuesta cuatro euros". Whether something is free asks for a sum
 # too, or for a sentence calling it free ("Is the first visit free?": "La primera visita es
 # gratuita", not how long it lasts).
+# "How much" asks a sum when a verb or nothing follows ("How much is parking?", "How
+# much do you pay…?"), a quantity when a thing does: "How much liquid can I carry?" had
+# quoted the pets' "£45 each way" first.
 _ASKS_MONEY = re.compile(
-    rf"\b({_PRICE_WORDS}|fianza|taxa|valor|charge|deposit|how much|gratis|gratuit[oa]s?|free|"
+    rf"\b({_PRICE_WORDS}|fianza|taxa|valor|charge|deposit|gratis|gratuit[oa]s?|free|"
     r"de graca)\b"
+    r"|\bhow much(?=\W*$|\s+(?:is|are|was|were|does|do|did|will|would|should|could|can|"
+    r"for|to|in|extra|more)\b)"
     r"|\b(cuant[oa]s?|quant[oa]s?)\b.*\b(pag|cobr)\w*"
 )
 _MONEY = re.compile(

@@ -1118,6 +1118,26 @@ def test_a_cell_asked_after_a_row_is_quoted_from_that_row_alone(files, conversat
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "quoted"),
+    [
+        # "how much" and a thing asks a quantity, not a sum
+        (["How much liquid can I carry?"], "«Liquids in cabin baggage must be in containers"),
+        (["How much is a dog in the cabin?"], "«Pets: small dogs and cats up to 8 kg"),
+        # a follow-up's passage is judged by what the conversation names
+        (["Can I bring my dog?", "How much does it cost?"], "«Pets: small dogs and cats"),
+    ],
+)
+def test_an_airline_s_baggage_policy(conversation, quoted):
+    """A tour of an airline's baggage policy, in English: "How much liquid can I carry?"
+    quoted the pets' "£45 each way" first, "how much" having asked a sum; "How much does it
+    cost?" after "Can I bring my dog?" was "no information": the pets' passage says
+    neither "cost" nor "bring", which the joined question's shares weighed as the dog."""
+    answer = answered_after(holding("baggage.md"), conversation)
+    assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_the_source_s_language_is_its_passage_s(coworking):
     """ "How much does an extra meeting room hour cost?" got «Hora extra de sala: R$ 60.»
     from the Portuguese deck, said to be Spanish: the note read the quote alone, which
