@@ -671,10 +671,14 @@ def _row_priced_most_or_least(candidates: list[_Candidate], prompt: Prompt) -> l
     extreme = asks_cheapest_or_dearest(prompt.question)
     if not extreme:
         return candidates
-    priced = [(c, amount) for c in candidates if (amount := _row_price(c.sentence)) is not None]
+    named = content_words(" ".join(naming_words(prompt.question)), prompt.language)
+    priced = [
+        (c, amount)
+        for c in candidates
+        if (amount := _row_price(c.sentence, named, prompt.language)) is not None
+    ]
     if not priced:
         return candidates
-    named = content_words(" ".join(naming_words(prompt.question)), prompt.language)
     tables: dict[str, list[tuple[_Candidate, Decimal]]] = {}
     for candidate, amount in priced:
         tables.setdefault(_columns_of(candidate.sentence), []).append((candidate, amount))
@@ -683,20 +687,36 @@ def _row_priced_most_or_least(candidates: list[_Candidate], prompt: Prompt) -> l
     ]
     asked = named_columns[0] if named_columns else tables[_columns_of(priced[0][0].sentence)]
     pick = min if extreme == "least" else max
-    return [pick(asked, key=lambda row: row[1])[0]]
+    best = pick(amount for _, amount in asked)
+    return [row for row, amount in asked if amount == best]  # all of them, when tied
 
 
-def _row_price(row: str) -> Decimal | None:
+def _row_price(row: str, named: set[str], language: str) -> Decimal | None:
     """A table row's price: its first cell read as an amount with a currency, or under a
-    column naming a price ("Precio (€): 49")."""
+    column naming a price ("Precio (€): 49"), under a column naming a price, a period
+    ("Diária", "Mensal") or what the question names. Not under one naming another thing:
+    "What's the cheapest fare?" got the Business fare, whose "Extra bag (online): £30" is
+    an extra bag's price, not the fare's."""
     if not is_table_row(row):
         return None
     for cell in row.split(" · "):
         column, _, value = cell.rpartition(": ")
         price = Price.fromstring(value)
-        if price.amount is not None and (price.currency or _PRICE_COLUMN.search(fold(column))):
+        if price.amount is None or not (price.currency or _PRICE_COLUMN.search(fold(column))):
+            continue
+        said = content_words(column, language) - {stem(w, language) for w in _PERIODS}
+        if not said or _PRICE_COLUMN.search(fold(column)) or said & named:
             return price.amount
     return None
+
+
+# What a price is counted per, as a column names it: "Diária", "Semanal", "Por noche".
+_PERIODS = frozenset({
+    "dia", "diaria", "diario", "diarias", "semana", "semanal", "mes", "mensal", "mensual",
+    "ano", "anual", "noche", "noite", "hora", "day", "daily", "week", "weekly", "month",
+    "monthly", "year", "yearly", "annual", "night", "hour", "hourly", "per", "por",
+    "persona", "pessoa", "person", "pax",
+})  # fmt: skip
 
 
 # Saying a row lacks something: "no", "sin", "não", "sem", "without", "not".

@@ -1138,6 +1138,20 @@ def test_an_airline_s_baggage_policy(conversation, quoted):
 
 
 @pytest.mark.usefixtures("local_model_statements")
+def test_the_cheapest_is_priced_by_a_column_of_its_price():
+    """ "What's the cheapest fare?" quoted the Business fare alone: its "Extra bag (online):
+    £30", the lowest sum of the fares' table, is an extra bag's price, not the fare's,
+    which no page says. Asked for that ("the cheapest extra bag"), both fares tied at £30
+    are quoted."""
+    principal = holding("baggage.md")
+    fares = answered_after(principal, ["What's the cheapest fare?"])
+    assert "«Fare:" not in fares, fares
+    bags = answered_after(principal, ["What's the cheapest extra bag?"])
+    rows = sorted(line[:13] for line in bags.splitlines() if line.startswith("«Fare:"))
+    assert rows == ["«Fare: Busine", "«Fare: Flex ·"], bags
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_the_source_s_language_is_its_passage_s(coworking):
     """ "How much does an extra meeting room hour cost?" got «Hora extra de sala: R$ 60.»
     from the Portuguese deck, said to be Spanish: the note read the quote alone, which
