@@ -596,25 +596,15 @@ def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> li
     after the cleaning's price, "¿Qué alérgenos tiene?" after the sea bass's), asking it
     again of another time ("And per week?" after the SUV's daily price, which no column
     says in English), or whether it is so ("É obrigatório?" after the GPS's), asks about
-    the row named before: the other rows answer it alike, and three were quoted."""
+    the row named before: the other rows answer it alike, and three were quoted. That row
+    is then weighed as a row the question names."""
     if not prompt.asked or prompt.asked == prompt.question:
         return candidates
     named_now = naming_words(prompt.question)
     passages = [source.body or source.text for source in prompt.sources[:3]]
     named = named_before(prompt.asked, named_now)
-    if not names_a_column_of_a_row(named_now, named, passages):
-        # "¿Y el domingo?" names a row of its own; "É obrigatório?" after the GPS's price
-        # says a word of the child seat's row of what was named before.
-        if (
-            named_now
-            and names_a_row(named_now, passages)
-            and not asks_whether_it_is(prompt.question)
-        ):
-            return candidates
-        if named_now and not (
-            names_only_columns(named_now, passages) or refers_back(prompt.question)
-        ):
-            return candidates
+    if not _asks_of_a_row_named_before(prompt.question, named_now, named, passages):
+        return candidates
     language_of = {source.number: _language_of(source) for source in prompt.sources}
 
     def names_it(row: _Candidate) -> bool:
@@ -634,6 +624,20 @@ def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> li
             kept = [c for c in candidates if not is_table_row(c.sentence) or naming(c)]
             return [replace(c, named_before=is_table_row(c.sentence)) for c in kept]
     return candidates
+
+
+def _asks_of_a_row_named_before(
+    question: str, named_now: list[str], named: list[str], passages: list[str]
+) -> bool:
+    if names_a_column_of_a_row(named_now, named, passages):
+        return True  # "Tem armário?" after the Fixo plan's price: its "Armário" cell
+    if not named_now:
+        return True  # "¿Y cuánto dura?"
+    # "¿Y el domingo?" names a row of its own; "É obrigatório?" after the GPS's price
+    # says a word of the child seat's row of what was named before.
+    if names_a_row(named_now, passages) and not asks_whether_it_is(question):
+        return False
+    return names_only_columns(named_now, passages) or refers_back(question)
 
 
 def _rows_lacking_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
