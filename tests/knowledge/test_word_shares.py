@@ -802,6 +802,11 @@ def test_a_tour_over_a_restaurant_s_menu_and_a_router_s_help_pages(asked, quoted
     assert "\n(Nada" not in answer, answer
 
 
+def quotes_of(answer: str) -> list[str]:
+    """The offline answer's quotes, a line each: no note nor label."""
+    return [line for line in answer.splitlines() if line.startswith("«")]
+
+
 def answered_after(principal, conversation: list[str]) -> str:
     """The answer to the last question of ``conversation``, each asked after the ones before
     it in one session."""
@@ -858,7 +863,7 @@ def test_a_column_asked_after_a_row_is_that_row_s(tables, conversation, row):
     dura?" nothing: each was answered by the first rows found (the cheesecake's and the
     croquettes' after the sea bass's price), or by the row named before and two others."""
     answer = answered_after(tables, conversation)
-    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    quoted = quotes_of(answer)
     assert len(quoted) == 1 and quoted[0].startswith(row), answer
 
 
@@ -874,7 +879,7 @@ def test_the_rows_lacking_what_a_column_names_answer_which_lack_it(tables, asked
     """ "¿Qué platos no tienen alérgenos?" quoted the cheesecake's, the sea bass's and the
     croquettes' rows, each saying its allergens, and not the one saying "ninguno"."""
     answer = answered_after(tables, [asked])
-    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    quoted = quotes_of(answer)
     assert len(quoted) == 1 and quoted[0].startswith(row), answer
 
 
@@ -893,7 +898,7 @@ def test_the_most_or_least_expensive_row_is_the_one_asked(tables, asked, row):
     """ "¿Cuál es el plato más caro?" quoted three dishes: which costs most, words cannot
     tell; the prices, read as amounts ("19,50 €", "R$ 89,90"), do."""
     answer = answered_after(tables, [asked])
-    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    quoted = quotes_of(answer)
     assert len(quoted) == 1 and quoted[0].startswith(row), answer
 
 
@@ -923,7 +928,7 @@ def test_the_cheapest_row_is_found_though_no_page_says_cheap(rental, asked, row)
     """The tour of a car rental: "Qual é a categoria mais barata?" got "no information":
     "barata", which no price list says, weighed as the question's rarest word."""
     answer = answered_after(rental, [asked])
-    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    quoted = quotes_of(answer)
     assert quoted and quoted[0].startswith(row), answer
 
 
@@ -985,7 +990,7 @@ def test_the_row_named_is_quoted_alone_across_languages(rental):
     categories after the SUV's: across languages, words weigh little beside the meaning,
     which every row shares; the row the question names now counts as a sum asked does."""
     answer = answered_after(rental, ["How much is the SUV per day?"])
-    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    quoted = quotes_of(answer)
     assert len(quoted) == 1 and quoted[0].startswith("«Categoria: SUV"), answer
 
 
@@ -1023,7 +1028,7 @@ def test_whether_it_is_so_asks_of_the_row_named_before(rental, conversation, row
     whose "Obrigatória para menores de 7 anos" says the word; "¿Es obligatorio?" quoted that
     the car may not leave Brazil and the traffic fines."""
     answer = answered_after(rental, conversation)
-    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    quoted = quotes_of(answer)
     assert len(quoted) == 1 and quoted[0].startswith(row), answer
 
 
@@ -1081,7 +1086,7 @@ def test_a_follow_up_naming_nothing_is_answered_by_what_names_what_came_before(
     alone: what came before now counts as a word asked for. Not for a question naming
     something new of it ("E para visitantes?"), which would quote the members' password."""
     answer = answered_after(coworking, conversation)
-    lines = [line for line in answer.splitlines() if line.startswith("«")]
+    lines = quotes_of(answer)
     assert len(lines) == 1 and lines[0].startswith(quoted), answer
 
 
@@ -1113,7 +1118,7 @@ def test_a_cell_asked_after_a_row_is_quoted_from_that_row_alone(files, conversat
     the one whose name (its first cell) was named, and it answers as the row a question
     names does; "Tem armário?" after the Fixo plan's price quoted two slides after it."""
     answer = answered_after(holding(*files), conversation)
-    quoted = [line for line in answer.splitlines() if line.startswith("«")]
+    quoted = quotes_of(answer)
     assert len(quoted) == 1 and quoted[0].startswith(row), answer
 
 
