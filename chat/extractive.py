@@ -127,8 +127,9 @@ def _in_the_question_s_language(
     numbers = {number for _, number in quoted}
     passages = {_language_of(source) for source in sources if source.number in numbers}
     together = " ".join(sentence for sentence, _ in quoted)
-    if len(passages) == 1 and None not in passages:
-        source = passages.pop() or "other"
+    known = [passage for passage in passages if passage is not None]
+    if len(passages) == 1 and known:
+        source = known[0]
     else:
         source = (detect_language(together) or "other") if len(together.split()) >= 6 else "other"
     return quoted, SOURCE_LANGUAGE.get(language, {}).get(source, "")
@@ -921,19 +922,19 @@ _THING_OF_A_CONTACT = re.compile(
     r"\b(?:de|da|do|del|of)\s+(?:(?:la|el|o|a|mi|meu|minha|my|the|your|su|seu|sua)\s+)?"
     rf"(?:{_CONTACT_DETAIL_WORDS})$"
 )
-# A phone asked for, and said; an e-mail asked for, and said (or redaction's placeholder).
+# A phone or an e-mail address as a sentence says it (or redaction's placeholder).
+_PHONE_SAID = r"\+?\d[\d ().-]{6,}\d|\[PHONE\]"
+_EMAIL_SAID = r"[\w.+-]+@[\w-]+\.[\w.-]+|\[EMAIL\]"
+# A phone asked for, and said; an e-mail asked for, and said.
 _CONTACT_KINDS = (
     (
         re.compile(r"\b(?:telefono|telefone|phone|movil|celular|whatsapp)\b"),
-        re.compile(r"\+?\d[\d ().-]{6,}\d|\[PHONE\]"),
+        re.compile(_PHONE_SAID),
     ),
-    (
-        re.compile(r"\b(?:correo|e-?mail|mail)\b"),
-        re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\[EMAIL\]"),
-    ),
+    (re.compile(r"\b(?:correo|e-?mail|mail)\b"), re.compile(_EMAIL_SAID)),
 )
 _CONTACT = re.compile(
-    r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://|\bwww\.|\+?\d[\d ().-]{6,}\d|\[(EMAIL|PHONE)\]"
+    rf"{_EMAIL_SAID}|{_PHONE_SAID}|https?://|\bwww\."
     r"|\b(calle|avenida|rua|street|road|avda?\.|c/)\s"
     r"|\b(?:ramal|extensi[oó]n|extension|ext\.)\s*\d{2,6}\b"  # an office's extension
     # an emergency number, too short for a phone's: "llame al 112", "ligue 190", "call 911"
