@@ -26,11 +26,14 @@ from text.languages import detect_language
 from text.sentences import split_sentences
 from text.words import (
     FACT_WORDS,
+    asks_a_contact_alone,
     asks_cheapest_or_dearest,
     asks_sender,
     asks_whether_allowed,
     asks_whether_it_is,
+    asks_whether_there_is,
     asks_with_no_subject,
+    asks_yes_or_no,
     content_words,
     naming_words,
     refers_back,
@@ -338,6 +341,10 @@ class ExtractiveLLM:
         the best passage is in another language: the others in the question's are then
         further from it."""
         top = prompt.sources[:3]
+        if asks_a_contact_alone(prompt.question) and any(
+            _holds_the_contact_asked(s.body or s.text, prompt.question) for s in top
+        ):
+            return False  # "¿Cuál es el teléfono?": no page says "teléfono", one holds one
         if _language_of(prompt.sources[0]) not in (None, prompt.language):
             # "Aceitam cartão?" over a Spanish FAQ ("aceptamos tarjeta") is judged by
             # nothing, nor "¿Cuántos días de vacaciones tengo?" over a Portuguese policy's
@@ -816,6 +823,14 @@ def _asks_what_a_header_says(question: str) -> bool:
     )
 
 
+def _holds_the_contact_asked(text: str, question: str) -> bool:
+    folded = fold(question)
+    for asked, said in _CONTACT_KINDS:
+        if asked.search(folded):
+            return bool(said.search(text))
+    return bool(_CONTACT.search(text))
+
+
 def _holding_the_contact_asked(candidates: list[_Candidate], question: str) -> list[_Candidate]:
     """Of sentences holding a contact, those holding the kind asked, when some do: "Qual o
     telefone da recepção?" quoted where to write about the internet ("…ou escreva para
@@ -830,7 +845,26 @@ def _holding_the_contact_asked(candidates: list[_Candidate], question: str) -> l
 
 def _asks_price(question: str) -> bool:
     folded = fold(question)
-    return bool(_ASKS_PRICE.search(folded)) and not _ASKS_ANOTHER.search(folded)
+    return (
+        bool(_ASKS_PRICE.search(folded))
+        and not _ASKS_ANOTHER.search(folded)
+        and not _asks_else_of_a_price(question)
+    )
+
+
+def _asks_else_of_a_price(question: str) -> bool:
+    """The question names a price by a noun alone ("cuota", "mensalidade", "fee") and asks
+    something else of it: when it falls due ("Quando vence a mensalidade?"), whether it may
+    be done ("¿Puedo congelar la cuota?"), how it is paid. Both got "no information", no
+    sentence saying them naming a sum. Not when it asks how much, nor whether it is free."""
+    folded = fold(question)
+    if _ASKS_A_SUM.search(folded):
+        return False
+    return bool(
+        _ASKS_ELSE_OF_A_PRICE.search(folded)
+        or asks_whether_allowed(question)
+        or (asks_yes_or_no(question) and not asks_whether_there_is(question))
+    )
 
 
 def _asks_contact_detail(question: str) -> bool:
@@ -976,8 +1010,18 @@ _ASKS_PRICE = re.compile(
     r"|\b(cuant[oa]s?|quant[oa]s?)\b(?!\s+(?:tiempo|tempo|dias|semanas|meses)\b)"
     r".*\b(fianza|fianca|caucao)\b"
 )
+# Words asking a sum (or whether there is one) whatever else the question asks, and those
+# asking anything but a sum.
+_ASKS_A_SUM = re.compile(
+    r"\b(cuesta|cuestan|costar|custa|custam|custar|cost|costs|cuant[oa]s?|quant[oa]s?|"
+    r"how much|gratis|gratuit[oa]s?|free|de graca)\b"
+)
+_ASKS_ELSE_OF_A_PRICE = re.compile(
+    r"\b(cuando|quando|when|donde|onde|where|como|how|quien(es)?|quem|who|por que|why|"
+    r"what time|que horas?|a que hora)\b"
+)
 # A column holding prices ("Precio (€)"): its figures are amounts without a currency sign.
-_PRICE_COLUMN = re.compile(rf"\b({_PRICE_WORDS}|importe|valor)\b", re.IGNORECASE)
+_PRICE_COLUMN = re.compile(rf"\b({_PRICE_WORDS}|importe|valor|rate|rates)\b", re.IGNORECASE)
 # A second question joined to the first ("¿cuánto cuesta el gimnasio y cuándo abre?"): its
 # answer need not name a sum or a contact.
 _ASKS_ANOTHER = re.compile(
@@ -1139,7 +1183,7 @@ def _score(
     asks_figure = bool(_ASKS_FIGURE.search(folded_question))
     asks_name = bool(_ASKS_NAME.search(folded_question))
     asks_contact = _names_a_contact(question, _ASKS_CONTACT)
-    asks_money = bool(_ASKS_MONEY.search(folded_question))
+    asks_money = bool(_ASKS_MONEY.search(folded_question)) and not _asks_else_of_a_price(question)
     sender_asked = asks_sender(question)
     question_tokens = set(re.findall(r"\w+", folded_question))
     for candidate, words, own in zip(candidates, words_of, _with_kin(asked, said), strict=True):

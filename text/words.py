@@ -234,11 +234,15 @@ def naming_words(question: str) -> list[str]:
     """The words of ``question`` that name something: neither courtesy, a common word, a
     question word, a word that only asks to be told, one that asks for a kind of fact, nor
     a light verb ("¿y el wifi?" and "¿hay wifi?" name "wifi"; "¿y cuánto cuesta?" names
-    nothing)."""
+    nothing). Nor the cheap or dear of "¿Cuál es la cuota más barata?", which names only
+    "cuota": no price list says "barata", and the question was "no information"."""
+    question = without_courtesy(question)
+    asking = _cheap_or_dear_words(question) | _contact_asked(question)
     return [
         word
-        for word in _WORD.findall(without_courtesy(question))
-        if len(word) > 2 and fold(word) not in _COMMON | FACT_WORDS | LIGHT_VERBS | QUALIFIERS
+        for word in _WORD.findall(question)
+        if len(word) > 2
+        and fold(word) not in _COMMON | FACT_WORDS | LIGHT_VERBS | QUALIFIERS | asking
     ]
 
 
@@ -250,6 +254,8 @@ def courtesy_said(message: str) -> str:
         return ""  # "Que dia?" after a class's teacher asks which day, and greets nobody
     if "?" in message and (words <= _ASKING_ALONE or _WHY.search(fold(message))):
         return ""  # "¿Por qué?", "¿Cómo?" ask about the answer before
+    if _HOW_MUCH.search(fold(message)):
+        return ""  # "How much?" after the car park asks its price: "much" also thanks
     greeting = _GREETING | _SMALL_TALK
     for kind, among in (("thanks", _THANKING), ("farewell", _FAREWELLS), ("greeting", greeting)):
         if words & among:
@@ -631,6 +637,18 @@ _A_MESSAGE = frozenset({
 })  # fmt: skip
 
 
+def asks_a_contact_alone(query: str) -> bool:
+    """``query`` asks for a kind of contact and names nothing else: "¿Cuál es el
+    teléfono?", "What's the phone number?". A page holding one answers it, though it never
+    says "teléfono" (it says "[PHONE]" or the number)."""
+    if not _contact_asked(query):
+        return False
+    leaning = LIGHT_VERBS | QUALIFIERS | _contact_asked(query)
+    return not content_words(
+        " ".join(w for w in _WORD.findall(words_to_match(query)) if fold(w) not in leaning), None
+    )
+
+
 def _turning_to(query: str) -> frozenset[str]:
     verbs = _WHOM_TO_TURN_TO.findall(fold(query))
     return frozenset(verb for verb in verbs if verb in _TURNING_TO)
@@ -711,16 +729,18 @@ def _asked_by_phrase(query: str) -> frozenset[str]:
     """The words (folded) that ``query`` asks with in a phrase, naming nothing: the verb of
     "who sent…", the "hora" of "¿a qué hora…?"."""
     folded = fold(query)
-    cheap_or_dear = [
-        word
-        for phrase in _CHEAP_OR_DEAR.finditer(folded)
-        for word in _CHEAP_OR_DEAR_WORDS.findall(phrase.group())
-    ]
     return frozenset(
-        _WHO_SENT.findall(folded)
-        + _WHAT_TIME.findall(folded)
-        + _HOW_MUCH.findall(folded)
-        + cheap_or_dear
+        _WHO_SENT.findall(folded) + _WHAT_TIME.findall(folded) + _HOW_MUCH.findall(folded)
+    ) | _cheap_or_dear_words(query)
+
+
+def _cheap_or_dear_words(query: str) -> frozenset[str]:
+    """The words (folded) saying cheapest or dearest in ``query``: "barata" in "la cuota
+    más barata", not in "una cuota barata"."""
+    return frozenset(
+        word
+        for phrase in _CHEAP_OR_DEAR.finditer(fold(query))
+        for word in _CHEAP_OR_DEAR_WORDS.findall(phrase.group())
     )
 
 

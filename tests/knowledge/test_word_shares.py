@@ -1259,3 +1259,71 @@ def test_a_question_naming_no_subject_asks_of_the_one_before(page, conversation,
     make_document(page, filename="rh.md", license=license)
     answer = answered_after(principal_for_license(license), conversation)
     assert answer.startswith(quoted), answer
+
+
+@pytest.fixture
+def gym():
+    """A Spanish gym's rules (OpenDocument) and its classes and fees (a workbook)."""
+    return holding("olimpo-normas.odt", "olimpo-clases.xlsx")
+
+
+@pytest.fixture
+def hotel():
+    """An English hotel's FAQ (HTML) and its room rates (CSV)."""
+    return holding("hotel-faq.html", "hotel-rates.csv")
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quoted"),
+    [
+        (("olimpo-normas.odt",), "¿Puedo congelar la cuota?", "«Puedes congelar la cuota"),
+        (("escola-manual.pdf",), "Quando vence a mensalidade?", "«A mensalidade vence no dia 5"),
+    ],
+)
+def test_a_fee_named_to_ask_something_else_of_it_is_no_question_of_its_sum(files, asked, quoted):
+    """The tour of a gym and a school: "¿Puedo congelar la cuota?" and "Quando vence a
+    mensalidade?" were "no information": "cuota" and "mensalidade" asked a sum, and no
+    sentence saying whether or when named one."""
+    answer = answered_after(holding(*files), [asked])
+    assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_how_much_alone_asks_the_price_of_what_came_before(hotel):
+    """ "How much?" after "Is there parking?" was greeted ("Hello, … How can I help?"):
+    "how" and "much" are both words of courtesy ("how are you", "thanks so much")."""
+    answer = answered_after(hotel, ["Is there parking?", "How much?"])
+    assert answer.startswith("«Our car park has 20 spaces at £15 per night.»"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("place", "asked", "row"),
+    [
+        ("gym", "¿Cuál es la cuota más barata?", "«Modalidad: Joven (hasta 25 años)"),
+        ("hotel", "What's the cheapest room?", "«Room: Single"),
+    ],
+)
+def test_the_cheapest_of_a_fee_or_a_rate_is_its_table_s_row(place, asked, row, request):
+    """ "¿Cuál es la cuota más barata?" was "no information": "cuota" asks a price, which
+    left "barata", in no page, as all it named. "What's the cheapest room?" quoted the
+    smoking fee and the fitness room: no column named a price ("Weekday rate")."""
+    answer = answered_after(request.getfixturevalue(place), [asked])
+    quoted = quotes_of(answer)
+    assert len(quoted) == 1 and quoted[0].startswith(row), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("place", "asked", "quoted"),
+    [
+        ("gym", "¿Cuál es el teléfono?", "«Recepción: [PHONE]. Correo: [EMAIL].»"),
+        ("hotel", "What's the phone number?", "«Reception is open 24 hours: [PHONE], [EMAIL].»"),
+    ],
+)
+def test_a_phone_asked_naming_nothing_else_is_the_page_s_phone(place, asked, quoted, request):
+    """Both were "no information": no page says "teléfono" or "number" (the phone is
+    redacted as "[PHONE]"), and the question named nothing else."""
+    answer = answered_after(request.getfixturevalue(place), [asked])
+    assert answer.startswith(quoted), answer

@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from text.words import (
+    asks_a_contact_alone,
     asks_cheapest_or_dearest,
     asks_sender,
     asks_what_if,
@@ -299,6 +300,11 @@ def test_each_thread_stems_with_its_own_stemmer():
         ("Is there wifi at the gym?", ["wifi", "gym"]),
         ("¿Puedo tener un perro?", ["perro"]),
         ("How much is the SUV per day?", ["SUV", "day"]),  # "per", as "por", names nothing
+        # the cheapest asked, and the kind of contact asked, name nothing either
+        ("¿Cuál es la cuota más barata?", []),
+        ("Qual é a categoria mais barata?", ["categoria"]),
+        ("What's the phone number?", []),
+        ("¿Cuál es el número de teléfono de la recepción?", ["recepción"]),
     ],
 )
 def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
@@ -331,6 +337,9 @@ def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
         ("¿Qué tal?", "greeting"),
         ("¿Cómo estás?", "greeting"),
         ("Por favor", "ok"),
+        ("How much?", ""),  # after the car park: "much" also thanks ("thanks so much")
+        ("how many?", ""),
+        ("Thank you so much!", "thanks"),
     ],
 )
 def test_a_message_of_courtesy_alone_says_what_kind(message, said):
@@ -501,3 +510,19 @@ def test_a_question_answered_yes_or_no(question, asks):
 )
 def test_a_question_word_and_a_verb_ask_of_the_subject_before(question, asks):
     assert asks_with_no_subject(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("question", "alone"),
+    [
+        ("¿Cuál es el teléfono?", True),
+        ("What's the phone number?", True),
+        ("Qual é o e-mail?", True),
+        ("¿Cuál es el teléfono de la recepción?", False),
+        ("What is the email size limit?", False),
+        ("¿Dónde está la recepción?", False),
+    ],
+)
+def test_a_question_asking_a_kind_of_contact_alone(question, alone):
+    """ "¿Cuál es el teléfono?" names nothing a page would say: the page holding one answers."""
+    assert asks_a_contact_alone(question) is alone
