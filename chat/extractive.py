@@ -27,6 +27,7 @@ from text.sentences import split_sentences
 from text.words import (
     FACT_WORDS,
     asks_a_contact_alone,
+    asks_again_of_a_time,
     asks_cheapest_or_dearest,
     asks_sender,
     asks_whether_allowed,
@@ -594,7 +595,11 @@ def _asked_of(prompt: Prompt) -> list[str]:
     question = prompt.question
     if not prompt.asked or prompt.asked == question:
         return []
-    if not (asks_with_no_subject(question) or asks_whether_it_is(question)):
+    if not (
+        asks_with_no_subject(question)
+        or asks_whether_it_is(question)
+        or asks_again_of_a_time(question)
+    ):
         return []
     return named_before(prompt.asked, naming_words(question))
 

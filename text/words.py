@@ -450,13 +450,18 @@ def _asks_under_another_circumstance(question: str) -> bool:
     words = _WORD.findall(folded)
     if words[:1] in (["y"], ["e"], ["and"]):
         words = words[1:]
-    if _ONLY_A_TIME.match(folded):
-        return True
-    # A time asked, naming nothing else: "Abre domingo?" after the booking line's hours.
-    named = naming_words(question)
-    if named and all(fold(word) in _CALENDAR for word in named):
+    if asks_again_of_a_time(question):
         return True
     return len(words) <= _CIRCUMSTANCE_WORDS and bool(_CIRCUMSTANCE.match(folded))
+
+
+def asks_again_of_a_time(question: str) -> bool:
+    """A time alone ("¿Y los domingos?", "E à tarde?"), or a question naming only one ("Abre
+    domingo?" after the booking line's hours): the question before, asked again of it."""
+    if _ONLY_A_TIME.match(fold(question)):
+        return True
+    named = naming_words(question)
+    return bool(named) and all(fold(word) in _CALENDAR for word in named)
 
 
 # "And if…?", in a few words: "E se não encher?" after whether the tank must be full.

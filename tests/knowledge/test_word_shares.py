@@ -1327,3 +1327,20 @@ def test_a_phone_asked_naming_nothing_else_is_the_page_s_phone(place, asked, quo
     redacted as "[PHONE]"), and the question named nothing else."""
     answer = answered_after(request.getfixturevalue(place), [asked])
     assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "quoted"),
+    [
+        (["Que horas abre o portão?", "E à tarde?"], "«O portão abre às 7h15"),
+        (["Quanto custa o integral?", "E a tarde?"], "«Turno: Tarde"),
+    ],
+)
+def test_a_time_asked_again_is_of_what_the_question_before_named(conversation, quoted):
+    """The tour of a school's handbook: "E à tarde?" after when the gate opens quoted the
+    fees table's "Turno: Tarde" row first, named by "tarde"; the gate's sentence says
+    "tarde" too, and what was asked before ("portão", "abre") now counts as a word asked
+    for a kind of fact does. After the full day's fee it still asks the afternoon's row."""
+    answer = answered_after(holding("escola-manual.pdf"), conversation)
+    assert answer.startswith(quoted), answer

@@ -8,6 +8,7 @@ import pytest
 
 from text.words import (
     asks_a_contact_alone,
+    asks_again_of_a_time,
     asks_cheapest_or_dearest,
     asks_sender,
     asks_what_if,
@@ -526,3 +527,17 @@ def test_a_question_word_and_a_verb_ask_of_the_subject_before(question, asks):
 def test_a_question_asking_a_kind_of_contact_alone(question, alone):
     """ "¿Cuál es el teléfono?" names nothing a page would say: the page holding one answers."""
     assert asks_a_contact_alone(question) is alone
+
+
+@pytest.mark.parametrize(
+    ("question", "again"),
+    [
+        ("E à tarde?", True),
+        ("¿Y los domingos?", True),
+        ("Abre domingo?", True),
+        ("E para visitantes?", False),
+        ("¿Y el vidrio?", False),
+    ],
+)
+def test_a_time_alone_asks_the_question_before_again(question, again):
+    assert asks_again_of_a_time(question) is again
