@@ -397,7 +397,7 @@ class ExtractiveLLM:
         candidates = _row_priced_most_or_least(candidates, prompt)
         # Two questions in one are not answered by the first's clear winner alone.
         at_least = 2 if _ASKS_ANOTHER.search(fold(prompt.question)) else 1
-        chosen = self._enough(candidates, prompt.max_words, at_least)
+        chosen = _steps_in_order(self._enough(candidates, prompt.max_words, at_least))
         return [(c.sentence, c.number) for c in chosen]
 
     def _names_only_what_no_page_holds(self, prompt: Prompt) -> bool:
@@ -436,6 +436,23 @@ class ExtractiveLLM:
             chosen.append(candidate)
             covered += weight / total
         return chosen
+
+
+def _steps_in_order(chosen: list[_Candidate]) -> list[_Candidate]:
+    """Numbered steps of one passage, in their order: "How do I reset my password?" quoted
+    a guide's step 3, then 1, then 2, the best first."""
+    if len({c.number for c in chosen}) > 1 or not all(_STEP.match(c.sentence) for c in chosen):
+        return chosen
+    return sorted(chosen, key=_step_number)
+
+
+def _step_number(candidate: _Candidate) -> int:
+    step = _STEP.match(candidate.sentence)
+    return int(step.group(1)) if step else 0
+
+
+# A numbered step, as a list item's text keeps its number: "1. Go to the portal…".
+_STEP = re.compile(r"\s*(\d{1,2})[.)]\s")
 
 
 def _row_named(sentence: str, naming: set[str], language: str) -> bool:
@@ -929,6 +946,12 @@ _CONTACT_DETAIL_WORDS = (
     "correo|e-?mail|telefono|telefone|phone|movil|celular|whatsapp|url|website|pagina web|"
     "sitio web|enlace|link"
 )
+# An office's extension, asked: "What's the helpdesk's extension?" quoted its hours first.
+# "Extension" ends the question or is of something, not a deadline's ("how do I request an
+# extension to…"); "ramal" is one.
+_EXTENSION_ASKED = (
+    r"ramal|(?:extension|extensao)(?=\s*(?:[?.!]|$|(?:number|for|of|de|do|da|del)\b))"
+)
 # A question asking how to reach someone, in words that ask for nothing else ("dirección"
 # alone is also a direction, "call" a name, "sitio" a place), and a sentence that says it:
 # an e-mail address, a phone number or an office extension ("ramal 4400"), a web or street
@@ -943,7 +966,7 @@ _ASKS_CONTACT = re.compile(
 # nor another fact about one ("¿cuántos nombres se firmaron en el sitio web…?").
 _ASKS_CONTACT_DETAIL = re.compile(
     r"(?<!\bpor )(?<!\bpor el )(?<!\bpelo )(?<!\bpela )(?<!\bby )(?<!\bvia )(?<!\bover the )"
-    rf"\b({_CONTACT_DETAIL_WORDS})\b"
+    rf"\b({_CONTACT_DETAIL_WORDS}|{_EXTENSION_ASKED})\b"
 )
 _ASKS_OTHER_FACT = re.compile(
     r"\b(cuant[oa]s?|cuando|quant[oa]s?|quando|quien(es)?|quem|how (many|much)|when|who)\b"
@@ -964,6 +987,7 @@ _THING_OF_A_CONTACT = re.compile(
 # A phone or an e-mail address as a sentence says it (or redaction's placeholder).
 _PHONE_SAID = r"\+?\d[\d ().-]{6,}\d|\[PHONE\]"
 _EMAIL_SAID = r"[\w.+-]+@[\w-]+\.[\w.-]+|\[EMAIL\]"
+_EXTENSION_SAID = r"(?i:\b(?:ramal|extensi[oó]n|extens[aã]o|extension|ext\.)\s*\d{2,6}\b)"
 # A phone asked for, and said; an e-mail asked for, and said.
 _CONTACT_KINDS = (
     (
@@ -971,11 +995,12 @@ _CONTACT_KINDS = (
         re.compile(_PHONE_SAID),
     ),
     (re.compile(r"\b(?:correo|e-?mail|mail)\b"), re.compile(_EMAIL_SAID)),
+    (re.compile(rf"\b(?:{_EXTENSION_ASKED})"), re.compile(_EXTENSION_SAID)),
 )
 _CONTACT = re.compile(
     rf"{_EMAIL_SAID}|{_PHONE_SAID}|https?://|\bwww\."
     r"|\b(calle|avenida|rua|street|road|avda?\.|c/)\s"
-    r"|\b(?:ramal|extensi[oó]n|extension|ext\.)\s*\d{2,6}\b"  # an office's extension
+    rf"|{_EXTENSION_SAID}"
     # an emergency number, too short for a phone's: "llame al 112", "ligue 190", "call 911"
     r"|(?i:\b(?:llam[ae]n?|llamar|marque|marcar|ligue|ligar|disque|discar|call|dial|ring)\s+"
     r"(?:al |el |para o |para |o |a )?\d{3,4}\b)"

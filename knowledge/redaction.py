@@ -259,8 +259,9 @@ def _is_labelled_identifier(text: str) -> bool:
 
 
 # "(at)", "[arroba]", and the security writers' "[@]" and "[.]" that keep a link from working
-_AT = r"(?:\s*@+\s*|\s*[(\[{]\s*(?:at|arroba|a|@)\s*[)\]}]\s*|\s+(?:at|arroba)\s+)"
-_DOT = r"(?:\.|\s*[(\[{]\s*(?:dot|punto|ponto|\.)\s*[)\]}]\s*|\s+(?:dot|punto|ponto)\s+)"
+_AT = r"(?:\s*@+\s*|\s*[(\[{]\s*(?:at|arroba|a|@)\s*[)\]}]\s*|\s+arroba\s+)"
+_SAID_DOT = r"(?:\s*[(\[{]\s*(?:dot|punto|ponto|\.)\s*[)\]}]\s*|\s+(?:dot|punto|ponto)\s+)"
+_DOT = rf"(?:\.|{_SAID_DOT})"
 # an underscore or a dash said aloud inside the name: "ana guion bajo lopez arroba…"
 _SAID_JOIN = (
     r"(?:\s+(?:gui[oó]n bajo|underscore|underline|sublinhado|gui[oó]n|h[ií]fen|tra[cç]o|dash"
@@ -269,14 +270,25 @@ _SAID_JOIN = (
 # An address starts where a word does (trying inside every word made the scan 3x slower).
 _WORD_START = r"(?<![\w+-])"
 _PLAIN_DOT = r"(?:\.|\s\.\s)"
+_MAIL_PROVIDERS = (
+    r"gmail|googlemail|hotmail|outlook|yahoo|ymail|icloud|aol|protonmail|proton|gmx|"
+    r"yandex|uol|bol|terra|globo|zoho|tutanota|fastmail|msn"
+)
+# English "at" as a word joins a place to a host as often as it spells an "@": "the
+# self-service portal at reset.example.org", "open a ticket at help.example.org" were
+# redacted whole. It spells one before a host whose last dot is said too ("maria.lopez at
+# gmail dot com"), or before a mail provider's ("ana at gmail.com").
+_SAID_AT_HOST = (
+    rf"\s+at\s+(?:[\w-]+(?:{_DOT}[\w-]+)*{_SAID_DOT}|(?:{_MAIL_PROVIDERS})(?:{_DOT}[\w-]+)*{_DOT})"
+)
 _EMAIL = re.compile(
     # the plain form, spaces around its "@" and on both sides of its dots ("a . b @ c . com"):
     # a dot with a space after it only ends a sentence ("ana@x.com. Luego…" keeps "Luego")
     rf"{_WORD_START}[\w+-]+(?:{_PLAIN_DOT}[\w+-]+)*\s?@+\s?[\w-]+(?:{_PLAIN_DOT}[\w-]+)*"
     rf"{_PLAIN_DOT}[a-z]{{2,24}}\b"
     # spelled out: "ana (at) example (dot) com", "ana [dot] lopez arroba example punto com"
-    rf"|{_WORD_START}[\w+-]+(?:(?:{_DOT}|{_SAID_JOIN})[\w+-]+)*{_AT}[\w-]+(?:{_DOT}[\w-]+)*"
-    rf"{_DOT}[a-z]{{2,24}}\b",
+    rf"|{_WORD_START}[\w+-]+(?:(?:{_DOT}|{_SAID_JOIN})[\w+-]+)*"
+    rf"(?:{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}|{_SAID_AT_HOST})[a-z]{{2,24}}\b",
     re.UNICODE | re.IGNORECASE,
 )
 # What a person types may cut an address short ("ana.lopez@gmail"): enough to reach them,
@@ -284,10 +296,7 @@ _EMAIL = re.compile(
 # Said too, with no ending: "ana arroba gmail", "ana (at) empresa", and in English only
 # with a mail provider after "at" ("john dot smith at gmail"), since "meet at noon" is no
 # one's, nor a building named after one; "una arroba de trigo", a weight, is no one's.
-_MAIL_PROVIDER = (
-    r"(?:gmail|googlemail|hotmail|outlook|yahoo|ymail|icloud|aol|protonmail|proton|gmx|"
-    r"yandex|uol|bol|terra|globo|zoho|tutanota|fastmail|msn)\b"
-)
+_MAIL_PROVIDER = rf"(?:{_MAIL_PROVIDERS})\b"
 _SAID_AT = (
     r"(?:\s*[(\[{]\s*(?:at|arroba)\s*[)\]}]\s*|\s+arroba\s+)"
     r"(?!(?:de|del|da|do|das|dos|y|e|o|a|and|of)\b)[a-z][\w-]{1,62}\b"

@@ -511,6 +511,34 @@ def test_a_weight_a_time_or_a_building_is_no_address(text):
     assert redact_said(text).text == text
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Go to the self-service portal at reset.example.org.",
+        "Open a ticket at help.example.org or call extension 4400.",
+        "Find the timetable at www.example.com/horarios today.",
+    ],
+)
+def test_a_place_at_a_host_is_no_address(text):
+    """An IT helpdesk's guide, toured: "the self-service portal at reset.example.org"
+    was stored as "the self-service [EMAIL]", English "at" read as an "@", and the answer
+    to "How do I reset my password?" lost the portal."""
+    assert redact(text).text == text
+    assert redact_said(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Write to ana at gmail.com today",
+        "Write to maria.lopez at example dot com today",
+        "Write to maria (at) example.com today",
+    ],
+)
+def test_at_spells_an_address_before_a_mail_provider_or_a_said_dot(text):
+    assert redact(text).text == "Write to [EMAIL] today"
+
+
 # A held-out batch written as an outside run would (tests/bench/redaction.py) missed these
 # kinds in documents at its first run (0.875 replaced, and a barcode taken for a card); the
 # same kinds in other words and numbers.

@@ -1344,3 +1344,30 @@ def test_a_time_asked_again_is_of_what_the_question_before_named(conversation, q
     for a kind of fact does. After the full day's fee it still asks the afternoon's row."""
     answer = answered_after(holding("escola-manual.pdf"), conversation)
     assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        (
+            "How do I reset my password?",
+            [
+                "«1. Go to the self-service portal at reset.example.org.»",
+                "«2. Enter your username",
+                "«3. Choose a new password",
+            ],
+        ),
+        ("What's the helpdesk's extension?", ["«Open a ticket at help.example.org or call"]),
+    ],
+)
+def test_an_it_helpdesk_s_guide(asked, quoted):
+    """The tour of an IT helpdesk's guide: "How do I reset my password?" quoted step 3,
+    then 1, then 2, and step 1 as "Go to the self-service [EMAIL]" (redaction read "portal
+    at reset.example.org" as an address); "What's the helpdesk's extension?" quoted its
+    hours first, an extension being no contact asked."""
+    answer = answered_after(holding("helpdesk.docx"), [asked])
+    lines = quotes_of(answer)
+    assert len(lines) >= len(quoted), answer
+    for line, start in zip(lines, quoted, strict=False):
+        assert line.startswith(start), answer
