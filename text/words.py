@@ -185,11 +185,19 @@ _CLAUSE = re.compile(r"(?:[^,.;:!?¡¿\n]|[.,:](?=\S))+[,.;:!?\n]*|[¡¿]+")
 # English "per", which PostgreSQL's English stopwords leave out: "And per week?" after the
 # SUV's daily price named "per", a word no page says, and was taken for a new subject.
 _PER = frozenset({"per"})
+# Whom a question addresses, the organisation: "¿ustedes tienen parking?", "vcs dão
+# almoço?", "do you guys have parking?" name nothing ("Nada do que foi citado fala de
+# “vcs”" closed an answer on the school's lunch).
+_ADDRESSED = frozenset({
+    "usted", "ustedes", "vosotros", "vosotras", "voce", "voces", "vc", "vcs",
+    "you", "guys", "yall",
+})  # fmt: skip
 _COMMON = (
     frozenset(fold(word) for words in STOPWORDS.values() for word in words)
     | QUESTION_WORDS
     | REQUEST_WORDS
     | _PER
+    | _ADDRESSED
 )
 _ALGORITHMS = {SPANISH: "spanish", PORTUGUESE: "portuguese", ENGLISH: "english"}
 _WORD = re.compile(r"\w+")
@@ -342,6 +350,8 @@ LIGHT_VERBS = frozenset({
     "quiero", "quiere", "quieres", "queremos", "quieren", "quisiera", "querer",
     "quero", "quer", "querem", "queria", "gostaria",
     "want", "wants", "wanted", "wanna", "wish",
+    # giving: "vocês dão almoço?", "do you give towels?" (not "dan", also a name)
+    "dar", "dao", "give", "gives",
 })  # fmt: skip
 # Words that qualify what a question names without naming anything: "¿puedo traer mi
 # propia tarta?" asks about a cake; "propia" got "nothing quoted mentions" beside the
@@ -364,6 +374,19 @@ _REFERRING = frozenset({
 })  # fmt: skip
 
 
+# "That" or "this" standing alone for what came before: last, or before a verb ("How much
+# does that cost?" after whether one may check in earlier was searched alone, and quoted
+# breakfast's prices). Not a conjunction ("Is it true that…") nor a determiner ("that
+# room").
+_THAT_ALONE = re.compile(
+    r"\b(?:that|this|those|these)(?=\W*$|\s+(?:costs?|includes?|takes?|works?|means?|opens?|"
+    r"closes?|lasts?|appl(?:y|ies)|requires?|needs?|have|has|is|are|was|were|will|can|"
+    r"would|should)\b)"
+    # "Is that free?", "Is this included?": a copula, the pronoun and what is said of it
+    r"|^\W*(?:and\s+)?(?:is|was|are|were)\s+(?:that|this|those|these)\s+\w+\W*$"
+)
+
+
 def refers_back(question: str) -> bool:
     """The question says "it", "they", "eso", "ele"…: it asks about something named before;
     or asks it again of another time, place or person ("¿Y en julio?"); or who sent "the
@@ -371,6 +394,7 @@ def refers_back(question: str) -> bool:
     quoted from a hotel's e-mail, was "no information")."""
     return (
         not _REFERRING.isdisjoint(_WORD.findall(question.lower()))
+        or bool(_THAT_ALONE.search(question.lower()))
         or _asks_under_another_circumstance(question)
         or _asks_who_sent_it(question)
         or asks_whether_it_is(question)

@@ -1371,3 +1371,21 @@ def test_an_it_helpdesk_s_guide(asked, quoted):
     assert len(lines) >= len(quoted), answer
     for line, start in zip(lines, quoted, strict=False):
         assert line.startswith(start), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_whom_a_question_addresses_is_nothing_a_page_should_mention():
+    """ "vcs dão almoço?" was answered with the school's lunch and closed with "Nada do que
+    foi citado fala de “vcs”, “dao”"."""
+    answer = answered_after(holding("escola-manual.pdf"), ["vcs dão almoço?"])
+    assert answer.startswith("«O lanche da manhã e o almoço são servidos"), answer
+    assert "(Nada" not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_that_alone_asks_of_what_came_before(hotel):
+    """ "How much does that cost?" after "Can I come earlier?" (to check in) was searched
+    alone, "that" being no pronoun the answerer knew, and quoted breakfast's prices."""
+    conversation = ["What time is check-in?", "Can I come earlier?", "How much does that cost?"]
+    answer = answered_after(hotel, conversation)
+    assert answer.startswith("«Early check-in from 11 am can be requested and costs £20"), answer

@@ -306,6 +306,10 @@ def test_each_thread_stems_with_its_own_stemmer():
         ("Qual é a categoria mais barata?", ["categoria"]),
         ("What's the phone number?", []),
         ("¿Cuál es el número de teléfono de la recepción?", ["recepción"]),
+        # whom the question addresses, and giving, name nothing
+        ("vcs dão almoço?", ["almoço"]),
+        ("¿Ustedes tienen parking?", ["parking"]),
+        ("Do you guys have parking?", ["parking"]),
     ],
 )
 def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
@@ -404,6 +408,13 @@ def test_a_message_of_courtesy_alone_says_what_kind(message, said):
         ("¿Es obligatorio el casco?", False),  # a subject of its own
         ("É permitido fumar?", False),
         ("E SUV?", False),  # "and the SUV?"
+        # "that" or "this" alone, not a conjunction nor a determiner
+        ("How much does that cost?", True),
+        ("Is that free?", True),
+        ("Can I book that?", True),
+        ("How much is that room?", False),
+        ("Is that room free?", False),
+        ("What is this policy?", False),
     ],
 )
 def test_a_question_referring_to_what_was_named_before(question, refers):
