@@ -947,11 +947,11 @@ _CONTACT_DETAIL_WORDS = (
     "sitio web|enlace|link"
 )
 # An office's extension, asked: "What's the helpdesk's extension?" quoted its hours first.
-# "Extension" ends the question or is of something, not a deadline's ("how do I request an
-# extension to…"); "ramal" is one.
-_EXTENSION_ASKED = (
-    r"ramal|(?:extension|extensao)(?=\s*(?:[?.!]|$|(?:number|for|of|de|do|da|del)\b))"
-)
+# Only as a phone's: "ramal", "extension number", "número de extensión", someone's
+# extension. An extension is also a university's ("atividades de extensão") or a
+# deadline's: FaQuAD-pt's "Quais alguns exemplos de atividades de extensão?" had become
+# "no information".
+_EXTENSION_ASKED = r"ramal|extension number|numero de extension|(?<='s )extension|(?<=s' )extension"
 # A question asking how to reach someone, in words that ask for nothing else ("dirección"
 # alone is also a direction, "call" a name, "sitio" a place), and a sentence that says it:
 # an e-mail address, a phone number or an office extension ("ramal 4400"), a web or street

