@@ -846,23 +846,24 @@ def _asks_what_a_header_says(question: str) -> bool:
 
 
 def _holds_the_contact_asked(text: str, question: str) -> bool:
+    return bool((_contact_kind_asked(question) or _CONTACT).search(text))
+
+
+def _contact_kind_asked(question: str) -> re.Pattern[str] | None:
+    """How a sentence says the kind of contact asked (a phone, an e-mail, an extension),
+    when the question names one."""
     folded = fold(question)
-    for asked, said in _CONTACT_KINDS:
-        if asked.search(folded):
-            return bool(said.search(text))
-    return bool(_CONTACT.search(text))
+    return next((said for asked, said in _CONTACT_KINDS if asked.search(folded)), None)
 
 
 def _holding_the_contact_asked(candidates: list[_Candidate], question: str) -> list[_Candidate]:
     """Of sentences holding a contact, those holding the kind asked, when some do: "Qual o
     telefone da recepção?" quoted where to write about the internet ("…ou escreva para
     [EMAIL]"), not the contacts slide's "Recepção: [PHONE]"."""
-    folded = fold(question)
-    for asked, said in _CONTACT_KINDS:
-        if asked.search(folded):
-            holding = [c for c in candidates if said.search(c.sentence)]
-            return holding or candidates
-    return candidates
+    said = _contact_kind_asked(question)
+    if said is None:
+        return candidates
+    return [c for c in candidates if said.search(c.sentence)] or candidates
 
 
 def _asks_price(question: str) -> bool:

@@ -647,8 +647,7 @@ def words_to_weigh(query: str) -> str:
     Asked who sent it, "the e-mail" names no word: its sender is the message's first line,
     which no word of the question is in ("¿Quién envió el correo?" was "no information")."""
     matched = words_to_match(query)
-    leaning = LIGHT_VERBS | QUALIFIERS | _turning_to(query) | _contact_asked(query)
-    kept = " ".join(w for w in _WORD.findall(matched) if fold(w) not in leaning)
+    kept = _without_leaning(matched, query)
     if not content_words(kept, None):
         return matched
     if asks_sender(query):
@@ -666,15 +665,19 @@ _A_MESSAGE = frozenset({
 })  # fmt: skip
 
 
+def _without_leaning(matched: str, query: str) -> str:
+    """``matched`` (``query``'s words to match) without the words that lean on what is
+    named: light verbs, qualifiers, whom to turn to, the kind of contact asked."""
+    leaning = LIGHT_VERBS | QUALIFIERS | _turning_to(query) | _contact_asked(query)
+    return " ".join(w for w in _WORD.findall(matched) if fold(w) not in leaning)
+
+
 def asks_a_contact_alone(query: str) -> bool:
     """``query`` asks for a kind of contact and names nothing else: "¿Cuál es el
     teléfono?", "What's the phone number?". A page holding one answers it, though it never
     says "teléfono" (it says "[PHONE]" or the number)."""
-    if not _contact_asked(query):
-        return False
-    leaning = LIGHT_VERBS | QUALIFIERS | _contact_asked(query)
-    return not content_words(
-        " ".join(w for w in _WORD.findall(words_to_match(query)) if fold(w) not in leaning), None
+    return bool(_contact_asked(query)) and not content_words(
+        _without_leaning(words_to_match(query), query), None
     )
 
 
