@@ -466,7 +466,7 @@ def _found(
         found.word_shares = _word_shares(results, principal, found.asked)
         found.named = naming_words(found.asked)
         if found.named:
-            found.unknown = scope_lacks(principal.license_id)(found.named)
+            found.unknown = scope_lacks(principal.license_id, kin=True)(found.named)
     return found
 
 

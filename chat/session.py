@@ -28,7 +28,7 @@ from chat.texts import FORGOTTEN_TURN
 from datastores.keys import redis_key
 from datastores.redis_pool import shared_redis
 from text.folding import fold
-from text.words import refers_back, without_courtesy
+from text.words import asks_what_if, refers_back, without_courtesy
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,8 @@ SUMMARY_CHARS = 1200
 # what the user's previous question named.
 FOLLOW_UP_WORDS = 4
 # Longer, a question still follows the previous one when a pronoun stands for what that one
-# named: "until what time can they stay?", "How much does it cost?".
+# named: "until what time can they stay?", "How much does it cost?"; or it asks "and if…?"
+# of it: "¿Y si no puedo ir?" after whether an appointment is needed.
 REFERRING_BACK_WORDS = 8
 FOLLOWED_AT_MOST = 3
 
@@ -66,10 +67,11 @@ class Session:
 
     def followed(self, question: str) -> str:
         """``question`` after the user's earlier ones it may follow, when it is short (or a
-        little longer, saying "it", "they", "eso"…): back
+        little longer, saying "it", "they", "eso"… or "and if…"): back
         to the last that said more, three at most ("¿y el gimnasio? ¿cuánto cuesta?");
         "" when it is not short, or nothing was asked before."""
-        limit = REFERRING_BACK_WORDS if refers_back(question) else FOLLOW_UP_WORDS
+        referring = refers_back(question) or asks_what_if(question)
+        limit = REFERRING_BACK_WORDS if referring else FOLLOW_UP_WORDS
         if _words(question) > limit:
             return ""
         earlier = [turn["text"] for turn in self.turns if turn["role"] == "user"]

@@ -65,6 +65,8 @@ FACT_WORDS = frozenset({
     "cierra", "cierran", "cerrar", "cerrado", "cerrada", "empieza", "comienza", "termina",
     "dura", "abrem", "aberto", "aberta", "fecha", "fecham", "fechar", "fechado", "fechada",
     "comeca", "terminam", "duram",
+    # as a customer asks the staff ("¿a qué hora abrís?") or staff say it ("abrimos")
+    "abris", "abres", "abrimos", "cerrais", "cierras", "cerramos", "fechamos",
     "time", "hours", "open", "opens", "close", "closes", "closed", "start", "starts", "end",
     "ends", "last", "lasts", "long", "much", "many", "often",
     "queda", "ubicado", "ubicada", "direccion", "telefono", "correo", "email", "mail",
@@ -72,8 +74,9 @@ FACT_WORDS = frozenset({
     "located", "address", "phone", "contact",
     "puedo", "puede", "pueden", "podemos", "permite", "permiten", "permitido", "permitida",
     "posso", "pode", "podem", "can", "may", "allowed", "permitted",
-    "reservar", "reservo", "reserva", "necesito", "llevar", "traer", "preciso", "levar",
-    "trazer", "reserve", "book", "need", "bring",
+    "reservar", "reservo", "reserva", "necesito", "necesita", "necesitan", "llevar", "traer",
+    "preciso", "precisa", "precisam", "levar", "trazer", "reserve", "book", "need", "needs",
+    "bring",
     "eso", "esto", "isso", "isto", "this",
 })  # fmt: skip
 # Words that only greet, thank or say sorry (folded): a clause of nothing else ("Hola,",
@@ -192,21 +195,41 @@ _ADDRESSED = frozenset({
     "usted", "ustedes", "vosotros", "vosotras", "voce", "voces", "vc", "vcs",
     "you", "guys", "yall",
 })  # fmt: skip
+# The stopwords PostgreSQL's Spanish and Portuguese lists spell with their accents
+# ("não", "até", "também", "tenéis"), folded: the configurations fold accents first, so
+# every language kept them, words that tell passages apart by nothing. "E se não encher?"
+# (the tank) quoted a rental's "Não é permitido sair do Brasil" and "Não aceitamos cartão
+# de débito"; "Até que horas?" after the building works' days quoted the rubbish's "até as
+# 20h" and the party room's "até 60 dias". Spanish "no" and English "not" are stopwords.
+_NOT = frozenset({"nao"})
+_ACCENTED_STOPWORDS = _NOT | frozenset({
+    # Spanish
+    "eramos", "estabamos", "estais", "estan", "estara", "estaran", "estaras", "estare",
+    "estareis", "estaria", "estariais", "estariamos", "estarian", "estarias", "esteis",
+    "esten", "estuvieramos", "estuviesemos", "fueramos", "fuesemos", "habeis", "habia",
+    "habiais", "habiamos", "habian", "habias", "habra", "habran", "habras", "habre",
+    "habreis", "habria", "habriais", "habriamos", "habrian", "habrias", "hayais",
+    "hubieramos", "hubiesemos", "mia", "mias", "mio", "mios", "seais", "sera", "seran",
+    "seras", "sere", "sereis", "seriais", "seriamos", "serian", "serias", "si", "tambien",
+    "tendra", "tendran", "tendras", "tendre", "tendreis", "tendria", "tendriais",
+    "tendriamos", "tendrian", "tendrias", "teneis", "tengais", "tenia", "teniais",
+    "teniamos", "tenian", "tenias", "tuvieramos", "tuviesemos",
+    # Portuguese
+    "ate", "estao", "estavamos", "estiveramos", "estivessemos", "foramos", "fossemos", "hao",
+    "houveramos", "houverao", "houveriamos", "houvessemos", "ja", "sao", "serao", "tera",
+    "terao", "teriamos", "tinhamos", "tiveramos", "tivessemos", "voce", "voces",
+})  # fmt: skip
 _COMMON = (
     frozenset(fold(word) for words in STOPWORDS.values() for word in words)
     | QUESTION_WORDS
     | REQUEST_WORDS
     | _PER
     | _ADDRESSED
+    | (_ACCENTED_STOPWORDS - _NOT)  # "não" tells a row lacking something ("sem", "none")
 )
 _ALGORITHMS = {SPANISH: "spanish", PORTUGUESE: "portuguese", ENGLISH: "english"}
 _WORD = re.compile(r"\w+")
-# Portuguese "não", which PostgreSQL's Portuguese stopwords spell with its accent: the
-# configurations fold accents first, so every language kept "nao", a word few passages
-# say. "E se não encher?" (the tank) quoted a rental's "Não é permitido sair do Brasil"
-# and "Não aceitamos cartão de débito". Spanish "no" and English "not" are stopwords.
-_NOT = frozenset({"nao"})
-_ASKING = QUESTION_WORDS | REQUEST_WORDS | _NOT | _PER
+_ASKING = QUESTION_WORDS | REQUEST_WORDS | _ACCENTED_STOPWORDS | _PER
 _QUOTED = re.compile(r'"[^"]*"')
 # A stemmer object is not thread-safe (PyStemmer's documentation): one per thread and language.
 _stemmers = threading.local()
@@ -334,24 +357,26 @@ def _introduces(clause: str) -> bool:
 # estacionamento?", "can I have a cat?" —: they name nothing, and a handbook that answers
 # need not use them. Not those that do ("posso levar visita?" asks about bringing).
 LIGHT_VERBS = frozenset({
-    "puedo", "puede", "puedes", "pueden", "podemos", "poder", "tener", "tengo", "tiene",
-    "tienes", "tienen", "tenemos", "hay",
+    "puedo", "puede", "puedes", "pueden", "podemos", "podeis", "poder", "tener", "tengo",
+    "tiene", "tienes", "tienen", "tenemos", "hay",
     "posso", "pode", "podem", "ter", "tenho", "tem", "temos", "ha",
     "can", "could", "may", "might", "have", "has", "had", "do", "does", "did", "there",
     # "what do I do if…", "where is…": "¿qué hago si…?", "o que faço se ficar doente?",
     # "onde fica a biblioteca?"
-    "hago", "hace", "hacen", "hacemos", "hacer", "faco", "faz", "fazem", "fazemos", "fazer",
+    "hago", "hace", "hacen", "hacemos", "haceis", "hacer", "faco", "faz", "fazem", "fazemos", "fazer",
     "fico", "fica", "ficam", "ficar",
     # "¿qué pasa si cancelo…?", "o que acontece se…?", "what happens if…?"
     "pasa", "pasaria", "ocurre", "sucede", "acontece", "aconteceria", "happens", "happen",
     # what something holds: "¿las croquetas llevan gluten?", "o bolo contém leite?"
     "lleva", "llevan", "contiene", "contienen", "contem", "contain", "contains",
     # wanting: "¿y si quiero salir más tarde?", "quero levar visita", "I want to book"
-    "quiero", "quiere", "quieres", "queremos", "quieren", "quisiera", "querer",
+    "quiero", "quiere", "quieres", "queremos", "quereis", "quieren", "quisiera", "querer",
     "quero", "quer", "querem", "queria", "gostaria",
     "want", "wants", "wanted", "wanna", "wish",
     # giving: "vocês dão almoço?", "do you give towels?" (not "dan", also a name)
     "dar", "dao", "give", "gives",
+    # putting: "¿ponéis microchip?", "¿dónde pongo la basura?"
+    "poner", "pongo", "pone", "pones", "ponen", "poneis", "ponemos",
 })  # fmt: skip
 # Words that qualify what a question names without naming anything: "¿puedo traer mi
 # propia tarta?" asks about a cake; "propia" got "nothing quoted mentions" beside the

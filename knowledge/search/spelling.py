@@ -26,6 +26,13 @@ from uuid import UUID
 
 from datastores.replicas import read_connection
 from knowledge.models import GLOBAL_SCOPE_KEY
+from knowledge.search.word_shares import (
+    KIN_LETTERS,
+    KIN_SQL,
+    SCOPE_ROWS,
+    SCOPE_ROWS_CAP,
+    kin_cap,
+)
 from text.folding import fold
 
 SIMILARITY = 0.85
@@ -38,12 +45,16 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 # Which of some words no chunk of the scope holds, in any language's stems. Not a stopword
 # of any of the languages ("era", "esta"): pages in that language never keep it, so its
-# absence says nothing.
-_UNKNOWN = """
+# absence says nothing. With a kin cap, not a word whose kin (its stems less a letter, as
+# prefixes: word_shares._KIN) between one and that many chunks hold.
+_UNKNOWN = f"""
 SELECT w.word
   FROM unnest(%(words)s::text[]) AS w(word)
  CROSS JOIN LATERAL (
        SELECT string_agg(DISTINCT quote_literal(p.prefix || u.lexeme), ' | ')::tsquery AS in_scope,
+              (string_agg(DISTINCT quote_literal(p.prefix || {KIN_SQL.format(stem="u.lexeme")})
+                           || ':*', ' | ')
+                 FILTER (WHERE length(u.lexeme) >= {KIN_LETTERS}))::tsquery AS kin,
               count(DISTINCT cfg) AS configs
          FROM unnest(ARRAY['pb_spanish', 'pb_portuguese', 'pb_english']::regconfig[]) AS cfg,
               unnest(to_tsvector(cfg, w.word)) AS u,
@@ -54,18 +65,33 @@ SELECT w.word
        SELECT 1 FROM knowledge_chunk c
         WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.in_scope
           AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid))
+   AND (%(kin_cap)s::int IS NULL OR q.kin IS NULL OR (
+       SELECT count(*) FROM (
+           SELECT 1 FROM knowledge_chunk c
+            WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.kin
+              AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
+            LIMIT %(kin_cap)s::int + 1) m) NOT BETWEEN 1 AND %(kin_cap)s::int)
 """
 
 
-def scope_lacks(license_id: UUID | None) -> Callable[[list[str]], set[str]]:
+def scope_lacks(license_id: UUID | None, *, kin: bool = False) -> Callable[[list[str]], set[str]]:
     """Which of some words no chunk of the caller's scope (global and ``license_id``'s)
-    holds: ``respelt``'s ``unknown``."""
+    holds: ``respelt``'s ``unknown``. With ``kin``, a word whose kin a few chunks hold is
+    held, as the word shares count it: Snowball leaves a short plural whole (Portuguese
+    "obras", its stem too short to lose the "s") and "obra" as it is, and "Posso fazer obra
+    no sábado?" quoted the rules' "Obras só podem ser feitas…" saying that nothing quoted
+    mentions "obra". Not for respelling: a misspelt word's kin is often a real word's."""
     scope = license_id or GLOBAL_SCOPE_KEY
 
     def unknown(words: list[str]) -> set[str]:
         with read_connection().cursor() as cursor:
+            cap = None
+            if kin:
+                cursor.execute(SCOPE_ROWS, {"license": license_id, "rows_cap": SCOPE_ROWS_CAP})
+                cap = kin_cap(cursor.fetchone()[0])
             cursor.execute(
-                _UNKNOWN, {"words": words, "global_scope": GLOBAL_SCOPE_KEY, "scope": scope}
+                _UNKNOWN,
+                {"words": words, "global_scope": GLOBAL_SCOPE_KEY, "scope": scope, "kin_cap": cap},
             )
             return {word for (word,) in cursor}
 

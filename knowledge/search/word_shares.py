@@ -42,7 +42,7 @@ KIN_LETTERS = 4
 KIN_FEW_CHUNKS = 3
 
 # Through the (license) index: scope_key is a generated column without one of its own.
-_SCOPE_ROWS = """
+SCOPE_ROWS = """
 SELECT count(*) FROM (
     SELECT 1 FROM knowledge_chunk c
      WHERE c.license_id IS NULL OR c.license_id = %(license)s
@@ -50,7 +50,8 @@ SELECT count(*) FROM (
 """
 
 # A stem's kin as SQL: the stem less its last letter, KIN_LETTERS kept at least.
-_KIN = f"left(s, greatest({KIN_LETTERS}, length(s) - 1))"
+KIN_SQL = f"left({{stem}}, greatest({KIN_LETTERS}, length({{stem}}) - 1))"
+_KIN = KIN_SQL.format(stem="s")
 
 
 def kin_of(stem: str) -> str | None:
@@ -137,7 +138,7 @@ def question_word_shares(
     scope = license_id or GLOBAL_SCOPE_KEY
     with replica_reads(), read_connection().cursor() as cursor:
         cursor.execute(
-            _SCOPE_ROWS,
+            SCOPE_ROWS,
             {"license": license_id, "rows_cap": SCOPE_ROWS_CAP},
         )
         scope_rows = cursor.fetchone()[0]
