@@ -30,6 +30,7 @@ from text.words import (
     asks_again_of_a_time,
     asks_cheapest_or_dearest,
     asks_sender,
+    asks_the_hours_alone,
     asks_whether_allowed,
     asks_whether_it_is,
     asks_whether_there_is,
@@ -346,6 +347,10 @@ class ExtractiveLLM:
             _holds_the_contact_asked(s.body or s.text, prompt.question) for s in top
         ):
             return False  # "¿Cuál es el teléfono?": no page says "teléfono", one holds one
+        if asks_the_hours_alone(prompt.question) and any(
+            _TIME_OF_DAY.search(fold(s.body or s.text)) for s in top
+        ):
+            return False  # "¿A qué hora abrís?": the hours say "Atendemos de 9:30 a 14:00"
         if _language_of(prompt.sources[0]) not in (None, prompt.language):
             # "Aceitam cartão?" over a Spanish FAQ ("aceptamos tarjeta") is judged by
             # nothing, nor "¿Cuántos días de vacaciones tengo?" over a Portuguese policy's
@@ -940,6 +945,16 @@ _FIGURE = re.compile(
     r"onze|doze|vinte|trinta|quarenta|cinquenta|cem|cento|milhoes|two|three|four|five|six|"
     r"seven|eight|nine|ten|twelve|twenty|hundred|thousand|million|docena|duzia|dozen)\b"
 )
+# "¿A qué hora…?", "Até que horas…?", "What time…?" ask a time of day, which a sentence
+# says by the clock or as midnight or noon: "Que horas abre?" after whether the pool opens
+# on Mondays quoted "Às segundas fica fechada" and "Crianças menores de 12 anos…" before
+# the pool's "das 8h às 21h"; "Até que horas pode ser a festa?", "até 60 dias" before "A
+# festa deve terminar à meia-noite".
+_ASKS_TIME = re.compile(r"\b(?:que|what)\s+(?:hora|horas|time)\b")
+_TIME_OF_DAY = re.compile(
+    r"\b\d{1,2}(?::\d\d|h\d{0,2}\b|\s?(?:am|pm|a\.m\.|p\.m\.))"
+    r"|\b(?:medianoche|mediodia|meia-noite|meio-dia|midnight|noon|midday)\b"
+)
 _ASKS_NAME = re.compile(r"\b(qui[eé]n(es)?|quem|who)\b")
 _ASKS_DATE = re.compile(r"\b(cuando|quando|when|fecha|data|date|dia|day)\b")
 # A phone, an e-mail or a link, by name: what only a sentence holding one answers.
@@ -1213,6 +1228,7 @@ def _score(
     folded_question = fold(question)
     asks_figure = bool(_ASKS_FIGURE.search(folded_question))
     asks_name = bool(_ASKS_NAME.search(folded_question))
+    asks_time = bool(_ASKS_TIME.search(folded_question)) or asks_the_hours_alone(question)
     asks_contact = _names_a_contact(question, _ASKS_CONTACT)
     asks_money = bool(_ASKS_MONEY.search(folded_question)) and not _asks_else_of_a_price(question)
     sender_asked = asks_sender(question)
@@ -1224,9 +1240,17 @@ def _score(
             * math.log(1 + total / counts[w])
             for w in asked & words
         )
-        figure = asks_figure and any(
-            n not in question_tokens for n in _FIGURE.findall(fold(candidate.sentence))
-        )
+        # A time of day counts beside what the question names, in the sentence itself:
+        # "What time does the pool close?" is answered by "There is no pool", not by the
+        # fitness room's hours under the heading "Is there a pool or a gym?".
+        if asks_time:
+            figure = (bool(naming & own) or not naming) and bool(
+                _TIME_OF_DAY.search(fold(candidate.sentence))
+            )
+        else:
+            figure = asks_figure and any(
+                n not in question_tokens for n in _FIGURE.findall(fold(candidate.sentence))
+            )
         name = asks_name and any(fold(n) not in question_tokens for n in _names(candidate.sentence))
         contact = asks_contact and bool(_CONTACT.search(candidate.sentence))
         money = asks_money and _says_price(candidate.sentence)

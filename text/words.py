@@ -67,7 +67,8 @@ FACT_WORDS = frozenset({
     "comeca", "terminam", "duram",
     # as a customer asks the staff ("¿a qué hora abrís?") or staff say it ("abrimos")
     "abris", "abres", "abrimos", "cerrais", "cierras", "cerramos", "fechamos",
-    "time", "hours", "open", "opens", "close", "closes", "closed", "start", "starts", "end",
+    "time", "hours", "open", "opens", "opening", "close", "closes", "closing", "closed",
+    "start", "starts", "end",
     "ends", "last", "lasts", "long", "much", "many", "often",
     "queda", "ubicado", "ubicada", "direccion", "telefono", "correo", "email", "mail",
     "contacto", "fica", "ficam", "localizado", "localizada", "endereco", "telefone", "contato",
@@ -193,7 +194,8 @@ _PER = frozenset({"per"})
 # “vcs”" closed an answer on the school's lunch).
 _ADDRESSED = frozenset({
     "usted", "ustedes", "vosotros", "vosotras", "voce", "voces", "vc", "vcs",
-    "you", "guys", "yall",
+    "vuestro", "vuestra", "vuestros", "vuestras", "seu", "sua", "seus", "suas",
+    "you", "guys", "yall", "your", "yours",
 })  # fmt: skip
 # The stopwords PostgreSQL's Spanish and Portuguese lists spell with their accents
 # ("não", "até", "também", "tenéis"), folded: the configurations fold accents first, so
@@ -703,6 +705,30 @@ def asks_a_contact_alone(query: str) -> bool:
     says "teléfono" (it says "[PHONE]" or the number)."""
     return bool(_contact_asked(query)) and not content_words(
         _without_leaning(words_to_match(query), query), None
+    )
+
+
+# Opening and closing, and the hours: what a first question about a place's hours names
+# ("¿A qué hora abren?", "When do you close?"), though the page may say "Atendemos de 9:30
+# a 14:00" or "Horario: …" and never the verb asked.
+_OPENING_HOURS = frozenset({
+    "abre", "abren", "abris", "abres", "abrimos", "abrir", "abierto", "abierta", "cierra",
+    "cierran", "cerrais", "cierras", "cerramos", "cerrar", "cerrado", "cerrada", "horario",
+    "horarios", "atienden", "atendeis", "atendem", "funciona", "funcionan", "funcionam",
+    "abrem", "aberto", "aberta", "fecha", "fecham", "fechamos", "fechar", "fechado",
+    "fechada",
+    "open", "opens", "opening", "close", "closes", "closing", "closed", "hours",
+})  # fmt: skip
+
+
+def asks_the_hours_alone(query: str) -> bool:
+    """``query`` asks when something opens or closes, or its hours, and names nothing else:
+    "¿A qué hora abrís?", "¿Cuándo abren?", "What are your hours?". Over a vet clinic's guide
+    whose hours say "Atendemos de lunes a viernes…", each was "no information": no page
+    holds "abrir". A page saying a time of day answers it."""
+    words = {fold(word) for word in _WORD.findall(query)}
+    return bool(words & _OPENING_HOURS or _WHAT_TIME.search(fold(query))) and not naming_words(
+        query
     )
 
 

@@ -1389,3 +1389,88 @@ def test_that_alone_asks_of_what_came_before(hotel):
     conversation = ["What time is check-in?", "Can I come earlier?", "How much does that cost?"]
     answer = answered_after(hotel, conversation)
     assert answer.startswith("«Early check-in from 11 am can be requested and costs £20"), answer
+
+
+@pytest.fixture
+def vet():
+    """A Spanish veterinary clinic's guide (RTF)."""
+    return holding("huellas.rtf")
+
+
+@pytest.fixture
+def condo():
+    """A Brazilian condominium's rules (PowerPoint)."""
+    return holding("jardim-regras.pptx")
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    "asked",
+    ["¿A qué hora abrís?", "¿A qué hora abren?", "¿A qué hora cierran?", "Que horas vocês abrem?"],
+)
+def test_the_hours_asked_alone_are_the_page_saying_a_time_of_day(vet, asked):
+    """The tour of a vet clinic's guide: "¿A qué hora abrís?", "¿A qué hora abren?" were
+    "no information": the guide's hours say "Atendemos de lunes a viernes…", and no page
+    holds "abrir" ("abrís" was not even known to ask for the hours)."""
+    answer = answered_after(vet, [asked])
+    assert answer.startswith("«Atendemos de lunes a viernes de 9:30 a 14:00"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_and_if_asks_of_what_came_before_in_a_few_words_more(vet):
+    """ "¿Y si no puedo ir?" after whether an appointment is needed was searched alone, in
+    five words one more than a follow-up had, and was "no information"."""
+    answer = answered_after(vet, ["¿Hay que pedir cita?", "¿Y si no puedo ir?"])
+    assert answer.startswith("«Si no puedes venir, avisa con 24 horas de antelación"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "quoted"),
+    [
+        (["Posso fazer obra no sábado?", "Até que horas?"], "«Obras só podem ser feitas"),
+        (["Até que horas pode ser a festa?"], "«A festa deve terminar à meia-noite"),
+    ],
+)
+def test_accented_stopwords_name_nothing(condo, conversation, quoted):
+    """ "Até que horas?" after the building works quoted the rubbish's "até as 20h" and the
+    party room's "até 60 dias": PostgreSQL's Portuguese stopwords spell "até" with its
+    accent, which the configurations fold first, so "ate" was matched and weighed."""
+    answer = answered_after(condo, conversation)
+    assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quoted"),
+    [
+        (("jardim-regras.pptx",), "Posso fazer obra no sábado?", "«Obras só podem ser feitas"),
+        (("jardim-regras.pptx",), "Precisa de coleira?", "«Nas áreas comuns os cães devem"),
+        (("huellas.rtf",), "¿Ponéis microchip?", "«Servicio: Microchip"),
+    ],
+)
+def test_nothing_quoted_is_said_not_to_mention_a_word_it_holds_or_a_light_verb(
+    files, asked, quoted
+):
+    """ "Posso fazer obra no sábado?" quoted "Obras só podem ser feitas…" and closed with
+    "Nada do que foi citado fala de “obra”": Snowball leaves "obras" whole (too short to
+    lose its "s"), so "obra" was a word no page holds. "Precisa" and "Ponéis" (needing,
+    putting) named nothing a page should mention either."""
+    answer = answered_after(holding(*files), [asked])
+    assert answer.startswith(quoted), answer
+    assert "\n(Nada" not in answer, answer
+
+
+def test_a_word_held_by_its_kin_is_no_word_the_scope_lacks(handbook):
+    make_document("As obras do campus terminam em março.", filename="obras.txt", license=handbook)
+    assert scope_lacks(handbook.pk)(["obra"]) == {"obra"}  # as respelling asks: no kin
+    assert scope_lacks(handbook.pk, kin=True)(["obra", "sauna"]) == {"sauna"}
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_time_of_day_asked_is_said_by_the_clock_or_as_midnight(condo):
+    """ "A que horas termina a festa?" quoted the party room's "até 60 dias de
+    antecedência" after "A festa deve terminar à meia-noite": a time asked is a time of
+    day, and midnight is one."""
+    quoted = quotes_of(answered_after(condo, ["A que horas termina a festa?"]))
+    assert quoted == ["«A festa deve terminar à meia-noite e a limpeza é do morador.» [1]"]

@@ -203,7 +203,8 @@ def test_the_verb_asking_who_sent_something_is_not_matched(question, matched):
     ("question", "matched"),
     [
         ("¿Hasta qué hora se puede hacer ruido?", "¿Hasta qué se puede hacer ruido?"),
-        ("Até que horas a piscina fica aberta?", "Até que a piscina fica aberta?"),
+        # "até", a stopword PostgreSQL spells with its accent, goes too
+        ("Até que horas a piscina fica aberta?", "que a piscina fica aberta?"),
         ("What time does the gym close?", "does the gym close?"),
         # an hour named, not asked
         ("¿Cuántas horas dura la reunión?", "¿ horas dura la reunión?"),
