@@ -390,6 +390,12 @@ class ExtractiveLLM:
             )
             if not candidates:
                 return []
+        elif asks_the_hours_alone(prompt.question):
+            # "¿Cuándo abren?" is not answered by when to deworm ("cada tres meses"), nor by
+            # the puppies' first vaccine "a las 8 semanas": only by a time of day.
+            candidates = [c for c in candidates if _TIME_OF_DAY.search(fold(c.sentence))] or (
+                candidates
+            )
         candidates = _of_the_row_named_before(candidates, prompt)
         candidates = _rows_lacking_what_is_asked(candidates, prompt)
         _score(candidates, prompt.question, prompt.language, self.weights, _asked_of(prompt))

@@ -61,6 +61,8 @@ FACT_WORDS = frozenset({
     "custa", "custam", "custar", "preco", "precos", "custo", "valor", "mensalidade", "taxa",
     "pagamento", "cobram",
     "cost", "costs", "price", "prices", "fee", "fees", "pay", "charge",
+    # whether it is dear or cheap asks its price: "Is whitening expensive?"
+    "caro", "caros", "barato", "barata", "baratos", "baratas", "expensive", "cheap", "pricey",
     "hora", "horas", "horario", "horarios", "abre", "abren", "abrir", "abierto", "abierta",
     "cierra", "cierran", "cerrar", "cerrado", "cerrada", "empieza", "comienza", "termina",
     "dura", "abrem", "aberto", "aberta", "fecha", "fecham", "fechar", "fechado", "fechada",
@@ -189,6 +191,10 @@ _CLAUSE = re.compile(r"(?:[^,.;:!?¡¿\n]|[.,:](?=\S))+[,.;:!?\n]*|[¡¿]+")
 # English "per", which PostgreSQL's English stopwords leave out: "And per week?" after the
 # SUV's daily price named "per", a word no page says, and was taken for a new subject.
 _PER = frozenset({"per"})
+# Portuguese as spoken: "pra"/"pro" for "para a"/"para o", "daqui a três meses" for "in
+# three months": "Tem vaga pra visitante?" closed with "Nada do que foi citado fala de
+# “pra”".
+_SPOKEN = frozenset({"pra", "pro", "pras", "pros", "prum", "pruma", "daqui"})
 # Whom a question addresses, the organisation: "¿ustedes tienen parking?", "vcs dão
 # almoço?", "do you guys have parking?" name nothing ("Nada do que foi citado fala de
 # “vcs”" closed an answer on the school's lunch).
@@ -226,6 +232,7 @@ _COMMON = (
     | QUESTION_WORDS
     | REQUEST_WORDS
     | _PER
+    | _SPOKEN
     | _ADDRESSED
     | (_ACCENTED_STOPWORDS - _NOT)  # "não" tells a row lacking something ("sem", "none")
 )

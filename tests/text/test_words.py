@@ -11,6 +11,7 @@ from text.words import (
     asks_again_of_a_time,
     asks_cheapest_or_dearest,
     asks_sender,
+    asks_the_hours_alone,
     asks_what_if,
     asks_whether_allowed,
     asks_whether_there_is,
@@ -553,3 +554,37 @@ def test_a_question_asking_a_kind_of_contact_alone(question, alone):
 )
 def test_a_time_alone_asks_the_question_before_again(question, again):
     assert asks_again_of_a_time(question) is again
+
+
+@pytest.mark.parametrize(
+    ("question", "alone"),
+    [
+        ("¿A qué hora abrís?", True),
+        ("¿Cuándo cierran?", True),
+        ("Qual é o seu horário?", True),
+        ("What are your opening hours?", True),
+        ("What time do you close?", True),
+        # naming what opens, or something else
+        ("¿A qué hora abre la piscina?", False),
+        ("¿Abrís los domingos?", False),
+        ("¿Cuánto cuesta?", False),
+    ],
+)
+def test_the_hours_asked_alone(question, alone):
+    assert asks_the_hours_alone(question) is alone
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("Até que horas pode ser a festa?", ["ser", "festa"]),  # PostgreSQL's "até"
+        ("Você já viu a piscina?", ["viu", "piscina"]),
+        ("¿Tenéis aparcamiento?", ["aparcamiento"]),
+        ("¿Ponéis microchip?", ["microchip"]),
+        ("Precisa de coleira?", ["coleira"]),
+        ("Tem vaga pra visitante?", ["vaga", "visitante"]),
+        ("Is whitening expensive?", ["whitening"]),
+    ],
+)
+def test_accented_stopwords_spoken_contractions_and_light_verbs_name_nothing(question, named):
+    assert naming_words(question) == named
