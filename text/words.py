@@ -191,10 +191,10 @@ _CLAUSE = re.compile(r"(?:[^,.;:!?¡¿\n]|[.,:](?=\S))+[,.;:!?\n]*|[¡¿]+")
 # English "per", which PostgreSQL's English stopwords leave out: "And per week?" after the
 # SUV's daily price named "per", a word no page says, and was taken for a new subject.
 _PER = frozenset({"per"})
-# Portuguese as spoken: "pra"/"pro" for "para a"/"para o", "daqui a três meses" for "in
-# three months": "Tem vaga pra visitante?" closed with "Nada do que foi citado fala de
-# “pra”".
-_SPOKEN = frozenset({"pra", "pro", "pras", "pros", "prum", "pruma", "daqui"})
+# Portuguese as spoken: "pra" for "para a", "daqui a três meses" for "in three months":
+# "Tem vaga pra visitante?" closed with "Nada do que foi citado fala de “pra”". Not "pro"
+# ("para o"), also a name: "Pro Bowl", "o plano Pro".
+_SPOKEN = frozenset({"pra", "pras", "prum", "pruma", "daqui"})
 # Whom a question addresses, the organisation: "¿ustedes tienen parking?", "vcs dão
 # almoço?", "do you guys have parking?" name nothing ("Nada do que foi citado fala de
 # “vcs”" closed an answer on the school's lunch).
@@ -224,7 +224,7 @@ _ACCENTED_STOPWORDS = _NOT | frozenset({
     "teniamos", "tenian", "tenias", "tuvieramos", "tuviesemos",
     # Portuguese
     "ate", "estao", "estavamos", "estiveramos", "estivessemos", "foramos", "fossemos", "hao",
-    "houveramos", "houverao", "houveriamos", "houvessemos", "ja", "sao", "serao", "tera",
+    "houveramos", "houverao", "houveriamos", "houvessemos", "ja", "sao", "serao", "tambem", "tera",
     "terao", "teriamos", "tinhamos", "tiveramos", "tivessemos", "voce", "voces",
 })  # fmt: skip
 _COMMON = (

