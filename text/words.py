@@ -386,6 +386,8 @@ LIGHT_VERBS = frozenset({
     "dar", "dao", "give", "gives",
     # putting: "¿ponéis microchip?", "¿dónde pongo la basura?"
     "poner", "pongo", "pone", "pones", "ponen", "poneis", "ponemos",
+    # getting and seeing: "Can I get a check-up on Saturday?", "Do you see NHS patients?"
+    "get", "gets", "see", "sees",
 })  # fmt: skip
 # Words that qualify what a question names without naming anything: "¿puedo traer mi
 # propia tarta?" asks about a cake; "propia" got "nothing quoted mentions" beside the

@@ -1458,6 +1458,7 @@ def test_accented_stopwords_name_nothing(condo, conversation, quoted):
         (("huellas.rtf",), "¿Ponéis microchip?", "«Servicio: Microchip"),
         (("jardim-regras.pptx",), "Tem vaga pra visitante?", "«Visitantes não podem"),
         (("riverside-dental.md",), "Is whitening expensive?", "«Treatment: Teeth whitening"),
+        (("riverside-dental.md",), "Do you see NHS patients?", "«Children under 18 are seen"),
     ],
 )
 def test_nothing_quoted_is_said_not_to_mention_a_word_it_holds_or_a_light_verb(
@@ -1466,8 +1467,8 @@ def test_nothing_quoted_is_said_not_to_mention_a_word_it_holds_or_a_light_verb(
     """ "Posso fazer obra no sábado?" quoted "Obras só podem ser feitas…" and closed with
     "Nada do que foi citado fala de “obra”": Snowball leaves "obras" whole (too short to
     lose its "s"), so "obra" was a word no page holds. "Precisa" and "Ponéis" (needing,
-    putting), spoken Portuguese's "pra" and "expensive" (a price asked) named nothing a
-    page should mention either."""
+    putting), spoken Portuguese's "pra", "expensive" (a price asked) and "see" named
+    nothing a page should mention either."""
     answer = answered_after(holding(*files), [asked])
     assert answer.startswith(quoted), answer
     assert "\n(Nada" not in answer and "\n(Nothing" not in answer, answer
