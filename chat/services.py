@@ -87,6 +87,7 @@ from text.words import (
     courtesy_language,
     courtesy_said,
     naming_words,
+    question_after_situation,
     refers_back,
 )
 from web.exceptions import ApplicationError
@@ -523,10 +524,21 @@ def _word_shares(
 ) -> dict[int, float]:
     """For the offline answerer, which says "no information" when the passages miss what
     is asked: how much of the question's rare words each passage holds (in the caller's
-    scope, as the search was)."""
-    return question_word_shares(
-        license_id=principal.license_id, question=question, chunk_ids=[r.chunk_id for r in results]
+    scope, as the search was). After a situation the asker tells ("Moro no 502 e vou
+    reformar a cozinha, posso fazer obra no sábado?"), the larger of its share of the whole
+    and of the question alone: the situation's words ("502", "cozinha") are the asker's,
+    seldom the page's, and had turned the works' rules into "no information"."""
+    chunk_ids = [r.chunk_id for r in results]
+    shares = question_word_shares(
+        license_id=principal.license_id, question=question, chunk_ids=chunk_ids
     )
+    asked = question_after_situation(question)
+    if not shares or not asked:
+        return shares
+    alone = question_word_shares(
+        license_id=principal.license_id, question=asked, chunk_ids=chunk_ids
+    )
+    return {chunk: max(share, alone.get(chunk, 0.0)) for chunk, share in shares.items()}
 
 
 def _passages_language(results: list[SearchResult]) -> str | None:

@@ -330,6 +330,45 @@ def without_courtesy(query: str) -> str:
     return _without_edge_courtesy(query)
 
 
+# How a question opens after the situation told before it: a question word, a verb that
+# asks ("can", "do", "posso", "puedo", "tem"), or Spanish "¿".
+_ASKS_OPENING = frozenset({
+    "can", "could", "do", "does", "did", "is", "are", "am", "was", "were", "will", "would",
+    "should", "may", "must", "have", "has",
+})  # fmt: skip
+# The asker telling of themselves: "Mi perra está embarazada", "Moro no 502", "I'm 17".
+_FIRST_PERSON = frozenset({
+    "yo", "mi", "mis", "soy", "estoy", "tengo", "voy", "vamos", "somos", "estamos",
+    "tenemos", "nuestro", "nuestra", "nuestros", "nuestras",
+    "eu", "meu", "minha", "meus", "minhas", "sou", "estou", "tenho", "vou", "moro", "nosso", "nossa", "nossos", "nossas",
+    "i", "im", "ive", "ill", "my", "we", "were", "weve", "our", "ours",
+})  # fmt: skip
+
+
+_TOLD = re.compile(r"\w+(?:'\w+)?")
+
+
+def question_after_situation(query: str) -> str:
+    """The question that closes ``query`` when a statement opens it, the situation the
+    asker is in: "Moro no 502 e vou reformar a cozinha, posso fazer obra no sábado?" asks
+    "posso fazer obra no sábado?"; "I'm 17, do I have to pay for a check-up?", "do I have
+    to pay for a check-up?". "" when nothing is told before the question, or the question
+    does not open as one does."""
+    clauses = _CLAUSE.findall(without_courtesy(query))
+    worded = [clause for clause in clauses if _WORD.search(clause)]
+    if len(worded) < 2 or not worded[-1].rstrip().endswith("?"):
+        return ""
+    if any(clause.rstrip().endswith("?") for clause in worded[:-1]):
+        return ""  # questions asked one after another, not a situation told
+    told = {fold(word).replace("'", "") for word in _TOLD.findall("".join(worded[:-1]))}
+    if not told & _FIRST_PERSON:
+        return ""  # "Em 1990, quem ganhou…?": a circumstance of what is asked
+    opening = _WORD.findall(worded[-1])[0]
+    asks = fold(opening) in _ASKING_WORDS | LIGHT_VERBS | _ASKS_OPENING
+    spanish = clauses[-2].strip() == "¿" if len(clauses) > 1 else False
+    return worded[-1].strip() if asks or spanish else ""
+
+
 def _without_edge_courtesy(query: str) -> str:
     """``query`` without a greeting its first words are, nor thanks its last words are
     ("holaaa a q hora abre la piscina porfa" asks "a q hora abre la piscina")."""

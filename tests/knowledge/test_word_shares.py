@@ -1487,3 +1487,38 @@ def test_a_time_of_day_asked_is_said_by_the_clock_or_as_midnight(condo):
     day, and midnight is one."""
     quoted = quotes_of(answered_after(condo, ["A que horas termina a festa?"]))
     assert quoted == ["«A festa deve terminar à meia-noite e a limpeza é do morador.» [1]"]
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quoted"),
+    [
+        (
+            ("jardim-regras.pptx",),
+            "Moro no 502 e vou reformar a cozinha, posso fazer obra no sábado?",
+            "«Obras só podem ser feitas",
+        ),
+        (
+            ("huellas.rtf",),
+            "Mi perra está embarazada, ¿a qué hora abrís el sábado?",
+            "«Atendemos de lunes a viernes",
+        ),
+        (
+            ("riverside-dental.md",),
+            "I use a wheelchair, can I get into the surgery?",
+            "«The surgery is on the ground floor with step-free access.»",
+        ),
+        (
+            ("riverside-dental.md",),
+            "I've just moved to the area, how do I register?",
+            "«New patients register online",
+        ),
+    ],
+)
+def test_the_situation_told_before_a_question_is_the_asker_s(files, asked, quoted):
+    """The tour of a condominium's, a vet clinic's and a dental practice's documents: each
+    was "no information". The situation the asker tells first ("502", "cozinha",
+    "embarazada", "wheelchair", "moved") is in no page and weighed as the question's
+    rarest words; the question that closes it alone is answered."""
+    answer = answered_after(holding(*files), [asked])
+    assert answer.startswith(quoted), answer

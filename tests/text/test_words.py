@@ -24,6 +24,7 @@ from text.words import (
     content_words,
     courtesy_said,
     naming_words,
+    question_after_situation,
     refers_back,
     stem,
     without_courtesy,
@@ -611,3 +612,25 @@ def test_the_accented_stopwords_are_those_postgresql_s_lists_spell_with_accents(
         if word != fold(word) and fold(word) not in unaccented
     }
     assert kept == _ACCENTED_STOPWORDS
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        (
+            "Moro no 502 e vou reformar a cozinha, posso fazer obra no sábado?",
+            "posso fazer obra no sábado?",
+        ),
+        ("I'm 17, do I have to pay for a check-up?", "do I have to pay for a check-up?"),
+        ("Mi gata se opera mañana, ¿puede desayunar?", "puede desayunar?"),
+        ("I've just moved to the area, how do I register?", "how do I register?"),
+        # nothing told of the asker: a list, a circumstance, a source, questions in a row
+        ("¿Puedo llevar comida, bebida o tarta?", ""),
+        ("Em 1990, quem ganhou a copa?", ""),
+        ("Segundo o texto, qual é a capital?", ""),
+        ("Posso fazer obra no sábado? Até que horas?", ""),
+        ("Hola, soy Ana del tercero B, ¿a qué hora abre la piscina?", ""),
+    ],
+)
+def test_the_question_after_the_situation_the_asker_tells(question, asked):
+    assert question_after_situation(question) == asked
