@@ -567,6 +567,20 @@ def asks_again_of_a_time(question: str) -> bool:
 _AND_IF = re.compile(r"^\W*(?:y|e|and)\s+(?:si|se|if)\b")
 
 
+def names_a_time(word: str) -> bool:
+    """``word`` is a day, a month, a time of day or of the year, a holiday ("agosto",
+    "sábados", "Christmas")."""
+    return fold(word) in _CALENDAR
+
+
+def without_words(text: str, words: set[str]) -> str:
+    """``text`` without the words (as written) ``words``; unchanged when none is in it."""
+    if not words:
+        return text
+    left = _WORD.sub(lambda match: "" if match.group() in words else match.group(), text)
+    return " ".join(left.split())
+
+
 def asks_what_if(question: str) -> bool:
     """A few words asking "and if…?" of what came before: "E se não encher?", "¿Y si
     llueve?". What they name may be in no page ("encher": the page says "faltar

@@ -1522,3 +1522,18 @@ def test_the_situation_told_before_a_question_is_the_asker_s(files, asked, quote
     rarest words; the question that closes it alone is answered."""
     answer = answered_after(holding(*files), [asked])
     assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        ("¿Cuánto cuesta el microchip en diciembre?", "«Servicio: Microchip · Precio: 35 €»"),
+        ("¿Cuánto cuesta la consulta en agosto?", "«Servicio: Consulta general · Precio: 35 €»"),
+    ],
+)
+def test_a_time_no_page_says_is_a_circumstance_of_what_is_asked(vet, asked, quoted):
+    """ "¿Cuánto cuesta el microchip en diciembre?" was "no information": "diciembre", in no
+    page, weighed as the question's rarest word beside the price list's microchip row."""
+    answer = answered_after(vet, [asked])
+    assert answer.startswith(quoted), answer

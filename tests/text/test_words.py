@@ -23,11 +23,13 @@ from text.words import (
     asks_yes_or_no,
     content_words,
     courtesy_said,
+    names_a_time,
     naming_words,
     question_after_situation,
     refers_back,
     stem,
     without_courtesy,
+    without_words,
     words_to_match,
     words_to_weigh,
 )
@@ -634,3 +636,10 @@ def test_the_accented_stopwords_are_those_postgresql_s_lists_spell_with_accents(
 )
 def test_the_question_after_the_situation_the_asker_tells(question, asked):
     assert question_after_situation(question) == asked
+
+
+def test_a_time_named_and_a_question_without_some_words():
+    assert names_a_time("Sábados") and names_a_time("Christmas") and not names_a_time("piscina")
+    asked = "¿Cuánto cuesta el microchip en diciembre?"
+    assert without_words(asked, {"diciembre"}) == "¿Cuánto cuesta el microchip en ?"
+    assert without_words(asked, set()) == asked
