@@ -788,10 +788,11 @@ def asks_the_hours_alone(query: str) -> bool:
     "¿A qué hora abrís?", "¿Cuándo abren?", "What are your hours?". Over a vet clinic's guide
     whose hours say "Atendemos de lunes a viernes…", each was "no information": no page
     holds "abrir". A page saying a time of day answers it."""
-    words = {fold(word) for word in _WORD.findall(query)}
-    return bool(words & _OPENING_HOURS or _WHAT_TIME.search(fold(query))) and not naming_words(
-        query
-    )
+    folded = fold(query)
+    if _HOW_MUCH.search(folded):
+        return False  # "How many hours?" asks how long
+    words = set(_WORD.findall(folded))
+    return bool(words & _OPENING_HOURS or _WHAT_TIME.search(folded)) and not naming_words(query)
 
 
 def _turning_to(query: str) -> frozenset[str]:

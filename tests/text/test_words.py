@@ -575,6 +575,7 @@ def test_a_time_alone_asks_the_question_before_again(question, again):
         ("¿A qué hora abre la piscina?", False),
         ("¿Abrís los domingos?", False),
         ("¿Cuánto cuesta?", False),
+        ("How many hours?", False),  # how long
     ],
 )
 def test_the_hours_asked_alone(question, alone):
