@@ -425,8 +425,9 @@ LIGHT_VERBS = frozenset({
     "dar", "dao", "give", "gives",
     # putting: "¿ponéis microchip?", "¿dónde pongo la basura?"
     "poner", "pongo", "pone", "pones", "ponen", "poneis", "ponemos",
-    # getting and seeing: "Can I get a check-up on Saturday?", "Do you see NHS patients?"
-    "get", "gets", "see", "sees",
+    # getting, seeing, keeping: "Can I get a check-up on Saturday?", "Do you see NHS
+    # patients?", "Can I keep chickens?" (the rules' "kept", which no stem joins)
+    "get", "gets", "see", "sees", "keep", "keeps",
 })  # fmt: skip
 # Words that qualify what a question names without naming anything: "¿puedo traer mi
 # propia tarta?" asks about a cake; "propia" got "nothing quoted mentions" beside the
@@ -727,6 +728,19 @@ _TURNING_TO = frozenset({
     "talk", "speak", "call", "ring", "phone", "contact", "ask", "tell", "notify", "report",
     "write", "email", "reach", "go", "turn",
 })  # fmt: skip
+
+
+def words_to_hold(query: str) -> str:
+    """``words_to_weigh`` without the words asking for a kind of fact ("bring", "cuesta",
+    "hora"): what a passage must hold every word of to be an exact hit. "Can I bring my
+    dog?" found nothing over allotment rules saying "Dogs must be kept on a lead": the
+    vectors put it under the floor, and no passage holds "bring". Unchanged inside quotes
+    (a phrase asked for) and when nothing else would be left."""
+    if '"' in query:
+        return words_to_match(query)
+    weighed = words_to_weigh(query)
+    kept = " ".join(w for w in _WORD.findall(weighed) if fold(w) not in FACT_WORDS)
+    return kept if content_words(kept, None) else weighed
 
 
 def words_to_weigh(query: str) -> str:

@@ -61,9 +61,13 @@ terms AS (
           WHERE NOT common
         )::tsquery AS any_in_scope,
         (SELECT string_agg(stems, ' & ') FROM informative_words)::tsquery AS every_in_scope,
-        -- strict: every term present (websearch syntax: quotes, OR, -word): an exact hit.
-        websearch_to_tsquery('pb_spanish', %(q)s) || websearch_to_tsquery('pb_portuguese', %(q)s)
-            || websearch_to_tsquery('pb_english', %(q)s) || websearch_to_tsquery('pb_simple', %(q)s)
+        -- strict: every term named present (websearch syntax: quotes, OR, -word): an exact
+        -- hit. Of the words that name (text.words.words_to_hold): "Can I bring my dog?"
+        -- is answered by "Dogs must be kept on a lead", which never says "bring".
+        websearch_to_tsquery('pb_spanish', %(held)s)
+            || websearch_to_tsquery('pb_portuguese', %(held)s)
+            || websearch_to_tsquery('pb_english', %(held)s)
+            || websearch_to_tsquery('pb_simple', %(held)s)
             AS strict
 ),
 every_term AS MATERIALIZED (

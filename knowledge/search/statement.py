@@ -27,7 +27,7 @@ from knowledge.search.nearest import NearestQuery
 from knowledge.search.tuning import SearchTuning
 from knowledge.search.types import SearchOptions
 from licenses.models import GLOBAL_SCOPE
-from text.words import words_to_match
+from text.words import words_to_hold, words_to_match
 
 _STATEMENT = """
 WITH
@@ -119,6 +119,7 @@ def hybrid_params(
     return {
         # The words the keyword branch matches; the vector is the whole question's.
         "q": words_to_match(query),
+        "held": words_to_hold(query),
         "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
         "license": license_id,
         "scope": license_id or GLOBAL_SCOPE_KEY,
