@@ -54,8 +54,17 @@ REQUEST_WORDS = frozenset({
 })  # fmt: skip
 # Words (folded) that ask for a kind of fact — a price, a time, a place, a permission —
 # rather than name a thing: "¿cuánto cuesta?", "e o preço?", "what time does it close?" may
-# ask about what the question before them named (``naming_words``).
-FACT_WORDS = frozenset({
+# ask about what the question before them named (``naming_words``). Among them, those that
+# ask whether one may, or bring, book or need something: a page that answers seldom says
+# them ("Can I bring my dog?": "Dogs must be kept on a lead").
+ALLOWING_OR_BRINGING = frozenset({
+    "puedo", "puede", "pueden", "podemos", "permite", "permiten", "permitido", "permitida",
+    "posso", "pode", "podem", "can", "may", "allowed", "permitted",
+    "reservar", "reservo", "reserva", "necesito", "necesita", "necesitan", "llevar", "traer",
+    "preciso", "precisa", "precisam", "levar", "trazer", "reserve", "book", "need", "needs",
+    "bring",
+})  # fmt: skip
+FACT_WORDS = ALLOWING_OR_BRINGING | frozenset({
     "cuesta", "cuestan", "costar", "vale", "valen", "sale", "salen", "precio", "precios",
     "coste", "costo", "tarifa", "tarifas", "cuota", "pagar", "pago", "paga", "cobran",
     "custa", "custam", "custar", "preco", "precos", "custo", "valor", "mensalidade", "taxa",
@@ -75,11 +84,6 @@ FACT_WORDS = frozenset({
     "queda", "ubicado", "ubicada", "direccion", "telefono", "correo", "email", "mail",
     "contacto", "fica", "ficam", "localizado", "localizada", "endereco", "telefone", "contato",
     "located", "address", "phone", "contact",
-    "puedo", "puede", "pueden", "podemos", "permite", "permiten", "permitido", "permitida",
-    "posso", "pode", "podem", "can", "may", "allowed", "permitted",
-    "reservar", "reservo", "reserva", "necesito", "necesita", "necesitan", "llevar", "traer",
-    "preciso", "precisa", "precisam", "levar", "trazer", "reserve", "book", "need", "needs",
-    "bring",
     "eso", "esto", "isso", "isto", "this",
 })  # fmt: skip
 # Words that only greet, thank or say sorry (folded): a clause of nothing else ("Hola,",
@@ -731,15 +735,16 @@ _TURNING_TO = frozenset({
 
 
 def words_to_hold(query: str) -> str:
-    """``words_to_weigh`` without the words asking for a kind of fact ("bring", "cuesta",
-    "hora"): what a passage must hold every word of to be an exact hit. "Can I bring my
+    """``words_to_weigh`` without the words asking whether one may, or bring, book or need
+    something: what a passage must hold every word of to be an exact hit. "Can I bring my
     dog?" found nothing over allotment rules saying "Dogs must be kept on a lead": the
-    vectors put it under the floor, and no passage holds "bring". Unchanged inside quotes
-    (a phrase asked for) and when nothing else would be left."""
+    vectors put it under the floor, and no passage holds "bring". A time or a price asked
+    stays ("What time does the gym open?" is no exact hit of every page saying "gym").
+    Unchanged inside quotes (a phrase asked for) and when nothing else would be left."""
     if '"' in query:
         return words_to_match(query)
     weighed = words_to_weigh(query)
-    kept = " ".join(w for w in _WORD.findall(weighed) if fold(w) not in FACT_WORDS)
+    kept = " ".join(w for w in _WORD.findall(weighed) if fold(w) not in ALLOWING_OR_BRINGING)
     return kept if content_words(kept, None) else weighed
 
 

@@ -311,7 +311,7 @@ class TestSmallScopes:
         from knowledge.search.vector_index import active_model
 
         params = {
-            "q": "piscina", "vector": "[" + ",".join(["0.05"] * 384) + "]", "license": license_id,
+            "q": "piscina", "held": "piscina", "vector": "[" + ",".join(["0.05"] * 384) + "]", "license": license_id,
             "scope": license_id or GLOBAL_SCOPE_KEY, "global_scope": GLOBAL_SCOPE_KEY,
             "common_lexemes": [], "every_term_min": 20, "candidates": 50,
             "strategy": "weighted", "min_score": 0.8, "min_score_across": 0.78, "configs_across": "{pb_english}", "vector_weight": 0.55,
