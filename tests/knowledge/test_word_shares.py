@@ -1537,3 +1537,29 @@ def test_a_time_no_page_says_is_a_circumstance_of_what_is_asked(vet, asked, quot
     page, weighed as the question's rarest word beside the price list's microchip row."""
     answer = answered_after(vet, [asked])
     assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quoted"),
+    [
+        (("greenfield-rules.txt",), "Can I bring my dog?", "«5. Dogs must be kept on a lead"),
+        (("huellas.rtf",), "¿Tengo que llevar la cartilla?", "«Durante las vacaciones cuidamos"),
+    ],
+)
+def test_an_exact_hit_need_not_say_bring(files, asked, quoted):
+    """The tour of an allotment society's rules and a vet clinic's guide: "Can I bring my
+    dog?" and "¿Tengo que llevar la cartilla?" found no passage at all: the vectors put the
+    rules under the floor, and an exact hit had to hold "bring" ("llevar") too."""
+    answer = answered_after(holding(*files), [asked])
+    assert answer.startswith(quoted), answer
+    assert "\n(Nothing" not in answer and "\n(Nada" not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_keeping_is_nothing_a_page_should_mention():
+    """ "Can I keep chickens?" quoted "Chickens may be kept with permission…" and closed
+    with "Nothing quoted mentions “keep”": no stem joins "keep" and "kept"."""
+    answer = answered_after(holding("greenfield-rules.txt"), ["Can I keep chickens?"])
+    assert answer.startswith("«8. Chickens may be kept with permission"), answer
+    assert "\n(Nothing" not in answer, answer

@@ -30,6 +30,7 @@ from text.words import (
     stem,
     without_courtesy,
     without_words,
+    words_to_hold,
     words_to_match,
     words_to_weigh,
 )
@@ -644,3 +645,18 @@ def test_a_time_named_and_a_question_without_some_words():
     asked = "¿Cuánto cuesta el microchip en diciembre?"
     assert without_words(asked, {"diciembre"}) == "¿Cuánto cuesta el microchip en ?"
     assert without_words(asked, set()) == asked
+
+
+@pytest.mark.parametrize(
+    ("question", "held"),
+    [
+        ("Can I bring my dog?", "I my dog"),
+        ("¿Tengo que llevar la cartilla?", "que la cartilla"),
+        # a time or a price asked stays; a phrase asked for is left whole
+        ("¿Cuánto cuesta el microchip?", "cuesta el microchip"),
+        ("horario piscina", "horario piscina"),
+        ('"puedo llevar" perros', '"puedo llevar" perros'),
+    ],
+)
+def test_an_exact_hit_holds_what_is_named_not_whether_one_may_bring_it(question, held):
+    assert words_to_hold(question) == held
