@@ -961,6 +961,14 @@ _TIME_OF_DAY = re.compile(
     r"\b\d{1,2}(?::\d\d|h\d{0,2}\b|\s?(?:am|pm|a\.m\.|p\.m\.))"
     r"|\b(?:medianoche|mediodia|meia-noite|meio-dia|midnight|noon|midday)\b"
 )
+# "¿Cuánto tiempo…?", "Quanto tempo…?", "How long…?" ask a duration, which a sentence
+# says as a figure and its unit: "Quanto tempo dura a sessão?" quoted the single session's
+# price, "R$ 120", before "As sessões duram 50 minutos".
+_ASKS_DURATION = re.compile(r"\b(?:(?:cuanto|quanto)\s+(?:tiempo|tempo)|how\s+long)\b")
+_DURATION = re.compile(
+    r"\b\d+(?:[.,]\d+)?\s*(?:min|minutos?|minutes?|h|horas?|hours?|hrs?|dias?|days?|"
+    r"semanas?|weeks?|mes|meses|months?|anos?|years?)\b"
+)
 _ASKS_NAME = re.compile(r"\b(qui[eé]n(es)?|quem|who)\b")
 _ASKS_DATE = re.compile(r"\b(cuando|quando|when|fecha|data|date|dia|day)\b")
 # A phone, an e-mail or a link, by name: what only a sentence holding one answers.
@@ -1235,6 +1243,7 @@ def _score(
     asks_figure = bool(_ASKS_FIGURE.search(folded_question))
     asks_name = bool(_ASKS_NAME.search(folded_question))
     asks_time = bool(_ASKS_TIME.search(folded_question)) or asks_the_hours_alone(question)
+    asks_duration = bool(_ASKS_DURATION.search(folded_question))
     asks_contact = _names_a_contact(question, _ASKS_CONTACT)
     asks_money = bool(_ASKS_MONEY.search(folded_question)) and not _asks_else_of_a_price(question)
     sender_asked = asks_sender(question)
@@ -1253,6 +1262,8 @@ def _score(
             figure = (bool(naming & own) or not naming) and bool(
                 _TIME_OF_DAY.search(fold(candidate.sentence))
             )
+        elif asks_duration:
+            figure = bool(_DURATION.search(fold(candidate.sentence)))
         else:
             figure = asks_figure and any(
                 n not in question_tokens for n in _FIGURE.findall(fold(candidate.sentence))
@@ -1263,6 +1274,8 @@ def _score(
         # "Who sent the notice?": the message's "From: Ana <[EMAIL]>", in no word of it.
         sender = sender_asked and candidate.sentence.startswith(sender_labels())
         row = candidate.named_before or _row_named(candidate.sentence, naming, language)
+        if row and (asks_time or asks_duration) and not figure:
+            row = False  # "Quanto tempo dura a sessão?": not the "Sessão avulsa" row's price
         candidate.says_something_asked = bool(
             shared or figure or name or contact or money or sender or row
         )

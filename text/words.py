@@ -861,6 +861,10 @@ _WHAT_TIME = re.compile(r"\b(?:que|what)\s+(hora|horas|time)\b")
 # "How much", "how many": a quantity, asked. Weighed as a word the page should hold, "much"
 # made "How much is the meal allowance?" a third unsaid, and "no information".
 _HOW_MUCH = re.compile(r"\bhow\s+(much|many)\b")
+# "Quanto tempo…?", "¿Cuánto tiempo…?": how long, asked. "Quanto tempo dura a sessão?"
+# quoted "Atrasos … reduzem o tempo da sessão", the one sentence saying "tempo", and not
+# "As sessões duram 50 minutos".
+_HOW_LONG = re.compile(r"\b(?:quanto|cuanto)\s+(tempo|tiempo)\b")
 # The cheapest or dearest, asked: "¿cuál es el plato más caro?", "qual a categoria mais
 # barata?", "the cheapest plan" (folded). A price list never says "barata": weighed as a
 # word the page should hold, it made a rental's tariff sheet "no information".
@@ -895,7 +899,10 @@ def _asked_by_phrase(query: str) -> frozenset[str]:
     "who sent…", the "hora" of "¿a qué hora…?"."""
     folded = fold(query)
     return frozenset(
-        _WHO_SENT.findall(folded) + _WHAT_TIME.findall(folded) + _HOW_MUCH.findall(folded)
+        _WHO_SENT.findall(folded)
+        + _WHAT_TIME.findall(folded)
+        + _HOW_MUCH.findall(folded)
+        + _HOW_LONG.findall(folded)
     ) | _cheap_or_dear_words(query)
 
 

@@ -1563,3 +1563,13 @@ def test_keeping_is_nothing_a_page_should_mention():
     answer = answered_after(holding("greenfield-rules.txt"), ["Can I keep chickens?"])
     assert answer.startswith("«8. Chickens may be kept with permission"), answer
     assert "\n(Nothing" not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_how_long_is_answered_by_a_duration_not_a_row_s_price():
+    """The tour of a physiotherapy clinic's guide: "Quanto tempo dura a sessão?" quoted
+    "Atrasos … reduzem o tempo da sessão" (the one sentence saying "tempo") and the
+    "Sessão avulsa · R$ 120" row, and not "As sessões duram 50 minutos"."""
+    quoted = quotes_of(answered_after(holding("fisio-vida.docx"), ["Quanto tempo dura a sessão?"]))
+    assert any(q.startswith("«As sessões duram 50 minutos") for q in quoted), quoted
+    assert not any(q.startswith("«Serviço:") for q in quoted), quoted
