@@ -185,7 +185,10 @@ def _sentences(passage: str) -> list[str]:
     ]
     joined: list[str] = []
     for sentence in sentences:
-        if joined and (_asks(joined[-1]) or ("?" in joined[-1] and _is_short(sentence))):
+        # A short question opens the next pair: the language school's "¿Hay descuentos?"
+        # had been quoted as the end of the answer before it.
+        short_answer = _is_short(sentence) and not _asks(sentence)
+        if joined and (_asks(joined[-1]) or ("?" in joined[-1] and short_answer)):
             joined[-1] = f"{joined[-1].rstrip()} {sentence.strip()}"
         else:
             joined.append(sentence)

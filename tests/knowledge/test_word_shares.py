@@ -1573,3 +1573,15 @@ def test_how_long_is_answered_by_a_duration_not_a_row_s_price():
     quoted = quotes_of(answered_after(holding("fisio-vida.docx"), ["Quanto tempo dura a sessão?"]))
     assert any(q.startswith("«As sessões duram 50 minutos") for q in quoted), quoted
     assert not any(q.startswith("«Serviço:") for q in quoted), quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_short_question_opens_the_next_pair_of_an_faq():
+    """The tour of a language school's FAQ (an HTML definition list): "¿Preparáis el
+    First?" quoted its answer and, as if they ended it, the next question "¿Hay
+    descuentos?" and its answer: the short question was said with the sentence before."""
+    quoted = quotes_of(answered_after(holding("babel-faq.html"), ["¿Preparáis el First?"]))
+    assert quoted == [
+        "«¿Preparáis exámenes oficiales? - Sí, preparamos Cambridge (B2 First y C1 Advanced),"
+        " DELF y Goethe.» [1]"
+    ]
