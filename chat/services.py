@@ -77,6 +77,7 @@ from text.languages import LANGUAGE_NAMES, detect_language
 from text.lines import one_line
 from text.sentences import split_sentences
 from text.words import (
+    asking_words,
     asks_allowing,
     asks_what_if,
     asks_whether_allowed,
@@ -467,10 +468,15 @@ def _found(
     if weighed:
         found.group_scores = _group_scores(results, embedding)
         found.named = naming_words(found.asked)
-        if found.named:
-            found.unknown = scope_lacks(principal.license_id, kin=True)(found.named)
-        weighed_as = without_words(found.asked, {w for w in found.unknown if names_a_time(w)})
-        found.word_shares = _word_shares(results, principal, weighed_as)
+        asking = asking_words(found.asked)
+        lacked = set()
+        if found.named or asking:
+            lacked = scope_lacks(principal.license_id, kin=True)([*found.named, *asking])
+        found.unknown = lacked & set(found.named)
+        circumstances = {w for w in lacked if w in asking or names_a_time(w)}
+        found.word_shares = _word_shares(
+            results, principal, without_words(found.asked, circumstances)
+        )
     return found
 
 
@@ -526,6 +532,8 @@ def _group_scores(results: list[SearchResult], embedding: QueryEmbedding) -> dic
 # the knowledge does not tell apart: "¿Cuánto cuesta el microchip en diciembre?" weighed
 # "diciembre" as its rarest word and was "no information" beside the price list's
 # "Microchip · 35 €". It weighs nothing; the closing note still says no page mentions it.
+# Nor does a word asking for a kind of fact that no page says: "¿Cuánto cuesta el
+# francés?" over a table of courses whose column says "Precio mensual".
 
 
 def _word_shares(

@@ -572,6 +572,12 @@ def asks_again_of_a_time(question: str) -> bool:
 _AND_IF = re.compile(r"^\W*(?:y|e|and)\s+(?:si|se|if)\b")
 
 
+def asking_words(query: str) -> list[str]:
+    """The words of ``query`` (as written) that ask for a kind of fact rather than name
+    one ("cuesta", "abre", "bring"), each once."""
+    return list(dict.fromkeys(w for w in _WORD.findall(query) if fold(w) in FACT_WORDS))
+
+
 def names_a_time(word: str) -> bool:
     """``word`` is a day, a month, a time of day or of the year, a holiday ("agosto",
     "sábados", "Christmas")."""
