@@ -426,7 +426,7 @@ LIGHT_VERBS = frozenset({
     "quero", "quer", "querem", "queria", "gostaria",
     "want", "wants", "wanted", "wanna", "wish",
     # giving: "vocês dão almoço?", "do you give towels?" (not "dan", also a name)
-    "dar", "dao", "give", "gives",
+    "dar", "dais", "dao", "give", "gives",
     # putting: "¿ponéis microchip?", "¿dónde pongo la basura?"
     "poner", "pongo", "pone", "pones", "ponen", "poneis", "ponemos",
     # getting, seeing, keeping: "Can I get a check-up on Saturday?", "Do you see NHS

@@ -1585,3 +1585,20 @@ def test_a_short_question_opens_the_next_pair_of_an_faq():
         "«¿Preparáis exámenes oficiales? - Sí, preparamos Cambridge (B2 First y C1 Advanced),"
         " DELF y Goethe.» [1]"
     ]
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        ("¿Cuánto cuesta el francés?", "«Curso: Francés · Días: Martes y jueves"),
+        ("cuanto cuesta frances", "«Curso: Francés · Días: Martes y jueves"),
+        ("hola q idiomas dais", "«¿Qué idiomas enseñáis? - Inglés, francés"),
+    ],
+)
+def test_what_asks_for_a_fact_no_page_says_weighs_nothing(asked, quoted):
+    """The tour of a language school's FAQ: "¿Cuánto cuesta el francés?" was "no
+    information": no page says "cuesta" (the courses' column says "Precio mensual"), and it
+    weighed as the question's rarest word; "dais" (giving) as a thing named."""
+    answer = answered_after(holding("babel-faq.html"), [asked])
+    assert answer.startswith(quoted), answer

@@ -11,6 +11,7 @@ import pytest
 from text.folding import fold
 from text.words import (
     _ACCENTED_STOPWORDS,
+    asking_words,
     asks_a_contact_alone,
     asks_again_of_a_time,
     asks_cheapest_or_dearest,
@@ -660,3 +661,9 @@ def test_a_time_named_and_a_question_without_some_words():
 )
 def test_an_exact_hit_holds_what_is_named_not_whether_one_may_bring_it(question, held):
     assert words_to_hold(question) == held
+
+
+def test_the_words_asking_for_a_kind_of_fact():
+    assert asking_words("¿Cuánto cuesta el francés? ¿Y cuesta mucho?") == ["cuesta"]
+    assert asking_words("Can I bring my dog?") == ["Can", "bring"]
+    assert asking_words("¿Dónde está la piscina?") == []
