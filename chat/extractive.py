@@ -1203,6 +1203,28 @@ def _with_kin(asked: set[str], words_of: list[set[str]]) -> list[set[str]]:
     ]
 
 
+def _figure_asked(question: str) -> str:
+    """The kind of figure ``question`` asks for: "time" (of day), "duration", "figure" (any
+    figure: how many, when, which year), or ""."""
+    folded = fold(question)
+    if _ASKS_TIME.search(folded) or asks_the_hours_alone(question):
+        return "time"
+    if _ASKS_DURATION.search(folded):
+        return "duration"
+    return "figure" if _ASKS_FIGURE.search(folded) else ""
+
+
+def _holds_the_figure_asked(sentence: str, asked: str, question_tokens: set[str]) -> bool:
+    """``sentence`` says the kind of figure asked: a time of day, a duration, or a figure the
+    question does not already hold."""
+    folded = fold(sentence)
+    if asked == "time":
+        return bool(_TIME_OF_DAY.search(folded))
+    if asked == "duration":
+        return bool(_DURATION.search(folded))
+    return asked == "figure" and any(n not in question_tokens for n in _FIGURE.findall(folded))
+
+
 def _score(
     candidates: list[_Candidate],
     question: str,
@@ -1243,10 +1265,8 @@ def _score(
             counts[word] = counts.get(word, 0) + 1
     total = len(candidates)
     folded_question = fold(question)
-    asks_figure = bool(_ASKS_FIGURE.search(folded_question))
     asks_name = bool(_ASKS_NAME.search(folded_question))
-    asks_time = bool(_ASKS_TIME.search(folded_question)) or asks_the_hours_alone(question)
-    asks_duration = bool(_ASKS_DURATION.search(folded_question))
+    figure_asked = _figure_asked(question)
     asks_contact = _names_a_contact(question, _ASKS_CONTACT)
     asks_money = bool(_ASKS_MONEY.search(folded_question)) and not _asks_else_of_a_price(question)
     sender_asked = asks_sender(question)
@@ -1261,23 +1281,16 @@ def _score(
         # A time of day counts beside what the question names, in the sentence itself:
         # "What time does the pool close?" is answered by "There is no pool", not by the
         # fitness room's hours under the heading "Is there a pool or a gym?".
-        if asks_time:
-            figure = (bool(naming & own) or not naming) and bool(
-                _TIME_OF_DAY.search(fold(candidate.sentence))
-            )
-        elif asks_duration:
-            figure = bool(_DURATION.search(fold(candidate.sentence)))
-        else:
-            figure = asks_figure and any(
-                n not in question_tokens for n in _FIGURE.findall(fold(candidate.sentence))
-            )
+        figure = _holds_the_figure_asked(candidate.sentence, figure_asked, question_tokens) and (
+            figure_asked != "time" or bool(naming & own) or not naming
+        )
         name = asks_name and any(fold(n) not in question_tokens for n in _names(candidate.sentence))
         contact = asks_contact and bool(_CONTACT.search(candidate.sentence))
         money = asks_money and _says_price(candidate.sentence)
         # "Who sent the notice?": the message's "From: Ana <[EMAIL]>", in no word of it.
         sender = sender_asked and candidate.sentence.startswith(sender_labels())
         row = candidate.named_before or _row_named(candidate.sentence, naming, language)
-        if row and (asks_time or asks_duration) and not figure:
+        if row and figure_asked in ("time", "duration") and not figure:
             row = False  # "Quanto tempo dura a sessão?": not the "Sessão avulsa" row's price
         candidate.says_something_asked = bool(
             shared or figure or name or contact or money or sender or row

@@ -473,6 +473,12 @@ def _found(
         if found.named or asking:
             lacked = scope_lacks(principal.license_id, kin=True)([*found.named, *asking])
         found.unknown = lacked & set(found.named)
+        # A day, month or season no page says is a circumstance the knowledge does not
+        # tell apart, and a word asking for a kind of fact that no page says asks it
+        # otherwise: neither weighs. "¿Cuánto cuesta el microchip en diciembre?" weighed
+        # "diciembre" as its rarest word, and "¿Cuánto cuesta el francés?" "cuesta" (the
+        # courses' column says "Precio mensual"): each was "no information". The closing
+        # note still says no page mentions "diciembre".
         circumstances = {w for w in lacked if w in asking or names_a_time(w)}
         found.word_shares = _word_shares(
             results, principal, without_words(found.asked, circumstances)
@@ -526,14 +532,6 @@ def _group_scores(results: list[SearchResult], embedding: QueryEmbedding) -> dic
     return group_similarities(
         chunk_ids=[r.chunk_id for r in results], vector=embedding.vector(), model=embedding.model
     )
-
-
-# A day, month or season no page of the scope says is a circumstance of what is asked that
-# the knowledge does not tell apart: "¿Cuánto cuesta el microchip en diciembre?" weighed
-# "diciembre" as its rarest word and was "no information" beside the price list's
-# "Microchip · 35 €". It weighs nothing; the closing note still says no page mentions it.
-# Nor does a word asking for a kind of fact that no page says: "¿Cuánto cuesta el
-# francés?" over a table of courses whose column says "Precio mensual".
 
 
 def _word_shares(

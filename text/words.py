@@ -573,9 +573,13 @@ _AND_IF = re.compile(r"^\W*(?:y|e|and)\s+(?:si|se|if)\b")
 
 
 def asking_words(query: str) -> list[str]:
-    """The words of ``query`` (as written) that ask for a kind of fact rather than name
-    one ("cuesta", "abre", "bring"), each once."""
-    return list(dict.fromkeys(w for w in _WORD.findall(query) if fold(w) in FACT_WORDS))
+    """The words of ``query`` (as written) that ask for a price, a time, a place or a
+    contact rather than name something ("cuesta", "abre"), each once. Not those asking
+    whether one may, or bring or need something: a page may say them ("need the
+    committee's approval"), and one that does not may not answer ("what time do I need
+    to leave the room?" is not the fitness room's hours)."""
+    asking = FACT_WORDS - ALLOWING_OR_BRINGING
+    return list(dict.fromkeys(w for w in _WORD.findall(query) if fold(w) in asking))
 
 
 def names_a_time(word: str) -> bool:

@@ -46,7 +46,7 @@ _WORD = re.compile(r"[^\W\d_]+")
 # Which of some words no chunk of the scope holds, in any language's stems. Not a stopword
 # of any of the languages ("era", "esta"): pages in that language never keep it, so its
 # absence says nothing. With a kin cap, not a word whose kin (its stems less a letter, as
-# prefixes: word_shares._KIN) between one and that many chunks hold.
+# prefixes: word_shares.KIN_SQL) between one and that many chunks hold.
 _UNKNOWN = f"""
 SELECT w.word
   FROM unnest(%(words)s::text[]) AS w(word)

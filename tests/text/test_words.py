@@ -665,5 +665,5 @@ def test_an_exact_hit_holds_what_is_named_not_whether_one_may_bring_it(question,
 
 def test_the_words_asking_for_a_kind_of_fact():
     assert asking_words("¿Cuánto cuesta el francés? ¿Y cuesta mucho?") == ["cuesta"]
-    assert asking_words("Can I bring my dog?") == ["Can", "bring"]
+    assert asking_words("Can I bring my dog?") == []  # whether one may bring it
     assert asking_words("¿Dónde está la piscina?") == []
