@@ -749,12 +749,14 @@ def words_to_hold(query: str) -> str:
     something: what a passage must hold every word of to be an exact hit. "Can I bring my
     dog?" found nothing over allotment rules saying "Dogs must be kept on a lead": the
     vectors put it under the floor, and no passage holds "bring". A time or a price asked
-    stays ("What time does the gym open?" is no exact hit of every page saying "gym").
-    Unchanged inside quotes (a phrase asked for) and when nothing else would be left."""
+    stays ("What time does the gym open?" is no exact hit of every page saying "gym"); a
+    day, month or season goes ("How much is a crown in December?" found nothing over a
+    price list). Unchanged inside quotes (a phrase asked for) and when nothing else would be left."""
     if '"' in query:
         return words_to_match(query)
     weighed = words_to_weigh(query)
-    kept = " ".join(w for w in _WORD.findall(weighed) if fold(w) not in ALLOWING_OR_BRINGING)
+    left_out = ALLOWING_OR_BRINGING | _CALENDAR  # "How much is a crown in December?"
+    kept = " ".join(w for w in _WORD.findall(weighed) if fold(w) not in left_out)
     return kept if content_words(kept, None) else weighed
 
 
