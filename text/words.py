@@ -64,7 +64,16 @@ ALLOWING_OR_BRINGING = frozenset({
     "preciso", "precisa", "precisam", "levar", "trazer", "reserve", "book", "need", "needs",
     "bring",
 })  # fmt: skip
-FACT_WORDS = ALLOWING_OR_BRINGING | frozenset({
+# Opening and closing, as a question asks when: "¿a qué hora abrís?" (said to the staff),
+# "abrimos" (said by them).
+_OPENING_AND_CLOSING = frozenset({
+    "abre", "abren", "abris", "abres", "abrimos", "abrir", "abierto", "abierta", "cierra",
+    "cierran", "cerrais", "cierras", "cerramos", "cerrar", "cerrado", "cerrada", "horario",
+    "horarios", "abrem", "aberto", "aberta", "fecha", "fecham", "fechamos", "fechar",
+    "fechado", "fechada",
+    "open", "opens", "opening", "close", "closes", "closing", "closed", "hours",
+})  # fmt: skip
+FACT_WORDS = ALLOWING_OR_BRINGING | _OPENING_AND_CLOSING | frozenset({
     "cuesta", "cuestan", "costar", "vale", "valen", "sale", "salen", "precio", "precios",
     "coste", "costo", "tarifa", "tarifas", "cuota", "pagar", "pago", "paga", "cobran",
     "custa", "custam", "custar", "preco", "precos", "custo", "valor", "mensalidade", "taxa",
@@ -72,15 +81,8 @@ FACT_WORDS = ALLOWING_OR_BRINGING | frozenset({
     "cost", "costs", "price", "prices", "fee", "fees", "pay", "charge",
     # whether it is dear or cheap asks its price: "Is whitening expensive?"
     "caro", "caros", "barato", "barata", "baratos", "baratas", "expensive", "cheap", "pricey",
-    "hora", "horas", "horario", "horarios", "abre", "abren", "abrir", "abierto", "abierta",
-    "cierra", "cierran", "cerrar", "cerrado", "cerrada", "empieza", "comienza", "termina",
-    "dura", "abrem", "aberto", "aberta", "fecha", "fecham", "fechar", "fechado", "fechada",
-    "comeca", "terminam", "duram",
-    # as a customer asks the staff ("¿a qué hora abrís?") or staff say it ("abrimos")
-    "abris", "abres", "abrimos", "cerrais", "cierras", "cerramos", "fechamos",
-    "time", "hours", "open", "opens", "opening", "close", "closes", "closing", "closed",
-    "start", "starts", "end",
-    "ends", "last", "lasts", "long", "much", "many", "often",
+    "hora", "horas", "empieza", "comienza", "termina", "dura", "comeca", "terminam", "duram",
+    "time", "start", "starts", "end", "ends", "last", "lasts", "long", "much", "many", "often",
     "queda", "ubicado", "ubicada", "direccion", "telefono", "correo", "email", "mail",
     "contacto", "fica", "ficam", "localizado", "localizada", "endereco", "telefone", "contato",
     "located", "address", "phone", "contact",
@@ -228,8 +230,8 @@ _ACCENTED_STOPWORDS = _NOT | frozenset({
     "teniamos", "tenian", "tenias", "tuvieramos", "tuviesemos",
     # Portuguese
     "ate", "estao", "estavamos", "estiveramos", "estivessemos", "foramos", "fossemos", "hao",
-    "houveramos", "houverao", "houveriamos", "houvessemos", "ja", "sao", "serao", "tambem", "tera",
-    "terao", "teriamos", "tinhamos", "tiveramos", "tivessemos", "voce", "voces",
+    "houveramos", "houverao", "houveriamos", "houvessemos", "ja", "sao", "serao", "tambem",
+    "tera", "terao", "teriamos", "tinhamos", "tiveramos", "tivessemos", "voce", "voces",
 })  # fmt: skip
 _COMMON = (
     frozenset(fold(word) for words in STOPWORDS.values() for word in words)
@@ -344,11 +346,11 @@ _ASKS_OPENING = frozenset({
 _FIRST_PERSON = frozenset({
     "yo", "mi", "mis", "soy", "estoy", "tengo", "voy", "vamos", "somos", "estamos",
     "tenemos", "nuestro", "nuestra", "nuestros", "nuestras",
-    "eu", "meu", "minha", "meus", "minhas", "sou", "estou", "tenho", "vou", "moro", "nosso", "nossa", "nossos", "nossas",
+    "eu", "meu", "minha", "meus", "minhas", "sou", "estou", "tenho", "vou", "moro", "nosso",
+    "nossa", "nossos", "nossas",
+    # "I'm", "I've", "we're" as the apostrophe left out reads them
     "i", "im", "ive", "ill", "my", "we", "were", "weve", "our", "ours",
 })  # fmt: skip
-
-
 _TOLD = re.compile(r"\w+(?:'\w+)?")
 
 
@@ -415,7 +417,8 @@ LIGHT_VERBS = frozenset({
     "can", "could", "may", "might", "have", "has", "had", "do", "does", "did", "there",
     # "what do I do if…", "where is…": "¿qué hago si…?", "o que faço se ficar doente?",
     # "onde fica a biblioteca?"
-    "hago", "hace", "hacen", "hacemos", "haceis", "hacer", "faco", "faz", "fazem", "fazemos", "fazer",
+    "hago", "hace", "hacen", "hacemos", "haceis", "hacer", "faco", "faz", "fazem", "fazemos",
+    "fazer",
     "fico", "fica", "ficam", "ficar",
     # "¿qué pasa si cancelo…?", "o que acontece se…?", "what happens if…?"
     "pasa", "pasaria", "ocurre", "sucede", "acontece", "aconteceria", "happens", "happen",
@@ -751,7 +754,8 @@ def words_to_hold(query: str) -> str:
     vectors put it under the floor, and no passage holds "bring". A time or a price asked
     stays ("What time does the gym open?" is no exact hit of every page saying "gym"); a
     day, month or season goes ("How much is a crown in December?" found nothing over a
-    price list). Unchanged inside quotes (a phrase asked for) and when nothing else would be left."""
+    price list). Unchanged inside quotes (a phrase asked for) and when nothing else would
+    be left."""
     if '"' in query:
         return words_to_match(query)
     weighed = words_to_weigh(query)
@@ -804,13 +808,8 @@ def asks_a_contact_alone(query: str) -> bool:
 # Opening and closing, and the hours: what a first question about a place's hours names
 # ("¿A qué hora abren?", "When do you close?"), though the page may say "Atendemos de 9:30
 # a 14:00" or "Horario: …" and never the verb asked.
-_OPENING_HOURS = frozenset({
-    "abre", "abren", "abris", "abres", "abrimos", "abrir", "abierto", "abierta", "cierra",
-    "cierran", "cerrais", "cierras", "cerramos", "cerrar", "cerrado", "cerrada", "horario",
-    "horarios", "atienden", "atendeis", "atendem", "funciona", "funcionan", "funcionam",
-    "abrem", "aberto", "aberta", "fecha", "fecham", "fechamos", "fechar", "fechado",
-    "fechada",
-    "open", "opens", "opening", "close", "closes", "closing", "closed", "hours",
+_OPENING_HOURS = _OPENING_AND_CLOSING | frozenset({
+    "atienden", "atendeis", "atendem", "funciona", "funcionan", "funcionam",
 })  # fmt: skip
 
 

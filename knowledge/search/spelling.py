@@ -31,6 +31,7 @@ from knowledge.search.word_shares import (
     KIN_SQL,
     SCOPE_ROWS,
     SCOPE_ROWS_CAP,
+    chunks_matching,
     kin_cap,
 )
 from text.folding import fold
@@ -65,12 +66,8 @@ SELECT w.word
        SELECT 1 FROM knowledge_chunk c
         WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.in_scope
           AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid))
-   AND (%(kin_cap)s::int IS NULL OR q.kin IS NULL OR (
-       SELECT count(*) FROM (
-           SELECT 1 FROM knowledge_chunk c
-            WHERE pb_scoped_lexemes(c.scope_key, c.search_vector) @@ q.kin
-              AND c.scope_key IN (%(global_scope)s::uuid, %(scope)s::uuid)
-            LIMIT %(kin_cap)s::int + 1) m) NOT BETWEEN 1 AND %(kin_cap)s::int)
+   AND (%(kin_cap)s::int IS NULL OR q.kin IS NULL
+        OR {chunks_matching("q.kin", "%(kin_cap)s::int + 1")} NOT BETWEEN 1 AND %(kin_cap)s::int)
 """
 
 

@@ -60,7 +60,7 @@ def kin_of(stem: str) -> str | None:
     return stem[: max(KIN_LETTERS, len(stem) - 1)] if len(stem) >= KIN_LETTERS else None
 
 
-def _chunks_matching(tsquery: str, cap: str) -> str:
+def chunks_matching(tsquery: str, cap: str) -> str:
     """SQL counting the scope's chunks whose keyword keys match ``tsquery``, up to ``cap``
     (an SQL expression)."""
     return f"""(SELECT count(*) FROM (
@@ -101,7 +101,7 @@ queries AS (
       FROM words w
 ),
 counted AS MATERIALIZED (
-    SELECT q.*, {_chunks_matching("q.in_scope", "%(frequency_cap)s")} AS frequency
+    SELECT q.*, {chunks_matching("q.in_scope", "%(frequency_cap)s")} AS frequency
       FROM queries q
 ),
 kin_counted AS MATERIALIZED (
@@ -110,7 +110,7 @@ kin_counted AS MATERIALIZED (
     -- word no chunk holds: the kin says where it is, not how rare.
     SELECT q.*,
            CASE WHEN q.frequency = 0 AND q.kin_in_scope IS NOT NULL
-                THEN {_chunks_matching("q.kin_in_scope", "%(kin_cap)s + 1")}
+                THEN {chunks_matching("q.kin_in_scope", "%(kin_cap)s + 1")}
                 ELSE 0 END AS kin_frequency
       FROM counted q
 )
