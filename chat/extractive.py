@@ -30,7 +30,10 @@ from text.words import (
     asks_again_of_a_time,
     asks_cheapest_or_dearest,
     asks_sender,
+    asks_the_address,
+    asks_the_hours,
     asks_the_hours_alone,
+    asks_where_it_is,
     asks_whether_allowed,
     asks_whether_it_is,
     asks_whether_there_is,
@@ -179,7 +182,7 @@ def _sentences(passage: str) -> list[str]:
     up to "Não." for "Quem instala programas no notebook?"."""
     sentences = [
         sentence
-        for line in passage.splitlines()
+        for line in _unwrapped(passage.splitlines())
         if not _is_title(line)
         for sentence in _row_or_sentences(line)
     ]
@@ -193,6 +196,32 @@ def _sentences(passage: str) -> list[str]:
         else:
             joined.append(sentence)
     return joined
+
+
+def _unwrapped(lines: list[str]) -> list[str]:
+    """The lines, a sentence a PDF wrapped onto the next line joined again: "Aos domingos no
+    almoço o" / "estacionamento conveniado…" was quoted as two, the first «Aos domingos no
+    almoço o»: a line ending with no stop, the next opening in lowercase."""
+    joined: list[str] = []
+    for line in lines:
+        if line[:1].islower() and joined and _runs_on(joined[-1].rstrip()):
+            joined[-1] = f"{joined[-1].rstrip()} {line.strip()}"
+        else:
+            joined.append(line)
+    return joined
+
+
+def _runs_on(line: str) -> bool:
+    """A line a sentence may run on from: no stop ends it, and it is no heading nor row."""
+    return (
+        bool(line)
+        and not line.endswith(_STOPS)
+        and not line.startswith("#")
+        and not is_table_row(line)
+    )
+
+
+_STOPS = (".", "!", "?", ":", ";", "…")
 
 
 def _row_or_sentences(line: str) -> list[str]:
@@ -350,10 +379,14 @@ class ExtractiveLLM:
             _holds_the_contact_asked(s.body or s.text, prompt.question) for s in top
         ):
             return False  # "¿Cuál es el teléfono?": no page says "teléfono", one holds one
-        if asks_the_hours_alone(prompt.question) and any(
+        if _asks_the_hours_alone(prompt) and any(
             _TIME_OF_DAY.search(fold(s.body or s.text)) for s in top
         ):
             return False  # "¿A qué hora abrís?": the hours say "Atendemos de 9:30 a 14:00"
+        if _asks_where_it_is_alone(prompt) and any(
+            _ADDRESS_SAID.search(s.body or s.text) for s in prompt.sources
+        ):
+            return False  # "¿Dónde estáis?": "Estamos en la calle del Mar 14"
         if _language_of(prompt.sources[0]) not in (None, prompt.language):
             # "Aceitam cartão?" over a Spanish FAQ ("aceptamos tarjeta") is judged by
             # nothing, nor "¿Cuántos días de vacaciones tengo?" over a Portuguese policy's
@@ -393,7 +426,13 @@ class ExtractiveLLM:
             )
             if not candidates:
                 return []
-        elif asks_the_hours_alone(prompt.question):
+        elif _asks_where_it_is_alone(prompt) and asks_the_address(prompt.question):
+            # "Qual o endereço do restaurante?", over an FAQ that says none, quoted its
+            # phone's sentence: only a street address answers.
+            candidates = [c for c in candidates if _ADDRESS_SAID.search(c.sentence)]
+            if not candidates:
+                return []
+        elif _asks_the_hours_alone(prompt):
             # "¿Cuándo abren?" is not answered by when to deworm ("cada tres meses"), nor by
             # the puppies' first vaccine "a las 8 semanas": only by a time of day.
             candidates = [c for c in candidates if _TIME_OF_DAY.search(fold(c.sentence))] or (
@@ -534,6 +573,7 @@ class _Candidate:
     across: bool = False  # its passage is in another language than the question
     heading: str = ""  # its section's heading: what each of its sentences is about
     named_before: bool = False  # a table's row a follow-up's question before named
+    title: str = ""  # its document's title: what the whole document is about
 
 
 def _candidates(prompt: Prompt) -> list[_Candidate]:
@@ -545,7 +585,7 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
     for rank, source in enumerate(prompt.sources):
         # The body only: a heading path ("Normas > Comedor") is a title, not a fact.
         body = source.body or source.text
-        heading = _section_heading(source)
+        heading, title = _section_heading(source), _document_title(source)
         groups = sentence_groups(body) or [" ".join(body.split())]
         for sentence in _sentences(body):
             sentence = sentence.strip()
@@ -558,10 +598,47 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
             meaning = _group_score(sentence, groups, source)
             candidates.append(
                 _Candidate(
-                    sentence, source.number, rank, meaning, len(sentence.split()), heading=heading
+                    sentence,
+                    source.number,
+                    rank,
+                    meaning,
+                    len(sentence.split()),
+                    heading=heading,
+                    title=title,
                 )
             )
     return candidates
+
+
+def _asks_the_hours_alone(prompt: Prompt) -> bool:
+    """The question asks when something opens or closes, or its hours, and names nothing
+    but the document ("¿A qué hora abrís?", "Que horas abre o restaurante?")."""
+    return asks_the_hours(prompt.question) and _names_only_the_document(prompt)
+
+
+def _asks_where_it_is_alone(prompt: Prompt) -> bool:
+    """The question asks where something is, or its address, and names nothing but the
+    document ("¿Dónde estáis?", "Onde fica a autoescola?")."""
+    return asks_where_it_is(prompt.question) and _names_only_the_document(prompt)
+
+
+def _names_only_the_document(prompt: Prompt) -> bool:
+    """What the question names is nothing, or only in its best passage's document title:
+    "Que horas abre o restaurante?" over "Restaurante Mar Azul — Perguntas frequentes"
+    names nothing inside it (and quoted "Às segundas-feiras o restaurante fica fechado",
+    the one sentence saying "restaurante", before the hours)."""
+    named = content_words(" ".join(naming_words(prompt.question)), prompt.language)
+    if not named:
+        return True
+    title = _document_title(prompt.sources[0]) if prompt.sources else ""
+    return named <= content_words(title, prompt.language)
+
+
+def _document_title(source: Source) -> str:
+    """The first heading of the passage's path, its document's title ("Restaurante Mar Azul
+    — Perguntas frequentes"), when it has one."""
+    path = source.text.removesuffix(source.body).strip() if source.body else ""
+    return path.split(">")[0].strip()
 
 
 def _section_heading(source: Source) -> str:
@@ -1038,6 +1115,13 @@ _CONTACT = re.compile(
     r"|(?i:\b(?:llam[ae]n?|llamar|marque|marcar|ligue|ligar|disque|discar|call|dial|ring)\s+"
     r"(?:al |el |para o |para |o |a )?\d{3,4}\b)"
 )
+# A street address as a sentence says it: a street's kind, its name and number ("la calle
+# del Mar 14", "Avenida Amazonas, 1200", "10 Downing Street").
+_ADDRESS_SAID = re.compile(
+    r"(?i:\b(?:calle|c/|avenida|avda\.?|av\.|plaza|paseo|ronda|camino|carrer|rua|pra[cç]a|"
+    r"travessa|alameda|largo|rodovia|estrada)\s+[^\d.;:!?]{2,40}?\d+)"
+    r"|\b\d+\s+(?:[A-Z]\w+\s+){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Square|Place|Way)\b"
+)
 # A question asking what something costs, and a sentence that names a sum of money: a
 # currency's sign or code, or a figure followed by a currency's name ("veinte euros", "R$
 # 50", "mil pesos": "pesos" alone may be a gym's weights).
@@ -1256,6 +1340,7 @@ def _score(
     # cancelar?" quoted the "Atrasos e cancelamento" section's late-return tolerance first,
     # before its "O cancelamento é gratuito…".
     headings = {c.heading: content_words(c.heading, language) for c in candidates}
+    titles = {c.title: content_words(c.title, language) for c in candidates}
     said = [content_words(_said_in(c.sentence), language) for c in candidates]
     words_of = _with_kin(
         asked, [own | headings[c.heading] for own, c in zip(said, candidates, strict=True)]
@@ -1267,7 +1352,9 @@ def _score(
     folded_question = fold(question)
     asks_name = bool(_ASKS_NAME.search(folded_question))
     figure_asked = _figure_asked(question)
-    asks_contact = _names_a_contact(question, _ASKS_CONTACT)
+    asks_place = asks_where_it_is(question)
+    # a phone or an e-mail is no answer to where it is ("Qual o endereço?")
+    asks_contact = _names_a_contact(question, _ASKS_CONTACT) and not asks_place
     asks_money = bool(_ASKS_MONEY.search(folded_question)) and not _asks_else_of_a_price(question)
     sender_asked = asks_sender(question)
     question_tokens = set(re.findall(r"\w+", folded_question))
@@ -1281,11 +1368,21 @@ def _score(
         # A time of day counts beside what the question names, in the sentence itself:
         # "What time does the pool close?" is answered by "There is no pool", not by the
         # fitness room's hours under the heading "Is there a pool or a gym?".
+        # What the question names beyond the document itself: "Que horas abre o
+        # restaurante?" over the restaurant's FAQ names nothing its hours must say.
+        named_here = naming - titles[candidate.title]
         figure = _holds_the_figure_asked(candidate.sentence, figure_asked, question_tokens) and (
-            figure_asked != "time" or bool(naming & own) or not naming
+            figure_asked != "time" or bool(naming & own) or not named_here
+        )
+        # Where it is, asked: a street address answers "¿Dónde estáis?" and "Onde fica a
+        # autoescola?" over the driving school's guide; not "¿Dónde está la piscina?".
+        place = (
+            asks_place
+            and bool(_ADDRESS_SAID.search(candidate.sentence))
+            and (bool(naming & own) or not named_here)
         )
         name = asks_name and any(fold(n) not in question_tokens for n in _names(candidate.sentence))
-        contact = asks_contact and bool(_CONTACT.search(candidate.sentence))
+        contact = (asks_contact and bool(_CONTACT.search(candidate.sentence))) or place
         money = asks_money and _says_price(candidate.sentence)
         # "Who sent the notice?": the message's "From: Ana <[EMAIL]>", in no word of it.
         sender = sender_asked and candidate.sentence.startswith(sender_labels())

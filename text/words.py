@@ -261,19 +261,59 @@ def stem(word: str, language: str | None) -> str:
     """``word``'s stem in ``language``, folded ("Sábados" → "sab"); folded whole when the
     language is none of the three."""
     lowered = word.lower()
+    if language == PORTUGUESE and lowered.endswith("ões"):
+        lowered = singular_in_ao(lowered)
     if language in _ALGORITHMS:
         lowered = _stemmer(language).stemWord(lowered)
     return fold(lowered)
 
 
+def singular_in_ao(word: str) -> str:
+    """A Portuguese plural in "-ões" as its singular in "-ão", which Snowball stems apart
+    ("opções" "opco", "opção" "opca"; "cartões", "cartão"): "Tem opção sem glúten?" closed
+    with "nothing quoted mentions “opção”" under "Temos opções sem glúten"."""
+    if word.endswith("ões"):
+        return word.removesuffix("ões") + "ão"
+    if word.endswith("ÕES"):
+        return word.removesuffix("ÕES") + "ÃO"
+    return word
+
+
+def plural_in_oes(word: str) -> str:
+    """A Portuguese singular in "-ão" as its plural in "-ões" (``singular_in_ao``'s)."""
+    if word.endswith("ão"):
+        return word.removesuffix("ão") + "ões"
+    return word
+
+
 def content_words(text: str, language: str | None) -> set[str]:
     """The stems of its words that say something: no stopword, no question word, nothing
-    under three letters but figures."""
-    return {
-        stem(word, language)
-        for word in _WORD.findall(text)
-        if word.isdigit() or (len(word) > 2 and fold(word) not in _COMMON)
-    }
+    under three letters but figures and initials."""
+    return {stem(word, language) for word in _words(text) if _says_something(word)}
+
+
+def _says_something(word: str) -> bool:
+    """A figure, or a word of three letters or more, or two capitals ("AB", "UE"), that is
+    no common word: "Quanto custa a categoria AB?" quoted the "Categoria B" and "Categoria
+    A" rows, its "AB" read as nothing, the "Categoria AB" row not at all."""
+    if word.isdigit():
+        return True
+    return (len(word) > 2 or _initials(word)) and fold(word) not in _COMMON
+
+
+def _initials(word: str) -> bool:
+    return len(word) == 2 and word.isupper() and word.isalpha()
+
+
+def _words(text: str) -> list[str]:
+    """Its words, but two capitals ending a name inside a sentence ("el motor Energiprojekt
+    AB", "utiliza Sky+HD"): the name says them, and counted apart they drew the answer to
+    sentences repeating the whole name (the dev splits lost two answers so)."""
+    ends = {match.start(1) for match in _NAME_ENDING.finditer(text)}
+    return [match.group() for match in _WORD.finditer(text) if match.start() not in ends]
+
+
+_NAME_ENDING = re.compile(r"(?<=\w )[A-ZÁÉÍÓÚÂÊÔÃÕÇÑ]\w*\W{1,2}([A-Z]{2})\b")
 
 
 def naming_words(question: str) -> list[str]:
@@ -286,8 +326,8 @@ def naming_words(question: str) -> list[str]:
     asking = _cheap_or_dear_words(question) | _contact_asked(question)
     return [
         word
-        for word in _WORD.findall(question)
-        if len(word) > 2
+        for word in _words(question)
+        if (len(word) > 2 or _initials(word))
         and fold(word) not in _COMMON | FACT_WORDS | LIGHT_VERBS | QUALIFIERS | asking
     ]
 
@@ -420,6 +460,8 @@ LIGHT_VERBS = frozenset({
     "hago", "hace", "hacen", "hacemos", "haceis", "hacer", "faco", "faz", "fazem", "fazemos",
     "fazer",
     "fico", "fica", "ficam", "ficar",
+    # being (somewhere): "¿Dónde está la tienda?" names the shop, "¿Dónde estáis?" nothing
+    "estar", "esta", "estan", "estas", "estais", "estoy", "estamos", "estao", "estou",
     # "¿qué pasa si cancelo…?", "o que acontece se…?", "what happens if…?"
     "pasa", "pasaria", "ocurre", "sucede", "acontece", "aconteceria", "happens", "happen",
     # what something holds: "¿las croquetas llevan gluten?", "o bolo contém leite?"
@@ -642,7 +684,7 @@ _ALLOWED = re.compile(
     r"se\s+(?:puede|pueden|permite|permiten|admite|admiten)|puedo|podemos|"  # es and pt
     r"esta(?:n)?\s+(?:permitid|prohibid)[oa]s?|"
     r"posso|pode-se|(?:e|sao)\s+(?:permitid|proibid)[oa]s?|"
-    r"(?:can|may)\s+(?:i|we|guests|visitors|children|kids)|am\s+i\s+allowed|"
+    r"(?:can|may)\s+(?:i|we|guests|visitors|children|kids|(?:my|our)\s+\w+)|am\s+i\s+allowed|"
     r"(?:is|are)\s+(?:it\s+|\w+\s+){0,2}(?:allowed|permitted|ok|okay))\b"
 )
 # Words that ask it, and verbs of going in or using, which name nothing the pages would:
@@ -818,11 +860,47 @@ def asks_the_hours_alone(query: str) -> bool:
     "¿A qué hora abrís?", "¿Cuándo abren?", "What are your hours?". Over a vet clinic's guide
     whose hours say "Atendemos de lunes a viernes…", each was "no information": no page
     holds "abrir". A page saying a time of day answers it."""
+    return asks_the_hours(query) and not naming_words(query)
+
+
+def asks_the_hours(query: str) -> bool:
+    """``query`` asks when something opens or closes, or its hours, naming anything else or
+    not: "Que horas abre o restaurante?"."""
     folded = fold(query)
     if _HOW_MUCH.search(folded):
         return False  # "How many hours?" asks how long
     words = set(_WORD.findall(folded))
-    return bool(words & _OPENING_HOURS or _WHAT_TIME.search(folded)) and not naming_words(query)
+    return bool(words & _OPENING_HOURS or _WHAT_TIME.search(folded))
+
+
+# Where something is, asked: "¿Dónde estáis?", "Onde fica a autoescola?", "Where are you
+# located?", or its address: "¿Cuál es la dirección?", "Qual o endereço?". Not where to do
+# something ("¿Dónde hago las llamadas?", "Where do I sign?"), nor an e-mail's or a web
+# address.
+_WHERE_IT_IS = re.compile(
+    r"\b(?:(?:donde|onde|where)\s+(?:\w+\s+)?(?:esta|estan|estais|estas|queda|quedan|"
+    r"se\s+encuentran?|fica|ficam|is|are)|where's|wheres)\b"
+)
+# Its address or location, asked for by "which" or "what": "¿En qué dirección…?" is a
+# direction, "la dirección de Harvard" its management.
+_ADDRESS_ASKED = re.compile(
+    r"\b(?:cual|qual|what)(?:'s|s)?\s+(?:\w+\s+){0,3}?(?<!mail )(?<!ip )(?<!web )"
+    r"(direccion|endereco|address|ubicacion|localizacao|location)\b"
+    r"(?!\s+(?:de\s+|do\s+)?(?:e-?mail|correo|ip|web|site))"
+)
+
+
+def asks_where_it_is(query: str) -> bool:
+    """``query`` asks where something is, or its address or location."""
+    folded = fold(query)
+    return bool(_WHERE_IT_IS.search(folded) or _ADDRESS_ASKED.search(folded))
+
+
+def asks_the_address(query: str) -> bool:
+    """``query`` asks for an address by name: "¿Cuál es la dirección?", "Qual o endereço do
+    restaurante?", "What's your address?"."""
+    asked = _ADDRESS_ASKED.search(fold(query))
+    return asked is not None and asked.group(1) in ("direccion", "endereco", "address")
 
 
 def _turning_to(query: str) -> frozenset[str]:
@@ -839,6 +917,8 @@ def _turning_to(query: str) -> frozenset[str]:
 _CONTACT_ASKED = re.compile(
     r"\b(?:cual|qual|what)(?:'s|s)?\s+(?:(?:es|e|is|son|sao|are)\s+)?"
     r"(?:(?:el|la|los|las|o|a|os|as|the|your|su|seu|sua)\s+)?"
+    # English names whose contact before it: "What's the office phone number?"
+    r"(?:[a-z]+(?:'s)?\s+(?=(?:phone|e-?mail|website)\b))?"
     r"((?:numero\s+(?:de\s+)?)?(?:telefono|telefone|phone|e-?mail|correo(?:\s+electronico)?|"
     r"whatsapp|movil|celular|(?:ip\s+)?address|endereco(?:\s+ip)?|website|link|enlace|url|"
     r"(?:pagina|sitio)\s+web)(?:\s+number)?)"
@@ -849,7 +929,7 @@ _CONTACT_ASKED = re.compile(
 def _contact_asked(query: str) -> frozenset[str]:
     phrases = _CONTACT_ASKED.findall(fold(query))
     return frozenset(
-        word for phrase in phrases for word in _WORD.findall(phrase) if len(word) > 2
+        word for phrase in phrases for word in _WORD.findall(phrase) if word != "de"
     )  # not the "de" of "número de teléfono", said of what is asked too
 
 

@@ -35,6 +35,7 @@ from knowledge.search.word_shares import (
     kin_cap,
 )
 from text.folding import fold
+from text.words import plural_in_oes, singular_in_ao
 
 SIMILARITY = 0.85
 MIN_LETTERS = 5
@@ -81,6 +82,9 @@ def scope_lacks(license_id: UUID | None, *, kin: bool = False) -> Callable[[list
     scope = license_id or GLOBAL_SCOPE_KEY
 
     def unknown(words: list[str]) -> set[str]:
+        # With kin, a Portuguese "opção" is held by a page's "opções", and back.
+        other = {word: _other_number(word) for word in words} if kin else {}
+        asked = list(dict.fromkeys([*words, *(w for w in other.values() if w)]))
         with read_connection().cursor() as cursor:
             cap = None
             if kin:
@@ -88,11 +92,18 @@ def scope_lacks(license_id: UUID | None, *, kin: bool = False) -> Callable[[list
                 cap = kin_cap(cursor.fetchone()[0])
             cursor.execute(
                 _UNKNOWN,
-                {"words": words, "global_scope": GLOBAL_SCOPE_KEY, "scope": scope, "kin_cap": cap},
+                {"words": asked, "global_scope": GLOBAL_SCOPE_KEY, "scope": scope, "kin_cap": cap},
             )
-            return {word for (word,) in cursor}
+            lacked = {word for (word,) in cursor}
+        return {w for w in words if w in lacked and other.get(w, w) in lacked | {""}}
 
     return unknown
+
+
+def _other_number(word: str) -> str:
+    """A Portuguese noun in "-ão" or "-ões" in the other number; "" for any other word."""
+    other = singular_in_ao(word) if word.lower().endswith("ões") else plural_in_oes(word)
+    return "" if other == word else other
 
 
 def respelt(

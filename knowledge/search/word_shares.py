@@ -33,6 +33,12 @@ from text.words import words_to_weigh
 # however large the scope is).
 SCOPE_ROWS_CAP = 20_000
 FREQUENCY_CAP = 1_000
+# ... and as if it held this many at least: in a coworking's rules of two chunks, a word
+# in both (their overlap) is no common word. Weighed by the two alone, "perro" (in both)
+# weighed a quarter of "llevar" (in none), and "¿Puedo llevar a mi perro?" was "no
+# information" beside "Los perros pequeños son bienvenidos los viernes". At 20, a hotel's
+# "what time do I need to leave the room?" quoted the fitness room's hours.
+SCOPE_ROWS_FLOOR = 10
 # A word in no chunk of the scope is looked for as a prefix: its stem less one letter, this
 # many kept at least ("doente" is "doen…", as "doença"; "bici" as "bicicleta").
 KIN_LETTERS = 4
@@ -169,7 +175,8 @@ def rarity(scope_rows: int, frequency: int) -> float:
     grupo de"), it tells no more than the rarest word the passages do hold (tuned on the
     dev splits: weighing it more cost answered hits, ignoring it lost a third of the
     "no information" gained)."""
-    return max(0.0, math.log((scope_rows + 1) / (max(frequency, 1) + 0.5)))
+    rows = max(scope_rows, SCOPE_ROWS_FLOOR)
+    return max(0.0, math.log((rows + 1) / (max(frequency, 1) + 0.5)))
 
 
 def kin_cap(scope_rows: int) -> int:

@@ -93,6 +93,24 @@ def test_an_html_message_reads_its_table_rows_with_their_headers(tmp_path):
     assert "## Turnos" in text and "Día: Lunes · Socorrista: Marta" in text
 
 
+def test_a_plain_message_s_section_titles_are_headings(tmp_path):
+    """A title line over its section's lines is a heading, not the start of a sentence
+    («Term dates Autumn term runs…» was quoted so); a greeting, a line ending with a stop
+    and a paragraph of one line are not titles."""
+    built = message(
+        "Welcome back",
+        "Dear parents and carers,\nwelcome back.\n\nTerm dates\nAutumn term runs from"
+        " 3 September.\nHalf term is in October.\n\nSchool dinners\n\nBest wishes,\nMrs Okafor",
+    )
+    text, _ = text_of(bytes(built), tmp_path)
+
+    assert "\n\n## Term dates\n\nAutumn term runs from 3 September. Half term is in October." in (
+        text
+    )
+    assert "Dear parents and carers, welcome back." in text
+    assert "\n\nSchool dinners\n\n" in text and "Best wishes, Mrs Okafor" in text
+
+
 def test_encoded_headers_and_an_old_charset_read_as_written(tmp_path):
     raw = (
         b"From: =?ISO-8859-1?Q?Jos=E9_P=E9rez?= <jose@example.org>\r\n"

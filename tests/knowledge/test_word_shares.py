@@ -1610,3 +1610,108 @@ def test_an_exact_hit_need_not_say_the_month_asked():
     under the floor, and an exact hit had to hold "December" too."""
     answer = answered_after(holding("riverside-dental.md"), ["How much is a crown in December?"])
     assert answer.startswith("«Treatment: Crown · Price: £550»"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quoted"),
+    [
+        (
+            ("bicis.odt",),
+            "¿Dónde estáis?",
+            "«Estamos en la calle del Mar 14, junto a la Catedral.»",
+        ),
+        (
+            ("autoescola-guia.odt", "autoescola-precos.xlsx"),
+            "Onde fica a autoescola?",
+            "«Estamos na Avenida Amazonas, 1200",
+        ),
+        (
+            ("autoescola-guia.odt", "autoescola-precos.xlsx"),
+            "Qual o endereço?",
+            "«Estamos na Avenida Amazonas, 1200",
+        ),
+    ],
+)
+def test_where_it_is_asked_is_answered_by_its_street_address(files, asked, quoted):
+    """The tour of a bike rental's page and a driving school's guide: "¿Dónde estáis?" was
+    "no information" (no page says "estáis", and the address was the fourth passage);
+    "Onde fica a autoescola?" quoted "O carro da autoescola é usado no exame prático", the
+    one sentence saying "autoescola" (the guide's title says it of every page)."""
+    answer = answered_after(holding(*files), [asked])
+    assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_an_address_asked_of_pages_saying_none_is_no_information():
+    """ "Qual o endereço do restaurante?" over a restaurant's FAQ that gives no address
+    quoted its reservations' "…pelo telefone [PHONE]": a phone is no address."""
+    answer = answered_after(holding("mar-azul.pdf"), ["Qual o endereço do restaurante?"])
+    assert answer == NO_INFORMATION["pt"], answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_two_capitals_name_a_table_s_row():
+    """ "Quanto custa a categoria AB?" quoted the "Categoria B (carro)" and "Categoria A
+    (moto)" rows and not "Categoria AB (moto e carro)": a word under three letters was
+    read as nothing."""
+    principal = holding("autoescola-guia.odt", "autoescola-precos.xlsx")
+    answer = answered_after(principal, ["Quanto custa a categoria AB?"])
+    assert answer.startswith("«Pacote: Categoria AB (moto e carro)"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_the_hours_of_what_the_document_is_about_are_a_time_of_day():
+    """The tour of a restaurant's FAQ (a PDF): "Que horas abre o restaurante?" quoted "Às
+    segundas-feiras o restaurante fica fechado", the one sentence saying "restaurante",
+    before the hours: what the document's title names, its hours need not say."""
+    quoted = quotes_of(answered_after(holding("mar-azul.pdf"), ["Que horas abre o restaurante?"]))
+    assert quoted[0].startswith("«O almoço é servido das 12h às 15h30"), quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_word_in_every_chunk_of_a_small_scope_still_weighs():
+    """The tour of a coworking's rules (an EPUB read as two overlapping chunks): "¿Puedo
+    llevar a mi perro?" was "no information": "perro", in both chunks, weighed a quarter of
+    "llevar", in none, as rarity measured in a scope of two."""
+    answer = answered_after(holding("cowork-normas.epub"), ["¿Puedo llevar a mi perro?"])
+    assert answer.startswith("«Los perros pequeños son bienvenidos los viernes"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        ("What's the office phone number?", "«You can reach the office on [PHONE]"),
+        ("Can my son bring his phone?", "«Pupils in Years 5 and 6 who walk home alone"),
+        ("When does the autumn term start?", "«Autumn term runs from Wednesday 3 September"),
+    ],
+)
+def test_a_school_s_letter_to_parents(asked, quoted):
+    """The tour of a primary school's letter (a plain-text e-mail): "What's the office phone
+    number?" was "no information" (the office's phone, named before "phone", was not read
+    as the contact asked); "Can my son bring his phone?" quoted the office's phone (not
+    read as asking whether he may); and every section's title was quoted glued to its first
+    sentence («Term dates Autumn term runs…»)."""
+    answer = answered_after(holding("staidans-welcome.eml"), [asked])
+    assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_sentence_a_pdf_wraps_onto_the_next_line_is_quoted_whole():
+    """ "Tem estacionamento?" quoted «estacionamento conveniado da Rua Bartolomeu Mitre…»
+    and «Aos domingos no almoço o», the one sentence cut where the PDF's line wraps."""
+    quoted = quotes_of(answered_after(holding("mar-azul.pdf"), ["Tem estacionamento?"]))
+    assert "«Aos domingos no almoço o estacionamento conveniado da Rua Bartolomeu Mitre" in (
+        " ".join(quoted)
+    ), quoted
+    assert "«Aos domingos no almoço o» [1]" not in quoted, quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_portuguese_plural_in_oes_is_its_singular():
+    """ "Tem opção sem glúten?" quoted "Temos opções sem glúten…" and closed with "Nada do
+    que foi citado fala de “opção”": Snowball stems "opções" "opco", "opção" "opca"."""
+    answer = answered_after(holding("mar-azul.pdf"), ["Tem opção sem glúten?"])
+    assert answer.startswith("«Temos opções sem glúten"), answer
+    assert "\n(Nada" not in answer, answer

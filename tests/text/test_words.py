@@ -16,8 +16,10 @@ from text.words import (
     asks_again_of_a_time,
     asks_cheapest_or_dearest,
     asks_sender,
+    asks_the_address,
     asks_the_hours_alone,
     asks_what_if,
+    asks_where_it_is,
     asks_whether_allowed,
     asks_whether_there_is,
     asks_with_no_subject,
@@ -478,6 +480,8 @@ def test_a_question_asking_whether_something_is_there(question, asks):
         ("Pode-se fumar na academia?", True),
         ("É proibido fumar?", True),
         ("Can I smoke by the pool?", True),
+        ("Can my son bring his phone?", True),
+        ("May our dog come in?", True),
         ("Are dogs allowed in the gym?", True),
         ("Is it ok to play music?", True),
         ("¿Cuándo se puede usar la piscina?", False),  # asks when
@@ -670,3 +674,71 @@ def test_the_words_asking_for_a_kind_of_fact():
     assert asking_words("¿Cuánto cuesta el francés? ¿Y cuesta mucho?") == ["cuesta"]
     assert asking_words("Can I bring my dog?") == []  # whether one may bring it
     assert asking_words("¿Dónde está la piscina?") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("¿Dónde estáis?", True),
+        ("¿Dónde está la tienda?", True),
+        ("¿Cuál es la dirección?", True),
+        ("Onde fica a autoescola?", True),
+        ("Onde vocês ficam?", True),
+        ("Qual o endereço?", True),
+        ("Where are you located?", True),
+        ("Where's the shop?", True),
+        ("What is your address?", True),
+        ("¿Dónde hago las llamadas?", False),  # where to do something
+        ("Where do I sign?", False),
+        ("What is the email address of HR?", False),  # an e-mail's address
+        ("Qual o endereço de e-mail?", False),
+        ("¿Cuál es la dirección de correo?", False),
+    ],
+)
+def test_a_question_asking_where_something_is(question, asks):
+    assert asks_where_it_is(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("¿Cuál es la dirección?", True),
+        ("Qual o endereço do restaurante?", True),
+        ("What's your address?", True),
+        ("¿Cuál es la ubicación de la sede?", False),  # where, not an address
+        ("¿Dónde estáis?", False),
+        ("Qual o endereço de e-mail?", False),
+    ],
+)
+def test_a_question_asking_for_an_address(question, asks):
+    assert asks_the_address(question) is asks
+
+
+def test_two_capitals_are_a_word_and_two_letters_are_not():
+    """ "Categoria AB" names a row that "Categoria A" and "Categoria B" do not; "LA" or "DE"
+    in a title typed in capitals are still articles, "ab" and "de" in lowercase nothing."""
+    assert naming_words("Quanto custa a categoria AB?") == ["categoria", "AB"]
+    assert content_words("Categoria AB (moto e carro)", "pt") == {"categor", "ab", "mot", "carr"}
+    assert content_words("HORARIO DE LA PISCINA", "es") == {"horari", "piscin"}
+    assert content_words("ab de la piscina", "es") == {"piscin"}
+
+
+def test_a_portuguese_plural_in_oes_stems_as_its_singular():
+    assert stem("opções", "pt") == stem("opção", "pt")
+    assert stem("Cartões", "pt") == stem("cartão", "pt")
+    assert stem("estações", "pt") == stem("estação", "pt")
+
+
+@pytest.mark.parametrize(
+    ("question", "weighed"),
+    [
+        ("What's the office phone number?", "s the office"),
+        ("What's the head's email?", "s the head s"),
+        ("What is the email size limit?", "is the email size limit"),
+    ],
+)
+def test_a_contact_named_after_what_it_is_of_weighs_nothing(question, weighed):
+    """English names what a contact is of before it: "the office phone number" asks the
+    office's phone, and weighed as a word the page should hold, "number" made "What's the
+    office phone number?" "no information"."""
+    assert words_to_weigh(question) == weighed
