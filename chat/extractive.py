@@ -26,6 +26,7 @@ from text.languages import detect_language
 from text.sentences import split_sentences
 from text.words import (
     FACT_WORDS,
+    QUESTION_WORDS,
     asks_a_contact_alone,
     asks_again_of_a_time,
     asks_cheapest_or_dearest,
@@ -407,7 +408,7 @@ class ExtractiveLLM:
         if not _asks_what_a_header_says(prompt.question):
             candidates = [c for c in candidates if not c.sentence.startswith(sender_labels())]
         asks_price, asks_contact = (
-            _asks_price(prompt.question),
+            _asks_price(prompt.question) or _asks_the_price_before_of(prompt),
             _asks_contact_detail(prompt.question),
         )
         if (asks_price or asks_contact) and self._names_only_what_no_page_holds(prompt):
@@ -964,6 +965,24 @@ def _asks_price(question: str) -> bool:
         and not _ASKS_ANOTHER.search(folded)
         and not _asks_else_of_a_price(question)
     )
+
+
+def _asks_the_price_before_of(prompt: Prompt) -> bool:
+    """ "¿Y lenguaje musical?" after "¿Cuánto cuesta la clase de piano?": the price asked
+    before, of another thing (it quoted the music school's lesson length first, before
+    "Lenguaje musical: 30 € al mes"). Only "and…" naming something, asking nothing itself."""
+    question = prompt.question
+    asked_before = [m["text"] for m in prompt.messages[:-1] if m["role"] == "user"]
+    if not asked_before or not _AND_WHAT_OF.match(fold(question)):
+        return False
+    asking = QUESTION_WORDS | FACT_WORDS
+    if any(word in asking for word in re.findall(r"\w+", fold(question))):
+        return False
+    return bool(naming_words(question)) and _asks_price(asked_before[-1])
+
+
+# "And…", not "and if…": "¿Y lenguaje musical?", "E a moto?", "And the gym?".
+_AND_WHAT_OF = re.compile(r"^\W*(?:y|e|and)\s+(?!(?:si|se|if)\b)\w")
 
 
 def _asks_else_of_a_price(question: str) -> bool:

@@ -35,7 +35,7 @@ from knowledge.search.word_shares import (
     kin_cap,
 )
 from text.folding import fold
-from text.words import plural_in_oes, singular_in_ao
+from text.words import content_words, plural_in_oes, singular_in_ao
 
 SIMILARITY = 0.85
 MIN_LETTERS = 5
@@ -117,7 +117,9 @@ def respelt(
     missing = [
         match
         for match in _WORD.finditer(question)
-        if len(match.group()) >= MIN_COMPOUND_LETTERS and match.group().lower() not in lowered
+        if len(match.group()) >= MIN_COMPOUND_LETTERS
+        and match.group().lower() not in lowered
+        and content_words(match.group(), None)  # "Cuánto" is no "canto" misspelt
     ][:MAX_WORDS]
     if not missing:  # the common case, answered without folding the passages
         return question

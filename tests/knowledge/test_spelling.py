@@ -51,6 +51,16 @@ def test_short_words_another_first_letter_and_names_stay():
     assert respelt("¿Piscna abierta?", [PASSAGE], nothing_known) == "¿piscina abierta?"
 
 
+def test_a_question_word_is_never_respelt():
+    """A music school's "¿Cuánto cuesta la clase de piano?" was searched as "¿canto cuesta
+    la clase de piano?": no page holds the stopword "cuánto", and "canto" (singing) is
+    spelt nearly alike."""
+    passage = "Enseñamos piano, guitarra, violín, batería y canto."
+    assert respelt("¿Cuánto cuesta el piano?", [passage], nothing_known) == (
+        "¿Cuánto cuesta el piano?"
+    )
+
+
 def test_the_passage_s_word_comes_back_with_its_accents():
     passage = "La conserjería abre el sábado por la mañana."
     assert respelt("abre el sabdo", [passage], nothing_known) == "abre el sábado"

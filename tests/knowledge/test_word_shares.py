@@ -1715,3 +1715,13 @@ def test_a_portuguese_plural_in_oes_is_its_singular():
     answer = answered_after(holding("mar-azul.pdf"), ["Tem opção sem glúten?"])
     assert answer.startswith("«Temos opções sem glúten"), answer
     assert "\n(Nada" not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_and_a_thing_after_a_price_asks_its_price():
+    """The tour of a music school's deck: "¿Y lenguaje musical?" after "¿Cuánto cuesta la
+    clase de piano?" quoted the lessons' length ("las de lenguaje musical, una hora") before
+    "Lenguaje musical: 30 € al mes"."""
+    conversation = ["¿Cuánto cuesta la clase de piano?", "¿Y lenguaje musical?"]
+    quoted = quotes_of(answered_after(holding("allegro.pptx"), conversation))
+    assert quoted == ["«Lenguaje musical: 30 € al mes.» [1]"], quoted
