@@ -691,7 +691,9 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
     # after the pool's hours had quoted the handbook's Portuguese gym page's fee.
     if not prompt.asked or prompt.asked == prompt.question:
         naming |= {s.number for s in prompt.sources} - in_its_language
-    return [c for c in kept if c.number in naming]
+    # None when the naming passages' sentences are all quoted from a passage before them
+    # (overlapping chunks): the answerer then failed on an empty list.
+    return [c for c in kept if c.number in naming] or kept
 
 
 def _asked_of(prompt: Prompt) -> list[str]:

@@ -1209,3 +1209,23 @@ def test_a_price_asked_of_a_table_s_row_is_that_row_s(question, row):
     one, whose "Plano:" named the plan asked as every row's does."""
     quoted = _quoted_from_a_sheet(question, "Planos", PLANS)
     assert len(quoted) == 1 and quoted[0].startswith(f"«{row}"), quoted
+
+
+
+def test_a_passage_naming_it_by_its_heading_alone_is_no_crash():
+    """Only one passage names what is asked, by its heading ("Sauna"), and its one sentence
+    is quoted from the passage ranked before it (overlapping chunks): every sentence was
+    left out, and the answerer failed on the empty list (IndexError)."""
+    hours = "El spa abre todos los días a las ocho de la mañana."
+    prompt = Prompt(
+        system="",
+        messages=[],
+        question="¿A qué hora abre la sauna?",
+        language="es",
+        sources=[
+            Source(1, "a.md", hours, body=hours, word_share=0.3),
+            Source(2, "b.md", f"Guía > Sauna\n{hours}", body=hours, word_share=0.6),
+        ],
+    )
+    answer = "".join(ExtractiveLLM().stream(prompt))
+    assert answer.startswith(f"«{hours}» [1]"), answer
