@@ -1211,7 +1211,6 @@ def test_a_price_asked_of_a_table_s_row_is_that_row_s(question, row):
     assert len(quoted) == 1 and quoted[0].startswith(f"«{row}"), quoted
 
 
-
 def test_a_passage_naming_it_by_its_heading_alone_is_no_crash():
     """Only one passage names what is asked, by its heading ("Sauna"), and its one sentence
     is quoted from the passage ranked before it (overlapping chunks): every sentence was
