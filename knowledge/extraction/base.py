@@ -105,6 +105,39 @@ def escaped_heading(line: str) -> str:
     return _HEADING_LIKE.sub(r"\\\1", line)
 
 
+def is_title_line(line: str) -> bool:
+    """A plain text's section title: a line of a few words opening with a capital and
+    ending without a stop ("Term dates", "Horario"), as people write one over its
+    paragraph with no blank line between."""
+    return (
+        line[:1].isupper()
+        and len(line.split()) <= TITLE_WORDS
+        and not line.rstrip().endswith((".", ",", ";", ":", "!", "?", "…"))
+    )
+
+
+TITLE_WORDS = 6
+
+
+def titled_plain_text(text: str) -> str:
+    """Plain text with its titles marked as Markdown headings: a paragraph's first line
+    that is a title, over the paragraph's other lines ("## Horario"), and a first
+    paragraph of one title line ("# Normas de la piscina"); every other line that would
+    read as a heading escaped. Read as a paragraph's first line, a title was glued to the
+    sentence after it and quoted so («Horario La piscina abre…»)."""
+    paragraphs = re.split(r"\n\s*\n", text.strip())
+    marked = []
+    for n, paragraph in enumerate(paragraphs):
+        lines = [escaped_heading(line.strip()) for line in paragraph.split("\n")]
+        if len(lines) > 1 and is_title_line(lines[0]):
+            marked.append(f"## {lines[0]}\n\n" + "\n".join(lines[1:]))
+        elif n == 0 and len(paragraphs) > 1 and is_title_line(lines[0]):
+            marked.append(f"# {lines[0]}")
+        else:
+            marked.append("\n".join(lines))
+    return "\n\n".join(marked)
+
+
 def one_line(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 

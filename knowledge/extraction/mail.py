@@ -30,6 +30,7 @@ from knowledge.extraction.base import (
     IngestionError,
     Outline,
     PageText,
+    is_title_line,
 )
 from knowledge.extraction.markup import html_outline
 
@@ -102,22 +103,10 @@ def _write_message(
         return
     for paragraph in text.replace("\r\n", "\n").split("\n\n"):
         title, _, rest = paragraph.strip().partition("\n")
-        if _is_title(title) and rest.strip():
+        if is_title_line(title) and rest.strip():
             outline.heading(level + 1, title)  # "Term dates", over "Autumn term runs…"
             paragraph = rest
         outline.paragraph(paragraph)
-
-
-def _is_title(line: str) -> bool:
-    return line[:1].isupper() and len(line.split()) <= _TITLE_WORDS and not line.endswith(_STOPS)
-
-
-# A plain-text message's section title: a paragraph's first line of a few words, opening
-# with a capital and ending without a stop, over the lines it titles ("Term dates" above
-# "Autumn term runs from…"). Read as one paragraph, it was glued to the sentence after it
-# («Term dates Autumn term runs…»), quoted so.
-_TITLE_WORDS = 6
-_STOPS = (".", ",", ";", ":", "!", "?", "…")
 
 
 def _header(message: EmailMessage, name: str) -> str:

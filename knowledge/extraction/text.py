@@ -23,6 +23,7 @@ from knowledge.extraction.base import (
     Outline,
     PageText,
     stored_file_missing,
+    titled_plain_text,
 )
 
 
@@ -143,8 +144,8 @@ def read_decoded(
 def extract_text_file(path: Path, *, markdown: bool) -> Extraction:
     text, details = read_decoded(path)
     if markdown:
-        text = tables_as_rows(text)
-    return Extraction([PageText(None, text)], None, details, markdown=markdown)
+        return Extraction([PageText(None, tables_as_rows(text))], None, details, markdown=True)
+    return Extraction([PageText(None, titled_plain_text(text))], None, details, headings=True)
 
 
 # GitHub's pipe tables, as markdown-it-py reads them (CommonMark has none). Blocks only:

@@ -495,3 +495,23 @@ def test_a_long_markdown_file_is_read_a_piece_at_a_time_and_its_tables_whole(tmp
     text = text_of(extract(path, "md", password="", budget=BUDGET, ocr_languages="eng"))
     assert "Plan: P0 · Precio: 0 €" in text and "Plan: P2 · Precio: 2 €" in text
     assert "\n| a | b |\n|---|---|\n| 1 | 2 |\n" in text
+
+
+def test_a_plain_text_s_title_lines_are_headings(tmp_path):
+    """A pool's rules typed with each section's title over its lines ("Horario" above "La
+    piscina abre…"): read as one paragraph, the title was quoted glued to the sentence
+    after it («Horario La piscina abre…»). A greeting, a line ending with a stop, a lone
+    line past the first paragraph and a line typed "# …" are no titles."""
+    path = tmp_path / "normas.txt"
+    path.write_text(
+        "Normas de la piscina\r\n\r\nHorario\r\nLa piscina abre de 11:00 a 21:00.\r\n"
+        "Los lunes cierra.\r\n\r\nHola vecinos,\r\nbienvenidos.\r\n\r\nNota final\r\n\r\n"
+        "# 1 prioridad\r\nlimpiar."
+    )
+    extraction = extract(path, "txt", password="", budget=BUDGET, ocr_languages="spa")
+    assert extraction.headings and not extraction.markdown
+    assert text_of(extraction) == (
+        "# Normas de la piscina\n\n## Horario\n\nLa piscina abre de 11:00 a 21:00.\n"
+        "Los lunes cierra.\n\nHola vecinos,\nbienvenidos.\n\nNota final\n\n"
+        "\\# 1 prioridad\nlimpiar."
+    )

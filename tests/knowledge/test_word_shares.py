@@ -1725,3 +1725,15 @@ def test_and_a_thing_after_a_price_asks_its_price():
     conversation = ["¿Cuánto cuesta la clase de piano?", "¿Y lenguaje musical?"]
     quoted = quotes_of(answered_after(holding("allegro.pptx"), conversation))
     assert quoted == ["«Lenguaje musical: 30 € al mes.» [1]"], quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_plain_text_s_title_is_not_quoted_with_its_first_sentence():
+    """Rules typed as plain text, each title over its lines: «Horario La piscina abre…»."""
+    license = make_license()
+    rules = (
+        "Normas de la piscina\n\nHorario\nLa piscina abre de 11:00 a 21:00.\nLos lunes cierra.\n"
+    )
+    make_document(rules.encode(), filename="normas.txt", license=license)
+    quoted = quotes_of(answered_after(principal_for_license(license), ["¿A qué hora abre?"]))
+    assert quoted[0].startswith("«La piscina abre de 11:00 a 21:00."), quoted
