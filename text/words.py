@@ -272,18 +272,12 @@ def singular_in_ao(word: str) -> str:
     """A Portuguese plural in "-ões" as its singular in "-ão", which Snowball stems apart
     ("opções" "opco", "opção" "opca"; "cartões", "cartão"): "Tem opção sem glúten?" closed
     with "nothing quoted mentions “opção”" under "Temos opções sem glúten"."""
-    if word.endswith("ões"):
-        return word.removesuffix("ões") + "ão"
-    if word.endswith("ÕES"):
-        return word.removesuffix("ÕES") + "ÃO"
-    return word
+    return word.removesuffix("ões") + "ão" if word.endswith("ões") else word
 
 
 def plural_in_oes(word: str) -> str:
     """A Portuguese singular in "-ão" as its plural in "-ões" (``singular_in_ao``'s)."""
-    if word.endswith("ão"):
-        return word.removesuffix("ão") + "ões"
-    return word
+    return word.removesuffix("ão") + "ões" if word.endswith("ão") else word
 
 
 def content_words(text: str, language: str | None) -> set[str]:

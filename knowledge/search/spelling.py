@@ -101,9 +101,11 @@ def scope_lacks(license_id: UUID | None, *, kin: bool = False) -> Callable[[list
 
 
 def _other_number(word: str) -> str:
-    """A Portuguese noun in "-ão" or "-ões" in the other number; "" for any other word."""
-    other = singular_in_ao(word) if word.lower().endswith("ões") else plural_in_oes(word)
-    return "" if other == word else other
+    """A Portuguese noun in "-ão" or "-ões" in the other number (lowercased, as the search
+    reads it); "" for any other word."""
+    lowered = word.lower()
+    other = singular_in_ao(lowered) if lowered.endswith("ões") else plural_in_oes(lowered)
+    return "" if other == lowered else other
 
 
 def respelt(
