@@ -41,6 +41,7 @@ from text.words import (
     asks_with_no_subject,
     asks_yes_or_no,
     content_words,
+    names_a_time,
     naming_words,
     refers_back,
     stem,
@@ -384,10 +385,10 @@ class ExtractiveLLM:
             _TIME_OF_DAY.search(fold(s.body or s.text)) for s in top
         ):
             return False  # "¿A qué hora abrís?": the hours say "Atendemos de 9:30 a 14:00"
-        if _asks_where_it_is_alone(prompt) and any(
-            _ADDRESS_SAID.search(s.body or s.text) for s in prompt.sources
-        ):
-            return False  # "¿Dónde estáis?": "Estamos en la calle del Mar 14"
+        if _asks_where_it_is_alone(prompt):
+            # "¿Dónde estáis?": "Estamos en la calle del Mar 14", and no page of a
+            # coworking's rules, which say no street, its parcels' "en recepción"
+            return not any(_ADDRESS_SAID.search(s.body or s.text) for s in prompt.sources)
         if _language_of(prompt.sources[0]) not in (None, prompt.language):
             # "Aceitam cartão?" over a Spanish FAQ ("aceptamos tarjeta") is judged by
             # nothing, nor "¿Cuántos días de vacaciones tengo?" over a Portuguese policy's
@@ -427,21 +428,38 @@ class ExtractiveLLM:
             )
             if not candidates:
                 return []
-        elif _asks_where_it_is_alone(prompt) and asks_the_address(prompt.question):
+        elif _asks_where_it_is_alone(prompt):
             # "Qual o endereço do restaurante?", over an FAQ that says none, quoted its
-            # phone's sentence: only a street address answers.
-            candidates = [c for c in candidates if _ADDRESS_SAID.search(c.sentence)]
-            if not candidates:
+            # phone's sentence, and "Onde fica a clínica?" the vet's "Somos uma clínica
+            # exclusivamente médica" before its street: only a street address answers.
+            addressed = [c for c in candidates if _ADDRESS_SAID.search(c.sentence)]
+            if not addressed and asks_the_address(prompt.question):
                 return []
+            candidates = addressed or candidates
         elif _asks_the_hours_alone(prompt):
             # "¿Cuándo abren?" is not answered by when to deworm ("cada tres meses"), nor by
             # the puppies' first vaccine "a las 8 semanas": only by a time of day.
-            candidates = [c for c in candidates if _TIME_OF_DAY.search(fold(c.sentence))] or (
-                candidates
-            )
+            # "Abre domingo?" is answered by a sentence saying Sundays too ("Cerramos los
+            # domingos" says no time of day), or another word it says: "a que hora cierran
+            # hoy sabado?", by "El acceso se cierra treinta minutos antes del cierre".
+            days = _times_named(prompt)
+            said = content_words(prompt.question, prompt.language) if days else set()
+            candidates = [
+                c
+                for c in candidates
+                if _TIME_OF_DAY.search(fold(c.sentence))
+                or said & content_words(c.sentence, prompt.language)
+            ] or candidates
         candidates = _of_the_row_named_before(candidates, prompt)
         candidates = _rows_lacking_what_is_asked(candidates, prompt)
-        _score(candidates, prompt.question, prompt.language, self.weights, _asked_of(prompt))
+        _score(
+            candidates,
+            prompt.question,
+            prompt.language,
+            self.weights,
+            _asked_of(prompt),
+            price_asked=asks_price,
+        )
         across = {
             s.number for s in prompt.sources if _language_of(s) not in (None, prompt.language)
         }
@@ -520,6 +538,41 @@ def _row_named(sentence: str, naming: set[str], language: str) -> bool:
     # "Sala privativa (4 pessoas)", whose row came before the slide's "Hora extra de sala".
     name = {word for word in content_words(first, language) if not word.isdigit()}
     return len(naming & name) * 2 >= len(name) > 0
+
+
+def _cell_named(sentence: str, naming: set[str], language: str) -> bool:
+    """A table's row with a cell whose column and value the question both names: a class
+    timetable's "Horário: 18:30 · … · Quarta: Pilates" answers "Que horas tem pilates na
+    quarta?", not the 07:00 row's "Terça: Pilates · Quarta: Spinning" first."""
+    if len(naming) < 2 or not is_table_row(sentence):
+        return False
+    for cell in sentence.split(" · "):
+        column, _, value = cell.partition(": ")
+        in_column = naming & content_words(column, language)
+        # two words: "Aulas incluídas: 1 aula" names "aula" twice, and no class's day
+        if in_column and naming & content_words(value, language) - in_column:
+            return True
+    return False
+
+
+def _priced_where_named(sentence: str, naming: set[str], language: str) -> bool:
+    """A sum right after a word the question names, in a sentence saying all it names, as
+    a list of prices in one sentence gives it: "How much is Premium?" is answered by "…Standard (£34 a month) and Premium
+    (£49 a month…)", not first by "Premium members can bring one guest free of charge"."""
+    folded = fold(sentence)
+    if not naming <= content_words(folded, language):
+        return False  # "classes for Standard members": not "…Standard (£34 a month)…"
+    for word in _WORD_IN_SENTENCE.finditer(folded):
+        if content_words(word.group(), language) & naming:
+            after = _BEFORE_A_SUM.match(folded, word.end())
+            if _MONEY.match(folded, after.end() if after else word.end()):
+                return True
+    return False
+
+
+_WORD_IN_SENTENCE = re.compile(r"\w+")
+# What may stand between a thing and its sum in a list of prices: "Premium (£49", "Pro: 49 €".
+_BEFORE_A_SUM = re.compile(r"\s*[(:–—-]?\s*")
 
 
 def _by_meaning_alone(candidate: _Candidate, best: _Candidate) -> bool:
@@ -613,22 +666,36 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
 
 def _asks_the_hours_alone(prompt: Prompt) -> bool:
     """The question asks when something opens or closes, or its hours, and names nothing
-    but the document ("¿A qué hora abrís?", "Que horas abre o restaurante?")."""
-    return asks_the_hours(prompt.question) and _names_only_the_document(prompt)
+    but the document and a time ("¿A qué hora abrís?", "Que horas abre o restaurante?",
+    "Abre domingo?": over a vet's FAQ saying no Sunday, it was read as a follow-up of the
+    consultation's price before it and quoted the price again)."""
+    return asks_the_hours(prompt.question) and _names_only_the_document(
+        prompt, besides=_times_named(prompt)
+    )
+
+
+def _times_named(prompt: Prompt) -> set[str]:
+    """The days, months and times of day the question names ("domingo"), as compared."""
+    named = [word for word in naming_words(prompt.question) if names_a_time(word)]
+    return content_words(" ".join(named), prompt.language)
 
 
 def _asks_where_it_is_alone(prompt: Prompt) -> bool:
     """The question asks where something is, or its address, and names nothing but the
-    document ("¿Dónde estáis?", "Onde fica a autoescola?")."""
-    return asks_where_it_is(prompt.question) and _names_only_the_document(prompt)
+    document ("¿Dónde estáis?", "Onde fica a autoescola?"), nor follows one naming
+    something ("¿Hay farmacia?" then "¿Dónde está?")."""
+    return (
+        not prompt.asked and asks_where_it_is(prompt.question) and _names_only_the_document(prompt)
+    )
 
 
-def _names_only_the_document(prompt: Prompt) -> bool:
-    """What the question names is nothing, or only in its best passage's document title:
-    "Que horas abre o restaurante?" over "Restaurante Mar Azul — Perguntas frequentes"
-    names nothing inside it (and quoted "Às segundas-feiras o restaurante fica fechado",
-    the one sentence saying "restaurante", before the hours)."""
+def _names_only_the_document(prompt: Prompt, besides: set[str] | None = None) -> bool:
+    """What the question names, but ``besides``, is nothing, or only in its best passage's
+    document title: "Que horas abre o restaurante?" over "Restaurante Mar Azul — Perguntas
+    frequentes" names nothing inside it (and quoted "Às segundas-feiras o restaurante fica
+    fechado", the one sentence saying "restaurante", before the hours)."""
     named = content_words(" ".join(naming_words(prompt.question)), prompt.language)
+    named -= besides or set()
     if not named:
         return True
     title = _document_title(prompt.sources[0]) if prompt.sources else ""
@@ -639,7 +706,8 @@ def _document_title(source: Source) -> str:
     """The first heading of the passage's path, its document's title ("Restaurante Mar Azul
     — Perguntas frequentes"), when it has one."""
     path = source.text.removesuffix(source.body).strip() if source.body else ""
-    return path.split(">")[0].strip()
+    first = path.split(">")[0].strip()
+    return "" if _NUMBERED_SECTION.match(first) else first
 
 
 def _section_heading(source: Source) -> str:
@@ -657,7 +725,14 @@ def _section_heading(source: Source) -> str:
     slide = slide_title().match(headings[-1]) if headings else None
     if slide:
         return slide.group(1)
-    return headings[-1] if len(headings) > 1 else ""
+    if len(headings) > 1 or (headings and _NUMBERED_SECTION.match(headings[-1])):
+        return headings[-1]
+    return ""
+
+
+# A heading numbered as a section is one, though no title heads it ("4. Freezing your
+# membership" in a gym's terms whose title the PDF does not hold).
+_NUMBERED_SECTION = re.compile(r"(?:\d+\.)+\d*\s+\w")  # "4. …", "2.1 …"; not "2024 Price List"
 
 
 def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
@@ -1141,8 +1216,17 @@ _CONTACT = re.compile(
 _ADDRESS_SAID = re.compile(
     r"(?i:\b(?:calle|c/|avenida|avda\.?|av\.|plaza|paseo|ronda|camino|carrer|rua|pra[cç]a|"
     r"travessa|alameda|largo|rodovia|estrada)\s+[^\d.;:!?]{2,40}?\d+)"
-    r"|\b\d+\s+(?:[A-Z]\w+\s+){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Square|Place|Way)\b"
+    # "221B Baker Street", "Unit 4, Quayside Road"
+    r"|\b\d+[A-Z]?,?\s+(?:[A-Z]\w+\s+){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Square|Place|Way"
+    r"|Drive|Boulevard|Blvd|Close|Crescent|Terrace|Parade|Court)\b"
 )
+
+
+def says_a_street_address(text: str) -> bool:
+    """``text`` gives a street address: "Estamos en la calle del Mar 14"."""
+    return bool(_ADDRESS_SAID.search(text))
+
+
 # A question asking what something costs, and a sentence that names a sum of money: a
 # currency's sign or code, or a figure followed by a currency's name ("veinte euros", "R$
 # 50", "mil pesos": "pesos" alone may be a gym's weights).
@@ -1336,7 +1420,11 @@ def _score(
     language: str,
     weights: dict[str, float],
     context: Sequence[str] = (),
+    *,
+    price_asked: bool = False,
 ) -> None:
+    """Each candidate's score. ``price_asked``: its price, asked by a conversation's "And
+    Premium?" after one, as "How much is Premium?" asks it."""
     weighed = words_to_weigh(question)
     asked = content_words(weighed, language)
     # What a follow-up naming nothing of its own asks of ("Onde?" after the year-end
@@ -1376,7 +1464,9 @@ def _score(
     asks_place = asks_where_it_is(question)
     # a phone or an e-mail is no answer to where it is ("Qual o endereço?")
     asks_contact = _names_a_contact(question, _ASKS_CONTACT) and not asks_place
-    asks_money = bool(_ASKS_MONEY.search(folded_question)) and not _asks_else_of_a_price(question)
+    asks_money = price_asked or (
+        bool(_ASKS_MONEY.search(folded_question)) and not _asks_else_of_a_price(question)
+    )
     sender_asked = asks_sender(question)
     question_tokens = set(re.findall(r"\w+", folded_question))
     for candidate, words, own in zip(candidates, words_of, _with_kin(asked, said), strict=True):
@@ -1407,7 +1497,12 @@ def _score(
         money = asks_money and _says_price(candidate.sentence)
         # "Who sent the notice?": the message's "From: Ana <[EMAIL]>", in no word of it.
         sender = sender_asked and candidate.sentence.startswith(sender_labels())
-        row = candidate.named_before or _row_named(candidate.sentence, naming, language)
+        row = (
+            candidate.named_before
+            or _row_named(candidate.sentence, naming, language)
+            or _cell_named(candidate.sentence, naming, language)
+            or (asks_money and _priced_where_named(candidate.sentence, naming, language))
+        )
         if row and figure_asked in ("time", "duration") and not figure:
             row = False  # "Quanto tempo dura a sessão?": not the "Sessão avulsa" row's price
         candidate.says_something_asked = bool(

@@ -38,6 +38,7 @@ from chat.extractive import (
     names_a_column_of_a_row,
     names_a_row,
     names_only_columns,
+    says_a_street_address,
 )
 from chat.language import answer_language
 from chat.llm import LLM, Prompt, Source
@@ -80,6 +81,7 @@ from text.words import (
     asking_words,
     asks_allowing,
     asks_what_if,
+    asks_where_it_is,
     asks_whether_allowed,
     asks_whether_there_is,
     asks_with_no_subject,
@@ -323,7 +325,7 @@ def chat_prepare(
     # A question that does not tell ("Quem criou o Mark I?"), with nothing else to go by, is
     # answered in the language of what was found rather than in Spanish by default.
     language = answer_language(
-        question, [*hints, _passages_language(results)], conversation=conversation
+        question, hints, conversation=conversation, found=_passages_language(results)
     )
     prompt = build_prompt(
         principal=principal,
@@ -463,7 +465,7 @@ def _found(
     weighed: bool,
 ) -> _Found:
     response = search(principal=principal, query=question, options=options, embedding=embedding)
-    results = distinct_results(response.results)
+    results = distinct_results(response.results + _street_address_cut(question, response))
     found = _Found(response, results, response.searched_as or question)
     if weighed:
         found.group_scores = _group_scores(results, embedding)
@@ -484,6 +486,19 @@ def _found(
             results, principal, without_words(found.asked, circumstances)
         )
     return found
+
+
+def _street_address_cut(question: str, response: SearchResponse) -> list[SearchResult]:
+    """Where the place itself is, asked with nothing named ("What's your address?", "¿Dónde
+    estáis?"), when no passage found gives a street address: the first passage the score's
+    floor cut that gives one. A gym's "Unit 4, Quayside Road" line is near no question by
+    meaning and says no word of it, and the question was "no information"."""
+    if not asks_where_it_is(question) or naming_words(question):
+        return []
+    if any(says_a_street_address(result.content) for result in response.results):
+        return []
+    cut = [c.result for c in response.cut if c.reason == "threshold"]
+    return [result for result in cut if says_a_street_address(result.content)][:1]
 
 
 def _found_after(

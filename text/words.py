@@ -805,11 +805,14 @@ def words_to_weigh(query: str) -> str:
     ("¿puedo tener un perro?" names "perro"), nor the verb asking whom to turn to ("com quem
     falo…"), nor the kind of contact asked for; unchanged when nothing else would be left.
     Asked who sent it, "the e-mail" names no word: its sender is the message's first line,
-    which no word of the question is in ("¿Quién envió el correo?" was "no information")."""
+    which no word of the question is in ("¿Quién envió el correo?" was "no information").
+    Asked where it is, naming nothing, the verb is not weighed either."""
     matched = words_to_match(query)
     kept = _without_leaning(matched, query)
     if not content_words(kept, None):
-        return matched
+        # "¿Dónde estáis?" names no place: weighed, "estáis" quoted "Los libros no están
+        # incluidos" before the academy's street address.
+        return kept if asks_where_it_is(query) else matched
     if asks_sender(query):
         return " ".join(w for w in _WORD.findall(kept) if fold(w) not in _A_MESSAGE)
     return kept
@@ -822,6 +825,8 @@ _A_MESSAGE = frozenset({
     # what a message sent to many is called: "Quem enviou o aviso?" over a manager's notice
     "aviso", "avisos", "comunicado", "comunicados", "circular", "circulares", "notice",
     "notices", "announcement", "announcements",
+    # and to many who asked for it: "¿Quién envía el boletín?" over a cultural centre's
+    "boletin", "boletines", "boletim", "boletins", "newsletter", "newsletters",
 })  # fmt: skip
 
 
@@ -935,7 +940,9 @@ def _contact_asked(query: str) -> frozenset[str]:
 _WHO_SENT = re.compile(
     r"\b(?:quien(?:es)?|quem|who)\s+(?:(?:me|te|le|les|nos|os|lhe|lhes|vos|has|have|had)\s+)?"
     r"(envio|enviaron|mando|mandaron|escribio|escribieron|firmo|firmaron|enviou|enviaram|"
-    r"mandou|mandaram|escreveu|escreveram|assinou|assinaram|sent|wrote|signed)\b"
+    r"mandou|mandaram|escreveu|escreveram|assinou|assinaram|sent|wrote|signed|"
+    # and who sends it, a newsletter's sender: "¿Quién envía el boletín?"
+    r"envia|envian|enviam|escribe|escriben|escreve|escrevem|sends|writes)\b"
 )
 _SENDER_WORDS = frozenset({"remitente", "remetente", "sender"})
 _SENDER = re.compile(rf"\b(?:{'|'.join(sorted(_SENDER_WORDS))})\b")

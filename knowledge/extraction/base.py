@@ -196,7 +196,10 @@ class Outline:
             self._blocks.append(f"{marker} {text}")
 
     def table(self, rows: Iterable[Sequence[str]]) -> None:
-        """The first row with two or more filled cells names the columns of those below."""
+        """The first row with two or more filled cells names the columns of those below.
+        A sentence typed alone in a row's first cell is a note on the table, not a value of
+        its first column: a campsite's "Temporada alta: del 1 de julio al 31 de agosto."
+        under its rates was read "Concepto: Temporada alta: …"."""
         headers: list[str] | None = None
         written = 0
         for row in rows:
@@ -205,6 +208,9 @@ class Outline:
                 continue
             if headers is None and sum(1 for cell in cells if cell) >= 2:
                 headers = cells
+                continue
+            if headers is not None and _is_a_note(cells):
+                self.paragraph(cells[0])
                 continue
             self.paragraph(row_text(headers, cells))
             written += 1
@@ -225,6 +231,12 @@ class Outline:
 
     def __bool__(self) -> bool:
         return bool(self._blocks)
+
+
+def _is_a_note(cells: Sequence[str]) -> bool:
+    """The row's one filled cell is its first, and a sentence of four words or more."""
+    first, rest = cells[0], cells[1:]
+    return not any(rest) and first.endswith((".", "!", "?")) and len(first.split()) >= 4
 
 
 def row_text(headers: Sequence[str] | None, cells: Sequence[str]) -> str:

@@ -98,8 +98,9 @@ def _write_message(
     if body is None:
         return
     text = _text_of(body)
-    if body.get_content_subtype() == "html":
-        html_outline(text, outline)
+    html = _html_saying_more(message, text) if body.get_content_subtype() == "plain" else None
+    if html is not None or body.get_content_subtype() == "html":
+        html_outline(text if html is None else html, outline)
         return
     for paragraph in text.replace("\r\n", "\n").split("\n\n"):
         title, _, rest = paragraph.strip().partition("\n")
@@ -107,6 +108,19 @@ def _write_message(
             outline.heading(level + 1, title)  # "Term dates", over "Autumn term runs…"
             paragraph = rest
         outline.paragraph(paragraph)
+
+
+def _html_saying_more(message: EmailMessage, plain: str) -> str | None:
+    """The message's HTML body, when it says over twice what its plain one does: a
+    newsletter's plain part is often a stub ("Versión en texto: consulta el boletín en
+    HTML."), and that was all of it the knowledge held."""
+    part = message.get_body(preferencelist=("html",))
+    if part is None:
+        return None
+    html = _text_of(part)
+    said = Outline()
+    html_outline(html, said)
+    return html if len(said.text()) > 2 * len(plain.strip()) else None
 
 
 def _header(message: EmailMessage, name: str) -> str:

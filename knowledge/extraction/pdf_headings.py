@@ -29,6 +29,11 @@ MAX_HEADING_WORDS = 15
 MAX_HEADING_SHARE = 0.3
 LEVELS = 6
 _GAP = re.compile(r"\S {2,}\S")
+# Dots leading from an item to its figure: a menu's "Prawn cocktail ........ £8.95", a
+# contents page's line. Each such line is an item of its own (a menu's ran into one
+# paragraph, "… £6.50 Garlic mushrooms… £7.25 …", quoted whole for "How much is the
+# soup?"), its dots read as what they mean: "Prawn cocktail: £8.95".
+_DOT_LEADER = re.compile(r"(?<=\S)\s*(?:\.\s?){4,}\s*(?=\S)|(?<=\S)\s*…{2,}\s*(?=\S)")
 
 
 @dataclass
@@ -125,12 +130,14 @@ def _page_lines(page: list[SizedLine], body: float, levels: dict[float, int]) ->
         elif level:
             marked.append("#" * level + " " + text)
         else:
-            text = escaped_heading(text)
-            if line.alone and marked and _runs_on(marked[-1]):
+            text, alone = escaped_heading(text), line.alone
+            if _DOT_LEADER.search(text):
+                text, alone = _DOT_LEADER.sub(": ", text, count=1), True
+            if alone and marked and _runs_on(marked[-1]):
                 # A paragraph of its own from the line above too: a table's first row,
                 # under the sentence that introduces the table, was read as its end.
                 text = "\n" + text
-            marked.append(text + "\n" if line.alone else text)
+            marked.append(text + "\n" if alone else text)
         previous_level = level
     return marked
 

@@ -60,6 +60,18 @@ def test_an_ambiguous_question_follows_the_hints_in_order():
     assert accept_language_hints("es;q=0.5, pt-BR, en;q=0.8") == ["pt-BR", "en", "es"]
 
 
+def test_a_short_question_that_could_be_in_the_hint_s_language_is_in_it():
+    """ "Abre domingo?" reads as Spanish (0.64 of the three); over a Portuguese vet's FAQ it
+    was answered "La fuente está en portugués"."""
+    assert answer_language("Abre domingo?", []) == "es"
+    assert answer_language("Abre domingo?", [], found="pt") == "pt"
+    assert answer_language("Abre domingo?", ["pt-BR"]) == "pt"
+    # a question this long says its language: what was found does not lean it
+    assert answer_language("Quanto custa a bicicleta elétrica por dia?", [], found="es") == "pt"
+    # nor a question that could not be in it
+    assert answer_language("¿Abrís el domingo?", [], found="pt") == "es"
+
+
 @pytest.mark.parametrize(
     ("question", "offline", "nothing"),
     [

@@ -21,6 +21,7 @@ from knowledge.extraction import detect_kind as detect_kind_of_file
 from knowledge.extraction.text import extract_csv
 from knowledge.models import FileKind
 from tests.conftest import PDFS
+from tests.documents import DOCUMENTS
 
 HAS_TESSERACT = shutil.which("tesseract") is not None
 BUDGET = Budget(max_pages=2000, max_content_bytes=100 * 1024 * 1024, max_seconds=900)
@@ -481,6 +482,31 @@ def test_a_markdown_file_s_pipe_tables_read_as_every_other_table(tmp_path):
     assert "|---" not in text.split("- Una lista")[0]
     assert "  | 1 | 2 |" in text  # inside a list item, as written
     assert "| Código | Igual |" in text  # inside a code block, too
+
+
+def test_a_line_led_by_dots_to_its_price_is_an_item_of_its_own():
+    """A pub's menu as a PDF: each course's lines ("Prawn cocktail ........ £8.95") ran
+    into one paragraph, dots and all."""
+    path = DOCUMENTS / "crown-anchor-menu.pdf"
+    text = text_of(extract(path, "pdf", password="", budget=BUDGET, ocr_languages="eng"))
+    assert "\n\nSoup of the day with crusty bread: £6.50\n\nGarlic mushrooms" in text, text
+    assert "Sunday roast (Sundays only): beef or chicken: £19.50" in text
+    assert "...." not in text
+
+
+def test_a_sentence_alone_in_a_table_s_first_column_is_a_note_on_it(tmp_path):
+    """A campsite's rates with its notes typed under them in the first column: "Temporada
+    alta: del 1 de julio…" read "Concepto: Temporada alta: …", as if a concept's name."""
+    path = tmp_path / "tarifas.csv"
+    path.write_text(
+        "Concepto,Precio\nParcela,12 €\nNota,\n,\n"
+        '"Temporada alta: del 1 de julio al 31 de agosto.",\n'
+        '"Perros, gratis",\n'
+    )
+    text = text_of(extract(path, "csv", password="", budget=BUDGET, ocr_languages="eng"))
+    assert "\n\nTemporada alta: del 1 de julio al 31 de agosto.\n\n" in text
+    # a short label, or a value with no stop, is still the column's
+    assert "Concepto: Nota" in text and "Concepto: Perros, gratis" in text
 
 
 def test_a_long_markdown_file_is_read_a_piece_at_a_time_and_its_tables_whole(tmp_path, monkeypatch):

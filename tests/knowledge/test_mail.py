@@ -111,6 +111,27 @@ def test_a_plain_message_s_section_titles_are_headings(tmp_path):
     assert "\n\nSchool dinners\n\n" in text and "Best wishes, Mrs Okafor" in text
 
 
+def test_a_plain_stub_beside_the_html_that_says_it_all_is_not_the_body(tmp_path):
+    """A newsletter's plain part said "Versión en texto: consulta el boletín en HTML.", and
+    that was all of it the knowledge held: its workshops, concerts and hours were in the
+    HTML beside it. A plain part saying as much as the HTML is still the one read."""
+    stub = message("Boletín de diciembre", "Versión en texto: consulta el boletín en HTML.")
+    stub.add_alternative(
+        "<h3>Talleres</h3><ul><li><b>Cerámica</b>: martes de 18:00 a 20:00, 45 € al mes.</li>"
+        "<li><b>Teatro infantil</b>: sábados de 11:00 a 12:30.</li></ul>",
+        subtype="html",
+    )
+    text, _ = text_of(bytes(stub), tmp_path)
+    assert "- Cerámica: martes de 18:00 a 20:00, 45 € al mes." in text, text
+    assert "Versión en texto" not in text
+
+    whole = message("Reunión", "La reunión es el martes a las 19:00 en el local.")
+    whole.add_alternative("<p>Reunión el martes, 19:00, en el local.</p>", subtype="html")
+    text, _ = text_of(bytes(whole), tmp_path)
+    assert "La reunión es el martes a las 19:00 en el local." in text
+    assert "Reunión el martes, 19:00" not in text
+
+
 def test_encoded_headers_and_an_old_charset_read_as_written(tmp_path):
     raw = (
         b"From: =?ISO-8859-1?Q?Jos=E9_P=E9rez?= <jose@example.org>\r\n"

@@ -1737,3 +1737,145 @@ def test_a_plain_text_s_title_is_not_quoted_with_its_first_sentence():
     make_document(rules.encode(), filename="normas.txt", license=license)
     quoted = quotes_of(answered_after(principal_for_license(license), ["¿A qué hora abre?"]))
     assert quoted[0].startswith("«La piscina abre de 11:00 a 21:00."), quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quoted"),
+    [
+        # the page's "Los libros no están incluidos" shares "estáis" with the question
+        (("lingua-viva.md",), "¿Dónde estáis?", "«Calle de Alcalá 120, 2.º izquierda"),
+        # "Somos uma clínica exclusivamente médica" says "clínica", the FAQ's title too
+        (("bicho-feliz.html",), "Onde fica a clínica?", "«Avenida Getúlio Vargas, 880"),
+    ],
+)
+def test_where_the_place_is_asked_is_answered_by_its_street_address_alone(files, asked, quoted):
+    """The tour of a language academy's page and a vet's FAQ: each answer opened with a
+    sentence sharing a word with the question, the street address after it or not at all."""
+    quotes = quotes_of(answered_after(holding(*files), [asked]))
+    assert len(quotes) == 1 and quotes[0].startswith(quoted), quotes
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quoted"),
+    [
+        (("harbour-fitness.pdf",), "Where are you?", "«Harbour Fitness, Unit 4, Quayside Road"),
+        (("harbour-fitness.pdf",), "What's your address?", "«Harbour Fitness, Unit 4, Quayside"),
+        (("bicis.odt",), "¿Cuál es la dirección?", "«Estamos en la calle del Mar 14"),
+    ],
+)
+def test_an_address_under_the_score_s_floor_is_still_found(files, asked, quoted):
+    """A gym's address line, "Harbour Fitness, Unit 4, Quayside Road, Bristol BS1 5TX.", is
+    near no question by meaning and says none of its words: "Where are you?" was "no
+    information", though the search had read it and cut it under its floor."""
+    answer = answered_after(holding(*files), [asked])
+    assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_where_the_place_is_asked_of_pages_giving_no_street_is_no_information():
+    """A coworking's rules give no street: "¿Dónde estáis?" must not quote its "Recibimos tus
+    paquetes en recepción"."""
+    answer = answered_after(holding("cowork-normas.epub"), ["¿Dónde estáis?"])
+    assert answer == NO_INFORMATION["es"], answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize("asked", ["Abre domingo?", "Are you open on Sunday?"])
+def test_whether_it_opens_on_a_day_is_answered_by_the_hours(asked):
+    """A vet's FAQ whose hours say no Sunday: "Abre domingo?" quoted the vaccinations'
+    "de segunda a sábado", the rabbits' Wednesdays and the emergency's price, and was read
+    as Spanish ("La fuente está en portugués")."""
+    answer = answered_after(holding("bicho-feliz.html"), [asked])
+    assert answer.startswith("«Qual o horário de atendimento? - Consultas agendadas"), answer
+    assert "La fuente" not in answer and "Modo sin conexión" not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "quoted"),
+    [
+        (["How much is Off-Peak?", "And Premium?"], "«1.1 We offer three memberships:"),
+        (["How much is Premium?"], "«1.1 We offer three memberships:"),
+        # the memberships' sentence says "Standard (£34", not the classes' price
+        (["How much are classes for Standard members?"], "«Standard members pay £5 per class."),
+    ],
+)
+def test_a_price_right_after_what_is_named_answers_it(conversation, quoted):
+    """A gym's three memberships priced in one sentence ("…and Premium (£49 a month…)"):
+    "And Premium?" quoted "Premium members can bring one guest per month free of charge"
+    first."""
+    answer = answered_after(holding("harbour-fitness.pdf"), conversation)
+    assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_note_under_a_sheet_s_table_is_quoted_as_written():
+    """A campsite's rates, then "Temporada alta: del 1 de julio al 31 de agosto y Semana
+    Santa." typed alone under them: it was quoted "Concepto: Temporada alta: …"."""
+    answer = answered_after(holding("camping-tarifas.xlsx"), ["¿Cuándo es temporada alta?"])
+    assert answer.startswith("«Temporada alta: del 1 de julio al 31 de agosto"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_numbered_heading_is_its_section_s_though_no_title_heads_it():
+    """A gym's terms whose PDF holds no title, each section headed "4. Freezing your
+    membership": "How much does it cost to freeze?" was "no information", the heading taken
+    for the document's title and "A frozen membership costs £5 a month." for saying nothing
+    of freezing."""
+    answer = answered_after(holding("harbour-fitness.pdf"), ["How much does it cost to freeze?"])
+    assert answer.startswith("«A frozen membership costs £5 a month.»"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        ("How much is the soup?", ["«Soup of the day with crusty bread: £6.50» [1]"]),
+        (
+            "How much is the fish and chips?",
+            ["«Beer-battered fish and chips, mushy peas: £16.50» [1]"],
+        ),
+    ],
+)
+def test_a_menu_s_dishes_led_by_dots_to_their_prices_are_quoted_one_by_one(asked, quoted):
+    """A pub's menu as a PDF, "Soup of the day with crusty bread ........ £6.50" a line of
+    its own: its course's lines ran into one paragraph, and the soup's price was quoted with
+    the mushrooms' and the prawns'."""
+    assert quotes_of(answered_after(holding("crown-anchor-menu.pdf"), [asked])) == quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        ("¿Cuándo es el concierto de villancicos?", "«El viernes 18 de diciembre a las 20:30"),
+        ("¿Cuánto cuesta el taller de cerámica?", "«Cerámica para adultos: martes"),
+        ("¿Quién envía el boletín?", "«From: Centro Cultural La Nave <[EMAIL]>"),
+    ],
+)
+def test_a_newsletter_is_read_from_its_html(asked, quoted):
+    """A newsletter whose plain part is a stub pointing to its HTML: every question was "no
+    information" or quoted the stub."""
+    answer = answered_after(holding("lanave-boletin.eml"), [asked])
+    assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "quoted"),
+    [
+        (["Que horas tem pilates na quarta?"], "«Horário: 18:30 · Segunda: Zumba"),
+        (
+            ["Que horas tem zumba na segunda?", "E na quinta?"],
+            "«Horário: 12:15 · Segunda: Funcional",
+        ),
+    ],
+)
+def test_a_timetable_s_cell_under_the_day_asked_answers(conversation, quoted):
+    """A gym's timetable, times down and weekdays across: "Que horas tem pilates na quarta?"
+    quoted the 07:00 row (pilates on Tuesdays and Thursdays) before the 18:30 one ("Quarta:
+    Pilates")."""
+    quotes = quotes_of(answered_after(holding("movimento-grade.odt"), conversation))
+    assert quotes[0].startswith(quoted), quotes

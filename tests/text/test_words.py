@@ -198,6 +198,7 @@ def test_what_happens_what_something_holds_and_one_s_own_name_nothing(question, 
         ("¿Quién envió el aviso del agua?", "¿ el aviso del agua?"),
         ("Quem mandou o aviso da caldeira?", "o aviso da caldeira?"),
         ("Who has sent the notice?", "has the notice?"),
+        ("¿Quién envía el boletín?", "¿ el boletín?"),
         # the same word says what is asked about elsewhere
         ("¿Quién tiene el mando del garaje?", "¿ tiene el mando del garaje?"),
         ("¿Cuándo envió Colón la carta?", "¿ envió Colón la carta?"),
@@ -742,3 +743,18 @@ def test_a_contact_named_after_what_it_is_of_weighs_nothing(question, weighed):
     office's phone, and weighed as a word the page should hold, "number" made "What's the
     office phone number?" "no information"."""
     assert words_to_weigh(question) == weighed
+
+
+@pytest.mark.parametrize(
+    ("question", "weighs_a_word"),
+    [
+        ("¿Dónde estáis?", False),
+        ("Onde vocês ficam?", False),
+        # not asking where: the light verb alone is what there is to weigh
+        ("¿Puedo?", True),
+    ],
+)
+def test_where_it_is_asked_naming_nothing_weighs_no_verb(question, weighs_a_word):
+    """Weighed, "estáis" quoted a language academy's "Los libros no están incluidos" before
+    its street address."""
+    assert bool(content_words(words_to_weigh(question), None)) is weighs_a_word
