@@ -1133,8 +1133,9 @@ _FIGURE = re.compile(
 # the pool's "das 8h às 21h"; "Até que horas pode ser a festa?", "até 60 dias" before "A
 # festa deve terminar à meia-noite".
 _ASKS_TIME = re.compile(r"\b(?:que|what)\s+(?:hora|horas|time)\b")
+# An hour of the day, not a duration: a bakery's "Encomenda com 48h" is not its hours.
 _TIME_OF_DAY = re.compile(
-    r"\b\d{1,2}(?::\d\d|h\d{0,2}\b|\s?(?:am|pm|a\.m\.|p\.m\.))"
+    r"\b(?:[01]?\d|2[0-4])(?::\d\d|h\d{0,2}\b|\s?(?:am|pm|a\.m\.|p\.m\.))"
     r"|\b(?:medianoche|mediodia|meia-noite|meio-dia|midnight|noon|midday)\b"
 )
 # "¿Cuánto tiempo…?", "Quanto tempo…?", "How long…?" ask a duration, which a sentence

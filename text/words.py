@@ -468,6 +468,9 @@ LIGHT_VERBS = frozenset({
     "dar", "dais", "dao", "give", "gives",
     # putting: "¿ponéis microchip?", "¿dónde pongo la basura?"
     "poner", "pongo", "pone", "pones", "ponen", "poneis", "ponemos",
+    # accepting a way to pay: "Aceita pix?" over "Pagamento: Pix, cartões…" (held, "aceita"
+    # kept the page from holding every word asked, and it was "no information")
+    "acepta", "aceptan", "aceptais", "aceptas", "aceita", "aceitam", "accept", "accepts",
     # getting, seeing, keeping: "Can I get a check-up on Saturday?", "Do you see NHS
     # patients?", "Can I keep chickens?" (the rules' "kept", which no stem joins)
     "get", "gets", "see", "sees", "keep", "keeps",

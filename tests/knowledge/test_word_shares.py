@@ -1879,3 +1879,22 @@ def test_a_timetable_s_cell_under_the_day_asked_answers(conversation, quoted):
     Pilates")."""
     quotes = quotes_of(answered_after(holding("movimento-grade.odt"), conversation))
     assert quotes[0].startswith(quoted), quotes
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize("asked", ["Aceita pix?", "Aceitam pix?"])
+def test_accepting_a_way_to_pay_names_only_the_way(asked):
+    """A bakery's "Pagamento: Pix, cartões de débito e crédito e vale-refeição.": "Aceita
+    pix?" was "no information", the page holding "pix" but not "aceita" (and its meaning
+    under the floor), "Aceitam pix?" found it by its meaning alone."""
+    answer = answered_after(holding("padaria-contato.html", "padaria-precos.csv"), [asked])
+    assert answer.startswith("«Pagamento: Pix, cartões de débito e crédito"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_duration_in_hours_is_no_time_of_day():
+    """A bakery's cake "Encomenda com 48h" was quoted first for "What are your opening
+    hours?", "48h" read as a time of day."""
+    principal = holding("padaria-contato.html", "padaria-precos.csv")
+    quotes = quotes_of(answered_after(principal, ["What are your opening hours?"]))
+    assert quotes == ["«Horário: Segunda a sábado: 6h às 21h Domingos e feriados: 7h às 13h» [1]"]
