@@ -630,6 +630,16 @@ class _Candidate:
     title: str = ""  # its document's title: what the whole document is about
 
 
+def _an_item_priced(line: str) -> bool:
+    """A price list's line naming a thing and its sum, whole though short: a salon's
+    "Escova R$ 60" and "Manicure R$ 35" (typed with a tab between) were left out as
+    fragments, and "Quanto custa a escova?" quoted the haircuts."""
+    return _says_price(line) and bool(_NAMED_BESIDE_A_SUM.search(line))
+
+
+_NAMED_BESIDE_A_SUM = re.compile(r"[^\W\d_]{3,}")
+
+
 def _candidates(prompt: Prompt) -> list[_Candidate]:
     """Every quotable sentence of the sources, once (a sentence repeated across sources is
     quoted from the best-ranked one), with its group's similarity."""
@@ -644,7 +654,11 @@ def _candidates(prompt: Prompt) -> list[_Candidate]:
         for sentence in _sentences(body):
             sentence = sentence.strip()
             short = len(sentence.split()) < MIN_QUOTE_WORDS
-            if short and not (contact_asked and _CONTACT.search(sentence)):
+            if (
+                short
+                and not (contact_asked and _CONTACT.search(sentence))
+                and not _an_item_priced(sentence)
+            ):
                 continue  # fragments are not worth quoting on their own
             if fold(sentence) in seen:
                 continue
@@ -1132,7 +1146,7 @@ _FIGURE = re.compile(
 # on Mondays quoted "Às segundas fica fechada" and "Crianças menores de 12 anos…" before
 # the pool's "das 8h às 21h"; "Até que horas pode ser a festa?", "até 60 dias" before "A
 # festa deve terminar à meia-noite".
-_ASKS_TIME = re.compile(r"\b(?:que|what)\s+(?:hora|horas|time)\b")
+_ASKS_TIME = re.compile(r"\b(?:que|q|what)\s+(?:hora|horas|time)\b")
 # An hour of the day, not a duration: a bakery's "Encomenda com 48h" is not its hours.
 _TIME_OF_DAY = re.compile(
     r"\b(?:[01]?\d|2[0-4])(?::\d\d|h\d{0,2}\b|\s?(?:am|pm|a\.m\.|p\.m\.))"

@@ -70,7 +70,8 @@ _OPENING_AND_CLOSING = frozenset({
     "abre", "abren", "abris", "abres", "abrimos", "abrir", "abierto", "abierta", "cierra",
     "cierran", "cerrais", "cierras", "cerramos", "cerrar", "cerrado", "cerrada", "horario",
     "horarios", "abrem", "aberto", "aberta", "fecha", "fecham", "fechamos", "fechar",
-    "fechado", "fechada",
+    "fechado", "fechada", "abiertos", "abiertas", "abertos", "abertas", "cerrados",
+    "fechados",
     "open", "opens", "opening", "close", "closes", "closing", "closed", "hours",
 })  # fmt: skip
 FACT_WORDS = ALLOWING_OR_BRINGING | _OPENING_AND_CLOSING | frozenset({
@@ -952,7 +953,8 @@ _SENDER = re.compile(rf"\b(?:{'|'.join(sorted(_SENDER_WORDS))})\b")
 # A time, asked: "¿a qué hora…?", "até que horas…?", "what time…?". A page that answers says
 # "de ocho a veinte", "até as 22 h", seldom "hora": weighed as a word of what is asked, it
 # let the front desk's "veinte horas" answer "¿Hasta qué hora se puede hacer ruido?".
-_WHAT_TIME = re.compile(r"\b(?:que|what)\s+(hora|horas|time)\b")
+# ("q", typed for "que": "ate q horas vcs ficam abertos?")
+_WHAT_TIME = re.compile(r"\b(?:que|q|what)\s+(hora|horas|time)\b")
 # "How much", "how many": a quantity, asked. Weighed as a word the page should hold, "much"
 # made "How much is the meal allowance?" a third unsaid, and "no information".
 _HOW_MUCH = re.compile(r"\bhow\s+(much|many)\b")

@@ -14,6 +14,7 @@ from knowledge.models import GLOBAL_SCOPE_KEY, TS_CONFIG, SearchLog
 from knowledge.search import SearchOptions, SearchTuning, caches_forget, vector_index
 from knowledge.search import plan as knn_plan
 from knowledge.search import search as engine_search
+from knowledge.search.asked import unshouted
 from knowledge.search.keyword import common_lexemes
 from knowledge.search.nearest import WAYS, NearestQuery, pgvector_sql
 from knowledge.search.rerank import rerank
@@ -908,3 +909,17 @@ def test_the_search_says_what_it_searched_for(client, django_user_model):
     principal = principal_for_license(license)
     assert search(principal, "reserva del gimnsio").searched_as == "reserva del gimnasio"
     assert search(principal, "reserva del gimnasio").searched_as == ""
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("QUANTO CUSTA A ESCOVA???", "quanto custa a escova???"),
+        # an acronym inside a sentence, and a word or two in capitals, stay as typed
+        ("¿Cuánto cuesta el DELF?", "¿Cuánto cuesta el DELF?"),
+        ("IVA", "IVA"),
+        ("NHS 111", "NHS 111"),
+    ],
+)
+def test_a_question_in_capitals_is_read_in_lowercase(typed, read):
+    assert unshouted(typed) == read

@@ -1898,3 +1898,35 @@ def test_a_duration_in_hours_is_no_time_of_day():
     principal = holding("padaria-contato.html", "padaria-precos.csv")
     quotes = quotes_of(answered_after(principal, ["What are your opening hours?"]))
     assert quotes == ["«Horário: Segunda a sábado: 6h às 21h Domingos e feriados: 7h às 13h» [1]"]
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        ("Quanto custa a escova?", "«Escova R$ 60» [1]"),
+        ("Quanto é a manicure?", "«Manicure R$ 35» [1]"),
+    ],
+)
+def test_a_short_line_naming_a_thing_and_its_sum_is_quoted(asked, quoted):
+    """A salon's services typed one a line, a tab before the price: "Escova R$ 60", three
+    words, was a fragment not worth quoting, and "Quanto custa a escova?" quoted the
+    haircuts' lines."""
+    quotes = quotes_of(answered_after(holding("salao-servicos.docx"), [asked]))
+    assert quotes[0] == quoted, quotes
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        ("QUANTO CUSTA A ESCOVA???", "«Escova R$ 60» [1]"),
+        # "q" typed for "que", "abertos" of the hours
+        ("ate q horas vcs ficam abertos?", "«Atendemos de terça a sábado, das 9h às 19h.» [1]"),
+    ],
+)
+def test_a_question_typed_as_people_type_on_a_phone(asked, quoted):
+    """In capitals, the model's vector was near no passage ("no information"); "ate q horas"
+    was read as asking no time, and quoted the cancellations' "24 horas de antecedência"."""
+    quotes = quotes_of(answered_after(holding("salao-servicos.docx"), [asked]))
+    assert quotes[0] == quoted, quotes
