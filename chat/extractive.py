@@ -557,8 +557,9 @@ def _cell_named(sentence: str, naming: set[str], language: str) -> bool:
 
 def _priced_where_named(sentence: str, naming: set[str], language: str) -> bool:
     """A sum right after a word the question names, in a sentence saying all it names, as
-    a list of prices in one sentence gives it: "How much is Premium?" is answered by "…Standard (£34 a month) and Premium
-    (£49 a month…)", not first by "Premium members can bring one guest free of charge"."""
+    a list of prices in one sentence gives it: "How much is Premium?" is answered by
+    "…Standard (£34 a month) and Premium (£49 a month…)", not first by "Premium members
+    can bring one guest per month free of charge"."""
     folded = fold(sentence)
     if not naming <= content_words(folded, language):
         return False  # "classes for Standard members": not "…Standard (£34 a month)…"
