@@ -186,7 +186,23 @@ def _break_lines(root: lxml.html.HtmlElement) -> None:
         # libxml2 keeps control characters it parsed, and refuses them when set back
         if element.tag != "br":
             element.text = "\n" + _XML_UNSAFE.sub("", element.text or "")
-        element.tail = "\n" + _XML_UNSAFE.sub("", element.tail or "")
+        # a line break of its own mark: a paragraph's lines are told from its source's
+        # wrapping (``lines_of_a_paragraph``); written elsewhere, it is a space as "\n" is
+        mark = LINE_BREAK if element.tag == "br" else "\n"
+        element.tail = mark + _XML_UNSAFE.sub("", element.tail or "")
+
+
+# U+2028 LINE SEPARATOR: whitespace to ``str.split``, so a space wherever it is not read.
+LINE_BREAK = "\u2028"
+_BROKEN_AFTER_A_PHRASE = re.compile(r"(?<=[^\s.,;:!?…])\s*\u2028\s*(?=\S)")
+
+
+def lines_of_a_paragraph(text: str) -> str:
+    """A paragraph's lines, broken by ``<br>``, as one: a line ending with no stop is
+    parted from the next by a comma, as an address is written on one line. A bakery's
+    "Horário:<br>Segunda a sábado: 6h às 21h<br>Domingos e feriados: 7h às 13h" read
+    "…6h às 21h Domingos e feriados…"; now "…6h às 21h, Domingos e feriados: 7h às 13h"."""
+    return _BROKEN_AFTER_A_PHRASE.sub(", ", text)
 
 
 _XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -267,7 +283,7 @@ def walk(element: lxml.html.HtmlElement, outline: Outline, skipped: set[str] = _
         text = element.text_content()
         outline.item("" if _NUMBERED.match(text.lstrip()) else "-", text)
     elif tag in _BLOCKS:
-        outline.paragraph(element.text_content())
+        outline.paragraph(lines_of_a_paragraph(element.text_content()))
     elif not _has_blocks(element):
         outline.paragraph(element.text_content())  # a div or span of inline text
     else:

@@ -910,16 +910,19 @@ def test_an_epub_chapter_keeps_its_header_and_its_footnotes(tmp_path):
 def test_line_breaks_in_html_keep_words_apart(tmp_path):
     """An address's lines ran together ("Calle Mayor 541001 Sevilla": a street number and
     a postcode made one figure), and a cell's times too ("9:0014:00"), because an
-    element's text runs its children's together."""
+    element's text runs its children's together. A paragraph's lines are parted by a comma
+    where no stop ends them, as an address is written on one line ("…Calle Mayor 5 41001
+    Sevilla" read as one phrase); a paragraph's source wrapped over lines is not."""
     page = tmp_path / "contacto.html"
     page.write_text(
         "<html><body><main><h1>Contacto</h1><p>Club Deportivo Norte<br>Calle Mayor 5<br/>"
-        "41001 Sevilla</p><p>Teléfono: 954 000 000, de lunes a viernes por la mañana.</p>"
+        "41001 Sevilla</p><p>Teléfono: 954 000 000, de lunes a viernes\npor la mañana.</p>"
         "<table><tr><th>Día</th><th>Horario</th></tr><tr><td>Lunes<br>Martes</td>"
         "<td>9:00<br>14:00</td></tr></table></main></body></html>"
     )
     blocks = blocks_of(page, FileKind.HTML)
-    assert "Club Deportivo Norte Calle Mayor 5 41001 Sevilla" in blocks
+    assert "Club Deportivo Norte, Calle Mayor 5, 41001 Sevilla" in blocks
+    assert "Teléfono: 954 000 000, de lunes a viernes por la mañana." in blocks
     assert "Día: Lunes Martes · Horario: 9:00 14:00" in blocks
 
 

@@ -1897,7 +1897,7 @@ def test_a_duration_in_hours_is_no_time_of_day():
     hours?", "48h" read as a time of day."""
     principal = holding("padaria-contato.html", "padaria-precos.csv")
     quotes = quotes_of(answered_after(principal, ["What are your opening hours?"]))
-    assert quotes == ["«Horário: Segunda a sábado: 6h às 21h Domingos e feriados: 7h às 13h» [1]"]
+    assert quotes == ["«Horário: Segunda a sábado: 6h às 21h, Domingos e feriados: 7h às 13h» [1]"]
 
 
 @pytest.mark.usefixtures("local_model_statements")
