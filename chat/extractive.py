@@ -388,7 +388,7 @@ class ExtractiveLLM:
         if _asks_where_it_is_alone(prompt):
             # "¿Dónde estáis?": "Estamos en la calle del Mar 14", and no page of a
             # coworking's rules, which say no street, its parcels' "en recepción"
-            return not any(_ADDRESS_SAID.search(s.body or s.text) for s in prompt.sources)
+            return not any(says_a_street_address(s.body or s.text) for s in prompt.sources)
         if _language_of(prompt.sources[0]) not in (None, prompt.language):
             # "Aceitam cartão?" over a Spanish FAQ ("aceptamos tarjeta") is judged by
             # nothing, nor "¿Cuántos días de vacaciones tengo?" over a Portuguese policy's
@@ -432,7 +432,7 @@ class ExtractiveLLM:
             # "Qual o endereço do restaurante?", over an FAQ that says none, quoted its
             # phone's sentence, and "Onde fica a clínica?" the vet's "Somos uma clínica
             # exclusivamente médica" before its street: only a street address answers.
-            addressed = [c for c in candidates if _ADDRESS_SAID.search(c.sentence)]
+            addressed = [c for c in candidates if says_a_street_address(c.sentence)]
             if not addressed and asks_the_address(prompt.question):
                 return []
             candidates = addressed or candidates
@@ -1505,7 +1505,7 @@ def _score(
         # autoescola?" over the driving school's guide; not "¿Dónde está la piscina?".
         place = (
             asks_place
-            and bool(_ADDRESS_SAID.search(candidate.sentence))
+            and says_a_street_address(candidate.sentence)
             and (bool(naming & own) or not named_here)
         )
         name = asks_name and any(fold(n) not in question_tokens for n in _names(candidate.sentence))

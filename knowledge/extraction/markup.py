@@ -194,7 +194,7 @@ def _break_lines(root: lxml.html.HtmlElement) -> None:
 
 # U+2028 LINE SEPARATOR: whitespace to ``str.split``, so a space wherever it is not read.
 LINE_BREAK = "\u2028"
-_BROKEN_AFTER_A_PHRASE = re.compile(r"(?<=[^\s.,;:!?…])\s*\u2028\s*(?=\S)")
+_BROKEN_AFTER_A_PHRASE = re.compile(rf"(?<=[^\s.,;:!?…])\s*{LINE_BREAK}\s*(?=\S)")
 
 
 def lines_of_a_paragraph(text: str) -> str:
