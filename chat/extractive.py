@@ -405,6 +405,8 @@ class ExtractiveLLM:
         if not candidates:
             first = prompt.sources[0]
             return [((first.body or first.text)[:300], first.number)]
+        if column := _the_column_asked(prompt):
+            return [(c.sentence, c.number) for c in column]
         candidates = _from_passages_naming_it(candidates, prompt)
         if not _asks_what_a_header_says(prompt.question):
             candidates = [c for c in candidates if not c.sentence.startswith(sender_labels())]
@@ -852,6 +854,116 @@ def _asks_of_a_row_named_before(
     if names_a_row(named_now, passages) and not asks_whether_it_is(question):
         return False
     return names_only_columns(named_now, passages) or refers_back(question)
+
+
+def _the_column_asked(prompt: Prompt) -> list[_Candidate]:
+    """A question naming a table's column and none of its rows, nothing else but what the
+    table is about, is answered by that column of every row: "Quais aulas tem na segunda?"
+    over a timetable of times by weekdays quoted the page's sentence on classes; now each
+    row's "Horário: 07:00 · Segunda: Spinning", its empty cells ("–") left out. Every row
+    of the table the passages hold, and only when all fit the answer: a part of the column
+    would read as all of it. Not a follow-up of a row named before ("E na quinta?" after
+    zumba on Mondays asks zumba's row), nor the opening hours asked of a day."""
+    if (
+        _asks_the_hours_alone(prompt)
+        or _ASKS_WHEN.search(fold(prompt.question))
+        or asks_cheapest_or_dearest(prompt.question)
+    ):
+        # "Que horas fecha no sábado?" is not the timetable's Saturday classes, nor
+        # "¿Cuándo es temporada alta?" its column's prices; "What's the cheapest extra
+        # bag?" asks a row of the column
+        return []
+    language_of = {source.number: _language_of(source) for source in prompt.sources}
+    named = naming_words(prompt.question)
+    if prompt.asked and prompt.asked != prompt.question:
+        named_earlier = named_before(prompt.asked, named)
+    else:
+        named_earlier = []
+    for first in dict.fromkeys(_column_names(line)[0] for line in _rows(prompt.sources)):
+        rows = _rows_of_the_table(first, prompt)
+        language = language_of[rows[0].number] or prompt.language
+        columns = list(dict.fromkeys(name for row in rows for name in _column_names(row.sentence)))
+        asked = {stem(word, language) for word in named}
+        wanted = _columns_named(columns, asked, language)
+        about = content_words(" ".join((*columns, rows[0].heading, rows[0].title)), language)
+        if len(rows) < 2 or not wanted or first in wanted or not asked <= about:
+            continue
+        # a word of the column's name said in a cell names no row ("Observaciones: …
+        # en temporada alta" for "¿Cuánto cuesta en temporada alta?")
+        in_column = content_words(" ".join(wanted), language)
+        naming = [w for w in named if stem(w, language) not in in_column] + named_earlier
+        if any(_names_the_row(row.sentence, naming, language, prompt) for row in rows):
+            return []  # "Que horas tem pilates na quarta?" names a cell: its row answers
+        others = [row for row in _rows(prompt.sources) if _column_names(row)[0] != first]
+        if any(_names_the_row(row, named + named_earlier, language, prompt) for row in others):
+            return []  # "Tem armário?": the extras' "Armário avulso", not each plan's cell
+        column = [cut for row in rows if (cut := _cells_of(row, wanted)) is not None]
+        if column and sum(c.words for c in column) <= prompt.max_words:
+            return column
+    return []
+
+
+def _rows(sources: list[Source]) -> list[str]:
+    lines = (
+        _without_bullet(line.strip()) for s in sources for line in (s.body or s.text).splitlines()
+    )
+    return [line for line in lines if is_table_row(line)]
+
+
+def _column_names(row: str) -> list[str]:
+    return [cell.rpartition(": ")[0] for cell in row.split(" · ")]
+
+
+def _columns_named(columns: list[str], asked: set[str], language: str) -> list[str]:
+    """The columns whose names say the most of ``asked``: "temporada alta" is the "Temporada
+    alta (por noche)" column, not "Temporada baja (por noche)" too."""
+    said = {column: len(asked & content_words(column, language)) for column in columns}
+    most = max(said.values(), default=0)
+    return [column for column, count in said.items() if count == most] if most else []
+
+
+def _rows_of_the_table(first: str, prompt: Prompt) -> list[_Candidate]:
+    """Every row of the passages whose first column is named ``first``, in their order: a
+    row whose last cells are empty holds fewer columns ("Concepto: Adulto · Temporada baja
+    (por noche): 6 € · Temporada alta (por noche): 8,50 €", no "Observaciones")."""
+    rows, seen = [], set()
+    for rank, source in enumerate(prompt.sources):
+        for line in (source.body or source.text).splitlines():
+            line = _without_bullet(line.strip())
+            if not is_table_row(line) or _column_names(line)[0] != first or fold(line) in seen:
+                continue
+            seen.add(fold(line))
+            heading, title = _section_heading(source), _document_title(source)
+            rows.append(_Candidate(line, source.number, rank, 0.0, heading=heading, title=title))
+    return rows
+
+
+def _names_the_row(row: str, named: list[str], language: str, prompt: Prompt) -> bool:
+    """A cell of ``row`` says a word of ``named``, or a figure the question writes ("Que
+    aula tem às 12:15 na terça?" names the 12:15 row)."""
+    figures = set(_WRITTEN_FIGURE.findall(prompt.question))
+    values = " ".join(cell.rpartition(": ")[2] for cell in row.split(" · "))
+    return _row_says(row, named, language) or bool(figures & set(_WRITTEN_FIGURE.findall(values)))
+
+
+# A figure as a cell writes it, whole: "12:15", "8,50", "2.390".
+_WRITTEN_FIGURE = re.compile(r"\d+(?:[:.,h]\d+)*")
+_ASKS_WHEN = re.compile(r"\b(cuando|quando|when)\b")
+
+
+def _cells_of(row: _Candidate, wanted: list[str]) -> _Candidate | None:
+    """The row cut to its first cell and the ``wanted`` columns' cells; None when those say
+    nothing ("Sábado: –")."""
+    cells = row.sentence.split(" · ")
+    kept = [
+        cell
+        for cell in cells[1:]
+        if cell.rpartition(": ")[0] in wanted and re.search(r"\w", cell.rpartition(": ")[2])
+    ]
+    if not kept:
+        return None
+    sentence = " · ".join([cells[0], *kept])
+    return replace(row, sentence=sentence, words=len(sentence.split()))
 
 
 def _rows_lacking_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:

@@ -183,13 +183,18 @@ def _break_lines(root: lxml.html.HtmlElement) -> None:
     "Calle Mayor 541001 Sevilla", and a cell trafilatura splits into paragraphs
     ("9:00<p>14:00</p>") read "9:0014:00". Written text collapses them to spaces."""
     for element in root.iter("br", *_LINE_BLOCKS):
+        # a line break of its own mark: a paragraph's lines are told from its source's
+        # wrapping (``lines_of_a_paragraph``); written elsewhere, it is a space as "\n" is.
+        # A paragraph inside a cell is a line of it (trafilatura writes a cell's <br> so).
+        mark = LINE_BREAK if element.tag == "br" or _in_a_cell(element) else "\n"
         # libxml2 keeps control characters it parsed, and refuses them when set back
         if element.tag != "br":
-            element.text = "\n" + _XML_UNSAFE.sub("", element.text or "")
-        # a line break of its own mark: a paragraph's lines are told from its source's
-        # wrapping (``lines_of_a_paragraph``); written elsewhere, it is a space as "\n" is
-        mark = LINE_BREAK if element.tag == "br" else "\n"
+            element.text = mark + _XML_UNSAFE.sub("", element.text or "")
         element.tail = mark + _XML_UNSAFE.sub("", element.tail or "")
+
+
+def _in_a_cell(element: lxml.html.HtmlElement) -> bool:
+    return element.tag in ("p", "div") and next(element.iterancestors("td", "th"), None) is not None
 
 
 # U+2028 LINE SEPARATOR: whitespace to ``str.split``, so a space wherever it is not read.
@@ -203,6 +208,13 @@ def lines_of_a_paragraph(text: str) -> str:
     "Horário:<br>Segunda a sábado: 6h às 21h<br>Domingos e feriados: 7h às 13h" read
     "…6h às 21h Domingos e feriados…"; now "…6h às 21h, Domingos e feriados: 7h às 13h"."""
     return _BROKEN_AFTER_A_PHRASE.sub(", ", text)
+
+
+def _lines_of(element: lxml.html.HtmlElement) -> str:
+    """A paragraph's, list item's or table cell's text, its ``<br>`` lines parted: an
+    address in an item ("Rua das Flores, 230<br>Jardim América") or a cell's hours
+    ("Segunda a sexta: 8h às 18h<br>Sábado: 8h às 12h") are lines of one paragraph."""
+    return lines_of_a_paragraph(element.text_content())
 
 
 _XML_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -280,12 +292,12 @@ def walk(element: lxml.html.HtmlElement, outline: Outline, skipped: set[str] = _
     elif tag == "table":
         outline.table(table_rows(element))
     elif tag == "li" and not _has_blocks(element):
-        text = element.text_content()
+        text = _lines_of(element)
         outline.item("" if _NUMBERED.match(text.lstrip()) else "-", text)
     elif tag in _BLOCKS:
-        outline.paragraph(lines_of_a_paragraph(element.text_content()))
+        outline.paragraph(_lines_of(element))
     elif not _has_blocks(element):
-        outline.paragraph(element.text_content())  # a div or span of inline text
+        outline.paragraph(_lines_of(element))  # a div or span of inline text
     else:
         _walk_children(element, outline, skipped)
 
@@ -333,7 +345,7 @@ def table_rows(table: lxml.html.HtmlElement) -> list[list[str]]:
     for row in table.iter("tr"):
         if _nearest_table(row) is not table:
             continue  # a nested table's row is read with its own table
-        rows.append([cell.text_content() for cell in row if cell.tag in ("td", "th")])
+        rows.append([_lines_of(cell) for cell in row if cell.tag in ("td", "th")])
     return rows
 
 

@@ -912,18 +912,24 @@ def test_line_breaks_in_html_keep_words_apart(tmp_path):
     a postcode made one figure), and a cell's times too ("9:0014:00"), because an
     element's text runs its children's together. A paragraph's lines are parted by a comma
     where no stop ends them, as an address is written on one line ("…Calle Mayor 5 41001
-    Sevilla" read as one phrase); a paragraph's source wrapped over lines is not."""
+    Sevilla" read as one phrase); a paragraph's source wrapped over lines is not. A list
+    item's and a table cell's lines too ("Rua das Flores, 230 Jardim América", "8h às 18h
+    Sábado: 8h às 12h" had run together)."""
     page = tmp_path / "contacto.html"
     page.write_text(
         "<html><body><main><h1>Contacto</h1><p>Club Deportivo Norte<br>Calle Mayor 5<br/>"
         "41001 Sevilla</p><p>Teléfono: 954 000 000, de lunes a viernes\npor la mañana.</p>"
         "<table><tr><th>Día</th><th>Horario</th></tr><tr><td>Lunes<br>Martes</td>"
-        "<td>9:00<br>14:00</td></tr></table></main></body></html>"
+        "<td>9:00<br>14:00</td></tr></table><ul><li>Endereço: Rua das Flores, 230<br>"
+        "Jardim América<br>Belo Horizonte/MG</li><li>Telefone:\n(31) 3333-4444</li></ul>"
+        "</main></body></html>"
     )
     blocks = blocks_of(page, FileKind.HTML)
     assert "Club Deportivo Norte, Calle Mayor 5, 41001 Sevilla" in blocks
     assert "Teléfono: 954 000 000, de lunes a viernes por la mañana." in blocks
-    assert "Día: Lunes Martes · Horario: 9:00 14:00" in blocks
+    assert "Día: Lunes, Martes · Horario: 9:00, 14:00" in blocks
+    assert "- Endereço: Rua das Flores, 230, Jardim América, Belo Horizonte/MG" in blocks
+    assert "- Telefone: (31) 3333-4444" in blocks
 
 
 def test_hidden_text_in_word_is_not_read(tmp_path):

@@ -4,6 +4,8 @@ asked subject from a neighbour that shares only the scope's everyday words."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from chat.extractive import ExtractiveLLM
@@ -1879,6 +1881,92 @@ def test_a_timetable_s_cell_under_the_day_asked_answers(conversation, quoted):
     Pilates")."""
     quotes = quotes_of(answered_after(holding("movimento-grade.odt"), conversation))
     assert quotes[0].startswith(quoted), quotes
+
+
+def without_sources(quotes: list[str]) -> list[str]:
+    return [re.sub(r" \[\d+\]$", "", quote) for quote in quotes]
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "column"),
+    [
+        (
+            ["Quais aulas tem na segunda?"],
+            [
+                "«Horário: 07:00 · Segunda: Spinning»",
+                "«Horário: 12:15 · Segunda: Funcional»",
+                "«Horário: 18:30 · Segunda: Zumba»",
+                "«Horário: 20:00 · Segunda: Yoga»",
+            ],
+        ),
+        (["Quais aulas tem na terça?", "E no sábado?"], ["«Horário: 07:00 · Sábado: Yoga»"]),
+    ],
+)
+def test_a_timetable_s_day_asked_alone_is_its_column(conversation, column):
+    """ "Quais aulas tem na segunda?" over a timetable of times by weekdays quoted the
+    opening hours' "De segunda a sexta…" and the page's sentence on classes: a question
+    naming a column and no row is answered by that column of every row, its empty cells
+    ("Sábado: –") left out."""
+    answer = answered_after(holding("movimento-grade.odt"), conversation)
+    assert without_sources(quotes_of(answer)) == column
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quoted"),
+    [
+        (
+            ("camping-tarifas.xlsx",),
+            "¿Cuánto cuesta en temporada alta?",
+            [
+                "«Concepto: Parcela (tienda o caravana) · Temporada alta (por noche): 20 €»",
+                "«Concepto: Adulto · Temporada alta (por noche): 8,50 €»",
+                "«Concepto: Niño (de 4 a 12 años) · Temporada alta (por noche): 5,50 €»",
+                "«Concepto: Perro · Temporada alta (por noche): 3 €»",
+                "«Concepto: Electricidad (6 A) · Temporada alta (por noche): 4,50 €»",
+                "«Concepto: Bungalow 4 plazas · Temporada alta (por noche): 110 €»",
+                "«Concepto: Visitante de día · Temporada alta (por noche): 7 €»",
+            ],
+        ),
+        (
+            ("locadora-tarifas.xlsx", "locadora-condicoes.docx"),
+            "Quanto custa a diária?",
+            [
+                "«Categoria: Econômico · Diária: R$ 119»",
+                "«Categoria: Compacto · Diária: R$ 149»",
+                "«Categoria: Sedã · Diária: R$ 239»",
+                "«Categoria: SUV · Diária: R$ 299»",
+                "«Categoria: Minivan · Diária: R$ 279»",
+            ],
+        ),
+    ],
+)
+def test_a_price_column_asked_alone_is_quoted_for_every_row(files, asked, quoted):
+    """ "¿Cuánto cuesta en temporada alta?" quoted the bungalow's row alone (its note says
+    "temporada alta"), "Quanto custa a diária?" the cancellation's "o valor de uma diária":
+    each row's cell in the column asked, the rows lacking a last cell (the adult's, no
+    "Observaciones") too."""
+    assert without_sources(quotes_of(answered_after(holding(*files), [asked]))) == quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quoted"),
+    [
+        # when, asked of a column's name, is a date: the note under the table
+        (("camping-tarifas.xlsx",), "¿Cuándo es temporada alta?", "«Temporada alta: del 1 de"),
+        # the opening hours, not the timetable's Saturday classes
+        (("movimento-grade.odt",), "Que horas fecha no sábado?", "«De segunda a sexta, das 6h"),
+        # a time the question writes names its row
+        (("movimento-grade.odt",), "Que aula tem às 12:15 na terça?", "«Horário: 12:15 · Segunda"),
+        # a cell's word names its row
+        (("camping-tarifas.xlsx",), "¿Cuánto cuesta un adulto?", "«Concepto: Adulto · Temporada"),
+    ],
+)
+def test_a_column_is_not_quoted_for_what_names_a_row_or_asks_another_fact(files, asked, quoted):
+    answer = answered_after(holding(*files), [asked])
+    assert answer.startswith(quoted), answer
 
 
 @pytest.mark.usefixtures("local_model_statements")
