@@ -452,6 +452,7 @@ class ExtractiveLLM:
                 if _TIME_OF_DAY.search(fold(c.sentence))
                 or said & content_words(c.sentence, prompt.language)
             ] or candidates
+        candidates = _timed_of_what_came_before(candidates, prompt)
         candidates = _of_the_row_named_before(candidates, prompt)
         candidates = _rows_lacking_what_is_asked(candidates, prompt)
         _score(
@@ -805,6 +806,25 @@ def _asked_of(prompt: Prompt) -> list[str]:
     ):
         return []
     return named_before(prompt.asked, naming_words(question))
+
+
+def _timed_of_what_came_before(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
+    """A follow-up asking a time of day of what came before ("E até que horas pode ser
+    usado?" after the party room's price) is answered by a sentence saying a time of day
+    and, itself or its section, what was named: "As festas devem terminar até as 23h",
+    under "Do salão de festas", came after the room's booking and price, closer by
+    meaning to the two questions joined."""
+    if _figure_asked(prompt.question) != "time" or not (named := _asked_of(prompt)):
+        return candidates
+    language = prompt.language
+    before = content_words(" ".join(named), language)
+    timed = [
+        c
+        for c in candidates
+        if _TIME_OF_DAY.search(fold(c.sentence))
+        and before & content_words(f"{c.heading} {c.sentence}", language)
+    ]
+    return timed or candidates
 
 
 def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:

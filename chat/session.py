@@ -28,7 +28,7 @@ from chat.texts import FORGOTTEN_TURN
 from datastores.keys import redis_key
 from datastores.redis_pool import shared_redis
 from text.folding import fold
-from text.words import asks_what_if, refers_back, without_courtesy
+from text.words import asks_what_if, opens_with_and, refers_back, without_courtesy
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class Session:
         little longer, saying "it", "they", "eso"… or "and if…"): back
         to the last that said more, three at most ("¿y el gimnasio? ¿cuánto cuesta?");
         "" when it is not short, or nothing was asked before."""
-        referring = refers_back(question) or asks_what_if(question)
+        referring = refers_back(question) or asks_what_if(question) or opens_with_and(question)
         limit = REFERRING_BACK_WORDS if referring else FOLLOW_UP_WORDS
         if _words(question) > limit:
             return ""

@@ -639,6 +639,15 @@ def without_words(text: str, words: set[str]) -> str:
     return " ".join(left.split())
 
 
+def opens_with_and(question: str) -> bool:
+    """The question opens with "and" ("E até que horas pode ser usado?" after the party
+    room's price, "¿Y para niños cuánto es?"): it goes on asking of what came before."""
+    return bool(_AND.match(fold(question)))
+
+
+_AND = re.compile(r"^\W*(?:y|e|and)\s+\w")
+
+
 def asks_what_if(question: str) -> bool:
     """A few words asking "and if…?" of what came before: "E se não encher?", "¿Y si
     llueve?". What they name may be in no page ("encher": the page says "faltar
@@ -745,11 +754,16 @@ def asks_with_no_subject(question: str) -> bool:
         words = words[1:]
     if len(words) > 1 and words[0] in _BEFORE_ASKING and words[1] in _ASKING_WORDS:
         words = words[1:]  # "Com quanto tempo?", "¿A qué hora?", "For how long?"
+    # "E até que horas pode ser usado?": "pode ser" names nothing, as "it can be" would
+    said = [word for word in words if word not in LIGHT_VERBS | _BEING]
     return (
-        0 < len(words) <= _NO_SUBJECT_WORDS
+        0 < len(said) <= _NO_SUBJECT_WORDS
         and words[0] in _ASKING_WORDS
         and _DETERMINERS.isdisjoint(words)
     )
+
+
+_BEING = frozenset({"ser", "es", "son", "sera", "seria", "sao", "be", "is", "are"})
 
 
 _BEFORE_ASKING = frozenset({

@@ -1970,6 +1970,32 @@ def test_a_column_is_not_quoted_for_what_names_a_row_or_asks_another_fact(files,
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "conversation", "quoted"),
+    [
+        (
+            ("jacaranda-regimento.docx",),
+            ["Quanto custa o salão de festas?", "E até que horas pode ser usado?"],
+            "«Art. 15 As festas devem terminar até as 23h.»",
+        ),
+        (
+            ("autoescola-guia.odt", "autoescola-precos.xlsx"),
+            ["Quantas aulas práticas são obrigatórias?", "E quanto dura cada aula?"],
+            "«São obrigatórias 20 aulas práticas de 50 minutos",
+        ),
+    ],
+)
+def test_a_follow_up_opening_with_and_asks_of_what_came_before(files, conversation, quoted):
+    """A follow-up opening with "and", longer than a few words and naming no subject of its
+    own, was read alone: "E até que horas pode ser usado?" after the party room's price
+    was "no information" ("usado" in no page), "E quanto dura cada aula?" after the
+    practical lessons quoted the theory course's 45 hours. It follows the question before
+    it, and a time of day asked of what came before is said with it (or its section)."""
+    answer = answered_after(holding(*files), conversation)
+    assert answer.startswith(quoted), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize("asked", ["Aceita pix?", "Aceitam pix?"])
 def test_accepting_a_way_to_pay_names_only_the_way(asked):
     """A bakery's "Pagamento: Pix, cartões de débito e crédito e vale-refeição.": "Aceita

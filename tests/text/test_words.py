@@ -28,6 +28,7 @@ from text.words import (
     courtesy_said,
     names_a_time,
     naming_words,
+    opens_with_and,
     question_after_situation,
     refers_back,
     stem,
@@ -450,6 +451,21 @@ def test_and_if_asks_of_what_came_before(question, asks):
 
 
 @pytest.mark.parametrize(
+    ("question", "opens"),
+    [
+        ("E até que horas pode ser usado?", True),
+        ("¿Y para niños cuánto es?", True),
+        ("And how long does it take?", True),
+        ("E-mail do suporte?", False),
+        ("Ella puede venir?", False),
+        ("Até que horas pode ser usado o salão?", False),
+    ],
+)
+def test_a_question_opening_with_and_goes_on_from_the_one_before(question, opens):
+    assert opens_with_and(question) is opens
+
+
+@pytest.mark.parametrize(
     ("question", "asks"),
     [
         ("¿Hay wifi en el gimnasio?", True),
@@ -534,6 +550,9 @@ def test_a_question_answered_yes_or_no(question, asks):
         ("¿y el wifi?", False),  # no question word: a new subject
         ("wifi?", False),
         ("¿Cuánto cuesta el parking de la calle mayor?", False),
+        # "pode ser" names nothing: "it can be used", the subject left out
+        ("E até que horas pode ser usado?", True),
+        ("Até que horas pode ser usado o salão?", False),
     ],
 )
 def test_a_question_word_and_a_verb_ask_of_the_subject_before(question, asks):
