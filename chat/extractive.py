@@ -153,8 +153,14 @@ def _sentence_language(sentence: str) -> str:
 
 def _language_of(source: Source) -> str | None:
     """The passage's language (None when unsure), read once per passage for the several
-    rules that judge passages in the question's language only."""
-    return _passage_language(source.body or source.text)
+    rules that judge passages in the question's language only. A short one is read with
+    its headings: "WhatsApp: [PHONE], E-mail: [EMAIL]" says no word of its own language,
+    its "Pousada Maré Alta > Contato" does."""
+    body = source.body or source.text
+    return _passage_language(source.text if len(body.split()) < _FEW_WORDS else body)
+
+
+_FEW_WORDS = 8
 
 
 @functools.lru_cache(maxsize=256)
@@ -257,11 +263,12 @@ def _is_title(line: str) -> bool:
     """A Markdown heading, or a short line with no final stop, no figure but a year and no
     list marker ("Normas de convivencia", a title slide's "Loja Verde Materiais de
     Construção — 2026"; not "- Piscina: de 8 a 20 h" nor a table's row "Cargo: Conserje ·
-    Nombre: Luis")."""
+    Nombre: Luis"), nor a contact: "WhatsApp: [PHONE], E-mail: [EMAIL]" has no figure
+    left once redacted, and "Qual o whatsapp?" was "no information"."""
     line = line.strip()
     if line.startswith("#"):
         return True
-    if is_table_row(line):
+    if is_table_row(line) or _CONTACT.search(line):
         return False
     return (
         len(line.split()) <= 8
@@ -880,47 +887,75 @@ def _the_column_asked(prompt: Prompt) -> list[_Candidate]:
     """A question naming a table's column and none of its rows, nothing else but what the
     table is about, is answered by that column of every row: "Quais aulas tem na segunda?"
     over a timetable of times by weekdays quoted the page's sentence on classes; now each
-    row's "Horário: 07:00 · Segunda: Spinning", its empty cells ("–") left out. Every row
-    of the table the passages hold, and only when all fit the answer: a part of the column
-    would read as all of it. Not a follow-up of a row named before ("E na quinta?" after
-    zumba on Mondays asks zumba's row), nor the opening hours asked of a day."""
+    row's "Horário: 07:00 · Segunda: Spinning", its empty cells ("–") left out; of a
+    column saying yes or no, the rows saying yes ("¿Qué tratamientos se pueden
+    financiar?"). Every row of the table the passages hold, and only when all fit the
+    answer: a part of the column would read as all of it. Not a follow-up of a row named
+    before ("E na quinta?" after zumba on Mondays asks zumba's row), nor the opening hours
+    asked of a day, nor when, the cheapest or what lacks something (rules of their own)."""
+    folded = fold(prompt.question)
     if (
         _asks_the_hours_alone(prompt)
-        or _ASKS_WHEN.search(fold(prompt.question))
+        or _ASKS_WHEN.search(folded)
         or asks_cheapest_or_dearest(prompt.question)
+        or _negates(folded, prompt.language)
     ):
-        # "Que horas fecha no sábado?" is not the timetable's Saturday classes, nor
-        # "¿Cuándo es temporada alta?" its column's prices; "What's the cheapest extra
-        # bag?" asks a row of the column
         return []
-    language_of = {source.number: _language_of(source) for source in prompt.sources}
     named = naming_words(prompt.question)
-    if prompt.asked and prompt.asked != prompt.question:
-        named_earlier = named_before(prompt.asked, named)
-    else:
-        named_earlier = []
-    for first in dict.fromkeys(_column_names(line)[0] for line in _rows(prompt.sources)):
+    followed = bool(prompt.asked) and prompt.asked != prompt.question
+    named_earlier = named_before(prompt.asked, named) if followed else []
+    every_row = _rows(prompt.sources)
+    for first in dict.fromkeys(_column_names(line)[0] for line in every_row):
         rows = _rows_of_the_table(first, prompt)
-        language = language_of[rows[0].number] or prompt.language
-        columns = list(dict.fromkeys(name for row in rows for name in _column_names(row.sentence)))
-        asked = {stem(word, language) for word in named}
-        wanted = _columns_named(columns, asked, language)
-        about = content_words(" ".join((*columns, rows[0].heading, rows[0].title)), language)
-        if len(rows) < 2 or not wanted or first in wanted or not asked <= about:
+        language = _language_of(prompt.sources[rows[0].rank]) or prompt.language
+        wanted = _column_asked_of(rows, named, language)
+        if not wanted:
             continue
         # a word of the column's name said in a cell names no row ("Observaciones: …
         # en temporada alta" for "¿Cuánto cuesta en temporada alta?")
         in_column = content_words(" ".join(wanted), language)
         naming = [w for w in named if stem(w, language) not in in_column] + named_earlier
-        if any(_names_the_row(row.sentence, naming, language, prompt) for row in rows):
-            return []  # "Que horas tem pilates na quarta?" names a cell: its row answers
-        others = [row for row in _rows(prompt.sources) if _column_names(row)[0] != first]
-        if any(_names_the_row(row, named + named_earlier, language, prompt) for row in others):
-            return []  # "Tem armário?": the extras' "Armário avulso", not each plan's cell
-        column = [cut for row in rows if (cut := _cells_of(row, wanted)) is not None]
+        others = [row for row in every_row if _column_names(row)[0] != first]
+        if any(_names_the_row(row.sentence, naming, language, prompt) for row in rows) or any(
+            _names_the_row(row, named + named_earlier, language, prompt) for row in others
+        ):
+            # "Que horas tem pilates na quarta?" names a cell: its row answers; "Tem
+            # armário?" names the extras' "Armário avulso", not each plan's cell
+            return []
+        column = _saying_yes([cut for row in rows if (cut := _cells_of(row, wanted))])
         if column and sum(c.words for c in column) <= prompt.max_words:
             return column
     return []
+
+
+def _negates(folded: str, language: str) -> bool:
+    """The question says "not": Portuguese "no" is "in the" ("Tem aula no sábado?")."""
+    negation = _NEGATION - {"no"} if language == "pt" else _NEGATION
+    return not negation.isdisjoint(re.findall(r"\w+", folded))
+
+
+def _column_asked_of(rows: list[_Candidate], named: list[str], language: str) -> list[str]:
+    """The columns of the table of ``rows`` (not the first, the rows' names) the question
+    names, when it names nothing but its columns and what it is about."""
+    columns = list(dict.fromkeys(name for row in rows for name in _column_names(row.sentence)))
+    asked = {stem(word, language) for word in named}
+    about = content_words(" ".join((*columns, rows[0].heading, rows[0].title)), language)
+    if len(rows) < 2 or not asked <= about:
+        return []
+    return _columns_named(columns[1:], asked, language)
+
+
+def _saying_yes(column: list[_Candidate]) -> list[_Candidate]:
+    """Of a column whose every cell says yes or no ("Financiación: Sí (24 meses)"), the
+    rows saying yes; any other column whole."""
+    answers = [fold(_WORD_RE.findall(row.sentence.rpartition(": ")[2])[0]) for row in column]
+    if not set(answers) <= _YES | _NONE or not set(answers) & _YES:
+        return column
+    return [row for row, answer in zip(column, answers, strict=True) if answer in _YES]
+
+
+_YES = frozenset({"si", "sim", "yes"})
+_WORD_RE = re.compile(r"\w+")
 
 
 def _rows(sources: list[Source]) -> list[str]:

@@ -133,7 +133,13 @@ def _marked_language(text: str) -> str | None:
 
 
 def _as_spelt(text: str) -> str:
+    text = _PLACEHOLDER.sub(" ", text)
     return _WORD.sub(lambda m: _PHONE_SPELLINGS.get(m.group().lower(), m.group()), text)
+
+
+# What redaction put in a text's place ("[PHONE]", "[EMAIL]"): English words in every
+# language's text, they read "WhatsApp: [PHONE], E-mail: [EMAIL]" as English.
+_PLACEHOLDER = re.compile(r"\[[A-Z][A-Z_]*\]")
 
 
 @functools.cache

@@ -1996,6 +1996,60 @@ def test_a_follow_up_opening_with_and_asks_of_what_came_before(files, conversati
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quoted"),
+    [
+        (
+            ("oakfield-club.html",),
+            "What activities are there on Wednesday?",
+            [
+                "«Time: 3:30pm · Wednesday: Football»",
+                "«Time: 4:30pm · Wednesday: Homework club»",
+                "«Time: 5:15pm · Wednesday: Yoga»",
+            ],
+        ),
+        # the rows' own name ("quartos") is what the table is about
+        (
+            ("mare-alta.html",),
+            "Qual a capacidade dos quartos?",
+            [
+                "«Quarto: Standard · Capacidade: 2 pessoas»",
+                "«Quarto: Vista mar · Capacidade: 2 pessoas»",
+                "«Quarto: Família · Capacidade: 4 pessoas»",
+            ],
+        ),
+        # a column saying yes or no: the rows saying yes
+        (
+            ("dentista-precios.csv",),
+            "¿Qué tratamientos se pueden financiar?",
+            [
+                "«Tratamiento: Endodoncia · Financiación: Sí (6 meses)»",
+                "«Tratamiento: Implante · Financiación: Sí (24 meses)»",
+                "«Tratamiento: Blanqueamiento · Financiación: Sí (6 meses)»",
+                "«Tratamiento: Ortodoncia invisible · Financiación: Sí (24 meses)»",
+            ],
+        ),
+    ],
+)
+def test_a_column_asked_of_the_rows_it_names(files, asked, quoted):
+    """ "Qual a capacidade dos quartos?" quoted the wifi's "gratuito em todos os quartos",
+    "¿Qué tratamientos se pueden financiar?" the free first visit's row ("Financiación:
+    No") first: a question naming the rows' kind and a column is that column's question."""
+    assert without_sources(quotes_of(answered_after(holding(*files), [asked]))) == quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize("asked", ["Qual o whatsapp?", "Qual o e-mail?"])
+def test_a_redacted_contact_line_is_no_title(asked):
+    """An inn's "WhatsApp: [PHONE], E-mail: [EMAIL]", short, with no stop and no figure
+    once redacted, was read as a title and never quoted ("no information"); then, quoted,
+    said to be English: the placeholders are English words, and the line says no other."""
+    answer = answered_after(holding("mare-alta.html"), [asked])
+    assert answer.startswith("«WhatsApp: [PHONE], E-mail: [EMAIL]» [1]"), answer
+    assert "(A fonte está em" not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize("asked", ["Aceita pix?", "Aceitam pix?"])
 def test_accepting_a_way_to_pay_names_only_the_way(asked):
     """A bakery's "Pagamento: Pix, cartões de débito e crédito e vale-refeição.": "Aceita

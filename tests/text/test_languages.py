@@ -89,6 +89,15 @@ def test_too_little_to_tell_is_none(text):
     assert detect_language(text) is None
 
 
+@pytest.mark.parametrize(
+    ("text", "language"), [("Fale conosco: [PHONE]", "pt"), ("Contáctanos: [PHONE]", "es")]
+)
+def test_what_redaction_put_in_is_no_word_of_a_language(text, language):
+    """ "[PHONE]" and "[EMAIL]" are English words in every language's text: a Portuguese
+    contact line was "too little to tell" beside them."""
+    assert detect_language(text) == language
+
+
 def test_a_long_document_is_read_from_its_first_pages():
     page = "La piscina abre a las ocho de la mañana y cierra a las diez de la noche. "
     assert detect_language(page * 2000) == "es"
