@@ -916,11 +916,16 @@ def _the_column_asked(prompt: Prompt) -> list[_Candidate]:
         in_column = content_words(" ".join(wanted), language)
         naming = [w for w in named if stem(w, language) not in in_column] + named_earlier
         others = [row for row in every_row if _column_names(row)[0] != first]
-        if any(_names_the_row(row.sentence, naming, language, prompt) for row in rows) or any(
-            _names_the_row(row, named + named_earlier, language, prompt) for row in others
+        asked = {stem(word, language) for word in named}
+        if (
+            any(_names_the_row(row.sentence, naming, language, prompt) for row in rows)
+            or any(_row_named(row.sentence, asked, language) for row in rows)
+            or any(_names_the_row(row, named + named_earlier, language, prompt) for row in others)
         ):
-            # "Que horas tem pilates na quarta?" names a cell: its row answers; "Tem
-            # armário?" names the extras' "Armário avulso", not each plan's cell
+            # "Que horas tem pilates na quarta?" names a cell, "Quanto custa o plano
+            # mensal?" the "Plano: Mensal" row (though "Mensalidade" is a column): that
+            # row answers; "Tem armário?" names the extras' "Armário avulso", not each
+            # plan's cell
             return []
         column = _saying_yes([cut for row in rows if (cut := _cells_of(row, wanted))])
         if column and sum(c.words for c in column) <= prompt.max_words:
