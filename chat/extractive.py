@@ -480,7 +480,7 @@ class ExtractiveLLM:
         # Two questions in one are not answered by the first's clear winner alone.
         at_least = 2 if _ASKS_ANOTHER.search(fold(prompt.question)) else 1
         chosen = _steps_in_order(self._enough(candidates, prompt.max_words, at_least))
-        return [(c.sentence, c.number) for c in chosen]
+        return [(_cells_named_in_a_grid(c.sentence, prompt), c.number) for c in chosen]
 
     def _names_only_what_no_page_holds(self, prompt: Prompt) -> bool:
         """Every word the question names is in no page of the scope, and the best passage
@@ -961,6 +961,31 @@ def _saying_yes(column: list[_Candidate]) -> list[_Candidate]:
 
 _YES = frozenset({"si", "sim", "yes"})
 _WORD_RE = re.compile(r"\w+")
+
+
+def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> str:
+    """A timetable's row (its columns days) quoted for a class the question names, cut to
+    its first cell and the cells naming it: "When is yoga?" quoted the 5:15pm row's every
+    weekday; now "Time: 5:15pm · Wednesday: Yoga". A day named too keeps its cell alone
+    ("Que horas tem pilates na quarta?"); a conversation's class named before counts ("E
+    na quinta?" after zumba on Mondays)."""
+    cells = sentence.split(" · ")
+    columns = [cell.rpartition(": ")[0] for cell in cells[1:]]
+    if len(columns) < 2 or not is_table_row(sentence) or not all(map(_a_day, columns)):
+        return sentence
+    followed = bool(prompt.asked) and prompt.asked != prompt.question
+    named = naming_words(prompt.asked if followed else prompt.question)
+    asked = content_words(" ".join(named), prompt.language)
+    language = prompt.language
+    kept = [cell for cell in cells[1:] if asked & content_words(_value_of(cell), language)]
+    on_a_day_named = [c for c in kept if asked & content_words(c.rpartition(": ")[0], language)]
+    kept = on_a_day_named or kept
+    return " · ".join([cells[0], *kept]) if kept else sentence
+
+
+def _a_day(column: str) -> bool:
+    words = column.split()
+    return len(words) == 1 and names_a_time(words[0])
 
 
 def _rows(sources: list[Source]) -> list[str]:

@@ -1868,19 +1868,31 @@ def test_a_newsletter_is_read_from_its_html(asked, quoted):
 @pytest.mark.parametrize(
     ("conversation", "quoted"),
     [
-        (["Que horas tem pilates na quarta?"], "«Horário: 18:30 · Segunda: Zumba"),
-        (
-            ["Que horas tem zumba na segunda?", "E na quinta?"],
-            "«Horário: 12:15 · Segunda: Funcional",
-        ),
+        (["Que horas tem pilates na quarta?"], "«Horário: 18:30 · Quarta: Pilates»"),
+        (["Que horas tem zumba na segunda?", "E na quinta?"], "«Horário: 12:15 · Quinta: Zumba»"),
+        (["Quando tem funcional?"], "«Horário: 12:15 · Segunda: Funcional · Quarta: Funcional»"),
     ],
 )
 def test_a_timetable_s_cell_under_the_day_asked_answers(conversation, quoted):
     """A gym's timetable, times down and weekdays across: "Que horas tem pilates na quarta?"
     quoted the 07:00 row (pilates on Tuesdays and Thursdays) before the 18:30 one ("Quarta:
-    Pilates")."""
+    Pilates"); then that row whole, every weekday's class. A timetable's row is quoted by
+    its time and the cells naming what is asked, on the day asked when one is."""
     quotes = quotes_of(answered_after(holding("movimento-grade.odt"), conversation))
     assert quotes[0].startswith(quoted), quotes
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        ("When is yoga?", "«Time: 5:15pm · Wednesday: Yoga» [1]"),
+        ("What time is drama?", "«Time: 3:30pm · Thursday: Drama» [1]"),
+    ],
+)
+def test_a_timetable_s_row_is_cut_to_the_class_asked(asked, quoted):
+    """ "When is yoga?" quoted the 5:15pm row's every weekday (board games three times)."""
+    assert quotes_of(answered_after(holding("oakfield-club.html"), [asked])) == [quoted]
 
 
 def without_sources(quotes: list[str]) -> list[str]:
