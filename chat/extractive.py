@@ -480,7 +480,8 @@ class ExtractiveLLM:
         # Two questions in one are not answered by the first's clear winner alone.
         at_least = 2 if _ASKS_ANOTHER.search(fold(prompt.question)) else 1
         chosen = _steps_in_order(self._enough(candidates, prompt.max_words, at_least))
-        return [(_cells_named_in_a_grid(c.sentence, prompt), c.number) for c in chosen]
+        chosen = _the_hours_table(chosen, prompt)
+        return _grid_rows_cut(chosen, prompt)
 
     def _names_only_what_no_page_holds(self, prompt: Prompt) -> bool:
         """Every word the question names is in no page of the scope, and the best passage
@@ -963,24 +964,54 @@ _YES = frozenset({"si", "sim", "yes"})
 _WORD_RE = re.compile(r"\w+")
 
 
-def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> str:
+def _the_hours_table(chosen: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
+    """The hours asked alone, naming no day, answered by a table's row are its every row:
+    "What are your opening hours?" quoted a library's Monday, Thursday and Tuesday rows of
+    seven. Only when they all fit the answer, and not for a follow-up: "¿A qué hora?" after
+    pilates' day asks pilates' row."""
+    if not chosen or not is_table_row(chosen[0].sentence) or _times_named(prompt):
+        return chosen
+    if prompt.asked and prompt.asked != prompt.question:
+        return chosen
+    if not _asks_the_hours_alone(prompt):
+        return chosen
+    rows = _rows_of_the_table(_column_names(chosen[0].sentence)[0], prompt)
+    words = sum(len(row.sentence.split()) for row in rows)
+    return rows if len(rows) > len(chosen) and words <= prompt.max_words else chosen
+
+
+def _grid_rows_cut(chosen: list[_Candidate], prompt: Prompt) -> list[tuple[str, int]]:
+    """The quotes, a timetable's rows cut to the cells asked (``_cells_named_in_a_grid``):
+    a row whose cells name less of the question than another's is left out ("¿A qué hora
+    es natación infantil?" quoted the 19:00 row's "Natación adultos" after the 17:30 row's
+    "Natación infantil")."""
+    cut = [(c, *_cells_named_in_a_grid(c.sentence, prompt)) for c in chosen]
+    best = max((named for _, _, named in cut if named is not None), default=0)
+    return [(sentence, c.number) for c, sentence, named in cut if named in (None, best)]
+
+
+def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> tuple[str, int | None]:
     """A timetable's row (its columns days) quoted for a class the question names, cut to
-    its first cell and the cells naming it: "When is yoga?" quoted the 5:15pm row's every
-    weekday; now "Time: 5:15pm · Wednesday: Yoga". A day named too keeps its cell alone
-    ("Que horas tem pilates na quarta?"); a conversation's class named before counts ("E
-    na quinta?" after zumba on Mondays)."""
+    its first cell and the cells naming most of it, and how many words they name (None for
+    any other sentence): "When is yoga?" quoted the 5:15pm row's every weekday; now "Time:
+    5:15pm · Wednesday: Yoga". A day named too keeps its cell alone ("Que horas tem
+    pilates na quarta?"); a conversation's class named before counts ("E na quinta?"
+    after zumba on Mondays)."""
     cells = sentence.split(" · ")
     columns = [cell.rpartition(": ")[0] for cell in cells[1:]]
     if len(columns) < 2 or not is_table_row(sentence) or not all(map(_a_day, columns)):
-        return sentence
+        return sentence, None
     followed = bool(prompt.asked) and prompt.asked != prompt.question
     named = naming_words(prompt.asked if followed else prompt.question)
     asked = content_words(" ".join(named), prompt.language)
+    said = {cell: len(asked & content_words(_value_of(cell), prompt.language)) for cell in cells}
+    most = max(said[cell] for cell in cells[1:])
+    if not most:
+        return sentence, None
+    kept = [cell for cell in cells[1:] if said[cell] == most]
     language = prompt.language
-    kept = [cell for cell in cells[1:] if asked & content_words(_value_of(cell), language)]
     on_a_day_named = [c for c in kept if asked & content_words(c.rpartition(": ")[0], language)]
-    kept = on_a_day_named or kept
-    return " · ".join([cells[0], *kept]) if kept else sentence
+    return " · ".join([cells[0], *(on_a_day_named or kept)]), most
 
 
 def _a_day(column: str) -> bool:
@@ -1462,7 +1493,8 @@ _ASKS_MONEY = re.compile(
     r"|\b(cuant[oa]s?|quant[oa]s?)\b.*\b(pag|cobr)\w*"
 )
 _MONEY = re.compile(
-    r"[€$£]|\b(?:eur|usd|brl|gbp)\b"
+    # pence as English writes them: "Printing costs 15p per page"
+    r"[€$£]|\b(?:eur|usd|brl|gbp|pence)\b|\b\d+(?:\.\d+)?p\b"
     rf"|(?:{_FIGURE.pattern})[ .,\d]*(?:de |of )?(?:euros?|dolares|dollars?|reais|pesos|"
     r"libras|pounds?|centimos|centavos|cents?)\b"
 )

@@ -2062,6 +2062,39 @@ def test_a_redacted_contact_line_is_no_title(asked):
 
 
 @pytest.mark.usefixtures("local_model_statements")
+def test_the_opening_hours_asked_alone_are_the_hours_table_s_every_row():
+    """ "What are your opening hours?" quoted a library's Monday, Thursday and Tuesday rows
+    of seven; asked of a day, its row alone."""
+    principal = holding("millbrook-library.docx")
+    every_day = quotes_of(answered_after(principal, ["What are your opening hours?"]))
+    days = [quote.split(" · ")[0] for quote in every_day]
+    assert days == [
+        f"«Day: {day}"
+        for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    ], every_day
+    saturday = quotes_of(answered_after(principal, ["What time do you close on Saturday?"]))
+    assert saturday == ["«Day: Saturday · Opens: 10:00 · Closes: 16:00» [1]"]
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_pence_are_a_price():
+    """ "How much is printing?" was "no information": "15p per page" was no sum."""
+    answer = answered_after(holding("millbrook-library.docx"), ["How much is printing?"])
+    assert answer.startswith("«Printing costs 15p per page in black and white"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_timetable_row_naming_less_of_the_class_is_left_out():
+    """ "¿A qué hora es natación infantil?" quoted the 19:00 row's "Natación adultos" after
+    the 17:30 row's "Natación infantil"."""
+    answer = answered_after(holding("piscina-acacias.md"), ["¿A qué hora es natación infantil?"])
+    assert quotes_of(answer) == [
+        "«Hora: 17:30 · Lunes: Natación infantil · Martes: Natación infantil · Miércoles:"
+        " Natación infantil · Jueves: Natación infantil» [1]"
+    ]
+
+
+@pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize("asked", ["Aceita pix?", "Aceitam pix?"])
 def test_accepting_a_way_to_pay_names_only_the_way(asked):
     """A bakery's "Pagamento: Pix, cartões de débito e crédito e vale-refeição.": "Aceita
