@@ -993,25 +993,28 @@ def _grid_rows_cut(chosen: list[_Candidate], prompt: Prompt) -> list[tuple[str, 
 def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> tuple[str, int | None]:
     """A timetable's row (its columns days) quoted for a class the question names, cut to
     its first cell and the cells naming most of it, and how many words they name (None for
-    any other sentence): "When is yoga?" quoted the 5:15pm row's every weekday; now "Time:
-    5:15pm · Wednesday: Yoga". A day named too keeps its cell alone ("Que horas tem
-    pilates na quarta?"); a conversation's class named before counts ("E na quinta?"
-    after zumba on Mondays)."""
+    any other sentence, 0 for a row naming none): "When is yoga?" quoted the 5:15pm row's
+    every weekday; now "Time: 5:15pm · Wednesday: Yoga". A day named too keeps its cell
+    alone ("Que horas tem pilates na quarta?"); a conversation's class named before counts
+    ("E na quinta?" after zumba on Mondays); the row's time written in the question names
+    it, its cell on the day named ("¿Qué hay el lunes a las 19:00?")."""
     cells = sentence.split(" · ")
     columns = [cell.rpartition(": ")[0] for cell in cells[1:]]
     if len(columns) < 2 or not is_table_row(sentence) or not all(map(_a_day, columns)):
         return sentence, None
     followed = bool(prompt.asked) and prompt.asked != prompt.question
-    named = naming_words(prompt.asked if followed else prompt.question)
-    asked = content_words(" ".join(named), prompt.language)
-    said = {cell: len(asked & content_words(_value_of(cell), prompt.language)) for cell in cells}
-    most = max(said[cell] for cell in cells[1:])
-    if not most:
-        return sentence, None
-    kept = [cell for cell in cells[1:] if said[cell] == most]
+    question = prompt.asked if followed else prompt.question
     language = prompt.language
+    asked = content_words(" ".join(naming_words(question)), language)
+    said = {cell: len(asked & content_words(_value_of(cell), language)) for cell in cells}
+    most = max(said[cell] for cell in cells[1:])
+    kept = [cell for cell in cells[1:] if said[cell] == most]
     on_a_day_named = [c for c in kept if asked & content_words(c.rpartition(": ")[0], language)]
-    return " · ".join([cells[0], *(on_a_day_named or kept)]), most
+    # its time written in the question names the row ("¿Qué hay el lunes a las 19:00?")
+    timed = bool(set(_WRITTEN_FIGURE.findall(question)) & set(_WRITTEN_FIGURE.findall(cells[0])))
+    if not (most or (timed and on_a_day_named)):
+        return sentence, 0  # names nothing of it: whole, and after any row that does
+    return " · ".join([cells[0], *(on_a_day_named or kept)]), most + timed
 
 
 def _a_day(column: str) -> bool:

@@ -1970,8 +1970,17 @@ def test_a_price_column_asked_alone_is_quoted_for_every_row(files, asked, quoted
         (("camping-tarifas.xlsx",), "¿Cuándo es temporada alta?", "«Temporada alta: del 1 de"),
         # the opening hours, not the timetable's Saturday classes
         (("movimento-grade.odt",), "Que horas fecha no sábado?", "«De segunda a sexta, das 6h"),
-        # a time the question writes names its row
-        (("movimento-grade.odt",), "Que aula tem às 12:15 na terça?", "«Horário: 12:15 · Segunda"),
+        # a time the question writes names its row, cut to the day named
+        (
+            ("movimento-grade.odt",),
+            "Que aula tem às 12:15 na terça?",
+            "«Horário: 12:15 · Terça: Zumba»",
+        ),
+        (
+            ("piscina-acacias.md",),
+            "¿Qué hay el lunes a las 19:00?",
+            "«Hora: 19:00 · Lunes: Natación adultos» [1]\n\n",
+        ),
         # a cell's word names its row
         (("camping-tarifas.xlsx",), "¿Cuánto cuesta un adulto?", "«Concepto: Adulto · Temporada"),
     ],
