@@ -176,6 +176,7 @@ def _without_bullet(sentence: str) -> str:
 
 
 _BULLET = re.compile(r"^[-*•]\s+")
+_WORD = re.compile(r"\w+")
 
 
 def _sentences(passage: str) -> list[str]:
@@ -364,7 +365,7 @@ class ExtractiveLLM:
         return replace(prompt, sources=sorted(kept, key=lambda s: -s.score))
 
     def _unsure(self, prompt: Prompt, top: list[Source]) -> bool:
-        if prompt.asked and prompt.asked != prompt.question:
+        if _follows_up(prompt):
             coverage = _follow_up_coverage(prompt, top)
         else:
             coverage = _coverage(prompt.question, prompt.language, top)
@@ -574,7 +575,7 @@ def _priced_where_named(sentence: str, naming: set[str], language: str) -> bool:
     folded = fold(sentence)
     if not naming <= content_words(folded, language):
         return False  # "classes for Standard members": not "…Standard (£34 a month)…"
-    for word in _WORD_IN_SENTENCE.finditer(folded):
+    for word in _WORD.finditer(folded):
         if content_words(word.group(), language) & naming:
             after = _BEFORE_A_SUM.match(folded, word.end())
             if _MONEY.match(folded, after.end() if after else word.end()):
@@ -582,7 +583,6 @@ def _priced_where_named(sentence: str, naming: set[str], language: str) -> bool:
     return False
 
 
-_WORD_IN_SENTENCE = re.compile(r"\w+")
 # What may stand between a thing and its sum in a list of prices: "Premium (£49", "Pro: 49 €".
 _BEFORE_A_SUM = re.compile(r"\s*[(:–—-]?\s*")
 
@@ -903,11 +903,9 @@ def _the_column_asked(prompt: Prompt) -> list[_Candidate]:
     ):
         return []
     named = naming_words(prompt.question)
-    followed = bool(prompt.asked) and prompt.asked != prompt.question
-    named_earlier = named_before(prompt.asked, named) if followed else []
-    every_row = _rows(prompt.sources)
-    for first in dict.fromkeys(_column_names(line)[0] for line in every_row):
-        rows = _rows_of_the_table(first, prompt)
+    named_earlier = named_before(prompt.asked, named) if _follows_up(prompt) else []
+    tables = _tables(prompt)
+    for first, rows in tables.items():
         language = _language_of(prompt.sources[rows[0].rank]) or prompt.language
         wanted = _column_asked_of(rows, named, language)
         if not wanted:
@@ -916,12 +914,15 @@ def _the_column_asked(prompt: Prompt) -> list[_Candidate]:
         # en temporada alta" for "¿Cuánto cuesta en temporada alta?")
         in_column = content_words(" ".join(wanted), language)
         naming = [w for w in named if stem(w, language) not in in_column] + named_earlier
-        others = [row for row in every_row if _column_names(row)[0] != first]
+        others = [row for name, table in tables.items() if name != first for row in table]
         asked = {stem(word, language) for word in named}
         if (
             any(_names_the_row(row.sentence, naming, language, prompt) for row in rows)
             or any(_row_named(row.sentence, asked, language) for row in rows)
-            or any(_names_the_row(row, named + named_earlier, language, prompt) for row in others)
+            or any(
+                _names_the_row(row.sentence, named + named_earlier, language, prompt)
+                for row in others
+            )
         ):
             # "Que horas tem pilates na quarta?" names a cell, "Quanto custa o plano
             # mensal?" the "Plano: Mensal" row (though "Mensalidade" is a column): that
@@ -937,7 +938,12 @@ def _the_column_asked(prompt: Prompt) -> list[_Candidate]:
 def _negates(folded: str, language: str) -> bool:
     """The question says "not": Portuguese "no" is "in the" ("Tem aula no sábado?")."""
     negation = _NEGATION - {"no"} if language == "pt" else _NEGATION
-    return not negation.isdisjoint(re.findall(r"\w+", folded))
+    return not negation.isdisjoint(_WORD.findall(folded))
+
+
+def _follows_up(prompt: Prompt) -> bool:
+    """The search read the question with the ones it follows ("E na quinta?")."""
+    return bool(prompt.asked) and prompt.asked != prompt.question
 
 
 def _column_asked_of(rows: list[_Candidate], named: list[str], language: str) -> list[str]:
@@ -954,14 +960,13 @@ def _column_asked_of(rows: list[_Candidate], named: list[str], language: str) ->
 def _saying_yes(column: list[_Candidate]) -> list[_Candidate]:
     """Of a column whose every cell says yes or no ("Financiación: Sí (24 meses)"), the
     rows saying yes; any other column whole."""
-    answers = [fold(_WORD_RE.findall(row.sentence.rpartition(": ")[2])[0]) for row in column]
+    answers = [fold(_WORD.findall(row.sentence.rpartition(": ")[2])[0]) for row in column]
     if not set(answers) <= _YES | _NONE or not set(answers) & _YES:
         return column
     return [row for row, answer in zip(column, answers, strict=True) if answer in _YES]
 
 
 _YES = frozenset({"si", "sim", "yes"})
-_WORD_RE = re.compile(r"\w+")
 
 
 def _the_hours_table(chosen: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
@@ -971,11 +976,11 @@ def _the_hours_table(chosen: list[_Candidate], prompt: Prompt) -> list[_Candidat
     pilates' day asks pilates' row."""
     if not chosen or not is_table_row(chosen[0].sentence) or _times_named(prompt):
         return chosen
-    if prompt.asked and prompt.asked != prompt.question:
+    if _follows_up(prompt):
         return chosen
     if not _asks_the_hours_alone(prompt):
         return chosen
-    rows = _rows_of_the_table(_column_names(chosen[0].sentence)[0], prompt)
+    rows = _tables(prompt).get(_column_names(chosen[0].sentence)[0], [])
     words = sum(len(row.sentence.split()) for row in rows)
     return rows if len(rows) > len(chosen) and words <= prompt.max_words else chosen
 
@@ -999,11 +1004,10 @@ def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> tuple[str, int | No
     ("E na quinta?" after zumba on Mondays); the row's time written in the question names
     it, its cell on the day named ("¿Qué hay el lunes a las 19:00?")."""
     cells = sentence.split(" · ")
-    columns = [cell.rpartition(": ")[0] for cell in cells[1:]]
+    columns = _column_names(sentence)[1:]
     if len(columns) < 2 or not is_table_row(sentence) or not all(map(_a_day, columns)):
         return sentence, None
-    followed = bool(prompt.asked) and prompt.asked != prompt.question
-    question = prompt.asked if followed else prompt.question
+    question = prompt.asked if _follows_up(prompt) else prompt.question
     language = prompt.language
     asked = content_words(" ".join(naming_words(question)), language)
     said = {cell: len(asked & content_words(_value_of(cell), language)) for cell in cells}
@@ -1022,13 +1026,6 @@ def _a_day(column: str) -> bool:
     return len(words) == 1 and names_a_time(words[0])
 
 
-def _rows(sources: list[Source]) -> list[str]:
-    lines = (
-        _without_bullet(line.strip()) for s in sources for line in (s.body or s.text).splitlines()
-    )
-    return [line for line in lines if is_table_row(line)]
-
-
 def _column_names(row: str) -> list[str]:
     return [cell.rpartition(": ")[0] for cell in row.split(" · ")]
 
@@ -1041,20 +1038,23 @@ def _columns_named(columns: list[str], asked: set[str], language: str) -> list[s
     return [column for column, count in said.items() if count == most] if most else []
 
 
-def _rows_of_the_table(first: str, prompt: Prompt) -> list[_Candidate]:
-    """Every row of the passages whose first column is named ``first``, in their order: a
-    row whose last cells are empty holds fewer columns ("Concepto: Adulto · Temporada baja
-    (por noche): 6 € · Temporada alta (por noche): 8,50 €", no "Observaciones")."""
-    rows, seen = [], set()
+def _tables(prompt: Prompt) -> dict[str, list[_Candidate]]:
+    """The passages' table rows, each once, grouped by their first column's name in their
+    order: a row whose last cells are empty holds fewer columns ("Concepto: Adulto ·
+    Temporada baja (por noche): 6 € · Temporada alta (por noche): 8,50 €", no
+    "Observaciones")."""
+    tables: dict[str, list[_Candidate]] = {}
+    seen = set()
     for rank, source in enumerate(prompt.sources):
         for line in (source.body or source.text).splitlines():
             line = _without_bullet(line.strip())
-            if not is_table_row(line) or _column_names(line)[0] != first or fold(line) in seen:
+            if not is_table_row(line) or fold(line) in seen:
                 continue
             seen.add(fold(line))
             heading, title = _section_heading(source), _document_title(source)
-            rows.append(_Candidate(line, source.number, rank, 0.0, heading=heading, title=title))
-    return rows
+            row = _Candidate(line, source.number, rank, 0.0, heading=heading, title=title)
+            tables.setdefault(_column_names(line)[0], []).append(row)
+    return tables
 
 
 def _names_the_row(row: str, named: list[str], language: str, prompt: Prompt) -> bool:
@@ -1090,7 +1090,7 @@ def _rows_lacking_what_is_asked(candidates: list[_Candidate], prompt: Prompt) ->
     alérgenos?", "Qual plano não tem fidelidade?") is answered by the rows whose cell in it
     says none ("Alérgenos: ninguno", "Fidelidade: sem fidelidade"): the others, which say
     the word, were quoted instead."""
-    if _NEGATION.isdisjoint(re.findall(r"\w+", fold(prompt.question))):
+    if _NEGATION.isdisjoint(_WORD.findall(fold(prompt.question))):
         return candidates
     named = naming_words(prompt.question)
     language_of = {source.number: _language_of(source) for source in prompt.sources}
@@ -1106,7 +1106,7 @@ def _says_none_of(row: str, named: list[str], language: str | None) -> bool:
     asked = {stem(word, language) for word in named}
     for cell in row.split(" · "):
         column, _, value = cell.rpartition(": ")
-        words = re.findall(r"\w+", fold(value))
+        words = _WORD.findall(fold(value))
         if asked & content_words(column, language) and words and words[0] in _NONE:
             return True
     return False
@@ -1299,7 +1299,7 @@ def _asks_the_price_before_of(prompt: Prompt) -> bool:
     if not asked_before or not _AND_WHAT_OF.match(fold(question)):
         return False
     asking = QUESTION_WORDS | FACT_WORDS
-    if any(word in asking for word in re.findall(r"\w+", fold(question))):
+    if any(word in asking for word in _WORD.findall(fold(question))):
         return False
     return bool(naming_words(question)) and _asks_price(asked_before[-1])
 
@@ -1615,13 +1615,13 @@ def _row_says(row: str, named: list[str], language: str | None) -> bool:
 
 
 def _columns_of(row: str) -> str:
-    return " ".join(cell.rpartition(": ")[0] for cell in row.split(" · "))
+    return " ".join(_column_names(row))
 
 
 def _value_of(cell: str) -> str:
     column, _, value = cell.rpartition(": ")
-    named = {fold(word) for word in re.findall(r"\w+", column)}
-    return " ".join(word for word in re.findall(r"\w+", value) if fold(word) not in named)
+    named = {fold(word) for word in _WORD.findall(column)}
+    return " ".join(word for word in _WORD.findall(value) if fold(word) not in named)
 
 
 def _opens_cell(before: str) -> bool:
@@ -1683,7 +1683,7 @@ def _score(
     # cuesta un implante?" quoted the FAQ's "Una limpieza dental cuesta 45 euros" before the
     # price list's "Implante" row.
     naming = content_words(
-        " ".join(w for w in re.findall(r"\w+", weighed) if fold(w) not in FACT_WORDS),
+        " ".join(w for w in _WORD.findall(weighed) if fold(w) not in FACT_WORDS),
         language,
     )
     weight_of = {w: 1.0 if w in naming or not naming else FACT_WORD_WEIGHT for w in asked}
@@ -1716,7 +1716,7 @@ def _score(
         bool(_ASKS_MONEY.search(folded_question)) and not _asks_else_of_a_price(question)
     )
     sender_asked = asks_sender(question)
-    question_tokens = set(re.findall(r"\w+", folded_question))
+    question_tokens = set(_WORD.findall(folded_question))
     for candidate, words, own in zip(candidates, words_of, _with_kin(asked, said), strict=True):
         shared = sum(
             weight_of[w]
