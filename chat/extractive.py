@@ -907,7 +907,7 @@ def _the_column_asked(prompt: Prompt) -> list[_Candidate]:
     tables = _tables(prompt)
     for first, rows in tables.items():
         language = _language_of(prompt.sources[rows[0].rank]) or prompt.language
-        wanted = _column_asked_of(rows, named, language)
+        wanted = _column_asked_of(rows, named, language, prompt)
         if not wanted:
             continue
         # a word of the column's name said in a cell names no row ("Observaciones: …
@@ -946,15 +946,57 @@ def _follows_up(prompt: Prompt) -> bool:
     return bool(prompt.asked) and prompt.asked != prompt.question
 
 
-def _column_asked_of(rows: list[_Candidate], named: list[str], language: str) -> list[str]:
+def _column_asked_of(
+    rows: list[_Candidate], named: list[str], language: str, prompt: Prompt
+) -> list[str]:
     """The columns of the table of ``rows`` (not the first, the rows' names) the question
-    names, when it names nothing but its columns and what it is about."""
+    names, when it names nothing but the table's columns and what it is about; or, not
+    following up, those holding the price or the length it asks ("¿Cuánto cuesta?" after
+    the guided tour asks the tour's, not the bikes' prices)."""
     columns = list(dict.fromkeys(name for row in rows for name in _column_names(row.sentence)))
     asked = {stem(word, language) for word in named}
     about = content_words(" ".join((*columns, rows[0].heading, rows[0].title)), language)
     if len(rows) < 2 or not asked <= about:
         return []
-    return _columns_named(columns[1:], asked, language)
+    named_columns = _columns_named(columns[1:], asked, language)
+    if named_columns or _follows_up(prompt):
+        return named_columns
+    return _columns_of_the_kind_asked(rows, columns[1:], prompt.question)
+
+
+def _columns_of_the_kind_asked(
+    rows: list[_Candidate], columns: list[str], question: str
+) -> list[str]:
+    """A price or a length asked of a table as a whole ("¿Cuáles son los precios?", "¿Cuánto
+    duran los tratamientos?" quoted three of a dentist's seven rows, whole): the columns
+    naming a price, or whose every cell is a sum ("Matrícula: 15 €"), or naming a length."""
+    if _asks_price(question):
+        priced = [
+            column
+            for column in columns
+            if _PRICE_COLUMN.search(fold(column)) or _every_cell_a_sum(rows, column)
+        ]
+        # what each is priced per stays beside it: "Unidade: inteiro (1,2 kg)"
+        return [c for c in columns if c in priced or _UNIT_COLUMN.search(fold(c))] if priced else []
+    if _ASKS_DURATION.search(fold(question)):
+        return [column for column in columns if _LENGTH_COLUMN.search(fold(column))]
+    return []
+
+
+def _every_cell_a_sum(rows: list[_Candidate], column: str) -> bool:
+    cells = [
+        value
+        for row in rows
+        for name, _, value in (cell.rpartition(": ") for cell in row.sentence.split(" · "))
+        if name == column
+    ]
+    return bool(cells) and all(_MONEY.search(fold(value)) for value in cells)
+
+
+# A column saying what a price is counted per: "Unidade", "Unidad", "Unit", "Per".
+_UNIT_COLUMN = re.compile(r"\b(unidade|unidad|unit|per|por)\b")
+# A column holding how long something lasts: "Duración", "Duração", "Duration".
+_LENGTH_COLUMN = re.compile(r"\b(duracion|duracao|duration|length)\b")
 
 
 def _saying_yes(column: list[_Candidate]) -> list[_Candidate]:
@@ -1384,10 +1426,12 @@ _TIME_OF_DAY = re.compile(
     r"\b(?:[01]?\d|2[0-4])(?::\d\d|h\d{0,2}\b|\s?(?:am|pm|a\.m\.|p\.m\.))"
     r"|\b(?:medianoche|mediodia|meia-noite|meio-dia|midnight|noon|midday)\b"
 )
-# "¿Cuánto tiempo…?", "Quanto tempo…?", "How long…?" ask a duration, which a sentence
+# "¿Cuánto tiempo…?", "¿Cuánto dura…?", "Quanto tempo…?", "How long…?" ask a duration, which a sentence
 # says as a figure and its unit: "Quanto tempo dura a sessão?" quoted the single session's
 # price, "R$ 120", before "As sessões duram 50 minutos".
-_ASKS_DURATION = re.compile(r"\b(?:(?:cuanto|quanto)\s+(?:tiempo|tempo)|how\s+long)\b")
+_ASKS_DURATION = re.compile(
+    r"\b(?:(?:cuanto|quanto)\s+(?:tiempo|tempo|dura|duran|duram)|how\s+long)\b"
+)
 _DURATION = re.compile(
     r"\b\d+(?:[.,]\d+)?\s*(?:min|minutos?|minutes?|h|horas?|hours?|hrs?|dias?|days?|"
     r"semanas?|weeks?|mes|meses|months?|anos?|years?)\b"

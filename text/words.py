@@ -82,7 +82,7 @@ FACT_WORDS = ALLOWING_OR_BRINGING | _OPENING_AND_CLOSING | frozenset({
     "cost", "costs", "price", "prices", "fee", "fees", "pay", "charge",
     # whether it is dear or cheap asks its price: "Is whitening expensive?"
     "caro", "caros", "barato", "barata", "baratos", "baratas", "expensive", "cheap", "pricey",
-    "hora", "horas", "empieza", "comienza", "termina", "dura", "comeca", "terminam", "duram",
+    "hora", "horas", "empieza", "comienza", "termina", "dura", "duran", "comeca", "terminam", "duram",
     "time", "start", "starts", "end", "ends", "last", "lasts", "long", "much", "many", "often",
     "queda", "ubicado", "ubicada", "direccion", "telefono", "correo", "email", "mail",
     "contacto", "fica", "ficam", "localizado", "localizada", "endereco", "telefone", "contato",

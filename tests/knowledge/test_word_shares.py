@@ -2060,6 +2060,79 @@ def test_a_column_asked_of_the_rows_it_names(files, asked, quoted):
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quoted"),
+    [
+        (
+            ("dentista-precios.csv",),
+            "¿Cuáles son los precios?",
+            [
+                "«Tratamiento: Primera visita y radiografía · Precio: Gratis»",
+                "«Tratamiento: Limpieza dental · Precio: 45 €»",
+                "«Tratamiento: Empaste · Precio: 60 €»",
+                "«Tratamiento: Endodoncia · Precio: 220 €»",
+                "«Tratamiento: Implante · Precio: 1.100 €»",
+                "«Tratamiento: Blanqueamiento · Precio: 290 €»",
+                "«Tratamiento: Ortodoncia invisible · Precio: 3.200 €»",
+            ],
+        ),
+        # what each is priced per stays beside its price
+        (
+            ("padaria-precos.csv",),
+            "Quais são os preços?",
+            [
+                "«Produto: Pão francês · Preço (R$): 0,90 · Unidade: unidade»",
+                "«Produto: Pão de queijo · Preço (R$): 4,50 · Unidade: unidade»",
+                "«Produto: Bolo de cenoura com chocolate · Preço (R$): 45,00 · Unidade: inteiro"
+                " (1,2 kg)»",
+                "«Produto: Coxinha · Preço (R$): 7,00 · Unidade: unidade»",
+                "«Produto: Cento de salgados · Preço (R$): 95,00 · Unidade: 100 unidades»",
+                "«Produto: Café expresso · Preço (R$): 6,50 · Unidade: xícara»",
+            ],
+        ),
+        # a column whose every cell is a sum is a price, named so or not
+        (
+            ("piscina-acacias.md",),
+            "¿Cuáles son los precios de los abonos?",
+            [
+                "«Abono: Adulto · Precio mensual: 32 € · Matrícula: 15 €»",
+                "«Abono: Joven (hasta 25 años) · Precio mensual: 22 € · Matrícula: 10 €»",
+                "«Abono: Mayor de 65 · Precio mensual: 16 € · Matrícula: 0 €»",
+                "«Abono: Familiar · Precio mensual: 55 € · Matrícula: 20 €»",
+            ],
+        ),
+        (
+            ("dentista-precios.csv",),
+            "¿Cuánto duran los tratamientos?",
+            [
+                "«Tratamiento: Primera visita y radiografía · Duración: 30 minutos»",
+                "«Tratamiento: Limpieza dental · Duración: 45 minutos»",
+                "«Tratamiento: Empaste · Duración: 30 minutos»",
+                "«Tratamiento: Endodoncia · Duración: 90 minutos»",
+                "«Tratamiento: Implante · Duración: 2 sesiones»",
+                "«Tratamiento: Blanqueamiento · Duración: 60 minutos»",
+                "«Tratamiento: Ortodoncia invisible · Duración: 12-18 meses»",
+            ],
+        ),
+    ],
+)
+def test_the_prices_or_lengths_asked_of_a_whole_table_are_its_column_of_them(files, asked, quoted):
+    """ "¿Cuáles son los precios?" quoted three of a dentist's seven rows, whole, and
+    "¿Cuánto duran los tratamientos?" three others: a question naming nothing but the
+    table and asking a price or a length is the column holding it, for every row."""
+    assert without_sources(quotes_of(answered_after(holding(*files), [asked]))) == quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_price_asked_of_what_came_before_is_not_a_table_s_prices():
+    """ "¿Cuánto cuesta?" after the guided bike tour asks the tour's price, which a
+    sentence says, not the rental table's."""
+    conversation = ["¿Cuándo es la ruta guiada?", "¿Cuánto cuesta?"]
+    answer = answered_after(holding("bicis.odt"), conversation)
+    assert answer.startswith("«Cada sábado a las 10:00 sale una ruta guiada"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize("asked", ["Qual o whatsapp?", "Qual o e-mail?"])
 def test_a_redacted_contact_line_is_no_title(asked):
     """An inn's "WhatsApp: [PHONE], E-mail: [EMAIL]", short, with no stop and no figure
