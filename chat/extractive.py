@@ -45,6 +45,7 @@ from text.words import (
     naming_words,
     refers_back,
     stem,
+    weekdays_named,
     words_to_weigh,
 )
 
@@ -1055,12 +1056,19 @@ def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> tuple[str, int | No
     said = {cell: len(asked & content_words(_value_of(cell), language)) for cell in cells}
     most = max(said[cell] for cell in cells[1:])
     kept = [cell for cell in cells[1:] if said[cell] == most]
-    on_a_day_named = [c for c in kept if asked & content_words(c.rpartition(": ")[0], language)]
+    days = weekdays_named(question, language)
+    on_a_day_named = [
+        c
+        for c in kept
+        if weekdays_named(c.rpartition(": ")[0], None) & days
+        or asked & content_words(c.rpartition(": ")[0], language)
+    ]
     # its time written in the question names the row ("¿Qué hay el lunes a las 19:00?")
     timed = bool(set(_WRITTEN_FIGURE.findall(question)) & set(_WRITTEN_FIGURE.findall(cells[0])))
     if not (most or (timed and on_a_day_named)):
         return sentence, 0  # names nothing of it: whole, and after any row that does
-    return " · ".join([cells[0], *(on_a_day_named or kept)]), most + timed
+    # a row holding it on the day named comes before one holding it on another day
+    return " · ".join([cells[0], *(on_a_day_named or kept)]), most + timed + bool(on_a_day_named)
 
 
 def _a_day(column: str) -> bool:

@@ -631,6 +631,36 @@ def names_a_time(word: str) -> bool:
     return fold(word) in _CALENDAR
 
 
+def weekdays_named(text: str, language: str | None) -> set[int]:
+    """The days of the week ``text`` names, Monday 0, in any of the three languages: a
+    question in English asks a Spanish timetable's "Lunes" column by "Monday". Portuguese
+    "segunda" or "quinta" is a day only outside Spanish, where it is "second", "fifth"."""
+    days = set()
+    for word in _WORD.findall(fold(text)):
+        name = word if word in _WEEKDAYS else word.removesuffix("s")  # "sábados", "Mondays"
+        if name in _WEEKDAYS and not (language == "es" and name in _ORDINALS):
+            days.add(_WEEKDAYS[name])
+    return days
+
+
+_WEEKDAYS = {
+    name: day
+    for day, names in enumerate(
+        (
+            ("lunes", "segunda", "monday"),
+            ("martes", "terca", "tuesday"),
+            ("miercoles", "quarta", "wednesday"),
+            ("jueves", "quinta", "thursday"),
+            ("viernes", "sexta", "friday"),
+            ("sabado", "saturday"),
+            ("domingo", "sunday"),
+        )
+    )
+    for name in names
+}
+_ORDINALS = frozenset({"segunda", "quinta", "sexta"})
+
+
 def without_words(text: str, words: set[str]) -> str:
     """``text`` without the words (as written) ``words``; unchanged when none is in it."""
     if not words:

@@ -1895,6 +1895,22 @@ def test_a_timetable_s_row_is_cut_to_the_class_asked(asked, quoted):
     assert quotes_of(answered_after(holding("oakfield-club.html"), [asked])) == [quoted]
 
 
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("file", "asked", "quoted"),
+    [
+        ("piscina-acacias.md", "What time is aquagym on Monday?", "«Hora: 9:00 · Lunes: Aquagym»"),
+        ("movimento-grade.odt", "What time is yoga on Monday?", "«Horário: 20:00 · Segunda: Yoga»"),
+    ],
+)
+def test_a_timetable_s_day_is_named_in_any_language(file, asked, quoted):
+    """ "What time is aquagym on Monday?" over a Spanish timetable quoted every aquagym
+    cell, Monday's and four others ("Monday" is not "Lunes" to words); over a Portuguese
+    one, Saturday's yoga first. The day named is the column's, in any of the three
+    languages, and a row holding the class on it comes before one holding it on another."""
+    assert without_sources(quotes_of(answered_after(holding(file), [asked]))) == [quoted]
+
+
 def without_sources(quotes: list[str]) -> list[str]:
     return [re.sub(r" \[\d+\]$", "", quote) for quote in quotes]
 

@@ -32,6 +32,7 @@ from text.words import (
     question_after_situation,
     refers_back,
     stem,
+    weekdays_named,
     without_courtesy,
     without_words,
     words_to_hold,
@@ -463,6 +464,23 @@ def test_and_if_asks_of_what_came_before(question, asks):
 )
 def test_a_question_opening_with_and_goes_on_from_the_one_before(question, opens):
     assert opens_with_and(question) is opens
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "days"),
+    [
+        ("What time is yoga on Monday?", "en", {0}),
+        ("¿Qué hay los sábados y domingos?", "es", {5, 6}),
+        ("Tem aula na segunda-feira ou na quinta?", "pt", {0, 3}),
+        ("Quarta", None, {2}),
+        ("Lunes", None, {0}),
+        # Spanish "segunda", "quinta" are "second", "fifth"
+        ("¿Cuánto cuesta la segunda clase?", "es", set()),
+        ("Is there a second class?", "en", set()),
+    ],
+)
+def test_the_weekdays_a_text_names_are_the_same_in_every_language(text, language, days):
+    assert weekdays_named(text, language) == days
 
 
 @pytest.mark.parametrize(
