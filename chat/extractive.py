@@ -394,6 +394,8 @@ class ExtractiveLLM:
             _TIME_OF_DAY.search(fold(s.body or s.text)) for s in top
         ):
             return False  # "¿A qué hora abrís?": the hours say "Atendemos de 9:30 a 14:00"
+        if _asks_a_price_alone(prompt) and any(_MONEY.search(fold(s.body or s.text)) for s in top):
+            return False  # "¿Cuáles son los precios?": a gym's fees say "Cuota mensual: 29,90 €"
         if _asks_where_it_is_alone(prompt):
             # "¿Dónde estáis?": "Estamos en la calle del Mar 14", and no page of a
             # coworking's rules, which say no street, its parcels' "en recepción"
@@ -414,7 +416,7 @@ class ExtractiveLLM:
         if not candidates:
             first = prompt.sources[0]
             return [((first.body or first.text)[:300], first.number)]
-        if column := _the_column_asked(prompt):
+        if column := _the_column_asked(prompt) or _the_price_list(candidates, prompt):
             return [(c.sentence, c.number) for c in column]
         candidates = _from_passages_naming_it(candidates, prompt)
         if not _asks_what_a_header_says(prompt.question):
@@ -464,6 +466,7 @@ class ExtractiveLLM:
         candidates = _timed_of_what_came_before(candidates, prompt)
         candidates = _of_the_row_named_before(candidates, prompt)
         candidates = _rows_lacking_what_is_asked(candidates, prompt)
+        candidates = _rows_on_the_day_asked(candidates, prompt)
         _score(
             candidates,
             prompt.question,
@@ -653,6 +656,29 @@ def _an_item_priced(line: str) -> bool:
 _NAMED_BESIDE_A_SUM = re.compile(r"[^\W\d_]{3,}")
 
 
+def _the_price_list(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
+    """The prices asked alone over a price list ("Quais são os preços?" over a salon's
+    "Escova R$ 60", "Manicure R$ 35"… quoted three lines of nine): its every line the
+    passages hold, in their order, when they fit the answer. A line, not a sentence: no
+    stop, a few words."""
+    if not _asks_a_price_alone(prompt):
+        return []
+    listed = [
+        c
+        for c in candidates
+        if c.words <= _PRICE_LINE_WORDS
+        and not c.sentence.endswith(".")
+        and not is_table_row(c.sentence)
+        and _an_item_priced(c.sentence)
+    ]
+    if len(listed) < 3 or sum(c.words for c in listed) > prompt.max_words:
+        return []
+    return listed
+
+
+_PRICE_LINE_WORDS = 10
+
+
 def _candidates(prompt: Prompt) -> list[_Candidate]:
     """Every quotable sentence of the sources, once (a sentence repeated across sources is
     quoted from the best-ranked one), with its group's similarity."""
@@ -713,6 +739,16 @@ def _asks_where_it_is_alone(prompt: Prompt) -> bool:
     something ("¿Hay farmacia?" then "¿Dónde está?")."""
     return (
         not prompt.asked and asks_where_it_is(prompt.question) and _names_only_the_document(prompt)
+    )
+
+
+def _asks_a_price_alone(prompt: Prompt) -> bool:
+    """The question asks what things cost and names nothing but the document, not following
+    up ("¿Cuáles son los precios?", "Quanto custa?", "What are the prices?")."""
+    return (
+        _asks_price(prompt.question)
+        and not _follows_up(prompt)
+        and _names_only_the_document(prompt)
     )
 
 
@@ -1150,6 +1186,35 @@ def _rows_lacking_what_is_asked(candidates: list[_Candidate], prompt: Prompt) ->
         if is_table_row(c.sentence) and _says_none_of(c.sentence, named, language_of[c.number])
     ]
     return lacking or candidates
+
+
+def _rows_on_the_day_asked(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
+    """A question naming a day of the week leaves out the rows whose days are others and
+    which name nothing else it asks:
+    "¿Qué clases hay el martes?" quoted pilates' "Día: Lunes y viernes" after yoga's
+    "Día: Martes y jueves", and "What classes are on Tuesday?" three rows of other days."""
+    asked = weekdays_named(prompt.question, prompt.language)
+    if not asked:
+        return candidates
+    # a row naming what is asked stays: "¿A qué hora es pilates el jueves?" is answered
+    # by pilates' Mondays and Fridays
+    named = [w for w in naming_words(prompt.question) if not names_a_time(w)]
+    language_of = {source.number: _language_of(source) for source in prompt.sources}
+    kept = [
+        c
+        for c in candidates
+        if not _on_other_days(c.sentence, asked)
+        or _row_says(c.sentence, named, language_of[c.number])
+    ]
+    return kept or candidates
+
+
+def _on_other_days(sentence: str, asked: set[int]) -> bool:
+    if not is_table_row(sentence):
+        return False
+    days = [weekdays_named(cell.rpartition(": ")[2], None) for cell in sentence.split(" · ")]
+    said = set().union(*days)
+    return bool(said) and not said & asked
 
 
 def _says_none_of(row: str, named: list[str], language: str | None) -> bool:

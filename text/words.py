@@ -632,17 +632,31 @@ def names_a_time(word: str) -> bool:
 
 
 def weekdays_named(text: str, language: str | None) -> set[int]:
-    """The days of the week ``text`` names, Monday 0, in any of the three languages: a
+    """The days of the week ``text`` names, Monday 0, in any of the three languages, a
+    range's every day ("de lunes a viernes", "segunda a sexta", "Monday to Friday"): a
     question in English asks a Spanish timetable's "Lunes" column by "Monday". Portuguese
     "segunda" or "quinta" is a day only outside Spanish, where it is "second", "fifth"."""
-    days = set()
-    for word in _WORD.findall(fold(text)):
-        name = word if word in _WEEKDAYS else word.removesuffix("s")  # "sábados", "Mondays"
+    days: set[int] = set()
+    after: int | None = None  # the day a range may run from
+    ranging = False
+    for token in _DAY_TOKEN.findall(fold(text).replace("-feira", "")):
+        name = token if token in _WEEKDAYS else token.removesuffix("s")  # "sábados"
         if name in _WEEKDAYS and not (language == "es" and name in _ORDINALS):
-            days.add(_WEEKDAYS[name])
+            day = _WEEKDAYS[name]
+            if ranging and after is not None:
+                days.update((after + step) % 7 for step in range((day - after) % 7 + 1))
+            days.add(day)
+            after, ranging = day, False
+        elif token in _RUNS_TO and after is not None and not ranging:
+            ranging = True
+        else:
+            after, ranging = None, False
     return days
 
 
+_DAY_TOKEN = re.compile(r"\w+|[-–]")
+# What runs one day to another: "lunes a viernes", "Monday to Friday", "segunda até sexta".
+_RUNS_TO = frozenset({"a", "al", "to", "ate", "through", "thru", "-", "–"})
 _WEEKDAYS = {
     name: day
     for day, names in enumerate(

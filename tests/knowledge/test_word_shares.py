@@ -1897,6 +1897,24 @@ def test_a_timetable_s_row_is_cut_to_the_class_asked(asked, quoted):
 
 @pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize(
+    ("asked", "first", "left_out"),
+    [
+        ("¿Qué clases hay el martes?", "«Clase: Yoga · Día: Martes y jueves", "Pilates"),
+        ("What classes are on Tuesday?", "«Clase: Yoga · Día: Martes y jueves", "Pilates"),
+        # a row naming the class asked stays, on whichever days
+        ("¿A qué hora es pilates el jueves?", "«Clase: Pilates · Día: Lunes y viernes", "Zumba"),
+    ],
+)
+def test_a_day_asked_leaves_out_the_rows_of_other_days(asked, first, left_out):
+    """ "¿Qué clases hay el martes?" quoted pilates' "Día: Lunes y viernes" after yoga's
+    "Martes y jueves"; "What classes are on Tuesday?" three rows of other days."""
+    answer = answered_after(holding("olimpo-clases.xlsx"), [asked])
+    assert answer.startswith(first), answer
+    assert left_out not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
     ("file", "asked", "quoted"),
     [
         ("piscina-acacias.md", "What time is aquagym on Monday?", "«Hora: 9:00 · Lunes: Aquagym»"),
@@ -2137,6 +2155,56 @@ def test_the_prices_or_lengths_asked_of_a_whole_table_are_its_column_of_them(fil
     "¿Cuánto duran los tratamientos?" three others: a question naming nothing but the
     table and asking a price or a length is the column holding it, for every row."""
     assert without_sources(quotes_of(answered_after(holding(*files), [asked]))) == quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("file", "asked", "quoted"),
+    [
+        # no page says "precios": the fees are a "Cuota mensual"
+        (
+            "olimpo-clases.xlsx",
+            "¿Cuáles son los precios?",
+            [
+                "«Modalidad: Básica · Cuota mensual: 29,90 € · Matrícula: 20 €»",
+                "«Modalidad: Completa · Cuota mensual: 44,90 € · Matrícula: 20 €»",
+                "«Modalidad: Joven (hasta 25 años) · Cuota mensual: 24,90 € · Matrícula: 0 €»",
+                "«Modalidad: Familiar (2 adultos) · Cuota mensual: 79,90 € · Matrícula: 30 €»",
+            ],
+        ),
+        (
+            "hotel-rates.csv",
+            "What are the prices?",
+            [
+                "«Room: Single · Weekday rate: £89 · Weekend rate: £109»",
+                "«Room: Classic Double · Weekday rate: £129 · Weekend rate: £159»",
+                "«Room: Deluxe Double · Weekday rate: £169 · Weekend rate: £199»",
+                "«Room: Family Suite · Weekday rate: £219 · Weekend rate: £259»",
+            ],
+        ),
+        # a price list, not a table: its every line
+        (
+            "salao-servicos.docx",
+            "Quais são os preços?",
+            [
+                "«Corte feminino R$ 90»",
+                "«Corte masculino R$ 50»",
+                "«Escova R$ 60»",
+                "«Coloração (raiz) R$ 150»",
+                "«Hidratação R$ 80»",
+                "«Manicure R$ 35»",
+                "«Pedicure R$ 40»",
+                "«Pé e mão R$ 70»",
+                "«Unha em gel R$ 140»",
+            ],
+        ),
+    ],
+)
+def test_the_prices_asked_alone_are_every_price_the_pages_list(file, asked, quoted):
+    """ "¿Cuáles son los precios?" over a gym's fees and "What are the prices?" over a
+    hotel's rates were "no information" (no page says "precios" or "prices"), "Quais são
+    os preços?" over a salon's price list too, then three of its nine lines."""
+    assert without_sources(quotes_of(answered_after(holding(file), [asked]))) == quoted
 
 
 @pytest.mark.usefixtures("local_model_statements")

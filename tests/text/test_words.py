@@ -474,6 +474,11 @@ def test_a_question_opening_with_and_goes_on_from_the_one_before(question, opens
         ("Tem aula na segunda-feira ou na quinta?", "pt", {0, 3}),
         ("Quarta", None, {2}),
         ("Lunes", None, {0}),
+        ("Lunes y miércoles", None, {0, 2}),
+        ("De lunes a viernes, de 9:00 a 14:00", "es", {0, 1, 2, 3, 4}),
+        ("Segunda-feira a sexta-feira", None, {0, 1, 2, 3, 4}),
+        ("Open Friday to Monday", "en", {4, 5, 6, 0}),
+        ("Sábados e domingos", "pt", {5, 6}),
         # Spanish "segunda", "quinta" are "second", "fifth"
         ("¿Cuánto cuesta la segunda clase?", "es", set()),
         ("Is there a second class?", "en", set()),
