@@ -44,6 +44,7 @@ from text.words import (
     names_a_time,
     naming_words,
     refers_back,
+    says_opening_or_closing,
     stem,
     weekdays_named,
     words_to_weigh,
@@ -463,6 +464,7 @@ class ExtractiveLLM:
                 if _TIME_OF_DAY.search(fold(c.sentence))
                 or said & content_words(c.sentence, prompt.language)
             ] or candidates
+            candidates = _without_rows_of_another_timetable(candidates)
         candidates = _timed_of_what_came_before(candidates, prompt)
         candidates = _of_the_row_named_before(candidates, prompt)
         candidates = _rows_lacking_what_is_asked(candidates, prompt)
@@ -742,6 +744,20 @@ def _asks_where_it_is_alone(prompt: Prompt) -> bool:
     )
 
 
+def _without_rows_of_another_timetable(candidates: list[_Candidate]) -> list[_Candidate]:
+    """The opening hours asked are not a class's: "¿A qué hora cerráis el miércoles?"
+    quoted spinning's "Día: Lunes y miércoles · Hora: 19:00" before the gym's "abre de
+    lunes a viernes de 6:30 a 23:00". A table's row saying no opening or closing is left
+    out when another candidate says one."""
+
+    def other(candidate: _Candidate) -> bool:
+        return is_table_row(candidate.sentence) and not says_opening_or_closing(candidate.sentence)
+
+    if all(map(other, candidates)):
+        return candidates
+    return [c for c in candidates if not other(c)]
+
+
 def _asks_a_price_alone(prompt: Prompt) -> bool:
     """The question asks what things cost and names nothing but the document, not following
     up ("¿Cuáles son los precios?", "Quanto custa?", "What are the prices?")."""
@@ -806,7 +822,11 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
     shares = {source.number: source.word_share for source in prompt.sources}
     if None in shares.values() or not any(shares.values()):
         return candidates
-    kept = [c for c in candidates if shares[c.number]]
+    # a day named is in a range ("¿A qué hora cerráis el miércoles?": "El gimnasio abre
+    # de lunes a viernes de 6:30 a 23:00")
+    days = weekdays_named(prompt.question, prompt.language)
+    on_the_day = {s.number for s in prompt.sources if days & weekdays_named(s.body or s.text, None)}
+    kept = [c for c in candidates if shares[c.number] or c.number in on_the_day]
     # A share may be of words asking for a kind of fact alone: "¿y cuánto cuesta eso?"
     # after "¿A qué hora abre la piscina?" quoted the gym's fee, its page holding "abre".
     named = content_words(" ".join(naming_words(prompt.asked or prompt.question)), prompt.language)
@@ -819,7 +839,7 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
     naming = {
         source.number
         for source, words in zip(prompt.sources, words_of, strict=True)
-        if named & words and source.number in in_its_language
+        if (named & words or source.number in on_the_day) and source.number in in_its_language
     }
     if not naming:  # words cannot judge ("a qué hora abre la pileta?": no page says it)
         return kept

@@ -924,6 +924,19 @@ def asks_the_hours_alone(query: str) -> bool:
     return asks_the_hours(query) and not naming_words(query)
 
 
+def says_opening_or_closing(text: str) -> bool:
+    """``text`` says when something opens, closes or serves: "El gimnasio abre…",
+    "Atendemos de terça a sábado", a row's "Opens: 9:00"."""
+    return not _SAYS_OPEN.isdisjoint(_WORD.findall(fold(text)))
+
+
+_SAYS_OPEN = _OPENING_AND_CLOSING | frozenset({
+    "atendemos", "atiende", "atienden", "atende", "atendem", "funciona", "funcionamos",
+    "funcionan", "funcionam", "abrimos", "horarios", "apertura", "cierre", "abertura",
+    "fechamento", "opens", "open",
+})  # fmt: skip
+
+
 def asks_the_hours(query: str) -> bool:
     """``query`` asks when something opens or closes, or its hours, naming anything else or
     not: "Que horas abre o restaurante?"."""

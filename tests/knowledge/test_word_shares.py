@@ -1914,6 +1914,17 @@ def test_a_day_asked_leaves_out_the_rows_of_other_days(asked, first, left_out):
 
 
 @pytest.mark.usefixtures("local_model_statements")
+def test_the_hours_of_a_day_in_a_range_are_not_a_class_s():
+    """ "¿A qué hora cerráis el miércoles?" quoted spinning's "Día: Lunes y miércoles ·
+    Hora: 19:00": the gym's hours say "de lunes a viernes", no "miércoles", and their
+    passage was left out for sharing no word; and a class's row is no opening hours."""
+    answer = answered_after(
+        holding("olimpo-normas.odt", "olimpo-clases.xlsx"), ["¿A qué hora cerráis el miércoles?"]
+    )
+    assert answer.startswith("«El gimnasio abre de lunes a viernes de 6:30 a 23:00"), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize(
     ("file", "asked", "quoted"),
     [

@@ -31,6 +31,7 @@ from text.words import (
     opens_with_and,
     question_after_situation,
     refers_back,
+    says_opening_or_closing,
     stem,
     weekdays_named,
     without_courtesy,
@@ -800,3 +801,16 @@ def test_where_it_is_asked_naming_nothing_weighs_no_verb(question, weighs_a_word
     """Weighed, "estáis" quoted a language academy's "Los libros no están incluidos" before
     its street address."""
     assert bool(content_words(words_to_weigh(question), None)) is weighs_a_word
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("El gimnasio abre de lunes a viernes de 6:30 a 23:00", True),
+        ("Atendemos de terça a sábado, das 9h às 19h.", True),
+        ("Day: Monday · Opens: 9:00 · Closes: 19:00", True),
+        ("Clase: Spinning · Día: Lunes y miércoles · Hora: 19:00", False),
+    ],
+)
+def test_a_text_saying_when_something_opens_or_closes(text, says):
+    assert says_opening_or_closing(text) is says
