@@ -1012,10 +1012,13 @@ def _column_asked_of(
     the guided tour asks the tour's, not the bikes' prices)."""
     columns = list(dict.fromkeys(name for row in rows for name in _column_names(row.sentence)))
     asked = {stem(word, language) for word in named}
-    about = content_words(" ".join((*columns, rows[0].heading, rows[0].title)), language)
+    spelt = [_units_spelt_out(column) for column in columns]
+    about = content_words(" ".join((*spelt, rows[0].heading, rows[0].title)), language)
     if len(rows) < 2 or not asked <= about:
         return []
-    named_columns = _columns_named(columns[1:], asked, language)
+    as_named = dict(zip(spelt[1:], columns[1:], strict=True))
+    figures = set(_WRITTEN_FIGURE.findall(prompt.question))
+    named_columns = [as_named[c] for c in _columns_named(spelt[1:], asked, language, figures)]
     if named_columns or _follows_up(prompt):
         return named_columns
     return _columns_of_the_kind_asked(rows, columns[1:], prompt.question)
@@ -1041,13 +1044,32 @@ def _columns_of_the_kind_asked(
 
 
 def _every_cell_a_sum(rows: list[_Candidate], column: str) -> bool:
+    """Every cell of ``column`` saying something is a sum: "—" says there is none."""
     cells = [
         value
         for row in rows
         for name, _, value in (cell.rpartition(": ") for cell in row.sentence.split(" · "))
-        if name == column
+        if name == column and re.search(r"\w", value)
     ]
     return bool(cells) and all(_MONEY.search(fold(value)) for value in cells)
+
+
+def _units_spelt_out(column: str) -> str:
+    """A column's name with its units' abbreviations spelt out in the three languages:
+    "Quanto custa a aula de 60 minutos?" names "Aula individual (60 min)"."""
+    return _UNIT_ABBREVIATION.sub(lambda m: f"{m.group()} {_UNITS[m.group().lower()]}", column)
+
+
+_UNITS = {
+    "min": "minutos minutes",
+    "mins": "minutos minutes",
+    "h": "horas hours",
+    "hr": "horas hours",
+    "hrs": "horas hours",
+    "seg": "segundos",
+    "sem": "semanas",
+}
+_UNIT_ABBREVIATION = re.compile(rf"(?<=\d )(?:{'|'.join(_UNITS)})\b|(?<=\d)(?:h|min)\b", re.I)
 
 
 # A column saying what a price is counted per: "Unidade", "Unidad", "Unit", "Per".
@@ -1136,10 +1158,17 @@ def _column_names(row: str) -> list[str]:
     return [cell.rpartition(": ")[0] for cell in row.split(" · ")]
 
 
-def _columns_named(columns: list[str], asked: set[str], language: str) -> list[str]:
-    """The columns whose names say the most of ``asked``: "temporada alta" is the "Temporada
-    alta (por noche)" column, not "Temporada baja (por noche)" too."""
-    said = {column: len(asked & content_words(column, language)) for column in columns}
+def _columns_named(
+    columns: list[str], asked: set[str], language: str, figures: set[str]
+) -> list[str]:
+    """The columns whose names say the most of ``asked`` and of the question's ``figures``:
+    "temporada alta" is the "Temporada alta (por noche)" column, not "Temporada baja (por
+    noche)" too; "aula de 60 minutos" is "Aula individual (60 min)", not "(30 min)"."""
+    said = {
+        column: len(asked & content_words(column, language))
+        + len(figures & set(_WRITTEN_FIGURE.findall(column)))
+        for column in columns
+    }
     most = max(said.values(), default=0)
     return [column for column, count in said.items() if count == most] if most else []
 

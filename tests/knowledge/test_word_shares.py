@@ -2159,6 +2159,34 @@ def test_a_column_asked_of_the_rows_it_names(files, asked, quoted):
                 "«Tratamiento: Ortodoncia invisible · Duración: 12-18 meses»",
             ],
         ),
+        # the columns of sums, a "—" saying there is none; the lesson named by its length
+        (
+            ("musica-precos.csv",),
+            "Quais são os preços?",
+            [
+                "«Instrumento: Violão · Aula individual (30 min): R$ 90 · Aula individual (60 min):"
+                " R$ 160 · Aula em grupo (mensal): R$ 180»",
+                "«Instrumento: Piano · Aula individual (30 min): R$ 110 · Aula individual (60"
+                " min): R$ 190»",
+                "«Instrumento: Bateria · Aula individual (30 min): R$ 100 · Aula individual (60"
+                " min): R$ 180»",
+                "«Instrumento: Canto · Aula individual (30 min): R$ 95 · Aula individual (60 min):"
+                " R$ 170 · Aula em grupo (mensal): R$ 200»",
+                "«Instrumento: Ukulele · Aula individual (30 min): R$ 80 · Aula individual (60"
+                " min): R$ 140 · Aula em grupo (mensal): R$ 150»",
+            ],
+        ),
+        (
+            ("musica-precos.csv",),
+            "Quanto custa a aula de 60 minutos?",
+            [
+                "«Instrumento: Violão · Aula individual (60 min): R$ 160»",
+                "«Instrumento: Piano · Aula individual (60 min): R$ 190»",
+                "«Instrumento: Bateria · Aula individual (60 min): R$ 180»",
+                "«Instrumento: Canto · Aula individual (60 min): R$ 170»",
+                "«Instrumento: Ukulele · Aula individual (60 min): R$ 140»",
+            ],
+        ),
     ],
 )
 def test_the_prices_or_lengths_asked_of_a_whole_table_are_its_column_of_them(files, asked, quoted):
