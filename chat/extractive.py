@@ -1291,7 +1291,7 @@ def _row_priced_most_or_least(candidates: list[_Candidate], prompt: Prompt) -> l
         if (amount := _row_price(c.sentence, named, prompt.language)) is not None
     ]
     if not priced:
-        return candidates
+        return _extreme_in_every_column(candidates, extreme) or candidates
     tables: dict[str, list[tuple[_Candidate, Decimal]]] = {}
     for candidate, amount in priced:
         tables.setdefault(_columns_of(candidate.sentence), []).append((candidate, amount))
@@ -1302,6 +1302,36 @@ def _row_priced_most_or_least(candidates: list[_Candidate], prompt: Prompt) -> l
     pick = min if extreme == "least" else max
     best = pick(amount for _, amount in asked)
     return [row for row, amount in asked if amount == best]  # all of them, when tied
+
+
+def _extreme_in_every_column(candidates: list[_Candidate], extreme: str) -> list[_Candidate]:
+    """Of the best ranked table, whose columns name no price but hold sums, each a lesson's
+    ("Instrumento: Ukulele · Aula individual (30 min): R$ 80 · …"), the row cheapest (or
+    dearest) in every such column, when one is: "Qual o instrumento mais barato?" quoted
+    three rows, none the ukulele's. None when the columns disagree or tie: a fares' table's
+    extra bags cost the same for every fare, and say nothing of the fare's own price."""
+    rows = [c for c in candidates if is_table_row(c.sentence)]
+    if not rows:
+        return []
+    first = _column_names(rows[0].sentence)[0]
+    table = [c for c in rows if _column_names(c.sentence)[0] == first]
+    columns = dict.fromkeys(name for c in table for name in _column_names(c.sentence)[1:])
+    pick = min if extreme == "least" else max
+    chosen: set[int] = set()
+    for column in (name for name in columns if _every_cell_a_sum(table, name)):
+        amounts = {
+            i: amount for i, c in enumerate(table) if (amount := _sum_in(c, column)) is not None
+        }
+        best = [i for i, amount in amounts.items() if amount == pick(amounts.values())]
+        if len(best) != 1 or (chosen and chosen != set(best)):
+            return []
+        chosen = set(best)
+    return [table[i] for i in chosen]
+
+
+def _sum_in(row: _Candidate, column: str) -> Decimal | None:
+    cells = dict(cell.rpartition(": ")[::2] for cell in row.sentence.split(" · "))
+    return Price.fromstring(cells[column]).amount if column in cells else None
 
 
 def _row_price(row: str, named: set[str], language: str) -> Decimal | None:

@@ -1145,6 +1145,20 @@ def test_an_airline_s_baggage_policy(conversation, quoted):
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    "asked", ["Qual o instrumento mais barato?", "What's the cheapest instrument?"]
+)
+def test_the_cheapest_of_a_table_of_lessons_prices_is_by_its_first_column_of_sums(asked):
+    """A music school's columns each name a lesson, none a price: "Qual o instrumento mais
+    barato?" quoted the guitar's, the drums' and the singing's rows, not the ukulele's."""
+    answer = answered_after(holding("musica-precos.csv"), [asked])
+    assert quotes_of(answer) == [
+        "«Instrumento: Ukulele · Aula individual (30 min): R$ 80 · Aula individual (60 min): R$"
+        " 140 · Aula em grupo (mensal): R$ 150» [1]"
+    ], answer
+
+
 def test_the_cheapest_is_priced_by_a_column_of_its_price():
     """ "What's the cheapest fare?" quoted the Business fare alone: its "Extra bag (online):
     £30", the lowest sum of the fares' table, is an extra bag's price, not the fare's,
