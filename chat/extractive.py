@@ -149,7 +149,10 @@ def _in_the_question_s_language(
 
 def _sentence_language(sentence: str) -> str:
     """es, pt or en when the quote says so clearly, else "other" (Spanish and Portuguese
-    share many short sentences' words)."""
+    share many short sentences' words). A few words say none: a table's "Clase: Spinning"
+    read as English, and was left out of a Spanish table's classes."""
+    if len(sentence.split()) < MIN_QUOTE_WORDS:
+        return "other"
     return detect_language(sentence) or "other"
 
 
@@ -979,6 +982,7 @@ def _the_column_asked(prompt: Prompt) -> list[_Candidate]:
             or any(
                 _names_the_row(row.sentence, named + named_earlier, language, prompt)
                 for row in others
+                if wanted != [first]  # the rows' kind is this table's ("¿Qué clases hay?")
             )
         ):
             # "Que horas tem pilates na quarta?" names a cell, "Quanto custa o plano
@@ -1021,7 +1025,13 @@ def _column_asked_of(
     named_columns = [as_named[c] for c in _columns_named(spelt[1:], asked, language, figures)]
     if named_columns or _follows_up(prompt):
         return named_columns
-    return _columns_of_the_kind_asked(rows, columns[1:], prompt.question)
+    if kind := _columns_of_the_kind_asked(rows, columns[1:], prompt.question):
+        return kind
+    # which of them there are: "¿Qué tratamientos hay?" is the first column, the rows' names
+    rows_kind = content_words(columns[0], language)
+    if asked and asked <= rows_kind and _ASKS_WHICH.match(fold(prompt.question)):
+        return columns[:1]
+    return []
 
 
 def _columns_of_the_kind_asked(
@@ -1203,19 +1213,21 @@ def _names_the_row(row: str, named: list[str], language: str, prompt: Prompt) ->
 # A figure as a cell writes it, whole: "12:15", "8,50", "2.390".
 _WRITTEN_FIGURE = re.compile(r"\d+(?:[:.,h]\d+)*")
 _ASKS_WHEN = re.compile(r"\b(cuando|quando|when)\b")
+# Asking which there are: "¿Qué tratamientos hay?", "Quais planos vocês têm?".
+_ASKS_WHICH = re.compile(r"\W*(?:que|quais|qual|cuales|cual|what|which)\b")
 
 
 def _cells_of(row: _Candidate, wanted: list[str]) -> _Candidate | None:
-    """The row cut to its first cell and the ``wanted`` columns' cells; None when those say
-    nothing ("Sábado: –")."""
+    """The row cut to its first cell and the ``wanted`` columns' cells (its first cell alone
+    when that is all wanted); None when those say nothing ("Sábado: –")."""
     cells = row.sentence.split(" · ")
     kept = [
         cell
         for cell in cells[1:]
         if cell.rpartition(": ")[0] in wanted and re.search(r"\w", cell.rpartition(": ")[2])
     ]
-    if not kept:
-        return None
+    if not kept and wanted != _column_names(row.sentence)[:1]:
+        return None  # but the rows' names alone when they are asked
     sentence = " · ".join([cells[0], *kept])
     return replace(row, sentence=sentence, words=len(sentence.split()))
 

@@ -2261,6 +2261,55 @@ def test_the_prices_asked_alone_are_every_price_the_pages_list(file, asked, quot
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("file", "asked", "quoted"),
+    [
+        (
+            "dentista-precios.csv",
+            "¿Qué tratamientos hay?",
+            [
+                "«Tratamiento: Primera visita y radiografía»",
+                "«Tratamiento: Limpieza dental»",
+                "«Tratamiento: Empaste»",
+                "«Tratamiento: Endodoncia»",
+                "«Tratamiento: Implante»",
+                "«Tratamiento: Blanqueamiento»",
+                "«Tratamiento: Ortodoncia invisible»",
+            ],
+        ),
+        # the fees' "Incluye: Sala, clases y piscina" names no class; "Clase: Spinning",
+        # two words, tells no language
+        (
+            "olimpo-clases.xlsx",
+            "¿Qué clases hay?",
+            [
+                "«Clase: Spinning»",
+                "«Clase: Yoga»",
+                "«Clase: Pilates»",
+                "«Clase: Zumba»",
+                "«Clase: Natación infantil»",
+            ],
+        ),
+        (
+            "nexo-planos.xlsx",
+            "Quais planos vocês têm?",
+            [
+                "«Plano: Day pass»",
+                "«Plano: Flex»",
+                "«Plano: Fixo»",
+                "«Plano: Sala privativa (4 pessoas)»",
+            ],
+        ),
+    ],
+)
+def test_which_rows_there_are_is_the_first_column(file, asked, quoted):
+    """ "¿Qué tratamientos hay?" quoted three of a dentist's seven rows, whole; "¿Qué
+    clases hay?" the fees that include classes: a question asking which of the rows'
+    kind there are, and naming nothing else, is answered by every row's name."""
+    assert without_sources(quotes_of(answered_after(holding(file), [asked]))) == quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_a_price_asked_of_what_came_before_is_not_a_table_s_prices():
     """ "¿Cuánto cuesta?" after the guided bike tour asks the tour's price, which a
     sentence says, not the rental table's."""
