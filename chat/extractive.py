@@ -666,11 +666,22 @@ def _the_price_list(candidates: list[_Candidate], prompt: Prompt) -> list[_Candi
     "Escova R$ 60", "Manicure R$ 35"… quoted three lines of nine): its every line the
     passages hold, in their order, when they fit the answer. A line, not a sentence: no
     stop, a few words."""
-    if not _asks_a_price_alone(prompt):
+    if _asks_a_price_alone(prompt):
+        listing = candidates
+    elif _asks_which_the_document_lists(prompt):
+        # of the passages headed by what is named: "What desserts do you have?" is not the
+        # starters'
+        named = content_words(" ".join(naming_words(prompt.question)), prompt.language)
+        listing = [
+            c
+            for c in candidates
+            if named <= content_words(f"{c.title} {c.heading}", prompt.language)
+        ]
+    else:
         return []
     listed = [
         c
-        for c in candidates
+        for c in listing
         if c.words <= _PRICE_LINE_WORDS
         and not c.sentence.endswith(".")
         and not is_table_row(c.sentence)
@@ -759,6 +770,18 @@ def _without_rows_of_another_timetable(candidates: list[_Candidate]) -> list[_Ca
     if all(map(other, candidates)):
         return candidates
     return [c for c in candidates if not other(c)]
+
+
+def _asks_which_the_document_lists(prompt: Prompt) -> bool:
+    """ "Que serviços vocês fazem?" over "Salão Bela Vista – Tabela de serviços": which of
+    what the document's title names there are, its list (it quoted the opening hours)."""
+    named = naming_words(prompt.question)
+    return (
+        bool(named)
+        and bool(_ASKS_WHICH.match(fold(prompt.question)))
+        and not _follows_up(prompt)
+        and _names_only_the_document(prompt)
+    )
 
 
 def _asks_a_price_alone(prompt: Prompt) -> bool:

@@ -2310,6 +2310,41 @@ def test_which_rows_there_are_is_the_first_column(file, asked, quoted):
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("file", "asked", "quoted"),
+    [
+        (
+            "salao-servicos.docx",
+            "Que serviços vocês fazem?",
+            [
+                "«Corte feminino R$ 90»",
+                "«Corte masculino R$ 50»",
+                "«Escova R$ 60»",
+                "«Coloração (raiz) R$ 150»",
+                "«Hidratação R$ 80»",
+                "«Manicure R$ 35»",
+                "«Pedicure R$ 40»",
+                "«Pé e mão R$ 70»",
+                "«Unha em gel R$ 140»",
+            ],
+        ),
+        # of the course named: not the starters
+        (
+            "crown-anchor-menu.pdf",
+            "What desserts do you have?",
+            ["«Sticky toffee pudding, custard: £7.50»", "«Vegan chocolate brownie (vg): £7.00»"],
+        ),
+    ],
+)
+def test_which_things_a_price_list_s_title_names_there_are_is_its_lines(file, asked, quoted):
+    """ "Que serviços vocês fazem?" over "Salão Bela Vista – Tabela de serviços" quoted its
+    opening hours, its cancellations and its payments. A list's lines are those of the
+    passages the question names ("What desserts do you have?" first got the starters
+    too)."""
+    assert without_sources(quotes_of(answered_after(holding(file), [asked]))) == quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_a_price_asked_of_what_came_before_is_not_a_table_s_prices():
     """ "¿Cuánto cuesta?" after the guided bike tour asks the tour's price, which a
     sentence says, not the rental table's."""
