@@ -1035,8 +1035,8 @@ def _column_asked_of(
 ) -> list[str]:
     """The columns of the table of ``rows`` (not the first, the rows' names) the question
     names, when it names nothing but the table's columns and what it is about; or, not
-    following up, those holding the price or the length it asks ("¿Cuánto cuesta?" after
-    the guided tour asks the tour's, not the bikes' prices)."""
+    following up what was named, those holding the price or the length it asks
+    ("¿Cuánto cuesta?" after the guided tour asks the tour's, not the bikes' prices)."""
     columns = list(dict.fromkeys(name for row in rows for name in _column_names(row.sentence)))
     asked = {stem(word, language) for word in named}
     spelt = [_units_spelt_out(column) for column in columns]
@@ -1046,7 +1046,9 @@ def _column_asked_of(
     as_named = dict(zip(spelt[1:], columns[1:], strict=True))
     figures = set(_WRITTEN_FIGURE.findall(prompt.question))
     named_columns = [as_named[c] for c in _columns_named(spelt[1:], asked, language, figures)]
-    if named_columns or _follows_up(prompt):
+    # following up what was named ("¿Cuánto cuesta?" after the guided tour), not a table
+    # asked whole ("¿Y cuánto duran?" after its prices)
+    if named_columns or (_follows_up(prompt) and named_before(prompt.asked, named)):
         return named_columns
     if kind := _columns_of_the_kind_asked(rows, columns[1:], prompt.question):
         return kind

@@ -2345,6 +2345,23 @@ def test_which_things_a_price_list_s_title_names_there_are_is_its_lines(file, as
 
 
 @pytest.mark.usefixtures("local_model_statements")
+def test_a_length_asked_after_a_whole_table_s_prices_is_its_column_of_lengths():
+    """ "¿Y cuánto duran?" after a dentist's prices quoted three rows whole: what was asked
+    before named no row, so the table is asked whole again."""
+    conversation = ["¿Cuáles son los precios?", "¿Y cuánto duran?"]
+    answer = answered_after(holding("dentista-precios.csv"), conversation)
+    assert without_sources(quotes_of(answer)) == [
+        "«Tratamiento: Primera visita y radiografía · Duración: 30 minutos»",
+        "«Tratamiento: Limpieza dental · Duración: 45 minutos»",
+        "«Tratamiento: Empaste · Duración: 30 minutos»",
+        "«Tratamiento: Endodoncia · Duración: 90 minutos»",
+        "«Tratamiento: Implante · Duración: 2 sesiones»",
+        "«Tratamiento: Blanqueamiento · Duración: 60 minutos»",
+        "«Tratamiento: Ortodoncia invisible · Duración: 12-18 meses»",
+    ]
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_a_price_asked_of_what_came_before_is_not_a_table_s_prices():
     """ "¿Cuánto cuesta?" after the guided bike tour asks the tour's price, which a
     sentence says, not the rental table's."""
