@@ -1951,11 +1951,16 @@ def test_a_timetable_s_day_is_named_in_any_language(file, asked, quoted):
     cell, Monday's and four others ("Monday" is not "Lunes" to words); over a Portuguese
     one, Saturday's yoga first. The day named is the column's, in any of the three
     languages, and a row holding the class on it comes before one holding it on another."""
-    assert without_sources(quotes_of(answered_after(holding(file), [asked]))) == [quoted]
+    assert quoted_over((file,), asked) == [quoted]
 
 
 def without_sources(quotes: list[str]) -> list[str]:
     return [re.sub(r" \[\d+\]$", "", quote) for quote in quotes]
+
+
+def quoted_over(files: tuple[str, ...], asked: str) -> list[str]:
+    """The quotes answering ``asked`` over ``files``, without their sources' numbers."""
+    return without_sources(quotes_of(answered_after(holding(*files), [asked])))
 
 
 @pytest.mark.usefixtures("local_model_statements")
@@ -2018,7 +2023,7 @@ def test_a_price_column_asked_alone_is_quoted_for_every_row(files, asked, quoted
     "temporada alta"), "Quanto custa a diária?" the cancellation's "o valor de uma diária":
     each row's cell in the column asked, the rows lacking a last cell (the adult's, no
     "Observaciones") too."""
-    assert without_sources(quotes_of(answered_after(holding(*files), [asked]))) == quoted
+    assert quoted_over(files, asked) == quoted
 
 
 @pytest.mark.usefixtures("local_model_statements")
@@ -2115,7 +2120,7 @@ def test_a_column_asked_of_the_rows_it_names(files, asked, quoted):
     """ "Qual a capacidade dos quartos?" quoted the wifi's "gratuito em todos os quartos",
     "¿Qué tratamientos se pueden financiar?" the free first visit's row ("Financiación:
     No") first: a question naming the rows' kind and a column is that column's question."""
-    assert without_sources(quotes_of(answered_after(holding(*files), [asked]))) == quoted
+    assert quoted_over(files, asked) == quoted
 
 
 @pytest.mark.usefixtures("local_model_statements")
@@ -2207,7 +2212,7 @@ def test_the_prices_or_lengths_asked_of_a_whole_table_are_its_column_of_them(fil
     """ "¿Cuáles son los precios?" quoted three of a dentist's seven rows, whole, and
     "¿Cuánto duran los tratamientos?" three others: a question naming nothing but the
     table and asking a price or a length is the column holding it, for every row."""
-    assert without_sources(quotes_of(answered_after(holding(*files), [asked]))) == quoted
+    assert quoted_over(files, asked) == quoted
 
 
 @pytest.mark.usefixtures("local_model_statements")
@@ -2257,7 +2262,7 @@ def test_the_prices_asked_alone_are_every_price_the_pages_list(file, asked, quot
     """ "¿Cuáles son los precios?" over a gym's fees and "What are the prices?" over a
     hotel's rates were "no information" (no page says "precios" or "prices"), "Quais são
     os preços?" over a salon's price list too, then three of its nine lines."""
-    assert without_sources(quotes_of(answered_after(holding(file), [asked]))) == quoted
+    assert quoted_over((file,), asked) == quoted
 
 
 @pytest.mark.usefixtures("local_model_statements")
@@ -2306,7 +2311,7 @@ def test_which_rows_there_are_is_the_first_column(file, asked, quoted):
     """ "¿Qué tratamientos hay?" quoted three of a dentist's seven rows, whole; "¿Qué
     clases hay?" the fees that include classes: a question asking which of the rows'
     kind there are, and naming nothing else, is answered by every row's name."""
-    assert without_sources(quotes_of(answered_after(holding(file), [asked]))) == quoted
+    assert quoted_over((file,), asked) == quoted
 
 
 @pytest.mark.usefixtures("local_model_statements")
@@ -2341,7 +2346,7 @@ def test_which_things_a_price_list_s_title_names_there_are_is_its_lines(file, as
     opening hours, its cancellations and its payments. A list's lines are those of the
     passages the question names ("What desserts do you have?" first got the starters
     too)."""
-    assert without_sources(quotes_of(answered_after(holding(file), [asked]))) == quoted
+    assert quoted_over((file,), asked) == quoted
 
 
 @pytest.mark.usefixtures("local_model_statements")
