@@ -554,11 +554,16 @@ def _row_named(sentence: str, naming: set[str], language: str) -> bool:
     the study room also opens on Saturday afternoons in exam time."""
     if not naming or not is_table_row(sentence):
         return False
-    _, _, first = sentence.split(" · ", 1)[0].partition(": ")
     # Named as a whole, or the most of it: "Quanto custa a hora extra de sala?" names no
     # "Sala privativa (4 pessoas)", whose row came before the slide's "Hora extra de sala".
-    name = {word for word in content_words(first, language) if not word.isdigit()}
+    name = _row_name(sentence, language)
     return len(naming & name) * 2 >= len(name) > 0
+
+
+def _row_name(row: str, language: str) -> set[str]:
+    """The words of a table row's first cell, as compared ("Deluxe Double")."""
+    _, _, first = row.split(" · ", 1)[0].partition(": ")
+    return {word for word in content_words(first, language) if not word.isdigit()}
 
 
 def _cell_named(sentence: str, naming: set[str], language: str) -> bool:
@@ -937,12 +942,21 @@ def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> li
     def names_it(row: _Candidate) -> bool:
         return _row_says(row.sentence, named, language_of[row.number])
 
+    def naming_of(row: _Candidate) -> set[str]:
+        return {stem(word, language_of[row.number]) for word in named}
+
     def names_it_by_name(row: _Candidate) -> bool:
-        language = language_of[row.number]
-        naming = {stem(word, language) for word in named}
-        return _row_named(row.sentence, naming, language or prompt.language)
+        language = language_of[row.number] or prompt.language
+        return _row_named(row.sentence, naming_of(row), language) and said_of(row) == most
+
+    def said_of(row: _Candidate) -> int:
+        language = language_of[row.number] or prompt.language
+        return len(naming_of(row) & _row_name(row.sentence, language))
 
     rows = [c for c in candidates if is_table_row(c.sentence)]
+    # the row naming most of it: "And at the weekend?" after the Deluxe Double's price is
+    # not the Classic Double's too
+    most = max(map(said_of, rows), default=0)
     # The row named by its name (its first cell), when one is: "¿Y el vidrio?" after the
     # paper's day in "Centro" quoted the industrial estate's row too, whose "No hay
     # recogida" says the "recogen" asked before.

@@ -2367,6 +2367,30 @@ def test_a_length_asked_after_a_whole_table_s_prices_is_its_column_of_lengths():
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "conversation", "row"),
+    [
+        (
+            ("hotel-rates.csv",),
+            ["How much is the Deluxe Double?", "And at the weekend?"],
+            "«Room: Deluxe Double · Weekday rate: £169 · Weekend rate: £199",
+        ),
+        (
+            ("autoescola-guia.odt", "autoescola-precos.xlsx"),
+            ["Quanto custa a categoria AB?", "E à vista?"],
+            "«Pacote: Categoria AB (moto e carro) ·",
+        ),
+    ],
+)
+def test_a_follow_up_asks_of_the_row_named_most_before(files, conversation, row):
+    """ "And at the weekend?" after the Deluxe Double's price quoted the Classic Double's
+    row too ("Double" is half its name), "E à vista?" after category AB the A and B rows:
+    of the rows named before, the one whose name was named most."""
+    quotes = quotes_of(answered_after(holding(*files), conversation))
+    assert len(quotes) == 1 and quotes[0].startswith(row), quotes
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_a_price_asked_of_what_came_before_is_not_a_table_s_prices():
     """ "¿Cuánto cuesta?" after the guided bike tour asks the tour's price, which a
     sentence says, not the rental table's."""
