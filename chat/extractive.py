@@ -1097,7 +1097,7 @@ def _every_cell_a_sum(rows: list[_Candidate], column: str) -> bool:
     cells = [
         value
         for row in rows
-        for name, _, value in (cell.rpartition(": ") for cell in row.sentence.split(" · "))
+        for name, value in _cells(row.sentence)
         if name == column and re.search(r"\w", value)
     ]
     return bool(cells) and all(_MONEY.search(fold(value)) for value in cells)
@@ -1115,8 +1115,6 @@ _UNITS = {
     "h": "horas hours",
     "hr": "horas hours",
     "hrs": "horas hours",
-    "seg": "segundos",
-    "sem": "semanas",
 }
 _UNIT_ABBREVIATION = re.compile(rf"(?<=\d )(?:{'|'.join(_UNITS)})\b|(?<=\d)(?:h|min)\b", re.I)
 
@@ -1204,7 +1202,15 @@ def _a_day(column: str) -> bool:
 
 
 def _column_names(row: str) -> list[str]:
-    return [cell.rpartition(": ")[0] for cell in row.split(" · ")]
+    return [column for column, _ in _cells(row)]
+
+
+def _cells(row: str) -> list[tuple[str, str]]:
+    """A table row's cells, each its column's name and its value: "Preço: R$ 45" is
+    ("Preço", "R$ 45"), split at its last ": " ("Hora: 9:00" is ("Hora", "9:00"))."""
+    return [
+        (column, value) for column, _, value in (cell.rpartition(": ") for cell in row.split(" · "))
+    ]
 
 
 def _columns_named(
@@ -1245,7 +1251,7 @@ def _names_the_row(row: str, named: list[str], language: str, prompt: Prompt) ->
     """A cell of ``row`` says a word of ``named``, or a figure the question writes ("Que
     aula tem às 12:15 na terça?" names the 12:15 row)."""
     figures = set(_WRITTEN_FIGURE.findall(prompt.question))
-    values = " ".join(cell.rpartition(": ")[2] for cell in row.split(" · "))
+    values = " ".join(value for _, value in _cells(row))
     return _row_says(row, named, language) or bool(figures & set(_WRITTEN_FIGURE.findall(values)))
 
 
@@ -1262,8 +1268,8 @@ def _cells_of(row: _Candidate, wanted: list[str]) -> _Candidate | None:
     cells = row.sentence.split(" · ")
     kept = [
         cell
-        for cell in cells[1:]
-        if cell.rpartition(": ")[0] in wanted and re.search(r"\w", cell.rpartition(": ")[2])
+        for cell, (column, value) in zip(cells[1:], _cells(row.sentence)[1:], strict=True)
+        if column in wanted and re.search(r"\w", value)
     ]
     if not kept and wanted != _column_names(row.sentence)[:1]:
         return None  # but the rows' names alone when they are asked
@@ -1312,15 +1318,14 @@ def _rows_on_the_day_asked(candidates: list[_Candidate], prompt: Prompt) -> list
 def _on_other_days(sentence: str, asked: set[int]) -> bool:
     if not is_table_row(sentence):
         return False
-    days = [weekdays_named(cell.rpartition(": ")[2], None) for cell in sentence.split(" · ")]
+    days = [weekdays_named(value, None) for _, value in _cells(sentence)]
     said = set().union(*days)
     return bool(said) and not said & asked
 
 
 def _says_none_of(row: str, named: list[str], language: str | None) -> bool:
     asked = {stem(word, language) for word in named}
-    for cell in row.split(" · "):
-        column, _, value = cell.rpartition(": ")
+    for column, value in _cells(row):
         words = _WORD.findall(fold(value))
         if asked & content_words(column, language) and words and words[0] in _NONE:
             return True
@@ -1381,7 +1386,7 @@ def _extreme_in_every_column(candidates: list[_Candidate], extreme: str) -> list
 
 
 def _sum_in(row: _Candidate, column: str) -> Decimal | None:
-    cells = dict(cell.rpartition(": ")[::2] for cell in row.sentence.split(" · "))
+    cells = dict(_cells(row.sentence))
     return Price.fromstring(cells[column]).amount if column in cells else None
 
 
@@ -1393,8 +1398,7 @@ def _row_price(row: str, named: set[str], language: str) -> Decimal | None:
     an extra bag's price, not the fare's."""
     if not is_table_row(row):
         return None
-    for cell in row.split(" · "):
-        column, _, value = cell.rpartition(": ")
+    for column, value in _cells(row):
         price = Price.fromstring(value)
         if price.amount is None or not (price.currency or _PRICE_COLUMN.search(fold(column))):
             continue
