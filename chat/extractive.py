@@ -459,13 +459,19 @@ class ExtractiveLLM:
             # "Abre domingo?" is answered by a sentence saying Sundays too ("Cerramos los
             # domingos" says no time of day), or another word it says: "a que hora cierran
             # hoy sabado?", by "El acceso se cierra treinta minutos antes del cierre".
+            # A weekday in any language: "¿Abren el domingo?" over an English library's
+            # hours is answered by its "Day: Sunday · Opens: Closed · Closes: Closed", and
+            # "Vocês abrem segunda?" not by "O salão do segundo andar".
             days = _times_named(prompt)
-            said = content_words(prompt.question, prompt.language) if days else set()
+            weekdays = weekdays_named(prompt.question, prompt.language)
+            said = _words_besides_weekdays(prompt) if days else set()
+            language_of = {source.number: _language_of(source) for source in prompt.sources}
             candidates = [
                 c
                 for c in candidates
                 if _TIME_OF_DAY.search(fold(c.sentence))
                 or said & content_words(c.sentence, prompt.language)
+                or weekdays & weekdays_named(c.sentence, language_of[c.number])
             ] or candidates
             candidates = _without_rows_of_another_timetable(candidates)
         candidates = _timed_of_what_came_before(candidates, prompt)
@@ -745,6 +751,13 @@ def _asks_the_hours_alone(prompt: Prompt) -> bool:
     consultation's price before it and quoted the price again)."""
     return asks_the_hours(prompt.question) and _names_only_the_document(
         prompt, besides=_times_named(prompt)
+    )
+
+
+def _words_besides_weekdays(prompt: Prompt) -> set[str]:
+    weekdays = [w for w in _WORD.findall(prompt.question) if weekdays_named(w, prompt.language)]
+    return content_words(prompt.question, prompt.language) - content_words(
+        " ".join(weekdays), prompt.language
     )
 
 

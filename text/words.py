@@ -639,7 +639,7 @@ def weekdays_named(text: str, language: str | None) -> set[int]:
     days: set[int] = set()
     after: int | None = None  # the day a range may run from
     ranging = False
-    for token in _DAY_TOKEN.findall(fold(text).replace("-feira", "")):
+    for token in _DAY_TOKEN.findall(_FEIRA.sub("", fold(text))):
         name = token if token in _WEEKDAYS else token.removesuffix("s")  # "sábados"
         if name in _WEEKDAYS and not (language == "es" and name in _ORDINALS):
             day = _WEEKDAYS[name]
@@ -654,7 +654,26 @@ def weekdays_named(text: str, language: str | None) -> set[int]:
     return days
 
 
+def language_of_weekdays(text: str) -> str | None:
+    """The language whose names of the days of the week ``text`` says, for a question too
+    short to tell its own ("Abre no domingo?"): en, pt or es; "sábado" and "domingo", the
+    same in Spanish and Portuguese, read as Spanish (across English the two are one)."""
+    words = _WORD.findall(fold(text))
+    names = {w if w in _WEEKDAYS else w.removesuffix("s") for w in words} & _WEEKDAYS.keys()
+    if not names:
+        return None
+    if names & _ENGLISH_WEEKDAYS:
+        return "en"
+    return "pt" if names & _PORTUGUESE_WEEKDAYS or "feira" in fold(text) else "es"
+
+
+def weekday_names(days: set[int]) -> tuple[str, ...]:
+    """Each day's names in the three languages, folded: {5} is ("sabado", "saturday")."""
+    return tuple(name for name, day in _WEEKDAYS.items() if day in days)
+
+
 _DAY_TOKEN = re.compile(r"\w+|[-–]")
+_FEIRA = re.compile(r"-feiras?\b")  # "segundas-feiras" is "segundas"
 # What runs one day to another: "lunes a viernes", "Monday to Friday", "segunda até sexta".
 _RUNS_TO = frozenset({"a", "al", "to", "ate", "through", "thru", "-", "–"})
 _WEEKDAYS = {
@@ -673,6 +692,10 @@ _WEEKDAYS = {
     for name in names
 }
 _ORDINALS = frozenset({"segunda", "quinta", "sexta"})
+_ENGLISH_WEEKDAYS = frozenset(
+    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+)
+_PORTUGUESE_WEEKDAYS = frozenset({"segunda", "terca", "quarta", "quinta", "sexta"})
 
 
 def without_words(text: str, words: set[str]) -> str:

@@ -23,11 +23,13 @@ from knowledge.search.types import (
     SearchResponse,
     SearchResult,
     across_languages,
+    hours_of_days_asked,
 )
 from licenses.principals import Principal
 from observability.metrics import SEARCH_SECONDS
 from text.folding import tame
 from text.languages import detect_language
+from text.words import language_of_weekdays
 from web.exceptions import ApplicationError
 
 # The candidates, passing or cut, whose words spell a misspelt query's (spelling.py): a typo
@@ -66,7 +68,10 @@ def _search(
     query = clean_query(query)
     model = embedding.active_model if embedding is not None else vector_index.active_model()
     options = (options or SearchOptions()).resolved(model or "")
-    options = across_languages(options, model or "", detect_language(what_is_asked(query)))
+    # a question too short to tell its language by its days' names: "Abre no domingo?"
+    language = detect_language(what_is_asked(query)) or language_of_weekdays(query)
+    options = across_languages(options, model or "", language)
+    options = hours_of_days_asked(options, model or "", query, language)
     response = SearchResponse(
         query=query, scope=principal.scope_label, model=model, options=options
     )
@@ -145,7 +150,7 @@ def _passed_as_another_language(row: dict[str, Any], options: SearchOptions) -> 
     floor, lower = options.min_score, options.min_score_across
     if floor is None or lower is None or lower >= floor:
         return False  # no lower floor for this question
-    if options.strategy == "keyword" or row["exact_match"]:
+    if options.strategy == "keyword" or row["exact_match"] or row["names_a_day_asked"]:
         return False  # passed by its words, not its score
     score = row["semantic_score"]
     return (

@@ -33,10 +33,14 @@ scored AS (
            c.content, c.heading, c.page_start, c.page_end, d.filename, d.source_type,
            d.license_id AS document_license_id,
            -- the floor of a passage, lower across English and Spanish or Portuguese from
-           -- the question (types.ACROSS_ENGLISH_MARGIN)
+           -- the question (types.ACROSS_ENGLISH_MARGIN), and lower still when it names a
+           -- day of the week whose hours the question asks (types.DAY_ASKED_MARGIN)
            CASE WHEN c.ts_config = ANY (%(configs_across)s::text[])
-                THEN %(min_score_across)s::float8 ELSE %(min_score)s::float8 END AS score_floor,
+                THEN %(min_score_across)s::float8 ELSE %(min_score)s::float8 END
+               - CASE WHEN c.search_vector @@ t.days THEN %(day_margin)s::float8 ELSE 0 END
+               AS score_floor,
            c.search_vector @@ t.strict AS exact_match,
+           COALESCE(c.search_vector @@ t.days, false) AS names_a_day_asked,
            -- Normalised over each retriever's own list; missing from a list counts 0. Cosine
            -- scores crowd into a few hundredths: min-max spreads them. ts_rank knows no word
            -- rarity, so near-equal keyword scores stay near-equal (a share of the best):

@@ -68,7 +68,13 @@ terms AS (
             || websearch_to_tsquery('pb_portuguese', %(held)s)
             || websearch_to_tsquery('pb_english', %(held)s)
             || websearch_to_tsquery('pb_simple', %(held)s)
-            AS strict
+            AS strict,
+        -- a day of the week whose hours are asked, named in any language ("sabado or
+        -- saturday"; types.DAY_ASKED_MARGIN): none when no day is asked
+        CASE WHEN %(days_asked)s <> '' THEN
+            websearch_to_tsquery('pb_spanish', %(days_asked)s)
+            || websearch_to_tsquery('pb_portuguese', %(days_asked)s)
+            || websearch_to_tsquery('pb_english', %(days_asked)s) END AS days
 ),
 every_term AS MATERIALIZED (
     SELECT m.chunk_id, ts_rank('{{0.1, 0.2, 1.0, 1.0}}', m.search_vector, t.loose, 1) AS score

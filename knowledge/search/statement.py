@@ -51,7 +51,7 @@ sentence_aware AS (
 ),
 {fusion}
 SELECT f.chunk_id, f.document_id, f.vector_score, f.sentence_score, f.semantic_score, f.vector_rank, f.keyword_score, f.keyword_rank,
-       f.fused_score, f.exact_match, f.passes,
+       f.fused_score, f.exact_match, f.names_a_day_asked, f.passes,
        f.content, f.heading, f.page_start, f.page_end, f.filename, f.source_type,
        COALESCE(l.machine_id, '{global_scope}') AS scope,
        count(*) OVER () AS candidate_count,
@@ -133,6 +133,8 @@ def hybrid_params(
             options.min_score if options.min_score_across is None else options.min_score_across
         ),
         "configs_across": _text_array(TS_CONFIG[code] for code in options.languages_across),
+        "days_asked": " or ".join(options.days_asked),
+        "day_margin": options.day_margin,
         "vector_weight": options.vector_weight if custom_weight else tuning.vector_weight,
         "sentence_weight": tuning.effective_sentence_weight,
         # A weight the caller chose applies to every source type.
