@@ -316,6 +316,7 @@ class TestSmallScopes:
             "scope": license_id or GLOBAL_SCOPE_KEY, "global_scope": GLOBAL_SCOPE_KEY,
             "common_lexemes": [], "every_term_min": 20, "candidates": 50,
             "strategy": "weighted", "min_score": 0.8, "min_score_across": 0.78, "configs_across": "{pb_english}", "vector_weight": 0.55,
+            "days_asked": "sabado or saturday", "day_margin": 0.03,
             "sentence_weight": 0.7,
             "type_weights": "{}", "limit": 5,
         }  # fmt: skip
@@ -786,6 +787,43 @@ def test_a_question_across_english_has_a_lower_floor():
     assert "0.82 threshold, 0.8 for Spanish and Portuguese passages)" in said[english].getvalue()
     assert "0.82 threshold, 0.8 for English passages)" in said[spanish].getvalue()
     assert "0.82 threshold)" in said["piscina"].getvalue()  # its language cannot be told
+
+
+def test_a_passage_naming_the_day_whose_hours_are_asked_has_a_lower_floor():
+    """ "¿A qué hora cierran el sábado?" over an English library's hours found nothing: the
+    Saturday row scored 0.792, under the 0.80 of passages across English. A passage naming
+    the day of the week whose hours are asked, in any language, passes 0.03 lower still
+    (types.DAY_ASKED_MARGIN); one naming no day, or a question not asking the hours, does
+    not. A question too short to tell its language ("Abre no domingo?") is told by its
+    day's name."""
+    make_document(
+        "Opening hours: Monday to Friday 9:00 to 17:00, Saturday 10:00 to 16:00, closed on Sunday.",
+        filename="hours.txt",
+    )
+    make_document(
+        "Adults can borrow up to twelve books for three weeks; children up to eight.",
+        filename="loans.txt",
+    )
+    principal = principal_for_admin("root", license=None)
+
+    def passes_under(question, filename, margin):
+        everything = search(principal, question, min_score=-1, relative_cut=0)
+        score = next(r.semantic_score for r in everything.results if r.filename == filename)
+        found = search(principal, question, min_score=score + margin, relative_cut=0)
+        return filename in filenames(found)
+
+    hours = "¿A qué hora cierran el sábado?"
+    assert search(principal, hours).options.days_asked == ("sabado", "saturday")
+    assert passes_under(hours, "hours.txt", 0.04)
+    assert not passes_under(hours, "hours.txt", 0.06)
+    assert not passes_under(hours, "loans.txt", 0.03)
+    short = "Abre no domingo?"
+    assert passes_under(short, "hours.txt", 0.04)
+    assert not passes_under(short, "hours.txt", 0.06)
+    not_the_hours = "¿Qué libros hay el sábado?"
+    assert search(principal, not_the_hours).options.days_asked == ()
+    assert passes_under(not_the_hours, "hours.txt", 0.01)
+    assert not passes_under(not_the_hours, "hours.txt", 0.03)
 
 
 def test_the_lower_floor_is_for_passages_across_english_not_their_document_s():

@@ -1954,6 +1954,41 @@ def test_a_timetable_s_day_is_named_in_any_language(file, asked, quoted):
     assert quoted_over((file,), asked) == [quoted]
 
 
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("file", "asked", "quoted"),
+    [
+        (
+            "millbrook-library.docx",
+            "¿A qué hora cierran el sábado?",
+            "«Day: Saturday · Opens: 10:00 · Closes: 16:00»",
+        ),
+        (
+            "millbrook-library.docx",
+            "¿Abren el domingo?",
+            "«Day: Sunday · Opens: Closed · Closes: Closed»",
+        ),
+        (
+            "padaria-contato.html",
+            "What time do you open on Sunday?",
+            "«Horário: Segunda a sábado: 6h às 21h, Domingos e feriados: 7h às 13h»",
+        ),
+        (
+            "mar-azul.pdf",
+            "Vocês abrem segunda?",
+            "«Às segundas-feiras o restaurante fica fechado.»",
+        ),
+    ],
+)
+def test_a_day_s_hours_are_asked_in_any_language(file, asked, quoted):
+    """ "¿A qué hora cierran el sábado?" over an English library's hours, and "What time do
+    you open on Sunday?" over a Portuguese bakery's, were "no information" (under the
+    floor across English: knowledge.search.types.DAY_ASKED_MARGIN); "¿Abren el domingo?"
+    quoted the Monday, Tuesday and Saturday rows, not "Day: Sunday" (no time of day in
+    it), and "Vocês abrem segunda?" "O salão do segundo andar…" ("segundo" is no day)."""
+    assert quoted_over((file,), asked) == [quoted]
+
+
 def without_sources(quotes: list[str]) -> list[str]:
     return [re.sub(r" \[\d+\]$", "", quote) for quote in quotes]
 

@@ -26,6 +26,7 @@ from text.words import (
     asks_yes_or_no,
     content_words,
     courtesy_said,
+    language_of_weekdays,
     names_a_time,
     naming_words,
     opens_with_and,
@@ -480,6 +481,7 @@ def test_a_question_opening_with_and_goes_on_from_the_one_before(question, opens
         ("Segunda-feira a sexta-feira", None, {0, 1, 2, 3, 4}),
         ("Open Friday to Monday", "en", {4, 5, 6, 0}),
         ("Sábados e domingos", "pt", {5, 6}),
+        ("Às segundas-feiras o salão fica fechado.", "pt", {0}),
         # Spanish "segunda", "quinta" are "second", "fifth"
         ("¿Cuánto cuesta la segunda clase?", "es", set()),
         ("Is there a second class?", "en", set()),
@@ -487,6 +489,21 @@ def test_a_question_opening_with_and_goes_on_from_the_one_before(question, opens
 )
 def test_the_weekdays_a_text_names_are_the_same_in_every_language(text, language, days):
     assert weekdays_named(text, language) == days
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("Open Sundays?", "en"),
+        ("Abren los lunes?", "es"),
+        ("Abre na segunda-feira?", "pt"),
+        ("Abre quarta?", "pt"),
+        ("Abre no domingo?", "es"),  # Spanish and Portuguese alike: across English, one
+        ("Abre hoje?", None),
+    ],
+)
+def test_a_short_question_s_language_is_told_by_its_days_names(question, language):
+    assert language_of_weekdays(question) == language
 
 
 @pytest.mark.parametrize(
