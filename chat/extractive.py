@@ -1068,11 +1068,14 @@ def _column_asked_of(
     asked = {stem(word, language) for word in named}
     spelt = [_units_spelt_out(column) for column in columns]
     about = content_words(" ".join((*spelt, rows[0].heading, rows[0].title)), language)
-    if len(rows) < 2 or not asked <= about:
+    # a day is its column in any language: "¿Qué hay el martes?" over "Tuesday"
+    days = _days_naming_columns(columns[1:], named, prompt.language)
+    if len(rows) < 2 or not asked <= about | {stem(word, language) for word in days}:
         return []
     as_named = dict(zip(spelt[1:], columns[1:], strict=True))
     figures = set(_WRITTEN_FIGURE.findall(prompt.question))
     named_columns = [as_named[c] for c in _columns_named(spelt[1:], asked, language, figures)]
+    named_columns = named_columns or list(dict.fromkeys(days.values()))
     # following up what was named ("¿Cuánto cuesta?" after the guided tour), not a table
     # asked whole ("¿Y cuánto duran?" after its prices)
     if named_columns or (_follows_up(prompt) and named_before(prompt.asked, named)):
@@ -1084,6 +1087,18 @@ def _column_asked_of(
     if asked and asked <= rows_kind and _ASKS_WHICH.match(fold(prompt.question)):
         return columns[:1]
     return []
+
+
+def _days_naming_columns(columns: list[str], named: list[str], language: str) -> dict[str, str]:
+    """Of the words named, each naming a day of the week that a column of a timetable names
+    alone, in any language ("martes", "Tuesday"), and that column."""
+    by_day = {day: c for c in columns if _a_day(c) for day in weekdays_named(c, None)}
+    return {
+        word: by_day[day]
+        for word in named
+        for day in weekdays_named(word, language)
+        if day in by_day
+    }
 
 
 def _columns_of_the_kind_asked(

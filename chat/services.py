@@ -79,6 +79,7 @@ from text.lines import one_line
 from text.sentences import split_sentences
 from text.words import (
     asking_words,
+    asks_again_of_a_time,
     asks_allowing,
     asks_what_if,
     asks_where_it_is,
@@ -519,7 +520,12 @@ def _found_after(
     # naming no subject asks of it ("Quando cai?" after the meal allowance: "cai" is how
     # the page's "creditado" is said, no new subject as "wifi" is).
     named_before = (
-        refers_back(found.asked) or asks_with_no_subject(found.asked) or asks_what_if(found.asked)
+        refers_back(found.asked)
+        or asks_with_no_subject(found.asked)
+        or asks_what_if(found.asked)
+        # a time alone asks the question before again ("¿Y el domingo?" after Tuesday's
+        # hours, over an English page saying "Sunday")
+        or asks_again_of_a_time(found.asked)
     )
     if found.named and found.unknown >= set(found.named) and not named_before:
         return found
@@ -530,7 +536,11 @@ def _found_after(
         return found
     again = _found(principal, followed, options, QueryEmbedding(followed), weighed=True)
     if not again.names_what_is_asked():
-        return found
+        # a time alone that found nothing by itself ("¿Y el domingo?" after Tuesday's hours,
+        # over an English library's "Day: Sunday" row) is the question before asked again
+        # of it, whose words a page in another language cannot hold
+        time_alone = asks_again_of_a_time(found.asked) and not found.results
+        return again if time_alone and again.results else found
     if found.names_only_columns():  # a row's cell, of the row named before if one was
         return again if again.names_a_row() else found
     if again.names_a_column_of_the_row_named_before(found.named):

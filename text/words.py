@@ -317,7 +317,8 @@ def naming_words(question: str) -> list[str]:
     a light verb ("¿y el wifi?" and "¿hay wifi?" name "wifi"; "¿y cuánto cuesta?" names
     nothing). Nor the cheap or dear of "¿Cuál es la cuota más barata?", which names only
     "cuota": no price list says "barata", and the question was "no information"."""
-    question = without_courtesy(question)
+    # "segunda-feira" names Monday, as "segunda" does: "feira" alone is a market
+    question = _FEIRA_OF_A_DAY.sub("", without_courtesy(question))
     asking = _cheap_or_dear_words(question) | _contact_asked(question)
     return [
         word
@@ -325,6 +326,9 @@ def naming_words(question: str) -> list[str]:
         if (len(word) > 2 or _initials(word))
         and fold(word) not in _COMMON | FACT_WORDS | LIGHT_VERBS | QUALIFIERS | asking
     ]
+
+
+_FEIRA_OF_A_DAY = re.compile(r"(?<=\w)-feiras?\b", re.I)
 
 
 def courtesy_said(message: str) -> str:
