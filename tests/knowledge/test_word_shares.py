@@ -1989,6 +1989,67 @@ def test_a_day_s_hours_are_asked_in_any_language(file, asked, quoted):
     assert quoted_over((file,), asked) == [quoted]
 
 
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("file", "conversation", "quoted"),
+    [
+        (
+            "millbrook-library.docx",
+            ["¿A qué hora abren el martes?", "¿Y el domingo?"],
+            "«Day: Sunday · Opens: Closed · Closes: Closed»",
+        ),
+        (
+            "riverside-dental.md",
+            ["¿A qué hora cierran el viernes?", "¿Y el sábado?"],
+            "«We are open Monday to Thursday 8 am to 6 pm, Friday 8 am to 4 pm, and the first "
+            "Saturday of each month 9 am to 1 pm.»",
+        ),
+    ],
+)
+def test_a_day_alone_following_up_a_day_s_hours_asks_them_again_in_any_language(
+    file, conversation, quoted
+):
+    """ "¿Y el domingo?" after Tuesday's hours over an English library was "no
+    information": searched alone it found nothing, and after the question before, no page
+    holds its words ("hora", "abren", "domingo"). A time alone that found nothing asks the
+    question before again of it."""
+    answer = answered_after(holding(file), conversation)
+    assert without_sources(quotes_of(answer))[0] == quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("file", "asked", "column"),
+    [
+        (
+            "oakfield-club.html",
+            "O que tem na quarta-feira?",
+            [
+                "«Time: 3:30pm · Wednesday: Football»",
+                "«Time: 4:30pm · Wednesday: Homework club»",
+                "«Time: 5:15pm · Wednesday: Yoga»",
+            ],
+        ),
+        (
+            "movimento-grade.odt",
+            "Tem aula na sexta-feira?",
+            [
+                "«Horário: 07:00 · Sexta: Funcional»",
+                "«Horário: 12:15 · Sexta: Spinning»",
+                "«Horário: 18:30 · Sexta: Zumba»",
+            ],
+        ),
+    ],
+)
+def test_a_timetable_s_day_column_is_named_in_any_language(file, asked, column):
+    """ "O que tem na quarta-feira?" over an English club's grid quoted three rows whole:
+    "quarta" is not "Wednesday" to words. "Tem aula na sexta-feira?" over a Portuguese one
+    did too ("feira" named no column), and noted that nothing quoted says "feira"."""
+    answer = answered_after(holding(file), [asked])
+    assert without_sources(quotes_of(answer)) == column
+    assert "feira" not in answer
+
+
 def without_sources(quotes: list[str]) -> list[str]:
     return [re.sub(r" \[\d+\]$", "", quote) for quote in quotes]
 

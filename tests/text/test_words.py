@@ -328,6 +328,9 @@ def test_each_thread_stems_with_its_own_stemmer():
         ("vcs dão almoço?", ["almoço"]),
         ("¿Ustedes tienen parking?", ["parking"]),
         ("Do you guys have parking?", ["parking"]),
+        # a weekday's "-feira" names nothing of its own; a market does
+        ("O que tem na quarta-feira?", ["quarta"]),
+        ("Onde é a feira?", ["feira"]),
     ],
 )
 def test_words_that_ask_for_a_kind_of_fact_name_nothing(question, named):
