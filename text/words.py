@@ -328,6 +328,7 @@ def naming_words(question: str) -> list[str]:
     ]
 
 
+# "segunda-feira", "segundas-feiras": the day is its first word
 _FEIRA_OF_A_DAY = re.compile(r"(?<=\w)-feiras?\b", re.I)
 
 
@@ -643,7 +644,7 @@ def weekdays_named(text: str, language: str | None) -> set[int]:
     days: set[int] = set()
     after: int | None = None  # the day a range may run from
     ranging = False
-    for token in _DAY_TOKEN.findall(_FEIRA.sub("", fold(text))):
+    for token in _DAY_TOKEN.findall(_FEIRA_OF_A_DAY.sub("", fold(text))):
         name = token if token in _WEEKDAYS else token.removesuffix("s")  # "sábados"
         if name in _WEEKDAYS and not (language == "es" and name in _ORDINALS):
             day = _WEEKDAYS[name]
@@ -677,7 +678,6 @@ def weekday_names(days: set[int]) -> tuple[str, ...]:
 
 
 _DAY_TOKEN = re.compile(r"\w+|[-–]")
-_FEIRA = re.compile(r"-feiras?\b")  # "segundas-feiras" is "segundas"
 # What runs one day to another: "lunes a viernes", "Monday to Friday", "segunda até sexta".
 _RUNS_TO = frozenset({"a", "al", "to", "ate", "through", "thru", "-", "–"})
 _WEEKDAYS = {
