@@ -659,6 +659,20 @@ def weekdays_named(text: str, language: str | None) -> set[int]:
     return days
 
 
+def weekdays_asked(question: str, language: str | None) -> set[int]:
+    """The days of the week ``question`` names (``weekdays_named``), not a Portuguese
+    ordinal before a noun: "a segunda melhor universidade", "na quarta edição" name no
+    day; "Tem aula na segunda?", "segunda de manhã", "segunda-feira" do."""
+    folded = fold(question)
+    return weekdays_named(_ORDINAL_BEFORE_A_NOUN.sub("", folded), language)
+
+
+_ORDINAL_BEFORE_A_NOUN = re.compile(
+    r"\b(?:segunda|terca|quarta|quinta|sexta)s?\s+"
+    r"(?!(?:e|ou|a|as|ate|de|da|do|pela|pelo|feira|feiras)\b)[^\W\d_]+"
+)
+
+
 def language_of_weekdays(text: str) -> str | None:
     """The language whose names of the days of the week ``text`` says, for a question too
     short to tell its own ("Abre no domingo?"): en, pt or es; "sábado" and "domingo", the

@@ -23,7 +23,7 @@ from knowledge.search.types import (
     SearchResponse,
     SearchResult,
     across_languages,
-    hours_of_days_asked,
+    weekdays_asked_in,
 )
 from licenses.principals import Principal
 from observability.metrics import SEARCH_SECONDS
@@ -71,7 +71,7 @@ def _search(
     # a question too short to tell its language by its days' names: "Abre no domingo?"
     language = detect_language(what_is_asked(query)) or language_of_weekdays(query)
     options = across_languages(options, model or "", language)
-    options = hours_of_days_asked(options, model or "", query, language)
+    options = weekdays_asked_in(options, model or "", query, language)
     response = SearchResponse(
         query=query, scope=principal.scope_label, model=model, options=options
     )

@@ -34,7 +34,7 @@ scored AS (
            d.license_id AS document_license_id,
            -- the floor of a passage, lower across English and Spanish or Portuguese from
            -- the question (types.ACROSS_ENGLISH_MARGIN), and lower still when it names a
-           -- day of the week whose hours the question asks (types.DAY_ASKED_MARGIN)
+           -- day of the week the question names (types.DAY_ASKED_MARGIN)
            CASE WHEN c.ts_config = ANY (%(configs_across)s::text[])
                 THEN %(min_score_across)s::float8 ELSE %(min_score)s::float8 END
                - CASE WHEN c.search_vector @@ t.days THEN %(day_margin)s::float8 ELSE 0 END

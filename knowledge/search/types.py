@@ -10,7 +10,7 @@ from django.conf import settings
 from django.utils.translation import gettext_noop
 
 from text.languages import ENGLISH, PORTUGUESE, SPANISH
-from text.words import asks_the_hours, weekday_names, weekdays_named
+from text.words import weekday_names, weekdays_asked
 from web.exceptions import ApplicationError
 
 STRATEGIES = ("weighted", "rrf", "average", "vector", "keyword")
@@ -34,13 +34,14 @@ FALLBACK_MIN_SCORE = 0.75  # seed 004 §3.4, for models without a calibration
 ACROSS_ENGLISH_MARGIN = {"e5-small@384": 0.02}
 # The passages' languages across English from a question's.
 ACROSS_ENGLISH = {ENGLISH: (SPANISH, PORTUGUESE), SPANISH: (ENGLISH,), PORTUGUESE: (ENGLISH,)}
-# A question asking the hours of a day of the week ("¿A qué hora cierran el sábado?") over a
-# passage naming that day in any language ("Day: Saturday · Opens: 10:00 · Closes: 16:00")
-# lets it through this much under its floor: the day said is the question's one named
-# thing, yet across languages the similarity fell under the floor (an English library's
-# hours 0.792 for that question, a dentist's 0.790 for "¿A qué hora cierran el viernes?", a
-# Portuguese bakery's 0.796 for "Are you open on Sunday?"; passages naming no day scored
-# up to 0.79 and stay out). Not for a model not measured.
+# A question naming a day of the week ("¿A qué hora cierran el sábado?", "¿Qué hay el
+# martes?") over a passage naming that day in any language ("Day: Saturday · Opens: 10:00
+# · Closes: 16:00") lets it through this much under its floor: the day said is often the
+# question's one named thing, yet across languages the similarity fell under the floor
+# (an English library's hours 0.792 for that question, a dentist's 0.790 for "¿A qué hora
+# cierran el viernes?", a Portuguese bakery's 0.796 for "Are you open on Sunday?", an
+# English club's weekly grid 0.790 for "¿Qué hay el martes?"; passages naming no day
+# scored up to 0.797 and stay out). Not for a model not measured.
 DAY_ASKED_MARGIN = {"e5-small@384": 0.03}
 
 
@@ -60,9 +61,9 @@ class SearchOptions:
     # by a caller.
     min_score_across: float | None = None
     languages_across: tuple[str, ...] = ()
-    # The names, in the three languages, of the days of the week whose hours the question
-    # asks, and how far under its floor a passage naming one passes (DAY_ASKED_MARGIN). Set
-    # by the search (hours_of_days_asked), never by a caller.
+    # The names, in the three languages, of the days of the week the question names, and
+    # how far under its floor a passage naming one passes (DAY_ASKED_MARGIN). Set by the
+    # search (weekdays_asked_in), never by a caller.
     days_asked: tuple[str, ...] = ()
     day_margin: float = 0.0
 
@@ -106,13 +107,13 @@ def default_min_score(model: str) -> float:
     return DEFAULT_MIN_SCORE.get(model, FALLBACK_MIN_SCORE)
 
 
-def hours_of_days_asked(
+def weekdays_asked_in(
     options: SearchOptions, model: str, query: str, question_language: str | None
 ) -> SearchOptions:
-    """``options`` with the days of the week whose hours ``query`` asks, each by its names
-    in the three languages, and their margin (none for a model not measured)."""
+    """``options`` with the days of the week ``query`` names, each by its names in the
+    three languages, and their margin (none for a model not measured)."""
     margin = DAY_ASKED_MARGIN.get(model, 0.0)
-    days = weekdays_named(query, question_language) if margin and asks_the_hours(query) else set()
+    days = weekdays_asked(query, question_language) if margin else set()
     if not days:
         return replace(options, days_asked=(), day_margin=0.0)
     return replace(options, days_asked=weekday_names(days), day_margin=margin)

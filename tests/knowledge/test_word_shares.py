@@ -2031,6 +2031,24 @@ def test_a_day_alone_following_up_a_day_s_hours_asks_them_again_in_any_language(
             ],
         ),
         (
+            "oakfield-club.html",
+            "¿Qué hay el martes?",
+            [
+                "«Time: 3:30pm · Tuesday: Art»",
+                "«Time: 4:30pm · Tuesday: Cooking»",
+                "«Time: 5:15pm · Tuesday: Board games»",
+            ],
+        ),
+        (
+            "piscina-acacias.md",
+            "What's on Monday?",
+            [
+                "«Hora: 9:00 · Lunes: Aquagym»",
+                "«Hora: 17:30 · Lunes: Natación infantil»",
+                "«Hora: 19:00 · Lunes: Natación adultos»",
+            ],
+        ),
+        (
             "movimento-grade.odt",
             "Tem aula na sexta-feira?",
             [
@@ -2043,8 +2061,11 @@ def test_a_day_alone_following_up_a_day_s_hours_asks_them_again_in_any_language(
 )
 def test_a_timetable_s_day_column_is_named_in_any_language(file, asked, column):
     """ "O que tem na quarta-feira?" over an English club's grid quoted three rows whole:
-    "quarta" is not "Wednesday" to words. "Tem aula na sexta-feira?" over a Portuguese one
-    did too ("feira" named no column), and noted that nothing quoted says "feira"."""
+    "quarta" is not "Wednesday" to words; "¿Qué hay el martes?" and "What's on Monday?"
+    over a Spanish pool's were "no information" (under the floor across English:
+    knowledge.search.types.DAY_ASKED_MARGIN). "Tem aula na sexta-feira?" over a
+    Portuguese grid quoted three rows whole too ("feira" named no column), and noted that
+    nothing quoted says "feira"."""
     answer = answered_after(holding(file), [asked])
     assert without_sources(quotes_of(answer)) == column
     assert "feira" not in answer

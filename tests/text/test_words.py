@@ -34,6 +34,7 @@ from text.words import (
     refers_back,
     says_opening_or_closing,
     stem,
+    weekdays_asked,
     weekdays_named,
     without_courtesy,
     without_words,
@@ -507,6 +508,22 @@ def test_the_weekdays_a_text_names_are_the_same_in_every_language(text, language
 )
 def test_a_short_question_s_language_is_told_by_its_days_names(question, language):
     assert language_of_weekdays(question) == language
+
+
+@pytest.mark.parametrize(
+    ("question", "days"),
+    [
+        ("Tem aula na segunda?", {0}),
+        ("Abre segunda de manhã?", {0}),
+        ("Abre terça e quarta?", {1, 2}),
+        ("De segunda a sexta?", {0, 1, 2, 3, 4}),
+        # an ordinal before a noun
+        ("Qual a segunda melhor universidade?", set()),
+        ("O que mudou na quarta edição?", set()),
+    ],
+)
+def test_a_portuguese_ordinal_before_a_noun_asks_no_day(question, days):
+    assert weekdays_asked(question, "pt") == days
 
 
 @pytest.mark.parametrize(
