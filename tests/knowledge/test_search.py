@@ -799,6 +799,12 @@ def test_a_passage_naming_the_day_asked_has_a_lower_floor():
 
     hours = "¿A qué hora cierran el sábado?"
     assert search(principal, hours).options.days_asked == ("sabado", "saturday")
+    said = StringIO()
+    call_command("search", hours, stdout=said)
+    assert (
+        "0.82 threshold, 0.8 for English passages, 0.03 lower for passages naming sabado or "
+        "saturday)" in said.getvalue()
+    )
     assert passes_under(principal, hours, "hours.txt", 0.04)
     assert not passes_under(principal, hours, "hours.txt", 0.06)
     assert not passes_under(principal, hours, "loans.txt", 0.03)

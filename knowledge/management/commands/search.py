@@ -87,6 +87,9 @@ class Command(BaseCommand):
                 LANGUAGE_NAMES[code].split(" (")[0] for code in options.languages_across
             )
             threshold += f", {options.min_score_across} for {languages} passages"
+        if options.days_asked:
+            days = " or ".join(options.days_asked)
+            threshold += f", {options.day_margin} lower for passages naming {days}"
         self.stdout.write(
             f"{len(response.results)} result(s) in {response.scope} scope, {options.strategy}, "
             f"{response.latency_ms:.0f} ms ({response.cut_by_threshold} of {response.candidates} "
