@@ -156,6 +156,11 @@ def _sentence_language(sentence: str) -> str:
     return detect_language(sentence) or "other"
 
 
+def _languages_of(prompt: Prompt) -> dict[int, str | None]:
+    """Each passage's language, by its source's number (``_language_of``)."""
+    return {source.number: _language_of(source) for source in prompt.sources}
+
+
 def _language_of(source: Source) -> str | None:
     """The passage's language (None when unsure), read once per passage for the several
     rules that judge passages in the question's language only. A short one is read with
@@ -465,7 +470,7 @@ class ExtractiveLLM:
             days = _times_named(prompt)
             weekdays = weekdays_named(prompt.question, prompt.language)
             said = _words_besides_weekdays(prompt) if days else set()
-            language_of = {source.number: _language_of(source) for source in prompt.sources}
+            language_of = _languages_of(prompt)
             candidates = [
                 c
                 for c in candidates
@@ -950,7 +955,7 @@ def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> li
     named = named_before(prompt.asked, named_now)
     if not _asks_of_a_row_named_before(prompt.question, named_now, named, passages):
         return candidates
-    language_of = {source.number: _language_of(source) for source in prompt.sources}
+    language_of = _languages_of(prompt)
 
     def names_it(row: _Candidate) -> bool:
         return _row_says(row.sentence, named, language_of[row.number])
@@ -1313,7 +1318,7 @@ def _rows_lacking_what_is_asked(candidates: list[_Candidate], prompt: Prompt) ->
     if _NEGATION.isdisjoint(_WORD.findall(fold(prompt.question))):
         return candidates
     named = naming_words(prompt.question)
-    language_of = {source.number: _language_of(source) for source in prompt.sources}
+    language_of = _languages_of(prompt)
     lacking = [
         c
         for c in candidates
@@ -1333,7 +1338,7 @@ def _rows_on_the_day_asked(candidates: list[_Candidate], prompt: Prompt) -> list
     # a row naming what is asked stays: "¿A qué hora es pilates el jueves?" is answered
     # by pilates' Mondays and Fridays
     named = [w for w in naming_words(prompt.question) if not names_a_time(w)]
-    language_of = {source.number: _language_of(source) for source in prompt.sources}
+    language_of = _languages_of(prompt)
     kept = [
         c
         for c in candidates

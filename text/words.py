@@ -645,7 +645,7 @@ def weekdays_named(text: str, language: str | None) -> set[int]:
     after: int | None = None  # the day a range may run from
     ranging = False
     for token in _DAY_TOKEN.findall(_FEIRA_OF_A_DAY.sub("", fold(text))):
-        name = token if token in _WEEKDAYS else token.removesuffix("s")  # "sábados"
+        name = _weekday_name(token)
         if name in _WEEKDAYS and not (language == "es" and name in _ORDINALS):
             day = _WEEKDAYS[name]
             if ranging and after is not None:
@@ -677,13 +677,17 @@ def language_of_weekdays(text: str) -> str | None:
     """The language whose names of the days of the week ``text`` says, for a question too
     short to tell its own ("Abre no domingo?"): en, pt or es; "sábado" and "domingo", the
     same in Spanish and Portuguese, read as Spanish (across English the two are one)."""
-    words = _WORD.findall(fold(text))
-    names = {w if w in _WEEKDAYS else w.removesuffix("s") for w in words} & _WEEKDAYS.keys()
+    names = {_weekday_name(word) for word in _WORD.findall(fold(text))} & _WEEKDAYS.keys()
     if not names:
         return None
     if names & _ENGLISH_WEEKDAYS:
         return "en"
     return "pt" if names & _PORTUGUESE_WEEKDAYS or "feira" in fold(text) else "es"
+
+
+def _weekday_name(word: str) -> str:
+    """A folded word as a day's name is written singular: "sabados" is "sabado"."""
+    return word if word in _WEEKDAYS else word.removesuffix("s")
 
 
 def weekday_names(days: set[int]) -> tuple[str, ...]:
