@@ -753,10 +753,31 @@ def _asks_the_hours_alone(prompt: Prompt) -> bool:
     """The question asks when something opens or closes, or its hours, and names nothing
     but the document and a time ("¿A qué hora abrís?", "Que horas abre o restaurante?",
     "Abre domingo?": over a vet's FAQ saying no Sunday, it was read as a follow-up of the
-    consultation's price before it and quoted the price again)."""
-    return asks_the_hours(prompt.question) and _names_only_the_document(
-        prompt, besides=_times_named(prompt)
+    consultation's price before it and quoted the price again). A time alone following
+    the hours asked is that question again ("¿Y el domingo?" after Tuesday's hours quoted
+    the library's address after its Sunday row)."""
+    if asks_the_hours(prompt.question):
+        return _names_only_the_document(prompt, besides=_times_named(prompt))
+    before = _hours_asked_before_a_time(prompt)
+    return bool(before) and _names_only_the_document(
+        prompt, besides=_times_named(prompt), question=before
     )
+
+
+def _hours_asked_before_a_time(prompt: Prompt) -> str:
+    """The question asking the hours that a time alone ("¿Y el domingo?", "E no sábado?")
+    follows, directly or after other times alone ("¿Y el domingo?", then "¿Y los
+    sábados?"); "" when it follows none. Not a day asked of something named before: "Em
+    que dia?" after "Vocês atendem coelho?" asks the rabbits' day."""
+    if not asks_again_of_a_time(prompt.question):
+        return ""
+    asked_before = [m["text"] for m in prompt.messages[:-1] if m["role"] == "user"]
+    for question in reversed(asked_before):
+        if asks_the_hours(question):
+            return question
+        if not asks_again_of_a_time(question):
+            return ""
+    return ""
 
 
 def _words_besides_weekdays(prompt: Prompt) -> set[str]:
@@ -768,8 +789,12 @@ def _words_besides_weekdays(prompt: Prompt) -> set[str]:
 
 def _times_named(prompt: Prompt) -> set[str]:
     """The days, months and times of day the question names ("domingo"), as compared."""
-    named = [word for word in naming_words(prompt.question) if names_a_time(word)]
-    return content_words(" ".join(named), prompt.language)
+    return _times_named_in(prompt.question, prompt.language)
+
+
+def _times_named_in(question: str, language: str) -> set[str]:
+    named = [word for word in naming_words(question) if names_a_time(word)]
+    return content_words(" ".join(named), language)
 
 
 def _asks_where_it_is_alone(prompt: Prompt) -> bool:
@@ -817,13 +842,17 @@ def _asks_a_price_alone(prompt: Prompt) -> bool:
     )
 
 
-def _names_only_the_document(prompt: Prompt, besides: set[str] | None = None) -> bool:
-    """What the question names, but ``besides``, is nothing, or only in its best passage's
-    document title: "Que horas abre o restaurante?" over "Restaurante Mar Azul — Perguntas
-    frequentes" names nothing inside it (and quoted "Às segundas-feiras o restaurante fica
-    fechado", the one sentence saying "restaurante", before the hours)."""
-    named = content_words(" ".join(naming_words(prompt.question)), prompt.language)
-    named -= besides or set()
+def _names_only_the_document(
+    prompt: Prompt, besides: set[str] | None = None, question: str = ""
+) -> bool:
+    """What the question names (and the ``question`` it follows), but ``besides``, is
+    nothing, or only in its best passage's document title: "Que horas abre o restaurante?"
+    over "Restaurante Mar Azul — Perguntas frequentes" names nothing inside it (and quoted
+    "Às segundas-feiras o restaurante fica fechado", the one sentence saying "restaurante",
+    before the hours)."""
+    asked = f"{question} {prompt.question}"
+    named = content_words(" ".join(naming_words(asked)), prompt.language)
+    named -= (besides or set()) | _times_named_in(question, prompt.language)
     if not named:
         return True
     title = _document_title(prompt.sources[0]) if prompt.sources else ""

@@ -1999,6 +1999,11 @@ def test_a_day_s_hours_are_asked_in_any_language(file, asked, quoted):
             "«Day: Sunday · Opens: Closed · Closes: Closed»",
         ),
         (
+            "millbrook-library.docx",
+            ["¿A qué hora abren el martes?", "¿Y el domingo?", "¿Y los sábados?"],
+            "«Day: Saturday · Opens: 10:00 · Closes: 16:00»",
+        ),
+        (
             "riverside-dental.md",
             ["¿A qué hora cierran el viernes?", "¿Y el sábado?"],
             "«We are open Monday to Thursday 8 am to 6 pm, Friday 8 am to 4 pm, and the first "
@@ -2012,9 +2017,22 @@ def test_a_day_alone_following_up_a_day_s_hours_asks_them_again_in_any_language(
     """ "¿Y el domingo?" after Tuesday's hours over an English library was "no
     information": searched alone it found nothing, and after the question before, no page
     holds its words ("hora", "abren", "domingo"). A time alone that found nothing asks the
-    question before again of it."""
+    question before again of it. Then it quoted the library's address after the Sunday
+    row, and "¿Y los sábados?" next "Entry is free…": a time alone after the hours asked
+    (or after other times alone following them) asks only the hours."""
     answer = answered_after(holding(file), conversation)
-    assert without_sources(quotes_of(answer))[0] == quoted
+    assert without_sources(quotes_of(answer)) == [quoted]
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_a_day_asked_of_what_was_named_before_is_not_the_hours():
+    """ "Em que dia?" after "Vocês atendem coelho?" asks the rabbits' day, not the
+    clinic's hours, though "atendem" asks when it serves."""
+    answer = answered_after(holding("bicho-feliz.html"), ["Vocês atendem coelho?", "Em que dia?"])
+    assert without_sources(quotes_of(answer))[0] == (
+        "«Atendem animais silvestres ou exóticos? - Atendemos coelhos, hamsters e aves, às "
+        "quartas-feiras, com a Dra. Helena. Não atendemos répteis.»"
+    )
 
 
 @pytest.mark.usefixtures("local_model_statements")
