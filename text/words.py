@@ -695,29 +695,44 @@ def weekday_names(days: set[int]) -> tuple[str, ...]:
     return tuple(name for name, day in _WEEKDAYS.items() if day in days)
 
 
+def weekday_spans(days: set[int]) -> tuple[str, ...]:
+    """How a passage may say the days without naming them, folded, in websearch syntax: a
+    day before each with a day after it, in one language ({1}, Tuesday: "lunes viernes",
+    "segunda sexta", "monday friday"…: "de lunes a viernes", "Monday to Friday"), every
+    day ("daily", "todos os dias"), and for Monday to Friday the working days ("weekdays",
+    "every school day", "dias úteis")."""
+    pairs = (
+        f"{week[before]} {week[after]}"
+        for day in sorted(days)
+        for week in _WEEKS
+        for before in range(day)
+        for after in range(day + 1, len(week))
+    )
+    working_days = _WORKING_DAYS if days & set(range(5)) else ()
+    return tuple(dict.fromkeys([*pairs, *_EVERY_DAY, *working_days]))
+
+
 _DAY_TOKEN = re.compile(r"\w+|[-–]")
 # What runs one day to another: "lunes a viernes", "Monday to Friday", "segunda até sexta".
 _RUNS_TO = frozenset({"a", "al", "to", "ate", "through", "thru", "-", "–"})
-_WEEKDAYS = {
-    name: day
-    for day, names in enumerate(
-        (
-            ("lunes", "segunda", "monday"),
-            ("martes", "terca", "tuesday"),
-            ("miercoles", "quarta", "wednesday"),
-            ("jueves", "quinta", "thursday"),
-            ("viernes", "sexta", "friday"),
-            ("sabado", "saturday"),
-            ("domingo", "sunday"),
-        )
-    )
-    for name in names
-}
-_ORDINALS = frozenset({"segunda", "quinta", "sexta"})
-_ENGLISH_WEEKDAYS = frozenset(
-    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+# Each language's week, Monday first, folded.
+_WEEKS = (
+    ("lunes", "martes", "miercoles", "jueves", "viernes", "sabado", "domingo"),
+    ("segunda", "terca", "quarta", "quinta", "sexta", "sabado", "domingo"),
+    ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
 )
-_PORTUGUESE_WEEKDAYS = frozenset({"segunda", "terca", "quarta", "quinta", "sexta"})
+_WEEKDAYS = {name: day for week in _WEEKS for day, name in enumerate(week)}
+_ORDINALS = frozenset({"segunda", "quinta", "sexta"})
+_EVERY_DAY = (
+    "daily", '"every day"', "everyday", "diario", "diariamente", '"todos los dias"',
+    '"todos os dias"',
+)  # fmt: skip
+_WORKING_DAYS = (
+    "weekdays", "weekday", '"school day"', '"school days"', "laborables", '"entre semana"',
+    '"dias uteis"', '"dia util"', '"dias laborais"',
+)  # fmt: skip
+_ENGLISH_WEEKDAYS = frozenset(_WEEKS[2])
+_PORTUGUESE_WEEKDAYS = frozenset(_WEEKS[1][:5])
 
 
 def without_words(text: str, words: set[str]) -> str:

@@ -69,8 +69,9 @@ terms AS (
             || websearch_to_tsquery('pb_english', %(held)s)
             || websearch_to_tsquery('pb_simple', %(held)s)
             AS strict,
-        -- a day of the week the question names, in any language ("sabado or saturday";
-        -- types.DAY_ASKED_MARGIN): none when it names no day
+        -- a day of the week the question names, in any language, or how a passage says
+        -- it otherwise ("martes or … or lunes viernes or daily"; types.DAY_ASKED_MARGIN):
+        -- none when it names no day
         CASE WHEN %(days_asked)s <> '' THEN
             websearch_to_tsquery('pb_spanish', %(days_asked)s)
             || websearch_to_tsquery('pb_portuguese', %(days_asked)s)

@@ -133,7 +133,7 @@ def hybrid_params(
             options.min_score if options.min_score_across is None else options.min_score_across
         ),
         "configs_across": _text_array(TS_CONFIG[code] for code in options.languages_across),
-        "days_asked": " or ".join(options.days_asked),
+        "days_asked": " or ".join(options.days_asked + options.day_spans),
         "day_margin": options.day_margin,
         "vector_weight": options.vector_weight if custom_weight else tuning.vector_weight,
         "sentence_weight": tuning.effective_sentence_weight,

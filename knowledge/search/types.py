@@ -10,7 +10,7 @@ from django.conf import settings
 from django.utils.translation import gettext_noop
 
 from text.languages import ENGLISH, PORTUGUESE, SPANISH
-from text.words import weekday_names, weekdays_asked
+from text.words import weekday_names, weekday_spans, weekdays_asked
 from web.exceptions import ApplicationError
 
 STRATEGIES = ("weighted", "rrf", "average", "vector", "keyword")
@@ -62,9 +62,11 @@ class SearchOptions:
     min_score_across: float | None = None
     languages_across: tuple[str, ...] = ()
     # The names, in the three languages, of the days of the week the question names, and
-    # how far under its floor a passage naming one passes (DAY_ASKED_MARGIN). Set by the
-    # search (weekdays_asked_in), never by a caller.
+    # how far under its floor a passage naming one passes (DAY_ASKED_MARGIN), or saying it
+    # otherwise (text.words.weekday_spans: "de lunes a viernes" says Tuesday, "daily"
+    # every day). Set by the search (weekdays_asked_in), never by a caller.
     days_asked: tuple[str, ...] = ()
+    day_spans: tuple[str, ...] = ()
     day_margin: float = 0.0
 
     def resolved(self, model: str) -> SearchOptions:
@@ -115,8 +117,13 @@ def weekdays_asked_in(
     margin = DAY_ASKED_MARGIN.get(model, 0.0)
     days = weekdays_asked(query, question_language) if margin else set()
     if not days:
-        return replace(options, days_asked=(), day_margin=0.0)
-    return replace(options, days_asked=weekday_names(days), day_margin=margin)
+        return replace(options, days_asked=(), day_spans=(), day_margin=0.0)
+    return replace(
+        options,
+        days_asked=weekday_names(days),
+        day_spans=weekday_spans(days),
+        day_margin=margin,
+    )
 
 
 def across_languages(

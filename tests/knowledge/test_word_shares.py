@@ -1991,6 +1991,42 @@ def test_a_day_s_hours_are_asked_in_any_language(file, asked, quoted):
 
 @pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize(
+    ("file", "asked", "quoted"),
+    [
+        (
+            "oakfield-club.html",
+            "What time does the club close on Friday?",
+            "«The club runs every school day from 3:15pm to 6pm in the school hall.»",
+        ),
+        (
+            "oakfield-club.html",
+            "¿A qué hora cierra el club el viernes?",
+            "«The club runs every school day from 3:15pm to 6pm in the school hall.»",
+        ),
+        (
+            "lingua-viva.md",
+            "What time does the office open on Tuesday?",
+            "«La secretaría abre de lunes a viernes de 9:00 a 21:00.»",
+        ),
+        (
+            "padaria-contato.html",
+            "What time do you open on Wednesday?",
+            "«Horário: Segunda a sábado: 6h às 21h, Domingos e feriados: 7h às 13h»",
+        ),
+    ],
+)
+def test_a_day_s_hours_said_by_a_range_or_every_day_are_asked_in_any_language(file, asked, quoted):
+    """ "What time does the club close on Friday?" quoted the timetable's "Friday: Film
+    club" rows: the club's hours, "every school day", name no day and fell under the floor;
+    "What time does the office open on Tuesday?" over a Spanish school's "de lunes a
+    viernes", and "What time do you open on Wednesday?" over a Portuguese bakery's
+    "Segunda a sábado", were "no information" (under the floor across English). A range
+    holding the day, every day or the working days say it (text.words.weekday_spans)."""
+    assert quoted_over((file,), asked)[0] == quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
     ("file", "conversation", "quoted"),
     [
         (

@@ -34,6 +34,7 @@ from text.words import (
     refers_back,
     says_opening_or_closing,
     stem,
+    weekday_spans,
     weekdays_asked,
     weekdays_named,
     without_courtesy,
@@ -524,6 +525,19 @@ def test_a_short_question_s_language_is_told_by_its_days_names(question, languag
 )
 def test_a_portuguese_ordinal_before_a_noun_asks_no_day(question, days):
     assert weekdays_asked(question, "pt") == days
+
+
+def test_a_day_is_said_by_a_range_holding_it_every_day_or_the_working_days():
+    tuesday = weekday_spans({1})
+    assert {"lunes viernes", "segunda sexta", "monday friday", "monday sunday"} <= set(tuesday)
+    assert not {"martes viernes", "lunes martes", "monday tuesday"} & set(tuesday)
+    assert {"daily", '"todos os dias"', "weekdays", '"dias uteis"'} <= set(tuesday)
+    # no day before Monday, nor after Sunday; Sunday is no working day
+    saturday, sunday = weekday_spans({5}), weekday_spans({6})
+    assert "lunes domingo" in saturday and "weekdays" not in saturday
+    assert not [span for span in sunday if " " in span and '"' not in span]
+    assert "daily" in sunday and "laborables" not in sunday
+    assert not [span for span in weekday_spans({0}) if span.startswith(("lunes ", "monday "))]
 
 
 @pytest.mark.parametrize(

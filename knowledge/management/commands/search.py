@@ -90,6 +90,8 @@ class Command(BaseCommand):
         if options.days_asked:
             days = " or ".join(options.days_asked)
             threshold += f", {options.day_margin} lower for passages naming {days}"
+            if options.day_spans:
+                threshold += ", a range of days holding it or every day"
         self.stdout.write(
             f"{len(response.results)} result(s) in {response.scope} scope, {options.strategy}, "
             f"{response.latency_ms:.0f} ms ({response.cut_by_threshold} of {response.candidates} "
