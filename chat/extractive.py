@@ -781,9 +781,12 @@ def _hours_asked_before_a_time(prompt: Prompt) -> str:
 
 
 def _words_besides_weekdays(prompt: Prompt) -> set[str]:
+    """The words the question says but its days of the week and its document's title: "Que
+    horas fecha o clube na sexta?" is not answered by "Club manager: Mrs Helen Shaw"."""
     weekdays = [w for w in _WORD.findall(prompt.question) if weekdays_named(w, prompt.language)]
+    title = _document_title(prompt.sources[0]) if prompt.sources else ""
     return content_words(prompt.question, prompt.language) - content_words(
-        " ".join(weekdays), prompt.language
+        " ".join([*weekdays, title]), prompt.language
     )
 
 

@@ -2026,6 +2026,15 @@ def test_a_day_s_hours_said_by_a_range_or_every_day_are_asked_in_any_language(fi
 
 
 @pytest.mark.usefixtures("local_model_statements")
+def test_the_hours_of_a_day_are_not_a_sentence_naming_the_document():
+    """ "Que horas fecha o clube na sexta?" quoted "Club manager: Mrs Helen Shaw" after the
+    club's hours: it says "club", a word of the question, but the document's own name."""
+    assert quoted_over(("oakfield-club.html",), "Que horas fecha o clube na sexta?") == [
+        "«The club runs every school day from 3:15pm to 6pm in the school hall.»"
+    ]
+
+
+@pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize(
     ("file", "conversation", "quoted"),
     [
