@@ -1105,9 +1105,12 @@ def _column_asked_of(
     asked = {stem(word, language) for word in named}
     spelt = [_units_spelt_out(column) for column in columns]
     about = content_words(" ".join((*spelt, rows[0].heading, rows[0].title)), language)
-    # a day is its column in any language: "¿Qué hay el martes?" over "Tuesday"
+    # a day is its column in any language: "¿Qué hay el martes?" over "Tuesday", and what
+    # a timetable holds is asked in any language: "¿Qué actividades hay el jueves?" over
+    # "Weekly activities"
     days = _days_naming_columns(columns[1:], named, prompt.language)
-    if len(rows) < 2 or not asked <= about | {stem(word, language) for word in days}:
+    held = [word for word in named if fold(word) in _WHAT_IS_ON] if days else []
+    if len(rows) < 2 or not asked <= about | {stem(word, language) for word in [*days, *held]}:
         return []
     as_named = dict(zip(spelt[1:], columns[1:], strict=True))
     figures = set(_WRITTEN_FIGURE.findall(prompt.question))
@@ -1124,6 +1127,15 @@ def _column_asked_of(
     if asked and asked <= rows_kind and _ASKS_WHICH.match(fold(prompt.question)):
         return columns[:1]
     return []
+
+
+# What a timetable holds, in the three languages.
+_WHAT_IS_ON = frozenset({
+    "actividad", "actividades", "clase", "clases", "sesion", "sesiones", "curso", "cursos",
+    "atividade", "atividades", "aula", "aulas", "sessao", "sessoes",
+    "activity", "activities", "class", "classes", "lesson", "lessons", "session", "sessions",
+    "course", "courses",
+})  # fmt: skip
 
 
 def _days_naming_columns(columns: list[str], named: list[str], language: str) -> dict[str, str]:

@@ -2120,6 +2120,25 @@ def test_a_day_asked_of_what_was_named_before_is_not_the_hours():
                 "«Horário: 18:30 · Sexta: Zumba»",
             ],
         ),
+        (
+            "oakfield-club.html",
+            "¿Qué actividades hay el jueves?",
+            [
+                "«Time: 3:30pm · Thursday: Drama»",
+                "«Time: 4:30pm · Thursday: Lego robotics»",
+                "«Time: 5:15pm · Thursday: Board games»",
+            ],
+        ),
+        (
+            "movimento-grade.odt",
+            "What classes are on Monday?",
+            [
+                "«Horário: 07:00 · Segunda: Spinning»",
+                "«Horário: 12:15 · Segunda: Funcional»",
+                "«Horário: 18:30 · Segunda: Zumba»",
+                "«Horário: 20:00 · Segunda: Yoga»",
+            ],
+        ),
     ],
 )
 def test_a_timetable_s_day_column_is_named_in_any_language(file, asked, column):
@@ -2128,7 +2147,9 @@ def test_a_timetable_s_day_column_is_named_in_any_language(file, asked, column):
     over a Spanish pool's were "no information" (under the floor across English:
     knowledge.search.types.DAY_ASKED_MARGIN). "Tem aula na sexta-feira?" over a
     Portuguese grid quoted three rows whole too ("feira" named no column), and noted that
-    nothing quoted says "feira"."""
+    nothing quoted says "feira". "¿Qué actividades hay el jueves?" over "Weekly
+    activities" and "What classes are on Monday?" over "Grade de aulas" quoted rows whole:
+    what a timetable holds is asked in any language."""
     answer = answered_after(holding(file), [asked])
     assert without_sources(quotes_of(answer)) == column
     assert "feira" not in answer
