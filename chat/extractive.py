@@ -479,6 +479,10 @@ class ExtractiveLLM:
                 or weekdays & weekdays_named(c.sentence, language_of[c.number])
             ] or candidates
             candidates = _without_rows_of_another_timetable(candidates)
+            if weekdays:
+                candidates = _saying_the_hours_of_the_day(candidates, prompt, weekdays)
+                if not candidates:
+                    return []
         candidates = _timed_of_what_came_before(candidates, prompt)
         candidates = _of_the_row_named_before(candidates, prompt)
         candidates = _rows_lacking_what_is_asked(candidates, prompt)
@@ -758,9 +762,11 @@ def _asks_the_hours_alone(prompt: Prompt) -> bool:
     the library's address after its Sunday row)."""
     if asks_the_hours(prompt.question):
         return _names_only_the_document(prompt, besides=_times_named(prompt))
+    # as searched too: "E domingo?" after "Posso fazer obra no sábado?" and "Até que horas?"
+    # asks the works' hours
     before = _hours_asked_before_a_time(prompt)
     return bool(before) and _names_only_the_document(
-        prompt, besides=_times_named(prompt), question=before
+        prompt, besides=_times_named(prompt), question=f"{before} {prompt.asked}"
     )
 
 
@@ -821,6 +827,27 @@ def _without_rows_of_another_timetable(candidates: list[_Candidate]) -> list[_Ca
     if all(map(other, candidates)):
         return candidates
     return [c for c in candidates if not other(c)]
+
+
+def _saying_the_hours_of_the_day(
+    candidates: list[_Candidate], prompt: Prompt, asked: set[int]
+) -> list[_Candidate]:
+    """The hours of a day asked are not other days' classes ("A piscina abre no domingo?"
+    quoted a weekday grid's "Lunes: Aquagym" rows), nor when to call ("Is the club open on
+    Saturday?" quoted "Phone: … (from 2pm)"). A sentence saying an opening or a closing
+    answers, whatever days it names ("open Monday to Thursday" says not Sunday), as does
+    one naming the day, or naming no day and no contact; none is "no information"."""
+    language_of = _languages_of(prompt)
+
+    def answers(candidate: _Candidate) -> bool:
+        if says_opening_or_closing(candidate.sentence):
+            return True
+        if _CONTACT.search(candidate.sentence):
+            return False
+        days = weekdays_named(candidate.sentence, language_of[candidate.number])
+        return not days or bool(days & asked)
+
+    return [c for c in candidates if answers(c)]
 
 
 def _asks_which_the_document_lists(prompt: Prompt) -> bool:

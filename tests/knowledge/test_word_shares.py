@@ -2026,6 +2026,49 @@ def test_a_day_s_hours_said_by_a_range_or_every_day_are_asked_in_any_language(fi
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("file", "asked", "language"),
+    [
+        ("oakfield-club.html", "Is the club open on Saturday?", "en"),
+        ("piscina-acacias.md", "A piscina abre no domingo?", "es"),  # too short to tell
+        ("piscina-acacias.md", "Vocês abrem no domingo?", "pt"),
+    ],
+)
+def test_a_day_s_hours_no_page_says_are_no_information(file, asked, language):
+    """ "Is the club open on Saturday?" quoted when to call the club manager ("Phone: …
+    (from 2pm)"), and "A piscina abre no domingo?" a weekday grid's three rows of classes:
+    neither says an opening, nor names the day."""
+    assert answered_after(holding(file), [asked]) == NO_INFORMATION[language]
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("file", "conversation", "quoted"),
+    [
+        # a sentence saying the opening answers, whatever days it names
+        (
+            "riverside-dental.md",
+            ["Are you open on Sunday?"],
+            "«We are open Monday to Thursday 8 am to 6 pm, Friday 8 am to 4 pm, and the first "
+            "Saturday of each month 9 am to 1 pm.»",
+        ),
+        # a day after the hours of something named before asks that thing's hours
+        (
+            "jardim-regras.pptx",
+            ["Posso fazer obra no sábado?", "Até que horas?", "E domingo?"],
+            "«Domingos e feriados não.»",
+        ),
+    ],
+)
+def test_a_day_s_hours_are_said_by_an_opening_on_other_days_or_what_was_named(
+    file, conversation, quoted
+):
+    answer = answered_after(holding(file), conversation)
+    assert without_sources(quotes_of(answer))[0] == quoted
+    assert "piscina" not in answer  # "A piscina funciona de terça a domingo" is no works'
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_the_hours_of_a_day_are_not_a_sentence_naming_the_document():
     """ "Que horas fecha o clube na sexta?" quoted "Club manager: Mrs Helen Shaw" after the
     club's hours: it says "club", a word of the question, but the document's own name."""
