@@ -723,12 +723,11 @@ _WEEKS = (
 )
 _WEEKDAYS = {name: day for week in _WEEKS for day, name in enumerate(week)}
 _ORDINALS = frozenset({"segunda", "quinta", "sexta"})
-_EVERY_DAY = (
-    "daily", '"every day"', "everyday", "diario", "diariamente", '"todos los dias"',
-    '"todos os dias"',
-)  # fmt: skip
+# Not "todos los días" nor "entre semana": each config drops its stopwords, and the
+# Spanish one would read them "días" and "semana", said of anything.
+_EVERY_DAY = ("daily", '"every day"', "everyday", "diario", "diariamente")
 _WORKING_DAYS = (
-    "weekdays", "weekday", '"school day"', '"school days"', "laborables", '"entre semana"',
+    "weekdays", "weekday", '"school day"', '"school days"', '"dias laborables"',
     '"dias uteis"', '"dia util"', '"dias laborais"',
 )  # fmt: skip
 _ENGLISH_WEEKDAYS = frozenset(_WEEKS[2])

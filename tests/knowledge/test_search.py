@@ -23,6 +23,7 @@ from knowledge.searching import knowledge_search
 from knowledge.selectors import search_metrics
 from licenses.principals import principal_for_admin, principal_for_license
 from tests.factories import make_document, make_license
+from text.words import weekday_spans
 from web.exceptions import ApplicationError
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
@@ -850,6 +851,18 @@ def test_a_passage_saying_the_day_asked_otherwise_has_a_lower_floor():
     assert passes_under(principal, friday, "club.txt", 0.02)
     assert not passes_under(principal, friday, "club.txt", 0.04)
     assert not passes_under(principal, "Is the club open on Saturday?", "club.txt", 0.02)
+
+
+def test_no_day_span_is_read_as_a_word_said_of_anything():
+    """Each text search config drops its stopwords: "todos los días" read by the Spanish
+    one is "días", and "entre semana" "semana", said of anything. Every word of each of
+    text.words.weekday_spans is kept by every config."""
+    with connection.cursor() as cursor:
+        for config in ("pb_spanish", "pb_portuguese", "pb_english"):
+            for span in weekday_spans(set(range(7))):
+                cursor.execute("SELECT numnode(websearch_to_tsquery(%s, %s))", [config, span])
+                words = len(span.strip('"').split())
+                assert cursor.fetchone()[0] == 2 * words - 1, (config, span)
 
 
 def passes_under(principal, question, filename, margin):

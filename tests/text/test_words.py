@@ -531,7 +531,7 @@ def test_a_day_is_said_by_a_range_holding_it_every_day_or_the_working_days():
     tuesday = weekday_spans({1})
     assert {"lunes viernes", "segunda sexta", "monday friday", "monday sunday"} <= set(tuesday)
     assert not {"martes viernes", "lunes martes", "monday tuesday"} & set(tuesday)
-    assert {"daily", '"todos os dias"', "weekdays", '"dias uteis"'} <= set(tuesday)
+    assert {"daily", "diario", "weekdays", '"dias uteis"'} <= set(tuesday)
     # no day before Monday, nor after Sunday; Sunday is no working day
     saturday, sunday = weekday_spans({5}), weekday_spans({6})
     assert "lunes domingo" in saturday and "weekdays" not in saturday
