@@ -835,17 +835,19 @@ def _saying_the_hours_of_the_day(
     """The hours of a day asked are not other days' classes ("A piscina abre no domingo?"
     quoted a weekday grid's "Lunes: Aquagym" rows), nor when to call ("Is the club open on
     Saturday?" quoted "Phone: … (from 2pm)"). A sentence saying an opening or a closing
-    answers, whatever days it names ("open Monday to Thursday" says not Sunday), as does
-    one naming the day, or naming no day and no contact; none is "no information"."""
+    answers, and one naming days, whichever ("open Monday to Thursday" says not Sunday, as
+    does the booking line's "de segunda a sábado, das 8h às 20h"); a table's row only
+    naming the day or none, and a sentence naming no day only holding no contact. None is
+    "no information"."""
     language_of = _languages_of(prompt)
 
     def answers(candidate: _Candidate) -> bool:
         if says_opening_or_closing(candidate.sentence):
             return True
-        if _CONTACT.search(candidate.sentence):
-            return False
         days = weekdays_named(candidate.sentence, language_of[candidate.number])
-        return not days or bool(days & asked)
+        if is_table_row(candidate.sentence):
+            return not days or bool(days & asked)
+        return bool(days) or not _CONTACT.search(candidate.sentence)
 
     return [c for c in candidates if answers(c)]
 
