@@ -777,7 +777,7 @@ def _hours_asked_before_a_time(prompt: Prompt) -> str:
     que dia?" after "Vocês atendem coelho?" asks the rabbits' day."""
     if not asks_again_of_a_time(prompt.question):
         return ""
-    asked_before = [m["text"] for m in prompt.messages[:-1] if m["role"] == "user"]
+    asked_before = _asked_before(prompt)
     for question in reversed(asked_before):
         if asks_the_hours(question):
             return question
@@ -790,7 +790,7 @@ def _words_besides_weekdays(prompt: Prompt) -> set[str]:
     """The words the question says but its days of the week and its document's title: "Que
     horas fecha o clube na sexta?" is not answered by "Club manager: Mrs Helen Shaw"."""
     weekdays = [w for w in _WORD.findall(prompt.question) if weekdays_named(w, prompt.language)]
-    title = _document_title(prompt.sources[0]) if prompt.sources else ""
+    title = _best_document_title(prompt)
     return content_words(prompt.question, prompt.language) - content_words(
         " ".join([*weekdays, title]), prompt.language
     )
@@ -887,8 +887,18 @@ def _names_only_the_document(
     named -= (besides or set()) | _times_named_in(question, prompt.language)
     if not named:
         return True
-    title = _document_title(prompt.sources[0]) if prompt.sources else ""
+    title = _best_document_title(prompt)
     return named <= content_words(title, prompt.language)
+
+
+def _asked_before(prompt: Prompt) -> list[str]:
+    """The user's earlier questions of the conversation, oldest first."""
+    return [m["text"] for m in prompt.messages[:-1] if m["role"] == "user"]
+
+
+def _best_document_title(prompt: Prompt) -> str:
+    """The title of the best passage's document ("" with no passage)."""
+    return _document_title(prompt.sources[0]) if prompt.sources else ""
 
 
 def _document_title(source: Source) -> str:
@@ -1650,7 +1660,7 @@ def _asks_the_price_before_of(prompt: Prompt) -> bool:
     before, of another thing (it quoted the music school's lesson length first, before
     "Lenguaje musical: 30 € al mes"). Only "and…" naming something, asking nothing itself."""
     question = prompt.question
-    asked_before = [m["text"] for m in prompt.messages[:-1] if m["role"] == "user"]
+    asked_before = _asked_before(prompt)
     if not asked_before or not _AND_WHAT_OF.match(fold(question)):
         return False
     asking = QUESTION_WORDS | FACT_WORDS
