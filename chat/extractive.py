@@ -483,6 +483,12 @@ class ExtractiveLLM:
                 candidates = _saying_the_hours_of_the_day(candidates, prompt, weekdays)
                 if not candidates:
                     return []
+        elif _asks_how_long_alone(prompt.question):
+            # "How long does the roast take?" over a menu saying no time quoted the roast's
+            # price, and "¿Cuánto dura la clase de natación?" the pool's grid of start times.
+            candidates = [c for c in candidates if _says_how_long(c.sentence)]
+            if not candidates:
+                return []
         candidates = _timed_of_what_came_before(candidates, prompt)
         candidates = _of_the_row_named_before(candidates, prompt)
         candidates = _rows_lacking_what_is_asked(candidates, prompt)
@@ -1102,13 +1108,15 @@ def _the_column_asked(prompt: Prompt) -> list[_Candidate]:
         naming = [w for w in named if stem(w, language) not in in_column] + named_earlier
         others = [row for name, table in tables.items() if name != first for row in table]
         asked = {stem(word, language) for word in named}
+        # the rows' kind is this table's: "¿Qué clases hay?", "Qual plano inclui armário?"
+        of_its_rows = wanted == [first] or bool(asked & content_words(first, language))
         if (
             any(_names_the_row(row.sentence, naming, language, prompt) for row in rows)
             or any(_row_named(row.sentence, asked, language) for row in rows)
             or any(
                 _names_the_row(row.sentence, named + named_earlier, language, prompt)
                 for row in others
-                if wanted != [first]  # the rows' kind is this table's ("¿Qué clases hay?")
+                if not of_its_rows
             )
         ):
             # "Que horas tem pilates na quarta?" names a cell, "Quanto custa o plano
@@ -1149,6 +1157,8 @@ def _column_asked_of(
     # "Weekly activities"
     days = _days_naming_columns(columns[1:], named, prompt.language)
     held = [word for word in named if fold(word) in _WHAT_IS_ON] if days else []
+    # what a row includes is its column saying yes: "Qual plano inclui armário?"
+    held += [word for word in named if fold(word) in _INCLUDES]
     if len(rows) < 2 or not asked <= about | {stem(word, language) for word in [*days, *held]}:
         return []
     as_named = dict(zip(spelt[1:], columns[1:], strict=True))
@@ -1168,6 +1178,10 @@ def _column_asked_of(
     return []
 
 
+_INCLUDES = frozenset({
+    "incluye", "incluyen", "inclui", "incluem", "include", "includes", "incluido", "incluida",
+    "incluidos", "incluidas", "incluso", "inclusa", "included",
+})  # fmt: skip
 # What a timetable holds, in the three languages.
 _WHAT_IS_ON = frozenset({
     "actividad", "actividades", "clase", "clases", "sesion", "sesiones", "curso", "cursos",
@@ -1282,7 +1296,8 @@ def _grid_rows_cut(chosen: list[_Candidate], prompt: Prompt) -> list[tuple[str, 
 def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> tuple[str, int | None]:
     """A timetable's row (its columns days) quoted for a class the question names, cut to
     its first cell and the cells naming most of it, and how many words they name (None for
-    any other sentence, 0 for a row naming none): "When is yoga?" quoted the 5:15pm row's
+    any other sentence, 0 for a row naming none, -1 for one whose day asked is empty):
+    "When is yoga?" quoted the 5:15pm row's
     every weekday; now "Time: 5:15pm · Wednesday: Yoga". A day named too keeps its cell
     alone ("Que horas tem pilates na quarta?"); a conversation's class named before counts
     ("E na quinta?" after zumba on Mondays); the row's time written in the question names
@@ -1307,7 +1322,14 @@ def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> tuple[str, int | No
     # its time written in the question names the row ("¿Qué hay el lunes a las 19:00?")
     timed = bool(set(_WRITTEN_FIGURE.findall(question)) & set(_WRITTEN_FIGURE.findall(cells[0])))
     if not (most or (timed and on_a_day_named)):
-        return sentence, 0  # names nothing of it: whole, and after any row that does
+        # names nothing of it: whole, and after any row that does; but for the day asked
+        # alone, that day's cell ("¿Abre la piscina el lunes?" over a grid of classes),
+        # left out when empty and another row's is not ("Hora: 17:30 · Viernes: –")
+        on_the_day = [c for c in cells[1:] if weekdays_named(c.rpartition(": ")[0], None) & days]
+        if not on_the_day:
+            return sentence, 0
+        empty = not any(_WORD.search(_value_of(cell)) for cell in on_the_day)
+        return " · ".join([cells[0], *on_the_day]), -1 if empty else 0
     # a row holding it on the day named comes before one holding it on another day
     return " · ".join([cells[0], *(on_a_day_named or kept)]), most + timed + bool(on_a_day_named)
 
@@ -1732,12 +1754,13 @@ _ASKS_FIGURE = re.compile(
     r"porcentaje|porcentagem|n[uú]mero|how (many|much)|when|year)\b"
 )
 # A figure is written in digits or, below a hundred or so, in words ("nueve naciones").
-_FIGURE = re.compile(
-    r"\d+|\b(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|veinte|treinta|"
+_NUMBER_WORDS = (
+    r"dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|veinte|treinta|"
     r"cuarenta|cincuenta|cien|ciento|mil|millones|dois|duas|quatro|sete|oito|nove|dez|"
     r"onze|doze|vinte|trinta|quarenta|cinquenta|cem|cento|milhoes|two|three|four|five|six|"
-    r"seven|eight|nine|ten|twelve|twenty|hundred|thousand|million|docena|duzia|dozen)\b"
+    r"seven|eight|nine|ten|twelve|twenty|hundred|thousand|million|docena|duzia|dozen"
 )
+_FIGURE = re.compile(rf"\d+|\b(?:{_NUMBER_WORDS})\b")
 # "¿A qué hora…?", "Até que horas…?", "What time…?" ask a time of day, which a sentence
 # says by the clock or as midnight or noon: "Que horas abre?" after whether the pool opens
 # on Mondays quoted "Às segundas fica fechada" and "Crianças menores de 12 anos…" before
@@ -1758,6 +1781,36 @@ _ASKS_DURATION = re.compile(
 _DURATION = re.compile(
     r"\b\d+(?:[.,]\d+)?\s*(?:min|minutos?|minutes?|h|horas?|hours?|hrs?|dias?|days?|"
     r"semanas?|weeks?|mes|meses|months?|anos?|years?)\b"
+)
+# How long something lasts, said without a figure too ("varios años", "um ano ou mais",
+# "hasta bien entrado el siglo XIX") or as a span ("de 1870 hasta 1939", "from 3:15pm to
+# 6pm"): wider than the figure a duration scores for, it only tells a sentence that cannot
+# say how long ("Hora: 17:30", a price) from one that may.
+_HOW_MANY = (
+    r"\d+|un|una|uno|um|uma|an|one|media|meia|half|varios|varias|several|algunos|algunas|"
+    r"alguns|algumas|unos|unas|uns|umas|pocos|poucos|few|muchos|muitos|many|millions|"
+    + _NUMBER_WORDS
+)
+_UNIT_OF_TIME = (
+    r"s|seg|segundos?|seconds?|secs?|min|mins|minutos?|minutes?|h|hs|hrs?|horas?|hours?|"
+    r"dias?|days?|noches|noites|nights?|semanas?|weeks?|mes|meses|months?|trimestres?|"
+    r"quarters?|semestres?|semesters?|anos?|years?|decadas?|decades?"
+)
+_SAYS_HOW_LONG = re.compile(
+    rf"\b(?:{_HOW_MANY})\s*(?:de\s+)?(?:{_UNIT_OF_TIME})\b"
+    r"|\ba\s+(?:second|minute|day|night|week|month|quarter|semester|year|decade)\b"
+    r"|\b(?:siglos?|seculos?|centur(?:y|ies))\b"
+    r"|\b\d{3,4}\s*(?:-|–|a|al|hasta|ate|to|until|till)\s*\d{2,4}\b"
+    # from one hour to another: "served from 7 to 10:30 am", "das 8h às 20h", "de 9 a 14"
+    r"|\b(?:from|de|desde|das?|entre)\s+\d{1,2}(?:[:.h]\d\d)?\s*(?:am|pm|h)?\s*"
+    r"(?:to|a|al|hasta|as|ate|and|y|e|-|–)\s+(?:las\s+)?\d{1,2}\b"
+)
+# An age says no length of time: "at least 16 years old", "Joven (hasta 25 años)".
+_AGE = re.compile(
+    r"\b\d+\s*(?:years?|anos?)\s+(?:old|de edad|de idade)\b"
+    r"|\b(?:aged|menores de|mayores de|maiores de)\s+\d+\s*(?:years?|anos?)\b"
+    r"|\(\s*(?:de|hasta|ate|under|over|menores de|mayores de|maiores de)?\s*\d+\s*"
+    r"(?:(?:a|-|–|to)\s*\d+\s*)?(?:years?|anos?)\s*\)"
 )
 _ASKS_NAME = re.compile(r"\b(qui[eé]n(es)?|quem|who)\b")
 _ASKS_DATE = re.compile(r"\b(cuando|quando|when|fecha|data|date|dia|day)\b")
@@ -2005,6 +2058,20 @@ def _with_kin(asked: set[str], words_of: list[set[str]]) -> list[set[str]]:
         words | {word for word, prefix in kin.items() if any(w.startswith(prefix) for w in words)}
         for words in words_of
     ]
+
+
+def _asks_how_long_alone(question: str) -> bool:
+    """The question asks how long something lasts, and nothing else with it ("How long does
+    it take and where do I go?")."""
+    folded = fold(question)
+    return bool(_ASKS_DURATION.search(folded)) and not _ASKS_ANOTHER.search(folded)
+
+
+def _says_how_long(sentence: str) -> bool:
+    """``sentence`` may say how long something lasts: a quantity of a unit of time but an
+    age, a century, a span of years or of hours of the day."""
+    folded = _AGE.sub(" ", fold(sentence))
+    return bool(_SAYS_HOW_LONG.search(folded)) or len(_TIME_OF_DAY.findall(folded)) >= 2
 
 
 def _figure_asked(question: str) -> str:

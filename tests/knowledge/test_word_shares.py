@@ -1592,6 +1592,48 @@ def test_how_long_is_answered_by_a_duration_not_a_row_s_price():
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked"),
+    [
+        (["crown-anchor-menu.pdf"], "How long does the roast take?"),  # its price
+        (["piscina-acacias.md"], "¿Cuánto dura la clase de natación?"),  # its start times
+        (["salao-servicos.docx"], "Quanto tempo demora a escova?"),
+        (["riverside-dental.md"], "How long is a check-up?"),
+        # an age is no length of time: «Modalidad: Joven (hasta 25 años) · …»
+        (["olimpo-normas.odt", "olimpo-clases.xlsx"], "¿Cuánto dura la clase de spinning?"),
+    ],
+)
+def test_how_long_asked_of_what_no_page_says_lasts_is_no_information(files, asked):
+    """The tours: "How long does the roast take?" over a pub's menu quoted the roast's
+    price, "¿Cuánto dura la clase de natación?" the pool's grid of start times, and "Quanto
+    tempo demora a escova?" its price: no sentence said how long anything lasts."""
+    answer = answered_after(holding(*files), [asked])
+    assert answer in NO_INFORMATION.values(), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "asked", "quote"),
+    [
+        # two hours of the day
+        (["hotel-faq.html"], "How long is breakfast served?", "served from 7 to 10:30 am"),
+        # a figure in words
+        (["millbrook-library.docx"], "How long can I keep a book?", "for three weeks"),
+        # nights, beside a row's age bracket («Niño (de 4 a 12 años)»), not quoted
+        (
+            ["camping-tarifas.xlsx"],
+            "¿Cuánto tiempo como máximo puedo quedarme?",
+            "mínima de 3 noches",
+        ),
+    ],
+)
+def test_how_long_is_answered_by_what_says_a_length_of_time(files, asked, quote):
+    quoted = quotes_of(answered_after(holding(*files), [asked]))
+    assert any(quote in q for q in quoted), quoted
+    assert not any("años)" in q or "years old" in q for q in quoted), quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_a_short_question_opens_the_next_pair_of_an_faq():
     """The tour of a language school's FAQ (an HTML definition list): "¿Preparáis el
     First?" quoted its answer and, as if they ended it, the next question "¿Hay
@@ -2358,12 +2400,36 @@ def test_a_follow_up_opening_with_and_asks_of_what_came_before(files, conversati
                 "«Tratamiento: Ortodoncia invisible · Financiación: Sí (24 meses)»",
             ],
         ),
+        # what a row includes is its column saying yes
+        (
+            ("dentista-precios.csv",),
+            "¿Qué tratamiento incluye financiación?",
+            [
+                "«Tratamiento: Endodoncia · Financiación: Sí (6 meses)»",
+                "«Tratamiento: Implante · Financiación: Sí (24 meses)»",
+                "«Tratamiento: Blanqueamiento · Financiación: Sí (6 meses)»",
+                "«Tratamiento: Ortodoncia invisible · Financiación: Sí (24 meses)»",
+            ],
+        ),
+        # the plans' column, though the extras' «Serviço: Armário avulso» names "armário"
+        *(
+            (
+                ("nexo-boas-vindas.pptx", "nexo-planos.xlsx"),
+                asked,
+                [
+                    "«Plano: Fixo · Armário: Sim»",
+                    "«Plano: Sala privativa (4 pessoas) · Armário: Sim»",
+                ],
+            )
+            for asked in ("Qual plano inclui armário?", "Quais planos têm armário?")
+        ),
     ],
 )
 def test_a_column_asked_of_the_rows_it_names(files, asked, quoted):
     """ "Qual a capacidade dos quartos?" quoted the wifi's "gratuito em todos os quartos",
     "¿Qué tratamientos se pueden financiar?" the free first visit's row ("Financiación:
-    No") first: a question naming the rows' kind and a column is that column's question."""
+    No") first, "Quais planos têm armário?" the extras' "Armário avulso" and two slides: a
+    question naming the rows' kind and a column is that column's question."""
     assert quoted_over(files, asked) == quoted
 
 
@@ -2685,6 +2751,26 @@ def test_a_timetable_row_naming_less_of_the_class_is_left_out():
         "«Hora: 17:30 · Lunes: Natación infantil · Martes: Natación infantil · Miércoles:"
         " Natación infantil · Jueves: Natación infantil» [1]"
     ]
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "quoted"),
+    [
+        (
+            "¿Abre la piscina el lunes?",
+            ["«Hora: 19:00 · Lunes: Natación adultos»", "«Hora: 17:30 · Lunes: Natación infantil»",
+             "«Hora: 9:00 · Lunes: Aquagym»"],
+        ),
+        # the 17:30 row's Friday is empty ("Viernes: –"): left out
+        ("¿Abre la piscina el viernes?", ["«Hora: 19:00 · Viernes: Nado libre»",
+                                          "«Hora: 9:00 · Viernes: Aquagym»"]),
+    ],
+)  # fmt: skip
+def test_a_day_asked_alone_of_a_timetable_is_its_column(asked, quoted):
+    """ "¿Abre la piscina el lunes?" over the pool's grid of classes quoted its three rows
+    whole, every weekday's class."""
+    assert sorted(quoted_over(("piscina-acacias.md",), asked)) == sorted(quoted)
 
 
 @pytest.mark.usefixtures("local_model_statements")
