@@ -1799,6 +1799,9 @@ _UNIT_OF_TIME = (
 _SAYS_HOW_LONG = re.compile(
     rf"\b(?:{_HOW_MANY})\s*(?:de\s+)?(?:{_UNIT_OF_TIME})\b"
     r"|\ba\s+(?:second|minute|day|night|week|month|quarter|semester|year|decade)\b"
+    # the next day, the same day: "al día siguiente", "no mesmo dia", "overnight"
+    r"|\b(?:next|same|following|mismo|misma|mesmo|mesma)\s+(?:day|week|month|dia|semana|mes)\b"
+    r"|\b(?:dia|semana|mes)\s+(?:siguiente|seguinte)\b|\b(?:tomorrow|amanha|overnight)\b"
     r"|\b(?:siglos?|seculos?|centur(?:y|ies))\b"
     r"|\b\d{3,4}\s*(?:-|–|a|al|hasta|ate|to|until|till)\s*\d{2,4}\b"
     # from one hour to another: "served from 7 to 10:30 am", "das 8h às 20h", "de 9 a 14"

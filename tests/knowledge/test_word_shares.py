@@ -1634,6 +1634,24 @@ def test_how_long_is_answered_by_what_says_a_length_of_time(files, asked, quote)
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("said", "asked"),
+    [
+        ("Los resultados están listos al día siguiente.", "¿Cuánto tiempo tardan los resultados?"),
+        ("Os resultados saem no mesmo dia.", "Quanto tempo demoram os resultados?"),
+        ("Results are ready the next day.", "How long do the results take?"),
+    ],
+)
+def test_the_next_or_the_same_day_says_how_long(said, asked):
+    """A length of time said with no figure: the day after, the same day."""
+    license = make_license()
+    page = f"# Laboratorio Norte\n\n{said} Precio de la analítica: 20 €. Sin cita previa.\n"
+    make_document(page.encode(), filename="laboratorio.md", license=license)
+    answer = answered_after(principal_for_license(license), [asked])
+    assert quotes_of(answer) == [f"«{said}» [1]"], answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_a_short_question_opens_the_next_pair_of_an_faq():
     """The tour of a language school's FAQ (an HTML definition list): "¿Preparáis el
     First?" quoted its answer and, as if they ended it, the next question "¿Hay
