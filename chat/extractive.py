@@ -1165,6 +1165,11 @@ def _column_asked_of(
     figures = set(_WRITTEN_FIGURE.findall(prompt.question))
     named_columns = [as_named[c] for c in _columns_named(spelt[1:], asked, language, figures)]
     named_columns = named_columns or list(dict.fromkeys(days.values()))
+    if named_columns and _asks_price(prompt.question):
+        # a column naming no price, with the prices: "Quanto custa o plano com armário?"
+        priced = _columns_of_the_kind_asked(rows, columns[1:], prompt.question)
+        if not set(priced) & set(named_columns):
+            named_columns = [c for c in columns[1:] if c in priced or c in named_columns]
     # following up what was named ("¿Cuánto cuesta?" after the guided tour), not a table
     # asked whole ("¿Y cuánto duran?" after its prices)
     if named_columns or (_follows_up(prompt) and named_before(prompt.asked, named)):

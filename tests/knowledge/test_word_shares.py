@@ -2441,6 +2441,16 @@ def test_a_follow_up_opening_with_and_asks_of_what_came_before(files, conversati
             )
             for asked in ("Qual plano inclui armário?", "Quais planos têm armário?")
         ),
+        # and its price, asked
+        (
+            ("nexo-boas-vindas.pptx", "nexo-planos.xlsx"),
+            "Quanto custa o plano com armário?",
+            [
+                "«Plano: Fixo · Preço mensal: R$ 890 · Horas de sala por mês: 10 · Armário: Sim»",
+                "«Plano: Sala privativa (4 pessoas) · Preço mensal: R$ 3.200 · Horas de sala por"
+                " mês: 20 · Armário: Sim»",
+            ],
+        ),
     ],
 )
 def test_a_column_asked_of_the_rows_it_names(files, asked, quoted):
