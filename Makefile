@@ -7,7 +7,7 @@ PIP := $(VENV)/bin/pip
 .PHONY: install install-dev system-packages run test test-fast lint check docs messages axe \
 	bench bench-retrieval bench-answers bench-ingest bench-formats bench-search bench-chat \
 	bench-load bench-vector-backends bench-scale-out bench-conversations bench-long-documents \
-	bench-screening bench-redaction bench-across-languages
+	bench-screening bench-redaction bench-across-languages bench-tours
 
 install: $(VENV)/.installed
 
@@ -99,6 +99,12 @@ bench-redaction: install-dev
 
 bench-across-languages: install-dev
 	$(PY) manage.py bench_across_languages --shared $(SHARED_BENCH) --split dev --json
+
+# The tours' questions asked again of the test documents, against the answers recorded in
+# tests/bench/tours-answers.txt: a change to the offline answerer shows every answer it
+# moves (TOURS_RECORD=1 records them). Not figures: not part of `make bench`.
+bench-tours: install-dev
+	$(VENV)/bin/pytest tests/bench/test_tours.py
 
 bench-ingest: install-dev
 	$(PY) manage.py bench_ingest --json

@@ -1183,6 +1183,7 @@ def _column_asked_of(
     return []
 
 
+# What a row includes, in the three languages: asked of a table, its column saying yes.
 _INCLUDES = frozenset({
     "incluye", "incluyen", "inclui", "incluem", "include", "includes", "incluido", "incluida",
     "incluidos", "incluidas", "incluso", "inclusa", "included",
@@ -1302,11 +1303,11 @@ def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> tuple[str, int | No
     """A timetable's row (its columns days) quoted for a class the question names, cut to
     its first cell and the cells naming most of it, and how many words they name (None for
     any other sentence, 0 for a row naming none, -1 for one whose day asked is empty):
-    "When is yoga?" quoted the 5:15pm row's
-    every weekday; now "Time: 5:15pm · Wednesday: Yoga". A day named too keeps its cell
-    alone ("Que horas tem pilates na quarta?"); a conversation's class named before counts
-    ("E na quinta?" after zumba on Mondays); the row's time written in the question names
-    it, its cell on the day named ("¿Qué hay el lunes a las 19:00?")."""
+    "When is yoga?" quoted the 5:15pm row's every weekday; now "Time: 5:15pm · Wednesday:
+    Yoga". A day named too keeps its cell alone ("Que horas tem pilates na quarta?"); a
+    conversation's class named before counts ("E na quinta?" after zumba on Mondays); the
+    row's time written in the question names it, its cell on the day named ("¿Qué hay el
+    lunes a las 19:00?")."""
     cells = sentence.split(" · ")
     columns = _column_names(sentence)[1:]
     if len(columns) < 2 or not is_table_row(sentence) or not all(map(_a_day, columns)):
