@@ -1778,11 +1778,13 @@ _TIME_OF_DAY = re.compile(
     r"\b(?:[01]?\d|2[0-4])(?::\d\d|h\d{0,2}\b|\s?(?:am|pm|a\.m\.|p\.m\.))"
     r"|\b(?:medianoche|mediodia|meia-noite|meio-dia|midnight|noon|midday)\b"
 )
-# "¿Cuánto tiempo…?", "¿Cuánto dura…?", "Quanto tempo…?", "How long…?" ask a duration, which a sentence
-# says as a figure and its unit: "Quanto tempo dura a sessão?" quoted the single session's
-# price, "R$ 120", before "As sessões duram 50 minutos".
+# "¿Cuánto tiempo…?", "¿Cuánto dura…?", "¿Cuánto tarda…?", "Quanto tempo…?", "Quanto
+# demora…?", "How long…?" ask a duration, which a sentence says as a figure and its unit:
+# "Quanto tempo dura a sessão?" quoted the single session's price, "R$ 120", before "As
+# sessões duram 50 minutos".
 _ASKS_DURATION = re.compile(
     r"\b(?:(?:cuanto|quanto)\s+(?:tiempo|tempo|dura|duran|duram)|how\s+long)\b"
+    r"|\bcuanto\s+(?:se\s+)?(?:tarda|tardan)\b|\bquanto\s+(?:demora|demoram)\b"
 )
 _DURATION = re.compile(
     r"\b\d+(?:[.,]\d+)?\s*(?:min|minutos?|minutes?|h|horas?|hours?|hrs?|dias?|days?|"

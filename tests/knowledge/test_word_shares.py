@@ -1652,6 +1652,30 @@ def test_the_next_or_the_same_day_says_how_long(said, asked):
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "answered"),
+    [
+        ("¿Cuánto tarda el envío?", False),
+        ("Quanto demora a entrega?", False),
+        ("¿Cuánto tarda el envío?", True),
+        ("Quanto demora a entrega?", True),
+    ],
+)
+def test_how_long_it_takes_is_how_long(asked, answered):
+    """ "¿Cuánto tarda…?" and "Quanto demora…?" ask how long, as "¿Cuánto tiempo…?" does:
+    a shop's delivery price is no answer."""
+    license = make_license()
+    lasting = "El envío tarda 48 horas. A entrega demora 48 horas." if answered else ""
+    page = f"# Tienda Norte\n\nEl envío cuesta 5 €. A entrega custa R$ 20. {lasting}\n"
+    make_document(page.encode(), filename="tienda.md", license=license)
+    answer = answered_after(principal_for_license(license), [asked])
+    if answered:
+        assert "48 horas" in answer and "5 €" not in answer, answer
+    else:
+        assert answer in NO_INFORMATION.values(), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_a_short_question_opens_the_next_pair_of_an_faq():
     """The tour of a language school's FAQ (an HTML definition list): "¿Preparáis el
     First?" quoted its answer and, as if they ended it, the next question "¿Hay
