@@ -912,6 +912,13 @@ def holding(*names: str):
     return principal_for_license(license)
 
 
+def holding_text(text: str, filename: str):
+    """A principal whose license holds one file, ``filename``, of ``text``."""
+    license = make_license()
+    make_document(text.encode(), filename=filename, license=license)
+    return principal_for_license(license)
+
+
 @pytest.fixture
 def rental():
     """A car rental's tariffs (a workbook) and conditions (Word)."""
@@ -1644,10 +1651,8 @@ def test_how_long_is_answered_by_what_says_a_length_of_time(files, asked, quote)
 )
 def test_the_next_or_the_same_day_says_how_long(said, asked):
     """A length of time said with no figure: the day after, the same day."""
-    license = make_license()
     page = f"# Laboratorio Norte\n\n{said} Precio de la analítica: 20 €. Sin cita previa.\n"
-    make_document(page.encode(), filename="laboratorio.md", license=license)
-    answer = answered_after(principal_for_license(license), [asked])
+    answer = answered_after(holding_text(page, "laboratorio.md"), [asked])
     assert quotes_of(answer) == [f"«{said}» [1]"], answer
 
 
@@ -1664,11 +1669,9 @@ def test_the_next_or_the_same_day_says_how_long(said, asked):
 def test_how_long_it_takes_is_how_long(asked, answered):
     """ "¿Cuánto tarda…?" and "Quanto demora…?" ask how long, as "¿Cuánto tiempo…?" does:
     a shop's delivery price is no answer."""
-    license = make_license()
     lasting = "El envío tarda 48 horas. A entrega demora 48 horas." if answered else ""
     page = f"# Tienda Norte\n\nEl envío cuesta 5 €. A entrega custa R$ 20. {lasting}\n"
-    make_document(page.encode(), filename="tienda.md", license=license)
-    answer = answered_after(principal_for_license(license), [asked])
+    answer = answered_after(holding_text(page, "tienda.md"), [asked])
     if answered:
         assert "48 horas" in answer and "5 €" not in answer, answer
     else:
@@ -1830,12 +1833,10 @@ def test_and_a_thing_after_a_price_asks_its_price():
 @pytest.mark.usefixtures("local_model_statements")
 def test_a_plain_text_s_title_is_not_quoted_with_its_first_sentence():
     """Rules typed as plain text, each title over its lines: «Horario La piscina abre…»."""
-    license = make_license()
     rules = (
         "Normas de la piscina\n\nHorario\nLa piscina abre de 11:00 a 21:00.\nLos lunes cierra.\n"
     )
-    make_document(rules.encode(), filename="normas.txt", license=license)
-    quoted = quotes_of(answered_after(principal_for_license(license), ["¿A qué hora abre?"]))
+    quoted = quotes_of(answered_after(holding_text(rules, "normas.txt"), ["¿A qué hora abre?"]))
     assert quoted[0].startswith("«La piscina abre de 11:00 a 21:00."), quoted
 
 
@@ -2811,14 +2812,19 @@ def test_a_timetable_row_naming_less_of_the_class_is_left_out():
     [
         (
             "¿Abre la piscina el lunes?",
-            ["«Hora: 19:00 · Lunes: Natación adultos»", "«Hora: 17:30 · Lunes: Natación infantil»",
-             "«Hora: 9:00 · Lunes: Aquagym»"],
+            [
+                "«Hora: 19:00 · Lunes: Natación adultos»",
+                "«Hora: 17:30 · Lunes: Natación infantil»",
+                "«Hora: 9:00 · Lunes: Aquagym»",
+            ],
         ),
         # the 17:30 row's Friday is empty ("Viernes: –"): left out
-        ("¿Abre la piscina el viernes?", ["«Hora: 19:00 · Viernes: Nado libre»",
-                                          "«Hora: 9:00 · Viernes: Aquagym»"]),
+        (
+            "¿Abre la piscina el viernes?",
+            ["«Hora: 19:00 · Viernes: Nado libre»", "«Hora: 9:00 · Viernes: Aquagym»"],
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_day_asked_alone_of_a_timetable_is_its_column(asked, quoted):
     """ "¿Abre la piscina el lunes?" over the pool's grid of classes quoted its three rows
     whole, every weekday's class."""
