@@ -1319,11 +1319,14 @@ def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> tuple[str, int | No
     most = max(said[cell] for cell in cells[1:])
     kept = [cell for cell in cells[1:] if said[cell] == most]
     days = weekdays_named(question, language)
+
+    def on_a_day_asked(cell: str) -> bool:
+        return bool(weekdays_named(cell.rpartition(": ")[0], None) & days)
+
     on_a_day_named = [
         c
         for c in kept
-        if weekdays_named(c.rpartition(": ")[0], None) & days
-        or asked & content_words(c.rpartition(": ")[0], language)
+        if on_a_day_asked(c) or asked & content_words(c.rpartition(": ")[0], language)
     ]
     # its time written in the question names the row ("¿Qué hay el lunes a las 19:00?")
     timed = bool(set(_WRITTEN_FIGURE.findall(question)) & set(_WRITTEN_FIGURE.findall(cells[0])))
@@ -1331,7 +1334,7 @@ def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> tuple[str, int | No
         # names nothing of it: whole, and after any row that does; but for the day asked
         # alone, that day's cell ("¿Abre la piscina el lunes?" over a grid of classes),
         # left out when empty and another row's is not ("Hora: 17:30 · Viernes: –")
-        on_the_day = [c for c in cells[1:] if weekdays_named(c.rpartition(": ")[0], None) & days]
+        on_the_day = [c for c in cells[1:] if on_a_day_asked(c)]
         if not on_the_day:
             return sentence, 0
         empty = not any(_WORD.search(_value_of(cell)) for cell in on_the_day)

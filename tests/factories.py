@@ -69,6 +69,16 @@ def make_unanswered_exchange(license: License, user_ref: str = "ana"):
     )  # fmt: skip
 
 
+def make_license_holding(*names: str) -> License:
+    """A license holding the files ``names`` of tests/data/documents."""
+    from tests.documents import DOCUMENTS
+
+    license = make_license()
+    for name in names:
+        make_document((DOCUMENTS / name).read_bytes(), filename=name, license=license)
+    return license
+
+
 def make_sample_handbook_license() -> License:
     """A license holding make run's sample handbook (docs/sample), in es, pt and en."""
     license = make_license()

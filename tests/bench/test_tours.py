@@ -22,8 +22,7 @@ from chat.extractive import ExtractiveLLM
 from chat.services import chat_answer
 from licenses.principals import principal_for_license
 from tests.conftest import forget_prepared_statements
-from tests.documents import DOCUMENTS
-from tests.factories import make_document, make_license
+from tests.factories import make_license_holding
 
 HERE = Path(__file__).resolve().parent
 TOURS = HERE / "tours.json"
@@ -39,10 +38,7 @@ def asked_again(conversations: list[dict]) -> str:
     for conversation in conversations:
         files = tuple(conversation["files"])
         if files not in principals:
-            license = make_license()
-            for name in files:
-                make_document((DOCUMENTS / name).read_bytes(), filename=name, license=license)
-            principals[files] = principal_for_license(license)
+            principals[files] = principal_for_license(make_license_holding(*files))
         session_id = None
         for question in conversation["asked"]:
             turn = chat_answer(

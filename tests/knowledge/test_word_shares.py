@@ -17,8 +17,12 @@ from knowledge.search.spelling import scope_lacks
 from knowledge.search.word_shares import kin_cap, kin_of, question_word_shares, rarity
 from licenses.principals import principal_for_license
 from tests.conftest import forget_prepared_statements
-from tests.documents import DOCUMENTS
-from tests.factories import make_document, make_license, make_sample_handbook_license
+from tests.factories import (
+    make_document,
+    make_license,
+    make_license_holding,
+    make_sample_handbook_license,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
 
@@ -906,10 +910,7 @@ def test_the_most_or_least_expensive_row_is_the_one_asked(tables, asked, row):
 
 def holding(*names: str):
     """A principal whose license holds the files ``names`` of tests/data/documents."""
-    license = make_license()
-    for name in names:
-        make_document((DOCUMENTS / name).read_bytes(), filename=name, license=license)
-    return principal_for_license(license)
+    return principal_for_license(make_license_holding(*names))
 
 
 def holding_text(text: str, filename: str):
