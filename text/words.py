@@ -859,6 +859,8 @@ def asks_with_no_subject(question: str) -> bool:
         words = words[1:]  # "Com quanto tempo?", "¿A qué hora?", "For how long?"
     # "E até que horas pode ser usado?": "pode ser" names nothing, as "it can be" would
     said = [word for word in words if word not in LIGHT_VERBS | _BEING]
+    if _counts_a_thing(words):
+        return False  # "Quantos pets posso levar?" after the rooms names the pets
     return (
         0 < len(said) <= _NO_SUBJECT_WORDS
         and words[0] in _ASKING_WORDS
@@ -867,6 +869,24 @@ def asks_with_no_subject(question: str) -> bool:
 
 
 _BEING = frozenset({"ser", "es", "son", "sera", "seria", "sao", "be", "is", "are"})
+
+
+def _counts_a_thing(words: list[str]) -> bool:
+    """How many of a thing, named after the count word: "Quantos pets…", "how many dogs…".
+    Not what a count is said in, a time, people or a sum: "¿Cuántas personas caben?" and
+    "Quantos dias?" ask of the subject before."""
+    if words[:2] == ["how", "many"]:
+        words = words[1:]
+    if len(words) < 2 or words[0] not in _COUNT_WORDS:
+        return False
+    return words[1] not in _CALENDAR | _COUNTED_IN | LIGHT_VERBS | _BEING
+
+
+_COUNT_WORDS = frozenset({"cuantos", "cuantas", "quantos", "quantas", "many"})
+_COUNTED_IN = frozenset({
+    "horas", "hours", "minutos", "minutes", "anos", "years", "veces", "vezes", "times",
+    "personas", "pessoas", "people", "euros", "reais", "dolares", "dollars", "libras", "pounds",
+})  # fmt: skip
 
 
 _BEFORE_ASKING = frozenset({

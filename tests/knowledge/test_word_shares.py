@@ -2764,6 +2764,26 @@ def test_a_price_asked_of_what_came_before_is_not_a_table_s_prices():
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "said"),
+    [
+        (["Quantos pets posso levar?"], None),
+        # a count of a thing names it: not the rooms asked before, searched again
+        (["Quantos quartos vocês têm?", "Quantos pets posso levar?"], None),
+        (["Quantas pessoas cabem no quarto família?"], "«Quarto: Família · "),
+        (["Quantos pets posso levar?", "Quantas vagas de estacionamento tem?"], "«Estacionamento"),
+    ],
+)
+def test_a_count_of_what_no_page_names_is_no_information(conversation, said):
+    """A tour over a guesthouse's page: "Quantos pets posso levar?" quoted its three rooms'
+    capacities, a figure of another thing, as "¿Cuánto cuesta la sauna?" quoted another
+    thing's price; and after "Quantos quartos vocês têm?" it was read as asking of the
+    rooms, its "pets" no subject."""
+    answer = answered_after(holding("mare-alta.html"), conversation)
+    assert answer.startswith(said) if said else answer == NO_INFORMATION["pt"], answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 @pytest.mark.parametrize("asked", ["Qual o whatsapp?", "Qual o e-mail?"])
 def test_a_redacted_contact_line_is_no_title(asked):
     """An inn's "WhatsApp: [PHONE], E-mail: [EMAIL]", short, with no stop and no figure

@@ -628,6 +628,14 @@ def test_a_question_answered_yes_or_no(question, asks):
         # "pode ser" names nothing: "it can be used", the subject left out
         ("E até que horas pode ser usado?", True),
         ("Até que horas pode ser usado o salão?", False),
+        # a count names what it counts, but a time, people or a sum it is said in
+        ("Quantos pets posso levar?", False),
+        ("¿Cuántos perros puedo llevar?", False),
+        ("How many dogs can I bring?", False),
+        ("¿Cuántas personas caben?", True),
+        ("Quantos dias?", True),
+        ("Quantas vezes posso ir?", True),
+        ("How many?", True),
     ],
 )
 def test_a_question_word_and_a_verb_ask_of_the_subject_before(question, asks):
