@@ -1782,11 +1782,12 @@ _TIME_OF_DAY = re.compile(
     r"|\b(?:medianoche|mediodia|meia-noite|meio-dia|midnight|noon|midday)\b"
 )
 # "¿Cuánto tiempo…?", "¿Cuánto dura…?", "¿Cuánto tarda…?", "Quanto tempo…?", "Quanto
-# demora…?", "How long…?" ask a duration, which a sentence says as a figure and its unit:
-# "Quanto tempo dura a sessão?" quoted the single session's price, "R$ 120", before "As
-# sessões duram 50 minutos".
+# demora…?", "How long…?", "How much time…?" ask a duration, which a sentence says as a
+# figure and its unit: "Quanto tempo dura a sessão?" quoted the single session's price,
+# "R$ 120", before "As sessões duram 50 minutos".
 _ASKS_DURATION = re.compile(
-    r"\b(?:(?:cuanto|quanto)\s+(?:tiempo|tempo|dura|duran|duram)|how\s+long)\b"
+    r"\b(?:(?:cuanto|quanto)\s+(?:tiempo|tempo|rato|dura|duran|duram)|how\s+long"
+    r"|how\s+much\s+time)\b"
     r"|\bcuanto\s+(?:se\s+)?(?:tarda|tardan)\b|\bquanto\s+(?:demora|demoram)\b"
 )
 _DURATION = re.compile(

@@ -1609,6 +1609,9 @@ def test_how_long_is_answered_by_a_duration_not_a_row_s_price():
         (["riverside-dental.md"], "How long is a check-up?"),
         # an age is no length of time: «Modalidad: Joven (hasta 25 años) · …»
         (["olimpo-normas.odt", "olimpo-clases.xlsx"], "¿Cuánto dura la clase de spinning?"),
+        # "how much time" and "cuánto rato" ask how long too
+        (["crown-anchor-menu.pdf"], "How much time does the roast take?"),
+        (["olimpo-normas.odt", "olimpo-clases.xlsx"], "¿Cuánto rato dura la clase de yoga?"),
     ],
 )
 def test_how_long_asked_of_what_no_page_says_lasts_is_no_information(files, asked):
@@ -1633,6 +1636,7 @@ def test_how_long_asked_of_what_no_page_says_lasts_is_no_information(files, aske
             "¿Cuánto tiempo como máximo puedo quedarme?",
             "mínima de 3 noches",
         ),
+        (["harbour-fitness.pdf"], "How much time before a class can I cancel?", "two hours"),
     ],
 )
 def test_how_long_is_answered_by_what_says_a_length_of_time(files, asked, quote):
