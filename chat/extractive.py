@@ -46,6 +46,7 @@ from text.words import (
     refers_back,
     says_opening_or_closing,
     stem,
+    weekdays_asked,
     weekdays_named,
     words_to_weigh,
 )
@@ -468,7 +469,7 @@ class ExtractiveLLM:
             # hours is answered by its "Day: Sunday · Opens: Closed · Closes: Closed", and
             # "Vocês abrem segunda?" not by "O salão do segundo andar".
             days = _times_named(prompt)
-            weekdays = weekdays_named(prompt.question, prompt.language)
+            weekdays = weekdays_asked(prompt.question, prompt.language)
             said = _words_besides_weekdays(prompt) if days else set()
             language_of = _languages_of(prompt)
             candidates = [
@@ -842,20 +843,28 @@ def _saying_the_hours_of_the_day(
     quoted a weekday grid's "Lunes: Aquagym" rows), nor when to call ("Is the club open on
     Saturday?" quoted "Phone: … (from 2pm)"). A sentence saying an opening or a closing
     answers, and one naming days, whichever ("open Monday to Thursday" says not Sunday, as
-    does the booking line's "de segunda a sábado, das 8h às 20h"); a table's row only
-    naming the day or none, and a sentence naming no day only holding no contact. None is
-    "no information"."""
+    does the booking line's "de segunda a sábado, das 8h às 20h") unless another names
+    one asked; a table's row only naming the day or none, and a sentence naming no day
+    only holding no contact. None is "no information"."""
     language_of = _languages_of(prompt)
+
+    def days_of(candidate: _Candidate) -> set[int]:
+        return weekdays_named(candidate.sentence, language_of[candidate.number])
 
     def answers(candidate: _Candidate) -> bool:
         if says_opening_or_closing(candidate.sentence):
             return True
-        days = weekdays_named(candidate.sentence, language_of[candidate.number])
+        days = days_of(candidate)
         if is_table_row(candidate.sentence):
             return not days or bool(days & asked)
         return bool(days) or not _CONTACT.search(candidate.sentence)
 
-    return [c for c in candidates if answers(c)]
+    answering = [c for c in candidates if answers(c)]
+    if not any(days_of(c) & asked for c in answering):
+        return answering
+    # "E no fim de semana?" is answered by "Aos sábados o espaço abre das 9h às 14h…",
+    # not by the reception's "de segunda a sexta, das 8h às 19h" before it
+    return [c for c in answering if not days_of(c) or days_of(c) & asked]
 
 
 def _asks_which_the_document_lists(prompt: Prompt) -> bool:
@@ -950,7 +959,7 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
         return candidates
     # a day named is in a range ("¿A qué hora cerráis el miércoles?": "El gimnasio abre
     # de lunes a viernes de 6:30 a 23:00")
-    days = weekdays_named(prompt.question, prompt.language)
+    days = weekdays_asked(prompt.question, prompt.language)
     on_the_day = {s.number for s in prompt.sources if days & weekdays_named(s.body or s.text, None)}
     kept = [c for c in candidates if shares[c.number] or c.number in on_the_day]
     # A share may be of words asking for a kind of fact alone: "¿y cuánto cuesta eso?"
@@ -1276,15 +1285,18 @@ _YES = frozenset({"si", "sim", "yes"})
 def _the_hours_table(chosen: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
     """The hours asked alone, naming no day, answered by a table's row are its every row:
     "What are your opening hours?" quoted a library's Monday, Thursday and Tuesday rows of
-    seven. Only when they all fit the answer, and not for a follow-up: "¿A qué hora?" after
-    pilates' day asks pilates' row."""
-    if not chosen or not is_table_row(chosen[0].sentence) or _times_named(prompt):
+    seven. Asked of days together, the rows of those days: "Is the library open every
+    day?" quoted Sunday's, Thursday's and Friday's. Only when they all fit the answer, and
+    not for a follow-up: "¿A qué hora?" after pilates' day asks pilates' row."""
+    if not chosen or not is_table_row(chosen[0].sentence):
         return chosen
-    if _follows_up(prompt):
-        return chosen
+    days = weekdays_asked(prompt.question, prompt.language)
+    if _times_named(prompt) and not days or _follows_up(prompt):
+        return chosen  # "¿Abre en agosto?" is not answered by every day's row
     if not _asks_the_hours_alone(prompt):
         return chosen
     rows = _tables(prompt).get(_column_names(chosen[0].sentence)[0], [])
+    rows = [row for row in rows if not _on_other_days(row.sentence, days)] if days else rows
     words = sum(len(row.sentence.split()) for row in rows)
     return rows if len(rows) > len(chosen) and words <= prompt.max_words else chosen
 
@@ -1318,7 +1330,7 @@ def _cells_named_in_a_grid(sentence: str, prompt: Prompt) -> tuple[str, int | No
     said = {cell: len(asked & content_words(_value_of(cell), language)) for cell in cells}
     most = max(said[cell] for cell in cells[1:])
     kept = [cell for cell in cells[1:] if said[cell] == most]
-    days = weekdays_named(question, language)
+    days = weekdays_asked(question, language)
 
     def on_a_day_asked(cell: str) -> bool:
         return bool(weekdays_named(cell.rpartition(": ")[0], None) & days)
@@ -1446,7 +1458,7 @@ def _rows_on_the_day_asked(candidates: list[_Candidate], prompt: Prompt) -> list
     which name nothing else it asks:
     "¿Qué clases hay el martes?" quoted pilates' "Día: Lunes y viernes" after yoga's
     "Día: Martes y jueves", and "What classes are on Tuesday?" three rows of other days."""
-    asked = weekdays_named(prompt.question, prompt.language)
+    asked = weekdays_asked(prompt.question, prompt.language)
     if not asked:
         return candidates
     # a row naming what is asked stays: "¿A qué hora es pilates el jueves?" is answered

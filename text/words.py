@@ -319,6 +319,7 @@ def naming_words(question: str) -> list[str]:
     "cuota": no price list says "barata", and the question was "no information"."""
     # "segunda-feira" names Monday, as "segunda" does: "feira" alone is a market
     question = _FEIRA_OF_A_DAY.sub("", without_courtesy(question))
+    question = _days_together_as_a_time(question)
     asking = _cheap_or_dear_words(question) | _contact_asked(question)
     return [
         word
@@ -662,9 +663,51 @@ def weekdays_named(text: str, language: str | None) -> set[int]:
 def weekdays_asked(question: str, language: str | None) -> set[int]:
     """The days of the week ``question`` names (``weekdays_named``), not a Portuguese
     ordinal before a noun: "a segunda melhor universidade", "na quarta edição" name no
-    day; "Tem aula na segunda?", "segunda de manhã", "segunda-feira" do."""
+    day; "Tem aula na segunda?", "segunda de manhã", "segunda-feira" do. And the days it
+    names together: every day, the working days, the weekend ("¿Abrís todos los días?",
+    "Are you open on weekdays?", "E no fim de semana?")."""
     folded = fold(question)
-    return weekdays_named(_ORDINAL_BEFORE_A_NOUN.sub("", folded), language)
+    days = weekdays_named(_ORDINAL_BEFORE_A_NOUN.sub("", folded), language)
+    for said, together, _ in _DAYS_TOGETHER:
+        if said.search(folded):
+            days |= together
+    return days
+
+
+def _days_together_as_a_time(question: str) -> str:
+    """``question`` with the days it names together said as one word naming a time:
+    "todos los días" as "dias", "weekdays" as "semana", "fim de semana" as "finde"."""
+    for said, _, as_a_time in _DAYS_TOGETHER:
+        question = said.sub(as_a_time, question)
+    return question
+
+
+# Days said together: every day, Monday to Friday, the weekend. Accents as written or not:
+# a question's words are kept as written.
+_DAYS_TOGETHER = (
+    (
+        re.compile(
+            r"\b(?:every\s*day|daily|tod[oa]s\s+(?:los|os|as)\s+d[ií]as|diariamente|a\s+diario)\b",
+            re.I,
+        ),
+        frozenset(range(7)),
+        "dias",
+    ),
+    (
+        re.compile(
+            r"\b(?:week\s*days?|entre\s+semana|d[ií]as?\s+(?:laborables?|[úu]teis|[úu]til|"
+            r"laborais|h[áa]biles))\b",
+            re.I,
+        ),
+        frozenset(range(5)),
+        "semana",
+    ),
+    (
+        re.compile(r"\b(?:week\s*ends?|fi(?:n|nes|m|ns)\s+de\s+semana)\b", re.I),
+        frozenset({5, 6}),
+        "finde",
+    ),
+)
 
 
 _ORDINAL_BEFORE_A_NOUN = re.compile(

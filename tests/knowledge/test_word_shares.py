@@ -808,6 +808,9 @@ def test_a_tour_over_a_restaurant_s_menu_and_a_router_s_help_pages(asked, quoted
     assert "\n(Nada" not in answer, answer
 
 
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
 def quotes_of(answer: str) -> list[str]:
     """The offline answer's quotes, a line each: no note nor label."""
     return [line for line in answer.splitlines() if line.startswith("«")]
@@ -2805,12 +2808,54 @@ def test_the_opening_hours_asked_alone_are_the_hours_table_s_every_row():
     principal = holding("millbrook-library.docx")
     every_day = quotes_of(answered_after(principal, ["What are your opening hours?"]))
     days = [quote.split(" · ")[0] for quote in every_day]
-    assert days == [
-        f"«Day: {day}"
-        for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-    ], every_day
+    assert days == [f"«Day: {day}" for day in DAYS], every_day
     saturday = quotes_of(answered_after(principal, ["What time do you close on Saturday?"]))
     assert saturday == ["«Day: Saturday · Opens: 10:00 · Closes: 16:00» [1]"]
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "days"),
+    [
+        ("Is the library open every day?", DAYS),
+        ("Are you open on weekdays?", DAYS[:5]),
+        ("What time do you open on weekends?", DAYS[5:]),
+    ],
+)
+def test_days_asked_together_are_answered_by_their_rows_of_the_hours_table(asked, days):
+    """ "Are you open on weekdays?" was "no information", "Is the library open every
+    day?" quoted its address, and "What time do you open on weekends?" Friday's,
+    Saturday's and Wednesday's rows."""
+    quoted = quotes_of(answered_after(holding("millbrook-library.docx"), [asked]))
+    assert [quote.split(" · ")[0] for quote in quoted] == [f"«Day: {day}" for day in days]
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("conversation", "quote"),
+    [
+        (["¿Abrís todos los días?"], "«El gimnasio abre de lunes a viernes de 6:30 a 23:00"),
+        (["¿Qué horario tenéis entre semana?"], "«El gimnasio abre de lunes a viernes"),
+        (["¿A qué hora abrís?", "¿Y el fin de semana?"], "«El gimnasio abre de lunes"),
+    ],
+)
+def test_days_asked_together_are_answered_by_the_hours_of_those_days(conversation, quote):
+    """ "¿Abrís todos los días?" and "¿Y el fin de semana?" were "no information"."""
+    answer = answered_after(holding("olimpo-normas.odt", "olimpo-clases.xlsx"), conversation)
+    assert answer.startswith(quote), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+def test_the_weekend_asked_is_answered_by_the_sentence_naming_its_days():
+    """ "E no fim de semana?" after the weekdays' hours quoted them again, and the fridge
+    emptied "toda sexta-feira", not "Aos sábados o espaço abre das 9h às 14h…"."""
+    principal = holding("nexo-boas-vindas.pptx")
+    answer = answered_after(
+        principal, ["Qual o horário de segunda a sexta?", "E no fim de semana?"]
+    )
+    assert quotes_of(answer) == [
+        "«Aos sábados o espaço abre das 9h às 14h; domingos e feriados fica fechado.» [1]"
+    ], answer
 
 
 @pytest.mark.usefixtures("local_model_statements")

@@ -527,6 +527,39 @@ def test_a_portuguese_ordinal_before_a_noun_asks_no_day(question, days):
     assert weekdays_asked(question, "pt") == days
 
 
+EVERY_DAY, WORKING_DAYS, WEEKEND = set(range(7)), set(range(5)), {5, 6}
+
+
+@pytest.mark.parametrize(
+    ("question", "days", "named"),
+    [
+        ("Is the library open every day?", EVERY_DAY, ["library", "dias"]),
+        ("¿Abrís todos los días?", EVERY_DAY, ["dias"]),
+        ("Vocês abrem todos os dias?", EVERY_DAY, ["dias"]),
+        ("Open daily?", EVERY_DAY, ["dias"]),
+        ("Are you open on weekdays?", WORKING_DAYS, ["semana"]),
+        ("¿Qué horario tenéis entre semana?", WORKING_DAYS, ["semana"]),
+        ("¿Abren los días laborables?", WORKING_DAYS, ["semana"]),
+        ("Abre em dias úteis?", WORKING_DAYS, ["semana"]),
+        ("What time do you open on weekends?", WEEKEND, ["finde"]),
+        ("¿Y el fin de semana?", WEEKEND, ["finde"]),
+        ("¿Abren los fines de semana?", WEEKEND, ["finde"]),
+        ("E no fim de semana?", WEEKEND, ["finde"]),
+        # a day and days together
+        ("¿Abren el lunes y el fin de semana?", {0, 5, 6}, ["lunes", "finde"]),
+        # a week is no days together
+        ("¿Cuántas clases hay a la semana?", set(), ["clases", "semana"]),
+    ],
+)
+def test_days_said_together_are_asked_as_their_days_and_name_a_time(question, days, named):
+    """ "Are you open on weekdays?" was "no information" ("weekdays" is in no page, and
+    named a thing), "¿Abrís todos los días?" too, and "What time do you open on
+    weekends?" quoted Friday's, Saturday's and Wednesday's hours."""
+    assert weekdays_asked(question, None) == days
+    assert naming_words(question) == named
+    assert all(names_a_time(word) for word in named if word not in ("library", "clases"))
+
+
 def test_a_day_is_said_by_a_range_holding_it_every_day_or_the_working_days():
     tuesday = weekday_spans({1})
     assert {"lunes viernes", "segunda sexta", "monday friday", "monday sunday"} <= set(tuesday)
