@@ -848,23 +848,20 @@ def _saying_the_hours_of_the_day(
     only holding no contact. None is "no information"."""
     language_of = _languages_of(prompt)
 
-    def days_of(candidate: _Candidate) -> set[int]:
-        return weekdays_named(candidate.sentence, language_of[candidate.number])
-
-    def answers(candidate: _Candidate) -> bool:
+    def answers(candidate: _Candidate, days: set[int]) -> bool:
         if says_opening_or_closing(candidate.sentence):
             return True
-        days = days_of(candidate)
         if is_table_row(candidate.sentence):
             return not days or bool(days & asked)
         return bool(days) or not _CONTACT.search(candidate.sentence)
 
-    answering = [c for c in candidates if answers(c)]
-    if not any(days_of(c) & asked for c in answering):
-        return answering
-    # "E no fim de semana?" is answered by "Aos sábados o espaço abre das 9h às 14h…",
-    # not by the reception's "de segunda a sexta, das 8h às 19h" before it
-    return [c for c in answering if not days_of(c) or days_of(c) & asked]
+    named = [(c, weekdays_named(c.sentence, language_of[c.number])) for c in candidates]
+    answering = [(c, days) for c, days in named if answers(c, days)]
+    if any(days & asked for _, days in answering):
+        # "E no fim de semana?" is answered by "Aos sábados o espaço abre das 9h às 14h…",
+        # not by the reception's "de segunda a sexta, das 8h às 19h" before it
+        answering = [(c, days) for c, days in answering if not days or days & asked]
+    return [c for c, _ in answering]
 
 
 def _asks_which_the_document_lists(prompt: Prompt) -> bool:
@@ -1291,12 +1288,13 @@ def _the_hours_table(chosen: list[_Candidate], prompt: Prompt) -> list[_Candidat
     if not chosen or not is_table_row(chosen[0].sentence):
         return chosen
     days = weekdays_asked(prompt.question, prompt.language)
-    if _times_named(prompt) and not days or _follows_up(prompt):
+    if (_times_named(prompt) and not days) or _follows_up(prompt):
         return chosen  # "¿Abre en agosto?" is not answered by every day's row
     if not _asks_the_hours_alone(prompt):
         return chosen
     rows = _tables(prompt).get(_column_names(chosen[0].sentence)[0], [])
-    rows = [row for row in rows if not _on_other_days(row.sentence, days)] if days else rows
+    if days:
+        rows = [row for row in rows if not _on_other_days(row.sentence, days)]
     words = sum(len(row.sentence.split()) for row in rows)
     return rows if len(rows) > len(chosen) and words <= prompt.max_words else chosen
 

@@ -682,8 +682,9 @@ def _days_together_as_a_time(question: str) -> str:
     return question
 
 
-# Days said together: every day, Monday to Friday, the weekend. Accents as written or not:
-# a question's words are kept as written.
+# Days said together: every day, Monday to Friday, the weekend, as a question asks them (a
+# passage saying them is searched by weekday_spans' _EVERY_DAY and _WORKING_DAYS). Accents
+# as written or not: naming_words keeps a question's words as written.
 _DAYS_TOGETHER = (
     (
         re.compile(
@@ -901,9 +902,9 @@ def asks_with_no_subject(question: str) -> bool:
     if len(words) > 1 and words[0] in _BEFORE_ASKING and words[1] in _ASKING_WORDS:
         words = words[1:]  # "Com quanto tempo?", "¿A qué hora?", "For how long?"
     # "E até que horas pode ser usado?": "pode ser" names nothing, as "it can be" would
-    said = [word for word in words if word not in LIGHT_VERBS | _BEING]
     if _counts_a_thing(words):
         return False  # "Quantos pets posso levar?" after the rooms names the pets
+    said = [word for word in words if word not in LIGHT_VERBS | _BEING]
     return (
         0 < len(said) <= _NO_SUBJECT_WORDS
         and words[0] in _ASKING_WORDS
