@@ -30,6 +30,7 @@ from text.words import (
     asks_a_contact_alone,
     asks_again_of_a_time,
     asks_cheapest_or_dearest,
+    asks_how_long,
     asks_sender,
     asks_the_address,
     asks_the_hours,
@@ -435,7 +436,10 @@ class ExtractiveLLM:
             _asks_price(prompt.question) or _asks_the_price_before_of(prompt),
             _asks_contact_detail(prompt.question),
         )
-        if (asks_price or asks_contact) and self._names_only_what_no_page_holds(prompt):
+        asks_how_long = _asks_how_long_alone(prompt.question)
+        if (asks_price or asks_contact or asks_how_long) and self._names_only_what_no_page_holds(
+            prompt
+        ):
             return []
         if asks_price:
             # "¿cuánto cuesta la piscina?" is not answered by the pool's hours, nor "Quanto
@@ -484,10 +488,10 @@ class ExtractiveLLM:
                 candidates = _saying_the_hours_of_the_day(candidates, prompt, weekdays)
                 if not candidates:
                     return []
-        elif _asks_how_long_alone(prompt.question):
+        elif asks_how_long:
             # "How long does the roast take?" over a menu saying no time quoted the roast's
             # price, and "¿Cuánto dura la clase de natación?" the pool's grid of start times.
-            candidates = [c for c in candidates if _says_how_long(c.sentence)]
+            candidates = _timing_what_is_asked(candidates, prompt)
             if not candidates:
                 return []
         candidates = _timed_of_what_came_before(candidates, prompt)
@@ -1229,7 +1233,7 @@ def _columns_of_the_kind_asked(
         ]
         # what each is priced per stays beside it: "Unidade: inteiro (1,2 kg)"
         return [c for c in columns if c in priced or _UNIT_COLUMN.search(fold(c))] if priced else []
-    if _ASKS_DURATION.search(fold(question)):
+    if asks_how_long(question):
         return [column for column in columns if _LENGTH_COLUMN.search(fold(column))]
     return []
 
@@ -1795,11 +1799,6 @@ _TIME_OF_DAY = re.compile(
 # demora…?", "How long…?", "How much time…?" ask a duration, which a sentence says as a
 # figure and its unit: "Quanto tempo dura a sessão?" quoted the single session's price,
 # "R$ 120", before "As sessões duram 50 minutos".
-_ASKS_DURATION = re.compile(
-    r"\b(?:(?:cuanto|quanto)\s+(?:tiempo|tempo|rato|dura|duran|duram)|how\s+long"
-    r"|how\s+much\s+time)\b"
-    r"|\bcuanto\s+(?:se\s+)?(?:tarda|tardan)\b|\bquanto\s+(?:demora|demoram)\b"
-)
 _DURATION = re.compile(
     r"\b\d+(?:[.,]\d+)?\s*(?:min|minutos?|minutes?|h|horas?|hours?|hrs?|dias?|days?|"
     r"semanas?|weeks?|mes|meses|months?|anos?|years?)\b"
@@ -2089,14 +2088,84 @@ def _asks_how_long_alone(question: str) -> bool:
     """The question asks how long something lasts, and nothing else with it ("How long does
     it take and where do I go?")."""
     folded = fold(question)
-    return bool(_ASKS_DURATION.search(folded)) and not _ASKS_ANOTHER.search(folded)
+    return asks_how_long(question) and not _ASKS_ANOTHER.search(folded)
 
 
 def _says_how_long(sentence: str) -> bool:
     """``sentence`` may say how long something lasts: a quantity of a unit of time but an
     age, a century, a span of years or of hours of the day."""
     folded = _AGE.sub(" ", fold(sentence))
-    return bool(_SAYS_HOW_LONG.search(folded)) or len(_TIME_OF_DAY.findall(folded)) >= 2
+    return (
+        bool(_SAYS_HOW_LONG.search(folded))
+        or len(_TIME_OF_DAY.findall(folded)) >= 2
+        or (is_table_row(sentence) and any(map(_a_length_in_its_column, _cells(folded))))
+    )
+
+
+def _a_length_in_its_column(cell: tuple[str, str]) -> bool:
+    """A table's cell holding a figure whose column names its unit of time or that it is a
+    length: "Semanas: 12", "Duración: 2 sesiones"; not a time of day ("Hora: 9:00"), a year
+    ("Año: 2024"), nor a rate ("Horas a la semana: 6" does not say how long a class lasts,
+    and "Quanto tempo dura uma aula?" lost "de 10:00 a 11:30" to the courses' rows)."""
+    column, value = cell
+    figure = any(c.isdigit() for c in value)
+    if not figure or _TIME_OF_DAY.search(value) or _YEAR.search(value) or _A_RATE.search(column):
+        return False
+    return bool(_LENGTH_COLUMN.search(column) or _A_UNIT_OF_TIME.search(column))
+
+
+_A_UNIT_OF_TIME = re.compile(rf"\b(?:{_UNIT_OF_TIME})\b")
+_A_RATE = re.compile(
+    r"\b(?:a|al|por|per|ao|each)\s+(?:la\s+)?(?:semana|week|mes|month|dia|day|ano|year)\b"
+    r"|/|\b(?:semanales|semanais|weekly|mensuales|mensais|monthly|diarias|diarios|daily)\b"
+)
+
+
+def _timing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[_Candidate]:
+    """The sentences that may say how long the thing the question names lasts. When a
+    sentence of a passage in its language names that thing, a length is of it only if its
+    sentence, or the one before it, names it too: "How long is the induction?", over a gym's
+    rules naming the induction but not its length, quoted the memberships' "£22 a month".
+    Words cannot be compared across languages: a length in another is kept."""
+    timed = [c for c in candidates if _says_how_long(c.sentence)]
+    language = prompt.language
+    named = content_words(" ".join(naming_words(prompt.asked or prompt.question)), language)
+    named -= _duration_name_stems(language)
+    if not named or not timed:
+        return timed
+    in_its_language = {s.number for s in prompt.sources if _language_of(s) in (None, language)}
+    words_of = _with_kin(
+        named, [content_words(f"{c.heading} {_said_in(c.sentence)}", language) for c in candidates]
+    )
+    naming = [
+        bool(named & words) and c.number in in_its_language
+        for c, words in zip(candidates, words_of, strict=True)
+    ]
+    if not any(naming):  # no sentence says it: the vectors found the page
+        return timed
+    return [
+        c
+        for i, c in enumerate(candidates)
+        if _says_how_long(c.sentence)
+        and (
+            c.number not in in_its_language
+            or naming[i]
+            or (i > 0 and naming[i - 1] and candidates[i - 1].number == c.number)
+        )
+    ]
+
+
+@functools.cache
+def _duration_name_stems(language: str) -> frozenset[str]:
+    return frozenset(content_words(_DURATION_NAMES, language))
+
+
+# Words that ask or say how long, or how long at most, saying nothing of what lasts.
+_DURATION_NAMES = (
+    "tiempo rato dura duran duracion tarda tardan demora demoran lleva llevan mucho maximo "
+    "minimo tempo duram duracao leva levam muito "
+    "long time take takes last lasts length much maximum minimum most least"
+)
 
 
 def _figure_asked(question: str) -> str:
@@ -2105,7 +2174,7 @@ def _figure_asked(question: str) -> str:
     folded = fold(question)
     if _ASKS_TIME.search(folded) or asks_the_hours_alone(question):
         return "time"
-    if _ASKS_DURATION.search(folded):
+    if asks_how_long(question):
         return "duration"
     return "figure" if _ASKS_FIGURE.search(folded) else ""
 

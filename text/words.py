@@ -939,8 +939,25 @@ _BEFORE_ASKING = frozenset({
 })  # fmt: skip
 
 
+def asks_how_long(question: str) -> bool:
+    """The question asks how long something lasts or takes: "How long…?", "¿Cuánto
+    dura…?", "Quanto tempo…?", "¿Tarda mucho?"."""
+    return bool(_ASKS_HOW_LONG.search(fold(question)))
+
+
+_ASKS_HOW_LONG = re.compile(
+    r"\b(?:(?:cuanto|quanto)\s+(?:tiempo|tempo|rato|dura|duran|duram)|how\s+long"
+    r"|how\s+much\s+time)\b"
+    r"|\bcuanto\s+(?:se\s+)?(?:tarda|tardan|demora|demoran)\b|\bquanto\s+(?:demora|demoram)\b"
+    r"|\b(?:tarda|tardan|demora|demoran)\s+mucho\b|\b(?:demora|demoram)\s+muito\b"
+    r"|\btakes?\s+long\b"
+)
+
+
 def asks_yes_or_no(question: str) -> bool:
     folded = fold(question)
+    if asks_how_long(question):
+        return False  # "¿Tarda mucho el blanqueamiento?" is answered by how long it takes
     if not folded.rstrip().endswith("?") or not _ASKING_WORDS.isdisjoint(_WORD.findall(folded)):
         return False
     if _YES_OR_NO_EN.match(folded):

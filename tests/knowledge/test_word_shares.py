@@ -1687,6 +1687,62 @@ def test_how_long_it_takes_is_how_long(asked, answered):
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    "asked",
+    ["How long is the induction?", "How much time does the induction take?",
+     "Does the induction take long?"],
+)  # fmt: skip
+def test_how_long_a_thing_lasts_is_not_answered_by_another_s_length(asked):
+    """The tours: "How long is the induction?", over a gym's rules that name the induction
+    (for members of 14 and 15) and say nothing of its length, quoted the memberships' "£22
+    a month"."""
+    answer = answered_after(holding("harbour-fitness.pdf"), [asked])
+    assert answer in NO_INFORMATION.values(), answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("page", "asked", "quote"),
+    [
+        # the length said in the sentence after the one naming what lasts
+        (
+            "# Gimnasio Norte\n\nLa inducción es obligatoria para los nuevos socios. Dura 45"
+            " minutos y la da un monitor del centro en la sala principal. La cuota mensual es"
+            " de 30 €, con un mes de preaviso para la baja.\n",
+            "¿Cuánto dura la inducción?",
+            "«Dura 45 minutos y la da un monitor del centro en la sala principal.» [1]",
+        ),
+        # a table's row whose column names its unit of time
+        (
+            "# Academia Norte\n\nLa prueba de nivel dura 30 minutos.\n\n"
+            "| Curso | Semanas | Precio |\n|---|---|---|\n"
+            "| Intensivo | 6 | 510 € |\n| Extensivo | 12 | 380 € |\n",
+            "¿Cuánto dura el curso intensivo?",
+            "«Curso: Intensivo · Semanas: 6 · Precio: 510 €» [1]",
+        ),
+    ],
+)
+def test_how_long_a_thing_lasts_is_answered_by_its_own_length(page, asked, quote):
+    quoted = quotes_of(answered_after(holding_text(page, "norte.md"), [asked]))
+    assert quoted[0] == quote, quoted
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("asked", "before", "quote"),
+    [
+        ("¿Tarda mucho el blanqueamiento?", [], "Duración: 60 minutos"),
+        ("¿Tarda mucho?", ["¿Cuánto cuesta el blanqueamiento?"], "Duración: 60 minutos"),
+    ],
+)
+def test_whether_it_takes_long_asks_how_long(asked, before, quote):
+    """ "¿Tarda mucho…?", "Demora muito?", "Does it take long?" ask how long, not yes or no:
+    "¿Tarda mucho el blanqueamiento?" was told that nothing quoted spoke of "Tarda"."""
+    answer = answered_after(holding("dentista-precios.csv"), [*before, asked])
+    assert quote in quotes_of(answer)[0] and "(Nada" not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_a_short_question_opens_the_next_pair_of_an_faq():
     """The tour of a language school's FAQ (an HTML definition list): "¿Preparáis el
     First?" quoted its answer and, as if they ended it, the next question "¿Hay

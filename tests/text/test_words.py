@@ -15,6 +15,7 @@ from text.words import (
     asks_a_contact_alone,
     asks_again_of_a_time,
     asks_cheapest_or_dearest,
+    asks_how_long,
     asks_sender,
     asks_the_address,
     asks_the_hours_alone,
@@ -636,10 +637,35 @@ def test_a_question_asking_whether_something_is_allowed(question, asks):
         ("Quantos dias de férias tenho?", False),
         ("The pool opens at eight.", False),  # not a question
         ("Tell me the gym's hours?", False),  # English, opening with no verb asking
+        # whether it takes long asks how long
+        ("¿Tarda mucho el blanqueamiento?", False),
+        ("Demora muito?", False),
+        ("Does the induction take long?", False),
     ],
 )
 def test_a_question_answered_yes_or_no(question, asks):
     assert asks_yes_or_no(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("How long is the induction?", True),
+        ("How much time does the roast take?", True),
+        ("¿Cuánto tiempo tarda la vacuna?", True),
+        ("¿Cuánto demora el envío?", True),
+        ("¿Tarda mucho?", True),
+        ("Quanto tempo dura o contrato?", True),
+        ("Demora muito a entrega?", True),
+        ("Does it take long?", True),
+        ("¿Cuánto cuesta la clase?", False),
+        ("Quanto custa a escova?", False),
+        ("Do I take the bus?", False),
+        ("¿Hay mucho tráfico?", False),
+    ],
+)
+def test_a_question_asking_how_long(question, asks):
+    assert asks_how_long(question) is asks
 
 
 @pytest.mark.parametrize(
