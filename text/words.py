@@ -522,12 +522,29 @@ def refers_back(question: str) -> bool:
     e-mail", naming no one message ("¿Quién envió el correo?" after the breakfast's hours,
     quoted from a hotel's e-mail, was "no information")."""
     return (
-        not _REFERRING.isdisjoint(_WORD.findall(question.lower()))
+        _says_a_referring_word(question.lower())
         or bool(_THAT_ALONE.search(question.lower()))
         or _asks_under_another_circumstance(question)
         or _asks_who_sent_it(question)
         or asks_whether_it_is(question)
     )
+
+
+def _says_a_referring_word(lowered: str) -> bool:
+    """A pronoun standing for what came before; not the "it" that only holds the place of
+    what follows: "How much does it cost to park?" after the check-in's time quoted the
+    early check-in's price, "How long does it take to the airport?" after breakfast's hours
+    those hours."""
+    referring = [word for word in _WORD.findall(lowered) if word in _REFERRING]
+    return bool(referring) and not (referring == ["it"] and _IT_OF_WHAT_FOLLOWS.search(lowered))
+
+
+# "It" before the clause it stands for: "does it take (me) to get…", "is it possible to…".
+_IT_OF_WHAT_FOLLOWS = re.compile(
+    r"\bit\s+(?:takes?|took|costs?)\s+(?:(?:me|us|you|them)\s+)?to\s+\w+"
+    r"|\bit\s+(?:be\s+)?(?:possible|allowed|permitted|ok|okay|necessary|mandatory|compulsory|"
+    r"required|safe|easy|difficult|hard|worth\s+it)\s+(?:for\s+\w+\s+)?to\s+\w+"
+)
 
 
 # "Is it…?" with the "it" left unsaid, as Spanish and Portuguese do: a copula and the one
@@ -839,7 +856,8 @@ _ALLOWED = re.compile(
     r"esta(?:n)?\s+(?:permitid|prohibid)[oa]s?|"
     r"posso|pode-se|(?:e|sao)\s+(?:permitid|proibid)[oa]s?|"
     r"(?:can|may)\s+(?:i|we|guests|visitors|children|kids|(?:my|our)\s+\w+)|am\s+i\s+allowed|"
-    r"(?:is|are)\s+(?:it\s+|\w+\s+){0,2}(?:allowed|permitted|ok|okay))\b"
+    r"(?:is|are)\s+(?:it\s+|\w+\s+){0,2}(?:allowed|permitted|ok|okay|possible)|"
+    r"(?:es|e)\s+(?:posible|possivel))\b"
 )
 # Words that ask it, and verbs of going in or using, which name nothing the pages would:
 # "admiten", "permitido", "aceitam" ("Aceitam boleto?" is answered by the payment table's
@@ -850,7 +868,7 @@ _ALLOWING = frozenset({
     "permitidas", "prohibido", "prohibida", "prohibidos", "prohibidas", "esta", "estan",
     "proibido", "proibida", "proibidos", "proibidas",
     "aceptan", "acepta", "aceptais", "aceitam", "aceita", "accept", "accepts",
-    "allowed", "permitted", "okay",
+    "allowed", "permitted", "okay", "posible", "possivel", "possible",
     "usar", "utilizar", "entrar", "acceder", "ir", "venir", "frecuentar",
     "frequentar", "acessar", "vir",
     "use", "enter", "access", "come", "visit",

@@ -1743,6 +1743,40 @@ def test_whether_it_takes_long_asks_how_long(asked, before, quote):
 
 
 @pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "conversation", "quote"),
+    [
+        (
+            ["hotel-faq.html"],
+            ["What time is check-in?", "How much does it cost to park?"],
+            "«Our car park has 20 spaces at £15 per night.» [1]",
+        ),
+        (
+            ["harbour-fitness.pdf"],
+            ["How do I book a class?", "Is it possible to cancel my membership?"],
+            "«5.1 You may cancel at any time by giving one month's notice",
+        ),
+        (
+            ["hotel-faq.html"],
+            ["How long is breakfast served?", "How long does it take to the airport?"],
+            "",
+        ),
+    ],
+)
+def test_an_it_holding_the_place_of_what_follows_asks_anew(files, conversation, quote):
+    """The tours: "How much does it cost to park?" after the check-in's time quoted the early
+    check-in's and the late check-out's prices, the "it" read as the check-in; "How long
+    does it take to the airport?", of a hotel whose page names no airport, breakfast's
+    hours. "Is it possible…?" asks whether it is allowed: no note that nothing quoted
+    mentions "possible"."""
+    answer = answered_after(holding(*files), conversation)
+    if not quote:
+        assert answer in NO_INFORMATION.values(), answer
+        return
+    assert answer.startswith(quote) and "(Nothing" not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_a_short_question_opens_the_next_pair_of_an_faq():
     """The tour of a language school's FAQ (an HTML definition list): "¿Preparáis el
     First?" quoted its answer and, as if they ended it, the next question "¿Hay

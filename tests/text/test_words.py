@@ -439,6 +439,16 @@ def test_a_message_of_courtesy_alone_says_what_kind(message, said):
         ("How much is that room?", False),
         ("Is that room free?", False),
         ("What is this policy?", False),
+        # an "it" holding the place of the clause after it refers to nothing before
+        ("How much does it cost to park?", False),
+        ("How long does it take to the airport?", False),
+        ("How long does it take me to get a card?", False),
+        ("Is it possible to cancel my membership?", False),
+        ("How much does it cost?", True),
+        ("How long does it take?", True),
+        ("Is it possible?", True),
+        ("Is it open to the public?", True),
+        ("How much does it cost to add it to my plan?", True),  # the second "it" refers
     ],
 )
 def test_a_question_referring_to_what_was_named_before(question, refers):
@@ -610,6 +620,9 @@ def test_a_question_asking_whether_something_is_there(question, asks):
         ("May our dog come in?", True),
         ("Are dogs allowed in the gym?", True),
         ("Is it ok to play music?", True),
+        ("Is it possible to bring a guest?", True),
+        ("¿Es posible congelar la cuota?", True),
+        ("É possível levar o cachorro?", True),
         ("¿Cuándo se puede usar la piscina?", False),  # asks when
         ("¿Puede decirme cuándo abre?", False),  # a request
         ("Pode me dizer o horário?", False),
