@@ -1599,15 +1599,8 @@ def _pricing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list
     named = content_words(" ".join(naming_words(prompt.asked or prompt.question)), language)
     if not named or not priced:
         return priced
-    in_its_language = {s.number for s in prompt.sources if _language_of(s) in (None, language)}
-    words_of = _with_kin(
-        named, [content_words(f"{c.heading} {_said_in(c.sentence)}", language) for c in candidates]
-    )
-    naming = [
-        c
-        for c, words in zip(candidates, words_of, strict=True)
-        if named & words and c.number in in_its_language
-    ]
+    naming_flags, in_its_language = _naming_what_is_asked(candidates, prompt, named)
+    naming = [c for c, names_it in zip(candidates, naming_flags, strict=True) if names_it]
     if not naming:  # no sentence says it: the vectors found the page ("alberca", "pileta")
         return priced
     said_by_question = content_words(prompt.asked or prompt.question, language)
@@ -1635,12 +1628,7 @@ def _names_before_its_sum(sentence: str, language: str, said_by_question: set[st
     found = _MONEY.search(folded) or _FREE.search(folded)
     before = folded[: found.start()] if found else folded
     said = {word for word in content_words(before, language) if not word.isdigit()}
-    return bool(said - _price_name_stems(language) - said_by_question)
-
-
-@functools.cache
-def _price_name_stems(language: str) -> frozenset[str]:
-    return frozenset(content_words(_PRICE_NAMES, language))
+    return bool(said - _stems(_PRICE_NAMES, language) - said_by_question)
 
 
 # Words that name a price or what it is counted per, saying nothing of what it is paid for.
@@ -2130,17 +2118,10 @@ def _timing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[
     timed = [c for c in candidates if _says_how_long(c.sentence)]
     language = prompt.language
     named = content_words(" ".join(naming_words(prompt.asked or prompt.question)), language)
-    named -= _duration_name_stems(language)
+    named -= _stems(_DURATION_NAMES, language)
     if not named or not timed:
         return timed
-    in_its_language = {s.number for s in prompt.sources if _language_of(s) in (None, language)}
-    words_of = _with_kin(
-        named, [content_words(f"{c.heading} {_said_in(c.sentence)}", language) for c in candidates]
-    )
-    naming = [
-        bool(named & words) and c.number in in_its_language
-        for c, words in zip(candidates, words_of, strict=True)
-    ]
+    naming, in_its_language = _naming_what_is_asked(candidates, prompt, named)
     if not any(naming):  # no sentence says it: the vectors found the page
         return timed
     return [
@@ -2155,9 +2136,27 @@ def _timing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[
     ]
 
 
+def _naming_what_is_asked(
+    candidates: list[_Candidate], prompt: Prompt, named: set[str]
+) -> tuple[list[bool], set[int]]:
+    """Whether each sentence names what the question names (``named``, stemmed; its section
+    heading's words and the question's words' kin count), in a passage in the question's
+    language; and those passages' numbers. Words cannot be compared across languages."""
+    language = prompt.language
+    in_its_language = {s.number for s in prompt.sources if _language_of(s) in (None, language)}
+    words_of = _with_kin(
+        named, [content_words(f"{c.heading} {_said_in(c.sentence)}", language) for c in candidates]
+    )
+    naming = [
+        bool(named & words) and c.number in in_its_language
+        for c, words in zip(candidates, words_of, strict=True)
+    ]
+    return naming, in_its_language
+
+
 @functools.cache
-def _duration_name_stems(language: str) -> frozenset[str]:
-    return frozenset(content_words(_DURATION_NAMES, language))
+def _stems(words: str, language: str) -> frozenset[str]:
+    return frozenset(content_words(words, language))
 
 
 # Words that ask or say how long, or how long at most, saying nothing of what lasts.

@@ -81,6 +81,7 @@ from text.words import (
     asking_words,
     asks_again_of_a_time,
     asks_allowing,
+    asks_how_long,
     asks_what_if,
     asks_where_it_is,
     asks_whether_allowed,
@@ -351,9 +352,12 @@ def chat_prepare(
     prompt.asked = found.asked if found.asked != question else ""
     prompt.min_score = found.response.options.min_score or 0.0
     # A follow-up's note names what it lacks, not what the question it follows did ("¿Y en
-    # julio?" after October's pool: "nothing quoted mentions “octubre”, “julio”").
+    # julio?" after October's pool: "nothing quoted mentions “octubre”, “julio”"), and none
+    # when it asks how long, not whether ("¿Cuánto tiempo como máximo?" after "¿Es posible
+    # congelar la cuota?" was told that nothing quoted spoke of "tiempo", "máximo").
     typed = set(re.findall(r"\w+", question))
-    prompt.unheard_of = [word for word in found.unheard_of() if word in typed]
+    unheard_of = [] if asks_how_long(question) else found.unheard_of()
+    prompt.unheard_of = [word for word in unheard_of if word in typed]
     prompt.names_only_unknown = bool(found.named) and found.unknown >= set(found.named)
     prompt.tools = [KNOWLEDGE_SEARCH_TOOL]
     prompt.run_tool = _ToolRunner(turn, principal)

@@ -1777,6 +1777,18 @@ def test_an_it_holding_the_place_of_what_follows_asks_anew(files, conversation, 
 
 
 @pytest.mark.usefixtures("local_model_statements")
+def test_how_long_after_whether_it_is_possible_is_no_question_whether():
+    """The tours: "¿Cuánto tiempo como máximo?" after "¿Es posible congelar la cuota?"
+    quoted the freeze's "hasta tres meses" and closed with "nada de lo citado habla de
+    “tiempo”, “máximo”", the note of a question asking whether."""
+    answer = answered_after(
+        holding("olimpo-normas.odt", "olimpo-clases.xlsx"),
+        ["¿Es posible congelar la cuota?", "¿Cuánto tiempo como máximo?"],
+    )
+    assert "hasta tres meses" in quotes_of(answer)[0] and "(Nada" not in answer, answer
+
+
+@pytest.mark.usefixtures("local_model_statements")
 def test_a_short_question_opens_the_next_pair_of_an_faq():
     """The tour of a language school's FAQ (an HTML definition list): "¿Preparáis el
     First?" quoted its answer and, as if they ended it, the next question "¿Hay
