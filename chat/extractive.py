@@ -1783,10 +1783,8 @@ _TIME_OF_DAY = re.compile(
     r"\b(?:[01]?\d|2[0-4])(?::\d\d|h\d{0,2}\b|\s?(?:am|pm|a\.m\.|p\.m\.))"
     r"|\b(?:medianoche|mediodia|meia-noite|meio-dia|midnight|noon|midday)\b"
 )
-# "¿Cuánto tiempo…?", "¿Cuánto dura…?", "¿Cuánto tarda…?", "Quanto tempo…?", "Quanto
-# demora…?", "How long…?", "How much time…?" ask a duration, which a sentence says as a
-# figure and its unit: "Quanto tempo dura a sessão?" quoted the single session's price,
-# "R$ 120", before "As sessões duram 50 minutos".
+# A duration asked (``asks_how_long``) is said as a figure and its unit: "Quanto tempo dura a
+# sessão?" quoted the single session's price, "R$ 120", before "As sessões duram 50 minutos".
 _DURATION = re.compile(
     r"\b\d+(?:[.,]\d+)?\s*(?:min|minutos?|minutes?|h|horas?|hours?|hrs?|dias?|days?|"
     r"semanas?|weeks?|mes|meses|months?|anos?|years?)\b"
@@ -2115,7 +2113,8 @@ def _timing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[
     sentence, or the one before it, names it too: "How long is the induction?", over a gym's
     rules naming the induction but not its length, quoted the memberships' "£22 a month".
     Words cannot be compared across languages: a length in another is kept."""
-    timed = [c for c in candidates if _says_how_long(c.sentence)]
+    saying = [_says_how_long(c.sentence) for c in candidates]
+    timed = [c for c, says in zip(candidates, saying, strict=True) if says]
     language = prompt.language
     named = content_words(" ".join(naming_words(prompt.asked or prompt.question)), language)
     named -= _stems(_DURATION_NAMES, language)
@@ -2127,7 +2126,7 @@ def _timing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[
     return [
         c
         for i, c in enumerate(candidates)
-        if _says_how_long(c.sentence)
+        if saying[i]
         and (
             c.number not in in_its_language
             or naming[i]

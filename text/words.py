@@ -958,8 +958,9 @@ _BEFORE_ASKING = frozenset({
 
 
 def asks_how_long(question: str) -> bool:
-    """The question asks how long something lasts or takes: "How long…?", "¿Cuánto
-    dura…?", "Quanto tempo…?", "¿Tarda mucho?"."""
+    """The question asks how long something lasts or takes: "How long…?", "How much
+    time…?", "¿Cuánto tiempo / dura / tarda / demora…?", "Quanto tempo / demora…?", and
+    whether it takes long ("¿Tarda mucho?", "Demora muito?", "Does it take long?")."""
     return bool(_ASKS_HOW_LONG.search(fold(question)))
 
 
