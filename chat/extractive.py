@@ -436,8 +436,8 @@ class ExtractiveLLM:
             _asks_price(prompt.question) or _asks_the_price_before_of(prompt),
             _asks_contact_detail(prompt.question),
         )
-        asks_how_long = _asks_how_long_alone(prompt.question)
-        if (asks_price or asks_contact or asks_how_long) and self._names_only_what_no_page_holds(
+        asks_length = _asks_how_long_alone(prompt.question)
+        if (asks_price or asks_contact or asks_length) and self._names_only_what_no_page_holds(
             prompt
         ):
             return []
@@ -488,7 +488,7 @@ class ExtractiveLLM:
                 candidates = _saying_the_hours_of_the_day(candidates, prompt, weekdays)
                 if not candidates:
                     return []
-        elif asks_how_long:
+        elif asks_length:
             # "How long does the roast take?" over a menu saying no time quoted the roast's
             # price, and "¿Cuánto dura la clase de natación?" the pool's grid of start times.
             candidates = _timing_what_is_asked(candidates, prompt)
@@ -965,7 +965,7 @@ def _from_passages_naming_it(candidates: list[_Candidate], prompt: Prompt) -> li
     kept = [c for c in candidates if shares[c.number] or c.number in on_the_day]
     # A share may be of words asking for a kind of fact alone: "¿y cuánto cuesta eso?"
     # after "¿A qué hora abre la piscina?" quoted the gym's fee, its page holding "abre".
-    named = content_words(" ".join(naming_words(prompt.asked or prompt.question)), prompt.language)
+    named = _named_in_the_conversation(prompt)
     if not named:
         return kept
     words_of = _with_kin(named, [content_words(s.text, prompt.language) for s in prompt.sources])
@@ -1596,7 +1596,7 @@ def _pricing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list
     ("Quanto custa reservar o salão?" and the Spanish "La fianza es de cien euros")."""
     priced = [c for c in candidates if _says_price(c.sentence)]
     language = prompt.language
-    named = content_words(" ".join(naming_words(prompt.asked or prompt.question)), language)
+    named = _named_in_the_conversation(prompt)
     if not named or not priced:
         return priced
     naming_flags, in_its_language = _naming_what_is_asked(candidates, prompt, named)
@@ -2116,7 +2116,7 @@ def _timing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[
     saying = [_says_how_long(c.sentence) for c in candidates]
     timed = [c for c, says in zip(candidates, saying, strict=True) if says]
     language = prompt.language
-    named = content_words(" ".join(naming_words(prompt.asked or prompt.question)), language)
+    named = _named_in_the_conversation(prompt)
     named -= _stems(_DURATION_NAMES, language)
     if not named or not timed:
         return timed
@@ -2133,6 +2133,12 @@ def _timing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[
             or (i > 0 and naming[i - 1] and candidates[i - 1].number == c.number)
         )
     ]
+
+
+def _named_in_the_conversation(prompt: Prompt) -> set[str]:
+    """What the question names, stemmed; a follow-up's with what the questions before it
+    named ("¿Tarda mucho?" after the whitening's price names the whitening)."""
+    return content_words(" ".join(naming_words(prompt.asked or prompt.question)), prompt.language)
 
 
 def _naming_what_is_asked(
