@@ -2077,10 +2077,14 @@ def _asks_how_long_alone(question: str) -> bool:
     return asks_how_long(question) and not _ASKS_ANOTHER.search(folded)
 
 
-def _says_how_long(sentence: str) -> bool:
+def _says_how_long(sentence: str, *, lead_times: bool = True) -> bool:
     """``sentence`` may say how long something lasts: a quantity of a unit of time but an
-    age, a century, a span of years or of hours of the day."""
-    folded = _AGE.sub(" ", fold(sentence))
+    age, a century, a span of years or of hours of the day; with ``lead_times`` false, but
+    how long ahead of something ("booked up to seven days ahead", "avisa con 24 horas de
+    antelación")."""
+    folded = _A_SUM_PER_TIME.sub(" ", _AGE.sub(" ", fold(sentence)))
+    if not lead_times:
+        folded = _LEAD_TIME.sub(" ", folded)
     return (
         bool(_SAYS_HOW_LONG.search(folded))
         or len(_TIME_OF_DAY.findall(folded)) >= 2
@@ -2101,6 +2105,28 @@ def _a_length_in_its_column(cell: tuple[str, str]) -> bool:
 
 
 _A_UNIT_OF_TIME = re.compile(rf"\b(?:{_UNIT_OF_TIME})\b")
+# A sum per unit of time is a price, no length: "£22 a month", "65 € por noche".
+_A_SUM_PER_TIME = re.compile(
+    r"(?:[€$£]\s*\d[\d.,]*|\d[\d.,]*\s*(?:[€$£]|euros?|reais|pounds?|dollars?))\s*"
+    r"(?:a|an|per|al|por|ao|each|/)\s*(?:la\s+)?"
+    r"(?:hour|day|night|week|month|year|hora|dia|noche|noite|semana|mes|ano)\b"
+)
+# How long ahead of something: a notice, a booking window, an arrival before the hour.
+_AHEAD = (
+    r"ahead|before|beforehand|in advance|early|earlier|prior|notice|antes|"
+    r"(?:de|con|com) (?:antelacion|anticipacion|antecedencia|aviso|preaviso)"
+)
+_LEAD_TIME = re.compile(
+    rf"\b(?:{_HOW_MANY})\s*(?:de\s+)?(?:{_UNIT_OF_TIME})(?:'s)?\s+(?:{_AHEAD})\b"
+)
+# A question asking what a thing lasts, not how long ahead: "How long is a class?",
+# "¿Cuánto dura una consulta?"; "How long do I have to cancel?" may be answered by a notice.
+_ASKS_WHAT_IT_LASTS = re.compile(
+    r"\bhow long (?:is|are|was|were)\b|\blasts?\b|\bdura[nm]?\b|\bduracao\b|\bduracion\b"
+)
+_ASKS_AHEAD = re.compile(
+    rf"\b(?:{_AHEAD}|advance|antelacion|anticipacion|antecedencia|aviso|preaviso|avisar)\b"
+)
 _A_RATE = re.compile(
     r"\b(?:a|al|por|per|ao|each)\s+(?:la\s+)?(?:semana|week|mes|month|dia|day|ano|year)\b"
     r"|/|\b(?:semanales|semanais|weekly|mensuales|mensais|monthly|diarias|diarios|daily)\b"
@@ -2113,7 +2139,9 @@ def _timing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[
     sentence, or the one before it, names it too: "How long is the induction?", over a gym's
     rules naming the induction but not its length, quoted the memberships' "£22 a month".
     Words cannot be compared across languages: a length in another is kept."""
-    saying = [_says_how_long(c.sentence) for c in candidates]
+    question = fold(prompt.question)
+    lead_times = not _ASKS_WHAT_IT_LASTS.search(question) or bool(_ASKS_AHEAD.search(question))
+    saying = [_says_how_long(c.sentence, lead_times=lead_times) for c in candidates]
     timed = [c for c, says in zip(candidates, saying, strict=True) if says]
     language = prompt.language
     named = _named_in_the_conversation(prompt)
@@ -2129,10 +2157,40 @@ def _timing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[
         if saying[i]
         and (
             c.number not in in_its_language
-            or naming[i]
-            or (i > 0 and naming[i - 1] and candidates[i - 1].number == c.number)
+            or (naming[i] and _a_length_by_its_name(c, named, language, lead_times=lead_times))
+            or (
+                i > 0
+                and naming[i - 1]
+                and candidates[i - 1].number == c.number
+                and not is_table_row(c.sentence)  # a row goes on with no row before it
+            )
         )
     ]
+
+
+def _a_length_by_its_name(
+    candidate: _Candidate, named: set[str], language: str, *, lead_times: bool
+) -> bool:
+    """A sentence naming what is asked says its length unless the length sits in brackets
+    that neither name it nor follow its name, or the name in brackets the length is not in:
+    "How long is a class?" quoted "Off-Peak (£22 a month, gym access weekdays 10am–4pm…)
+    … Premium (… unlimited classes…)". A heading naming it names every sentence under it."""
+    sentence = candidate.sentence
+    if is_table_row(sentence) or named & content_words(candidate.heading, language):
+        return True  # a row's length may be its column's ("Semanas: 6")
+    parts = [_BRACKETED.sub(" ", sentence)] + [
+        " ".join(before.split()[-3:]) + " " + inside
+        for before, inside in _AFTER_WORDS_BRACKETED.findall(sentence)
+    ]
+    words_of = _with_kin(named, [content_words(part, language) for part in parts])
+    return any(
+        named & words and _says_how_long(part, lead_times=lead_times)
+        for part, words in zip(parts, words_of, strict=True)
+    )
+
+
+_BRACKETED = re.compile(r"\([^()]*\)")
+_AFTER_WORDS_BRACKETED = re.compile(r"([^()]*)\(([^()]*)\)")
 
 
 def _named_in_the_conversation(prompt: Prompt) -> set[str]:
@@ -2156,6 +2214,14 @@ def _naming_what_is_asked(
         bool(named & words) and c.number in in_its_language
         for c, words in zip(candidates, words_of, strict=True)
     ]
+    # Naming all it names beats naming a part: "¿Cuánto dura el curso intensivo?" is not
+    # answered under "Cursos y niveles" by "una prueba de nivel gratuita de 30 minutos"
+    # when a row says "Curso: Intensivo" (its column's name counts here).
+    whole = _with_kin(
+        named, [content_words(f"{c.heading} {c.sentence}", language) for c in candidates]
+    )
+    if any(names and named <= words for words, names in zip(whole, naming, strict=True)):
+        naming = [names and named <= words for words, names in zip(whole, naming, strict=True)]
     return naming, in_its_language
 
 
