@@ -2171,10 +2171,11 @@ def _timing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[
 def _a_length_by_its_name(
     candidate: _Candidate, named: set[str], language: str, *, lead_times: bool
 ) -> bool:
-    """A sentence naming what is asked says its length unless the length sits in brackets
-    that neither name it nor follow its name, or the name in brackets the length is not in:
-    "How long is a class?" quoted "Off-Peak (£22 a month, gym access weekdays 10am–4pm…)
-    … Premium (… unlimited classes…)". A heading naming it names every sentence under it."""
+    """Whether a sentence naming what is asked says a length of it: a table's row or a
+    sentence under a heading naming it does; another, when one of its parts both names it
+    and says a length, a part being what is in brackets with the three words before them,
+    or what is outside them: "How long is a class?" quoted "Off-Peak (… gym access weekdays
+    10am–4pm …) … Premium (… unlimited classes …)", whose hours are the Off-Peak's."""
     sentence = candidate.sentence
     if is_table_row(sentence) or named & content_words(candidate.heading, language):
         return True  # a row's length may be its column's ("Semanas: 6")
