@@ -1040,6 +1040,8 @@ def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> li
     named_now = naming_words(prompt.question)
     passages = [source.body or source.text for source in prompt.sources[:3]]
     named = named_before(prompt.asked, named_now)
+    if asks_how_long(prompt.question):  # "¿Tarda mucho?" names nothing that lasts
+        named_now = [word for word in named_now if fold(word) not in _DURATION_WORDS]
     if not _asks_of_a_row_named_before(prompt.question, named_now, named, passages):
         return candidates
     language_of = _languages_of(prompt)
@@ -1066,10 +1068,32 @@ def _of_the_row_named_before(candidates: list[_Candidate], prompt: Prompt) -> li
     # paper's day in "Centro" quoted the industrial estate's row too, whose "No hay
     # recogida" says the "recogen" asked before.
     for naming in (names_it_by_name, names_it):
-        if any(map(naming, rows)):
-            kept = [c for c in candidates if not is_table_row(c.sentence) or naming(c)]
+        if named_rows := [row for row in rows if naming(row)]:
+            last = {id(row) for row in _named_last(named_rows, prompt, language_of)}
+            kept = [c for c in candidates if not is_table_row(c.sentence) or id(c) in last]
             return [replace(c, named_before=is_table_row(c.sentence)) for c in kept]
     return candidates
+
+
+def _named_last(
+    rows: list[_Candidate], prompt: Prompt, language_of: dict[int, str | None]
+) -> list[_Candidate]:
+    """Of the rows the questions before a follow-up name, those the latest of them naming
+    any names: "¿En qué sala?" after "¿A qué hora es yoga?" and "¿Y pilates?" asks the
+    pilates' room, and had quoted the yoga's row first. Two rows one question names stay.
+    The questions as searched (``prompt.asked``, a misspelt word respelt), each ending with
+    its question mark; without one, they read as one question, naming every row."""
+    earlier = _QUESTION_END.split(prompt.asked)[:-1]
+    for question in reversed(earlier):
+        named = naming_words(question)
+        if latest := [
+            row for row in rows if _row_says(row.sentence, named, language_of[row.number])
+        ]:
+            return latest
+    return rows
+
+
+_QUESTION_END = re.compile(r"(?<=\?)\s+")
 
 
 def _asks_of_a_row_named_before(
@@ -2237,6 +2261,9 @@ _DURATION_NAMES = (
     "minimo tempo duram duracao leva levam muito "
     "long time take takes last lasts length much maximum minimum most least"
 )
+
+
+_DURATION_WORDS = frozenset(_DURATION_NAMES.split())
 
 
 def _figure_asked(question: str) -> str:

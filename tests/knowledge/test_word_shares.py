@@ -1862,6 +1862,48 @@ def test_an_it_holding_the_place_of_what_follows_asks_anew(files, conversation, 
     assert answer.startswith(quote) and "(Nothing" not in answer, answer
 
 
+_WHITENING = (
+    "«Tratamiento: Blanqueamiento · Precio: 290 € · Duración: 60 minutos · Financiación: Sí"
+    " (6 meses)» [1]"
+)
+_CLEANING = (
+    "«Tratamiento: Limpieza dental · Precio: 45 € · Duración: 45 minutos · Financiación: No» [1]"
+)
+_PILATES = (
+    "«Clase: Pilates · Día: Lunes y viernes · Hora: 18:00 · Sala: Sala 1 · Monitor: Marta» [1]"
+)
+_ZUMBA = "«Clase: Zumba · Día: Viernes · Hora: 20:00 · Sala: Sala 2 · Monitor: Lucía» [1]"
+
+
+@pytest.mark.usefixtures("local_model_statements")
+@pytest.mark.parametrize(
+    ("files", "conversation", "quoted"),
+    [
+        (["olimpo-normas.odt", "olimpo-clases.xlsx"],
+         ["¿A qué hora es yoga?", "¿Y pilates?", "¿En qué sala?"], [_PILATES]),
+        (["olimpo-normas.odt", "olimpo-clases.xlsx"],
+         ["¿A qué hora es yoga?", "¿Y pilates?", "¿Quién es el monitor?"], [_PILATES]),
+        (["olimpo-normas.odt", "olimpo-clases.xlsx"],
+         ["¿Qué día hay spinning?", "¿Y zumba?", "¿A qué hora?"], [_ZUMBA]),
+        (["dentista-precios.csv"],
+         ["¿Cuánto cuesta el blanqueamiento?", "¿Cuánto cuesta la limpieza?", "¿Tarda mucho?"],
+         [_CLEANING]),
+        # a question naming no row is passed over; two rows one question names both stay
+        (["dentista-precios.csv"],
+         ["¿Cuánto cuesta el blanqueamiento?", "¿Se puede financiar?", "¿Tarda mucho?"],
+         [_WHITENING]),
+        (["dentista-precios.csv"],
+         ["¿Cuánto cuestan la limpieza y el blanqueamiento?", "¿Tarda mucho?"],
+         [_WHITENING, _CLEANING]),
+    ],
+)  # fmt: skip
+def test_a_follow_up_asks_of_the_row_named_last(files, conversation, quoted):
+    """The tours: "¿Tarda mucho?" after the whitening's price and then the cleaning's quoted
+    the whitening's row first; "¿En qué sala?" after yoga's time and "¿Y pilates?", the
+    yoga's row first."""
+    assert quotes_of(answered_after(holding(*files), conversation)) == quoted
+
+
 @pytest.mark.usefixtures("local_model_statements")
 def test_how_long_after_whether_it_is_possible_is_no_question_whether():
     """The tours: "¿Cuánto tiempo como máximo?" after "¿Es posible congelar la cuota?"
