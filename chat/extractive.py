@@ -2140,16 +2140,15 @@ _AHEAD = (
     r"ahead|before|beforehand|in advance|early|earlier|prior|notice|antes|"
     r"(?:de|con|com) (?:antelacion|anticipacion|antecedencia|aviso|preaviso)"
 )
-_LEAD_TIME = re.compile(
-    rf"\b(?:{_HOW_MANY})\s*(?:de\s+)?(?:{_UNIT_OF_TIME})(?:'s)?\s+(?:{_AHEAD})\b"
-)
+_LEAD_TIME = re.compile(rf"\b(?:{_HOW_MANY})\s*(?:de\s+)?(?:{_UNIT_OF_TIME})'?s?\s+(?:{_AHEAD})\b")
 # A question asking what a thing lasts, not how long ahead: "How long is a class?",
 # "¿Cuánto dura una consulta?"; "How long do I have to cancel?" may be answered by a notice.
 _ASKS_WHAT_IT_LASTS = re.compile(
     r"\bhow long (?:is|are|was|were)\b|\blasts?\b|\bdura[nm]?\b|\bduracao\b|\bduracion\b"
 )
 _ASKS_AHEAD = re.compile(
-    rf"\b(?:{_AHEAD}|advance|antelacion|anticipacion|antecedencia|aviso|preaviso|avisar)\b"
+    r"\b(?:ahead|before|beforehand|advance|early|earlier|prior|notice|antes|antelacion|"
+    r"anticipacion|antecedencia|aviso|preaviso|avisar)\b"
 )
 _A_RATE = re.compile(
     r"\b(?:a|al|por|per|ao|each)\s+(?:la\s+)?(?:semana|week|mes|month|dia|day|ano|year)\b"
