@@ -2194,14 +2194,17 @@ def _timing_what_is_asked(candidates: list[_Candidate], prompt: Prompt) -> list[
 def _a_length_by_its_name(
     candidate: _Candidate, named: set[str], language: str, *, lead_times: bool
 ) -> bool:
-    """Whether a sentence naming what is asked says a length of it: a table's row or a
-    sentence under a heading naming it does; another, when one of its parts both names it
-    and says a length, a part being what is in brackets with the three words before them,
-    or what is outside them: "How long is a class?" quoted "Off-Peak (… gym access weekdays
-    10am–4pm …) … Premium (… unlimited classes …)", whose hours are the Off-Peak's."""
+    """Whether a sentence naming what is asked, and saying a length, says one of it: a
+    table's row, a sentence without brackets or under a heading naming it does; another,
+    when one of its parts both names it and says a length, a part being what is in brackets
+    with the three words before them, or what is outside them: "How long is a class?"
+    quoted "Off-Peak (… gym access weekdays 10am–4pm …) … Premium (… unlimited classes …)",
+    whose hours are the Off-Peak's."""
     sentence = candidate.sentence
-    if is_table_row(sentence) or named & content_words(candidate.heading, language):
+    if is_table_row(sentence) or "(" not in sentence:
         return True  # a row's length may be its column's ("Semanas: 6")
+    if named & content_words(candidate.heading, language):
+        return True
     parts = [_BRACKETED.sub(" ", sentence)] + [
         " ".join(before.split()[-3:]) + " " + inside
         for before, inside in _AFTER_WORDS_BRACKETED.findall(sentence)
